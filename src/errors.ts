@@ -1,0 +1,247 @@
+/**
+ * Base class of every error countersign throws. `code` is stable and safe to
+ * branch on; `fault` says whether the caller (`'user'`) or countersign
+ * (`'library'`) should fix it.
+ *
+ * @example
+ * try {
+ *   withApprovalResponse(snapshot, { approvalId: 'nope', approved: true });
+ * } catch (error) {
+ *   if (isCountersignError(error)) console.log(error.code, error.message);
+ * }
+ */
+export class CountersignError extends Error {
+  readonly code: string;
+  readonly fault: 'user' | 'library' | 'environment';
+
+  constructor(
+    code: string,
+    message: string,
+    options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.fault = options.fault ?? 'user';
+  }
+}
+
+/**
+ * True for any countersign error, also across realms and duplicated installs
+ * (compares `name` and `code`, not only the prototype chain).
+ *
+ * @example
+ * if (isCountersignError(error) && error.code === 'approval_expired') retryLater();
+ */
+export function isCountersignError(error: unknown): error is CountersignError {
+  return (
+    error instanceof CountersignError ||
+    (error instanceof Error &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      /Error$/.test(error.name) &&
+      'fault' in error)
+  );
+}
+
+/** A configuration or argument given to countersign is invalid. */
+export class ConfigError extends CountersignError {
+  constructor(message: string) {
+    super('invalid_config', message);
+  }
+}
+
+/** A serialized snapshot could not be read. */
+export class SnapshotError extends CountersignError {
+  readonly path: string | undefined;
+  readonly supportedVersions: readonly number[];
+
+  constructor(message: string, details: { path?: string; supportedVersions: readonly number[]; cause?: unknown }) {
+    super('invalid_snapshot', message, { cause: details.cause });
+    this.path = details.path;
+    this.supportedVersions = details.supportedVersions;
+  }
+}
+
+/** The decision names an approval the run never asked for. */
+export class UnknownApprovalError extends CountersignError {
+  readonly approvalId: string;
+  readonly runId: string;
+
+  constructor(runId: string, approvalId: string, pending: readonly string[]) {
+    super(
+      'unknown_approval',
+      `Run ${runId} has no approval ${approvalId}. ` +
+        (pending.length > 0
+          ? `Pending approvals: ${pending.join(', ')}.`
+          : 'It has no pending approvals; load the latest snapshot of the run.'),
+    );
+    this.runId = runId;
+    this.approvalId = approvalId;
+  }
+}
+
+/** The run is not waiting for a decision (it finished, failed, or was cancelled). */
+export class RunNotAwaitingApprovalError extends CountersignError {
+  readonly approvalId: string;
+  readonly runId: string;
+  readonly status: string;
+
+  constructor(runId: string, approvalId: string, status: string) {
+    super(
+      'run_not_awaiting_approval',
+      `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} can no longer be decided.`,
+    );
+    this.runId = runId;
+    this.approvalId = approvalId;
+    this.status = status;
+  }
+}
+
+/** A different decision for this approval was recorded first. */
+export class DecisionConflictError extends CountersignError {
+  readonly approvalId: string;
+  readonly winner: {
+    readonly decision: 'approved' | 'denied';
+    readonly by?: string;
+    readonly at: number;
+    readonly scope: 'once' | 'run';
+    readonly editedArgsDigest?: string;
+  };
+
+  constructor(approvalId: string, winner: DecisionConflictError['winner']) {
+    super(
+      'decision_conflict',
+      `Approval ${approvalId} was already ${winner.decision}${winner.by ? ` by ${winner.by}` : ''} at ` +
+        `${new Date(winner.at).toISOString()}; a different decision cannot replace it.`,
+    );
+    this.approvalId = approvalId;
+    this.winner = winner;
+  }
+}
+
+/** The approval expired before the decision arrived. */
+export class ApprovalExpiredError extends CountersignError {
+  readonly approvalId: string;
+  readonly expiresAt: number;
+  readonly respondedAt: number;
+
+  constructor(approvalId: string, expiresAt: number, respondedAt: number) {
+    super(
+      'approval_expired',
+      `Approval ${approvalId} expired at ${new Date(expiresAt).toISOString()}; the decision came at ` +
+        `${new Date(respondedAt).toISOString()}. Ask the agent again, or configure onExpire: 'keep'.`,
+    );
+    this.approvalId = approvalId;
+    this.expiresAt = expiresAt;
+    this.respondedAt = respondedAt;
+  }
+}
+
+/** Edited arguments do not satisfy the tool's input schema. */
+export class InvalidEditError extends CountersignError {
+  readonly approvalId: string;
+  readonly issues: readonly { path: string; message: string }[];
+
+  constructor(approvalId: string, toolName: string, issues: readonly { path: string; message: string }[]) {
+    super(
+      'invalid_edit',
+      `Edited arguments for approval ${approvalId} do not match the input schema of ${toolName}: ` +
+        issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ') +
+        '. Send arguments the tool accepts, or approve without editing.',
+    );
+    this.approvalId = approvalId;
+    this.issues = issues;
+  }
+}
+
+/** The person deciding is not among the approvers the rule or tool names. */
+export class ApproverNotAllowedError extends CountersignError {
+  readonly approvalId: string;
+  readonly approvedBy: string | undefined;
+
+  constructor(approvalId: string, approvedBy: string | undefined, approvers: readonly string[] | undefined) {
+    super(
+      'approver_not_allowed',
+      `${approvedBy === undefined ? 'An anonymous approver' : `Approver ${approvedBy}`} may not decide approval ${approvalId}` +
+        (approvers && approvers.length > 0 ? `; allowed: ${approvers.join(', ')}.` : '.') +
+        (approvedBy === undefined ? ' Set approvedBy on the response.' : ''),
+    );
+    this.approvalId = approvalId;
+    this.approvedBy = approvedBy;
+  }
+}
+
+/** A signed request, response or call does not match its signature. */
+export class ApprovalSignatureError extends CountersignError {
+  readonly approvalId: string;
+
+  constructor(approvalId: string, detail: string) {
+    super('invalid_signature', `Approval ${approvalId}: ${detail}`);
+    this.approvalId = approvalId;
+  }
+}
+
+/** No agent with this name is known to this process. */
+export class AgentNotFoundError extends CountersignError {
+  readonly agentName: string;
+
+  constructor(agentName: string, known: readonly string[]) {
+    super(
+      'agent_not_found',
+      `No agent named ${agentName} is registered here` +
+        (known.length > 0 ? ` (known: ${known.join(', ')})` : '') +
+        '. Create it with createAgent before resuming its runs, or pass { agent }.',
+    );
+    this.agentName = agentName;
+  }
+}
+
+/** A snapshot names a tool this agent does not have (anymore). */
+export class ToolNotFoundError extends CountersignError {
+  readonly toolName: string;
+
+  constructor(toolName: string, agentName: string) {
+    super(
+      'tool_not_found',
+      `Agent ${agentName} has no tool named ${toolName}; it was removed or renamed since the run paused. ` +
+        'Deploy the tool again, or deny the approval.',
+    );
+    this.toolName = toolName;
+  }
+}
+
+/** Another writer changed the run first (compare-and-set lost). */
+export class VersionConflictError extends CountersignError {
+  readonly runId: string;
+  readonly expected: number;
+  readonly actual: number | undefined;
+
+  constructor(runId: string, expected: number, actual: number | undefined) {
+    super(
+      'version_conflict',
+      `Run ${runId} is at version ${actual ?? '(missing)'}, not ${expected}: another writer committed first. Reload and retry.`,
+    );
+    this.runId = runId;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** No run with this id is stored. */
+export class RunNotFoundError extends CountersignError {
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super('run_not_found', `No run ${runId} is stored; it never existed or its retention ran out.`);
+    this.runId = runId;
+  }
+}
+
+/** The store could not be reached; the operation may be retried. */
+export class StoreUnavailableError extends CountersignError {
+  readonly retryable = true;
+
+  constructor(message: string, cause?: unknown) {
+    super('store_unavailable', `${message} The operation can be retried.`, { cause, fault: 'environment' });
+  }
+}

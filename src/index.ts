@@ -1,0 +1,33 @@
+export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
+export { defineTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement, type Approvers } from './machine/define-tool.js';
+export type { ExecuteInput, ExecuteOptions } from './machine/execute.js';
+export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
+export { cancel } from './machine/cancel.js';
+export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
+export { expiryDecisions } from './machine/expiry.js';
+export type { RunEvent } from './machine/run-events.js';
+export type { PolicyAction, PolicyConfig, PolicyRule } from './machine/policy.js';
+export type { RuleStore, StoredRule, NewRule } from './machine/rule-store.js';
+export type { PresentOptions } from './machine/present-args.js';
+export {
+  StopReason,
+  type AgentSnapshot,
+  type ApprovalRequest,
+  type ApprovalResponse,
+  type ArgsWarning,
+  type AssistantMessage,
+  type AuditEntry,
+  type DecisionSource,
+  type MachineState,
+  type Message,
+  type Model,
+  type ModelRequest,
+  type OnExpire,
+  type RunError,
+  type RunStatus,
+  type ToolCall,
+  type ToolCallRecord,
+  type ToolCallStatus,
+  type ToolSpec,
+} from './machine/types.js';
+export * from './errors.js';

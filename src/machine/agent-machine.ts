@@ -1,0 +1,238 @@
+import { and, assign, not, setup } from 'xstate';
+import type {
+  AgentSnapshot,
+  ApprovalRequest,
+  AssistantMessage,
+  AuditEntry,
+  Message,
+  RunError,
+  ToolCallRecord,
+} from './types.js';
+
+/** The run data the statechart carries; state, status and stop reason derive from the state value. */
+export type RunContext = Omit<AgentSnapshot, 'state' | 'status' | 'stopReason'>;
+
+/** How the driver evaluated one call of an assistant turn. */
+export type CallEvaluation =
+  | { readonly kind: 'run'; readonly record: ToolCallRecord; readonly audit: AuditEntry }
+  | { readonly kind: 'ask'; readonly record: ToolCallRecord; readonly request: ApprovalRequest }
+  | { readonly kind: 'settled'; readonly record: ToolCallRecord; readonly audit?: AuditEntry };
+
+/** A decision on a pending approval, already checked by `withApprovalResponse` or the expiry sweep. */
+export interface Decision {
+  readonly approvalId: string;
+  readonly approved: boolean;
+  /** The tool result a denial gives the model. */
+  readonly denialResult?: string;
+  readonly editedArgs?: unknown;
+  readonly audit: AuditEntry;
+}
+
+export type AgentEvent =
+  | { type: 'START'; at: number; messages: readonly Message[] }
+  | { type: 'MODEL_RESPONDED'; at: number; message: AssistantMessage }
+  | { type: 'TOOLS_EVALUATED'; at: number; evaluations: readonly CallEvaluation[] }
+  | { type: 'TOOL_STARTED'; at: number; toolCallId: string; lease: { owner: string; until: number } }
+  | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string }
+  | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
+  | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
+  | { type: 'FORGET_RUN_APPROVALS'; at: number }
+  | { type: 'FAIL'; at: number; error: RunError }
+  | { type: 'CANCEL'; at: number; reason: string };
+
+const stamp = (at: number) => ({ updatedAt: at });
+
+function replaceRecord(
+  records: readonly ToolCallRecord[],
+  toolCallId: string,
+  change: (record: ToolCallRecord) => ToolCallRecord,
+): ToolCallRecord[] {
+  return records.map((record) => (record.toolCallId === toolCallId ? change(record) : record));
+}
+
+/** Tool results of the finished turn, in the order the model asked for the calls. */
+function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
+  return records.map((record) => ({ role: 'tool', toolCallId: record.toolCallId, content: record.result ?? '' }));
+}
+
+function applyDecisions(context: RunContext, decisions: readonly Decision[]): Partial<RunContext> {
+  const byApproval = new Map(decisions.map((decision) => [decision.approvalId, decision]));
+  const runApprovals = new Set(context.runApprovals);
+  for (const decision of decisions) {
+    if (decision.approved && decision.audit.scope === 'run') runApprovals.add(decision.audit.toolName);
+  }
+  return {
+    pendingApprovals: context.pendingApprovals.filter((request) => !byApproval.has(request.approvalId)),
+    toolCalls: context.toolCalls.map((record) => {
+      const decision = record.approvalId === undefined ? undefined : byApproval.get(record.approvalId);
+      if (!decision || record.status !== 'pending') return record;
+      if (!decision.approved) {
+        return {
+          ...record,
+          status: decision.audit.source === 'expiry' ? 'expired' : 'denied',
+          result: decision.denialResult ?? '',
+        };
+      }
+      return decision.editedArgs === undefined
+        ? { ...record, status: 'approved' }
+        : { ...record, status: 'approved', editedArgs: decision.editedArgs };
+    }),
+    audit: [...context.audit, ...decisions.map((decision) => decision.audit)],
+    runApprovals: [...runApprovals],
+  };
+}
+
+const isRunnable = (record: ToolCallRecord) => record.status === 'approved' || record.status === 'executing';
+
+/**
+ * The agent loop as a statechart. It is only ever advanced with xstate's pure
+ * `initialTransition` / `transition`; the driver in `execute` performs the
+ * effects each state stands for and feeds their results back as events.
+ */
+export const agentMachine = setup({
+  types: {
+    context: {} as RunContext,
+    input: {} as RunContext,
+    events: {} as AgentEvent,
+  },
+  guards: {
+    turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
+    asksForTools: ({ event }) =>
+      event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
+    somethingToRun: ({ context }) => context.toolCalls.some(isRunnable),
+    waitingForPeople: ({ context }) => context.pendingApprovals.length > 0,
+    decidesEverything: ({ context, event }) => {
+      if (event.type !== 'DECIDED') return false;
+      const decided = new Set(event.decisions.map((decision) => decision.approvalId));
+      return context.pendingApprovals.every((request) => decided.has(request.approvalId));
+    },
+  },
+  actions: {
+    touch: assign(({ event }) => stamp(event.at)),
+    startConversation: assign(({ context, event }) => {
+      if (event.type !== 'START') return {};
+      return { messages: [...context.messages, ...event.messages], ...stamp(event.at) };
+    }),
+    recordAssistantTurn: assign(({ context, event }) => {
+      if (event.type !== 'MODEL_RESPONDED') return {};
+      return { messages: [...context.messages, event.message], turns: context.turns + 1, ...stamp(event.at) };
+    }),
+    recordFinalAnswer: assign(({ event }) => (event.type === 'MODEL_RESPONDED' ? { output: event.message.content } : {})),
+    recordEvaluations: assign(({ context, event }) => {
+      if (event.type !== 'TOOLS_EVALUATED') return {};
+      const requests: ApprovalRequest[] = [];
+      const audit: AuditEntry[] = [];
+      for (const evaluation of event.evaluations) {
+        if (evaluation.kind === 'ask') requests.push(evaluation.request);
+        else if (evaluation.audit) audit.push(evaluation.audit);
+      }
+      return {
+        toolCalls: event.evaluations.map((evaluation) => evaluation.record),
+        pendingApprovals: requests,
+        audit: audit.length > 0 ? [...context.audit, ...audit] : context.audit,
+        ...stamp(event.at),
+      };
+    }),
+    markStarted: assign(({ context, event }) => {
+      if (event.type !== 'TOOL_STARTED') return {};
+      return {
+        toolCalls: replaceRecord(context.toolCalls, event.toolCallId, (record) => ({
+          ...record,
+          status: 'executing',
+          lease: event.lease,
+          attempts: record.attempts + 1,
+        })),
+        ...stamp(event.at),
+      };
+    }),
+    markFinished: assign(({ context, event }) => {
+      if (event.type !== 'TOOL_FINISHED') return {};
+      return {
+        toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
+          ...record,
+          status: event.ok ? 'succeeded' : 'failed',
+          result: event.result,
+        })),
+        ...stamp(event.at),
+      };
+    }),
+    askAgainAfterInterruption: assign(({ context, event }) => {
+      if (event.type !== 'TOOL_INTERRUPTED') return {};
+      return {
+        toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
+          ...record,
+          status: 'pending',
+          approvalId: event.request.approvalId,
+        })),
+        pendingApprovals: [...context.pendingApprovals, event.request],
+        ...stamp(event.at),
+      };
+    }),
+    appendToolResults: assign(({ context }) => ({
+      messages: [...context.messages, ...toolResultMessages(context.toolCalls)],
+      toolCalls: [],
+    })),
+    recordDecisions: assign(({ context, event }) =>
+      event.type === 'DECIDED' ? { ...applyDecisions(context, event.decisions), ...stamp(event.at) } : {},
+    ),
+    forgetRunApprovals: assign({ runApprovals: [] }),
+    recordError: assign(({ event }) => (event.type === 'FAIL' ? { error: event.error } : {})),
+    recordTurnLimit: assign(({ context }) => ({
+      error: {
+        code: 'max_turns',
+        message: `The run reached its limit of ${context.maxTurns} model turns without a final answer.`,
+      },
+    })),
+    recordCancellation: assign(({ event }) =>
+      event.type === 'CANCEL' ? { error: { code: 'cancelled', message: event.reason } } : {},
+    ),
+  },
+}).createMachine({
+  id: 'countersign-agent',
+  context: ({ input }) => input,
+  initial: 'idle',
+  on: {
+    CANCEL: { target: '.cancelled', actions: ['touch', 'recordCancellation'] },
+    FAIL: { target: '.failed', actions: ['touch', 'recordError'] },
+    FORGET_RUN_APPROVALS: { actions: ['touch', 'forgetRunApprovals'] },
+  },
+  states: {
+    idle: {
+      on: { START: { target: 'callingModel', actions: 'startConversation' } },
+    },
+    callingModel: {
+      always: { guard: 'turnLimitReached', target: 'failed', actions: 'recordTurnLimit' },
+      on: {
+        MODEL_RESPONDED: [
+          { guard: 'asksForTools', target: 'evaluatingTools', actions: 'recordAssistantTurn' },
+          { target: 'completed', actions: ['recordAssistantTurn', 'recordFinalAnswer'] },
+        ],
+      },
+    },
+    evaluatingTools: {
+      on: { TOOLS_EVALUATED: { target: 'executingTools', actions: 'recordEvaluations' } },
+    },
+    executingTools: {
+      always: [
+        { guard: and([not('somethingToRun'), 'waitingForPeople']), target: 'awaitingApproval' },
+        { guard: not('somethingToRun'), target: 'callingModel', actions: 'appendToolResults' },
+      ],
+      on: {
+        TOOL_STARTED: { actions: 'markStarted' },
+        TOOL_FINISHED: { actions: 'markFinished' },
+        TOOL_INTERRUPTED: { actions: 'askAgainAfterInterruption' },
+      },
+    },
+    awaitingApproval: {
+      on: {
+        DECIDED: [
+          { guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' },
+          { actions: 'recordDecisions' },
+        ],
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { functionSchema } from './function-schema.js';
+import { AgentNotFoundError, ConfigError } from '../errors.js';
+import type { Tool } from './define-tool.js';
+import { execute, type ExecuteOptions, type ExecuteInput } from './execute.js';
+import { compileRules, type CompiledRule, type PolicyAction, type PolicyConfig } from './policy.js';
+import type { PresentOptions } from './present-args.js';
+import type { RuleStore } from './rule-store.js';
+import type { RunEvent } from './run-events.js';
+import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
+
+export interface AgentConfig {
+  /** Names the agent in snapshots; a resumed run finds its agent by this name. */
+  readonly name: string;
+  readonly model: Model;
+  readonly tools: readonly Tool<any>[];
+  /** A system message put first in every new run. */
+  readonly instructions?: string;
+  /** Model turns before the run stops with `max_turns`. Default 20. */
+  readonly maxTurns?: number;
+  /** Time a person has to decide, for every tool that does not set its own. No expiry when left out. */
+  readonly approvalTtlMs?: number;
+  /** What an expired, undecided request becomes: `'deny'` (default) or `'keep'` (still decidable). */
+  readonly onExpire?: OnExpire;
+  /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
+  readonly clock?: () => number;
+  readonly policy?: PolicyConfig;
+  /** Rules added and removed at run time, read at every evaluation. */
+  readonly ruleStore?: RuleStore;
+  /** Signs every approval request; responses must echo the signature. */
+  readonly decisionSecret?: string;
+  /** How arguments are shown to approvers (secret keys, truncation). */
+  readonly display?: PresentOptions;
+  /** Called for every approval requested or resolved and every run that ends. */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** How long a started tool call is leased to this process before recovery may take it. Default 5 minutes. */
+  readonly leaseMs?: number;
+}
+
+/** An agent: its tools, its policy and the loop that runs them. */
+export interface Agent {
+  readonly name: string;
+  readonly tools: ReadonlyMap<string, Tool<any>>;
+  readonly settings: AgentSettings;
+  /**
+   * Starts a run from `{ input }` or resumes one from a snapshot, and returns
+   * the snapshot where it stopped: completed, failed, cancelled, or waiting
+   * for approval.
+   */
+  execute(input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions): Promise<AgentSnapshot>;
+}
+
+/** The resolved configuration the loop and `withApprovalResponse` read. */
+export interface AgentSettings {
+  readonly model: Model;
+  readonly specs: readonly ToolSpec[];
+  readonly instructions: string | undefined;
+  readonly maxTurns: number;
+  readonly approvalTtlMs: number | undefined;
+  readonly onExpire: OnExpire;
+  readonly clock: () => number;
+  readonly rules: readonly CompiledRule[];
+  readonly defaultAction: PolicyAction;
+  readonly ruleStore: RuleStore | undefined;
+  readonly decisionSecret: string | undefined;
+  readonly display: PresentOptions;
+  readonly onEvent: ((event: RunEvent) => void) | undefined;
+  readonly leaseMs: number;
+}
+
+const configSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
+  model: z.custom<Model>(
+    (value) => typeof (value as Model | undefined)?.generate === 'function',
+    'must have a generate({ messages, tools }) method',
+  ),
+  tools: z.array(z.custom<Tool>((value) => typeof (value as Tool | undefined)?.spec === 'object', 'must be made with defineTool')),
+  instructions: z.string().optional(),
+  maxTurns: z.number().int().positive().optional(),
+  approvalTtlMs: z.number().int().positive().optional(),
+  onExpire: z.enum(['deny', 'keep']).optional(),
+  clock: functionSchema().optional(),
+  policy: z.object({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
+  ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
+  decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
+  display: z.object({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
+  onEvent: functionSchema().optional(),
+  leaseMs: z.number().int().positive().optional(),
+});
+
+const registry = new Map<string, Agent>();
+
+/**
+ * Creates an agent and registers it under its name in this process, so
+ * `withApprovalResponse` and `execute` can find its tools when a stored run
+ * comes back.
+ *
+ * @example
+ * const agent = createAgent({ name: 'files', model, tools: [deleteFile], approvalTtlMs: 3_600_000 });
+ * const paused = await agent.execute({ input: 'remove /tmp/x' });
+ */
+export function createAgent(config: AgentConfig): Agent {
+  const parsed = configSchema.safeParse(config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`createAgent: ${issue.path.join('.') || 'config'} ${issue.message}.`);
+  }
+  const tools = new Map<string, Tool<any>>();
+  for (const tool of config.tools) {
+    if (tools.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
+    tools.set(tool.name, tool);
+  }
+  const settings: AgentSettings = Object.freeze({
+    model: config.model,
+    specs: config.tools.map((tool) => tool.spec),
+    instructions: config.instructions,
+    maxTurns: config.maxTurns ?? 20,
+    approvalTtlMs: config.approvalTtlMs,
+    onExpire: config.onExpire ?? 'deny',
+    clock: config.clock ?? Date.now,
+    rules: compileRules(config.policy?.rules ?? []),
+    defaultAction: config.policy?.default ?? 'ask',
+    ruleStore: config.ruleStore,
+    decisionSecret: config.decisionSecret,
+    display: config.display ?? {},
+    onEvent: config.onEvent,
+    leaseMs: config.leaseMs ?? 300_000,
+  });
+  const agent: Agent = Object.freeze({
+    name: config.name,
+    tools,
+    settings,
+    execute: (input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions) => execute(agent, input, options),
+  });
+  registry.set(config.name, agent);
+  return agent;
+}
+
+/** The agent a snapshot belongs to: the one given, else the one registered under its name. */
+export function agentFor(snapshot: Pick<AgentSnapshot, 'agentName'>, given?: Agent): Agent {
+  const agent = given ?? registry.get(snapshot.agentName);
+  if (!agent) throw new AgentNotFoundError(snapshot.agentName, [...registry.keys()]);
+  if (agent.name !== snapshot.agentName) {
+    throw new ConfigError(`This snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}.`);
+  }
+  return agent;
+}

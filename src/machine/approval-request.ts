@@ -1,0 +1,68 @@
+import { digestOf, hmac } from './digest.js';
+import type { Tool } from './define-tool.js';
+import { presentArgs, type PresentOptions } from './present-args.js';
+import type { ApprovalRequest, OnExpire } from './types.js';
+
+export interface RequestSettings {
+  readonly now: number;
+  readonly approvalTtlMs: number | undefined;
+  readonly onExpire: OnExpire;
+  readonly decisionSecret: string | undefined;
+  readonly present: PresentOptions;
+}
+
+/** The HMAC that binds a request to its run, call, tool and exact arguments. */
+export function signRequest(
+  secret: string,
+  request: Pick<ApprovalRequest, 'approvalId' | 'toolCallId' | 'toolName' | 'argsDigest'>,
+  runId: string,
+): string {
+  return hmac(secret, ['countersign.v1', runId, request.approvalId, request.toolCallId, request.toolName, request.argsDigest]);
+}
+
+/** Builds what a person is asked: display copy, digest, warnings, expiry and signature. */
+export function buildApprovalRequest(
+  call: {
+    runId: string;
+    approvalId: string;
+    toolCallId: string;
+    tool: Tool<any>;
+    args: unknown;
+    parsedInput: unknown;
+    reason?: string | undefined;
+    approvers?: readonly string[] | undefined;
+    outcomeUnknown?: boolean;
+  },
+  settings: RequestSettings,
+): ApprovalRequest {
+  const { display, warnings } = presentArgs(call.args, settings.present);
+  const ttl = call.tool.approvalTtlMs ?? settings.approvalTtlMs;
+  const argsDigest = digestOf(call.args);
+  const base = {
+    approvalId: call.approvalId,
+    toolCallId: call.toolCallId,
+    toolName: call.tool.name,
+    argsDigest,
+  };
+  let description = call.tool.description;
+  if (call.tool.approvalPrompt) {
+    try {
+      description = call.tool.approvalPrompt(call.parsedInput);
+    } catch {
+      // A prompt that throws must not hide the request; the description still says what the tool does.
+    }
+  }
+  return {
+    ...base,
+    args: display,
+    description,
+    requestedAt: settings.now,
+    warnings,
+    ...(call.reason === undefined ? {} : { reason: call.reason }),
+    ...(ttl === undefined ? {} : { expiresAt: settings.now + ttl, onExpire: settings.onExpire }),
+    ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
+    ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
+    ...(settings.decisionSecret === undefined ? {} : { signature: signRequest(settings.decisionSecret, base, call.runId) }),
+    ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
+  };
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { functionSchema } from './function-schema.js';
+import { ConfigError } from '../errors.js';
+import type { Message, ToolSpec } from './types.js';
+
+/** What a tool's `needsApproval` and policy predicates see. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly messages: readonly Message[];
+}
+
+/** What a tool's `execute` receives beside its input. */
+export interface ToolExecuteContext extends ToolContext {
+  /** `${runId}:${toolCallId}`: the same on every retry of this call. */
+  readonly idempotencyKey: string;
+  /** Fires when the run is cancelled while the tool runs. */
+  readonly signal: AbortSignal;
+}
+
+export type ApprovalRequirement = boolean | { readonly required: boolean; readonly reason?: string };
+
+/** Approver ids, or a predicate over the approver id. */
+export type Approvers = readonly string[] | ((approvedBy: string | undefined) => boolean);
+
+export interface ToolDefinition<Input> {
+  /** Letters, digits, `_`, `-` and `.`; unique within an agent. */
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  /** `true` (the default), `false`, or a function of the validated input. */
+  readonly needsApproval?:
+    | boolean
+    | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
+  /** The question shown to the approver; defaults to the tool's description. */
+  readonly approvalPrompt?: (input: Input) => string;
+  readonly execute: (input: Input, ctx: ToolExecuteContext) => unknown;
+  /** Time a person has to decide; overrides the agent's `approvalTtlMs`. */
+  readonly approvalTtlMs?: number;
+  /** Safe to run again with the same idempotency key after a crash. */
+  readonly idempotent?: boolean;
+  /** The external system this tool talks to (`github`, `slack`), for policy globs. */
+  readonly connector?: string;
+  /** Who may decide calls of this tool; anyone when left out. */
+  readonly approvers?: Approvers;
+}
+
+/** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
+export interface Tool<Input = unknown> extends ToolDefinition<Input> {
+  readonly spec: ToolSpec;
+}
+
+const definitionSchema = z.object({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
+  description: z.string().min(1, 'describe what the tool does; the model and the approver read it'),
+  input: z.custom<z.ZodType>((value) => value instanceof z.ZodType, 'must be a zod schema, e.g. z.object({ path: z.string() })'),
+  needsApproval: z.union([z.boolean(), functionSchema()]).optional(),
+  approvalPrompt: functionSchema().optional(),
+  execute: functionSchema('must be a function (input, ctx) => result'),
+  approvalTtlMs: z.number().int().positive().optional(),
+  idempotent: z.boolean().optional(),
+  connector: z.string().min(1).optional(),
+  approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
+});
+
+/**
+ * Declares a tool. Its input is validated with the zod schema before anyone is
+ * asked to approve it, and a tool that does not say otherwise needs approval.
+ *
+ * @example
+ * const deleteFile = defineTool({
+ *   name: 'delete_file',
+ *   description: 'Delete a file',
+ *   input: z.object({ path: z.string() }),
+ *   needsApproval: true,
+ *   approvalPrompt: (input) => `Delete ${input.path}?`,
+ *   execute: async ({ path }) => fs.rm(path),
+ * });
+ */
+export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input> {
+  const parsed = definitionSchema.safeParse(definition);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(
+      `defineTool(${JSON.stringify((definition as { name?: unknown })?.name ?? '?')}): ` +
+        `${issue.path.join('.') || 'definition'} ${issue.message}.`,
+    );
+  }
+  const parameters = z.toJSONSchema(definition.input, { unrepresentable: 'any' }) as Record<string, unknown>;
+  delete parameters['$schema'];
+  return Object.freeze({
+    ...definition,
+    spec: Object.freeze({ name: definition.name, description: definition.description, parameters }),
+  });
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from './agent.js';
+import type { CallEvaluation } from './agent-machine.js';
+import { buildApprovalRequest } from './approval-request.js';
+import type { ToolContext } from './define-tool.js';
+import { digestOf } from './digest.js';
+import { compileStoredRules } from './stored-rules.js';
+import { strongestRule, type CompiledRule, type PolicyAction } from './policy.js';
+import { errorResult, denialResult } from './tool-results.js';
+import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
+
+interface Verdict {
+  readonly action: PolicyAction;
+  readonly source: DecisionSource;
+  readonly ruleId?: string;
+  readonly reason?: string;
+  readonly approvers?: readonly string[];
+}
+
+/** The latest assistant turn's tool calls: the ones the current turn is about. */
+export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
+  for (let index = snapshot.messages.length - 1; index >= 0; index--) {
+    const message = snapshot.messages[index]!;
+    if (message.role === 'assistant') return message.toolCalls ?? [];
+  }
+  return [];
+}
+
+function verdictOfRule(rule: CompiledRule): Verdict {
+  const approvers = rule.rule.approvers;
+  return {
+    action: rule.rule.action,
+    source: 'rule',
+    ruleId: rule.id,
+    ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+    ...(Array.isArray(approvers) ? { approvers: approvers as readonly string[] } : {}),
+  };
+}
+
+async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: readonly CompiledRule[]): Promise<Verdict> {
+  const tool = agent.tools.get(call.name)!;
+  const settings = agent.settings;
+  const target = { toolName: call.name, connector: tool.connector, args: input, ctx };
+  const [fromConfig, fromStore] = await Promise.all([
+    strongestRule(settings.rules, target),
+    strongestRule(storedRules, target),
+  ]);
+  const rule = [fromConfig, fromStore].reduce<CompiledRule | undefined>((best, candidate) => {
+    if (!candidate) return best;
+    if (!best) return candidate;
+    const rank = { allow: 0, ask: 1, deny: 2 } as const;
+    return rank[candidate.rule.action] > rank[best.rule.action] ? candidate : best;
+  }, undefined);
+  if (rule?.rule.action === 'deny') return verdictOfRule(rule);
+  if (snapshot.runApprovals.includes(call.name)) {
+    return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run` };
+  }
+  if (rule) return verdictOfRule(rule);
+
+  const toolApprovers = Array.isArray(tool.approvers) ? { approvers: tool.approvers as readonly string[] } : {};
+  const needsApproval = tool.needsApproval;
+  if (needsApproval === undefined) return { action: settings.defaultAction, source: 'default', ...toolApprovers };
+  if (typeof needsApproval === 'boolean') return { action: needsApproval ? 'ask' : 'allow', source: 'tool', ...toolApprovers };
+  try {
+    const answer = await needsApproval(input, ctx);
+    const required = typeof answer === 'boolean' ? answer : answer.required;
+    const reason = typeof answer === 'object' ? answer.reason : undefined;
+    return { action: required ? 'ask' : 'allow', source: 'tool', ...(reason === undefined ? {} : { reason }), ...toolApprovers };
+  } catch (error) {
+    // A check that cannot decide must not let the call through unasked.
+    return { action: 'ask', source: 'tool', reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`, ...toolApprovers };
+  }
+}
+
+/**
+ * Decides every call of the current turn: validate its input, then ask the
+ * policy whether it runs, waits for a person, or is refused. Effects (ids,
+ * time, tool predicates) happen here; the result is plain data for the
+ * statechart.
+ */
+export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
+  const settings = agent.settings;
+  const now = settings.clock();
+  const storedRules = settings.ruleStore ? compileStoredRules(await settings.ruleStore.list(), agent.name) : [];
+  const seen = new Set<string>();
+  const evaluations: CallEvaluation[] = [];
+
+  for (const call of currentToolCalls(snapshot)) {
+    const base = { toolCallId: call.id, toolName: call.name, attempts: 0 } as const;
+    if (seen.has(call.id)) {
+      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Duplicate tool call id ${call.id} in one turn; use a unique id per call.`) } });
+      continue;
+    }
+    seen.add(call.id);
+    const tool = agent.tools.get(call.name);
+    if (!tool) {
+      const available = [...agent.tools.keys()].join(', ') || '(none)';
+      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Unknown tool ${call.name}. Available tools: ${available}.`) } });
+      continue;
+    }
+    const parsed = await tool.input.safeParseAsync(call.args);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Fix them and call again.`) } });
+      continue;
+    }
+    const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
+    const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules);
+
+    if (verdict.action === 'ask') {
+      const approvalId = `apr_${randomUUID()}`;
+      const request = buildApprovalRequest(
+        {
+          runId: snapshot.runId,
+          approvalId,
+          toolCallId: call.id,
+          tool,
+          args: call.args,
+          parsedInput: parsed.data,
+          reason: verdict.reason,
+          approvers: verdict.approvers,
+        },
+        {
+          now,
+          approvalTtlMs: settings.approvalTtlMs,
+          onExpire: settings.onExpire,
+          decisionSecret: settings.decisionSecret,
+          present: settings.display,
+        },
+      );
+      evaluations.push({
+        kind: 'ask',
+        record: { ...base, status: 'pending', approvalId },
+        request: verdict.ruleId === undefined ? request : { ...request, ruleId: verdict.ruleId },
+      });
+      continue;
+    }
+    const audit: AuditEntry = {
+      toolCallId: call.id,
+      toolName: call.name,
+      decision: verdict.action === 'allow' ? 'approved' : 'denied',
+      source: verdict.source,
+      scope: 'once',
+      at: now,
+      argsDigest: digestOf(call.args),
+      ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
+      ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+    };
+    evaluations.push(
+      verdict.action === 'allow'
+        ? { kind: 'run', record: { ...base, status: 'approved' }, audit }
+        : { kind: 'settled', record: { ...base, status: 'denied', result: denialResult(verdict.reason, 'policy') }, audit },
+    );
+  }
+  return evaluations;
+}

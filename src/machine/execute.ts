@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConfigError, ToolNotFoundError } from '../errors.js';
+import type { Agent } from './agent.js';
+import type { AgentEvent } from './agent-machine.js';
+import { buildApprovalRequest } from './approval-request.js';
+import { evaluateCalls, currentToolCalls } from './evaluate-calls.js';
+import { expiryDecisions } from './expiry.js';
+import { inflightRuns } from './inflight.js';
+import { eventsBetween, type RunEvent } from './run-events.js';
+import { assertSnapshotShape } from './snapshot-codec.js';
+import { initialSnapshot, step } from './step.js';
+import { errorResult, resultContent } from './tool-results.js';
+import type { AgentSnapshot, AssistantMessage, Message, ToolCallRecord } from './types.js';
+
+/** What starts a run: one user message, or a conversation so far. */
+export interface ExecuteInput {
+  readonly input: string | readonly Message[];
+  /** Choose the run id (for example your own request id); a random one otherwise. */
+  readonly runId?: string;
+}
+
+export interface ExecuteOptions {
+  /** Aborting it cancels the run; a running tool sees its own signal fire. */
+  readonly signal?: AbortSignal;
+  /**
+   * Called with every new snapshot before the next effect runs (a store
+   * commits it here). Throwing stops the run where it is.
+   */
+  readonly checkpoint?: (snapshot: AgentSnapshot) => Promise<void>;
+  /** Who holds the lease on a started tool call; a random id per process otherwise. */
+  readonly leaseOwner?: string;
+}
+
+const processLeaseOwner = `proc_${randomUUID()}`;
+
+const toolCallSchema = z.object({ id: z.string().min(1), name: z.string().min(1), args: z.unknown() });
+const messageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string(),
+  toolCalls: z.array(toolCallSchema).optional(),
+  toolCallId: z.string().optional(),
+});
+const assistantSchema = messageSchema.extend({ role: z.literal('assistant') });
+const inputSchema = z.object({
+  input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(messageSchema).min(1, 'has no messages')]),
+  runId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"').optional(),
+});
+
+function isSnapshot(value: unknown): value is AgentSnapshot {
+  return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
+}
+
+function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
+  const parsed = inputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(
+      `execute: ${issue.path.join('.') || 'argument'} ${issue.message}. Pass { input: 'a user message' }, { input: messages } or a snapshot to resume.`,
+    );
+  }
+  const now = agent.settings.clock();
+  const given: Message[] =
+    typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
+  const instructions = agent.settings.instructions;
+  const messages = instructions && given[0]?.role !== 'system' ? [{ role: 'system' as const, content: instructions }, ...given] : given;
+  const snapshot = initialSnapshot({
+    runId: input.runId ?? `run_${randomUUID()}`,
+    agentName: agent.name,
+    messages: [],
+    pendingApprovals: [],
+    toolCalls: [],
+    audit: [],
+    runApprovals: [],
+    turns: 0,
+    maxTurns: agent.settings.maxTurns,
+    version: 0,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { snapshot, event: { type: 'START', at: now, messages } };
+}
+
+/** The arguments a record runs with: the approved edit, else what the model asked for. */
+function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
+  if (record.editedArgs !== undefined) return record.editedArgs;
+  return currentToolCalls(snapshot).find((call) => call.id === record.toolCallId)?.args;
+}
+
+/** Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person. */
+export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot, options: ExecuteOptions = {}): Promise<AgentSnapshot> {
+  const settings = agent.settings;
+  const leaseOwner = options.leaseOwner ?? processLeaseOwner;
+  let snapshot: AgentSnapshot;
+  let pendingStart: AgentEvent | undefined;
+  if (isSnapshot(input)) {
+    assertSnapshotShape(input);
+    if (input.agentName !== agent.name) {
+      throw new ConfigError(`This snapshot belongs to agent ${input.agentName}; resume it with that agent, not ${agent.name}.`);
+    }
+    snapshot = input;
+  } else {
+    ({ snapshot, event: pendingStart } = newRun(agent, input));
+  }
+
+  const emit = (events: readonly RunEvent[]) => {
+    if (!settings.onEvent) return;
+    for (const event of events) {
+      try {
+        settings.onEvent(event);
+      } catch {
+        // A listener's failure is the listener's; the run goes on.
+      }
+    }
+  };
+  const advance = async (event: AgentEvent) => {
+    const next = step(snapshot, event);
+    emit(eventsBetween(snapshot, next));
+    snapshot = next;
+    if (options.checkpoint) await options.checkpoint(snapshot);
+  };
+
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onOuterAbort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const release = inflightRuns.register(snapshot.runId, controller);
+  const cancelReason = () => {
+    const reason: unknown = controller.signal.reason;
+    return typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'cancelled';
+  };
+
+  try {
+    if (pendingStart) await advance(pendingStart);
+    while (true) {
+      if (controller.signal.aborted && snapshot.status !== 'completed' && snapshot.status !== 'failed' && snapshot.status !== 'cancelled') {
+        await advance({ type: 'CANCEL', at: settings.clock(), reason: cancelReason() });
+      }
+      switch (snapshot.state) {
+        case 'callingModel': {
+          let message: AssistantMessage;
+          try {
+            const response = await settings.model.generate({ messages: snapshot.messages, tools: settings.specs, signal: controller.signal });
+            const parsed = assistantSchema.safeParse(response?.message);
+            if (!parsed.success) {
+              await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.` } });
+              break;
+            }
+            message = parsed.data as AssistantMessage;
+          } catch (error) {
+            if (controller.signal.aborted) break;
+            await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: (error as Error)?.message ?? String(error) } });
+            break;
+          }
+          await advance({ type: 'MODEL_RESPONDED', at: settings.clock(), message });
+          break;
+        }
+        case 'evaluatingTools':
+          await advance({ type: 'TOOLS_EVALUATED', at: settings.clock(), evaluations: await evaluateCalls(agent, snapshot) });
+          break;
+        case 'executingTools': {
+          const record = snapshot.toolCalls.find((item) => item.status === 'approved' || item.status === 'executing')!;
+          const tool = agent.tools.get(record.toolName);
+          if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
+          const args = argsFor(snapshot, record);
+          if (record.status === 'executing' && !tool.idempotent) {
+            // A previous process started this call and stopped before it reported: a person decides whether to run it again.
+            const now = settings.clock();
+            const request = buildApprovalRequest(
+              {
+                runId: snapshot.runId,
+                approvalId: `apr_${randomUUID()}`,
+                toolCallId: record.toolCallId,
+                tool,
+                args,
+                parsedInput: args,
+                reason: 'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.',
+                outcomeUnknown: true,
+              },
+              { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },
+            );
+            await advance({ type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request });
+            break;
+          }
+          const startedAt = settings.clock();
+          await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
+          const parsed = await tool.input.safeParseAsync(args);
+          let outcome: { ok: boolean; result: string };
+          if (!parsed.success) {
+            outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
+          } else {
+            try {
+              const value = await tool.execute(parsed.data, {
+                runId: snapshot.runId,
+                toolCallId: record.toolCallId,
+                idempotencyKey: `${snapshot.runId}:${record.toolCallId}`,
+                signal: controller.signal,
+                messages: snapshot.messages,
+              });
+              outcome = { ok: true, result: resultContent(value) };
+            } catch (error) {
+              outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
+            }
+          }
+          await advance({ type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome });
+          break;
+        }
+        case 'awaitingApproval': {
+          const decisions = expiryDecisions(snapshot, settings.clock());
+          if (decisions.length === 0) return snapshot;
+          await advance({ type: 'DECIDED', at: settings.clock(), decisions });
+          if (snapshot.state === 'awaitingApproval') return snapshot;
+          break;
+        }
+        case 'idle':
+          throw new ConfigError(`Run ${snapshot.runId} was never started; start runs with execute({ input }).`);
+        default:
+          return snapshot;
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
+    release();
+  }
+}

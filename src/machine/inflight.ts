@@ -1,0 +1,23 @@
+/** Runs this process is executing right now, so `cancel` can abort their model and tool calls. */
+class InflightRuns {
+  readonly #controllers = new Map<string, Set<AbortController>>();
+
+  register(runId: string, controller: AbortController): () => void {
+    let set = this.#controllers.get(runId);
+    if (!set) this.#controllers.set(runId, (set = new Set()));
+    set.add(controller);
+    return () => {
+      set.delete(controller);
+      if (set.size === 0) this.#controllers.delete(runId);
+    };
+  }
+
+  abort(runId: string, reason: string): boolean {
+    const set = this.#controllers.get(runId);
+    if (!set) return false;
+    for (const controller of set) controller.abort(reason);
+    return true;
+  }
+}
+
+export const inflightRuns = new InflightRuns();

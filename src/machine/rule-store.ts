@@ -1,0 +1,33 @@
+import type { PolicyAction } from './policy.js';
+
+/** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
+export interface StoredRule {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly enabled: boolean;
+  readonly tool?: string;
+  readonly connector?: string;
+  readonly action: PolicyAction;
+  readonly reason?: string;
+  readonly approvers?: readonly string[];
+  /** Limits the rule to one agent; every agent when left out. */
+  readonly agent?: string;
+}
+
+export type NewRule = Omit<StoredRule, 'id' | 'createdAt' | 'enabled'> & { readonly enabled?: boolean };
+
+/**
+ * Rules added, disabled and removed at run time. A run reads them every time
+ * it evaluates a call, so a change applies to the next call of every run.
+ *
+ * @example
+ * const rules = createMemoryRuleStore();
+ * await rules.add({ tool: 'search_*', action: 'allow', reason: 'read-only' });
+ * const agent = createAgent({ name: 'a', model, tools, ruleStore: rules });
+ */
+export interface RuleStore {
+  add(rule: NewRule): Promise<StoredRule>;
+  list(): Promise<readonly StoredRule[]>;
+  setEnabled(id: string, enabled: boolean): Promise<StoredRule>;
+  remove(id: string): Promise<boolean>;
+}

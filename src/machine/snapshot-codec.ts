@@ -1,0 +1,199 @@
+import { SuperJSON } from 'superjson';
+import { z } from 'zod';
+import { SnapshotError } from '../errors.js';
+import { deepFreeze } from './freeze.js';
+import type { AgentSnapshot, Message } from './types.js';
+
+/** The wire format versions `deserialize` reads. */
+export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [1];
+export const CURRENT_SCHEMA_VERSION = 1;
+
+// A private instance: registrations users make on the global superjson cannot change our format.
+const codec = new SuperJSON();
+
+const warningSchema = z.object({
+  code: z.enum(['bidi-control', 'zero-width', 'mixed-script', 'truncated']),
+  path: z.string(),
+  message: z.string(),
+});
+
+const requestSchema = z.object({
+  approvalId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: z.unknown(),
+  argsDigest: z.string(),
+  description: z.string(),
+  reason: z.string().optional(),
+  requestedAt: z.number(),
+  expiresAt: z.number().optional(),
+  onExpire: z.enum(['deny', 'keep']).optional(),
+  connector: z.string().optional(),
+  warnings: z.array(warningSchema),
+  ruleId: z.string().optional(),
+  approvers: z.array(z.string()).optional(),
+  signature: z.string().optional(),
+  outcomeUnknown: z.boolean().optional(),
+});
+
+const auditSchema = z.object({
+  approvalId: z.string().optional(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  decision: z.enum(['approved', 'denied']),
+  source: z.enum(['human', 'rule', 'memory', 'expiry', 'tool', 'default']),
+  scope: z.enum(['once', 'run']),
+  at: z.number(),
+  by: z.string().optional(),
+  reason: z.string().optional(),
+  ruleId: z.string().optional(),
+  argsDigest: z.string(),
+  editedArgsDigest: z.string().optional(),
+});
+
+const recordSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  status: z.enum(['pending', 'approved', 'denied', 'executing', 'succeeded', 'failed', 'expired']),
+  approvalId: z.string().optional(),
+  editedArgs: z.unknown().optional(),
+  result: z.string().optional(),
+  lease: z.object({ owner: z.string(), until: z.number() }).optional(),
+  attempts: z.number().int().nonnegative(),
+});
+
+/** Everything in a snapshot except its message history. */
+export const headSchema = z.object({
+  runId: z.string().min(1),
+  agentName: z.string().min(1),
+  state: z.enum(['idle', 'callingModel', 'evaluatingTools', 'executingTools', 'awaitingApproval', 'completed', 'failed', 'cancelled']),
+  status: z.enum(['running', 'awaitingApproval', 'completed', 'failed', 'cancelled']),
+  stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
+  pendingApprovals: z.array(requestSchema),
+  toolCalls: z.array(recordSchema),
+  audit: z.array(auditSchema),
+  runApprovals: z.array(z.string()),
+  turns: z.number().int().nonnegative(),
+  maxTurns: z.number().int().positive(),
+  version: z.number().int().nonnegative(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  output: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+/**
+ * A lean check of the history: one pass over plain objects, no schema
+ * machinery, because history is the part that grows.
+ */
+export function checkMessages(messages: unknown, pathPrefix = 'messages'): asserts messages is Message[] {
+  const fail = (path: string, what: string): never => {
+    throw new SnapshotError(`Invalid snapshot: ${path} ${what}.`, { path, supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
+  };
+  if (!Array.isArray(messages)) fail(pathPrefix, 'must be an array of messages');
+  (messages as unknown[]).forEach((message, index) => {
+    const path = `${pathPrefix}[${index}]`;
+    if (typeof message !== 'object' || message === null) return fail(path, 'must be an object');
+    const { role, content, toolCalls, toolCallId } = message as Record<string, unknown>;
+    if (typeof role !== 'string' || !ROLES.has(role)) fail(`${path}.role`, 'must be system, user, assistant or tool');
+    if (typeof content !== 'string') fail(`${path}.content`, 'must be a string');
+    if (toolCallId !== undefined && typeof toolCallId !== 'string') fail(`${path}.toolCallId`, 'must be a string');
+    if (toolCalls !== undefined) {
+      if (!Array.isArray(toolCalls)) return fail(`${path}.toolCalls`, 'must be an array');
+      toolCalls.forEach((call: unknown, callIndex) => {
+        const { id, name } = (call ?? {}) as Record<string, unknown>;
+        if (typeof id !== 'string' || typeof name !== 'string') fail(`${path}.toolCalls[${callIndex}]`, 'must have string id and name');
+      });
+    }
+  });
+}
+
+/** Validates a snapshot head, naming the first offending field. */
+export function parseHead(head: unknown): SnapshotHead {
+  const parsed = headSchema.safeParse(head);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.join('.');
+    throw new SnapshotError(`Invalid snapshot: ${path || '(head)'} ${issue.message}.`, {
+      path,
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+      cause: parsed.error,
+    });
+  }
+  return parsed.data as SnapshotHead;
+}
+
+/** Encodes the head alone (superjson: carries Date, Map, Set, BigInt in tool results and edits). */
+export function encodeHead(snapshot: AgentSnapshot | SnapshotHead): unknown {
+  const { messages: _messages, ...head } = snapshot as AgentSnapshot;
+  return codec.serialize(head);
+}
+
+export function decodeHead(encoded: unknown): SnapshotHead {
+  try {
+    return parseHead(codec.deserialize(encoded as Parameters<typeof codec.deserialize>[0]));
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError('Invalid snapshot: the head cannot be decoded.', { path: 'head', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+  }
+}
+
+/**
+ * Turns a snapshot into a string that can be stored anywhere. The history
+ * stays plain JSON; only the small head goes through superjson.
+ *
+ * @example
+ * await redis.set(`paused:${snap.runId}`, serialize(snap));
+ */
+export function serialize(snapshot: AgentSnapshot): string {
+  return JSON.stringify({ $schemaVersion: CURRENT_SCHEMA_VERSION, head: encodeHead(snapshot), messages: snapshot.messages });
+}
+
+/**
+ * Reads a serialized snapshot back: checks `$schemaVersion`, validates every
+ * field, and returns a deeply frozen snapshot. Throws `SnapshotError` naming
+ * the field at fault and the versions it reads.
+ *
+ * @example
+ * const snap = deserialize(await redis.get(`paused:${runId}`));
+ * const next = withApprovalResponse(snap, { approvalId, approved: true });
+ */
+export function deserialize(text: string | unknown): AgentSnapshot {
+  let envelope: unknown = text;
+  if (typeof text === 'string') {
+    try {
+      envelope = JSON.parse(text);
+    } catch (error) {
+      throw new SnapshotError('Invalid snapshot: not JSON. Pass the string serialize() returned.', { supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+    }
+  }
+  if (typeof envelope !== 'object' || envelope === null) {
+    throw new SnapshotError('Invalid snapshot: expected an object with $schemaVersion, head and messages.', { supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
+  }
+  const { $schemaVersion: version, head, messages } = envelope as Record<string, unknown>;
+  if (typeof version !== 'number' || !SUPPORTED_SCHEMA_VERSIONS.includes(version)) {
+    throw new SnapshotError(
+      `Unsupported snapshot $schemaVersion ${JSON.stringify(version)}; this countersign reads version ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}. ` +
+        'Upgrade countersign to read newer snapshots.',
+      { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS },
+    );
+  }
+  const decoded = decodeHead(head);
+  checkMessages(messages);
+  return deepFreeze({ ...decoded, messages } as AgentSnapshot);
+}
+
+/**
+ * Makes sure an object handed to `execute` or `withApprovalResponse` is a
+ * snapshot. Frozen snapshots came from countersign and are trusted; anything
+ * else is validated in full.
+ */
+export function assertSnapshotShape(snapshot: AgentSnapshot): void {
+  if (Object.isFrozen(snapshot)) return;
+  parseHead(snapshot);
+  checkMessages(snapshot.messages);
+}

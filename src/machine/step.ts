@@ -1,0 +1,71 @@
+import { initialTransition, transition } from 'xstate';
+import { CountersignError } from '../errors.js';
+import { agentMachine, type AgentEvent, type RunContext } from './agent-machine.js';
+import { deepFreeze } from './freeze.js';
+import { StopReason, type AgentSnapshot, type MachineState, type RunStatus } from './types.js';
+
+const statusOf: Record<MachineState, RunStatus> = {
+  idle: 'running',
+  callingModel: 'running',
+  evaluatingTools: 'running',
+  executingTools: 'running',
+  awaitingApproval: 'awaitingApproval',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+function stopReasonOf(state: MachineState, context: RunContext): StopReason | undefined {
+  switch (state) {
+    case 'completed':
+      return StopReason.Completed;
+    case 'awaitingApproval':
+      return StopReason.AwaitingApproval;
+    case 'cancelled':
+      return StopReason.Cancelled;
+    case 'failed':
+      return context.error?.code === 'max_turns' ? StopReason.MaxTurns : StopReason.Error;
+    default:
+      return undefined;
+  }
+}
+
+function toSnapshot(state: MachineState, context: RunContext, version: number): AgentSnapshot {
+  const stopReason = stopReasonOf(state, context);
+  const snapshot: AgentSnapshot = {
+    ...context,
+    state,
+    status: statusOf[state],
+    ...(stopReason === undefined ? {} : { stopReason }),
+    version,
+  };
+  return deepFreeze(snapshot);
+}
+
+function contextOf(snapshot: AgentSnapshot): RunContext {
+  const { state: _state, status: _status, stopReason: _stopReason, ...context } = snapshot;
+  return context;
+}
+
+/** A new run's snapshot, in `idle`. */
+export function initialSnapshot(context: RunContext): AgentSnapshot {
+  const [machineSnapshot] = initialTransition(agentMachine, context);
+  return toSnapshot(machineSnapshot.value as MachineState, machineSnapshot.context, context.version);
+}
+
+/**
+ * Advances a snapshot by one event through xstate's pure `transition`. Returns
+ * a new frozen snapshot with the version raised; the input is untouched.
+ */
+export function step(snapshot: AgentSnapshot, event: AgentEvent): AgentSnapshot {
+  const current = agentMachine.resolveState({ value: snapshot.state, context: contextOf(snapshot) });
+  const [next] = transition(agentMachine, current, event);
+  if (next.value === current.value && next.context === current.context) {
+    throw new CountersignError(
+      'invalid_transition',
+      `Event ${event.type} does not apply in state ${snapshot.state} (run ${snapshot.runId}).`,
+      { fault: 'library' },
+    );
+  }
+  return toSnapshot(next.value as MachineState, next.context, snapshot.version + 1);
+}

@@ -1,0 +1,194 @@
+/** A call the model asked for, as it appears in an assistant message. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly args: unknown;
+}
+
+/**
+ * One message of the conversation. History is kept JSON-native (strings and
+ * plain objects) so a snapshot with a long history stays cheap to encode.
+ */
+export interface Message {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly content: string;
+  readonly toolCalls?: readonly ToolCall[];
+  readonly toolCallId?: string;
+}
+
+/** The assistant's turn, as a `Model` returns it. */
+export interface AssistantMessage extends Message {
+  readonly role: 'assistant';
+}
+
+/** A tool as the model sees it: parameters are JSON Schema. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolSpec[];
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The port every model provider adapter implements.
+ *
+ * @example
+ * const model: Model = {
+ *   async generate({ messages }) {
+ *     return { message: { role: 'assistant', content: `you said ${messages.at(-1)?.content}` } };
+ *   },
+ * };
+ */
+export interface Model {
+  generate(request: ModelRequest): Promise<{ message: AssistantMessage }>;
+}
+
+/** Why `execute` returned. */
+export const StopReason = {
+  Completed: 'completed',
+  AwaitingApproval: 'awaiting_approval',
+  MaxTurns: 'max_turns',
+  Error: 'error',
+  Cancelled: 'cancelled',
+} as const;
+export type StopReason = (typeof StopReason)[keyof typeof StopReason];
+
+export type RunStatus = 'running' | 'awaitingApproval' | 'completed' | 'failed' | 'cancelled';
+
+/** The statechart's states, as stored in a snapshot. */
+export type MachineState =
+  | 'idle'
+  | 'callingModel'
+  | 'evaluatingTools'
+  | 'executingTools'
+  | 'awaitingApproval'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
+
+export type ToolCallStatus =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'executing'
+  | 'succeeded'
+  | 'failed'
+  | 'expired';
+
+/** What to do with a request nobody answered before its `expiresAt`. */
+export type OnExpire = 'deny' | 'keep';
+
+/** A finding about the displayed arguments the approver should know of. */
+export interface ArgsWarning {
+  readonly code: 'bidi-control' | 'zero-width' | 'mixed-script' | 'truncated';
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What a person is asked to decide. */
+export interface ApprovalRequest {
+  readonly approvalId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** Display copy of the arguments: secrets redacted, invisible characters escaped. */
+  readonly args: unknown;
+  /** SHA-256 (hex) of the canonical JSON of the real arguments. */
+  readonly argsDigest: string;
+  readonly description: string;
+  readonly reason?: string;
+  readonly requestedAt: number;
+  readonly expiresAt?: number;
+  readonly onExpire?: OnExpire;
+  readonly connector?: string;
+  readonly warnings: readonly ArgsWarning[];
+  /** The policy rule that asked for this approval, if one did. */
+  readonly ruleId?: string;
+  /** Approver ids allowed to decide, when a rule or the tool names them. */
+  readonly approvers?: readonly string[];
+  /** HMAC binding run, approval, call, tool and arguments, when the agent has a decision secret. */
+  readonly signature?: string;
+  /** Set when a call was interrupted mid-run and may or may not have had its effect. */
+  readonly outcomeUnknown?: boolean;
+}
+
+/** A person's (or a system's) answer to an `ApprovalRequest`. */
+export interface ApprovalResponse {
+  readonly approvalId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+  readonly approvedBy?: string;
+  readonly respondedAt?: number;
+  /** Approve with changed arguments; validated against the tool's schema. */
+  readonly args?: unknown;
+  /** `'run'` approves this tool by name for the rest of the run. */
+  readonly scope?: 'once' | 'run';
+  /** Echo of the request's signature, required when the agent has a decision secret. */
+  readonly signature?: string;
+}
+
+export type DecisionSource = 'human' | 'rule' | 'memory' | 'expiry' | 'tool' | 'default';
+
+/** One decision, human or automatic. */
+export interface AuditEntry {
+  readonly approvalId?: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly decision: 'approved' | 'denied';
+  readonly source: DecisionSource;
+  readonly scope: 'once' | 'run';
+  readonly at: number;
+  readonly by?: string;
+  readonly reason?: string;
+  readonly ruleId?: string;
+  readonly argsDigest: string;
+  readonly editedArgsDigest?: string;
+}
+
+/** The state of one tool call of the current turn. */
+export interface ToolCallRecord {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly status: ToolCallStatus;
+  readonly approvalId?: string;
+  /** Arguments an approver edited; the original stays in the assistant message. */
+  readonly editedArgs?: unknown;
+  /** What the model will read as this call's result, once there is one. */
+  readonly result?: string;
+  readonly lease?: { readonly owner: string; readonly until: number };
+  readonly attempts: number;
+}
+
+export interface RunError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * An immutable, serializable picture of a run. Every function that "changes"
+ * a snapshot returns a new, deeply frozen one.
+ */
+export interface AgentSnapshot {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly state: MachineState;
+  readonly status: RunStatus;
+  readonly stopReason?: StopReason;
+  readonly messages: readonly Message[];
+  readonly pendingApprovals: readonly ApprovalRequest[];
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly audit: readonly AuditEntry[];
+  /** Tool names approved with `scope: 'run'`. */
+  readonly runApprovals: readonly string[];
+  readonly turns: number;
+  readonly maxTurns: number;
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly output?: string;
+  readonly error?: RunError;
+}

@@ -1,12 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: [
-      { find: /^countersign$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
-      { find: /^countersign\/(.*)$/, replacement: fileURLToPath(new URL('./src/$1/index.ts', import.meta.url)) },
-    ],
+    // Tests import the package by its public names; these point them at the sources.
+    alias: Object.entries(JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')).compilerOptions.paths as Record<string, [string]>).map(
+      ([name, [path]]) => ({ find: new RegExp(`^${name}$`), replacement: fileURLToPath(new URL(path, import.meta.url)) }),
+    ),
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,0 +1,58 @@
+import type { RunEvent } from './run-events.js';
+import type { AgentSnapshot, ApprovalRequest } from './types.js';
+
+/** One pending approval, as listed across runs. */
+export interface PendingApprovalEntry {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly request: ApprovalRequest;
+}
+
+export interface PendingPage {
+  readonly items: readonly PendingApprovalEntry[];
+  /** Pass back to get the next page; absent on the last page. */
+  readonly cursor?: string;
+}
+
+export interface ListPendingOptions {
+  /** Page size; 50 by default, at most 500. */
+  readonly limit?: number;
+  readonly cursor?: string;
+  /** Only this agent's runs. */
+  readonly agent?: string;
+}
+
+/**
+ * Where runs live between steps. Implementations: `createMemoryStore()`
+ * (countersign) and `createRedisStore()` (countersign/redis).
+ *
+ * Contract:
+ * - `commit` is a compare-and-set on `version`: it stores `next` only if the
+ *   stored run is at `expectedVersion`, else throws `VersionConflictError`.
+ *   A repeat of a commit that already landed (same run, same `next.version`)
+ *   fails harmlessly with that error too.
+ * - History is append-only: `next.messages` starts with the stored messages,
+ *   and a commit writes only the ones after them.
+ * - `events` are published only once the state they announce is committed
+ *   (atomically with it where the store can).
+ * - A store that cannot be reached throws `StoreUnavailableError`.
+ */
+export interface SnapshotStore {
+  /** Stores a new run (version as in the snapshot); throws `VersionConflictError` if the id is taken. */
+  create(snapshot: AgentSnapshot, events?: readonly RunEvent[]): Promise<void>;
+  load(runId: string): Promise<AgentSnapshot | undefined>;
+  commit(next: AgentSnapshot, expectedVersion: number, events?: readonly RunEvent[]): Promise<void>;
+  /** Pending approvals across runs, soonest expiry first (requests without expiry last). */
+  listPending(options?: ListPendingOptions): Promise<PendingPage>;
+  /** Runs with at least one pending approval whose `expiresAt` is at or before `now`. */
+  expiredRuns(now: number, limit?: number): Promise<readonly string[]>;
+  /** Runs left `running` with no live lease: a tool lease that ended, or no progress since `staleBefore`. */
+  runsToRecover(now: number, staleBefore: number, limit?: number): Promise<readonly string[]>;
+  delete(runId: string): Promise<void>;
+  /**
+   * Keeps `value` under `key` for `ttlMs` unless the key is already held, and
+   * returns what it already held (undefined when this call stored it). Used to
+   * deduplicate webhook deliveries and to spend one-time tokens.
+   */
+  remember(key: string, value: string, ttlMs: number): Promise<string | undefined>;
+}

@@ -1,0 +1,42 @@
+import type { Agent } from '../machine/agent.js';
+import type { ExecuteInput } from '../machine/execute.js';
+import type { ListPendingOptions, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
+import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
+
+/** How `respond` carries on after recording a decision. */
+export type RespondMode =
+  /** Record, then resume the run here and return once it pauses or ends (default). */
+  | 'inline'
+  /** Record only; resume later with `runtime.resume(runId)`. */
+  | 'record'
+  /** Record and put a resume job on the worker queue. */
+  | 'enqueue';
+
+export interface RespondResult {
+  /** The run after the decision (and after the resume, in `inline` mode). */
+  readonly snapshot: AgentSnapshot;
+  readonly status: RunStatus;
+  /** True when an identical decision was already recorded; nothing was done again. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * Agents plus a store: starts runs, records decisions exactly once, resumes
+ * runs, expires and recovers them.
+ */
+export interface Runtime {
+  readonly store: SnapshotStore;
+  agent(name: string): Agent;
+  start(agentName: string, input: ExecuteInput): Promise<AgentSnapshot>;
+  /** Throws `RunNotFoundError` for an unknown run. */
+  get(runId: string): Promise<AgentSnapshot>;
+  respond(runId: string, response: ApprovalResponse, options?: { mode?: RespondMode }): Promise<RespondResult>;
+  /** Resumes a run whose decisions are all recorded; returns it unchanged if it is not ready. */
+  resume(runId: string): Promise<AgentSnapshot>;
+  pending(options?: ListPendingOptions): Promise<PendingPage>;
+  cancel(runId: string, reason?: string): Promise<AgentSnapshot>;
+  /** Applies `onExpire` to every expired request; each exactly once even with several sweepers. */
+  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number }>;
+  /** Finishes or hands back to a person every run a dead process left behind. */
+  recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
+}

@@ -245,3 +245,21 @@ export class StoreUnavailableError extends CountersignError {
     super('store_unavailable', `${message} The operation can be retried.`, { cause, fault: 'environment' });
   }
 }
+
+/** A one-click approval link is forged, altered, expired or already used. */
+export class LinkTokenError extends CountersignError {
+  readonly reason: 'malformed' | 'bad_signature' | 'expired' | 'used';
+
+  constructor(reason: LinkTokenError['reason']) {
+    super(
+      'invalid_link_token',
+      {
+        malformed: 'This approval link is malformed; open the link exactly as it was sent.',
+        bad_signature: 'This approval link is not valid: its signature does not match.',
+        expired: 'This approval link has expired; ask for a new one.',
+        used: 'This approval link was already used.',
+      }[reason],
+    );
+    this.reason = reason;
+  }
+}

@@ -30,4 +30,9 @@ export {
   type ToolCallStatus,
   type ToolSpec,
 } from './machine/types.js';
+export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions } from './machine/snapshot-store.js';
+export type { Notifier } from './machine/notifier.js';
+export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
+export type { Runtime, RespondMode, RespondResult } from './runtime/runtime.js';
+export { approvalLinkUrls, mintLinkToken, readLinkToken, type ApprovalLinks, type LinkClaim } from './runtime/approval-links.js';
 export * from './errors.js';

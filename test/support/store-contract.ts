@@ -1,0 +1,166 @@
+// The SnapshotStore contract, run against every store (memory, Redis).
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  approveAll,
+  createAgent,
+  defineTool,
+  VersionConflictError,
+  type AgentSnapshot,
+  type RunEvent,
+  type SnapshotStore,
+} from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+export interface StoreHarness {
+  store: SnapshotStore;
+  /** Events the store published, in order (through whatever channel it uses). */
+  published?: () => Promise<readonly RunEvent[]>;
+  close?: () => Promise<void>;
+}
+
+let clockNow = 1_700_000_000_000;
+const clock = () => clockNow;
+
+function pausedAgent(ttlMs?: number) {
+  const agentName = `contract-${randomUUID().slice(0, 8)}`;
+  const tool = defineTool({
+    name: 'send_email',
+    description: 'Send an email',
+    input: z.object({ to: z.string() }),
+    execute: ({ to }) => `sent to ${to}`,
+    ...(ttlMs === undefined ? {} : { approvalTtlMs: ttlMs }),
+  });
+  const agent = createAgent({
+    name: agentName,
+    clock,
+    tools: [tool],
+    model: createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }),
+    ),
+  });
+  return agent;
+}
+
+const agentsByRun = new Map<string, ReturnType<typeof pausedAgent>>();
+
+/** A run paused on one `send_email` approval, from a fresh agent. */
+export async function pausedRun(ttlMs?: number): Promise<AgentSnapshot> {
+  const agent = pausedAgent(ttlMs);
+  const run = await agent.execute({ input: 'email someone' });
+  agentsByRun.set(run.runId, agent);
+  return run;
+}
+
+function createAgentFor(run: AgentSnapshot) {
+  return agentsByRun.get(run.runId)!;
+}
+
+export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>, hasPublished = true): void {
+  describe(`${name}: SnapshotStore contract`, () => {
+    const withStore = async (body: (harness: StoreHarness) => Promise<void>) => {
+      const harness = await makeHarness();
+      try {
+        await body(harness);
+      } finally {
+        await harness.close?.();
+      }
+    };
+
+    it('creates and loads a run unchanged', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedRun();
+        await store.create(run);
+        expect(await store.load(run.runId)).toEqual(run);
+        expect(await store.load(`missing-${randomUUID()}`)).toBeUndefined();
+      }));
+
+    it('refuses to create a run id twice', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedRun();
+        await store.create(run);
+        await expect(store.create(run)).rejects.toBeInstanceOf(VersionConflictError);
+      }));
+
+    it('commits only at the expected version and keeps the history appended', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedRun();
+        await store.create(run);
+        const decided = approveAll(run, 'alice');
+        const done = await createAgentFor(run).execute(decided);
+        await store.commit(done, run.version);
+        const loaded = await store.load(run.runId);
+        expect(loaded).toEqual(done);
+        expect(loaded!.messages.length).toBeGreaterThan(run.messages.length);
+        const stale = store.commit(decided, run.version);
+        await expect(stale).rejects.toMatchObject({ name: 'VersionConflictError', expected: run.version, actual: done.version });
+        expect(await store.load(run.runId)).toEqual(done);
+      }));
+
+    it('lists pending approvals soonest expiry first, paginated, filtered by agent', () =>
+      withStore(async ({ store }) => {
+        const runs = [await pausedRun(3_000), await pausedRun(1_000), await pausedRun(2_000), await pausedRun()];
+        for (const run of runs) await store.create(run);
+        const mine = new Set(runs.map((run) => run.runId));
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.listPending({ limit: 2, ...(cursor === undefined ? {} : { cursor }) });
+          expect(page.items.length).toBeLessThanOrEqual(2);
+          seen.push(...page.items.filter((item) => mine.has(item.runId)).map((item) => item.runId));
+          cursor = page.cursor;
+        } while (cursor !== undefined);
+        expect(seen).toEqual([runs[1]!.runId, runs[2]!.runId, runs[0]!.runId, runs[3]!.runId]);
+        const filtered = await store.listPending({ agent: runs[0]!.agentName });
+        expect(filtered.items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
+        expect(filtered.items[0]!.request).toEqual(runs[0]!.pendingApprovals[0]);
+      }));
+
+    it('drops a run from the pending list once it is no longer waiting', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedRun();
+        await store.create(run);
+        const done = await createAgentFor(run).execute(approveAll(run, 'bob'));
+        await store.commit(done, run.version);
+        const page = await store.listPending({ agent: run.agentName });
+        expect(page.items).toEqual([]);
+      }));
+
+    it('finds runs with expired approvals', () =>
+      withStore(async ({ store }) => {
+        const soon = await pausedRun(1_000);
+        const later = await pausedRun(60_000);
+        await store.create(soon);
+        await store.create(later);
+        const due = await store.expiredRuns(clockNow + 5_000, 1000);
+        expect(due).toContain(soon.runId);
+        expect(due).not.toContain(later.runId);
+      }));
+
+    it('remembers a key once until its time runs out', () =>
+      withStore(async ({ store }) => {
+        const key = `contract:${randomUUID()}`;
+        expect(await store.remember(key, 'first', 60_000)).toBeUndefined();
+        expect(await store.remember(key, 'second', 60_000)).toBe('first');
+      }));
+
+    it('deletes a run', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedRun();
+        await store.create(run);
+        await store.delete(run.runId);
+        expect(await store.load(run.runId)).toBeUndefined();
+      }));
+
+    it.skipIf(!hasPublished)('publishes the events of a commit after it lands', () =>
+      withStore(async ({ store, published }) => {
+        if (!published) throw new Error('this harness has no published(); pass hasPublished = false');
+        const run = await pausedRun();
+        const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
+        await store.create(run, [event]);
+        expect((await published()).filter((item) => item.runId === run.runId)).toEqual([event]);
+      }));
+  });
+}
+

@@ -6,7 +6,11 @@ export { cancel } from './machine/cancel.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
 export { expiryDecisions } from './machine/expiry.js';
 export type { RunEvent } from './machine/run-events.js';
-export type { PolicyAction, PolicyConfig, PolicyRule } from './machine/policy.js';
+export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
+export { presets } from './machine/presets.js';
+export { clearRunApprovals, auditLog } from './machine/run-memory.js';
+export { presentArgs, defaultSecretKeys } from './machine/present-args.js';
+export { createMemoryRuleStore } from './adapters/memory-rule-store.js';
 export type { RuleStore, StoredRule, NewRule } from './machine/rule-store.js';
 export type { PresentOptions } from './machine/present-args.js';
 export {

@@ -3,7 +3,7 @@ import { functionSchema } from './function-schema.js';
 import { AgentNotFoundError, ConfigError } from '../errors.js';
 import type { Tool } from './define-tool.js';
 import { execute, type ExecuteOptions, type ExecuteInput } from './execute.js';
-import { compileRules, type CompiledRule, type PolicyAction, type PolicyConfig } from './policy.js';
+import { compileRules, type PolicyAction, type PolicyConfig, type RuleSet } from './policy.js';
 import type { PresentOptions } from './present-args.js';
 import type { RuleStore } from './rule-store.js';
 import type { RunEvent } from './run-events.js';
@@ -59,7 +59,7 @@ export interface AgentSettings {
   readonly approvalTtlMs: number | undefined;
   readonly onExpire: OnExpire;
   readonly clock: () => number;
-  readonly rules: readonly CompiledRule[];
+  readonly rules: RuleSet;
   readonly defaultAction: PolicyAction;
   readonly ruleStore: RuleStore | undefined;
   readonly decisionSecret: string | undefined;

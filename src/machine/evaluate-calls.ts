@@ -5,7 +5,8 @@ import { buildApprovalRequest } from './approval-request.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import { compileStoredRules } from './stored-rules.js';
-import { strongestRule, type CompiledRule, type PolicyAction } from './policy.js';
+import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
+import { signDecision } from './decision-signature.js';
 import { errorResult, denialResult } from './tool-results.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
 
@@ -37,20 +38,20 @@ function verdictOfRule(rule: CompiledRule): Verdict {
   };
 }
 
-async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: readonly CompiledRule[]): Promise<Verdict> {
+const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
   const tool = agent.tools.get(call.name)!;
   const settings = agent.settings;
-  const target = { toolName: call.name, connector: tool.connector, args: input, ctx };
-  const [fromConfig, fromStore] = await Promise.all([
-    strongestRule(settings.rules, target),
-    strongestRule(storedRules, target),
-  ]);
-  const rule = [fromConfig, fromStore].reduce<CompiledRule | undefined>((best, candidate) => {
-    if (!candidate) return best;
-    if (!best) return candidate;
-    const rank = { allow: 0, ask: 1, deny: 2 } as const;
-    return rank[candidate.rule.action] > rank[best.rule.action] ? candidate : best;
-  }, undefined);
+  const policyCtx: PolicyContext = {
+    ...ctx,
+    tool: { name: tool.name, description: tool.description, ...(tool.connector === undefined ? {} : { connector: tool.connector }) },
+  };
+  const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
+  const fromConfig = await settings.rules.strongest(target);
+  const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
+  const rule: CompiledRule | undefined =
+    fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
   if (rule?.rule.action === 'deny') return verdictOfRule(rule);
   if (snapshot.runApprovals.includes(call.name)) {
     return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run` };
@@ -81,7 +82,7 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
 export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
   const settings = agent.settings;
   const now = settings.clock();
-  const storedRules = settings.ruleStore ? compileStoredRules(await settings.ruleStore.list(), agent.name) : [];
+  const storedRules = settings.ruleStore ? compileStoredRules(await settings.ruleStore.list(), agent.name) : undefined;
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 
@@ -135,7 +136,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       });
       continue;
     }
-    const audit: AuditEntry = {
+    const unsigned: AuditEntry = {
       toolCallId: call.id,
       toolName: call.name,
       decision: verdict.action === 'allow' ? 'approved' : 'denied',
@@ -146,6 +147,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
     };
+    const audit = signDecision(settings.decisionSecret, snapshot.runId, unsigned);
     evaluations.push(
       verdict.action === 'allow'
         ? { kind: 'run', record: { ...base, status: 'approved' }, audit }

@@ -5,6 +5,7 @@ import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
 import { evaluateCalls, currentToolCalls } from './evaluate-calls.js';
+import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
@@ -87,6 +88,22 @@ function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
   return currentToolCalls(snapshot).find((call) => call.id === record.toolCallId)?.args;
 }
 
+/**
+ * The decisions a resume is about to act on (made with `withApprovalResponse`
+ * since the run paused), announced as it picks them up.
+ */
+function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
+  if (snapshot.state !== 'executingTools') return [];
+  const waiting = new Set(
+    snapshot.toolCalls
+      .filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status))
+      .map((record) => record.approvalId),
+  );
+  return snapshot.audit
+    .filter((entry) => entry.approvalId !== undefined && waiting.has(entry.approvalId))
+    .map((entry) => ({ type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry }));
+}
+
 /** Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person. */
 export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot, options: ExecuteOptions = {}): Promise<AgentSnapshot> {
   const settings = agent.settings;
@@ -132,6 +149,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
 
   try {
     if (pendingStart) await advance(pendingStart);
+    else emit(decisionsAwaitingAction(snapshot));
     while (true) {
       if (controller.signal.aborted && snapshot.status !== 'completed' && snapshot.status !== 'failed' && snapshot.status !== 'cancelled') {
         await advance({ type: 'CANCEL', at: settings.clock(), reason: cancelReason() });
@@ -182,6 +200,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             await advance({ type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request });
             break;
           }
+          verifyApprovedCall(settings.decisionSecret, snapshot, record);
           const startedAt = settings.clock();
           await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
           const parsed = await tool.input.safeParseAsync(args);

@@ -5,6 +5,11 @@ import type { Approvers, ToolContext } from './define-tool.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
+/** What a rule's `when` sees besides the arguments: the call's context and the tool itself. */
+export interface PolicyContext extends ToolContext {
+  readonly tool: { readonly name: string; readonly description: string; readonly connector?: string };
+}
+
 /**
  * One policy rule. Globs (`*` matches any run of characters, `?` one) match
  * tool and connector names; a rule with neither matches every tool.
@@ -13,7 +18,7 @@ export interface PolicyRule {
   readonly id?: string;
   readonly tool?: string;
   readonly connector?: string;
-  readonly when?: (args: unknown, ctx: ToolContext) => boolean | Promise<boolean>;
+  readonly when?: (args: any, ctx: PolicyContext) => boolean | Promise<boolean>;
   readonly action: PolicyAction;
   readonly reason?: string;
   readonly approvers?: Approvers;
@@ -25,11 +30,11 @@ export interface PolicyConfig {
   readonly default?: PolicyAction;
 }
 
-export const policyRuleSchema = z.object({
+const policyRuleSchema = z.object({
   id: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   connector: z.string().min(1).optional(),
-  when: functionSchema().optional(),
+  when: functionSchema('must be a function (args, ctx) => boolean').optional(),
   action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
   reason: z.string().optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
@@ -39,51 +44,126 @@ export const policyRuleSchema = z.object({
 export interface CompiledRule {
   readonly rule: PolicyRule;
   readonly id: string;
+  /** Position in the rule list: among matching rules of one action the first listed is reported. */
+  readonly order: number;
   readonly tool: RegExp | undefined;
   readonly connector: RegExp | undefined;
 }
 
+/** The call a rule set is asked about. */
+export interface PolicyTarget {
+  readonly toolName: string;
+  readonly connector: string | undefined;
+  readonly args: unknown;
+  readonly ctx: PolicyContext;
+}
+
+const GLOB_CHARS = /[*?]/;
+
+function globSource(glob: string): string {
+  return glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+}
+
 /** Turns a glob (`github.*`, `*_search`, `read?`) into an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`);
+  return new RegExp(`^${globSource(glob)}$`);
 }
-
-export function compileRules(rules: readonly PolicyRule[], idPrefix = 'rule'): CompiledRule[] {
-  return rules.map((rule, index) => {
-    const parsed = policyRuleSchema.safeParse(rule);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new ConfigError(`Policy rule ${rule?.id ?? index}: ${issue.path.join('.') || 'rule'} ${issue.message}.`);
-    }
-    return {
-      rule,
-      id: rule.id ?? `${idPrefix}#${index}`,
-      tool: rule.tool === undefined ? undefined : globToRegExp(rule.tool),
-      connector: rule.connector === undefined ? undefined : globToRegExp(rule.connector),
-    };
-  });
-}
-
-const strength: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
 /**
- * The strongest matching rule (deny beats ask beats allow, whatever the
- * order), or undefined when none matches. `when` predicates run only for
- * rules whose globs match and that could still change the outcome.
+ * The rules of one action, arranged so a lookup does not walk them one by
+ * one: exact tool names in a map, plain globs in one combined expression
+ * (a capture group per rule says which matched), and only rules with a
+ * connector or a `when` checked individually, in order.
  */
-export async function strongestRule(
-  rules: readonly CompiledRule[],
-  call: { toolName: string; connector: string | undefined; args: unknown; ctx: ToolContext },
-): Promise<CompiledRule | undefined> {
-  let best: CompiledRule | undefined;
-  for (const compiled of rules) {
-    if (best && strength[compiled.rule.action] <= strength[best.rule.action]) continue;
-    if (compiled.tool && !compiled.tool.test(call.toolName)) continue;
-    if (compiled.connector && (call.connector === undefined || !compiled.connector.test(call.connector))) continue;
-    if (compiled.rule.when && !(await compiled.rule.when(call.args, call.ctx))) continue;
-    best = compiled;
-    if (compiled.rule.action === 'deny') break;
+class ActionBucket {
+  readonly #exact = new Map<string, CompiledRule>();
+  readonly #globRules: CompiledRule[] = [];
+  readonly #individual: CompiledRule[] = [];
+  #combined: RegExp | undefined;
+
+  add(compiled: CompiledRule): void {
+    const { rule } = compiled;
+    if (rule.when !== undefined || rule.connector !== undefined || rule.tool === undefined) this.#individual.push(compiled);
+    else if (!GLOB_CHARS.test(rule.tool)) {
+      if (!this.#exact.has(rule.tool)) this.#exact.set(rule.tool, compiled);
+    } else this.#globRules.push(compiled);
   }
-  return best;
+
+  seal(): void {
+    if (this.#globRules.length > 0) {
+      this.#combined = new RegExp(`^(?:${this.#globRules.map((compiled) => `(${globSource(compiled.rule.tool!)})`).join('|')})$`);
+    }
+  }
+
+  async match(target: PolicyTarget): Promise<CompiledRule | undefined> {
+    const exact = this.#exact.get(target.toolName);
+    let best: { compiled: CompiledRule; order: number } | undefined = exact && { compiled: exact, order: exact.order };
+    const found = this.#combined?.exec(target.toolName);
+    if (found) {
+      const index = found.findIndex((group, position) => position > 0 && group !== undefined) - 1;
+      const compiled = this.#globRules[index]!;
+      if (!best || compiled.order < best.order) best = { compiled, order: compiled.order };
+    }
+    for (const compiled of this.#individual) {
+      if (best && compiled.order > best.order) break;
+      if (compiled.tool && !compiled.tool.test(target.toolName)) continue;
+      if (compiled.connector && (target.connector === undefined || !compiled.connector.test(target.connector))) continue;
+      if (compiled.rule.when && !(await compiled.rule.when(target.args, target.ctx))) continue;
+      best = { compiled, order: compiled.order };
+      break;
+    }
+    return best?.compiled;
+  }
+}
+
+/**
+ * Compiled rules. `strongest` finds the rule that decides a call: deny beats
+ * ask beats allow whatever their order, and among rules of one action the
+ * first listed is the one reported in the audit.
+ */
+export class RuleSet {
+  readonly rules: readonly CompiledRule[];
+  readonly #buckets: Record<PolicyAction, ActionBucket> = { deny: new ActionBucket(), ask: new ActionBucket(), allow: new ActionBucket() };
+
+  constructor(rules: readonly CompiledRule[]) {
+    this.rules = rules;
+    for (const compiled of rules) this.#buckets[compiled.rule.action].add(compiled);
+    for (const bucket of Object.values(this.#buckets)) bucket.seal();
+  }
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  find(id: string | undefined): CompiledRule | undefined {
+    return id === undefined ? undefined : this.rules.find((compiled) => compiled.id === id);
+  }
+
+  async strongest(target: PolicyTarget): Promise<CompiledRule | undefined> {
+    for (const action of ['deny', 'ask', 'allow'] as const) {
+      const found = await this.#buckets[action].match(target);
+      if (found) return found;
+    }
+    return undefined;
+  }
+}
+
+/** Validates and compiles rules; ids default to `${idPrefix}#<index>`. */
+export function compileRules(rules: readonly PolicyRule[], idPrefix = 'rule'): RuleSet {
+  return new RuleSet(
+    rules.map((rule, index) => {
+      const parsed = policyRuleSchema.safeParse(rule);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new ConfigError(`Policy rule ${rule?.id ?? index}: ${issue.path.join('.') || 'rule'} ${issue.message}.`);
+      }
+      return {
+        rule,
+        id: rule.id ?? `${idPrefix}#${index}`,
+        order: index,
+        tool: rule.tool === undefined ? undefined : globToRegExp(rule.tool),
+        connector: rule.connector === undefined ? undefined : globToRegExp(rule.connector),
+      };
+    }),
+  );
 }

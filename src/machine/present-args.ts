@@ -62,6 +62,10 @@ function inspectString(text: string, path: string, warnings: ArgsWarning[]): voi
  * replaced by `[REDACTED]`, invisible characters escaped, long strings cut
  * visibly (head and tail kept, full length stated), plus a warning for each
  * finding. The real arguments are not touched.
+ *
+ * @example
+ * const { display, warnings } = presentArgs({ path: '/tmp/\u202Etxt.exe', apiKey: 'sk-123' });
+ * // display: { path: '/tmp/[U+202E]txt.exe', apiKey: '[REDACTED]' }; warnings[0].code: 'bidi-control'
  */
 export function presentArgs(args: unknown, options: PresentOptions = {}): { display: unknown; warnings: ArgsWarning[] } {
   const terms = new Set((options.secretKeys ?? defaultSecretKeys).map((term) => term.toLowerCase()));

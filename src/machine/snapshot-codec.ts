@@ -49,6 +49,7 @@ const auditSchema = z.object({
   ruleId: z.string().optional(),
   argsDigest: z.string(),
   editedArgsDigest: z.string().optional(),
+  signature: z.string().optional(),
 });
 
 const recordSchema = z.object({

@@ -1,30 +1,28 @@
-import { globToRegExp, type CompiledRule } from './policy.js';
+import { compileRules, RuleSet } from './policy.js';
 import type { StoredRule } from './rule-store.js';
 
-const globCache = new Map<string, RegExp>();
+const cache = new Map<string, { signature: string; set: RuleSet }>();
 
-function cachedGlob(glob: string | undefined): RegExp | undefined {
-  if (glob === undefined) return undefined;
-  let compiled = globCache.get(glob);
-  if (!compiled) {
-    compiled = globToRegExp(glob);
-    if (globCache.size > 10_000) globCache.clear();
-    globCache.set(glob, compiled);
-  }
-  return compiled;
-}
-
-/** The enabled stored rules that apply to `agentName`, with each glob compiled once per process. */
-export function compileStoredRules(rules: readonly StoredRule[], agentName: string): CompiledRule[] {
-  const compiled: CompiledRule[] = [];
-  for (const stored of rules) {
-    if (!stored.enabled || (stored.agent !== undefined && stored.agent !== agentName)) continue;
-    compiled.push({
-      rule: stored,
-      id: stored.id,
-      tool: cachedGlob(stored.tool),
-      connector: cachedGlob(stored.connector),
-    });
-  }
-  return compiled;
+/**
+ * The enabled stored rules that apply to `agentName`, compiled. The compiled
+ * set is kept per agent and rebuilt only when the list changes, so reading
+ * the store at every evaluation does not mean compiling at every call.
+ */
+export function compileStoredRules(rules: readonly StoredRule[], agentName: string): RuleSet {
+  const applicable = rules.filter((rule) => rule.enabled && (rule.agent === undefined || rule.agent === agentName));
+  const signature = applicable.map((rule) => `${rule.id}\u0000${rule.createdAt}`).join('\u0001');
+  const cached = cache.get(agentName);
+  if (cached?.signature === signature) return cached.set;
+  const set = compileRules(
+    applicable.map((rule) => ({
+      id: rule.id,
+      action: rule.action,
+      ...(rule.tool === undefined ? {} : { tool: rule.tool }),
+      ...(rule.connector === undefined ? {} : { connector: rule.connector }),
+      ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+      ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
+    })),
+  );
+  cache.set(agentName, { signature, set });
+  return set;
 }

@@ -147,6 +147,8 @@ export interface AuditEntry {
   readonly ruleId?: string;
   readonly argsDigest: string;
   readonly editedArgsDigest?: string;
+  /** HMAC over the decision and the digests, when the agent has a decision secret. */
+  readonly signature?: string;
 }
 
 /** The state of one tool call of the current turn. */

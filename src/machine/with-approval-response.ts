@@ -13,6 +13,7 @@ import {
 import { agentFor, type Agent } from './agent.js';
 import type { Decision } from './agent-machine.js';
 import { signRequest } from './approval-request.js';
+import { signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from './digest.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { currentToolCalls } from './evaluate-calls.js';
@@ -51,7 +52,7 @@ function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: strin
   }
   const predicates = [
     agent.tools.get(request.toolName)?.approvers,
-    agent.settings.rules.find((rule) => rule.id === request.ruleId)?.rule.approvers,
+    agent.settings.rules.find(request.ruleId)?.rule.approvers,
   ];
   for (const approvers of predicates) {
     if (typeof approvers === 'function' && !approvers(approvedBy)) {
@@ -145,7 +146,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   }
 
   const scope = response.scope ?? 'once';
-  const audit: AuditEntry = {
+  const secret = agent.settings.decisionSecret;
+  const audit = signDecision(secret, snapshot.runId, {
     approvalId: request.approvalId,
     toolCallId: request.toolCallId,
     toolName: request.toolName,
@@ -157,7 +159,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
-  };
+  });
   const decisions: Decision[] = [
     {
       approvalId: request.approvalId,
@@ -174,7 +176,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
       decisions.push({
         approvalId: sibling.approvalId,
         approved: true,
-        audit: {
+        audit: signDecision(secret, snapshot.runId, {
           approvalId: sibling.approvalId,
           toolCallId: sibling.toolCallId,
           toolName: sibling.toolName,
@@ -185,7 +187,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
           argsDigest: sibling.argsDigest,
           reason: `${sibling.toolName} was approved for the rest of this run`,
           ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
-        },
+        }),
       });
     }
   }

@@ -177,7 +177,10 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           await advance({ type: 'TOOLS_EVALUATED', at: settings.clock(), evaluations: await evaluateCalls(agent, snapshot) });
           break;
         case 'executingTools': {
-          const record = snapshot.toolCalls.find((item) => item.status === 'approved' || item.status === 'executing')!;
+          const runnable = snapshot.toolCalls.filter((item) => item.status === 'approved' || item.status === 'executing');
+          // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run.
+          for (const item of runnable) verifyApprovedCall(settings.decisionSecret, snapshot, item);
+          const record = runnable[0]!;
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
           const args = argsFor(snapshot, record);
@@ -200,7 +203,6 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             await advance({ type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request });
             break;
           }
-          verifyApprovedCall(settings.decisionSecret, snapshot, record);
           const startedAt = settings.clock();
           await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
           const parsed = await tool.input.safeParseAsync(args);

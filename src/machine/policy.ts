@@ -70,20 +70,51 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
+ * Rules that must be checked one by one (a `when` or a connector), indexed by
+ * the literal start of their tool glob, so a call only visits the rules whose
+ * glob could match its name.
+ */
+class PrefixIndex {
+  readonly #byPrefix = new Map<string, CompiledRule[]>();
+  readonly #always: CompiledRule[] = [];
+
+  add(compiled: CompiledRule): void {
+    const prefix = compiled.rule.tool?.split(/[*?]/, 1)[0] ?? '';
+    if (prefix === '') {
+      this.#always.push(compiled);
+      return;
+    }
+    const list = this.#byPrefix.get(prefix);
+    if (list) list.push(compiled);
+    else this.#byPrefix.set(prefix, [compiled]);
+  }
+
+  /** The rules whose glob may match `name`, in list order. */
+  candidates(name: string): CompiledRule[] {
+    const found = [...this.#always];
+    for (let length = 1; length <= name.length; length++) {
+      const list = this.#byPrefix.get(name.slice(0, length));
+      if (list) found.push(...list);
+    }
+    return found.length > 1 ? found.sort((a, b) => a.order - b.order) : found;
+  }
+}
+
+/**
  * The rules of one action, arranged so a lookup does not walk them one by
  * one: exact tool names in a map, plain globs in one combined expression
- * (a capture group per rule says which matched), and only rules with a
- * connector or a `when` checked individually, in order.
+ * (a capture group per rule says which matched), and rules with a connector
+ * or a `when` in a prefix index.
  */
 class ActionBucket {
   readonly #exact = new Map<string, CompiledRule>();
   readonly #globRules: CompiledRule[] = [];
-  readonly #individual: CompiledRule[] = [];
+  readonly #individual = new PrefixIndex();
   #combined: RegExp | undefined;
 
   add(compiled: CompiledRule): void {
     const { rule } = compiled;
-    if (rule.when !== undefined || rule.connector !== undefined || rule.tool === undefined) this.#individual.push(compiled);
+    if (rule.when !== undefined || rule.connector !== undefined || rule.tool === undefined) this.#individual.add(compiled);
     else if (!GLOB_CHARS.test(rule.tool)) {
       if (!this.#exact.has(rule.tool)) this.#exact.set(rule.tool, compiled);
     } else this.#globRules.push(compiled);
@@ -96,23 +127,24 @@ class ActionBucket {
   }
 
   async match(target: PolicyTarget): Promise<CompiledRule | undefined> {
-    const exact = this.#exact.get(target.toolName);
-    let best: { compiled: CompiledRule; order: number } | undefined = exact && { compiled: exact, order: exact.order };
+    let best = this.#exact.get(target.toolName);
     const found = this.#combined?.exec(target.toolName);
     if (found) {
-      const index = found.findIndex((group, position) => position > 0 && group !== undefined) - 1;
-      const compiled = this.#globRules[index]!;
-      if (!best || compiled.order < best.order) best = { compiled, order: compiled.order };
+      const compiled = this.#globRules[found.findIndex((group, position) => position > 0 && group !== undefined) - 1]!;
+      if (!best || compiled.order < best.order) best = compiled;
     }
-    for (const compiled of this.#individual) {
+    for (const compiled of this.#individual.candidates(target.toolName)) {
       if (best && compiled.order > best.order) break;
       if (compiled.tool && !compiled.tool.test(target.toolName)) continue;
       if (compiled.connector && (target.connector === undefined || !compiled.connector.test(target.connector))) continue;
-      if (compiled.rule.when && !(await compiled.rule.when(target.args, target.ctx))) continue;
-      best = { compiled, order: compiled.order };
+      if (compiled.rule.when) {
+        const verdict = compiled.rule.when(target.args, target.ctx);
+        if (!(verdict instanceof Promise ? await verdict : verdict)) continue;
+      }
+      best = compiled;
       break;
     }
-    return best?.compiled;
+    return best;
   }
 }
 

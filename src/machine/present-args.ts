@@ -31,18 +31,25 @@ function keyWords(key: string): string[] {
 
 function isSecretKey(key: string, terms: ReadonlySet<string>): boolean {
   const words = keyWords(key);
-  return words.some((word) => terms.has(word)) || [...terms].some((term) => words.join('').endsWith(term));
+  const joined = words.join('');
+  for (const term of terms) if (joined.endsWith(term)) return true;
+  return words.some((word) => terms.has(word));
 }
+
+// Everything a warning looks for (invisible characters, other scripts) lies outside ASCII.
+const NON_ASCII = /[^\x00-\x7F]/;
 
 function isMixedScript(word: string): boolean {
   return LATIN.test(word) && OTHER_SCRIPTS.some((script) => script.test(word));
 }
 
 function escapeInvisible(text: string): string {
+  if (!NON_ASCII.test(text)) return text;
   return text.replace(INVISIBLE, (char) => `[U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
 }
 
 function inspectString(text: string, path: string, warnings: ArgsWarning[]): void {
+  if (!NON_ASCII.test(text)) return;
   if (BIDI.test(text)) {
     warnings.push({ code: 'bidi-control', path, message: 'contains bidirectional control characters that can reorder what is shown; they are escaped as [U+XXXX]' });
   }
@@ -71,6 +78,12 @@ export function presentArgs(args: unknown, options: PresentOptions = {}): { disp
   const terms = new Set((options.secretKeys ?? defaultSecretKeys).map((term) => term.toLowerCase()));
   const maxLength = options.maxStringLength ?? 2000;
   const warnings: ArgsWarning[] = [];
+  const secretKeys = new Map<string, boolean>();
+  const isSecret = (key: string) => {
+    let secret = secretKeys.get(key);
+    if (secret === undefined) secretKeys.set(key, (secret = isSecretKey(key, terms)));
+    return secret;
+  };
 
   const visit = (value: unknown, path: string): unknown => {
     if (typeof value === 'string') {
@@ -90,7 +103,7 @@ export function presentArgs(args: unknown, options: PresentOptions = {}): { disp
       for (const [key, item] of Object.entries(value)) {
         const itemPath = `${path}.${key}`;
         inspectString(key, itemPath, warnings);
-        copy[escapeInvisible(key)] = isSecretKey(key, terms) ? REDACTED : visit(item, itemPath);
+        copy[escapeInvisible(key)] = isSecret(key) ? REDACTED : visit(item, itemPath);
       }
       return copy;
     }

@@ -1,0 +1,40 @@
+// Shared timing helpers for the benchmarks: warm up, sample, report median and p99.
+import { performance } from 'node:perf_hooks';
+
+export interface Sample {
+  readonly name: string;
+  readonly median: number;
+  readonly p99: number;
+  readonly iterations: number;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]!;
+}
+
+/** Times `body` `iterations` times after `warmup` runs; durations in milliseconds. */
+export async function measure(name: string, body: () => unknown, options: { iterations?: number; warmup?: number } = {}): Promise<Sample> {
+  const iterations = options.iterations ?? 1000;
+  for (let index = 0; index < (options.warmup ?? Math.min(200, iterations)); index++) await body();
+  const durations: number[] = [];
+  for (let index = 0; index < iterations; index++) {
+    const started = performance.now();
+    await body();
+    durations.push(performance.now() - started);
+  }
+  durations.sort((a, b) => a - b);
+  return { name, median: percentile(durations, 0.5), p99: percentile(durations, 0.99), iterations };
+}
+
+/** Formats milliseconds with a unit that keeps three significant digits. */
+export function formatDuration(ms: number): string {
+  if (ms < 1) return `${(ms * 1000).toPrecision(3)} µs`;
+  return `${ms.toPrecision(3)} ms`;
+}
+
+/** Prints a Markdown table. */
+export function printTable(title: string, headers: readonly string[], rows: readonly (readonly (string | number)[])[]): void {
+  const lines = [`\n### ${title}\n`, `| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

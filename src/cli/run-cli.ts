@@ -1,0 +1,200 @@
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { isCountersignError } from '../errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { formatRequest, formatRun } from './format.js';
+
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly loadRuntime: (path: string) => Promise<Runtime>;
+  readonly env: Record<string, string | undefined>;
+}
+
+export const USAGE = `usage: countersign <command> [options]
+
+Reads and decides the approvals of a runtime. The runtime comes from a module you
+write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as \`runtime\` or default,
+e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
+
+commands:
+  pending [--agent NAME] [--limit N]          list pending approvals, soonest expiry first
+  show RUN_ID                                 a run: status, pending approvals, audit
+  approve RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|run] [--args JSON] [--mode inline|record|enqueue]
+  deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
+  review [--by NAME] [--agent NAME]           go through pending approvals one by one: [a]pprove, [d]eny, [s]kip, [q]uit
+  cancel RUN_ID [--reason TEXT]
+  sweep                                       apply onExpire to expired approvals
+  recover                                     finish or hand back runs a dead process left
+
+options: --runtime PATH, --json (machine-readable output), --help`;
+
+class UsageError extends Error {}
+
+const options = {
+  runtime: { type: 'string' },
+  agent: { type: 'string' },
+  limit: { type: 'string' },
+  by: { type: 'string' },
+  reason: { type: 'string' },
+  scope: { type: 'string' },
+  args: { type: 'string' },
+  mode: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+/**
+ * The command-line entry, with its input and output passed in so it can run
+ * inside tests. Returns the exit code: 0 done, 1 refused or failed, 2 usage.
+ *
+ * @example
+ * const code = await runCli(['pending'], { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, loadRuntime });
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    print(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const json = values.json === true;
+  const output = (human: string, data: unknown) => print(json ? JSON.stringify(data, null, 2) : human);
+
+  try {
+    const runtimePath = values.runtime ?? io.env['COUNTERSIGN_RUNTIME'];
+    if (!runtimePath) throw new UsageError('say which runtime to use: --runtime ./runtime.js (or set COUNTERSIGN_RUNTIME)');
+    const positional = (count: number) => {
+      if (rest.length !== count) throw new UsageError(`${command} takes ${count === 1 ? 'a run id' : 'a run id and an approval id'}`);
+      return rest as [string, string];
+    };
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit must be a whole number above 0');
+    const mode = oneOf(values.mode, ['inline', 'record', 'enqueue'] as const, 'mode');
+    const scope = oneOf(values.scope, ['once', 'run'] as const, 'scope');
+    let editedArgs: unknown;
+    if (values.args !== undefined) {
+      try {
+        editedArgs = JSON.parse(values.args);
+      } catch {
+        throw new UsageError('--args must be JSON, e.g. --args \'{"path":"/tmp/a"}\'');
+      }
+    }
+    if (!['pending', 'show', 'approve', 'deny', 'review', 'cancel', 'sweep', 'recover'].includes(command)) {
+      throw new UsageError(`unknown command ${command}`);
+    }
+
+    const runtime = await io.loadRuntime(runtimePath);
+    const now = Date.now();
+    switch (command) {
+      case 'pending': {
+        const page = await runtime.pending({ ...(values.agent === undefined ? {} : { agent: values.agent }), ...(limit === undefined ? {} : { limit }) });
+        output(page.items.length === 0 ? 'no pending approvals' : page.items.map((item) => formatRequest(item.runId, item.request, now)).join('\n\n'), page);
+        return 0;
+      }
+      case 'show': {
+        const [runId] = positional(1);
+        const snapshot = await runtime.get(runId);
+        output(formatRun(snapshot, now), snapshot);
+        return 0;
+      }
+      case 'approve':
+      case 'deny': {
+        const [runId, approvalId] = positional(2);
+        const result = await runtime.respond(
+          runId,
+          {
+            approvalId,
+            approved: command === 'approve',
+            ...(values.by === undefined ? {} : { approvedBy: values.by }),
+            ...(values.reason === undefined ? {} : { reason: values.reason }),
+            ...(scope === undefined ? {} : { scope }),
+            ...(editedArgs === undefined ? {} : { args: editedArgs }),
+          },
+          mode === undefined ? {} : { mode },
+        );
+        output(`${command === 'approve' ? 'approved' : 'denied'}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`, result);
+        return 0;
+      }
+      case 'review':
+        return await review(runtime, io, values.by, values.agent);
+      case 'cancel': {
+        const [runId] = positional(1);
+        const snapshot = await runtime.cancel(runId, values.reason ?? 'cancelled from the command line');
+        output(`run ${runId} is ${snapshot.status}`, snapshot);
+        return 0;
+      }
+      case 'sweep': {
+        const result = await runtime.sweepExpired();
+        output(`expired ${result.expired} approvals in ${result.runs} runs`, result);
+        return 0;
+      }
+      default: {
+        const result = await runtime.recover();
+        output(`resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls`, result);
+        return 0;
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    const code = isCountersignError(error) ? ` [${error.code}]` : '';
+    io.stderr.write(`error${code}: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent: string | undefined): Promise<number> {
+  const prompt = createInterface({ input: io.stdin, output: io.stdout, terminal: false });
+  const lines = prompt[Symbol.asyncIterator]();
+  const ask = async (question: string) => {
+    io.stdout.write(question);
+    const next = await lines.next();
+    return next.done ? 'q' : next.value.trim().toLowerCase();
+  };
+  let decided = 0;
+  try {
+    const page = await runtime.pending({ limit: 500, ...(agent === undefined ? {} : { agent }) });
+    for (const item of page.items) {
+      io.stdout.write(`\n${formatRequest(item.runId, item.request, Date.now())}\n`);
+      let answer = await ask('[a]pprove, [d]eny, [s]kip, [q]uit? ');
+      while (!['a', 'd', 's', 'q'].includes(answer)) answer = await ask('please answer a, d, s or q: ');
+      if (answer === 'q') break;
+      if (answer === 's') continue;
+      const reason = answer === 'd' ? await ask('reason (enter for none): ') : '';
+      try {
+        const result = await runtime.respond(item.runId, {
+          approvalId: item.request.approvalId,
+          approved: answer === 'a',
+          ...(by === undefined ? {} : { approvedBy: by }),
+          ...(reason ? { reason } : {}),
+        });
+        decided++;
+        io.stdout.write(`${answer === 'a' ? 'approved' : 'denied'}; run is ${result.status}\n`);
+      } catch (error) {
+        io.stderr.write(`error: ${(error as Error).message}\n`);
+      }
+    }
+  } finally {
+    prompt.close();
+  }
+  io.stdout.write(`\n${decided} decided\n`);
+  return 0;
+}

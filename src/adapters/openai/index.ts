@@ -1,0 +1,1 @@
+export { createOpenAIChatModel, ModelProviderError, type OpenAIChatModelOptions } from './openai-chat-model.js';

@@ -38,5 +38,6 @@ export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptio
 export type { Notifier } from './machine/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
 export type { Runtime, RespondMode, RespondResult } from './runtime/runtime.js';
+export type { ResumeQueue } from './runtime/resume-queue.js';
 export { approvalLinkUrls, mintLinkToken, readLinkToken, type ApprovalLinks, type LinkClaim } from './runtime/approval-links.js';
 export * from './errors.js';

@@ -1,4 +1,6 @@
 import type { Agent } from '../machine/agent.js';
+import type { RunEvent } from '../machine/run-events.js';
+import type { ApprovalLinks } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { ListPendingOptions, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
@@ -39,4 +41,10 @@ export interface Runtime {
   sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number }>;
   /** Finishes or hands back to a person every run a dead process left behind. */
   recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
+  /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
+  approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number }): Promise<ApprovalLinks>;
+  /** Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used. */
+  respondWithLink(token: string, options?: { mode?: RespondMode }): Promise<RespondResult>;
+  /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
 }

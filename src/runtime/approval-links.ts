@@ -8,6 +8,8 @@ export interface LinkClaim {
   readonly approvalId: string;
   readonly decision: 'approve' | 'deny';
   readonly expiresAt: number;
+  /** Who the link was sent to; recorded as `approvedBy` when it is used. */
+  readonly approvedBy?: string;
 }
 
 export interface ApprovalLinks {
@@ -16,7 +18,7 @@ export interface ApprovalLinks {
   readonly expiresAt: number;
 }
 
-const claimSchema = z.object({ r: z.string(), a: z.string(), d: z.enum(['approve', 'deny']), e: z.number() });
+const claimSchema = z.object({ r: z.string(), a: z.string(), d: z.enum(['approve', 'deny']), e: z.number(), b: z.string().optional() });
 
 function sign(secret: string, payload: string): string {
   return hmac(secret, ['countersign.link.v1', payload]);
@@ -24,7 +26,7 @@ function sign(secret: string, payload: string): string {
 
 /** A token binding run, approval, decision and expiry with HMAC-SHA256. */
 export function mintLinkToken(secret: string, claim: LinkClaim): string {
-  const payload = Buffer.from(JSON.stringify({ r: claim.runId, a: claim.approvalId, d: claim.decision, e: claim.expiresAt })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ r: claim.runId, a: claim.approvalId, d: claim.decision, e: claim.expiresAt, b: claim.approvedBy })).toString('base64url');
   return `${payload}.${sign(secret, payload)}`;
 }
 
@@ -40,7 +42,7 @@ export function readLinkToken(secret: string, token: string, now: number): LinkC
     throw new LinkTokenError('malformed');
   }
   if (parsed.e <= now) throw new LinkTokenError('expired');
-  return { runId: parsed.r, approvalId: parsed.a, decision: parsed.d, expiresAt: parsed.e };
+  return { runId: parsed.r, approvalId: parsed.a, decision: parsed.d, expiresAt: parsed.e, ...(parsed.b === undefined ? {} : { approvedBy: parsed.b }) };
 }
 
 /** Approve and deny URLs (`${baseUrl}/links/<token>`) for one approval. */

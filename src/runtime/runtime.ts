@@ -42,7 +42,7 @@ export interface Runtime {
   /** Finishes or hands back to a person every run a dead process left behind. */
   recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
   /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
-  approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number }): Promise<ApprovalLinks>;
+  approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
   /** Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used. */
   respondWithLink(token: string, options?: { mode?: RespondMode }): Promise<RespondResult>;
   /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */

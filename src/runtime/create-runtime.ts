@@ -1,0 +1,329 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { createMemoryStore } from '../adapters/memory-store.js';
+import { AgentNotFoundError, ConfigError, LinkTokenError, RunNotFoundError, UnknownApprovalError, VersionConflictError } from '../errors.js';
+import type { Agent } from '../machine/agent.js';
+import { cancel as cancelSnapshot } from '../machine/cancel.js';
+import type { ExecuteInput } from '../machine/execute.js';
+import { expiryDecisions } from '../machine/expiry.js';
+import { functionSchema } from '../machine/function-schema.js';
+import type { Notifier } from '../machine/notifier.js';
+import { eventsBetween, type RunEvent } from '../machine/run-events.js';
+import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
+import { step } from '../machine/step.js';
+import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
+import { withApprovalResponse } from '../machine/with-approval-response.js';
+import { approvalLinkUrls, readLinkToken } from './approval-links.js';
+import type { ResumeQueue } from './resume-queue.js';
+import type { RespondMode, RespondResult, Runtime } from './runtime.js';
+
+export interface RuntimeOptions {
+  /** The agents whose runs this runtime starts and resumes, found by their `name`. */
+  readonly agents: readonly Agent[];
+  /** Where runs live. Default: `createMemoryStore()` (this process only). */
+  readonly store?: SnapshotStore;
+  /** Told of every event after the state it announces is committed. Failures go to `onError`, never to the run. */
+  readonly notifier?: Notifier;
+  /** Where `respond(..., { mode: 'enqueue' })` puts resume jobs for workers. */
+  readonly queue?: ResumeQueue;
+  /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
+  readonly clock?: () => number;
+  /** Secret and base URL for one-click approve and deny links. */
+  readonly links?: { readonly secret: string; readonly baseUrl: string; readonly expiresInMs?: number };
+  /** How often a decision is retried after losing a compare-and-set race. Default 10. */
+  readonly maxRetries?: number;
+  /** A run left `running` without progress this long is taken over by `recover()`. Default 60 s. */
+  readonly staleAfterMs?: number;
+  /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
+  readonly workerId?: string;
+  /** Failures that must not stop a run (a notifier that threw), with what was being done. */
+  readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
+}
+
+const runIdSchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 characters');
+const optionsSchema = z.object({
+  agents: z.array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent')).min(1, 'is empty; pass the agents this runtime runs'),
+  store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
+  notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
+  queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
+  clock: functionSchema().optional(),
+  links: z
+    .object({
+      secret: z.string().min(16, 'use at least 16 characters of randomness'),
+      baseUrl: z.url('must be an absolute URL, e.g. https://approvals.example.com'),
+      expiresInMs: z.number().int().positive().optional(),
+    })
+    .optional(),
+  maxRetries: z.number().int().min(0).max(100).optional(),
+  staleAfterMs: z.number().int().positive().optional(),
+  workerId: z.string().min(1).optional(),
+  onError: functionSchema().optional(),
+});
+const pendingSchema = z.object({
+  limit: z.number().int().min(1).max(500).optional(),
+  cursor: z.string().max(1024).optional(),
+  agent: z.string().max(128).optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, where: string, hint = ''): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ConfigError(`${where}: ${issue.path.join('.') || 'argument'} ${issue.message}.${hint}`);
+}
+
+const ended = new Set(['completed', 'failed', 'cancelled']);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Agents plus a store: starts runs, records each decision exactly once with
+ * a compare-and-set, resumes runs (here, or on a worker), expires and
+ * recovers them. Every step of a run is committed before the next effect, so
+ * a process can die anywhere and `recover()` picks the run up.
+ *
+ * @example
+ * const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
+ * const paused = await runtime.start('files', { input: 'remove /tmp/x' });
+ * const { status } = await runtime.respond(paused.runId, {
+ *   approvalId: paused.pendingApprovals[0]!.approvalId,
+ *   approved: true,
+ *   approvedBy: 'alice',
+ * });
+ * status; // 'completed'
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  parse(optionsSchema, options, 'createRuntime');
+  const agents = new Map<string, Agent>();
+  for (const agent of options.agents) {
+    if (agents.has(agent.name)) throw new ConfigError(`createRuntime: two agents are named ${agent.name}; agent names must be unique.`);
+    agents.set(agent.name, agent);
+  }
+  const store = options.store ?? createMemoryStore();
+  const clock = options.clock ?? Date.now;
+  const maxRetries = options.maxRetries ?? 10;
+  const staleAfterMs = options.staleAfterMs ?? 60_000;
+  const leaseOwner = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const listeners = new Set<(event: RunEvent) => void>();
+
+  const reportError = (error: unknown, operation: string, runId?: string) => {
+    try {
+      options.onError?.(error, runId === undefined ? { operation } : { operation, runId });
+    } catch {
+      // The error reporter's own failure has nowhere left to go.
+    }
+  };
+
+  /** Tells listeners and the notifier what a commit that just landed announced. */
+  const announce = (events: readonly RunEvent[]) => {
+    if (events.length === 0) return;
+    for (const event of events) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          reportError(error, 'listener', event.runId);
+        }
+      }
+    }
+    options.notifier?.publish(events).catch((error: unknown) => reportError(error, 'notify', events[0]!.runId));
+  };
+
+  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined) => {
+    const events = eventsBetween(previous, next);
+    if (previous === undefined) await store.create(next, events);
+    else await store.commit(next, previous.version, events);
+    announce(events);
+  };
+
+  /** Commits every step of an execution, starting from `from` (undefined for a new run). */
+  const checkpointFrom = (from: AgentSnapshot | undefined) => {
+    let stored = from;
+    return async (next: AgentSnapshot) => {
+      await commit(next, stored);
+      stored = next;
+    };
+  };
+
+  const agentNamed = (name: string): Agent => {
+    const agent = agents.get(name);
+    if (!agent) throw new AgentNotFoundError(name, [...agents.keys()]);
+    return agent;
+  };
+
+  const get = async (runId: string): Promise<AgentSnapshot> => {
+    parse(runIdSchema, runId, 'runId');
+    const snapshot = await store.load(runId);
+    if (!snapshot) throw new RunNotFoundError(runId);
+    return snapshot;
+  };
+
+  /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
+  const update = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }): Promise<{ next: AgentSnapshot; result: T; committed: boolean }> => {
+    for (let attempt = 0; ; attempt++) {
+      const current = await get(runId);
+      const outcome = change(current);
+      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false };
+      try {
+        await commit(outcome.next, current);
+        return { next: outcome.next, result: outcome.result, committed: true };
+      } catch (error) {
+        if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
+        // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
+        await pause(Math.random() * Math.min(50, 2 ** attempt));
+      }
+    }
+  };
+
+  const hasLiveLease = (snapshot: AgentSnapshot, now: number) =>
+    snapshot.toolCalls.some((record) => record.status === 'executing' && (record.lease?.until ?? 0) > now);
+
+  /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
+  const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
+    const agent = agentNamed(snapshot.agentName);
+    try {
+      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner });
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+      return get(snapshot.runId);
+    }
+  };
+
+  const resume = async (runId: string): Promise<AgentSnapshot> => {
+    const snapshot = await get(runId);
+    if (ended.has(snapshot.status) || hasLiveLease(snapshot, clock())) return snapshot;
+    return continueRun(snapshot);
+  };
+
+  const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
+    if (snapshot.status !== 'running' || mode === 'record') return snapshot;
+    if (mode === 'enqueue') {
+      if (!options.queue) {
+        throw new ConfigError("respond: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'.");
+      }
+      await options.queue.enqueue(snapshot.runId);
+      return snapshot;
+    }
+    return continueRun(snapshot);
+  };
+
+  const respond = async (runId: string, response: ApprovalResponse, respondOptions: { mode?: RespondMode } = {}): Promise<RespondResult> => {
+    const mode = parse(z.enum(['inline', 'record', 'enqueue']).default('inline'), respondOptions.mode, 'respond', " Use 'inline', 'record' or 'enqueue'.");
+    const { next, committed } = await update(runId, (current) => {
+      const decided = withDecision(current, response);
+      return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
+    });
+    if (!committed) return { snapshot: next, status: next.status, duplicate: true };
+    const after = await carryOn(next, mode);
+    return { snapshot: after, status: after.status, duplicate: false };
+  };
+
+  const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {
+    const agent = agentNamed(current.agentName);
+    return withApprovalResponse(current, { ...response, respondedAt: response.respondedAt ?? clock() }, { agent });
+  };
+
+  const linkSettings = () => {
+    if (!options.links) throw new ConfigError('One-click links need createRuntime({ links: { secret, baseUrl } }).');
+    return options.links;
+  };
+
+  const runtime: Runtime = {
+    store,
+    agent: agentNamed,
+    async start(agentName: string, input: ExecuteInput) {
+      const agent = agentNamed(agentName);
+      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner });
+    },
+    get,
+    respond,
+    resume,
+    async pending(listOptions: ListPendingOptions = {}) {
+      parse(pendingSchema, listOptions, 'pending');
+      return store.listPending(listOptions);
+    },
+    async cancel(runId: string, reason = 'cancelled') {
+      const { next } = await update(runId, (current) => {
+        const cancelled = cancelSnapshot(current, reason, { now: clock() });
+        return cancelled === current ? { unchanged: undefined } : { next: cancelled, result: undefined };
+      });
+      return next;
+    },
+    async sweepExpired(now = clock()) {
+      let runs = 0;
+      let expired = 0;
+      for (const runId of await store.expiredRuns(now, 1000)) {
+        try {
+          const { next, result, committed } = await update(runId, (current) => {
+            const decisions = expiryDecisions(current, now);
+            if (decisions.length === 0) return { unchanged: 0 };
+            return { next: step(current, { type: 'DECIDED', at: now, decisions }), result: decisions.length };
+          });
+          if (!committed) continue;
+          runs += 1;
+          expired += result;
+          await carryOn(next, options.queue ? 'enqueue' : 'inline');
+        } catch (error) {
+          if (error instanceof RunNotFoundError) continue;
+          throw error;
+        }
+      }
+      return { runs, expired };
+    },
+    async recover() {
+      let resumed = 0;
+      let askedAgain = 0;
+      const now = clock();
+      for (const runId of await store.runsToRecover(now, now - staleAfterMs, 1000)) {
+        const snapshot = await store.load(runId);
+        if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
+        const after = await continueRun(snapshot);
+        const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
+        if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
+        else resumed += 1;
+      }
+      return { resumed, askedAgain };
+    },
+    async approvalLinks(runId: string, approvalId: string, linkOptions: { expiresIn?: number; approvedBy?: string } = {}) {
+      const links = linkSettings();
+      const snapshot = await get(runId);
+      const request = snapshot.pendingApprovals.find((item) => item.approvalId === approvalId);
+      if (!request) throw new UnknownApprovalError(runId, approvalId, snapshot.pendingApprovals.map((item) => item.approvalId));
+      const expiresIn = linkOptions.expiresIn ?? links.expiresInMs ?? 86_400_000;
+      const expiresAt = Math.min(clock() + expiresIn, request.expiresAt ?? Number.POSITIVE_INFINITY);
+      return approvalLinkUrls(links.baseUrl, links.secret, {
+        runId,
+        approvalId,
+        expiresAt,
+        ...(linkOptions.approvedBy === undefined ? {} : { approvedBy: linkOptions.approvedBy }),
+      });
+    },
+    async respondWithLink(token: string, respondOptions: { mode?: RespondMode } = {}) {
+      const links = linkSettings();
+      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const snapshot = await get(claim.runId);
+      const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+      const tokenId = createHash('sha256').update(token).digest('base64url');
+      if ((await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined) {
+        throw new LinkTokenError('used');
+      }
+      // The token is bound to this approval by HMAC, so it stands in for the echo of the request's signature.
+      return respond(
+        claim.runId,
+        {
+          approvalId: claim.approvalId,
+          approved: claim.decision === 'approve',
+          approvedBy: claim.approvedBy ?? `link:${claim.decision}`,
+          ...(request?.signature === undefined ? {} : { signature: request.signature }),
+          ...(claim.decision === 'deny' ? { reason: 'denied from an approval link' } : {}),
+        },
+        respondOptions,
+      );
+    },
+    subscribe(listener: (event: RunEvent) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return runtime;
+}

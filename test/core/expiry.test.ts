@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ApprovalExpiredError, auditLog, deserialize, expiryDecisions, serialize, withApprovalResponse, type OnExpire } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { fakeClock, newLedger, parsedResult, pathTool, testAgent } from '../support/core-harness.js';
+
+// A start time with a non-zero millisecond part, so a lost millisecond would show.
+const START = Date.UTC(2026, 2, 3, 4, 5, 6, 789);
+
+function setup(options: { agentTtl?: number; toolTtl?: number; onExpire?: OnExpire; calls?: string[] } = {}) {
+  const ledger = newLedger();
+  const clock = fakeClock(START);
+  const calls = options.calls ?? ['slow_tool'];
+  const agent = testAgent({
+    model: createScriptedModel([toolCallTurn(calls.map((name, index) => ({ id: `call_${index}`, name, args: { path: `/${index}` } }))), textTurn('done')]),
+    tools: [...new Set(calls)].map((name) =>
+      pathTool(name, ledger, name === 'quick_tool' && options.toolTtl !== undefined ? { approvalTtlMs: options.toolTtl } : {}),
+    ),
+    clock,
+    ...(options.agentTtl === undefined ? {} : { approvalTtlMs: options.agentTtl }),
+    ...(options.onExpire === undefined ? {} : { onExpire: options.onExpire }),
+  });
+  return { agent, ledger, clock };
+}
+
+describe('approval expiry', () => {
+  it('no approvalTtlMs means no expiry', async () => {
+    const { agent, clock } = setup();
+    const paused = await agent.execute({ input: 'go' });
+    expect(paused.pendingApprovals[0]!.expiresAt).toBeUndefined();
+    clock.advance(365 * 24 * 3600_000);
+    expect(await agent.execute(paused)).toBe(paused);
+  });
+
+  it("the agent's approvalTtlMs sets expiresAt to the millisecond; a tool's own approvalTtlMs overrides it", async () => {
+    const { agent } = setup({ agentTtl: 60_000, toolTtl: 1_234, calls: ['slow_tool', 'quick_tool'] });
+    const paused = await agent.execute({ input: 'go' });
+    expect(paused.pendingApprovals.map((request) => [request.toolName, request.requestedAt, request.expiresAt, request.onExpire])).toEqual([
+      ['slow_tool', START, START + 60_000, 'deny'],
+      ['quick_tool', START, START + 1_234, 'deny'],
+    ]);
+    // Precision survives the wire.
+    expect(deserialize(serialize(paused)).pendingApprovals[1]!.expiresAt).toBe(START + 1_234);
+  });
+
+  it("onExpire 'deny' (default): at resume an expired undecided request is denied with reason expired and source expiry", async () => {
+    const { agent, clock, ledger } = setup({ agentTtl: 1 });
+    const paused = await agent.execute({ input: 'go' });
+    const request = paused.pendingApprovals[0]!;
+    expect(request.expiresAt).toBe(START + 1);
+
+    // One millisecond before: nothing changes.
+    expect(expiryDecisions(paused, START)).toEqual([]);
+    expect(await agent.execute(paused)).toBe(paused);
+
+    clock.set(START + 1);
+    const done = await agent.execute(paused);
+    expect(ledger.count()).toBe(0);
+    expect(done.status).toBe('completed');
+    expect(auditLog(done)).toEqual([
+      {
+        approvalId: request.approvalId,
+        toolCallId: 'call_0',
+        toolName: 'slow_tool',
+        decision: 'denied',
+        source: 'expiry',
+        scope: 'once',
+        at: START + 1,
+        reason: 'expired',
+        argsDigest: request.argsDigest,
+      },
+    ]);
+    const result = parsedResult(done.messages.find((message) => message.role === 'tool')!.content);
+    expect(result).toMatchObject({ status: 'denied', reason: 'expired', message: expect.stringMatching(/expired.*Do not retry/) });
+  });
+
+  it('a late human decision on an expired request is refused with ApprovalExpiredError; the input stays as it was', async () => {
+    const { agent, clock } = setup({ agentTtl: 500 });
+    const paused = await agent.execute({ input: 'go' });
+    clock.advance(500);
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    expect(() => withApprovalResponse(paused, { approvalId, approved: true })).toThrow(ApprovalExpiredError);
+    expect(paused.status).toBe('awaitingApproval');
+  });
+
+  it('only the expired requests are denied; the others stay pending and decidable', async () => {
+    const { agent, clock, ledger } = setup({ agentTtl: 60_000, toolTtl: 10, calls: ['slow_tool', 'quick_tool'] });
+    const paused = await agent.execute({ input: 'go' });
+    clock.advance(10);
+    const partly = await agent.execute(paused);
+    expect(partly.status).toBe('awaitingApproval');
+    expect(partly.pendingApprovals.map((request) => request.toolName)).toEqual(['slow_tool']);
+    expect(partly.toolCalls.map((record) => record.status)).toEqual(['pending', 'expired']);
+    expect(partly.version).toBe(paused.version + 1);
+
+    const done = await agent.execute(withApprovalResponse(partly, { approvalId: partly.pendingApprovals[0]!.approvalId, approved: true }));
+    expect(done.status).toBe('completed');
+    expect(ledger.executions.map((item) => item.toolName)).toEqual(['slow_tool']);
+  });
+
+  it("onExpire 'keep': an expired request stays pending and a person can still approve it", async () => {
+    const { agent, clock, ledger } = setup({ agentTtl: 1_000, onExpire: 'keep' });
+    const paused = await agent.execute({ input: 'go' });
+    expect(paused.pendingApprovals[0]!.onExpire).toBe('keep');
+    clock.advance(10 * 1_000);
+    expect(expiryDecisions(paused, clock())).toEqual([]);
+    expect(await agent.execute(paused)).toBe(paused);
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    const done = await agent.execute(approved);
+    expect(done.status).toBe('completed');
+    expect(ledger.count()).toBe(1);
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, StopReason, defineTool, type Message } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { z } from 'zod';
+import { fakeClock, newLedger, pathTool, testAgent } from '../support/core-harness.js';
+
+describe('the agent loop', () => {
+  it('a string input is one user message; instructions come first as a system message', async () => {
+    const model = createScriptedModel([textTurn('hello back')]);
+    const clock = fakeClock();
+    const agent = testAgent({ model, tools: [], instructions: 'Be brief.', clock });
+    const done = await agent.execute({ input: 'hello' });
+    expect(model.calls[0]!.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hello' },
+    ]);
+    expect(done).toMatchObject({ status: 'completed', stopReason: StopReason.Completed, output: 'hello back', turns: 1, createdAt: clock(), updatedAt: clock() });
+    expect(done.messages.at(-1)).toEqual({ role: 'assistant', content: 'hello back' });
+    expect(done.runId).toMatch(/^run_/);
+  });
+
+  it('a Message[] input is the conversation so far, kept as given (its own system message wins)', async () => {
+    const history: Message[] = [
+      { role: 'system', content: 'You manage files.' },
+      { role: 'user', content: 'list /tmp' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'old_1', name: 'list', args: { path: '/tmp' } }] },
+      { role: 'tool', toolCallId: 'old_1', content: '["a","b"]' },
+      { role: 'assistant', content: 'a and b' },
+      { role: 'user', content: 'delete a' },
+    ];
+    const model = createScriptedModel([textTurn('ok')]);
+    const agent = testAgent({ model, tools: [], instructions: 'ignored because the history has a system message' });
+    const done = await agent.execute({ input: history });
+    expect(model.calls[0]!.messages).toEqual(history);
+    expect(done.messages).toEqual([...history, { role: 'assistant', content: 'ok' }]);
+  });
+
+  it('an empty or malformed input is refused with a ConfigError saying what to pass', async () => {
+    const agent = testAgent({ model: createScriptedModel([]), tools: [] });
+    await expect(agent.execute({ input: '' })).rejects.toThrow(ConfigError);
+    await expect(agent.execute({ input: [] })).rejects.toThrow(/input has no messages/);
+    await expect(agent.execute({ input: [{ role: 'robot', content: 'x' } as unknown as Message] })).rejects.toThrow(ConfigError);
+    await expect(agent.execute({ input: 'x', runId: 'has spaces' })).rejects.toThrow(/runId/);
+  });
+
+  it('stops with max_turns after maxTurns model turns without a final answer', async () => {
+    const ledger = newLedger();
+    const model = createScriptedModel(() => toolCallTurn('look', { path: '/x' }));
+    const agent = testAgent({ model, tools: [pathTool('look', ledger, { needsApproval: false })], maxTurns: 3 });
+    const done = await agent.execute({ input: 'loop forever' });
+    expect(done).toMatchObject({ status: 'failed', state: 'failed', stopReason: StopReason.MaxTurns, turns: 3, error: { code: 'max_turns' } });
+    expect(done.error!.message).toContain('3 model turns');
+    expect(model.calls).toHaveLength(3);
+    expect(ledger.count()).toBe(3);
+  });
+
+  it('a model that throws fails the run with stop reason error and the message', async () => {
+    const agent = testAgent({
+      model: {
+        generate: async () => {
+          throw new Error('rate limited');
+        },
+      },
+      tools: [],
+    });
+    const done = await agent.execute({ input: 'hi' });
+    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'model_error', message: 'rate limited' } });
+  });
+
+  it('a model answer that is not an assistant message fails the run with invalid_model_response', async () => {
+    const agent = testAgent({ model: { generate: async () => ({ message: { role: 'user', content: 'x' } as never }) }, tools: [] });
+    const done = await agent.execute({ input: 'hi' });
+    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'invalid_model_response' } });
+  });
+
+  it('a scripted model that runs out of turns fails the run rather than hanging', async () => {
+    const agent = testAgent({ model: createScriptedModel([toolCallTurn('look', { path: '/x' })]), tools: [pathTool('look', newLedger(), { needsApproval: false })] });
+    const done = await agent.execute({ input: 'hi' });
+    expect(done.error).toMatchObject({ code: 'model_error', message: expect.stringContaining('only 1 turns') });
+  });
+
+  it('tool return values reach the model as text: strings as they are, objects as JSON, undefined as ok', async () => {
+    const results: unknown[] = ['plain text', { n: 1, big: 2n }, undefined];
+    const tools = results.map((value, index) =>
+      defineTool({ name: `t${index}`, description: 'returns a value', input: z.object({}), needsApproval: false, execute: () => value }),
+    );
+    const model = createScriptedModel([toolCallTurn(tools.map((tool) => ({ name: tool.name, args: {} }))), textTurn('ok')]);
+    await testAgent({ model, tools }).execute({ input: 'go' });
+    expect(model.calls[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      'plain text',
+      '{"n":1,"big":"2"}',
+      '{"status":"ok"}',
+    ]);
+  });
+
+  it('every step raises the version by one and every snapshot is frozen', async () => {
+    const seen: number[] = [];
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('look', { path: '/x' }), textTurn('ok')]),
+      tools: [pathTool('look', newLedger(), { needsApproval: false })],
+    });
+    const done = await agent.execute(
+      { input: 'go' },
+      {
+        checkpoint: async (snap) => {
+          expect(Object.isFrozen(snap)).toBe(true);
+          expect(Object.isFrozen(snap.messages)).toBe(true);
+          seen.push(snap.version);
+        },
+      },
+    );
+    expect(seen).toEqual(seen.map((_, index) => index + 1));
+    expect(done.version).toBe(seen.at(-1));
+  });
+
+  it('createAgent refuses a bad config and duplicate tool names with ConfigError', () => {
+    const tool = pathTool('same', newLedger());
+    expect(() => testAgent({ model: createScriptedModel([]), tools: [tool, tool] })).toThrow(/two tools are named same/);
+    expect(() => testAgent({ model: {} as never, tools: [] })).toThrow(ConfigError);
+    expect(() => testAgent({ model: createScriptedModel([]), tools: [], approvalTtlMs: -1 })).toThrow(/approvalTtlMs/);
+  });
+});

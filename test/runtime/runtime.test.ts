@@ -1,0 +1,295 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AgentNotFoundError,
+  ConfigError,
+  createMemoryStore,
+  createRuntime,
+  DecisionConflictError,
+  LinkTokenError,
+  RunNotFoundError,
+  UnknownApprovalError,
+  type RunEvent,
+} from 'countersign';
+import { countingAgent, manualClock } from '../support/runtime-harness.js';
+
+describe('createRuntime', () => {
+  it('refuses a configuration it cannot run, naming the problem', () => {
+    const { agent } = countingAgent();
+    expect(() => createRuntime({ agents: [] })).toThrow(/agents is empty/);
+    expect(() => createRuntime({ agents: [agent, agent] })).toThrow(/two agents are named/);
+    expect(() => createRuntime({ agents: [agent], links: { secret: 'short', baseUrl: 'https://x.example' } })).toThrow(ConfigError);
+    expect(() => createRuntime({ agents: [agent], store: {} as never })).toThrow(/store must implement SnapshotStore/);
+  });
+
+  it('starts a run of a named agent, stores it, and refuses unknown agents and runs', async () => {
+    const { agent } = countingAgent();
+    const runtime = createRuntime({ agents: [agent] });
+    const paused = await runtime.start(agent.name, { input: 'pay acct-0' });
+    expect(paused.status).toBe('awaitingApproval');
+    expect(await runtime.get(paused.runId)).toEqual(paused);
+    await expect(runtime.start('nobody', { input: 'x' })).rejects.toBeInstanceOf(AgentNotFoundError);
+    await expect(runtime.get('run_missing')).rejects.toMatchObject({ name: 'RunNotFoundError', runId: 'run_missing' });
+    await expect(runtime.respond('run_missing', { approvalId: 'a', approved: true })).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+
+  it('records a decision once, resumes, and answers an identical repeat without doing anything again', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    const first = await runtime.respond(paused.runId, { approvalId, approved: true, approvedBy: 'alice' });
+    expect(first).toMatchObject({ status: 'completed', duplicate: false });
+    const modelCalls = counting.modelCalls();
+    const repeat = await runtime.respond(paused.runId, { approvalId, approved: true, approvedBy: 'alice' });
+    expect(repeat).toMatchObject({ status: 'completed', duplicate: true });
+    expect(repeat.snapshot).toEqual(first.snapshot);
+    expect(counting.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
+    expect(counting.modelCalls()).toBe(modelCalls);
+  });
+
+  it('refuses a conflicting decision with the decision that won', async () => {
+    const counting = countingAgent();
+    const clock = manualClock();
+    const runtime = createRuntime({ agents: [counting.agent], clock });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    await runtime.respond(paused.runId, { approvalId, approved: false, approvedBy: 'bob', reason: 'no' });
+    const conflict = runtime.respond(paused.runId, { approvalId, approved: true, approvedBy: 'alice' });
+    await expect(conflict).rejects.toBeInstanceOf(DecisionConflictError);
+    await expect(conflict).rejects.toMatchObject({ approvalId, winner: { decision: 'denied', by: 'bob', at: clock() } });
+    expect(counting.executions).toEqual([]);
+  });
+
+  it('runs the tool exactly once when 20 callers decide the same approval at once', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) =>
+        runtime.respond(paused.runId, index % 4 === 3 ? { approvalId, approved: false, approvedBy: `p${index}` } : { approvalId, approved: true, approvedBy: `p${index}` }),
+      ),
+    );
+    const winners = results.filter((result) => result.status === 'fulfilled' && !result.value.duplicate);
+    expect(winners).toHaveLength(1);
+    const stored = await runtime.get(paused.runId);
+    const won = stored.audit.find((entry) => entry.approvalId === approvalId)!;
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ name: 'DecisionConflictError', winner: { decision: won.decision, by: won.by } });
+    }
+    expect(counting.executions).toHaveLength(won.decision === 'approved' ? 1 : 0);
+    expect(stored.status).toBe('completed');
+  });
+
+  it('keeps waiting until every pending request is decided, then resumes once', async () => {
+    const counting = countingAgent({ calls: 3 });
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay three' });
+    const [a, b, c] = paused.pendingApprovals;
+    expect((await runtime.respond(paused.runId, { approvalId: a!.approvalId, approved: true, approvedBy: 'x' })).status).toBe('awaitingApproval');
+    expect((await runtime.respond(paused.runId, { approvalId: b!.approvalId, approved: false, approvedBy: 'x' })).status).toBe('awaitingApproval');
+    expect(counting.executions).toEqual([]);
+    const done = await runtime.respond(paused.runId, { approvalId: c!.approvalId, approved: true, approvedBy: 'x' });
+    expect(done.status).toBe('completed');
+    expect(counting.executions.sort()).toEqual([`${paused.runId}:${a!.toolCallId}`, `${paused.runId}:${c!.toolCallId}`].sort());
+  });
+
+  it("records only in 'record' mode and resumes on resume(); 'enqueue' hands the run to the queue", async () => {
+    const counting = countingAgent();
+    const queued: string[] = [];
+    const runtime = createRuntime({ agents: [counting.agent], queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const one = await runtime.start(counting.agent.name, { input: 'pay' });
+    const recorded = await runtime.respond(one.runId, { approvalId: one.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    expect(recorded.status).toBe('running');
+    expect(counting.executions).toEqual([]);
+    expect((await runtime.resume(one.runId)).status).toBe('completed');
+    expect((await runtime.resume(one.runId)).status).toBe('completed');
+    expect(counting.executions).toHaveLength(1);
+
+    const two = await runtime.start(counting.agent.name, { input: 'pay' });
+    const enqueued = await runtime.respond(two.runId, { approvalId: two.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'enqueue' });
+    expect(enqueued.status).toBe('running');
+    expect(queued).toEqual([two.runId]);
+
+    const withoutQueue = createRuntime({ agents: [counting.agent] });
+    const three = await withoutQueue.start(counting.agent.name, { input: 'pay' });
+    await expect(withoutQueue.respond(three.runId, { approvalId: three.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'enqueue' })).rejects.toThrow(/needs a queue/);
+    await expect(withoutQueue.respond(three.runId, { approvalId: 'x', approved: true }, { mode: 'later' as never })).rejects.toThrow(ConfigError);
+  });
+
+  it('cancels a stored run once; deciding it afterwards is refused', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const cancelled = await runtime.cancel(paused.runId, 'changed my mind');
+    expect(cancelled).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+    expect(await runtime.cancel(paused.runId)).toEqual(cancelled);
+    await expect(runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true })).rejects.toMatchObject({
+      name: 'RunNotAwaitingApprovalError',
+    });
+    expect(counting.executions).toEqual([]);
+  });
+
+  it('lists pending approvals across runs and validates the page options', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const runs = [await runtime.start(counting.agent.name, { input: 'a' }), await runtime.start(counting.agent.name, { input: 'b' })];
+    const page = await runtime.pending({ agent: counting.agent.name });
+    expect(page.items.map((item) => item.runId).sort()).toEqual(runs.map((run) => run.runId).sort());
+    await expect(runtime.pending({ limit: 0 })).rejects.toThrow(/limit/);
+  });
+});
+
+describe('expiry sweeps', () => {
+  it('denies each expired request exactly once, even with several sweepers, and the run finishes', async () => {
+    const clock = manualClock();
+    const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const store = createMemoryStore({ clock });
+    const sweepers = [createRuntime({ agents: [counting.agent], store, clock }), createRuntime({ agents: [counting.agent], store, clock })];
+    const paused = await Promise.all(Array.from({ length: 5 }, () => sweepers[0]!.start(counting.agent.name, { input: 'pay' })));
+    expect((await sweepers[0]!.sweepExpired()).expired).toBe(0);
+    clock.advance(60_000);
+    const results = await Promise.all([sweepers[0]!.sweepExpired(), sweepers[1]!.sweepExpired(), sweepers[0]!.sweepExpired()]);
+    expect(results.reduce((sum, result) => sum + result.expired, 0)).toBe(5);
+    for (const run of paused) {
+      const stored = await sweepers[1]!.get(run.runId);
+      expect(stored.status).toBe('completed');
+      expect(stored.audit.filter((entry) => entry.source === 'expiry')).toHaveLength(1);
+    }
+    expect(counting.executions).toEqual([]);
+  });
+});
+
+describe('recover', () => {
+  it('asks a person again about a non-idempotent call whose process died, and never runs it twice silently', async () => {
+    const clock = manualClock();
+    const store = createMemoryStore({ clock });
+    const dying = countingAgent({ clock, leaseMs: 30_000, name: 'recover-plain', during: () => new Promise(() => {}) });
+    const first = createRuntime({ agents: [dying.agent], store, clock });
+    const paused = await first.start(dying.agent.name, { input: 'pay' });
+    // The decision commits, the tool starts, and this "process" never comes back.
+    void first.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    await waitFor(async () => (await store.load(paused.runId))!.toolCalls[0]?.status === 'executing');
+
+    const healthy = countingAgent({ clock, name: 'recover-plain' });
+    const second = createRuntime({ agents: [healthy.agent], store, clock });
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    clock.advance(30_001);
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1 });
+    const asked = await second.get(paused.runId);
+    expect(asked.status).toBe('awaitingApproval');
+    expect(asked.pendingApprovals[0]).toMatchObject({ outcomeUnknown: true, toolCallId: paused.pendingApprovals[0]!.toolCallId });
+    expect(healthy.executions).toEqual([]);
+    const done = await second.respond(paused.runId, { approvalId: asked.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    expect(done.status).toBe('completed');
+    expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
+  });
+
+  it('runs an idempotent call again with the same idempotency key', async () => {
+    const clock = manualClock();
+    const store = createMemoryStore({ clock });
+    const dying = countingAgent({ clock, leaseMs: 30_000, idempotent: true, name: 'recover-idem', during: () => new Promise(() => {}) });
+    const first = createRuntime({ agents: [dying.agent], store, clock });
+    const paused = await first.start(dying.agent.name, { input: 'pay' });
+    void first.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    await waitFor(async () => (await store.load(paused.runId))!.toolCalls[0]?.status === 'executing');
+
+    const healthy = countingAgent({ clock, idempotent: true, name: 'recover-idem' });
+    const second = createRuntime({ agents: [healthy.agent], store, clock });
+    clock.advance(30_001);
+    expect(await second.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect((await second.get(paused.runId)).status).toBe('completed');
+    expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
+  });
+
+  it('resumes a run whose decision was committed but whose process died before resuming', async () => {
+    const clock = manualClock();
+    const store = createMemoryStore({ clock });
+    const counting = countingAgent({ clock });
+    const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    clock.advance(10_001);
+    expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect(counting.executions).toHaveLength(1);
+  });
+});
+
+describe('one-click links', () => {
+  const secret = 'link-secret-0123456789abcdef';
+
+  it('decides with a link once; a reused, forged or foreign token is refused', async () => {
+    const clock = manualClock();
+    const counting = countingAgent({ clock, calls: 2 });
+    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret, baseUrl: 'https://approvals.example.com/' } });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const [first, second] = paused.pendingApprovals;
+    const links = await runtime.approvalLinks(paused.runId, first!.approvalId, { approvedBy: 'alice@example.com' });
+    expect(links.approve).toMatch(/^https:\/\/approvals\.example\.com\/links\/[\w-]+\.[\w-]+$/);
+    const token = (url: string) => url.split('/links/')[1]!;
+
+    await expect(runtime.respondWithLink(token(links.approve).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).rejects.toMatchObject({ reason: 'bad_signature' });
+    const result = await runtime.respondWithLink(token(links.approve));
+    expect(result.status).toBe('awaitingApproval');
+    expect(result.snapshot.audit.at(-1)).toMatchObject({ approvalId: first!.approvalId, decision: 'approved', by: 'alice@example.com' });
+    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({ name: 'LinkTokenError', reason: 'used' });
+    // The deny link of a decided approval cannot overturn it.
+    await expect(runtime.respondWithLink(token(links.deny))).rejects.toBeInstanceOf(DecisionConflictError);
+
+    const other = await runtime.approvalLinks(paused.runId, second!.approvalId, { expiresIn: 1_000 });
+    clock.advance(1_000);
+    await expect(runtime.respondWithLink(token(other.deny))).rejects.toMatchObject({ reason: 'expired' });
+    await expect(runtime.approvalLinks(paused.runId, 'apr_nope')).rejects.toBeInstanceOf(UnknownApprovalError);
+  });
+
+  it('never outlives the approval it decides', async () => {
+    const clock = manualClock();
+    const counting = countingAgent({ clock, approvalTtlMs: 5_000 });
+    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret, baseUrl: 'https://a.example' } });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const links = await runtime.approvalLinks(paused.runId, paused.pendingApprovals[0]!.approvalId, { expiresIn: 86_400_000 });
+    expect(links.expiresAt).toBe(paused.pendingApprovals[0]!.expiresAt);
+    await expect(createRuntime({ agents: [counting.agent] }).approvalLinks(paused.runId, 'x')).rejects.toThrow(/links/);
+  });
+
+  it('refuses tokens that are not tokens', async () => {
+    const { agent } = countingAgent();
+    const runtime = createRuntime({ agents: [agent], links: { secret, baseUrl: 'https://a.example' } });
+    await expect(runtime.respondWithLink('garbage')).rejects.toBeInstanceOf(LinkTokenError);
+  });
+});
+
+describe('events', () => {
+  it('announces each event after its commit, to subscribers and the notifier; a failing notifier does not stop the run', async () => {
+    const counting = countingAgent();
+    const store = createMemoryStore();
+    const seen: { event: RunEvent; stored: string | undefined }[] = [];
+    const errors: unknown[] = [];
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      store,
+      notifier: { publish: async () => Promise.reject(new Error('webhook down')) },
+      onError: (error) => errors.push(error),
+    });
+    runtime.subscribe((event) => {
+      seen.push({ event, stored: undefined });
+      void store.load(event.runId).then((run) => (seen.at(-1)!.stored = run?.status));
+    });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'a' });
+    expect(seen.map((item) => item.event.type)).toEqual(['approval-requested', 'approval-resolved', 'run-completed']);
+    await waitFor(async () => errors.length === 3);
+    expect((errors[0] as Error).message).toBe('webhook down');
+    const requested = seen[0]!.event;
+    expect(requested.type === 'approval-requested' && requested.request.approvalId).toBe(paused.pendingApprovals[0]!.approvalId);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<void> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('condition not reached');
+}

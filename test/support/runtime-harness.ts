@@ -1,0 +1,65 @@
+// Agents for runtime tests: a gated tool whose executions are counted, driven by a scripted model.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { createAgent, defineTool, type Agent } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+export interface CountingAgent {
+  readonly agent: Agent;
+  /** Idempotency keys of every execution, in order. */
+  readonly executions: string[];
+  /** Model calls made so far. */
+  modelCalls(): number;
+}
+
+export interface CountingAgentOptions {
+  /** Calls per assistant turn (each needs approval). Default 1. */
+  readonly calls?: number;
+  readonly clock?: () => number;
+  readonly approvalTtlMs?: number;
+  readonly idempotent?: boolean;
+  /** Runs before the tool returns; a never-settling promise simulates a process that dies mid-call. */
+  readonly during?: (key: string) => Promise<void> | void;
+  readonly leaseMs?: number;
+  readonly name?: string;
+}
+
+/** An agent whose model asks for `calls` `send_payment` calls, then answers `paid` once results are in. */
+export function countingAgent(options: CountingAgentOptions = {}): CountingAgent {
+  const executions: string[] = [];
+  const tool = defineTool({
+    name: 'send_payment',
+    description: 'Send a payment',
+    input: z.object({ to: z.string(), cents: z.number().int() }),
+    ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+    execute: async ({ to }, ctx) => {
+      await options.during?.(ctx.idempotencyKey);
+      executions.push(ctx.idempotencyKey);
+      return `paid ${to}`;
+    },
+  });
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool'
+      ? textTurn('paid')
+      : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'send_payment', args: { to: `acct-${index}`, cents: 100 + index } }))),
+  );
+  const agent = createAgent({
+    name: options.name ?? `payments-${randomUUID().slice(0, 8)}`,
+    model,
+    tools: [tool],
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+  return { agent, executions, modelCalls: () => model.calls.length };
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = 1_700_000_000_000) {
+  let now = start;
+  const clock = () => now;
+  clock.advance = (ms: number) => {
+    now += ms;
+  };
+  return clock;
+}

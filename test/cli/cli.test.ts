@@ -1,0 +1,90 @@
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from 'countersign';
+import { runCli } from '../../src/cli/run-cli.js';
+import { countingAgent } from '../support/runtime-harness.js';
+
+async function cli(runtime: Runtime, argv: string[], input = '') {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([input]), env: { COUNTERSIGN_RUNTIME: './runtime.js' }, loadRuntime: async () => runtime });
+  return { code, out, err };
+}
+
+async function pausedRuntime(calls = 1) {
+  const counting = countingAgent({ calls });
+  const runtime = createRuntime({ agents: [counting.agent] });
+  const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+  return { counting, runtime, paused };
+}
+
+describe('countersign CLI', () => {
+  it('lists pending approvals, shows a run, approves it and reports the run finished', async () => {
+    const { counting, runtime, paused } = await pausedRuntime();
+    const request = paused.pendingApprovals[0]!;
+    const pending = await cli(runtime, ['pending']);
+    expect(pending.code).toBe(0);
+    expect(pending.out).toContain(`approval ${request.approvalId}`);
+    expect(pending.out).toContain('send_payment');
+    const shown = await cli(runtime, ['show', paused.runId, '--json']);
+    expect(JSON.parse(shown.out)).toMatchObject({ runId: paused.runId, status: 'awaitingApproval' });
+    const approved = await cli(runtime, ['approve', paused.runId, request.approvalId, '--by', 'alice']);
+    expect(approved).toMatchObject({ code: 0, out: 'approved; run is completed\n' });
+    expect(counting.executions).toHaveLength(1);
+    const again = await cli(runtime, ['approve', paused.runId, request.approvalId, '--by', 'alice']);
+    expect(again.out).toContain('(already recorded)');
+    const conflict = await cli(runtime, ['deny', paused.runId, request.approvalId]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.err).toContain('[decision_conflict]');
+  });
+
+  it('reviews pending approvals one by one from standard input', async () => {
+    const { counting, runtime, paused } = await pausedRuntime(3);
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nx\nd\ntoo risky\ns\n');
+    expect(review.code).toBe(0);
+    expect(review.out).toContain('please answer a, d, s or q');
+    expect(review.out).toContain('2 decided');
+    const run = await runtime.get(paused.runId);
+    expect(run.audit.map((entry) => [entry.decision, entry.by, entry.reason])).toEqual([
+      ['approved', 'bob', undefined],
+      ['denied', 'bob', 'too risky'],
+    ]);
+    expect(run.pendingApprovals).toHaveLength(1);
+    expect(counting.executions).toHaveLength(0);
+  });
+
+  it('edits arguments, cancels, sweeps and recovers', async () => {
+    const { counting, runtime, paused } = await pausedRuntime();
+    const edit = await cli(runtime, ['approve', paused.runId, paused.pendingApprovals[0]!.approvalId, '--args', '{"to":"acct-9","cents":5}']);
+    expect(edit.code).toBe(0);
+    expect(counting.executions).toHaveLength(1);
+    const badEdit = await cli(runtime, ['approve', paused.runId, 'x', '--args', '{nope']);
+    expect(badEdit.code).toBe(2);
+    const other = await runtime.start(counting.agent.name, { input: 'pay' });
+    expect((await cli(runtime, ['cancel', other.runId])).out).toBe(`run ${other.runId} is cancelled\n`);
+    expect((await cli(runtime, ['sweep'])).out).toBe('expired 0 approvals in 0 runs\n');
+    expect((await cli(runtime, ['recover', '--json'])).out).toContain('"askedAgain": 0');
+  });
+
+  it('explains usage mistakes with exit code 2', async () => {
+    const { runtime } = await pausedRuntime();
+    expect((await cli(runtime, [])).code).toBe(2);
+    expect((await cli(runtime, ['frobnicate'])).err).toContain('unknown command frobnicate');
+    expect((await cli(runtime, ['show'])).err).toContain('show takes a run id');
+    expect((await cli(runtime, ['approve', 'r', 'a', '--scope', 'forever'])).err).toContain('--scope must be one of once, run');
+    expect((await cli(runtime, ['--help'])).code).toBe(0);
+  });
+
+  it('prints no terminal control sequences a tool call smuggled into its description', async () => {
+    const { runtime, paused } = await pausedRuntime();
+    const { formatRequest } = await import('../../src/cli/format.js');
+    const request = { ...paused.pendingApprovals[0]!, description: 'Pay \u001b[2J\u001b]0;owned\u0007now', reason: 'why\u001b[31m' };
+    const text = formatRequest(paused.runId, request, Date.now());
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain('Pay \\x1b[2J');
+  });
+});

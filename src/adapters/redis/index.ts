@@ -1,0 +1,4 @@
+export { createStreamNotifier, parseEventEntry, type StreamNotifier, type StreamNotifierOptions, type StreamEventHandler, type StreamEventListener, type StreamEventMeta } from './stream-notifier.js';
+export { createRedisResumeQueue, type RedisResumeQueue, type RedisResumeQueueOptions } from './resume-queue.js';
+export { createWorker, WORKER_GROUP, type Worker, type WorkerOptions, type WorkerErrorInfo } from './worker.js';
+export type { StreamErrorInfo, RedisClient } from './stream-group.js';

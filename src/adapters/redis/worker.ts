@@ -1,0 +1,193 @@
+import { ConfigError, StoreUnavailableError } from '../../errors.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { checkTiming, DEFAULT_STREAM_PREFIX, defaultConsumerName, runGroupReader, type RedisClient, type StreamErrorInfo } from './stream-group.js';
+
+/** The consumer group every worker reads `${prefix}jobs` through. */
+export const WORKER_GROUP = 'countersign-workers';
+
+/** What a worker tells `onError`; `phase: 'resume'` is `runtime.resume` failing for `runId`. */
+export interface WorkerErrorInfo extends Omit<StreamErrorInfo, 'phase'> {
+  readonly phase: StreamErrorInfo['phase'] | 'resume';
+  readonly runId?: string;
+  /**
+   * For `'resume'`: true when the error is retryable (`StoreUnavailableError`)
+   * and the job was left pending, to run again once idle for `claimIdleMs`;
+   * false when the job was acknowledged and dropped.
+   */
+  readonly retrying?: boolean;
+}
+
+export interface WorkerOptions {
+  /** Only `resume` is used: it must be safe to call twice or concurrently for one run, as `createRuntime`'s is. */
+  readonly runtime: Pick<Runtime, 'resume'>;
+  readonly redis: RedisClient;
+  /** Key prefix shared with the store and the queue; jobs are read from `${prefix}jobs`. Default `'cs:'`. */
+  readonly prefix?: string;
+  /** Most runs resumed at once by this worker. Default 4. */
+  readonly concurrency?: number;
+  /** This worker's consumer name in the group. Default: `<hostname>:<pid>:<random>`. */
+  readonly consumer?: string;
+  /** How long one blocking read waits for jobs, in ms; also bounds how late `stop()` notices. Default 5,000. */
+  readonly blockMs?: number;
+  /**
+   * A job unacknowledged this long is taken over by another worker, in ms:
+   * its worker died, or its resume failed with a retryable error. Jobs a live
+   * worker is still running are kept fresh and never taken. Default 30,000.
+   */
+  readonly claimIdleMs?: number;
+  /** A job delivered more times than this is copied to `${prefix}jobs:dead` and dropped. Default 20. */
+  readonly maxDeliveries?: number;
+  /** Problems handled without stopping. Default: `console.error`. */
+  readonly onError?: (info: WorkerErrorInfo) => void;
+}
+
+export interface Worker {
+  readonly consumer: string;
+  /** Runs being resumed right now by this worker. */
+  readonly inFlight: number;
+  /** Settles when the worker has stopped and drained; rejects if it could not start (the jobs key is not a stream). */
+  readonly done: Promise<void>;
+  /** Stops taking jobs, waits for the resumes in flight to finish and acknowledges them. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function isRetryable(error: unknown): boolean {
+  return (
+    error instanceof StoreUnavailableError ||
+    (error instanceof Error && error.name === 'StoreUnavailableError') ||
+    (typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true)
+  );
+}
+
+function defaultOnError(info: WorkerErrorInfo): void {
+  console.error(`countersign worker (${info.phase}${info.runId ? ` run ${info.runId}` : ''}):`, info.error);
+}
+
+/**
+ * Resumes the runs queued by `respond(..., { mode: 'enqueue' })`: reads
+ * `${prefix}jobs` through the consumer group `countersign-workers`, calls
+ * `runtime.resume(runId)` for each job with at most `concurrency` at once,
+ * and acknowledges the job after it settles. Start as many workers, on as
+ * many machines, as you like: the group hands each job to one of them, and a
+ * worker that dies leaves its jobs to be claimed by another after
+ * `claimIdleMs`. Jobs for a run already being resumed here wait for that
+ * resume and then run once more, so one worker never resumes a run twice at once.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { createRuntime } from 'countersign';
+ * import { createRedisStore, createWorker } from 'countersign/redis';
+ *
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * const runtime = createRuntime({ agents, store: createRedisStore({ redis }) });
+ * const worker = createWorker({ runtime, redis, concurrency: 8 });
+ * process.once('SIGTERM', () => void worker.stop().then(() => redis.quit()));
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const { runtime } = options;
+  if (typeof runtime?.resume !== 'function') throw new ConfigError('createWorker: `runtime` must have a resume(runId) method; pass the object createRuntime returned.');
+  const key = `${options.prefix ?? DEFAULT_STREAM_PREFIX}jobs`;
+  const consumer = options.consumer ?? defaultConsumerName();
+  const concurrency = options.concurrency ?? 4;
+  const blockMs = options.blockMs ?? 5_000;
+  const claimIdleMs = options.claimIdleMs ?? 30_000;
+  const maxDeliveries = options.maxDeliveries ?? 20;
+  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries });
+  if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
+  const onError = options.onError ?? defaultOnError;
+  const report = (info: WorkerErrorInfo) => {
+    try {
+      onError(info);
+    } catch {
+      // A throwing error hook must not take the worker down.
+    }
+  };
+
+  let inFlight = 0;
+
+  /** Resolves true when the job is done with (ack), false when it should run again later. */
+  const resumeOnce = async (runId: string, entryId: string, deliveries: number): Promise<boolean> => {
+    inFlight++;
+    try {
+      await runtime.resume(runId);
+      return true;
+    } catch (error) {
+      const retrying = isRetryable(error);
+      report({ error, phase: 'resume', runId, entryId, deliveries, retrying });
+      return !retrying;
+    } finally {
+      inFlight--;
+    }
+  };
+
+  // Per run: the resume running or queued last, and a queued follow-up that
+  // later jobs for the same run join instead of queueing another.
+  interface Lane {
+    tail: Promise<boolean>;
+    queued: Promise<boolean> | undefined;
+  }
+  const lanes = new Map<string, Lane>();
+
+  const schedule = (runId: string, entryId: string, deliveries: number): Promise<boolean> => {
+    const existing = lanes.get(runId);
+    if (existing?.queued) return existing.queued;
+    // A job that arrives while its run is being resumed may carry a decision
+    // that resume did not see, so it runs once more afterwards.
+    const before = existing ? existing.tail.then(() => undefined) : Promise.resolve();
+    const lane: Lane = existing ?? { tail: Promise.resolve(true), queued: undefined };
+    const run = before.then(() => {
+      if (lane.queued === run) lane.queued = undefined;
+      return resumeOnce(runId, entryId, deliveries);
+    });
+    lane.tail = run;
+    if (existing) lane.queued = run;
+    else lanes.set(runId, lane);
+    void run.finally(() => {
+      if (lanes.get(runId) === lane && lane.tail === run) lanes.delete(runId);
+    });
+    return run;
+  };
+
+  const controller = new AbortController();
+  const done = runGroupReader(
+    {
+      redis: options.redis,
+      key,
+      group: WORKER_GROUP,
+      consumer,
+      // Jobs queued before the first worker ever started must run too.
+      startId: '0',
+      blockMs,
+      claimIdleMs,
+      // Hold no more jobs than we run, so idle workers elsewhere get the rest.
+      batch: concurrency,
+      concurrency,
+      maxDeliveries,
+      // Only this group reads the jobs stream, so a finished job can go.
+      deleteOnAck: true,
+      onError: report,
+      handle: async (entry) => {
+        const runId = entry.fields['runId'];
+        if (runId === undefined || runId.length === 0) {
+          report({ error: new Error(`Job ${entry.id} of ${key} has no runId field.`), phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
+          return true;
+        }
+        return schedule(runId, entry.id, entry.deliveries);
+      },
+    },
+    controller.signal,
+  );
+  done.catch((error: unknown) => report({ error, phase: 'group' }));
+
+  return {
+    consumer,
+    get inFlight() {
+      return inFlight;
+    },
+    done,
+    stop() {
+      controller.abort();
+      return done;
+    },
+  };
+}

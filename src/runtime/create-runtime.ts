@@ -320,6 +320,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         respondOptions,
       );
     },
+    async inspectLink(token: string) {
+      const links = linkSettings();
+      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      return { claim, snapshot: await get(claim.runId) };
+    },
     subscribe(listener: (event: RunEvent) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,6 +1,6 @@
 import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
-import type { ApprovalLinks } from './approval-links.js';
+import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { ListPendingOptions, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
@@ -45,6 +45,8 @@ export interface Runtime {
   approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
   /** Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used. */
   respondWithLink(token: string, options?: { mode?: RespondMode }): Promise<RespondResult>;
+  /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
+  inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
   /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }

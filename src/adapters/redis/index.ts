@@ -1,3 +1,6 @@
+export { createRedisStore, type RedisStore, type RedisStoreOptions, type DrainOptions } from './redis-store.js';
+export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
+export type { RedisKeys } from './keys.js';
 export { createStreamNotifier, parseEventEntry, type StreamNotifier, type StreamNotifierOptions, type StreamEventHandler, type StreamEventListener, type StreamEventMeta } from './stream-notifier.js';
 export { createRedisResumeQueue, type RedisResumeQueue, type RedisResumeQueueOptions } from './resume-queue.js';
 export { createWorker, WORKER_GROUP, type Worker, type WorkerOptions, type WorkerErrorInfo } from './worker.js';

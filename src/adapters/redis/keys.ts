@@ -1,0 +1,108 @@
+import { ConfigError } from '../../errors.js';
+
+/** The prefix every key gets when none is given; the same as the stream notifier's, resume queue's and worker's. */
+export const DEFAULT_PREFIX = 'cs:';
+
+/**
+ * Every key countersign's Redis adapters use, in one place.
+ *
+ * A run's keys all carry the hash tag `{<runId>}`, so they share one Cluster
+ * slot and one Lua script can read and write all of them. The global keys
+ * (indexes, the event stream, rules) have no tag and live wherever their name
+ * hashes; nothing writes them in the same script as a run's keys.
+ */
+export interface RedisKeys {
+  readonly prefix: string;
+  /** Hash: `v` version, `h` the encoded head (superjson JSON, audit left out), `x` the run's index entries. */
+  head(runId: string): string;
+  /** List: one JSON string per message, append-only. */
+  messages(runId: string): string;
+  /** List: one JSON string per audit entry, append-only. */
+  audit(runId: string): string;
+  /** List: what a commit still has to publish and index; emptied right after the commit. */
+  outbox(runId: string): string;
+  /** The four keys above, in the order the Lua scripts take them. */
+  run(runId: string): readonly [head: string, messages: string, audit: string, outbox: string];
+  /** SCAN pattern matching every run's outbox. */
+  readonly outboxPattern: string;
+  /** Stream of run events: fields `type`, `runId`, `event` (JSON of the `RunEvent`). */
+  readonly events: string;
+  /** Sorted set of pending approvals (all scores 0; the member sorts by expiry, see `pendingMember`). */
+  readonly pending: string;
+  /** The same, for one agent. */
+  pendingAgent(agentName: string): string;
+  /** Sorted set of running runs with a tool lease, scored by when the last lease ends. */
+  readonly runningLease: string;
+  /** Sorted set of running runs without a lease, scored by `updatedAt`. */
+  readonly runningIdle: string;
+  /** String kept by `remember`. */
+  remember(key: string): string;
+  /** Hash of stored policy rules, id to encoded rule. */
+  readonly rules: string;
+  /** Turns a key name relative to the prefix (as kept in a run's index entries) into the full name. */
+  full(relative: string): string;
+}
+
+/** Escapes the characters Redis glob patterns (SCAN MATCH) treat specially. */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
+}
+
+export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
+  if (/[{}]/.test(prefix)) {
+    throw new ConfigError(
+      `Redis prefix ${JSON.stringify(prefix)} contains a brace: a hash tag in the prefix would put every run in one Cluster slot. ` +
+        'Use a prefix without { or }.',
+    );
+  }
+  const run = (runId: string, part: string) => `${prefix}run:{${runId}}:${part}`;
+  return {
+    prefix,
+    head: (runId) => run(runId, 'head'),
+    messages: (runId) => run(runId, 'msgs'),
+    audit: (runId) => run(runId, 'audit'),
+    outbox: (runId) => run(runId, 'outbox'),
+    run: (runId) => [run(runId, 'head'), run(runId, 'msgs'), run(runId, 'audit'), run(runId, 'outbox')] as const,
+    outboxPattern: `${globEscape(prefix)}run:{*}:outbox`,
+    events: `${prefix}events`,
+    pending: `${prefix}pending`,
+    pendingAgent: (agentName) => `${prefix}pending:agent:${agentName}`,
+    runningLease: `${prefix}running:lease`,
+    runningIdle: `${prefix}running:idle`,
+    remember: (key) => `${prefix}remember:${key}`,
+    rules: `${prefix}rules`,
+    full: (relative) => `${prefix}${relative}`,
+  };
+}
+
+/** Expiry times are ms since the epoch; 16 digits keep them in order as text until the year 318857. */
+const NO_EXPIRY = Number.MAX_SAFE_INTEGER;
+
+function pad(expiresAt: number): string {
+  return Math.max(0, Math.floor(expiresAt)).toString().padStart(16, '0');
+}
+
+/**
+ * A pending approval's member in the `pending` sorted sets. Every member has
+ * score 0, so the set is ordered by the member's bytes: expiry first (no
+ * expiry last, as the memory store sorts), then approval id, then run id. The
+ * NUL separators sort before any printable character, so an approval id that
+ * is a prefix of another sorts first, exactly as in the memory store.
+ */
+export function pendingMember(expiresAt: number | undefined, approvalId: string, runId: string, agentName: string): string {
+  return `${pad(expiresAt ?? NO_EXPIRY)}|${approvalId}\u0000${runId}\u0000${agentName}`;
+}
+
+export function parsePendingMember(member: string): { expiry: string; approvalId: string; runId: string; agentName: string } | undefined {
+  const bar = member.indexOf('|');
+  const [approvalId, runId, agentName, extra] = member.slice(bar + 1).split('\u0000');
+  if (bar !== 16 || approvalId === undefined || runId === undefined || agentName === undefined || extra !== undefined) return undefined;
+  return { expiry: member.slice(0, bar), approvalId, runId, agentName };
+}
+
+/** The exclusive upper bound (ZRANGEBYLEX) of members expiring at or before `now`. */
+export function expiredBound(now: number): string {
+  return `(${pad(Math.floor(now) + 1)}`;
+}
+
+export { pad as padExpiry };

@@ -1,0 +1,537 @@
+import { randomUUID } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
+import { deepFreeze } from '../../machine/freeze.js';
+import type { RunEvent } from '../../machine/run-events.js';
+import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
+import type { AgentSnapshot } from '../../machine/types.js';
+import { expiredBound, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
+import { registerScripts } from './scripts.js';
+import { guarded, toStoreError } from './unavailable.js';
+
+/**
+ * Options of `createRedisStore`.
+ *
+ * @example
+ * const options: RedisStoreOptions = { redis: new Redis(process.env.REDIS_URL!), prefix: 'myapp:', retentionMs: 86_400_000 };
+ * const store = createRedisStore(options);
+ */
+export interface RedisStoreOptions {
+  /** An ioredis connection or Cluster. The store defines its Lua commands on it. */
+  readonly redis: Redis | Cluster;
+  /** Put before every key; `cs:` by default (the notifier, queue and worker default to it too). No braces: the run id is the hash tag. */
+  readonly prefix?: string;
+  /** How long the keys of a finished (completed, failed, cancelled) run are kept: 7 days by default. */
+  readonly retentionMs?: number;
+  /** How long a waiting run is kept past its latest `expiresAt`: 1 day by default. A request without expiry keeps its run forever. */
+  readonly graceMs?: number;
+  /** Milliseconds since the epoch; `Date.now` by default. Used for TTLs and outbox ages. */
+  readonly clock?: () => number;
+  /**
+   * Called when a step after a commit fails (publishing its events, updating
+   * the indexes). The commit itself landed; its work stays in the run's
+   * outbox until `drainOutboxes` (or `runsToRecover`) finishes it.
+   */
+  readonly onError?: (error: Error) => void;
+}
+
+/** Options of `RedisStore.drainOutboxes`. */
+export interface DrainOptions {
+  /** Leave entries younger than this to the commit that wrote them (5 s by default). */
+  readonly minAgeMs?: number;
+}
+
+/**
+ * A `SnapshotStore` on Redis, plus the repair of commits whose process died
+ * between the commit and publishing its events.
+ *
+ * @example
+ * const store: RedisStore = createRedisStore({ redis });
+ * const moved = await store.drainOutboxes();
+ */
+export interface RedisStore extends SnapshotStore {
+  /** The key names this store uses. */
+  readonly keys: RedisKeys;
+  /**
+   * Publishes the events and applies the index updates a commit left behind
+   * when its process died right after it (SCANs every run's outbox: run it
+   * from a periodic job, not per request). Returns how many outbox entries it
+   * finished. `runsToRecover` calls it first.
+   */
+  drainOutboxes(options?: DrainOptions): Promise<number>;
+}
+
+const DAY = 86_400_000;
+/** Approximate length the event stream is trimmed to (XADD MAXLEN ~). */
+const STREAM_MAXLEN = 100_000;
+/** Runs whose stored message and audit counts this store remembers, to send only new messages without asking first. */
+const KNOWN_RUNS = 10_000;
+
+/** A run's membership of one global index: [key relative to the prefix, score, member]. */
+type IndexEntry = readonly [key: string, score: number, member: string];
+
+interface StoredHead {
+  readonly version: number;
+  readonly head: SnapshotHead;
+  readonly index: string;
+}
+
+function pageLimit(limit: number | undefined): number {
+  return Math.min(Math.max(Math.trunc(limit ?? 50), 1), 500);
+}
+
+/** Member of the running indexes: the version makes a late index update from an older commit harmless. */
+function runningMember(runId: string, version: number): string {
+  return `${version}@${runId}`;
+}
+
+function parseRunningMember(member: string): { runId: string; version: number } | undefined {
+  const at = member.indexOf('@');
+  const version = Number(member.slice(0, at));
+  return at > 0 && Number.isInteger(version) ? { runId: member.slice(at + 1), version } : undefined;
+}
+
+/** Where a run belongs in the global indexes, as the memory store would find it. */
+function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>): IndexEntry[] {
+  const entries: IndexEntry[] = [];
+  if (snapshot.status === 'awaitingApproval') {
+    for (const request of snapshot.pendingApprovals) {
+      const member = pendingMember(request.expiresAt, request.approvalId, snapshot.runId, snapshot.agentName);
+      entries.push(['pending', 0, member], [`pending:agent:${snapshot.agentName}`, 0, member]);
+    }
+  } else if (snapshot.status === 'running') {
+    const leased = snapshot.toolCalls.filter((record) => record.status === 'executing');
+    const member = runningMember(snapshot.runId, snapshot.version);
+    if (leased.length > 0) entries.push(['running:lease', Math.max(...leased.map((record) => record.lease?.until ?? 0)), member]);
+    else entries.push(['running:idle', snapshot.updatedAt, member]);
+  }
+  return entries;
+}
+
+function encodeIndex(entries: readonly IndexEntry[]): string {
+  return entries.length === 0 ? '' : JSON.stringify(entries);
+}
+
+function decodeIndex(text: string | null | undefined): IndexEntry[] {
+  if (!text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? (parsed as IndexEntry[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function decodeStoredHead(text: string, audit: readonly string[] = []): SnapshotHead {
+  let encoded: { json?: Record<string, unknown> };
+  try {
+    encoded = JSON.parse(text) as typeof encoded;
+    // The audit list is kept apart from the head (it grows per decision); put it back before validating the whole head once.
+    if (encoded.json) encoded.json['audit'] = audit.length === 0 ? [] : JSON.parse(`[${audit.join(',')}]`);
+  } catch (error) {
+    throw new SnapshotError('Invalid snapshot in Redis: the head or audit list is not JSON.', { path: 'head', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+  }
+  return decodeHead(encoded);
+}
+
+function encodeCursor(member: string): string {
+  return Buffer.from(member, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const member = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!parsePendingMember(member)) throw new ConfigError('listPending: this cursor was not returned by this store; pass back the cursor of the previous page, or none.');
+  return member;
+}
+
+/**
+ * A `SnapshotStore` on Redis (standalone or Cluster), through ioredis.
+ *
+ * Layout: each run keeps a small head hash, an append-only list of messages
+ * and one of audit entries, and an outbox, all under the hash tag `{runId}`.
+ * A commit is one Lua compare-and-set on the version that writes the new head,
+ * appends only the new messages and audit entries, sets every key's TTL and
+ * queues the commit's events in the outbox, atomically. Right after it, the
+ * events go to the stream `${prefix}events` (fields `type`, `runId`, `event`)
+ * and the pending and running indexes are updated; a process that dies in
+ * between leaves that work in the outbox for `drainOutboxes`.
+ *
+ * TTLs: a finished run's keys expire `retentionMs` after its last commit; a
+ * waiting run's keys live until its latest `expiresAt` plus `graceMs` (no
+ * expiry when a request has none); a running run's keys never expire.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { createRuntime } from 'countersign';
+ * import { createRedisStore } from 'countersign/redis';
+ *
+ * const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+ * const store = createRedisStore({ redis, prefix: 'myapp:', retentionMs: 3 * 86_400_000 });
+ * const runtime = createRuntime({ agents: [agent], store });
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  const { redis } = options;
+  const keys = redisKeys(options.prefix);
+  const retentionMs = options.retentionMs ?? 7 * DAY;
+  const graceMs = options.graceMs ?? DAY;
+  const clock = options.clock ?? Date.now;
+  if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
+  if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  const scripts = registerScripts(redis);
+  const report = (error: Error) => {
+    try {
+      options.onError?.(error);
+    } catch {
+      // A failing error hook must not turn a landed commit into a failure.
+    }
+  };
+
+  // Stored message and audit counts per run version, as last seen by this store: lets a commit send only its new
+  // entries without asking first. A wrong guess costs one more round trip, never a wrong write (the script checks).
+  const known = new Map<string, { version: number; messages: number; audit: number }>();
+  const remember = (runId: string, version: number, messages: number, audit: number) => {
+    known.delete(runId);
+    known.set(runId, { version, messages, audit });
+    if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
+  };
+
+  const ttlFor = (snapshot: AgentSnapshot, now: number): number => {
+    switch (snapshot.status) {
+      case 'completed':
+      case 'failed':
+      case 'cancelled':
+        return Math.ceil(retentionMs);
+      case 'awaitingApproval': {
+        const expiries = snapshot.pendingApprovals.map((request) => request.expiresAt);
+        if (expiries.length === 0 || expiries.some((expiresAt) => expiresAt === undefined)) return 0;
+        const latest = Math.max(...(expiries as number[]));
+        return Math.max(1, Math.ceil(Math.max(latest - now, 0) + graceMs));
+      }
+      default:
+        return 0;
+    }
+  };
+
+  const xadd = (event: RunEvent) =>
+    redis.xadd(keys.events, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event));
+
+  /** ZREM what left the index, ZADD what joined it; grouped per key. */
+  const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): Promise<unknown>[] => {
+    const id = (entry: IndexEntry) => `${entry[0]}\u0000${entry[2]}`;
+    const nextIds = new Set(next.map(id));
+    const previousExact = new Set(previous.map((entry) => `${id(entry)}\u0000${entry[1]}`));
+    const removals = new Map<string, string[]>();
+    const additions = new Map<string, (string | number)[]>();
+    for (const entry of previous) if (!nextIds.has(id(entry))) removals.set(entry[0], [...(removals.get(entry[0]) ?? []), entry[2]]);
+    for (const entry of next) {
+      if (!previousExact.has(`${id(entry)}\u0000${entry[1]}`)) additions.set(entry[0], [...(additions.get(entry[0]) ?? []), entry[1], entry[2]]);
+    }
+    return [
+      ...[...removals].map(([key, members]) => redis.zrem(keys.full(key), ...members)),
+      ...[...additions].map(([key, pairs]) => redis.zadd(keys.full(key), ...pairs)),
+    ];
+  };
+
+  /** The outbox entry a commit leaves: its id, time and events, the index after it and the index before it. */
+  const outboxEntry = (meta: string, index: string, previous: string) => `${meta}\n${index}\n${previous}`;
+
+  /** Publishes a commit's events and updates the indexes, then clears its outbox entry. Failures are left for `drainOutboxes`. */
+  const finish = async (runId: string, entry: string, events: readonly RunEvent[], previous: string, index: string) => {
+    try {
+      await Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map(xadd)]);
+      await redis.lrem(keys.outbox(runId), 1, entry);
+    } catch (error) {
+      report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
+    }
+  };
+
+  /** Runs the write script; returns its reply. */
+  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared) => {
+    const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
+    const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
+    return (await guarded(mode === 'create' ? 'create a run' : 'commit a run', () =>
+      scripts.countersignWriteRun(
+        ...keys.run(next.runId),
+        mode,
+        next.version,
+        seenMessages,
+        seenAudit,
+        prepared.head,
+        prepared.index,
+        prepared.ttl,
+        prepared.meta,
+        prepared.events.length > 0 ? '1' : '0',
+        newMessages.length,
+        newAudit.length,
+        ...newMessages,
+        ...newAudit,
+      ),
+    )) as [number, number | string, number?, number?];
+  };
+
+  interface Prepared {
+    readonly head: string;
+    readonly index: string;
+    readonly ttl: number;
+    readonly meta: string;
+    readonly events: readonly RunEvent[];
+  }
+
+  const prepare = (snapshot: AgentSnapshot, events: readonly RunEvent[]): Prepared => {
+    const { messages: _messages, audit: _audit, ...rest } = snapshot;
+    const now = clock();
+    return {
+      head: JSON.stringify(encodeHead({ ...rest, audit: [] })),
+      index: encodeIndex(indexEntries(snapshot)),
+      ttl: ttlFor(snapshot, now),
+      meta: JSON.stringify({ id: randomUUID(), t: now, events }),
+      events,
+    };
+  };
+
+  const readHeads = async (runIds: Iterable<string>): Promise<Map<string, StoredHead | undefined>> => {
+    const unique = [...new Set(runIds)];
+    const replies = await guarded('read run heads', () => Promise.all(unique.map((runId) => redis.hmget(keys.head(runId), 'v', 'h', 'x'))));
+    const heads = new Map<string, StoredHead | undefined>();
+    unique.forEach((runId, index) => {
+      const [version, head, indexText] = replies[index]!;
+      heads.set(runId, version == null || head == null ? undefined : { version: Number(version), head: decodeStoredHead(head), index: indexText ?? '' });
+    });
+    return heads;
+  };
+
+  const removePending = (stale: readonly string[]): Promise<unknown>[] => {
+    const byKey = new Map<string, string[]>();
+    for (const member of stale) {
+      const parsed = parsePendingMember(member);
+      for (const key of [keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : [])]) byKey.set(key, [...(byKey.get(key) ?? []), member]);
+    }
+    return [...byKey].map(([key, members]) => redis.zrem(key, ...members));
+  };
+
+  /** The request a pending member stands for, if its run still waits for it. */
+  const pendingRequest = (member: string, heads: Map<string, StoredHead | undefined>) => {
+    const parsed = parsePendingMember(member);
+    const stored = parsed && heads.get(parsed.runId);
+    if (!parsed || !stored || stored.head.status !== 'awaitingApproval') return undefined;
+    const request = stored.head.pendingApprovals.find((item) => item.approvalId === parsed.approvalId);
+    if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
+    return { runId: stored.head.runId, agentName: stored.head.agentName, request };
+  };
+
+  const drainRun = async (runId: string, minAgeMs: number): Promise<number> => {
+    const [entries, currentIndex] = await guarded('read an outbox', () =>
+      Promise.all([redis.lrange(keys.outbox(runId), 0, -1), redis.hget(keys.head(runId), 'x')]),
+    );
+    const cutoff = clock() - minAgeMs;
+    let finished = 0;
+    for (const entry of entries) {
+      const [metaText = '', index = '', previous = ''] = entry.split('\n');
+      let meta: { t?: number; events?: RunEvent[] };
+      try {
+        meta = JSON.parse(metaText) as typeof meta;
+      } catch {
+        meta = {};
+      }
+      if ((meta.t ?? 0) > cutoff) break;
+      await guarded('publish an outbox', () => Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...(meta.events ?? []).map(xadd)]));
+      // Put back what the run's latest commit indexes, in case this older entry removed it.
+      await guarded('repair the indexes', () => Promise.all(applyIndex([], decodeIndex(currentIndex))));
+      await guarded('clear an outbox', () => redis.lrem(keys.outbox(runId), 1, entry));
+      finished++;
+    }
+    return finished;
+  };
+
+  const scanOutboxes = async function* (): AsyncGenerator<string[]> {
+    const nodes: (Redis | Cluster)[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', keys.outboxPattern, 'COUNT', 1000, 'TYPE', 'list'));
+        cursor = nextCursor;
+        if (found.length > 0) yield found;
+      } while (cursor !== '0');
+    }
+  };
+
+  const store: RedisStore = {
+    keys,
+
+    async create(snapshot, events = []) {
+      const prepared = prepare(snapshot, events);
+      const reply = await write('create', snapshot, 0, 0, prepared);
+      if (reply[0] !== 1) throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
+      remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
+      if (reply[2] === 1) await finish(snapshot.runId, outboxEntry(prepared.meta, prepared.index, ''), events, '', prepared.index);
+    },
+
+    async load(runId) {
+      const reply = (await guarded('load a run', () => scripts.countersignLoadRun(...(keys.run(runId).slice(0, 3) as [string, string, string])))) as
+        | [string, string, string[], string[]]
+        | null;
+      if (!reply) return undefined;
+      const [version, headText, messageTexts, auditTexts] = reply;
+      const head = decodeStoredHead(headText, auditTexts);
+      let messages: unknown;
+      try {
+        messages = messageTexts.length === 0 ? [] : JSON.parse(`[${messageTexts.join(',')}]`);
+      } catch (error) {
+        throw new SnapshotError(`Invalid snapshot in Redis: a message of run ${runId} is not JSON.`, { path: 'messages', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+      }
+      checkMessages(messages);
+      remember(runId, Number(version), messageTexts.length, auditTexts.length);
+      return deepFreeze({ ...head, messages } as AgentSnapshot);
+    },
+
+    async commit(next, expectedVersion, events = []) {
+      if (next.version <= expectedVersion) {
+        throw new ConfigError(
+          `commit: run ${next.runId} has version ${next.version}, not above the expected ${expectedVersion}; ` +
+            'commit the snapshot a step returned (every step raises the version), so a resent commit can be told apart.',
+        );
+      }
+      const guess = known.get(next.runId);
+      // Without a count we know, guess that nothing is new: the script answers with the real counts if not.
+      let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
+      let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
+      const prepared = prepare(next, events);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared);
+        if (reply[0] === 1) {
+          remember(next.runId, next.version, next.messages.length, next.audit.length);
+          const previous = String(reply[1]);
+          if (reply[2] === 1) await finish(next.runId, outboxEntry(prepared.meta, prepared.index, previous), events, previous, prepared.index);
+          return;
+        }
+        const actual = Number(reply[1]);
+        if (reply[0] === 0) {
+          known.delete(next.runId);
+          throw new VersionConflictError(next.runId, expectedVersion, actual === -1 ? undefined : actual);
+        }
+        seenMessages = Number(reply[2]);
+        seenAudit = Number(reply[3]);
+        // History is append-only: a snapshot with fewer messages than stored is not a successor of the stored run.
+        if (seenMessages > next.messages.length || seenAudit > next.audit.length) throw new VersionConflictError(next.runId, expectedVersion, actual);
+      }
+      throw new VersionConflictError(next.runId, expectedVersion, undefined);
+    },
+
+    async listPending(listOptions: ListPendingOptions = {}): Promise<PendingPage> {
+      const limit = pageLimit(listOptions.limit);
+      const key = listOptions.agent === undefined ? keys.pending : keys.pendingAgent(listOptions.agent);
+      let start = listOptions.cursor === undefined ? '-' : `(${decodeCursor(listOptions.cursor)}`;
+      const items: { member: string; entry: PendingApprovalEntry }[] = [];
+      const stale: string[] = [];
+      let exhausted = false;
+      let lastScanned: string | undefined;
+      // Stale members (a run that stopped waiting) are skipped and removed; a bounded number of reads keeps a page cheap.
+      for (let round = 0; round < 8 && items.length <= limit; round++) {
+        const want = limit + 1 - items.length;
+        const members = await guarded('list pending approvals', () => redis.zrangebylex(key, start, '+', 'LIMIT', 0, want));
+        if (members.length === 0) {
+          exhausted = true;
+          break;
+        }
+        const heads = await readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
+        for (const member of members) {
+          const entry = pendingRequest(member, heads);
+          if (entry) items.push({ member, entry });
+          else stale.push(member);
+        }
+        lastScanned = members.at(-1)!;
+        start = `(${lastScanned}`;
+        if (members.length < want) {
+          exhausted = true;
+          break;
+        }
+      }
+      if (stale.length > 0) await guarded('repair the pending index', () => Promise.all(removePending(stale)));
+      const page = items.slice(0, limit);
+      const cursor = items.length > limit ? page.at(-1)!.member : exhausted ? undefined : lastScanned;
+      return { items: page.map((item) => item.entry), ...(cursor === undefined ? {} : { cursor: encodeCursor(cursor) }) };
+    },
+
+    async expiredRuns(now, limit = 100) {
+      const due: string[] = [];
+      const stale: string[] = [];
+      let start = '-';
+      for (let round = 0; round < 8 && due.length < limit; round++) {
+        const batch = Math.max(limit - due.length, 50);
+        const members = await guarded('list expired approvals', () => redis.zrangebylex(keys.pending, start, expiredBound(now), 'LIMIT', 0, batch));
+        if (members.length === 0) break;
+        const heads = await readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
+        for (const member of members) {
+          const entry = pendingRequest(member, heads);
+          if (!entry) stale.push(member);
+          else if (entry.request.expiresAt !== undefined && entry.request.expiresAt <= now && !due.includes(entry.runId) && due.length < limit) due.push(entry.runId);
+        }
+        start = `(${members.at(-1)!}`;
+        if (members.length < batch) break;
+      }
+      if (stale.length > 0) await guarded('repair the pending index', () => Promise.all(removePending(stale)));
+      return due;
+    },
+
+    async runsToRecover(now, staleBefore, limit = 100) {
+      await store.drainOutboxes();
+      const due: string[] = [];
+      for (const [key, max] of [
+        [keys.runningLease, String(now)],
+        [keys.runningIdle, `(${staleBefore}`],
+      ] as const) {
+        let offset = 0;
+        for (let round = 0; round < 8 && due.length < limit; round++) {
+          const batch = Math.max(limit - due.length, 50);
+          const members = await guarded('list running runs', () => redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch));
+          if (members.length === 0) break;
+          const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
+          const heads = await readHeads(parsed.flatMap((item) => item.run?.runId ?? []));
+          const repairs: Promise<unknown>[] = [];
+          for (const { member, run } of parsed) {
+            const stored = run && heads.get(run.runId);
+            if (!run || !stored || stored.version !== run.version || stored.head.status !== 'running') {
+              // A hint from an older commit: drop it and put back what the run's current commit indexes.
+              repairs.push(redis.zrem(key, member), ...applyIndex([], decodeIndex(stored?.index)));
+              continue;
+            }
+            offset++;
+            const leased = stored.head.toolCalls.filter((record) => record.status === 'executing');
+            const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : stored.head.updatedAt < staleBefore;
+            if (abandoned && !due.includes(run.runId) && due.length < limit) due.push(run.runId);
+          }
+          await guarded('repair the running index', () => Promise.all(repairs));
+          if (members.length < batch) break;
+        }
+      }
+      return due;
+    },
+
+    async delete(runId) {
+      const previous = (await guarded('delete a run', () => scripts.countersignDeleteRun(...keys.run(runId)))) as string | null;
+      known.delete(runId);
+      const entries = decodeIndex(previous);
+      if (entries.length > 0) await guarded('remove a run from the indexes', () => Promise.all(applyIndex(entries, [])));
+    },
+
+    async remember(key, value, ttlMs) {
+      if (!(Number.isFinite(ttlMs) && ttlMs >= 1)) throw new ConfigError(`remember: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
+      const held = (await guarded('remember a key', () => scripts.countersignRemember(keys.remember(key), value, Math.ceil(ttlMs)))) as string | null;
+      return held ?? undefined;
+    },
+
+    async drainOutboxes(drainOptions: DrainOptions = {}) {
+      const minAgeMs = drainOptions.minAgeMs ?? 5_000;
+      const head = `${keys.prefix}run:{`;
+      let finished = 0;
+      for await (const found of scanOutboxes()) {
+        for (const key of found) {
+          if (key.startsWith(head) && key.endsWith('}:outbox')) finished += await drainRun(key.slice(head.length, -'}:outbox'.length), minAgeMs);
+        }
+      }
+      return finished;
+    },
+  };
+  return store;
+}

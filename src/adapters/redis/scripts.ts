@@ -1,0 +1,134 @@
+import type { Cluster, Redis } from 'ioredis';
+
+// The Lua scripts of the Redis store, registered with ioredis `defineCommand`
+// (EVALSHA, falling back to EVAL once per connection). Each touches only the
+// keys of one run (one hash tag, so one Cluster slot), given in KEYS.
+
+/**
+ * Pushes ARGV[first..last] onto a list in chunks: `unpack` of thousands of
+ * values at once would overflow Lua's C stack.
+ */
+const PUSH = `
+local function push(key, first, last)
+  local i = first
+  while i <= last do
+    local j = math.min(i + 499, last)
+    redis.call('RPUSH', key, unpack(ARGV, i, j))
+    i = j + 1
+  end
+end
+`;
+
+/**
+ * Creates a run or commits a new version of it, atomically.
+ *
+ * KEYS: head, msgs, audit, outbox.
+ * ARGV: 1 mode ('create' | expected version), 2 new version, 3 messages the
+ * caller believes are stored, 4 audit entries it believes are stored, 5 head,
+ * 6 index entries, 7 TTL in ms (0: no expiry), 8 outbox entry, 9 '1' when
+ * the commit has events, 10 new messages count, 11 new audit entries count,
+ * 12.. the new messages, then the new audit entries.
+ *
+ * Replies: {1, previous index entries, 1 if the outbox entry was written}
+ * on success; {0, stored version or -1 when there is no run} on a version
+ * conflict (or a taken id on create); {2, stored version, stored messages,
+ * stored audit entries} when the version matches but the counts do not (the
+ * caller then resends with the right tail).
+ */
+export const WRITE_RUN = `${PUSH}
+local head, msgs, audit, outbox = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local previous = ''
+if ARGV[1] == 'create' then
+  local existing = redis.call('HGET', head, 'v')
+  if existing then return {0, tonumber(existing)} end
+  redis.call('DEL', msgs, audit, outbox)
+else
+  local stored = redis.call('HMGET', head, 'v', 'x')
+  if not stored[1] then return {0, -1} end
+  local version = tonumber(stored[1])
+  if version ~= tonumber(ARGV[1]) then return {0, version} end
+  local storedMessages = redis.call('LLEN', msgs)
+  local storedAudit = redis.call('LLEN', audit)
+  if storedMessages ~= tonumber(ARGV[3]) or storedAudit ~= tonumber(ARGV[4]) then
+    return {2, version, storedMessages, storedAudit}
+  end
+  previous = stored[2] or ''
+end
+redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6])
+local newMessages, newAudit = tonumber(ARGV[10]), tonumber(ARGV[11])
+push(msgs, 12, 11 + newMessages)
+push(audit, 12 + newMessages, 11 + newMessages + newAudit)
+local outboxWritten = 0
+if ARGV[9] == '1' or previous ~= ARGV[6] then
+  redis.call('RPUSH', outbox, ARGV[8])
+  outboxWritten = 1
+end
+local ttl = tonumber(ARGV[7])
+for i = 1, 4 do
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
+end
+return {1, previous, outboxWritten}
+`;
+
+/**
+ * Reads a run in one consistent step. KEYS: head, msgs, audit.
+ * Reply: nil, or {version, head, messages[], audit[]}.
+ */
+export const LOAD_RUN = `
+local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+if not stored[1] then return false end
+return {stored[1], stored[2], redis.call('LRANGE', KEYS[2], 0, -1), redis.call('LRANGE', KEYS[3], 0, -1)}
+`;
+
+/** Deletes a run. KEYS: head, msgs, audit, outbox. Reply: its index entries, or nil. */
+export const DELETE_RUN = `
+local previous = redis.call('HGET', KEYS[1], 'x')
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+return previous
+`;
+
+/** SET NX PX, else GET. KEYS: the key. ARGV: value, ttl ms. Reply: nil when stored, else what was held. */
+export const REMEMBER = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
+return redis.call('GET', KEYS[1])
+`;
+
+/**
+ * Flips a stored rule's enabled flag (the first character of its value).
+ * KEYS: the rules hash. ARGV: id, '1' or '0'. Reply: the new value, or nil.
+ */
+export const SET_RULE_ENABLED = `
+local value = redis.call('HGET', KEYS[1], ARGV[1])
+if not value then return false end
+value = ARGV[2] .. string.sub(value, 2)
+redis.call('HSET', KEYS[1], ARGV[1], value)
+return value
+`;
+
+type Reply = Promise<unknown>;
+
+/** The commands `registerScripts` adds to a connection. */
+export interface ScriptCommands {
+  countersignWriteRun(head: string, msgs: string, audit: string, outbox: string, ...argv: (string | number)[]): Reply;
+  countersignLoadRun(head: string, msgs: string, audit: string): Reply;
+  countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
+  countersignRemember(key: string, value: string, ttlMs: number): Reply;
+  countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
+}
+
+const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number; readOnly?: boolean }> = {
+  countersignWriteRun: { lua: WRITE_RUN, numberOfKeys: 4 },
+  countersignLoadRun: { lua: LOAD_RUN, numberOfKeys: 3, readOnly: true },
+  countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },
+  countersignRemember: { lua: REMEMBER, numberOfKeys: 1 },
+  countersignSetRuleEnabled: { lua: SET_RULE_ENABLED, numberOfKeys: 1 },
+};
+
+/** Defines the scripts on a connection once (every store sharing it reuses them) and returns it typed. */
+export function registerScripts(redis: Redis | Cluster): ScriptCommands {
+  const target = redis as unknown as Record<string, unknown>;
+  for (const [name, definition] of Object.entries(DEFINITIONS)) {
+    if (typeof target[name] !== 'function') redis.defineCommand(name, definition);
+  }
+  return redis as unknown as ScriptCommands;
+}

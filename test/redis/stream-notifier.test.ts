@@ -1,0 +1,340 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { RunEvent } from 'countersign';
+import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 'countersign/redis';
+
+const url = inject('redisUrl');
+
+/** Polls until `check` holds; fails with `what` after `timeoutMs` (a deadlock guard, not a speed assertion). */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function completed(runId: string): RunEvent {
+  return { type: 'run-completed', runId, agentName: 'files', output: `done ${runId}` };
+}
+
+describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
+  const connections: Redis[] = [];
+  const notifiers: StreamNotifier[] = [];
+  const prefixes: string[] = [];
+
+  /** A fresh connection and a unique key prefix; both cleaned up after the test. */
+  function setup() {
+    const prefix = `cs-test:${randomUUID()}:`;
+    prefixes.push(prefix);
+    const connect = () => {
+      const redis = new Redis(url!);
+      connections.push(redis);
+      return redis;
+    };
+    const redis = connect();
+    const add = (event: RunEvent) => redis.xadd(`${prefix}events`, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event));
+    const errors: StreamErrorInfo[] = [];
+    const notifier = (options: { group: string; consumer?: string; redis?: Redis; claimIdleMs?: number; maxDeliveries?: number; from?: 'latest' | 'earliest' }) => {
+      const created = createStreamNotifier({
+        redis: options.redis ?? connect(),
+        prefix,
+        blockMs: 50,
+        claimIdleMs: 150,
+        onError: (info) => errors.push(info),
+        ...options,
+      });
+      notifiers.push(created);
+      return created;
+    };
+    const pending = async (group: string) => ((await redis.xpending(`${prefix}events`, group)) as [number, ...unknown[]])[0];
+    return { prefix, redis, connect, add, notifier, errors, pending };
+  }
+
+  afterEach(async () => {
+    await Promise.allSettled(notifiers.splice(0).map((notifier) => notifier.close()));
+    const cleaner = connections[0];
+    for (const prefix of prefixes.splice(0)) {
+      const keys = await cleaner!.keys(`${prefix}*`);
+      if (keys.length > 0) await cleaner!.del(...keys);
+    }
+    for (const redis of connections.splice(0)) redis.disconnect();
+  });
+
+  it('hands every event to exactly one consumer of a group, in stream order per consumer, and acks it', async () => {
+    const { add, notifier, errors, pending } = setup();
+    const a = notifier({ group: 'slack', consumer: 'a' });
+    const b = notifier({ group: 'slack', consumer: 'b' });
+    await a.createGroup();
+    const seen: { consumer: string; runId: string; id: string; deliveries: number }[] = [];
+    const controller = new AbortController();
+    const done = Promise.all(
+      [a, b].map((n) => n.consume(async (event, meta) => void seen.push({ consumer: n.consumer, runId: event.runId, ...meta }), { signal: controller.signal })),
+    );
+    const runIds = Array.from({ length: 60 }, (_, index) => `run_${index}`);
+    for (const runId of runIds) await add(completed(runId));
+    await until(() => seen.length >= runIds.length, 'every event is handled');
+    await until(async () => (await pending('slack')) === 0, 'every event is acked');
+    controller.abort();
+    await done;
+
+    expect(seen.map((s) => s.runId).sort()).toEqual([...runIds].sort());
+    expect(new Set(seen.map((s) => s.id)).size).toBe(runIds.length);
+    expect(seen.every((s) => s.deliveries === 1)).toBe(true);
+    for (const consumer of ['a', 'b']) {
+      const mine = seen.filter((s) => s.consumer === consumer).map((s) => Number(s.runId.slice(4)));
+      expect(mine).toEqual([...mine].sort((x, y) => x - y));
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('gives every group its own copy of every event', async () => {
+    const { add, notifier, errors } = setup();
+    const slack = notifier({ group: 'slack' });
+    const audit = notifier({ group: 'audit' });
+    await Promise.all([slack.createGroup(), audit.createGroup()]);
+    const seen = { slack: [] as string[], audit: [] as string[] };
+    const controller = new AbortController();
+    const done = Promise.all([
+      slack.consume((event) => void seen.slack.push(event.runId), { signal: controller.signal }),
+      audit.consume((event) => void seen.audit.push(event.runId), { signal: controller.signal }),
+    ]);
+    const runIds = Array.from({ length: 20 }, (_, index) => `run_${index}`);
+    for (const runId of runIds) await add(completed(runId));
+    await until(() => seen.slack.length >= 20 && seen.audit.length >= 20, 'both groups saw every event');
+    controller.abort();
+    await done;
+    expect(seen.slack).toEqual(runIds);
+    expect(seen.audit).toEqual(runIds);
+    expect(errors).toEqual([]);
+  });
+
+  it("redelivers a dead consumer's unacked events to another consumer (at-least-once)", async () => {
+    const { prefix, redis, add, notifier, errors, pending } = setup();
+    const survivor = notifier({ group: 'slack', consumer: 'survivor' });
+    await survivor.createGroup();
+    for (const runId of ['run_1', 'run_2', 'run_3']) await add(completed(runId));
+    // A consumer that reads and dies before acking.
+    const read = await redis.xreadgroup('GROUP', 'slack', 'dead', 'COUNT', 10, 'STREAMS', `${prefix}events`, '>');
+    expect(read).not.toBeNull();
+    expect(await pending('slack')).toBe(3);
+
+    const seen: { runId: string; deliveries: number }[] = [];
+    const controller = new AbortController();
+    const done = survivor.consume((event, meta) => void seen.push({ runId: event.runId, deliveries: meta.deliveries }), { signal: controller.signal });
+    await add(completed('run_4'));
+    await until(() => seen.length >= 4, 'the survivor handled the dead consumer\'s events and the new one');
+    await until(async () => (await pending('slack')) === 0, 'everything is acked');
+    controller.abort();
+    await done;
+    expect(seen.map((s) => s.runId).sort()).toEqual(['run_1', 'run_2', 'run_3', 'run_4']);
+    expect(seen.find((s) => s.runId === 'run_4')?.deliveries).toBe(1);
+    expect(seen.filter((s) => s.runId !== 'run_4').every((s) => s.deliveries === 2)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('leaves the event of a failing handler pending and delivers it again until the handler succeeds', async () => {
+    const { add, notifier, errors, pending } = setup();
+    const n = notifier({ group: 'slack' });
+    await n.createGroup();
+    const attempts: number[] = [];
+    const controller = new AbortController();
+    const done = n.consume(
+      async (_event, meta) => {
+        attempts.push(meta.deliveries);
+        if (meta.deliveries < 3) throw new Error('slack is down');
+      },
+      { signal: controller.signal },
+    );
+    await add(completed('run_1'));
+    await until(() => attempts.length >= 3, 'the event was tried three times');
+    await until(async () => (await pending('slack')) === 0, 'the event is acked after success');
+    controller.abort();
+    await done;
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(errors.map((e) => [e.phase, (e.error as Error).message, e.deliveries])).toEqual([
+      ['handler', 'slack is down', 1],
+      ['handler', 'slack is down', 2],
+    ]);
+  });
+
+  it('keeps an event a live consumer is still handling from being claimed by another', async () => {
+    const { add, notifier, errors, pending } = setup();
+    const slow = notifier({ group: 'slack', consumer: 'slow', claimIdleMs: 100 });
+    const other = notifier({ group: 'slack', consumer: 'other', claimIdleMs: 100 });
+    await slow.createGroup();
+    const release = deferred();
+    const started = deferred();
+    const seenByOther: string[] = [];
+    const controller = new AbortController();
+    const slowDone = slow.consume(
+      async () => {
+        started.resolve();
+        await release.promise;
+      },
+      { signal: controller.signal },
+    );
+    await add(completed('run_slow'));
+    await started.promise;
+    const otherDone = other.consume((event) => void seenByOther.push(event.runId), { signal: controller.signal });
+    // Many claim intervals pass while the handler runs.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const claimedMeanwhile = [...seenByOther];
+    release.resolve();
+    expect(claimedMeanwhile).toEqual([]);
+    await until(async () => (await pending('slack')) === 0, 'the slow handler acked');
+    controller.abort();
+    await Promise.all([slowDone, otherDone]);
+    expect(seenByOther).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('acks and reports malformed entries without stopping', async () => {
+    const { prefix, redis, add, notifier, errors, pending } = setup();
+    const n = notifier({ group: 'slack' });
+    await n.createGroup();
+    const key = `${prefix}events`;
+    await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_x');
+    await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_x', 'event', '{not json');
+    await redis.xadd(key, '*', 'type', 'run-exploded', 'runId', 'run_x', 'event', JSON.stringify({ type: 'run-exploded', runId: 'run_x' }));
+    await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_y', 'event', JSON.stringify(completed('run_x')));
+    await add(completed('run_ok'));
+    const seen: string[] = [];
+    const controller = new AbortController();
+    const done = n.consume((event) => void seen.push(event.runId), { signal: controller.signal });
+    await until(() => seen.length >= 1 && errors.length >= 4, 'the good event arrived and the bad ones were reported');
+    await until(async () => (await pending('slack')) === 0, 'every entry is acked');
+    controller.abort();
+    await done;
+    expect(seen).toEqual(['run_ok']);
+    expect(errors.map((e) => e.phase)).toEqual(['malformed', 'malformed', 'malformed', 'malformed']);
+    expect((errors[0]!.error as Error).message).toMatch(/no `event` field/);
+    expect((errors[1]!.error as Error).message).toMatch(/not JSON/);
+    expect((errors[2]!.error as Error).message).toMatch(/Unknown event type "run-exploded"/);
+    expect((errors[3]!.error as Error).message).toMatch(/does not match/);
+  });
+
+  it('moves an event that keeps failing to the dead-letter stream after maxDeliveries', async () => {
+    const { prefix, redis, add, notifier, errors, pending } = setup();
+    const n = notifier({ group: 'slack', claimIdleMs: 50, maxDeliveries: 2 });
+    await n.createGroup();
+    let attempts = 0;
+    const controller = new AbortController();
+    const done = n.consume(
+      async () => {
+        attempts++;
+        throw new Error('always fails');
+      },
+      { signal: controller.signal },
+    );
+    await add(completed('run_poison'));
+    await until(() => errors.some((e) => e.phase === 'dead-letter'), 'the event is dead-lettered');
+    await until(async () => (await pending('slack')) === 0, 'the event is acked');
+    controller.abort();
+    await done;
+    expect(attempts).toBe(2);
+    const dead = await redis.xrange(`${prefix}events:dead`, '-', '+');
+    expect(dead).toHaveLength(1);
+    const fields = dead[0]![1];
+    expect(fields[fields.indexOf('runId') + 1]).toBe('run_poison');
+    expect(fields[fields.indexOf('deadGroup') + 1]).toBe('slack');
+  });
+
+  it('lets the handlers in flight finish and acks them when consume is stopped', async () => {
+    const { add, notifier, pending, errors } = setup();
+    const n = notifier({ group: 'slack' });
+    await n.createGroup();
+    const release = deferred();
+    const started = deferred();
+    let finished = false;
+    const controller = new AbortController();
+    const done = n.consume(
+      async () => {
+        started.resolve();
+        await release.promise;
+        finished = true;
+      },
+      { signal: controller.signal },
+    );
+    await add(completed('run_1'));
+    await started.promise;
+    controller.abort();
+    let stopped = false;
+    void done.then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    release.resolve();
+    await done;
+    expect(finished).toBe(true);
+    expect(await pending('slack')).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses a second consume on the same notifier, and creating a group on a key that is not a stream', async () => {
+    const { prefix, redis, notifier } = setup();
+    const n = notifier({ group: 'slack' });
+    await n.createGroup();
+    const controller = new AbortController();
+    const first = n.consume(() => undefined, { signal: controller.signal });
+    await expect(n.consume(() => undefined)).rejects.toThrow(/already consuming/);
+    controller.abort();
+    await first;
+
+    await redis.set(`${prefix}events`, 'not a stream');
+    await expect(notifier({ group: 'other' }).createGroup()).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/must be a Redis Stream/) });
+    expect(() => createStreamNotifier({ redis, group: '' })).toThrow(/group/);
+    expect(() => createStreamNotifier({ redis, group: 'g', claimIdleMs: 0 })).toThrow(/claimIdleMs/);
+  });
+
+  it('starts a new group at the latest event by default, or at the earliest with from: earliest', async () => {
+    const { add, notifier } = setup();
+    await add(completed('run_old'));
+    const latest = notifier({ group: 'latest' });
+    const earliest = notifier({ group: 'earliest', from: 'earliest' });
+    await Promise.all([latest.createGroup(), earliest.createGroup()]);
+    await add(completed('run_new'));
+    const seen = { latest: [] as string[], earliest: [] as string[] };
+    const controller = new AbortController();
+    const done = Promise.all([
+      latest.consume((event) => void seen.latest.push(event.runId), { signal: controller.signal }),
+      earliest.consume((event) => void seen.earliest.push(event.runId), { signal: controller.signal }),
+    ]);
+    await until(() => seen.latest.length >= 1 && seen.earliest.length >= 2, 'both groups caught up');
+    controller.abort();
+    await done;
+    expect(seen).toEqual({ latest: ['run_new'], earliest: ['run_old', 'run_new'] });
+  });
+
+  it('feeds live events to every subscriber, with the entry id, until it unsubscribes', async () => {
+    const { add, notifier, errors } = setup();
+    await add(completed('run_before'));
+    const n = notifier({ group: 'sse' });
+    const first: { runId: string; id: string }[] = [];
+    const second: string[] = [];
+    const offFirst = n.subscribe((event, { id }) => void first.push({ runId: event.runId, id }));
+    const offSecond = n.subscribe((event) => void second.push(event.runId));
+    // The feed starts after the newest entry once its connection is up; wait for that
+    // by writing until something arrives.
+    await until(async () => {
+      if (first.length === 0) await add(completed('run_probe'));
+      return first.length > 0;
+    }, 'the feed is live');
+    await add(completed('run_live'));
+    await until(() => first.some((e) => e.runId === 'run_live') && second.includes('run_live'), 'both subscribers saw run_live');
+    offSecond();
+    await add(completed('run_after'));
+    await until(() => first.some((e) => e.runId === 'run_after'), 'the first subscriber saw run_after');
+    offFirst();
+    expect(first.map((e) => e.runId)).not.toContain('run_before');
+    expect(second).not.toContain('run_after');
+    expect(first.every((e) => /^\d+-\d+$/.test(e.id))).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});

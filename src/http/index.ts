@@ -7,3 +7,10 @@ export {
   type WebhookNotifierOptions,
   type WebhookRunRef,
 } from './webhook-notifier.js';
+export { createApprovalApp, type ApprovalAppOptions, type ApprovalAppErrorContext } from './create-approval-app.js';
+export { serve, type ServeHandle } from './serve.js';
+export type { EventFeed } from './events-route.js';
+export { openApiDocument } from './openapi.js';
+export { runView, type RunView } from './run-view.js';
+export { problemFor, HttpProblem, type Problem } from './problem.js';
+export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from './standard-webhooks.js';

@@ -1,0 +1,89 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from './app-env.js';
+import { HttpProblem, problem } from './problem.js';
+import { readRawBody } from './read-body.js';
+import { verifyWebhook } from './standard-webhooks.js';
+
+export interface AuthSettings {
+  readonly bearerTokens: readonly string[];
+  readonly webhookSecrets: readonly string[];
+  /** Neither credential is configured and the app was told `insecure: true`. */
+  readonly insecure: boolean;
+  readonly clock: () => number;
+  readonly maxBodyBytes: number;
+  readonly toleranceSeconds: number;
+}
+
+const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Constant-time check of a presented token against every configured one (no early exit). */
+function bearerMatches(presented: string, tokens: readonly string[]): boolean {
+  const offered = digest(presented);
+  let ok = false;
+  for (const token of tokens) ok = timingSafeEqual(offered, digest(token)) || ok;
+  return ok;
+}
+
+function unauthorized(detail: string, data: Record<string, unknown> = {}, code = 'unauthorized'): HttpProblem {
+  return new HttpProblem(problem(401, code, detail, data), { 'WWW-Authenticate': 'Bearer realm="countersign"' });
+}
+
+/**
+ * Authenticates a request by bearer token or, where `acceptSignature` is
+ * set, by a Standard Webhooks signature over the raw body. A request that
+ * sends an `Authorization` header is judged by it alone. Write routes get
+ * the body read once, within the body limit, as `c.var.rawBody`.
+ *
+ * @example
+ * app.post('/runs', authenticate(settings, { acceptSignature: true }), (c) => c.json({ raw: c.var.rawBody }));
+ */
+export function authenticate(settings: AuthSettings, options: { readonly acceptSignature: boolean; readonly readBody: boolean }) {
+  return createMiddleware<AppEnv>(async function authenticateRequest(c, next) {
+    const authorization = c.req.header('authorization');
+    const signature = c.req.header('webhook-signature');
+    if (settings.insecure) {
+      c.set('caller', { kind: 'insecure' });
+    } else if (authorization !== undefined) {
+      const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(authorization);
+      if (!match || settings.bearerTokens.length === 0 || !bearerMatches(match[1]!, settings.bearerTokens)) {
+        throw unauthorized('The bearer token is missing, malformed or wrong.');
+      }
+      c.set('caller', { kind: 'bearer' });
+    } else if (options.acceptSignature && settings.webhookSecrets.length > 0 && signature !== undefined) {
+      const id = c.req.header('webhook-id');
+      if (id === undefined || !WEBHOOK_ID.test(id)) {
+        throw unauthorized('The webhook-id header is missing or not 1 to 256 visible ASCII characters.', { reason: 'missing_headers' }, 'invalid_webhook_signature');
+      }
+      const raw = await readRawBody(c.req.raw, settings.maxBodyBytes);
+      const rejection = verifyWebhook(
+        settings.webhookSecrets,
+        { id, timestamp: c.req.header('webhook-timestamp'), signature },
+        raw,
+        Math.floor(settings.clock() / 1000),
+        settings.toleranceSeconds,
+      );
+      if (rejection !== undefined) {
+        const why = {
+          missing_headers: 'webhook-id, webhook-timestamp and webhook-signature are all required',
+          bad_timestamp: 'webhook-timestamp must be whole seconds since the epoch',
+          stale_timestamp: `webhook-timestamp is more than ${settings.toleranceSeconds} s away from the server clock`,
+          bad_signature: 'no v1 signature matches the raw body',
+        }[rejection];
+        throw unauthorized(`The webhook signature was refused: ${why}.`, { reason: rejection }, 'invalid_webhook_signature');
+      }
+      c.set('rawBody', raw);
+      c.set('caller', { kind: 'webhook', webhookId: id });
+    } else {
+      throw unauthorized(
+        options.acceptSignature && settings.webhookSecrets.length > 0
+          ? 'Send Authorization: Bearer <token>, or sign the request the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature).'
+          : 'Send Authorization: Bearer <token>.',
+      );
+    }
+    if (options.readBody && c.get('rawBody') === undefined) c.set('rawBody', await readRawBody(c.req.raw, settings.maxBodyBytes));
+    await next();
+  });
+}

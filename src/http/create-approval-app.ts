@@ -1,0 +1,347 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import { ConfigError, RunNotAwaitingApprovalError } from '../errors.js';
+import type { ExecuteInput } from '../machine/execute.js';
+import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
+import type { RespondResult, Runtime } from '../runtime/runtime.js';
+import type { AppEnv } from './app-env.js';
+import { authenticate, type AuthSettings } from './authenticate.js';
+import { streamEvents, type EventFeed } from './events-route.js';
+import { confirmationPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
+import { openApiDocument } from './openapi.js';
+import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
+import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
+import { runView } from './run-view.js';
+import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
+import { rememberDeliveries } from './webhook-replay.js';
+
+/** What went wrong where, for `onError`. */
+export interface ApprovalAppErrorContext {
+  /** `request` (an unexpected error answered with 500), `resume`/`start` (a run that went on after a 202 failed later), `events`, `webhook-dedupe`. */
+  readonly operation: string;
+  readonly runId?: string;
+  readonly method?: string;
+  readonly path?: string;
+}
+
+export interface ApprovalAppOptions {
+  /** Bearer token(s) for every route but links, health and the OpenAPI document. Several while you rotate. */
+  readonly bearerToken?: string | readonly string[];
+  /** `whsec_` secret(s) of Standard Webhooks senders allowed to write (start, decide, batch, cancel). Several while you rotate. */
+  readonly webhookSecret?: string | readonly string[];
+  /** Serve without any authentication. Refused unless said explicitly; for demos on loopback only. */
+  readonly insecure?: boolean;
+  /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
+  readonly maxBodyBytes?: number;
+  /** How long a decision (or a start) waits for the run to pause or end before answering 202. Default 10 s. */
+  readonly resumeTimeoutMs?: number;
+  /** Epoch milliseconds, for webhook timestamps. Default `Date.now`; inject a fake one in tests. */
+  readonly clock?: () => number;
+  /** Where `GET /events` reads events. Default `runtime.subscribe` (this process's commits only). */
+  readonly events?: EventFeed;
+  /** Interval of the SSE heartbeat comments. Default 15 s. */
+  readonly heartbeatMs?: number;
+  /** Unexpected errors (answered with a bare 500) and failures of runs that went on after a 202. */
+  readonly onError?: (error: unknown, context: ApprovalAppErrorContext) => void;
+}
+
+const secretSchema = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be a whsec_ secret (whsec_ then base64)')
+  .refine((secret) => Buffer.from(secret.slice(6), 'base64').length >= 16, 'must hold at least 16 bytes of key after whsec_');
+const tokenSchema = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible ASCII characters');
+const optionsSchema = z.object({
+  bearerToken: z.union([tokenSchema, z.array(tokenSchema).min(1)]).optional(),
+  webhookSecret: z.union([secretSchema, z.array(secretSchema).min(1)]).optional(),
+  insecure: z.boolean().optional(),
+  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+  resumeTimeoutMs: z.number().int().min(0).max(15 * 60_000).optional(),
+  clock: z.custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms').optional(),
+  events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
+  heartbeatMs: z.number().int().min(10).optional(),
+  onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
+});
+
+const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
+
+type Outcome<T> = { readonly done: true; readonly value: T } | { readonly done: false };
+
+/** Waits for `work` up to `ms`; a rejection within the time is thrown, one after it is the caller's to catch. */
+async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Outcome<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), ms);
+  });
+  try {
+    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The approval app: a Hono app that starts runs, lists and shows pending
+ * approvals, takes decisions (bearer token or Standard Webhooks signature),
+ * serves one-click link pages and streams run events. Serve it with
+ * `serve(app, { port })`, export `app.fetch` from a serverless function, or
+ * call `app.request()` in tests. Errors are problem details
+ * (`application/problem+json`) with a stable `code`.
+ *
+ * @example
+ * import { createRuntime, createMemoryStore } from 'countersign';
+ * import { createApprovalApp, serve } from 'countersign/http';
+ *
+ * const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
+ * const app = createApprovalApp(runtime, {
+ *   bearerToken: process.env.APPROVALS_TOKEN!,
+ *   webhookSecret: process.env.SLACK_BRIDGE_SECRET!, // whsec_...
+ * });
+ * const server = await serve(app, { port: 8787 });
+ */
+export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions = {}): Hono<AppEnv> {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`createApprovalApp: ${issue.path.join('.') || 'options'} ${issue.message}.`);
+  }
+  if (typeof (runtime as Runtime | undefined)?.respond !== 'function') {
+    throw new ConfigError('createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).');
+  }
+  const bearerTokens = list(options.bearerToken);
+  const webhookSecrets = list(options.webhookSecret);
+  if (bearerTokens.length === 0 && webhookSecrets.length === 0 && options.insecure !== true) {
+    throw new ConfigError(
+      'createApprovalApp: set bearerToken and/or webhookSecret (a whsec_ secret) so that only your systems can approve tool calls; ' +
+        'pass insecure: true only for a demo on loopback.',
+    );
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+  const resumeTimeoutMs = options.resumeTimeoutMs ?? 10_000;
+  const clock = options.clock ?? Date.now;
+  const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+
+  const report = (error: unknown, context: ApprovalAppErrorContext) => {
+    try {
+      options.onError?.(error, context);
+    } catch {
+      // The reporter's own failure has nowhere left to go.
+    }
+  };
+
+  const auth: AuthSettings = {
+    bearerTokens,
+    webhookSecrets,
+    insecure: bearerTokens.length === 0 && webhookSecrets.length === 0,
+    clock,
+    maxBodyBytes,
+    toleranceSeconds: 300,
+  };
+  const read = authenticate(auth, { acceptSignature: false, readBody: false });
+  const write = [
+    authenticate(auth, { acceptSignature: true, readBody: true }),
+    rememberDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
+  ] as const;
+
+  /** Answers 202 when the run takes longer than `resumeTimeoutMs`, and reports its later failure. */
+  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
+    within(work, resumeTimeoutMs).then((outcome) => {
+      if (!outcome.done) work.catch((error: unknown) => report(error, { operation, runId }));
+      return outcome;
+    });
+  const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
+    c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+
+  const app = new Hono<AppEnv>();
+
+  app.onError((error, c) => {
+    const answer = error instanceof HTTPException && error.status === 413 ? { ...problemFor(tooLarge(maxBodyBytes)) } : problemFor(error);
+    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.path });
+    return problemResponse(answer.problem, answer.headers);
+  });
+  app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
+
+  app.use(async function noSniff(c, next) {
+    await next();
+    c.res.headers.set('x-content-type-options', 'nosniff');
+  });
+  // Before anything reads the body: a too large body (even a chunked one) is refused after maxBodyBytes.
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw tooLarge(maxBodyBytes);
+      },
+    }),
+  );
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  const document = openApiDocument();
+  app.get('/openapi.json', (c) => c.json(document));
+
+  app.post('/runs', ...write, async (c) => {
+    const body = parseJsonBody(startRunBody, c.var.rawBody);
+    runtime.agent(body.agent);
+    const caller = c.var.caller;
+    // A signed delivery gets a run id derived from its webhook-id, so a replay cannot start a second run.
+    const runId =
+      body.runId ??
+      (caller.kind === 'webhook'
+        ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}`
+        : `run_${randomUUID()}`);
+    const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
+    const outcome = await carryOn(runtime.start(body.agent, input), 'start', runId);
+    if (!outcome.done) return accepted(c, runId);
+    return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, { location: `/runs/${encodeURIComponent(runId)}` });
+  });
+
+  app.get('/runs/:runId', read, async (c) => c.json(runView(await runtime.get(c.req.param('runId')))));
+
+  app.get('/approvals', read, async (c) => {
+    const query = parseWith(pendingQuery, c.req.query(), 'query');
+    const page = await runtime.pending({
+      ...(query.agent === undefined ? {} : { agent: query.agent }),
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+    return c.json({ items: page.items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
+  });
+
+  app.post('/runs/:runId/approvals/:approvalId', ...write, async (c) => {
+    const runId = c.req.param('runId');
+    const body = parseJsonBody(decisionBody, c.var.rawBody);
+    const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
+    const outcome = await carryOn(runtime.respond(runId, response), 'resume', runId);
+    if (!outcome.done) return accepted(c, runId, { duplicate: false });
+    return c.json({ status: outcome.value.status, duplicate: outcome.value.duplicate, run: runView(outcome.value.snapshot) });
+  });
+
+  app.post('/runs/:runId/approvals', ...write, async (c) => {
+    const runId = c.req.param('runId');
+    const body = parseJsonBody(batchBody, c.var.rawBody);
+    const run = await runtime.get(runId);
+    let items: ApprovalResponse[];
+    if ('decisions' in body) {
+      items = body.decisions.map((decision) => decision as ApprovalResponse);
+    } else {
+      if (run.status !== 'awaitingApproval') throw new RunNotAwaitingApprovalError(runId, '(all pending)', run.status);
+      const approved = 'approveAll' in body;
+      // Like approveAll/denyAll in the core: a blanket decision echoes each request's own signature.
+      items = run.pendingApprovals.map((request) => ({
+        approvalId: request.approvalId,
+        approved,
+        approvedBy: body.approvedBy,
+        ...(body.reason === undefined ? {} : { reason: body.reason }),
+        ...(request.signature === undefined ? {} : { signature: request.signature }),
+      }));
+    }
+    // Each decision is recorded on its own (record mode), then the run resumes once, here.
+    const results: Record<string, unknown>[] = [];
+    let latest: AgentSnapshot = run;
+    let recorded = false;
+    for (const item of items) {
+      try {
+        const result: RespondResult = await runtime.respond(runId, item, { mode: 'record' });
+        latest = result.snapshot;
+        recorded ||= !result.duplicate;
+        results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
+      } catch (error) {
+        const answer = problemFor(error);
+        if (answer.unexpected) report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path });
+        results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
+      }
+    }
+    if (recorded && latest.status === 'running') {
+      const outcome = await carryOn(runtime.resume(runId), 'resume', runId);
+      if (!outcome.done) return accepted(c, runId, { results });
+      latest = outcome.value;
+    }
+    return c.json({ status: latest.status, run: runView(latest), results });
+  });
+
+  app.post('/runs/:runId/cancel', ...write, async (c) => {
+    const body = parseJsonBody(cancelBody, c.var.rawBody);
+    const run = await runtime.cancel(c.req.param('runId'), body.reason);
+    return c.json({ status: run.status, run: runView(run) });
+  });
+
+  app.get('/events', read, (c) =>
+    streamEvents(c, feed, { heartbeatMs, onError: (error) => report(error, { operation: 'events', method: 'GET', path: '/events' }) }),
+  );
+
+  const linkPage = (c: Context<AppEnv>, status: number, html: string) => c.newResponse(html, status as 200, LINK_PAGE_HEADERS);
+  const linkFailure = (c: Context<AppEnv>, error: unknown) => {
+    if (error instanceof ConfigError && /links/.test(error.message)) {
+      return linkPage(c, 404, messagePage('Links are not enabled', 'This server does not serve one-click approval links.'));
+    }
+    const answer = problemFor(error);
+    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: '/links/:token' });
+    const title =
+      answer.problem.code === 'invalid_link_token'
+        ? 'This link cannot be used'
+        : answer.problem.code === 'decision_conflict'
+          ? 'Already decided'
+          : answer.problem.status >= 500
+            ? 'Something went wrong'
+            : 'This approval cannot be decided';
+    const detail = answer.unexpected ? 'The decision was not recorded. Try the link again later.' : answer.problem.detail;
+    const response = linkPage(c, answer.problem.status, messagePage(title, detail));
+    for (const [name, value] of Object.entries(answer.headers)) response.headers.set(name, value);
+    return response;
+  };
+  const linkToken = (c: Context<AppEnv>) => {
+    const token = c.req.param('token') ?? '';
+    // Checked here so an oversized token reads as a bad link, not as a configuration error.
+    if (!/^[A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100}$/.test(token)) throw new HttpProblem(problem(401, 'invalid_link_token', 'This approval link is malformed; open the link exactly as it was sent.', { reason: 'malformed' }));
+    return token;
+  };
+
+  app.get('/links/:token', async (c) => {
+    try {
+      const token = linkToken(c);
+      const { claim, snapshot } = await runtime.inspectLink(token);
+      const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+      if (!request || snapshot.status !== 'awaitingApproval') {
+        const decided = snapshot.audit.find((entry) => entry.approvalId === claim.approvalId);
+        return linkPage(
+          c,
+          410,
+          messagePage(
+            'Nothing left to decide',
+            decided
+              ? `This approval was already ${decided.decision}${decided.by ? ` by ${decided.by}` : ''}.`
+              : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
+          ),
+        );
+      }
+      return linkPage(c, 200, confirmationPage({ claim, request, action: `/links/${token}` }));
+    } catch (error) {
+      return linkFailure(c, error);
+    }
+  });
+
+  app.post('/links/:token', async (c) => {
+    try {
+      const token = linkToken(c);
+      // Only read after respondWithLink has verified the token: which run and approval it names.
+      const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
+      const work = runtime.respondWithLink(token);
+      const outcome = await within(work, resumeTimeoutMs);
+      if (!outcome.done) {
+        work.catch((error: unknown) => report(error, { operation: 'resume', runId: named().r }));
+        return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      }
+      const { snapshot, duplicate } = outcome.value;
+      const entry = snapshot.audit.find((item) => item.approvalId === named().a);
+      const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+      return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
+    } catch (error) {
+      return linkFailure(c, error);
+    }
+  });
+
+  return app;
+}

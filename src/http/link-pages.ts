@@ -1,0 +1,93 @@
+import type { LinkClaim } from '../runtime/approval-links.js';
+import type { ApprovalRequest } from '../machine/types.js';
+
+/**
+ * Escapes text for HTML element content and quoted attribute values.
+ *
+ * @example
+ * escapeHtml('<script>"x"</script>'); // '&lt;script&gt;&quot;x&quot;&lt;/script&gt;'
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`]/g, (char) => ESCAPES[char]!);
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+/**
+ * Headers every link page carries: nothing external may load, no framing
+ * (a click-jacked approve button), no token leaking through Referer, no
+ * caching of a page that names a pending decision.
+ */
+export const LINK_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#111}' +
+  'pre{background:#f4f4f4;padding:1rem;overflow:auto;white-space:pre-wrap;word-break:break-word}' +
+  '.warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem 1rem}' +
+  'button{font-size:1rem;padding:.6rem 1.4rem;border:0;border-radius:4px;color:#fff;cursor:pointer}' +
+  '.approve{background:#15803d}.deny{background:#b91c1c}';
+
+function layout(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+function stringifyArgs(args: unknown): string {
+  try {
+    return JSON.stringify(args, null, 2) ?? String(args);
+  } catch {
+    return String(args);
+  }
+}
+
+/**
+ * The page `GET /links/:token` shows: what the link will decide, with the
+ * tool name, the redacted arguments and their warnings, and a form that
+ * POSTs the decision. Showing it changes nothing, so a link scanner that
+ * fetches the URL cannot approve anything.
+ *
+ * @example
+ * const html = confirmationPage({ claim, request, runId: claim.runId, action: `/links/${token}` });
+ */
+export function confirmationPage(input: { readonly claim: LinkClaim; readonly request: ApprovalRequest; readonly action: string }): string {
+  const { claim, request, action } = input;
+  const approve = claim.decision === 'approve';
+  const verb = approve ? 'Approve' : 'Deny';
+  const warnings =
+    request.warnings.length === 0
+      ? ''
+      : `<div class="warn"><strong>Check the arguments carefully:</strong><ul>${request.warnings
+          .map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`)
+          .join('')}</ul></div>`;
+  const expires = request.expiresAt === undefined ? '' : `<p>This request expires at ${escapeHtml(new Date(request.expiresAt).toISOString())}.</p>`;
+  return layout(
+    `${verb} ${request.toolName}?`,
+    `<h1>${escapeHtml(verb)} <code>${escapeHtml(request.toolName)}</code>?</h1>` +
+      `<p>${escapeHtml(request.description)}</p>` +
+      (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
+      `<p>Run <code>${escapeHtml(claim.runId)}</code>, approval <code>${escapeHtml(request.approvalId)}</code>.</p>` +
+      warnings +
+      `<h2>Arguments</h2><pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
+      expires +
+      (claim.approvedBy === undefined ? '' : `<p>Recorded as decided by <strong>${escapeHtml(claim.approvedBy)}</strong>.</p>`) +
+      `<form method="post" action="${escapeHtml(action)}"><button type="submit" class="${approve ? 'approve' : 'deny'}">${verb}</button></form>` +
+      '<p><small>This link works once.</small></p>',
+  );
+}
+
+/**
+ * A page that reports an outcome or a refusal (`POST /links/:token`, or a
+ * `GET` on a link that can no longer be used).
+ *
+ * @example
+ * const html = messagePage('Approved', 'The run goes on.');
+ */
+export function messagePage(title: string, message: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}

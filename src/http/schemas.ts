@@ -1,0 +1,151 @@
+import { z } from 'zod';
+
+// Request schemas validate at the boundary; the same schemas (with the
+// response schemas below) make the OpenAPI document. Bodies are strict:
+// an unknown key is refused, so a client never believes a field it sent
+// (say `respondedAt`) was honoured.
+
+const runIdPattern = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** `POST /runs`. */
+export const startRunBody = z.strictObject({
+  agent: z.string().min(1).max(128).describe('The name of a registered agent.'),
+  input: z
+    .union([
+      z.string().min(1).max(100_000),
+      z
+        .array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.string().max(100_000) }))
+        .min(1)
+        .max(500),
+    ])
+    .describe('One user message, or a conversation so far (user and assistant turns only).'),
+  runId: z
+    .string()
+    .regex(runIdPattern, 'use 1 to 128 letters, digits, "_", "-", "." or ":"')
+    .optional()
+    .describe('Choose the run id (makes the start idempotent); a random one otherwise.'),
+});
+
+const decisionFields = {
+  approved: z.boolean(),
+  reason: z.string().max(4000).optional(),
+  approvedBy: z.string().min(1).max(256).optional().describe('Who decided, as your system knows them.'),
+  args: z.unknown().optional().describe('Approve with edited arguments; validated against the tool input schema.'),
+  scope: z.enum(['once', 'run']).optional().describe("'run' approves this tool for the rest of the run."),
+  signature: z.string().max(512).optional().describe('Echo of the request signature, when the agent signs its requests.'),
+};
+
+/** `POST /runs/:runId/approvals/:approvalId`. The server's clock dates the decision: there is no `respondedAt`. */
+export const decisionBody = z.strictObject(decisionFields);
+
+/** One item of a batch `decisions` list. */
+export const batchDecision = z.strictObject({ approvalId: z.string().min(1).max(256), ...decisionFields });
+
+/** `POST /runs/:runId/approvals`. */
+export const batchBody = z.union([
+  z.strictObject({ approveAll: z.literal(true), approvedBy: z.string().min(1).max(256), reason: z.string().max(4000).optional() }),
+  z.strictObject({ denyAll: z.literal(true), approvedBy: z.string().min(1).max(256), reason: z.string().max(4000).optional() }),
+  z.strictObject({ decisions: z.array(batchDecision).min(1).max(100) }),
+]);
+
+/** `POST /runs/:runId/cancel` (an empty body is fine). */
+export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+
+/** `GET /approvals` query. */
+export const pendingQuery = z.object({
+  status: z.literal('pending').default('pending').describe('Only pending approvals are listed.'),
+  agent: z.string().min(1).max(128).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(1024).optional(),
+});
+
+/** `GET /events` query. */
+export const eventsQuery = z.object({
+  agent: z.string().min(1).max(128).optional(),
+  runId: z.string().min(1).max(256).optional(),
+});
+
+// Response schemas: documentation only (the server builds these values itself).
+
+const warning = z.object({ code: z.enum(['bidi-control', 'zero-width', 'mixed-script', 'truncated']), path: z.string(), message: z.string() });
+
+export const approvalRequestSchema = z.object({
+  approvalId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: z.unknown().describe('Display copy of the arguments: secrets redacted, invisible characters escaped.'),
+  argsDigest: z.string(),
+  description: z.string(),
+  reason: z.string().optional(),
+  requestedAt: z.number(),
+  expiresAt: z.number().optional(),
+  onExpire: z.enum(['deny', 'keep']).optional(),
+  connector: z.string().optional(),
+  warnings: z.array(warning),
+  ruleId: z.string().optional(),
+  approvers: z.array(z.string()).optional(),
+  signature: z.string().optional(),
+  outcomeUnknown: z.boolean().optional(),
+});
+
+const auditEntrySchema = z.object({
+  approvalId: z.string().optional(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  decision: z.enum(['approved', 'denied']),
+  source: z.enum(['human', 'rule', 'memory', 'expiry', 'tool', 'default']),
+  scope: z.enum(['once', 'run']),
+  at: z.number(),
+  by: z.string().optional(),
+  reason: z.string().optional(),
+  ruleId: z.string().optional(),
+  argsDigest: z.string(),
+  editedArgsDigest: z.string().optional(),
+  signature: z.string().optional(),
+});
+
+const runStatus = z.enum(['running', 'awaitingApproval', 'completed', 'failed', 'cancelled']);
+
+export const runViewSchema = z.object({
+  runId: z.string(),
+  agentName: z.string(),
+  status: runStatus,
+  stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
+  pendingApprovals: z.array(approvalRequestSchema),
+  audit: z.array(auditEntrySchema),
+  output: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  version: z.number(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+
+export const runAnswerSchema = z.object({ status: runStatus, run: runViewSchema });
+export const decisionAnswerSchema = z.object({ status: runStatus, duplicate: z.boolean(), run: runViewSchema });
+export const acceptedAnswerSchema = z.object({
+  status: z.literal('running'),
+  accepted: z.literal(true),
+  runId: z.string(),
+  duplicate: z.boolean().optional(),
+});
+export const batchAnswerSchema = z.object({
+  status: runStatus,
+  run: runViewSchema.optional(),
+  accepted: z.boolean().optional(),
+  results: z.array(
+    z.object({
+      approvalId: z.string(),
+      ok: z.boolean(),
+      duplicate: z.boolean().optional(),
+      problem: z.object({ status: z.number(), code: z.string(), detail: z.string() }).loose().optional(),
+    }),
+  ),
+});
+export const pendingPageSchema = z.object({
+  items: z.array(z.object({ runId: z.string(), agentName: z.string(), request: approvalRequestSchema })),
+  cursor: z.string().optional(),
+});
+export const problemSchema = z
+  .object({ type: z.string(), title: z.string(), status: z.number(), code: z.string(), detail: z.string() })
+  .loose()
+  .describe('RFC 9457 problem details; `code` is stable.');

@@ -167,8 +167,8 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
 
   it('keeps an event a live consumer is still handling from being claimed by another', async () => {
     const { add, notifier, errors, pending } = setup();
-    const slow = notifier({ group: 'slack', consumer: 'slow', claimIdleMs: 100 });
-    const other = notifier({ group: 'slack', consumer: 'other', claimIdleMs: 100 });
+    const slow = notifier({ group: 'slack', consumer: 'slow', claimIdleMs: 300 });
+    const other = notifier({ group: 'slack', consumer: 'other', claimIdleMs: 300 });
     await slow.createGroup();
     const release = deferred();
     const started = deferred();
@@ -185,7 +185,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     await started.promise;
     const otherDone = other.consume((event) => void seenByOther.push(event.runId), { signal: controller.signal });
     // Many claim intervals pass while the handler runs.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const claimedMeanwhile = [...seenByOther];
     release.resolve();
     expect(claimedMeanwhile).toEqual([]);
@@ -277,7 +277,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     expect(errors).toEqual([]);
   });
 
-  it('refuses a second consume on the same notifier, and creating a group on a key that is not a stream', async () => {
+  it('refuses a second consume on the same notifier, use after close, and creating a group on a key that is not a stream', async () => {
     const { prefix, redis, notifier } = setup();
     const n = notifier({ group: 'slack' });
     await n.createGroup();
@@ -286,6 +286,9 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     await expect(n.consume(() => undefined)).rejects.toThrow(/already consuming/);
     controller.abort();
     await first;
+    await n.close();
+    await expect(n.consume(() => undefined)).rejects.toThrow(/closed/);
+    expect(() => n.subscribe(() => undefined)).toThrow(/closed/);
 
     await redis.set(`${prefix}events`, 'not a stream');
     await expect(notifier({ group: 'other' }).createGroup()).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/must be a Redis Stream/) });

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type Runtime } from 'countersign';
@@ -144,6 +146,42 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     expect(errors).toEqual([]);
   });
 
+  it('takes over the job of a worker process killed with SIGKILL mid-resume, but not while that worker lives', async () => {
+    const { prefix, queue, worker, errors, pending } = setup();
+    await queue.enqueue('run_1');
+    const workerModule = fileURLToPath(new URL('../../src/adapters/redis/worker.ts', import.meta.url));
+    const script = `
+      import { Redis } from 'ioredis';
+      import { createWorker } from ${JSON.stringify(workerModule)};
+      const redis = new Redis(${JSON.stringify(url)});
+      createWorker({
+        redis, prefix: ${JSON.stringify(prefix)}, consumer: 'doomed', blockMs: 50, claimIdleMs: 1000, onError: () => {},
+        runtime: { resume: async (runId) => { process.stdout.write('started ' + runId + '\\n'); await new Promise(() => {}); } },
+      });
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await until(() => output.includes('started run_1'), `the child worker started run_1 (output: ${output})`, 20_000);
+      const fake = fakeRuntime();
+      worker({ runtime: fake.runtime, consumer: 'survivor', claimIdleMs: 1000 });
+      // Longer than claimIdleMs: the live child keeps its job fresh, so it is not taken.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(fake.calls).toEqual([]);
+      child.kill('SIGKILL');
+      await exited;
+      await until(() => fake.calls.length >= 1, 'the survivor took over run_1');
+      await until(async () => (await pending()) === 0, 'the job is acked');
+      expect(fake.calls).toEqual(['run_1']);
+      expect(errors).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('never runs more than `concurrency` resumes at once', async () => {
     const { queue, worker, errors } = setup();
     const runIds = Array.from({ length: 20 }, (_, index) => `run_${index}`);
@@ -236,6 +274,15 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     expect((await redis.xrange(key, '-', '+')).map(([, fields]) => fields)).toEqual([['runId', 'run_2']]);
     await w.stop();
     expect(errors).toEqual([]);
+  });
+
+  it('rejects done and stop() when the jobs key is not a stream', async () => {
+    const { key, redis, worker, errors } = setup();
+    await redis.set(key, 'not a stream');
+    const w = worker({ runtime: fakeRuntime().runtime });
+    await expect(w.done).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/must be a Redis Stream/) });
+    await expect(w.stop()).rejects.toMatchObject({ name: 'ConfigError' });
+    expect(errors.map((e) => e.phase)).toEqual(['group']);
   });
 
   it('refuses options it cannot run with', () => {

@@ -42,7 +42,10 @@ export interface StreamNotifierOptions {
    * events written from now on, `'earliest'` with every event still in the stream.
    */
   readonly from?: 'latest' | 'earliest';
-  /** How long one blocking read waits for new events, in ms. Default 5,000. */
+  /**
+   * How long one blocking read waits for new events, in ms; keep it below the
+   * client's `commandTimeout`, if one is set. Default 5,000.
+   */
   readonly blockMs?: number;
   /**
    * An entry unacknowledged this long (its consumer died, or its handler
@@ -89,7 +92,10 @@ export interface StreamNotifier {
    * must not be missed. Returns a function that unsubscribes.
    */
   subscribe(listener: StreamEventListener): () => void;
-  /** Stops `consume` and the live feed and waits for them; the `redis` client passed in stays open. */
+  /**
+   * Stops `consume` and the live feed for good and waits for the handlers in
+   * flight; the `redis` client passed in stays open. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -169,7 +175,11 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
 
   let consuming: { controller: AbortController; done: Promise<void> } | undefined;
 
+  let closed = false;
+  const closedError = () => new ConfigError(`This notifier (group ${group}, consumer ${consumer}) is closed; create a new one.`);
+
   const consume: StreamNotifier['consume'] = (handler, consumeOptions = {}) => {
+    if (closed) return Promise.reject(closedError());
     if (consuming) {
       return Promise.reject(
         new ConfigError(`This notifier (consumer ${consumer}) is already consuming; create another notifier with its own consumer name to read in parallel.`),
@@ -277,6 +287,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
     createGroup: () => ensureGroup(options.redis, key, group, startId),
     consume,
     subscribe(listener) {
+      if (closed) throw closedError();
       listeners.add(listener);
       if (!tail) {
         const controller = new AbortController();
@@ -288,6 +299,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
       };
     },
     async close() {
+      closed = true;
       listeners.clear();
       const current = consuming;
       current?.controller.abort();

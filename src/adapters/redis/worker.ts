@@ -27,7 +27,7 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** This worker's consumer name in the group. Default: `<hostname>:<pid>:<random>`. */
   readonly consumer?: string;
-  /** How long one blocking read waits for jobs, in ms; also bounds how late `stop()` notices. Default 5,000. */
+  /** How long one blocking read waits for jobs, in ms; keep it below the client's `commandTimeout`, if one is set. Default 5,000. */
   readonly blockMs?: number;
   /**
    * A job unacknowledged this long is taken over by another worker, in ms:

@@ -25,7 +25,9 @@ end
  * KEYS: head, msgs, audit, outbox.
  * ARGV: 1 mode ('create' | expected version), 2 new version, 3 messages the
  * caller believes are stored, 4 audit entries it believes are stored, 5 head,
- * 6 index entries, 7 TTL in ms (0: no expiry), 8 outbox entry, 9 '1' when
+ * 6 index entries, 7 TTL in ms (0: no expiry), 8 the commit's id, time and
+ * events (the outbox entry is that, the new index and the previous one, one a
+ * line), 9 '1' when
  * the commit has events, 10 new messages count, 11 new audit entries count,
  * 12.. the new messages, then the new audit entries.
  *
@@ -60,7 +62,7 @@ push(msgs, 12, 11 + newMessages)
 push(audit, 12 + newMessages, 11 + newMessages + newAudit)
 local outboxWritten = 0
 if ARGV[9] == '1' or previous ~= ARGV[6] then
-  redis.call('RPUSH', outbox, ARGV[8])
+  redis.call('RPUSH', outbox, ARGV[8] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
   outboxWritten = 1
 end
 local ttl = tonumber(ARGV[7])

@@ -428,7 +428,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let lastScanned: string | undefined;
       // Stale members (a run that stopped waiting) are skipped and removed; a bounded number of reads keeps a page cheap.
       for (let round = 0; round < 8 && items.length <= limit; round++) {
-        const want = limit + 1 - items.length;
+        // Read a little ahead, more each round, so a run of stale entries costs a few round trips, not one per entry.
+        const want = round === 0 ? limit + 1 : Math.min(Math.max(limit + 1 - items.length, 25 << round), 1000);
         const members = await guarded('list pending approvals', () => redis.zrangebylex(key, start, '+', 'LIMIT', 0, want));
         if (members.length === 0) {
           exhausted = true;
@@ -439,10 +440,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           const entry = pendingRequest(member, heads);
           if (entry) items.push({ member, entry });
           else stale.push(member);
+          lastScanned = member;
+          if (items.length > limit) break;
         }
-        lastScanned = members.at(-1)!;
-        start = `(${lastScanned}`;
-        if (members.length < want) {
+        start = `(${lastScanned!}`;
+        if (items.length <= limit && members.length < want) {
           exhausted = true;
           break;
         }

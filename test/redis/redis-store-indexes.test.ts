@@ -115,7 +115,7 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const page = await store.listPending({ limit: 1 });
     expect(page.items.map((item) => item.runId)).toEqual([live.runId]);
     expect(page.cursor).toBeUndefined();
-    expect(await redis.zrange(store.keys.pending, 0, -1)).toEqual([pendingMember(live.pendingApprovals[0]!.expiresAt, live.pendingApprovals[0]!.approvalId, live.runId, live.agentName)]);
+    expect(await redis.zrange(store.keys.pending, "0", "-1")).toEqual([pendingMember(live.pendingApprovals[0]!.expiresAt, live.pendingApprovals[0]!.approvalId, live.runId, live.agentName)]);
     expect(await redis.zcard(store.keys.pendingAgent(decidedRun.agentName))).toBe(0);
   });
 
@@ -178,7 +178,7 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     // The lease hint is dropped, the idle one put back, and found in the same pass.
     expect(await store.runsToRecover(now, now - 60_000, 100)).toEqual([run.runId]);
     expect(await redis.zcard(store.keys.runningLease)).toBe(0);
-    expect(await redis.zrange(store.keys.runningIdle, 0, -1)).toEqual([`${second.version}@${run.runId}`]);
+    expect(await redis.zrange(store.keys.runningIdle, "0", "-1")).toEqual([`${second.version}@${run.runId}`]);
     expect(await store.runsToRecover(now, now - 60 * 60_000, 100)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { RunEvent } from 'countersign';
 import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 'countersign/redis';
+import { removePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
@@ -60,11 +61,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
 
   afterEach(async () => {
     await Promise.allSettled(notifiers.splice(0).map((notifier) => notifier.close()));
-    const cleaner = connections[0];
-    for (const prefix of prefixes.splice(0)) {
-      const keys = await cleaner!.keys(`${prefix}*`);
-      if (keys.length > 0) await cleaner!.del(...keys);
-    }
+    for (const prefix of prefixes.splice(0)) await removePrefix(connections[0]!, prefix);
     for (const redis of connections.splice(0)) redis.disconnect();
   });
 

@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type Runtime } from 'countersign';
-import { createRedisResumeQueue, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo } from 'countersign/redis';
+import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
+import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
+import { removePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
@@ -65,7 +66,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const redis = connect();
     const queue = createRedisResumeQueue({ redis, prefix });
     const errors: WorkerErrorInfo[] = [];
-    const worker = (options: { runtime: Pick<Runtime, 'resume'>; concurrency?: number; consumer?: string; claimIdleMs?: number }) => {
+    const worker = (options: { runtime: Pick<Runtime, 'resume'>; redis?: Redis; concurrency?: number; consumer?: string; claimIdleMs?: number }) => {
       const created = createWorker({ redis: connect(), prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info), ...options });
       workers.push(created);
       return created;
@@ -77,11 +78,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
 
   afterEach(async () => {
     await Promise.allSettled(workers.splice(0).map((worker) => worker.stop()));
-    const cleaner = connections[0];
-    for (const prefix of prefixes.splice(0)) {
-      const keys = await cleaner!.keys(`${prefix}*`);
-      if (keys.length > 0) await cleaner!.del(...keys);
-    }
+    for (const prefix of prefixes.splice(0)) await removePrefix(connections[0]!, prefix);
     for (const redis of connections.splice(0)) redis.disconnect();
   });
 
@@ -306,6 +303,36 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     }
     await until(async () => (await Promise.all(paused.map((run) => runtime.get(run.runId)))).every((run) => run.status === 'completed'), 'every run completed');
     expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
+    expect(errors).toEqual([]);
+  });
+
+  it('carries runs on the Redis store: a thin tier enqueues, workers with their own runtimes finish them, a notifier sees the store\'s events', async () => {
+    const { prefix, connect, worker, errors } = setup();
+    const counting = countingAgent();
+    const tierRedis = connect();
+    const tier = createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: tierRedis, prefix }), queue: createRedisResumeQueue({ redis: tierRedis, prefix }) });
+    const notifier = createStreamNotifier({ redis: connect(), prefix, group: 'audit', from: 'earliest', blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info) });
+    const events: RunEvent[] = [];
+    const reading = new AbortController();
+    const consuming = notifier.consume((event) => void events.push(event), { signal: reading.signal });
+    for (const name of ['w1', 'w2']) {
+      const redis = connect();
+      worker({ runtime: createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }), redis, consumer: name, concurrency: 3 });
+    }
+    const paused = await Promise.all(Array.from({ length: 10 }, (_, index) => tier.start(counting.agent.name, { input: `pay ${index}` })));
+    for (const run of paused) {
+      const result = await tier.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      expect(result.status).toBe('running');
+    }
+    await until(async () => (await Promise.all(paused.map((run) => tier.get(run.runId)))).every((run) => run.status === 'completed'), 'every run completed');
+    await until(() => events.filter((event) => event.type === 'run-completed').length >= paused.length, 'the notifier saw every completion');
+    reading.abort();
+    await consuming;
+    await notifier.close();
+    expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
+    for (const run of paused) {
+      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-requested', 'approval-resolved', 'run-completed']);
+    }
     expect(errors).toEqual([]);
   });
 });

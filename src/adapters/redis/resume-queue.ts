@@ -1,10 +1,12 @@
 import { ConfigError } from '../../errors.js';
 import type { ResumeQueue } from '../../runtime/resume-queue.js';
-import { asClient, DEFAULT_STREAM_PREFIX, toStoreError, type RedisClient } from './stream-group.js';
+import { redisKeys } from './keys.js';
+import { asClient, type RedisClient } from './stream-group.js';
+import { guarded } from './unavailable.js';
 
 export interface RedisResumeQueueOptions {
   readonly redis: RedisClient;
-  /** Key prefix shared with the Redis store and the workers; jobs go to `${prefix}jobs`. Default `'cs:'`. */
+  /** Key prefix shared with the Redis store and the workers; jobs go to `${prefix}jobs`. Default `'cs:'`, the same as the store's. */
   readonly prefix?: string;
 }
 
@@ -30,17 +32,13 @@ export interface RedisResumeQueue extends ResumeQueue {
  * await runtime.respond(runId, response, { mode: 'enqueue' }); // a worker resumes the run
  */
 export function createRedisResumeQueue(options: RedisResumeQueueOptions): RedisResumeQueue {
-  const key = `${options.prefix ?? DEFAULT_STREAM_PREFIX}jobs`;
+  const key = `${redisKeys(options.prefix).prefix}jobs`;
   const redis = asClient(options.redis);
   return {
     key,
     async enqueue(runId) {
       if (typeof runId !== 'string' || runId.length === 0) throw new ConfigError('enqueue: runId must be a non-empty string.');
-      try {
-        await redis.call('XADD', key, '*', 'runId', runId);
-      } catch (error) {
-        throw toStoreError(error, `Queueing the resume of run ${runId}`);
-      }
+      await guarded(`queue the resume of run ${runId}`, () => redis.call('XADD', key, '*', 'runId', runId));
     },
   };
 }

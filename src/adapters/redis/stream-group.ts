@@ -6,10 +6,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { ConfigError, StoreUnavailableError } from '../../errors.js';
-
-/** The key prefix the stream readers, the queue and the worker use when given none. */
-export const DEFAULT_STREAM_PREFIX = 'cs:';
+import { ConfigError } from '../../errors.js';
+import { toStoreError } from './unavailable.js';
 
 /** An ioredis client: a single `Redis` connection or a `Cluster`. */
 export type RedisClient = Redis | Cluster;
@@ -58,20 +56,6 @@ export interface HeldEntry {
 
 export function defaultConsumerName(): string {
   return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-}
-
-export function isReplyError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ReplyError';
-}
-
-/**
- * A Redis error reply means the request itself is wrong (wrong key type, bad
- * argument): retrying will not help. Anything else (closed connection,
- * refused, timed out) means Redis could not be reached: retryable.
- */
-export function toStoreError(error: unknown, what: string): unknown {
-  if (isReplyError(error) || error instanceof StoreUnavailableError) return error;
-  return new StoreUnavailableError(`${what}: Redis could not be reached (${error instanceof Error ? error.message : String(error)}).`, error);
 }
 
 function text(value: unknown): string | undefined {
@@ -172,10 +156,11 @@ export async function ensureGroup(redis: RedisClient, key: string, group: string
     await asClient(redis).call('XGROUP', 'CREATE', key, group, startId, 'MKSTREAM');
   } catch (error) {
     if (error instanceof Error && /BUSYGROUP/.test(error.message)) return;
-    if (isReplyError(error)) {
-      throw new ConfigError(`Cannot create consumer group ${group} on ${key}: ${(error as Error).message}. The key must be a Redis Stream (or absent).`);
+    if (error instanceof Error && /WRONGTYPE/.test(error.message)) {
+      throw new ConfigError(`Cannot create consumer group ${group} on ${key}: ${error.message} The key must be a Redis Stream (or absent).`);
     }
-    throw toStoreError(error, `Creating consumer group ${group} on ${key}`);
+    // Anything else (refused, closed, LOADING, CLUSTERDOWN) is worth retrying.
+    throw toStoreError(`create consumer group ${group} on ${key}`, error);
   }
 }
 
@@ -236,7 +221,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
       }
     } catch (error) {
       // Left pending: it will be claimed and delivered again (at-least-once).
-      report({ error: toStoreError(error, `Acknowledging ${id} on ${key}`), phase: 'ack', entryId: id });
+      report({ error: toStoreError(`acknowledge ${id} on ${key}`, error), phase: 'ack', entryId: id });
     }
   };
 
@@ -278,7 +263,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
         deliveries: entry.deliveries,
       });
     } catch (error) {
-      report({ error: toStoreError(error, `Dead-lettering ${entry.id} of ${key}`), phase: 'dead-letter', entryId: entry.id, deliveries: entry.deliveries });
+      report({ error: toStoreError(`dead-letter ${entry.id} of ${key}`, error), phase: 'dead-letter', entryId: entry.id, deliveries: entry.deliveries });
     }
     settle(entry.id);
   };
@@ -338,7 +323,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
       accept(entries, counts);
     } catch (error) {
       if (isNoGroup(error)) await recreateGroup();
-      else report({ error: toStoreError(error, `Claiming idle entries of ${key}`), phase: 'claim' });
+      else report({ error: toStoreError(`claim idle entries of ${key}`, error), phase: 'claim' });
     }
   };
 
@@ -351,7 +336,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
       const ours = [...(await deliveryCounts(ids)).keys()].filter((id) => held.has(id));
       if (ours.length > 0) await redis.call('XCLAIM', key, group, consumer, 0, ...ours, 'JUSTID');
     } catch (error) {
-      report({ error: toStoreError(error, `Refreshing held entries of ${key}`), phase: 'heartbeat' });
+      report({ error: toStoreError(`refresh the entries held from ${key}`, error), phase: 'heartbeat' });
     }
   };
 
@@ -408,7 +393,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
         if (isNoGroup(error)) {
           await recreateGroup();
         } else {
-          report({ error: toStoreError(error, `Reading ${key}`), phase: 'read' });
+          report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
           await abortable(Math.min(100 * 2 ** failures++, 5_000), signal);
         }
         continue;

@@ -1,15 +1,15 @@
 import { ConfigError } from '../../errors.js';
 import type { RunEvent } from '../../machine/run-events.js';
+import { redisKeys } from './keys.js';
+import { toStoreError } from './unavailable.js';
 import {
   abortable,
   asClient,
-  DEFAULT_STREAM_PREFIX,
   checkTiming,
   defaultConsumerName,
   ensureGroup,
   entriesOfReadReply,
   runGroupReader,
-  toStoreError,
   type RedisClient,
   type StreamErrorInfo,
 } from './stream-group.js';
@@ -31,7 +31,7 @@ export type StreamEventListener = (event: RunEvent, meta: { readonly id: string 
 export interface StreamNotifierOptions {
   /** Any ioredis client; blocking reads run on `redis.duplicate()` connections, so this one stays free. */
   readonly redis: RedisClient;
-  /** Key prefix shared with the Redis store; events are read from `${prefix}events`. Default `'cs:'`. */
+  /** Key prefix shared with the Redis store; events are read from `${prefix}events`. Default `'cs:'`, the same as the store's. */
   readonly prefix?: string;
   /** The consumer group: each group sees every event once; consumers in a group share the work. */
   readonly group: string;
@@ -152,8 +152,8 @@ function defaultOnError(info: StreamErrorInfo): void {
  * const unsubscribe = notifier.subscribe((event, { id }) => sse.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`));
  */
 export function createStreamNotifier(options: StreamNotifierOptions): StreamNotifier {
-  const prefix = options.prefix ?? DEFAULT_STREAM_PREFIX;
-  const key = `${prefix}events`;
+  // The same key the Redis store writes its events to, with the same default prefix.
+  const key = redisKeys(options.prefix).events;
   const { group } = options;
   if (typeof group !== 'string' || group.length === 0) throw new ConfigError('createStreamNotifier: `group` must be a non-empty string, e.g. "slack".');
   const consumer = options.consumer ?? defaultConsumerName();
@@ -263,7 +263,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
           }
         } catch (error) {
           if (signal.aborted) break;
-          report({ error: toStoreError(error, `Reading ${key}`), phase: 'read' });
+          report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
           await abortable(Math.min(100 * 2 ** failures++, 5_000), signal);
         }
       }

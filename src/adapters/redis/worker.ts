@@ -1,6 +1,7 @@
 import { ConfigError, StoreUnavailableError } from '../../errors.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { checkTiming, DEFAULT_STREAM_PREFIX, defaultConsumerName, runGroupReader, type RedisClient, type StreamErrorInfo } from './stream-group.js';
+import { redisKeys } from './keys.js';
+import { checkTiming, defaultConsumerName, runGroupReader, type RedisClient, type StreamErrorInfo } from './stream-group.js';
 
 /** The consumer group every worker reads `${prefix}jobs` through. */
 export const WORKER_GROUP = 'countersign-workers';
@@ -21,7 +22,7 @@ export interface WorkerOptions {
   /** Only `resume` is used: it must be safe to call twice or concurrently for one run, as `createRuntime`'s is. */
   readonly runtime: Pick<Runtime, 'resume'>;
   readonly redis: RedisClient;
-  /** Key prefix shared with the store and the queue; jobs are read from `${prefix}jobs`. Default `'cs:'`. */
+  /** Key prefix shared with the store and the queue; jobs are read from `${prefix}jobs`. Default `'cs:'`, the same as the store's. */
   readonly prefix?: string;
   /** Most runs resumed at once by this worker. Default 4. */
   readonly concurrency?: number;
@@ -86,7 +87,7 @@ function defaultOnError(info: WorkerErrorInfo): void {
 export function createWorker(options: WorkerOptions): Worker {
   const { runtime } = options;
   if (typeof runtime?.resume !== 'function') throw new ConfigError('createWorker: `runtime` must have a resume(runId) method; pass the object createRuntime returned.');
-  const key = `${options.prefix ?? DEFAULT_STREAM_PREFIX}jobs`;
+  const key = `${redisKeys(options.prefix).prefix}jobs`;
   const consumer = options.consumer ?? defaultConsumerName();
   const concurrency = options.concurrency ?? 4;
   const blockMs = options.blockMs ?? 5_000;

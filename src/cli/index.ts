@@ -15,5 +15,7 @@ async function loadRuntime(path: string): Promise<Runtime> {
   return candidate as Runtime;
 }
 
-const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, loadRuntime });
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, loadRuntime, signal: stop.signal });
 process.exit(code);

@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { isCountersignError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { formatRequest, formatRun } from './format.js';
+import { runWorker } from './run-worker.js';
+import { UsageError } from './usage-error.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -10,6 +12,8 @@ export interface CliIo {
   readonly stdin: NodeJS.ReadableStream;
   readonly loadRuntime: (path: string) => Promise<Runtime>;
   readonly env: Record<string, string | undefined>;
+  /** Stops a long-running command (`worker`); the CLI ties it to SIGINT and SIGTERM. */
+  readonly signal?: AbortSignal;
 }
 
 export const USAGE = `usage: countersign <command> [options]
@@ -27,10 +31,12 @@ commands:
   cancel RUN_ID [--reason TEXT]
   sweep                                       apply onExpire to expired approvals
   recover                                     finish or hand back runs a dead process left
+  worker [--concurrency N] [--prefix P] [--every MS]
+                                              resume runs queued with mode 'enqueue' (jobs in the Redis
+                                              at REDIS_URL), sweeping and recovering every MS (30000)
 
 options: --runtime PATH, --json (machine-readable output), --help`;
 
-class UsageError extends Error {}
 
 const options = {
   runtime: { type: 'string' },
@@ -42,6 +48,9 @@ const options = {
   args: { type: 'string' },
   mode: { type: 'string' },
   json: { type: 'boolean' },
+  concurrency: { type: 'string' },
+  prefix: { type: 'string' },
+  every: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -95,7 +104,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new UsageError('--args must be JSON, e.g. --args \'{"path":"/tmp/a"}\'');
       }
     }
-    if (!['pending', 'show', 'approve', 'deny', 'review', 'cancel', 'sweep', 'recover'].includes(command)) {
+    const whole = (value: string | undefined, name: string, fallback: number) => {
+      const number = value === undefined ? fallback : Number(value);
+      if (!Number.isInteger(number) || number < 1) throw new UsageError(`--${name} must be a whole number above 0`);
+      return number;
+    };
+    const concurrency = whole(values.concurrency, 'concurrency', 4);
+    const every = whole(values.every, 'every', 30_000);
+    if (!['pending', 'show', 'approve', 'deny', 'review', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
       throw new UsageError(`unknown command ${command}`);
     }
 
@@ -139,6 +155,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         output(`run ${runId} is ${snapshot.status}`, snapshot);
         return 0;
       }
+      case 'worker':
+        return await runWorker(runtime, { ...io, signal: io.signal ?? new AbortController().signal }, { concurrency, prefix: values.prefix, housekeepingMs: every });
       case 'sweep': {
         const result = await runtime.sweepExpired();
         output(`expired ${result.expired} approvals in ${result.runs} runs`, result);

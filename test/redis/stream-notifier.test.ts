@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { RunEvent } from 'countersign';
+import { createRuntime, type RunEvent } from 'countersign';
+import { createApprovalApp, type EventFeed } from 'countersign/http';
 import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 'countersign/redis';
+import { countingAgent } from '../support/runtime-harness.js';
 import { removePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -335,6 +337,37 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     expect(first.map((e) => e.runId)).not.toContain('run_before');
     expect(second).not.toContain('run_after');
     expect(first.every((e) => /^\d+-\d+$/.test(e.id))).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('serves as the event feed of the approval app: GET /events streams what the Redis stream carries', async () => {
+    const { add, notifier, errors } = setup();
+    const n = notifier({ group: 'sse' });
+    const feed: EventFeed = n;
+    const token = 'stream-test-bearer-token-0123456789';
+    const app = createApprovalApp(createRuntime({ agents: [countingAgent().agent] }), { bearerToken: token, events: feed });
+    const res = await app.request('/events', { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const firstEvent = (async () => {
+      while (!/^data: .*$/m.test(text)) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        text += decoder.decode(value, { stream: true });
+      }
+      return JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as RunEvent;
+    })();
+    let arrived = false;
+    void firstEvent.then(() => (arrived = true), () => (arrived = true));
+    // Events written from another process (here: straight to the stream) reach the client once the feed is live.
+    for (let probe = 0; !arrived && probe < 200; probe++) {
+      await add(completed(`run_probe_${probe}`));
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await firstEvent).toMatchObject({ type: 'run-completed', runId: expect.stringMatching(/^run_probe_/) });
+    await reader.cancel();
     expect(errors).toEqual([]);
   });
 });

@@ -4,12 +4,25 @@ import { redisKeys } from './keys.js';
 import { asClient, type RedisClient } from './stream-group.js';
 import { guarded } from './unavailable.js';
 
+/**
+ * Options of `createRedisResumeQueue`.
+ *
+ * @example
+ * const options: RedisResumeQueueOptions = { redis, prefix: 'myapp:' };
+ */
 export interface RedisResumeQueueOptions {
   readonly redis: RedisClient;
   /** Key prefix shared with the Redis store and the workers; jobs go to `${prefix}jobs`. Default `'cs:'`, the same as the store's. */
   readonly prefix?: string;
 }
 
+/**
+ * A `ResumeQueue` on a Redis Stream.
+ *
+ * @example
+ * const queue: RedisResumeQueue = createRedisResumeQueue({ redis });
+ * await queue.enqueue(runId); // an entry { runId } on queue.key
+ */
 export interface RedisResumeQueue extends ResumeQueue {
   /** The stream jobs are added to: `${prefix}jobs`. */
   readonly key: string;

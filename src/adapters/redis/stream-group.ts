@@ -9,10 +9,20 @@ import type { Cluster, Redis } from 'ioredis';
 import { ConfigError } from '../../errors.js';
 import { toStoreError } from './unavailable.js';
 
-/** An ioredis client: a single `Redis` connection or a `Cluster`. */
+/**
+ * An ioredis client: a single `Redis` connection or a `Cluster`.
+ *
+ * @example
+ * const redis: RedisClient = new Redis(process.env.REDIS_URL!);
+ */
 export type RedisClient = Redis | Cluster;
 
-/** What a stream reader tells `onError` about a problem it handled without stopping. */
+/**
+ * What a stream reader tells `onError` about a problem it handled without stopping.
+ *
+ * @example
+ * createStreamNotifier({ redis, group: 'slack', onError: (info: StreamErrorInfo) => log.warn({ phase: info.phase, entry: info.entryId }, String(info.error)) });
+ */
 export interface StreamErrorInfo {
   readonly error: unknown;
   /**

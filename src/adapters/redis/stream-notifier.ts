@@ -14,7 +14,16 @@ import {
   type StreamErrorInfo,
 } from './stream-group.js';
 
-/** What a consumer learns about the stream entry an event came in. */
+/**
+ * What a consumer learns about the stream entry an event came in.
+ *
+ * @example
+ * const handler: StreamEventHandler = async (event, { id, deliveries }) => {
+ *   if (deliveries > 1 && (await sent.has(id))) return; // at-least-once: skip what was already done
+ *   await slack.post(event);
+ *   await sent.add(id);
+ * };
+ */
 export interface StreamEventMeta {
   /** The stream entry id (`<ms>-<seq>`); stable across redeliveries, so handlers can deduplicate by it. */
   readonly id: string;
@@ -22,12 +31,31 @@ export interface StreamEventMeta {
   readonly deliveries: number;
 }
 
-/** Receives one event; the entry is acknowledged only after this resolves. */
+/**
+ * Receives one event; the entry is acknowledged only after this resolves. A
+ * rejection leaves it pending, to be delivered again after `claimIdleMs`.
+ *
+ * @example
+ * const handler: StreamEventHandler = async (event) => {
+ *   if (event.type === 'approval-requested') await mailer.send(event.request);
+ * };
+ */
 export type StreamEventHandler = (event: RunEvent, meta: StreamEventMeta) => Promise<void> | void;
 
-/** Receives the live feed of `subscribe`. */
+/**
+ * Receives the live feed of `subscribe`; called synchronously, so hand slow work off.
+ *
+ * @example
+ * const listener: StreamEventListener = (event, { id }) => sse.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
+ */
 export type StreamEventListener = (event: RunEvent, meta: { readonly id: string }) => void;
 
+/**
+ * Options of `createStreamNotifier`.
+ *
+ * @example
+ * const options: StreamNotifierOptions = { redis, prefix: 'myapp:', group: 'slack', concurrency: 4, onError: (info) => log.warn(info) };
+ */
 export interface StreamNotifierOptions {
   /** Any ioredis client; blocking reads run on `redis.duplicate()` connections, so this one stays free. */
   readonly redis: RedisClient;
@@ -66,6 +94,14 @@ export interface StreamNotifierOptions {
   readonly onError?: (info: StreamErrorInfo) => void;
 }
 
+/**
+ * A reader of the run-event stream: `consume` through a consumer group, or a
+ * live `subscribe` feed. Also fits `createApprovalApp(runtime, { events })`.
+ *
+ * @example
+ * const notifier: StreamNotifier = createStreamNotifier({ redis, group: 'audit' });
+ * await notifier.createGroup();
+ */
 export interface StreamNotifier {
   /** The stream read: `${prefix}events`. */
   readonly key: string;
@@ -107,7 +143,17 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
   'run-cancelled',
 ]);
 
-/** The RunEvent of a stream entry, or why it is not one. */
+/**
+ * The RunEvent of a stream entry (fields `type`, `runId`, `event`), or an
+ * Error saying why it is not one; for tools that read the stream directly.
+ *
+ * @example
+ * for (const [id, flat] of await redis.xrange('cs:events', '-', '+')) {
+ *   const fields = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
+ *   const event = parseEventEntry(fields);
+ *   if (!(event instanceof Error)) console.log(id, event.type, event.runId);
+ * }
+ */
 export function parseEventEntry(fields: Readonly<Record<string, string>>): RunEvent | Error {
   const json = fields['event'];
   if (json === undefined) return new Error('The entry has no `event` field.');

@@ -3,10 +3,20 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { redisKeys } from './keys.js';
 import { checkTiming, defaultConsumerName, runGroupReader, type RedisClient, type StreamErrorInfo } from './stream-group.js';
 
-/** The consumer group every worker reads `${prefix}jobs` through. */
+/**
+ * The consumer group every worker reads `${prefix}jobs` through.
+ *
+ * @example
+ * const [count] = (await redis.xpending('cs:jobs', WORKER_GROUP)) as [number]; // jobs taken but not finished
+ */
 export const WORKER_GROUP = 'countersign-workers';
 
-/** What a worker tells `onError`; `phase: 'resume'` is `runtime.resume` failing for `runId`. */
+/**
+ * What a worker tells `onError`; `phase: 'resume'` is `runtime.resume` failing for `runId`.
+ *
+ * @example
+ * createWorker({ runtime, redis, onError: (info: WorkerErrorInfo) => log.error({ phase: info.phase, runId: info.runId, retrying: info.retrying }, String(info.error)) });
+ */
 export interface WorkerErrorInfo extends Omit<StreamErrorInfo, 'phase'> {
   readonly phase: StreamErrorInfo['phase'] | 'resume';
   readonly runId?: string;
@@ -18,6 +28,12 @@ export interface WorkerErrorInfo extends Omit<StreamErrorInfo, 'phase'> {
   readonly retrying?: boolean;
 }
 
+/**
+ * Options of `createWorker`.
+ *
+ * @example
+ * const options: WorkerOptions = { runtime, redis, prefix: 'myapp:', concurrency: 8, claimIdleMs: 60_000 };
+ */
 export interface WorkerOptions {
   /** Only `resume` is used: it must be safe to call twice or concurrently for one run, as `createRuntime`'s is. */
   readonly runtime: Pick<Runtime, 'resume'>;
@@ -42,6 +58,14 @@ export interface WorkerOptions {
   readonly onError?: (info: WorkerErrorInfo) => void;
 }
 
+/**
+ * A running worker, returned by `createWorker`.
+ *
+ * @example
+ * const worker: Worker = createWorker({ runtime, redis });
+ * process.once('SIGTERM', () => void worker.stop());
+ * await worker.done;
+ */
 export interface Worker {
   readonly consumer: string;
   /** Runs being resumed right now by this worker. */

@@ -18,7 +18,9 @@ try {
   const response = await app.fetch(
     new Request(described.url, { method: described.method, headers: described.headers, ...(described.body === undefined ? {} : { body: described.body }) }),
   );
-  process.stdout.write(JSON.stringify({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }));
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  process.stdout.write(JSON.stringify({ status: response.status, headers, body: await response.text() }));
 } finally {
   await redis.quit();
 }

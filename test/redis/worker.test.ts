@@ -179,6 +179,28 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     }
   });
 
+  it('keeps taking jobs after the server drops its connections, reporting the failed reads', async () => {
+    const { prefix, redis, queue, errors, pending } = setup();
+    const name = `cs-test-${randomUUID().slice(0, 8)}`;
+    const own = new Redis(url!, { connectionName: name });
+    connections.push(own);
+    const fake = fakeRuntime();
+    const w = createWorker({ runtime: fake.runtime, redis: own, prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info) });
+    workers.push(w);
+    await queue.enqueue('run_before');
+    await until(() => fake.calls.length >= 1, 'the first job ran');
+    // Kill both of the worker's connections (its own and the blocking duplicate), only those.
+    const list = String(await redis.call('CLIENT', 'LIST'));
+    const ids = list.split('\n').filter((line) => line.includes(` name=${name} `)).map((line) => /^id=(\d+)/.exec(line)![1]!);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    for (const id of ids) await redis.call('CLIENT', 'KILL', 'ID', id);
+    await queue.enqueue('run_after');
+    await until(() => fake.calls.length >= 2, 'the job queued after the drop ran');
+    await until(async () => (await pending()) === 0, 'both jobs are acked');
+    expect(fake.calls).toEqual(['run_before', 'run_after']);
+    expect(errors.every((e) => ['read', 'claim', 'heartbeat'].includes(e.phase))).toBe(true);
+  });
+
   it('never runs more than `concurrency` resumes at once', async () => {
     const { queue, worker, errors } = setup();
     const runIds = Array.from({ length: 20 }, (_, index) => `run_${index}`);

@@ -20,7 +20,7 @@ const REQUESTS = 5_200;
 const paymentInput = z.object({ to: z.string().min(1), cents: z.number().int().positive() });
 
 /** An agent whose model asks for `calls` gated payments, then answers `paid`. */
-function paymentAgent(name: string, calls: number, extra: { decisionSecret?: string; approvalTtlMs?: number; approvers?: string[] } = {}): Agent {
+function paymentAgent(name: string, calls: number, extra: { decisionSecret?: string; approvalTtlMs?: number; approvers?: string[]; clock?: () => number } = {}): Agent {
   const tool = defineTool({
     name: 'send_payment',
     description: 'Send a payment',
@@ -40,6 +40,7 @@ function paymentAgent(name: string, calls: number, extra: { decisionSecret?: str
     tools: [tool],
     ...(extra.decisionSecret === undefined ? {} : { decisionSecret: extra.decisionSecret }),
     ...(extra.approvalTtlMs === undefined ? {} : { approvalTtlMs: extra.approvalTtlMs }),
+    ...(extra.clock === undefined ? {} : { clock: extra.clock }),
   });
 }
 
@@ -275,13 +276,16 @@ describe('the approval app under hostile input', () => {
     const counting = countingStore(createMemoryStore());
     writes = counting.writes;
     const id = randomUUID().slice(0, 8);
+    // The runtime's and the expiring agent's clock: moved an hour on once the runs are seeded, so that agent's requests have expired.
+    let now = Date.now();
+    const clock = () => now;
     const agents = {
       plain: paymentAgent(`plain-${id}`, 2),
       signed: paymentAgent(`signed-${id}`, 1, { decisionSecret: 'fuzz-decision-secret-0123456789abcdef' }),
       restricted: paymentAgent(`restricted-${id}`, 1, { approvers: ['alice'] }),
-      expiring: paymentAgent(`expiring-${id}`, 1, { approvalTtlMs: 1 }),
+      expiring: paymentAgent(`expiring-${id}`, 1, { approvalTtlMs: 60_000, clock }),
     };
-    runtime = createRuntime({ agents: Object.values(agents), store: counting.store, links: { secret: LINK_SECRET, baseUrl: 'http://localhost' } });
+    runtime = createRuntime({ agents: Object.values(agents), store: counting.store, clock, links: { secret: LINK_SECRET, baseUrl: 'http://localhost' } });
     const runs = new Map<string, RunKind>();
     const approvals = new Map<string, string[]>();
     const seed = async (kind: RunKind, agent: Agent) => {
@@ -293,12 +297,11 @@ describe('the approval app under hostile input', () => {
     await seed('plain', agents.plain);
     await seed('signed', agents.signed);
     await seed('restricted', agents.restricted);
-    await seed('expired', agents.expiring);
+    expect((await seed('expired', agents.expiring)).status).toBe('awaitingApproval');
     const done = await seed('completed', agents.plain);
     for (const approvalId of approvals.get(done.runId)!) await runtime.respond(done.runId, { approvalId, approved: true, approvedBy: 'bob' });
     const cancelled = await seed('cancelled', agents.plain);
     await runtime.cancel(cancelled.runId, 'seeded');
-    await new Promise((resolve) => setTimeout(resolve, 5)); // past the expiring agent's 1 ms time to live
 
     const linkTokens: string[] = [];
     for (const [runId, kind] of runs) {
@@ -307,6 +310,7 @@ describe('the approval app under hostile input', () => {
       for (const url of [links.approve, links.deny]) linkTokens.push(decodeURIComponent(new URL(url).pathname.split('/').at(-1)!));
     }
     expect(linkTokens).toHaveLength(4);
+    now += 3_600_000;
     seeded = { runs, approvals, agentNames: Object.values(agents).map((agent) => agent.name), linkTokens };
     app = createApprovalApp(runtime, { bearerToken: TOKEN, webhookSecret: SECRET, onError: (error) => unexpected.push(error) });
     baseline = await dumpStore(runtime, runs.keys());

@@ -10,7 +10,7 @@ const url = inject('redisUrl');
 
 /** The connection as a process sees it that dies right after its commit script: every later write is lost. */
 function dyingAfterCommit(redis: Redis): Redis {
-  const lost = new Set(['xadd', 'zadd', 'zrem', 'lrem']);
+  const lost = new Set(['xadd', 'zadd', 'zrem', 'hdel']);
   return new Proxy(redis, {
     get(target, property, receiver) {
       if (typeof property === 'string' && lost.has(property)) return () => Promise.reject(new Error('Connection is closed.'));
@@ -76,7 +76,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     expect(await store.load(run.runId)).toEqual(run);
     expect(await streamEvents(redis, prefix)).toEqual([]);
     expect((await store.listPending()).items).toEqual([]);
-    expect(await redis.llen(store.keys.outbox(run.runId))).toBe(1);
+    expect(await redis.hlen(store.keys.outbox(run.runId))).toBe(1);
 
     // A young entry may still be finished by its own commit: left alone.
     expect(await store.drainOutboxes()).toBe(0);
@@ -103,7 +103,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output! };
     await dying.commit(done, decided.version, [completed]);
     const store = createRedisStore({ redis, prefix, clock });
-    expect(await redis.llen(store.keys.outbox(run.runId))).toBe(3);
+    expect(await redis.hlen(store.keys.outbox(run.runId))).toBe(3);
     now += 10_000;
     expect(await store.runsToRecover(now, now - 60_000)).toEqual([]);
     expect(await streamEvents(redis, prefix)).toEqual([requested(run), resolved, completed]);

@@ -19,7 +19,7 @@ export interface RedisKeys {
   messages(runId: string): string;
   /** List: one JSON string per audit entry, append-only. */
   audit(runId: string): string;
-  /** List: what a commit still has to publish and index; emptied right after the commit. */
+  /** Hash, one field per commit (in commit order): what it still has to publish and index; emptied right after the commit. */
   outbox(runId: string): string;
   /** The four keys above, in the order the Lua scripts take them. */
   run(runId: string): readonly [head: string, messages: string, audit: string, outbox: string];

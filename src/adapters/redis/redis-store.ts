@@ -73,7 +73,7 @@ type IndexEntry = readonly [key: string, score: number, member: string];
 
 interface StoredHead {
   readonly version: number;
-  readonly head: SnapshotHead;
+  readonly head: IndexedHead;
   readonly index: string;
 }
 
@@ -133,6 +133,35 @@ function decodeStoredHead(text: string, audit: readonly string[] = []): Snapshot
     throw new SnapshotError('Invalid snapshot in Redis: the head or audit list is not JSON.', { path: 'head', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
   }
   return decodeHead(encoded);
+}
+
+type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
+
+/**
+ * The part of a head the indexes are checked against. Listing a page reads up
+ * to 50 heads, and full validation (superjson plus zod) costs about 45 µs
+ * each, so a head with no superjson extras (the usual case) is only checked
+ * for the fields used here; `load` still validates everything.
+ */
+function indexedHead(text: string): IndexedHead {
+  let encoded: { json?: Partial<Record<keyof IndexedHead, unknown>>; meta?: unknown };
+  try {
+    encoded = JSON.parse(text) as typeof encoded;
+  } catch {
+    return decodeStoredHead(text);
+  }
+  const head = encoded.json;
+  const plain =
+    encoded.meta === undefined &&
+    head !== undefined &&
+    typeof head.runId === 'string' &&
+    typeof head.agentName === 'string' &&
+    typeof head.status === 'string' &&
+    typeof head.updatedAt === 'number' &&
+    Array.isArray(head.toolCalls) &&
+    Array.isArray(head.pendingApprovals) &&
+    head.pendingApprovals.every((request: unknown) => typeof (request as { approvalId?: unknown } | null)?.approvalId === 'string');
+  return plain ? deepFreeze(head as IndexedHead) : decodeStoredHead(text);
 }
 
 function encodeCursor(member: string): string {
@@ -233,14 +262,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     ];
   };
 
-  /** The outbox entry a commit leaves: its id, time and events, the index after it and the index before it. */
-  const outboxEntry = (meta: string, index: string, previous: string) => `${meta}\n${index}\n${previous}`;
-
-  /** Publishes a commit's events and updates the indexes, then clears its outbox entry. Failures are left for `drainOutboxes`. */
-  const finish = async (runId: string, entry: string, events: readonly RunEvent[], previous: string, index: string) => {
+  /** Publishes a commit's events and updates the indexes, then clears its outbox field. Failures are left for `drainOutboxes`. */
+  const finish = async (runId: string, field: string, events: readonly RunEvent[], previous: string, index: string) => {
     try {
       await Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map(xadd)]);
-      await redis.lrem(keys.outbox(runId), 1, entry);
+      await redis.hdel(keys.outbox(runId), field);
     } catch (error) {
       report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
     }
@@ -260,6 +286,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         prepared.head,
         prepared.index,
         prepared.ttl,
+        prepared.field,
         prepared.meta,
         prepared.events.length > 0 ? '1' : '0',
         newMessages.length,
@@ -274,6 +301,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     readonly head: string;
     readonly index: string;
     readonly ttl: number;
+    /** The commit's outbox field: the version first, so fields sort in commit order. */
+    readonly field: string;
     readonly meta: string;
     readonly events: readonly RunEvent[];
   }
@@ -285,7 +314,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       head: JSON.stringify(encodeHead({ ...rest, audit: [] })),
       index: encodeIndex(indexEntries(snapshot)),
       ttl: ttlFor(snapshot, now),
-      meta: JSON.stringify({ id: randomUUID(), t: now, events }),
+      field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,
+      meta: JSON.stringify({ t: now, events }),
       events,
     };
   };
@@ -296,7 +326,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     const heads = new Map<string, StoredHead | undefined>();
     unique.forEach((runId, index) => {
       const [version, head, indexText] = replies[index]!;
-      heads.set(runId, version == null || head == null ? undefined : { version: Number(version), head: decodeStoredHead(head), index: indexText ?? '' });
+      heads.set(runId, version == null || head == null ? undefined : { version: Number(version), head: indexedHead(head), index: indexText ?? '' });
     });
     return heads;
   };
@@ -321,13 +351,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   };
 
   const drainRun = async (runId: string, minAgeMs: number): Promise<number> => {
-    const [entries, currentIndex] = await guarded('read an outbox', () =>
-      Promise.all([redis.lrange(keys.outbox(runId), 0, -1), redis.hget(keys.head(runId), 'x')]),
+    const [outbox, currentIndex] = await guarded('read an outbox', () =>
+      Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]),
     );
     const cutoff = clock() - minAgeMs;
     let finished = 0;
-    for (const entry of entries) {
-      const [metaText = '', index = '', previous = ''] = entry.split('\n');
+    for (const field of Object.keys(outbox).sort()) {
+      const [metaText = '', index = '', previous = ''] = outbox[field]!.split('\n');
       let meta: { t?: number; events?: RunEvent[] };
       try {
         meta = JSON.parse(metaText) as typeof meta;
@@ -338,7 +368,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       await guarded('publish an outbox', () => Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...(meta.events ?? []).map(xadd)]));
       // Put back what the run's latest commit indexes, in case this older entry removed it.
       await guarded('repair the indexes', () => Promise.all(applyIndex([], decodeIndex(currentIndex))));
-      await guarded('clear an outbox', () => redis.lrem(keys.outbox(runId), 1, entry));
+      await guarded('clear an outbox', () => redis.hdel(keys.outbox(runId), field));
       finished++;
     }
     return finished;
@@ -349,7 +379,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     for (const node of nodes) {
       let cursor = '0';
       do {
-        const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', keys.outboxPattern, 'COUNT', 1000, 'TYPE', 'list'));
+        const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', keys.outboxPattern, 'COUNT', 1000, 'TYPE', 'hash'));
         cursor = nextCursor;
         if (found.length > 0) yield found;
       } while (cursor !== '0');
@@ -364,7 +394,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const reply = await write('create', snapshot, 0, 0, prepared);
       if (reply[0] !== 1) throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
       remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
-      if (reply[2] === 1) await finish(snapshot.runId, outboxEntry(prepared.meta, prepared.index, ''), events, '', prepared.index);
+      if (reply[2] === 1) await finish(snapshot.runId, prepared.field, events, '', prepared.index);
     },
 
     async load(runId) {
@@ -402,7 +432,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         if (reply[0] === 1) {
           remember(next.runId, next.version, next.messages.length, next.audit.length);
           const previous = String(reply[1]);
-          if (reply[2] === 1) await finish(next.runId, outboxEntry(prepared.meta, prepared.index, previous), events, previous, prepared.index);
+          if (reply[2] === 1) await finish(next.runId, prepared.field, events, previous, prepared.index);
           return;
         }
         const actual = Number(reply[1]);

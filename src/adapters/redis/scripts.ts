@@ -25,11 +25,11 @@ end
  * KEYS: head, msgs, audit, outbox.
  * ARGV: 1 mode ('create' | expected version), 2 new version, 3 messages the
  * caller believes are stored, 4 audit entries it believes are stored, 5 head,
- * 6 index entries, 7 TTL in ms (0: no expiry), 8 the commit's id, time and
- * events (the outbox entry is that, the new index and the previous one, one a
- * line), 9 '1' when
- * the commit has events, 10 new messages count, 11 new audit entries count,
- * 12.. the new messages, then the new audit entries.
+ * 6 index entries, 7 TTL in ms (0: no expiry), 8 the outbox field (sorts in
+ * commit order), 9 the commit's time and events (the outbox value is that,
+ * the new index and the previous one, one a line), 10 '1' when the commit has
+ * events, 11 new messages count, 12 new audit entries count, 13.. the new
+ * messages, then the new audit entries.
  *
  * Replies: {1, previous index entries, 1 if the outbox entry was written}
  * on success; {0, stored version or -1 when there is no run} on a version
@@ -57,12 +57,12 @@ else
   previous = stored[2] or ''
 end
 redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6])
-local newMessages, newAudit = tonumber(ARGV[10]), tonumber(ARGV[11])
-push(msgs, 12, 11 + newMessages)
-push(audit, 12 + newMessages, 11 + newMessages + newAudit)
+local newMessages, newAudit = tonumber(ARGV[11]), tonumber(ARGV[12])
+push(msgs, 13, 12 + newMessages)
+push(audit, 13 + newMessages, 12 + newMessages + newAudit)
 local outboxWritten = 0
-if ARGV[9] == '1' or previous ~= ARGV[6] then
-  redis.call('RPUSH', outbox, ARGV[8] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
+if ARGV[10] == '1' or previous ~= ARGV[6] then
+  redis.call('HSET', outbox, ARGV[8], ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
   outboxWritten = 1
 end
 local ttl = tonumber(ARGV[7])

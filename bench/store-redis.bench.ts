@@ -1,0 +1,221 @@
+// The Redis store on its own (no runtime): bytes written per commit as history
+// grows, the raw Lua compare-and-set rate on one connection next to what a full
+// store.commit costs, and the first page of pending approvals with 100 and
+// 100,000 runs waiting.
+// Run: npx tsx bench/store-redis.bench.ts   (REDIS_URL, else redis://127.0.0.1:6379)
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { approveAll, createAgent, defineTool, serialize, type AgentSnapshot, type Message, type RunEvent } from 'countersign';
+import { createRedisStore, type RedisStore } from 'countersign/redis';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { registerScripts } from '../src/adapters/redis/scripts.js';
+import { formatDuration, measure, printTable } from './support/measure.js';
+
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const prefixes: string[] = [];
+const connections: Redis[] = [];
+
+function connect(): Redis {
+  const redis = new Redis(redisUrl);
+  connections.push(redis);
+  return redis;
+}
+
+function storeOn(redis: Redis): RedisStore {
+  const prefix = `cs-bench-redis:${randomUUID().slice(0, 8)}:`;
+  prefixes.push(prefix);
+  return createRedisStore({ redis, prefix });
+}
+
+const agent = createAgent({
+  name: 'bench-mail',
+  tools: [defineTool({ name: 'send_email', description: 'Send an email', input: z.object({ to: z.string() }), execute: ({ to }) => `sent to ${to}` })],
+  model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: 'someone@example.com' }))),
+});
+
+function history(count: number): Message[] {
+  return Array.from({ length: count }, (_, index): Message => ({
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(9)}`,
+  }));
+}
+
+const paused = (prior: number) => agent.execute({ input: [...history(prior), { role: 'user', content: 'email someone' }] });
+
+async function bytesSent(connection: Redis, body: () => Promise<unknown>): Promise<number> {
+  const target = connection as unknown as { sendCommand: (command: { args: unknown[] }, ...rest: unknown[]) => unknown };
+  const original = target.sendCommand;
+  let bytes = 0;
+  target.sendCommand = function (this: unknown, command, ...rest) {
+    for (const arg of command.args) bytes += Buffer.isBuffer(arg) ? arg.length : Buffer.byteLength(String(arg));
+    return original.call(this, command, ...rest);
+  };
+  try {
+    await body();
+  } finally {
+    target.sendCommand = original;
+  }
+  return bytes;
+}
+
+const kb = (bytes: number) => (bytes < 10_240 ? `${bytes.toLocaleString('en-US')} B` : `${(bytes / 1024).toFixed(0)} KB`);
+
+// 1. Bytes per commit.
+{
+  const redis = connect();
+  const store = storeOn(redis);
+  const rows: string[][] = [];
+  for (const prior of [10, 100, 1000]) {
+    const run = await paused(prior);
+    await store.create(run);
+    const decided = approveAll(run, 'bench');
+    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const decision = await bytesSent(redis, () => store.commit(decided, run.version, [resolved]));
+    const done = await agent.execute(decided);
+    const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output ?? '' };
+    const resume = await bytesSent(redis, () => store.commit(done, decided.version, [completed]));
+    rows.push([prior.toLocaleString('en-US'), kb(serialize(done).length), kb(decision), kb(resume)]);
+  }
+  printTable(
+    'Bytes sent to Redis per commit (every command argument, events and index updates included; target: flat)',
+    ['prior messages', 'whole snapshot (serialize)', 'decision commit', 'resume commit (+2 messages)'],
+    rows,
+  );
+}
+
+// 2. Compare-and-set rate on one connection.
+{
+  const redis = connect();
+  const store = storeOn(redis);
+  const scripts = registerScripts(redis);
+  const template = await paused(10);
+  const runs = 200;
+  const created: AgentSnapshot[] = [];
+  for (let index = 0; index < runs; index++) {
+    const run = { ...template, runId: `run_${randomUUID()}` };
+    await store.create(run);
+    created.push(run);
+  }
+  const headOf = (run: AgentSnapshot) => JSON.stringify({ json: { ...run, messages: undefined } });
+  const versions = new Map(created.map((run) => [run.runId, run.version]));
+
+  // The bare script: version check, head write, TTL on four keys; no events, no index change.
+  const rawCommit = async (run: AgentSnapshot) => {
+    const version = versions.get(run.runId)!;
+    const reply = (await scripts.countersignWriteRun(
+      ...store.keys.run(run.runId),
+      version, version + 1, run.messages.length, 0, headOf(run), (await redis.hget(store.keys.head(run.runId), 'x')) ?? '', 0, '{}', '0', 0, 0,
+    )) as number[];
+    if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
+    versions.set(run.runId, version + 1);
+  };
+  // Warm the index read out of the measurement: fetch each run's index once.
+  const indexes = new Map<string, string>();
+  for (const run of created) indexes.set(run.runId, (await redis.hget(store.keys.head(run.runId), 'x')) ?? '');
+  const rawCommitNoRead = async (run: AgentSnapshot) => {
+    const version = versions.get(run.runId)!;
+    const reply = (await scripts.countersignWriteRun(
+      ...store.keys.run(run.runId),
+      version, version + 1, run.messages.length, 0, headOf(run), indexes.get(run.runId)!, 0, '{}', '0', 0, 0,
+    )) as number[];
+    if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
+    versions.set(run.runId, version + 1);
+  };
+  void rawCommit;
+
+  const storeCommit = (withEvent: boolean) => async (run: AgentSnapshot) => {
+    const version = versions.get(run.runId)!;
+    const next = { ...run, version: version + 1 };
+    const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
+    await store.commit(next, version, withEvent ? [event] : []);
+    versions.set(run.runId, version + 1);
+  };
+
+  /** Commits per second with `inFlight` commits outstanding on the one connection, each on its own run. */
+  const rate = async (commit: (run: AgentSnapshot) => Promise<void>, inFlight: number, total: number) => {
+    let issued = 0;
+    const started = performance.now();
+    await Promise.all(
+      created.slice(0, inFlight).map(async (run) => {
+        while (issued < total) {
+          issued++;
+          await commit(run);
+        }
+      }),
+    );
+    return total / ((performance.now() - started) / 1000);
+  };
+
+  const rows: string[][] = [];
+  for (const [name, commit] of [
+    ['raw Lua compare-and-set (EVALSHA)', rawCommitNoRead],
+    ['store.commit, no events', storeCommit(false)],
+    ['store.commit, one event (CAS, XADD, outbox LREM)', storeCommit(true)],
+  ] as const) {
+    await rate(commit, 50, 2_000); // warm-up
+    const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });
+    const pipelined = await rate(commit, 200, 40_000);
+    rows.push([name, formatDuration(one.median), formatDuration(one.p99), Math.round(1000 / one.median).toLocaleString('en-US'), Math.round(pipelined).toLocaleString('en-US')]);
+  }
+  printTable('Commits on one connection (loopback)', ['operation', 'median', 'p99', 'per second, 1 in flight', 'per second, 200 in flight'], rows);
+}
+
+// 3. First page of pending approvals with 100 and 100,000 runs waiting.
+{
+  const redis = connect();
+  const rows: string[][] = [];
+  const template = await paused(2);
+  const request = template.pendingApprovals[0]!;
+  for (const waiting of [100, 100_000]) {
+    const store = storeOn(redis);
+    const base = Date.now() + 3_600_000;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 500 }, async () => {
+        while (next < waiting) {
+          const index = next++;
+          const runId = `run_${randomUUID()}`;
+          const agentName = `agent-${index % 10}`;
+          await store.create({ ...template, runId, agentName, pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }] });
+        }
+      }),
+    );
+    const fill = performance.now() - started;
+    const first = await measure(`first page, ${waiting}`, () => store.listPending({ limit: 50 }), { iterations: 500, warmup: 50 });
+    const agentPage = await measure(`agent page, ${waiting}`, () => store.listPending({ limit: 50, agent: 'agent-3' }), { iterations: 500, warmup: 50 });
+    const expired = await measure(`expired, ${waiting}`, () => store.expiredRuns(base + 49, 100), { iterations: 500, warmup: 50 });
+    rows.push([
+      waiting.toLocaleString('en-US'),
+      formatDuration(first.median),
+      formatDuration(first.p99),
+      formatDuration(agentPage.median),
+      formatDuration(expired.median),
+      `${Math.round(waiting / (fill / 1000)).toLocaleString('en-US')}/s`,
+    ]);
+  }
+  printTable('First page of pending approvals (limit 50; target: the same with 100 and 100,000 waiting)', [
+    'runs waiting',
+    'listPending median',
+    'p99',
+    'one agent of 10, median',
+    'expiredRuns (50 due), median',
+    'store.create rate while filling (500 in flight)',
+  ], rows);
+}
+
+// Clean up: only this bench's keys (never FLUSHALL, the server may be shared).
+{
+  const redis = connections[0]!;
+  for (const prefix of prefixes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+  for (const connection of connections) connection.disconnect();
+}

@@ -18,7 +18,15 @@ import { runView } from './run-view.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
 import { rememberDeliveries } from './webhook-replay.js';
 
-/** What went wrong where, for `onError`. */
+/**
+ * What went wrong where, for `onError`.
+ *
+ * @example
+ * createApprovalApp(runtime, {
+ *   bearerToken,
+ *   onError: (error, { operation, runId }) => logger.error({ err: error, operation, runId }, 'approval app'),
+ * });
+ */
 export interface ApprovalAppErrorContext {
   /** `request` (an unexpected error answered with 500), `resume`/`start` (a run that went on after a 202 failed later), `events`, `webhook-dedupe`. */
   readonly operation: string;
@@ -27,6 +35,19 @@ export interface ApprovalAppErrorContext {
   readonly path?: string;
 }
 
+/**
+ * Options of `createApprovalApp`. At least one of `bearerToken` and
+ * `webhookSecret` is required (or `insecure: true`).
+ *
+ * @example
+ * const options: ApprovalAppOptions = {
+ *   bearerToken: [process.env.APPROVALS_TOKEN!, process.env.APPROVALS_TOKEN_OLD!],
+ *   webhookSecret: process.env.SLACK_BRIDGE_SECRET!,
+ *   maxBodyBytes: 32 * 1024,
+ *   resumeTimeoutMs: 5_000,
+ *   onError: (error, context) => report(error, context),
+ * };
+ */
 export interface ApprovalAppOptions {
   /** Bearer token(s) for every route but links, health and the OpenAPI document. Several while you rotate. */
   readonly bearerToken?: string | readonly string[];

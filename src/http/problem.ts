@@ -54,7 +54,9 @@ export function problemType(code: string): string {
  * problem(404, 'not_found', 'No route GET /nope.'); // { type: 'urn:countersign:problem:not_found', title: 'Not Found', status: 404, ... }
  */
 export function problem(status: number, code: string, detail: string, data: Readonly<Record<string, unknown>> = {}): Problem {
-  return { ...data, type: problemType(code), title: titles[status] ?? 'Error', status, code, detail };
+  const body: Record<string, unknown> = { type: problemType(code), title: titles[status] ?? 'Error', status, code, detail };
+  for (const [key, value] of Object.entries(data)) if (!(key in body)) body[key] = value;
+  return body as Problem;
 }
 
 /**

@@ -1,7 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 
-/** A running server: where it listens and how to stop it. */
+/**
+ * A running server: where it listens and how to stop it.
+ *
+ * @example
+ * const handle: ServeHandle = await serve(app, { port: 0 });
+ * console.log(`approvals on ${handle.url}`);
+ * process.once('SIGTERM', () => void handle.close());
+ */
 export interface ServeHandle {
   /** The bound port (the real one when you asked for port 0). */
   readonly port: number;

@@ -222,6 +222,13 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     await expect(store.remember(key, 'x', 0)).rejects.toThrow(/ttlMs/);
   });
 
+  it('reports a key of another type under the prefix as a configuration problem, not a retryable one', async () => {
+    const { run } = await pausedRun();
+    await store.create(run);
+    await redis.set(store.keys.audit(run.runId), 'not a list');
+    await expect(store.commit(approveAll(run, 'alice'), run.version)).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/WRONGTYPE.*prefix of its own/) });
+  });
+
   it('deletes every key of a run and its index entries', async () => {
     const { run } = await pausedRun();
     await store.create(run);

@@ -1,7 +1,7 @@
 // Events are queued in the run's outbox by the commit script and moved to the
 // stream right after; a process that dies in between leaves them for drainOutboxes.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { approveAll, type AgentSnapshot, type RunEvent } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { connect, pausedRun, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
@@ -110,6 +110,26 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     // The create's pending entry was added, then removed by the decision's entry: nothing is left indexed.
     expect(await redis.zcard(store.keys.pending)).toBe(0);
     expect(await redis.exists(store.keys.outbox(run.runId))).toBe(0);
+  });
+
+  it('drains outboxes through a connection with an ioredis keyPrefix too', async () => {
+    const prefix = prefixed();
+    const prefixedRedis = new Redis(url!, { keyPrefix: 'kp:' });
+    prefixedRedis.on('error', () => {});
+    try {
+      let now = Date.now();
+      const clock = () => now;
+      const dying = createRedisStore({ redis: dyingAfterCommit(prefixedRedis), prefix, clock, onError: () => {} });
+      const { run } = await pausedRun();
+      await dying.create(run, [requested(run)]);
+      expect(await redis.hlen(`kp:${dying.keys.outbox(run.runId)}`)).toBe(1);
+      now += 10_000;
+      expect(await createRedisStore({ redis: prefixedRedis, prefix, clock }).drainOutboxes()).toBe(1);
+      expect(await streamEvents(redis, `kp:${prefix}`)).toEqual([requested(run)]);
+    } finally {
+      await removePrefix(redis, `kp:${prefix}`);
+      prefixedRedis.disconnect();
+    }
   });
 
   it('writes no outbox entry for a commit with no events and no index change', async () => {

@@ -44,7 +44,7 @@ export interface RedisKeys {
 }
 
 /** Escapes the characters Redis glob patterns (SCAN MATCH) treat specially. */
-function globEscape(text: string): string {
+export function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
 }
 

@@ -6,7 +6,7 @@ import type { RunEvent } from '../../machine/run-events.js';
 import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
-import { expiredBound, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
+import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded, toStoreError } from './unavailable.js';
 
@@ -36,7 +36,13 @@ export interface RedisStoreOptions {
   readonly onError?: (error: Error) => void;
 }
 
-/** Options of `RedisStore.drainOutboxes`. */
+/**
+ * Options of `RedisStore.drainOutboxes`.
+ *
+ * @example
+ * const options: DrainOptions = { minAgeMs: 30_000 };
+ * setInterval(() => void store.drainOutboxes(options), 60_000);
+ */
 export interface DrainOptions {
   /** Leave entries younger than this to the commit that wrote them (5 s by default). */
   readonly minAgeMs?: number;
@@ -374,14 +380,19 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return finished;
   };
 
+  // ioredis adds a connection's keyPrefix to command keys but not to SCAN patterns or SCAN results.
+  const connectionPrefix = String(
+    (redis.isCluster ? (redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix : (redis as Redis).options.keyPrefix) ?? '',
+  );
   const scanOutboxes = async function* (): AsyncGenerator<string[]> {
     const nodes: (Redis | Cluster)[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
+    const pattern = `${globEscape(connectionPrefix)}${keys.outboxPattern}`;
     for (const node of nodes) {
       let cursor = '0';
       do {
-        const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', keys.outboxPattern, 'COUNT', 1000, 'TYPE', 'hash'));
+        const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', pattern, 'COUNT', 1000, 'TYPE', 'hash'));
         cursor = nextCursor;
-        if (found.length > 0) yield found;
+        if (found.length > 0) yield found.map((key) => key.slice(connectionPrefix.length));
       } while (cursor !== '0');
     }
   };

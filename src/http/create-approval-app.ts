@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { ConfigError, RunNotAwaitingApprovalError } from '../errors.js';
+import { ConfigError, RunNotAwaitingApprovalError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
@@ -214,9 +214,18 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}`
         : `run_${randomUUID()}`);
     const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
-    const outcome = await carryOn(runtime.start(body.agent, input), 'start', runId);
+    const location = { location: `/runs/${encodeURIComponent(runId)}` };
+    let outcome: Outcome<AgentSnapshot>;
+    try {
+      outcome = await carryOn(runtime.start(body.agent, input), 'start', runId);
+    } catch (error) {
+      // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
+      const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
+      if (!existing) throw error;
+      return c.json({ status: existing.status, run: runView(existing), duplicate: true }, 200, location);
+    }
     if (!outcome.done) return accepted(c, runId);
-    return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, { location: `/runs/${encodeURIComponent(runId)}` });
+    return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, location);
   });
 
   app.get('/runs/:runId', read, async (c) => c.json(runView(await runtime.get(c.req.param('runId')))));
@@ -338,7 +347,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
           ),
         );
       }
-      return linkPage(c, 200, confirmationPage({ claim, request, action: `/links/${token}` }));
+      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}` }));
     } catch (error) {
       return linkFailure(c, error);
     }

@@ -100,6 +100,20 @@ describe('webhook-id replays', () => {
     expect((await h.runtime.pending()).items).toHaveLength(1);
   });
 
+  it('a redelivery racing the first one answers with the existing run instead of a conflict', async () => {
+    const h = harness();
+    const body = JSON.stringify({ agent: 'files', input: '/tmp/race' });
+    const headers = signed(body, { id: 'msg_race' });
+    const [a, b] = await Promise.all([h.app.request('/runs', post(body, headers)), h.app.request('/runs', post(body, headers))]);
+    // Whichever answer is kept first is the one both senders see; neither is a conflict.
+    expect([200, 201]).toContain(a.status);
+    expect([200, 201]).toContain(b.status);
+    const answers = (await Promise.all([a.json(), b.json()])) as Body[];
+    expect(new Set(answers.map((answer) => answer['run'].runId)).size).toBe(1);
+    expect(h.modelCalls()).toBe(1);
+    expect((await h.runtime.pending()).items).toHaveLength(1);
+  });
+
   it('an error answer is replayed too, but a 5xx is not kept so the sender can retry', async () => {
     const store = createMemoryStore();
     let down = false;
@@ -240,7 +254,8 @@ describe('one-click links', () => {
       expect(html).toContain('<code>delete_file</code>');
       expect(html).toContain('&quot;path&quot;: &quot;/tmp/x&quot;');
       expect(html).not.toContain('sk-secret-value');
-      expect(html).toContain(`<form method="post" action="${pathOf(links.approve)}">`);
+      // Relative, so the form still works when the app is mounted under a prefix.
+      expect(html).toContain(`<form method="post" action="./${pathOf(links.approve).slice('/links/'.length)}">`);
     }
     expect(await stateOf(h, runId)).toBe(before);
     const decided = await h.app.request(pathOf(links.approve), { method: 'POST' });

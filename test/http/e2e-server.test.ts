@@ -4,10 +4,10 @@ import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedisStore } from 'countersign/redis';
+import { createRedisStore, createStreamNotifier } from 'countersign/redis';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { removePrefix, uniquePrefix } from '../redis/redis-harness.js';
-import { harness, SECRET, TOKEN, type Harness } from './harness.js';
+import { harness, json, SECRET, TOKEN, type Harness } from './harness.js';
 
 const url = inject('redisUrl');
 
@@ -175,6 +175,38 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
       await expect.poll(() => listeners).toBe(0);
     } finally {
       await own.close();
+    }
+  });
+
+  it("streams another process's events when fed by the Redis event stream", async () => {
+    const prefix = uniquePrefix();
+    prefixes.push(prefix);
+    // Two instances that share nothing but Redis: one serves the event stream, the other takes the requests.
+    const writer = harness({ store: createRedisStore({ redis, prefix }) });
+    const reader = harness({ store: createRedisStore({ redis, prefix }) });
+    const feed = createStreamNotifier({ redis, prefix, group: 'sse', blockMs: 200, onError: () => {} });
+    const app = createApprovalApp(reader.runtime, { bearerToken: TOKEN, events: feed });
+    server = await serve(app, { port: 0 });
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+      const body = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const until = async (needle: string) => {
+        while (!text.includes(needle)) text += decoder.decode((await body.read()).value, { stream: true });
+      };
+      await until(': connected');
+      const started = await writer.app.request('/runs', json({ agent: 'files', input: '/tmp/elsewhere' }));
+      const run = ((await started.json()) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } }).run;
+      await until('event: approval-requested');
+      await writer.app.request(`/runs/${run.runId}/approvals/${run.pendingApprovals[0]!.approvalId}`, json({ approved: true }));
+      await until('event: run-completed');
+      expect(text).toContain(`"runId":"${run.runId}"`);
+      controller.abort();
+      await body.cancel().catch(() => undefined);
+    } finally {
+      await feed.close();
     }
   });
 });

@@ -45,6 +45,10 @@ export function authenticate(settings: AuthSettings, options: { readonly acceptS
     const authorization = c.req.header('authorization');
     const signature = c.req.header('webhook-signature');
     if (settings.insecure) {
+      // With no credential, only a JSON content type keeps other web pages out: it forces a CORS preflight this app never grants.
+      if (options.readBody && !/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+        throw new HttpProblem(problem(415, 'unsupported_media_type', 'Without authentication configured, writes must be sent as content-type: application/json.'));
+      }
       c.set('caller', { kind: 'insecure' });
     } else if (authorization !== undefined) {
       const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(authorization);

@@ -174,6 +174,10 @@ describe('bearer tokens and configuration', () => {
     expect(() => createApprovalApp(runtime, { bearerToken: TOKEN, maxBodyBytes: -1 })).toThrow(ConfigError);
     const open = createApprovalApp(runtime, { insecure: true });
     expect((await open.request('/approvals')).status).toBe(200);
+    // Another web page can send a "simple" cross-site POST; without credentials, only JSON (which needs a CORS preflight) is taken.
+    expect((await open.request('/runs/run_1/cancel', { method: 'POST' })).status).toBe(415);
+    expect((await open.request('/runs/run_1/cancel', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    expect((await open.request('/runs/run_1/cancel', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
   });
 });
 

@@ -39,6 +39,7 @@ const errors = (...statuses: number[]) => {
     409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), or the run id is taken (`version_conflict`).',
     410: 'The approval expired (`approval_expired`).',
     413: 'The body is larger than the limit (`body_too_large`).',
+    415: 'Only with `insecure: true`: a write that is not `content-type: application/json` (`unsupported_media_type`).',
     422: 'Edited arguments do not match the tool input schema (`invalid_edit`, with `issues`).',
     503: 'The store is unavailable (`store_unavailable`); retry after `Retry-After` seconds.',
   };
@@ -110,7 +111,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           summary: 'Start a run; answers once it pauses for approval or ends.',
           security: writeSecurity,
           requestBody: { required: true, content: json(ref('StartRun')) },
-          responses: { '201': { description: 'The run paused or ended.', content: json(ref('RunAnswer')) }, '202': accepted, ...errors(400, 401, 404, 409, 413, 503) },
+          responses: { '201': { description: 'The run paused or ended.', content: json(ref('RunAnswer')) }, '202': accepted, ...errors(400, 401, 404, 409, 413, 415, 503) },
         },
       },
       '/runs/{runId}': {
@@ -141,7 +142,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           responses: {
             '200': { description: 'Recorded (or an identical repeat: `duplicate: true`).', content: json(ref('DecisionAnswer')) },
             '202': accepted,
-            ...errors(400, 401, 403, 404, 409, 410, 413, 422, 503),
+            ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 503),
           },
         },
         },
@@ -152,7 +153,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           security: writeSecurity,
           parameters: [pathParameter('runId')],
           requestBody: { required: true, content: json(ref('Batch')) },
-          responses: { '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) }, '202': accepted, ...errors(400, 401, 404, 409, 413, 503) },
+          responses: { '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) }, '202': accepted, ...errors(400, 401, 404, 409, 413, 415, 503) },
         },
       },
       '/runs/{runId}/cancel': {
@@ -162,7 +163,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           security: writeSecurity,
           parameters: [pathParameter('runId')],
           requestBody: { required: false, content: json(ref('Cancel')) },
-          responses: { '200': { description: 'The run.', content: json(ref('RunAnswer')) }, ...errors(400, 401, 404, 413, 503) },
+          responses: { '200': { description: 'The run.', content: json(ref('RunAnswer')) }, ...errors(400, 401, 404, 413, 415, 503) },
         },
       },
       '/events': {

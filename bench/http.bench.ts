@@ -1,0 +1,299 @@
+// Signed decisions per second over HTTP, with the Redis store, at 50 concurrent clients, beside a trivial Hono
+// handler served the same way and measured in the same run. Each request decides a distinct pending approval with
+// a Standard Webhooks signature and waits for the run to finish (the approved tool runs, the model answers).
+// The servers run in a child process (this file with --serve) so the load generator does not share their event loop.
+// Run: npx tsx bench/http.bench.ts   (REDIS_URL, else redis://127.0.0.1:6379; HTTP_BENCH_SECONDS, default 10;
+// HTTP_BENCH_PROFILE=<dir> for a CPU profile of the servers)
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { formatDuration, printTable } from './support/measure.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env['HTTP_BENCH_SECONDS'] ?? 10);
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/** `record`: a bench-only handler on the Redis store that verifies the signature and records the decision without resuming the run. */
+type StoreKind = 'redis' | 'memory' | 'record';
+type FromParent = { type: 'seed'; store: StoreKind; count: number } | { type: 'check'; store: StoreKind; runIds: string[] } | { type: 'stop' };
+type FromChild =
+  | { type: 'ready'; urls: Record<StoreKind | 'trivial', string> }
+  | { type: 'seeded'; pairs: [runId: string, approvalId: string][] }
+  | { type: 'checked'; statuses: Record<string, number>; pending: number }
+  | { type: 'stopped'; keysDeleted: number };
+
+// ---------------------------------------------------------------------------------------------------------------
+// The child: the approval app on the Redis store, and the trivial handler, each on a free loopback port.
+
+async function serveRole(): Promise<void> {
+  const [{ Hono }, { Redis }, { z }, countersign, { createRedisStore }, http, testing] = await Promise.all([
+    import('hono'),
+    import('ioredis'),
+    import('zod'),
+    import('countersign'),
+    import('countersign/redis'),
+    import('countersign/http'),
+    import('countersign/testing'),
+  ]);
+  const send = (message: FromChild) => process.send!(message);
+  const prefix = `cs-bench-http:${randomUUID().slice(0, 8)}:`;
+  const redis = new Redis(redisUrl);
+  const store = createRedisStore({ redis, prefix });
+  const tool = countersign.defineTool({
+    name: 'send_payment',
+    description: 'Send a payment',
+    input: z.object({ to: z.string(), cents: z.number().int() }),
+    needsApproval: true,
+    execute: ({ to }) => `paid ${to}`,
+  });
+  const model = testing.createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? testing.textTurn('paid') : testing.toolCallTurn('send_payment', { to: 'acct-1', cents: 100 }),
+  );
+  const agent = countersign.createAgent({ name: 'bench-payments', model, tools: [tool] });
+  // The same app on the memory store too: the gap between the two rows is what Redis costs.
+  const onRedis = countersign.createRuntime({ agents: [agent], store });
+  const runtimes = {
+    redis: onRedis,
+    memory: countersign.createRuntime({ agents: [agent], store: countersign.createMemoryStore() }),
+    record: onRedis,
+  };
+  // What a decision costs when the resume is left to a worker (as `respond(..., { mode: 'enqueue' })` would):
+  // the same signature check, webhook-id memory and compare-and-set as the app, none of the agent loop.
+  const recordOnly = new Hono().post('/runs/:runId/approvals/:approvalId', async (c) => {
+    const raw = await c.req.text();
+    const id = c.req.header('webhook-id');
+    const headers = { id, timestamp: c.req.header('webhook-timestamp'), signature: c.req.header('webhook-signature') };
+    if (http.verifyWebhook([SECRET], headers, raw, Math.floor(Date.now() / 1000)) !== undefined) return c.json({ error: 'bad signature' }, 401);
+    if ((await store.remember(`webhook:${id}`, '1', 600_000)) !== undefined) return c.json({ duplicate: true });
+    const body = JSON.parse(raw) as { approved: boolean; approvedBy: string };
+    const result = await onRedis.respond(c.req.param('runId'), { approvalId: c.req.param('approvalId'), ...body }, { mode: 'record' });
+    return c.json({ status: result.status, duplicate: result.duplicate });
+  });
+  const options = { webhookSecret: SECRET, bearerToken: `bench-${randomUUID()}` };
+  const servers = {
+    redis: await http.serve(http.createApprovalApp(runtimes.redis, options), { port: 0 }),
+    memory: await http.serve(http.createApprovalApp(runtimes.memory, options), { port: 0 }),
+    record: await http.serve(recordOnly, { port: 0 }),
+    trivial: await http.serve(new Hono().post('/x', (c) => c.json({ ok: true })), { port: 0 }),
+  };
+
+  process.on('message', async (message: FromParent) => {
+    if (message.type === 'seed') {
+      const runtime = runtimes[message.store];
+      const pairs: [string, string][] = [];
+      let next = 0;
+      // As many starts in flight as there will be clients, so seeding takes seconds, not minutes.
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (next < message.count) {
+            next += 1;
+            const run = await runtime.start(agent.name, { input: 'pay acct-1' });
+            pairs.push([run.runId, run.pendingApprovals[0]!.approvalId]);
+          }
+        }),
+      );
+      send({ type: 'seeded', pairs });
+    } else if (message.type === 'check') {
+      const statuses: Record<string, number> = {};
+      for (const runId of message.runIds) {
+        const status = (await runtimes[message.store].store.load(runId))?.status ?? 'missing';
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+      send({ type: 'checked', statuses, pending: (await runtimes[message.store].store.listPending({ limit: 500 })).items.length });
+    } else {
+      await Promise.all(Object.values(servers).map((server) => server.close()));
+      let keysDeleted = 0;
+      let cursor = '0';
+      do {
+        const [after, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = after;
+        if (keys.length > 0) keysDeleted += await redis.unlink(...keys);
+      } while (cursor !== '0');
+      await redis.quit();
+      send({ type: 'stopped', keysDeleted });
+      process.disconnect();
+    }
+  });
+  send({ type: 'ready', urls: { redis: servers.redis.url, memory: servers.memory.url, record: servers.record.url, trivial: servers.trivial.url } });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The parent: seeds runs, signs one request per run, drives the load with autocannon.
+
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration?: number;
+  amount?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: { setupRequest?: (request: AutocannonRequest) => AutocannonRequest }[];
+}
+interface AutocannonResult {
+  requests: { total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+  start: Date;
+  finish: Date;
+}
+interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+  stop(): void;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => AutocannonInstance;
+
+interface Measurement {
+  readonly requests: number;
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly failures: number;
+}
+
+/** Runs autocannon for at most `seconds` (or until `amount` requests are answered). */
+async function load(options: AutocannonOptions, seconds: number): Promise<Measurement> {
+  const instance = autocannon(options);
+  const timer = setTimeout(() => instance.stop(), seconds * 1000);
+  const result = await instance;
+  clearTimeout(timer);
+  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return {
+    requests: result.requests.total,
+    rate: result['2xx'] / elapsed,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+async function measureRole(): Promise<void> {
+  const [{ signWebhook }] = await Promise.all([import('countersign/http')]);
+  // HTTP_BENCH_PROFILE=<dir> writes a CPU profile of the server process there, to see where a decision's time goes.
+  const profile = process.env['HTTP_BENCH_PROFILE'];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+  });
+  const replies: FromChild[] = [];
+  const waiters: (() => void)[] = [];
+  child.on('message', (message: FromChild) => {
+    replies.push(message);
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const reply = async <T extends FromChild['type']>(type: T): Promise<Extract<FromChild, { type: T }>> => {
+    for (;;) {
+      const index = replies.findIndex((message) => message.type === type);
+      if (index !== -1) return replies.splice(index, 1)[0] as Extract<FromChild, { type: T }>;
+      const woken = new Promise<void>((resolve) => waiters.push(resolve));
+      const code = await Promise.race([woken.then(() => undefined), exited]);
+      if (code !== undefined) throw new Error(`The bench server exited (code ${code}) before it answered ${type}.`);
+    }
+  };
+  const ask = <T extends FromChild['type']>(message: FromParent, type: T) => {
+    child.send(message);
+    return reply(type);
+  };
+
+  try {
+    const { urls } = await reply('ready');
+
+    /** Seeds `count` paused runs and signs one decision for each: a distinct approval per request. */
+    const signedDecisions = async (store: StoreKind, count: number) => {
+      const { pairs } = await ask({ type: 'seed', store, count }, 'seeded');
+      const now = Math.floor(Date.now() / 1000);
+      const body = JSON.stringify({ approved: true, approvedBy: 'bench' });
+      const requests = pairs.map(([runId, approvalId], index): AutocannonRequest => ({
+        method: 'POST',
+        path: `/runs/${runId}/approvals/${approvalId}`,
+        headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_bench_${index}_${randomUUID()}`, now, body) },
+        body,
+      }));
+      return { pairs, requests };
+    };
+    const decide = async (store: StoreKind, count: number, seconds: number) => {
+      const { pairs, requests } = await signedDecisions(store, count);
+      let next = 0;
+      // autocannon builds a connection's next request ahead of sending it; keep a margin so none repeats.
+      const amount = Math.max(CONNECTIONS, requests.length - 2 * CONNECTIONS);
+      const measured = await load(
+        {
+          url: urls[store],
+          connections: CONNECTIONS,
+          amount,
+          requests: [{ setupRequest: (request) => ({ ...request, ...(requests[next++] ?? requests.at(-1)!) }) }],
+        },
+        seconds,
+      );
+      // Every decided run must have completed (or, record-only, be ready to resume): the rate counts decisions that landed.
+      const sample = pairs.slice(0, Math.min(next, pairs.length, 2_000)).map(([runId]) => runId);
+      const { statuses } = await ask({ type: 'check', store, runIds: sample }, 'checked');
+      return { measured, statuses, checked: sample.length };
+    };
+    const trivial = (seconds: number) =>
+      load({ url: `${urls.trivial}/x`, connections: CONNECTIONS, duration: seconds + 1, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, seconds);
+    /** Enough runs for `SECONDS` at the warm-up rate, with a margin; bounded so seeding stays short. */
+    const poolFor = (rate: number) => Math.ceil(Math.min(80_000, Math.max(2_000, rate * SECONDS * 1.3)));
+
+    // Warm every server (JIT, Redis scripts, connection pools), and size the decision pools from the warm-up rates.
+    await trivial(2);
+    const warmRedis = await decide('redis', 1_500, 3);
+    const warmMemory = await decide('memory', 1_500, 3);
+    const warmRecord = await decide('record', 1_500, 3);
+
+    const plain = await trivial(SECONDS);
+    const redis = await decide('redis', poolFor(warmRedis.measured.rate), SECONDS);
+    const memory = await decide('memory', poolFor(warmMemory.measured.rate), SECONDS);
+    const record = await decide('record', poolFor(warmRecord.measured.rate), SECONDS);
+
+    const rate = (value: number) => `${Math.round(value).toLocaleString('en-US')}/s`;
+    const row = (name: string, measured: Measurement) => [
+      name,
+      measured.requests.toLocaleString('en-US'),
+      rate(measured.rate),
+      formatDuration(measured.p50),
+      formatDuration(measured.p99),
+      (measured.rate / plain.rate).toFixed(2),
+      measured.failures,
+    ];
+    printTable(
+      `Signed decisions over HTTP, ${CONNECTIONS} concurrent clients, ~${SECONDS} s each (target: Redis row at least half the trivial handler's rate)`,
+      ['handler', 'requests', 'rate', 'p50', 'p99', 'ratio to trivial', 'failed'],
+      [
+        row('trivial Hono handler (POST /x)', plain),
+        row('signed decision, Redis store, run resumed to completion', redis.measured),
+        row('same, memory store (for comparison)', memory.measured),
+        row('bench-only handler: same check, decision recorded on Redis, no resume', record.measured),
+      ],
+    );
+    const ratio = redis.measured.rate / plain.rate;
+    process.stdout.write(
+      `\nDecided runs read back: Redis ${JSON.stringify(redis.statuses)} of ${redis.checked}, memory ${JSON.stringify(memory.statuses)} of ${memory.checked}, ` +
+        `record-only ${JSON.stringify(record.statuses)} of ${record.checked}. ` +
+        `Load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores. ` +
+        `${ratio >= 0.5 ? 'Meets' : 'MISSES'} the target (ratio ${ratio.toFixed(2)}, target 0.50).\n`,
+    );
+  } finally {
+    if (child.connected) {
+      const { keysDeleted } = await ask({ type: 'stop' }, 'stopped');
+      process.stdout.write(`Deleted ${keysDeleted.toLocaleString('en-US')} bench keys from Redis.\n`);
+    }
+    await exited;
+  }
+}
+
+// Last, so every declaration above is initialized before either role runs.
+if (process.argv.includes('--serve')) await serveRole();
+else await measureRole();

@@ -1,8 +1,9 @@
 // Key layout, TTLs, append-only history, flat bytes per commit and harmless resends.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { approveAll, deserialize, serialize, SnapshotError, VersionConflictError, type AgentSnapshot, type RunEvent } from 'countersign';
+import { approveAll, deserialize, serialize, withApprovalResponse, SnapshotError, VersionConflictError, type AgentSnapshot, type RunEvent } from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
+import { encodeHead } from '../../src/machine/snapshot-codec.js';
 import { bytesSent, connect, keySlot, pausedRun, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -59,6 +60,22 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     expect(Object.isFrozen(loaded.messages.at(-1))).toBe(true);
     expect(Object.isFrozen(loaded.audit[0])).toBe(true);
     expect(deserialize(serialize(loaded))).toEqual(done);
+  });
+
+  it('stores the head as superjson encodes it, also when it holds values JSON cannot carry', async () => {
+    const { run } = await pausedRun();
+    await store.create(run);
+    const { messages: _m, audit: _a, ...head } = run;
+    expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!)).toEqual(JSON.parse(JSON.stringify(encodeHead({ ...head, audit: [] }))));
+    // An edited argument with a Date and a Map goes through superjson, and comes back as it was.
+    const decided = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    const record = decided.toolCalls[0]!;
+    const edited = { ...decided, toolCalls: [{ ...record, editedArgs: { at: new Date(0), tags: new Map([['a', 1]]), n: -0 } }] };
+    await store.commit(edited, run.version);
+    expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!).meta).toBeDefined();
+    const loaded = (await store.load(run.runId))!;
+    expect(loaded.toolCalls[0]!.editedArgs).toEqual({ at: new Date(0), tags: new Map([['a', 1]]), n: -0 });
+    expect(loaded).toEqual(edited);
   });
 
   it('refuses a head that does not validate, naming the field', async () => {

@@ -115,6 +115,36 @@ function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>): IndexEntry[] {
   return entries;
 }
 
+/** True when JSON carries `value` exactly: plain objects and arrays of strings, finite numbers, booleans and null. */
+function isPlainJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isPlainJson);
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) if (!isPlainJson((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The head as stored: superjson's encoding (`{ json, meta }`). A head that is
+ * plain JSON, the usual case, encodes to `{ json: head }` exactly as superjson
+ * would, without its walk (about 50 µs of a commit's CPU otherwise).
+ */
+function encodeStoredHead(head: Omit<AgentSnapshot, 'messages'>): string {
+  return isPlainJson(head) ? JSON.stringify({ json: head }) : JSON.stringify(encodeHead(head));
+}
+
 function encodeIndex(entries: readonly IndexEntry[]): string {
   return entries.length === 0 ? '' : JSON.stringify(entries);
 }
@@ -317,7 +347,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     const { messages: _messages, audit: _audit, ...rest } = snapshot;
     const now = clock();
     return {
-      head: JSON.stringify(encodeHead({ ...rest, audit: [] })),
+      head: encodeStoredHead({ ...rest, audit: [] }),
       index: encodeIndex(indexEntries(snapshot)),
       ttl: ttlFor(snapshot, now),
       field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,

@@ -80,6 +80,36 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     expect(await redis.zcard(store.keys.pending)).toBe(10);
   });
 
+  it('reads the same number of keys for the first page with 10 or 1,000 runs waiting', async () => {
+    const counts: number[] = [];
+    for (const waiting of [10, 1000]) {
+      const store = fresh();
+      const { run } = await pausedRun({ ttlMs: 60_000 });
+      const request = run.pendingApprovals[0]!;
+      const all = Array.from({ length: waiting }, (_, index) => ({
+        ...run,
+        runId: `run_${randomUUID()}`,
+        pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: request.expiresAt! + index }],
+      }));
+      for (let start = 0; start < all.length; start += 100) await Promise.all(all.slice(start, start + 100).map((item) => store.create(item)));
+      let commands = 0;
+      const counted = new Proxy(redis, {
+        get(target, property, receiver) {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            commands++;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const page = await createRedisStore({ redis: counted, prefix: store.keys.prefix }).listPending({ limit: 5 });
+      expect(page.items.map((item) => item.runId)).toEqual(all.slice(0, 5).map((item) => item.runId));
+      counts.push(commands);
+    }
+    expect(counts[1]).toBe(counts[0]);
+  });
+
   it('refuses a cursor it did not hand out', async () => {
     await expect(fresh().listPending({ cursor: 'not-a-cursor' })).rejects.toThrow(/cursor/);
   });

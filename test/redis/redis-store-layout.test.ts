@@ -153,6 +153,28 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     expect(await store.load(run.runId)).toEqual(done);
   });
 
+  it('lets exactly one of 20 concurrent commits at the same version land, from separate connections', async () => {
+    const { run } = await pausedRun({ prior: 3 });
+    await store.create(run);
+    const contenders = Array.from({ length: 20 }, (_, index) => {
+      const own = connect(url!);
+      const next: AgentSnapshot = {
+        ...run,
+        version: run.version + 1,
+        messages: [...run.messages, { role: 'user', content: `contender ${index}` }],
+        updatedAt: run.updatedAt + index,
+      };
+      return { own, next, store: createRedisStore({ redis: own, prefix }) };
+    });
+    const outcomes = await Promise.allSettled(contenders.map(({ store: s, next }) => s.commit(next, run.version)));
+    for (const { own } of contenders) own.disconnect();
+    const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
+    expect(winners).toHaveLength(1);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(VersionConflictError);
+    expect(await store.load(run.runId)).toEqual(contenders[winners[0]!]!.next);
+    expect(await redis.llen(store.keys.messages(run.runId))).toBe(run.messages.length + 1);
+  });
+
   it('commits from a store that never loaded the run (asks the counts, then sends only the tail)', async () => {
     const { run, agent } = await pausedRun({ prior: 30 });
     await store.create(run);

@@ -258,13 +258,15 @@ async function measureRole(): Promise<void> {
     const memory = await decide('memory', poolFor(warmMemory.measured.rate), SECONDS);
     const record = await decide('record', poolFor(warmRecord.measured.rate), SECONDS);
 
+    // Under heavy load a latency reaches seconds; formatDuration would print 1.53e+3 ms.
+    const latency = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : formatDuration(ms));
     const rate = (value: number) => `${Math.round(value).toLocaleString('en-US')}/s`;
     const row = (name: string, measured: Measurement) => [
       name,
       measured.requests.toLocaleString('en-US'),
       rate(measured.rate),
-      formatDuration(measured.p50),
-      formatDuration(measured.p99),
+      latency(measured.p50),
+      latency(measured.p99),
       (measured.rate / plain.rate).toFixed(2),
       measured.failures,
     ];

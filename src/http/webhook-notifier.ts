@@ -7,10 +7,20 @@ import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, AuditEntry, RunError } from '../machine/types.js';
 import { signWebhook, webhookSignature } from './standard-webhooks.js';
 
-/** The event types a webhook notifier can send. */
+/**
+ * The event types a webhook notifier can send.
+ *
+ * @example
+ * createWebhookNotifier({ url, secret, events: ['approval.requested', 'approval.resolved', 'run.failed'] satisfies WebhookEventType[] });
+ */
 export type WebhookEventType = 'approval.requested' | 'approval.resolved' | 'run.completed' | 'run.failed' | 'run.cancelled';
 
-/** Where an event happened: on every event's `data`. */
+/**
+ * Where an event happened: on every event's `data`.
+ *
+ * @example
+ * const { runId, agentName }: WebhookRunRef = event.data;
+ */
 export interface WebhookRunRef {
   readonly runId: string;
   readonly agentName: string;
@@ -22,6 +32,11 @@ export interface WebhookRunRef {
  * own types, so a receiver can reuse `ApprovalRequest` and `AuditEntry`.
  * `approval.requested` carries the display copy of the arguments (secrets
  * redacted) and the request's `signature` to echo back with the decision.
+ *
+ * @example
+ * // In the receiver, after verifying the signature:
+ * const event = JSON.parse(body) as WebhookEvent;
+ * if (event.type === 'approval.requested') await slack.ask(event.data.runId, event.data.approvalId, event.data.args);
  */
 export type WebhookEvent =
   | { readonly type: 'approval.requested'; readonly timestamp: string; readonly data: WebhookRunRef & ApprovalRequest }
@@ -30,7 +45,12 @@ export type WebhookEvent =
   | { readonly type: 'run.failed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly error: RunError } }
   | { readonly type: 'run.cancelled'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly reason: string } };
 
-/** A delivery that failed its last try, kept so it can be inspected, stored or sent again. */
+/**
+ * A delivery that failed its last try, kept so it can be inspected, stored or sent again.
+ *
+ * @example
+ * for (const entry of notifier.deadLetters()) log.warn(`${entry.event.type} ${entry.webhookId}: ${entry.lastError} after ${entry.attempts} tries`);
+ */
 export interface WebhookDeadLetter {
   /** The `webhook-id` every try carried; a receiver that deduplicates on it sees a resend as a repeat. */
   readonly webhookId: string;
@@ -48,6 +68,12 @@ export interface WebhookDeadLetter {
   readonly failedAt: string;
 }
 
+/**
+ * Options of `createWebhookNotifier`; only `url` and `secret` are required.
+ *
+ * @example
+ * const options: WebhookNotifierOptions = { url: 'https://bot.example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', maxAttempts: 5 };
+ */
 export interface WebhookNotifierOptions {
   /** Where to POST; `http:` or `https:`. */
   readonly url: string;
@@ -85,7 +111,13 @@ export interface WebhookNotifierOptions {
   readonly onError?: (error: unknown, context: { readonly operation: 'dead-letter'; readonly webhookId: string }) => void;
 }
 
-/** A `Notifier` that POSTs signed events to one URL, retrying in the background. */
+/**
+ * A `Notifier` that POSTs signed events to one URL, retrying in the background.
+ *
+ * @example
+ * const notifier: WebhookNotifier = createWebhookNotifier({ url, secret });
+ * await notifier.flush(); // before the process exits
+ */
 export interface WebhookNotifier extends Notifier {
   /** Queues the events this notifier sends and returns at once; deliveries go on in the background. */
   publish(events: readonly RunEvent[]): Promise<void>;

@@ -402,11 +402,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       }
       if ((meta.t ?? 0) > cutoff) break;
       await guarded('publish an outbox', () => Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...(meta.events ?? []).map(xadd)]));
-      // Put back what the run's latest commit indexes, in case this older entry removed it.
-      await guarded('repair the indexes', () => Promise.all(applyIndex([], decodeIndex(currentIndex))));
       await guarded('clear an outbox', () => redis.hdel(keys.outbox(runId), field));
       finished++;
     }
+    // Put back what the run's latest commit indexes, in case an older entry just removed it (a stale extra is only a hint).
+    if (finished > 0) await guarded('repair the indexes', () => Promise.all(applyIndex([], decodeIndex(currentIndex))));
     return finished;
   };
 

@@ -55,9 +55,8 @@ export interface WebhookDeadLetter {
   /** The `webhook-id` every try carried; a receiver that deduplicates on it sees a resend as a repeat. */
   readonly webhookId: string;
   readonly event: WebhookEvent;
-  /** The exact body every try sent. */
+  /** The exact body every try sent. (The URL is left out: many carry a secret, like a Slack webhook's path.) */
   readonly body: string;
-  readonly url: string;
   /** Tries made, at most `maxAttempts`. */
   readonly attempts: number;
   /** HTTP status of the last try, when the receiver answered at all. */
@@ -383,7 +382,6 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       webhookId: delivery.webhookId,
       event: delivery.event,
       body: delivery.body,
-      url,
       attempts,
       ...(last.status === undefined ? {} : { lastStatus: last.status }),
       lastError: last.error,

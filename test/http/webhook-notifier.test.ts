@@ -224,13 +224,13 @@ describe('retries', () => {
     const [letter] = notifier.deadLetters();
     expect(letter).toMatchObject({
       webhookId: target.deliveries[0]!.headers['webhook-id'],
-      url: target.url,
       attempts: 4,
       lastStatus: 500,
       lastError: 'HTTP 500: database unavailable',
       event: { type: 'approval.requested', data: { runId: 'run_1', approvalId: 'appr_1' } },
     });
     expect(letter!.body).toBe(target.deliveries[0]!.body);
+    expect(JSON.stringify(letter)).not.toContain(target.url);
     expect(new Date(letter!.failedAt).toISOString()).toBe(letter!.failedAt);
     expect(onDeadLetter).toHaveBeenCalledExactlyOnceWith(letter);
   });

@@ -141,7 +141,7 @@ const kb = (bytes: number) => (bytes < 10_240 ? `${bytes.toLocaleString('en-US')
   for (const [name, commit] of [
     ['raw Lua compare-and-set (EVALSHA)', rawCommit],
     ['store.commit, no events', storeCommit(false)],
-    ['store.commit, one event (CAS, then XADD, then outbox HDEL)', storeCommit(true)],
+    ['store.commit, one event (CAS, then XADD + index; outbox HDEL not awaited)', storeCommit(true)],
   ] as const) {
     await rate(commit, 50, 2_000); // warm-up
     const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });

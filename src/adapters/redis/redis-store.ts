@@ -298,14 +298,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     ];
   };
 
-  /** Publishes a commit's events and updates the indexes, then clears its outbox field. Failures are left for `drainOutboxes`. */
+  /**
+   * Publishes a commit's events and updates the indexes, then clears its
+   * outbox field. Failures are left for `drainOutboxes`. The commit resolves
+   * once the events are in the stream; clearing the field is not awaited (a
+   * commit costs two round trips, not three): if it is lost, a later drain
+   * publishes the events again, which at-least-once readers already expect.
+   */
   const finish = async (runId: string, field: string, events: readonly RunEvent[], previous: string, index: string) => {
+    const failed = (error: unknown) => report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
     try {
       await Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map(xadd)]);
-      await redis.hdel(keys.outbox(runId), field);
     } catch (error) {
-      report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
+      failed(error);
+      return;
     }
+    redis.hdel(keys.outbox(runId), field).catch(failed);
   };
 
   /** Runs the write script; returns its reply. */

@@ -83,7 +83,11 @@ export interface StreamNotifierOptions {
   readonly claimIdleMs?: number;
   /** Most events read (and held) at once. Default 50. */
   readonly batch?: number;
-  /** Most handlers running at once. Default 1: events are handled in stream order. */
+  /**
+   * Most handlers running at once. Default 1: events are handled in stream
+   * order, except that an event whose handler failed comes again later, after
+   * newer ones.
+   */
   readonly concurrency?: number;
   /**
    * An entry delivered more times than this is copied to `${prefix}events:dead`,

@@ -1,0 +1,88 @@
+// The one-click link flow in a real browser (Debian's Chromium through
+// playwright-core): the confirmation page renders what will run, its
+// security headers do not stop its own form, and the click decides the run.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createRuntime, defineTool } from 'countersign';
+import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+const executablePath = '/usr/bin/chromium';
+const hasBrowser = existsSync(executablePath);
+if (!hasBrowser && process.env['CI']) throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
+
+describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
+  let browser: Browser;
+  let server: ServeHandle;
+  const executed: string[] = [];
+  const runtime = createRuntime({
+    agents: [
+      createAgent({
+        name: 'mailer',
+        tools: [
+          defineTool({
+            name: 'send_email',
+            description: 'Send an email',
+            input: z.object({ to: z.string(), body: z.string(), apiToken: z.string() }),
+            approvalPrompt: ({ to }) => `Email ${to}?`,
+            execute: ({ to }) => void executed.push(to),
+          }),
+        ],
+        model: createScriptedModel(({ messages }) =>
+          messages.at(-1)?.role === 'tool'
+            ? textTurn('sent')
+            : toolCallTurn('send_email', { to: 'ceo@pаypal.com', body: '<script>alert(1)</script> pay \u202Enow', apiToken: 'tok_live_secret' }),
+        ),
+      }),
+    ],
+    links: { secret: 'browser-test-link-secret-0123456789', baseUrl: 'http://127.0.0.1' },
+  });
+
+  beforeAll(async () => {
+    server = await serve(createApprovalApp(runtime, { bearerToken: 'browser-test-token' }), { port: 0 });
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the call with secrets redacted and warnings, and approves on click', async () => {
+    const paused = await runtime.start('mailer', { input: 'email the CEO' });
+    const request = paused.pendingApprovals[0]!;
+    const links = await runtime.approvalLinks(paused.runId, request.approvalId, { approvedBy: 'alice@example.com' });
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => void dialogs.push(dialog.message()));
+    const response = await page.goto(links.approve.replace('http://127.0.0.1', server.url));
+    expect(response?.status()).toBe(200);
+    const text = await page.locator('body').innerText();
+    expect(text).toContain('send_email');
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain('tok_live_secret');
+    expect(text).toContain('<script>alert(1)</script>');
+    expect(text).toMatch(/bidi|right-to-left|U\+202E/i);
+    expect(text).toMatch(/mixed|look-alike|script/i);
+    // Opening the page decided nothing.
+    expect((await runtime.get(paused.runId)).status).toBe('awaitingApproval');
+
+    await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit], form button').first().click()]);
+    await page.waitForFunction(() => document.body.innerText.includes('completed'));
+    expect(await page.locator('body').innerText()).toContain('Approved');
+    expect(dialogs).toEqual([]);
+    const done = await runtime.get(paused.runId);
+    expect(done.status).toBe('completed');
+    expect(done.audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice@example.com', source: 'human' });
+    expect(executed).toEqual(['ceo@pаypal.com']);
+
+    // The same link again, in the browser: already used.
+    const again = await page.goto(links.approve.replace('http://127.0.0.1', server.url));
+    expect(again?.status()).toBe(410);
+    await page.close();
+  });
+});

@@ -46,6 +46,8 @@ export interface RedisStoreOptions {
 export interface DrainOptions {
   /** Leave entries younger than this to the commit that wrote them (5 s by default). */
   readonly minAgeMs?: number;
+  /** Finish only entries written before this time (ms since the epoch); overrides `minAgeMs`. */
+  readonly before?: number;
 }
 
 /**
@@ -71,6 +73,8 @@ export interface RedisStore extends SnapshotStore {
 const DAY = 86_400_000;
 /** Approximate length the event stream is trimmed to (XADD MAXLEN ~). */
 const STREAM_MAXLEN = 100_000;
+/** How old an outbox entry must be before a drain takes it from the commit that wrote it. */
+const DEFAULT_DRAIN_AGE_MS = 5_000;
 /** Runs whose stored message and audit counts this store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;
 
@@ -394,11 +398,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return { runId: stored.head.runId, agentName: stored.head.agentName, request };
   };
 
-  const drainRun = async (runId: string, minAgeMs: number): Promise<number> => {
+  const drainRun = async (runId: string, cutoff: number): Promise<number> => {
     const [outbox, currentIndex] = await guarded('read an outbox', () =>
       Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]),
     );
-    const cutoff = clock() - minAgeMs;
     let finished = 0;
     for (const field of Object.keys(outbox).sort()) {
       const [metaText = '', index = '', previous = ''] = outbox[field]!.split('\n');
@@ -556,7 +559,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     async runsToRecover(now, staleBefore, limit = 100) {
-      await store.drainOutboxes();
+      // A commit from before staleBefore is abandoned too: its process would have finished it long ago.
+      await store.drainOutboxes({ before: Math.max(clock() - DEFAULT_DRAIN_AGE_MS, staleBefore) });
       const due: string[] = [];
       for (const [key, max] of [
         [keys.runningLease, String(now)],
@@ -603,12 +607,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     async drainOutboxes(drainOptions: DrainOptions = {}) {
-      const minAgeMs = drainOptions.minAgeMs ?? 5_000;
+      const cutoff = drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS);
       const head = `${keys.prefix}run:{`;
       let finished = 0;
       for await (const found of scanOutboxes()) {
         for (const key of found) {
-          if (key.startsWith(head) && key.endsWith('}:outbox')) finished += await drainRun(key.slice(head.length, -'}:outbox'.length), minAgeMs);
+          if (key.startsWith(head) && key.endsWith('}:outbox')) finished += await drainRun(key.slice(head.length, -'}:outbox'.length), cutoff);
         }
       }
       return finished;

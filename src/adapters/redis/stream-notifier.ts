@@ -25,7 +25,12 @@ import {
  * };
  */
 export interface StreamEventMeta {
-  /** The stream entry id (`<ms>-<seq>`); stable across redeliveries, so handlers can deduplicate by it. */
+  /**
+   * The stream entry id (`<ms>-<seq>`); stable across redeliveries of this
+   * entry. The store may also publish one event twice (its outbox drain after
+   * a crash), under a new id: where an effect must happen once, deduplicate by
+   * the event itself (type, runId, approvalId).
+   */
   readonly id: string;
   /** 1 on first delivery; more when the entry comes again after a failed handler or a dead consumer. */
   readonly deliveries: number;

@@ -59,6 +59,14 @@ export function initialSnapshot(context: RunContext): AgentSnapshot {
  */
 export function step(snapshot: AgentSnapshot, event: AgentEvent): AgentSnapshot {
   const current = agentMachine.resolveState({ value: snapshot.state, context: contextOf(snapshot) });
+  // xstate's pure transition still takes root-level events (CANCEL, FAIL) in a final state; an ended run must stay ended.
+  if (current.status === 'done') {
+    throw new CountersignError(
+      'invalid_transition',
+      `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${snapshot.state}).`,
+      { fault: 'library' },
+    );
+  }
   const [next] = transition(agentMachine, current, event);
   if (next.value === current.value && next.context === current.context) {
     throw new CountersignError(

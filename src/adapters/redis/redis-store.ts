@@ -226,6 +226,14 @@ function decodeCursor(cursor: string): string {
  * and the pending and running indexes are updated; a process that dies in
  * between leaves that work in the outbox for `drainOutboxes`.
  *
+ * Indexes: `${prefix}pending` and `${prefix}pending:agent:<name>` hold one
+ * member per pending approval, ordered by expiry then approval id (all scores
+ * 0, the order is in the member's bytes, so a page resumes exactly after its
+ * cursor); `${prefix}running:lease` and `${prefix}running:idle` hold running
+ * runs by lease end and by `updatedAt`. They live outside the runs' slots, so
+ * they are hints: every read checks them against the run's head and removes
+ * what no longer holds.
+ *
  * TTLs: a finished run's keys expire `retentionMs` after its last commit; a
  * waiting run's keys live until its latest `expiresAt` plus `graceMs` (no
  * expiry when a request has none); a running run's keys never expire.

@@ -187,7 +187,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
 
   app.use(async function noSniff(c, next) {
     await next();
-    c.res.headers.set('x-content-type-options', 'nosniff');
+    try {
+      c.res.headers.set('x-content-type-options', 'nosniff');
+    } catch {
+      // A response with immutable headers keeps them.
+    }
   });
   // Before anything reads the body: a too large body (even a chunked one) is refused after maxBodyBytes.
   app.use(

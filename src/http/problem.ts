@@ -42,7 +42,12 @@ const titles: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** The `type` URI of a problem code. */
+/**
+ * The `type` URI of a problem code.
+ *
+ * @example
+ * problemType('decision_conflict'); // 'urn:countersign:problem:decision_conflict'
+ */
 export function problemType(code: string): string {
   return `urn:countersign:problem:${code}`;
 }

@@ -6,6 +6,12 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Deeper bodies are refused before anything recurses over them. */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * The 413 `body_too_large` problem.
+ *
+ * @example
+ * throw tooLarge(65_536);
+ */
 export function tooLarge(maxBytes: number): HttpProblem {
   return new HttpProblem(problem(413, 'body_too_large', `The body is larger than ${maxBytes} bytes; send at most ${maxBytes}.`, { maxBytes }));
 }
@@ -14,6 +20,9 @@ export function tooLarge(maxBytes: number): HttpProblem {
  * Reads a request body as UTF-8 text, at most `maxBytes` of it: a longer
  * body (whatever its content-length says) is refused with 413 as soon as the
  * limit is crossed, without reading the rest.
+ *
+ * @example
+ * const raw = await readRawBody(c.req.raw, 64 * 1024);
  */
 export async function readRawBody(request: Request, maxBytes: number): Promise<string> {
   if (!request.body) return '';
@@ -63,6 +72,9 @@ function checkShape(value: unknown): string | undefined {
  * carrying `__proto__`, `constructor` or `prototype` keys, or not matching
  * the schema is a 400 `invalid_body` problem with the issues. An empty body
  * is read as `{}`.
+ *
+ * @example
+ * const decision = parseJsonBody(decisionBody, '{"approved":true}'); // { approved: true }
  */
 export function parseJsonBody<S extends z.ZodType>(schema: S, raw: string): z.output<S> {
   let value: unknown;
@@ -79,7 +91,12 @@ export function parseJsonBody<S extends z.ZodType>(schema: S, raw: string): z.ou
   return parseWith(schema, value, 'body');
 }
 
-/** Validates a value (body or query) with zod; a mismatch is a 400 `invalid_body` / `invalid_query` problem. */
+/**
+ * Validates a value (body or query) with zod; a mismatch is a 400 `invalid_body` / `invalid_query` problem.
+ *
+ * @example
+ * const query = parseWith(pendingQuery, c.req.query(), 'query');
+ */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 'body' | 'query'): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;

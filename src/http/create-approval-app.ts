@@ -57,6 +57,12 @@ export interface ApprovalAppOptions {
   readonly insecure?: boolean;
   /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Where a decided run resumes: `'inline'` (default) here, before answering;
+   * `'enqueue'` on a worker, through the runtime's `queue` (a thin or
+   * serverless front answers 202 as soon as the decision is recorded).
+   */
+  readonly resumeMode?: 'inline' | 'enqueue';
   /** How long a decision (or a start) waits for the run to pause or end before answering 202. Default 10 s. */
   readonly resumeTimeoutMs?: number;
   /** Epoch milliseconds, for webhook timestamps. Default `Date.now`; inject a fake one in tests. */
@@ -83,6 +89,7 @@ const optionsSchema = z.object({
   clock: z.custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms').optional(),
   events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
   heartbeatMs: z.number().int().min(10).optional(),
+  resumeMode: z.enum(['inline', 'enqueue']).optional(),
   onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
 });
 
@@ -144,6 +151,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const clock = options.clock ?? Date.now;
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const resumeMode = options.resumeMode ?? 'inline';
 
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
     try {
@@ -173,6 +181,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       if (!outcome.done) work.catch((error: unknown) => report(error, { operation, runId }));
       return outcome;
     });
+  /** A runtime without a queue under resumeMode 'enqueue' is the server's bug, not the client's: a 500 reported to onError. */
+  const misconfigured = (error: unknown): never => {
+    if (resumeMode === 'enqueue' && error instanceof ConfigError && /enqueue/.test(error.message)) {
+      throw new Error(`createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue }). ${error.message}`, { cause: error });
+    }
+    throw error;
+  };
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
     c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
@@ -248,9 +263,12 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     const runId = c.req.param('runId');
     const body = parseJsonBody(decisionBody, c.var.rawBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
-    const outcome = await carryOn(runtime.respond(runId, response), 'resume', runId);
+    const outcome = await carryOn(runtime.respond(runId, response, { mode: resumeMode }).catch(misconfigured), 'resume', runId);
     if (!outcome.done) return accepted(c, runId, { duplicate: false });
-    return c.json({ status: outcome.value.status, duplicate: outcome.value.duplicate, run: runView(outcome.value.snapshot) });
+    const { status, duplicate, snapshot } = outcome.value;
+    // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
+    if (resumeMode === 'enqueue' && status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
+    return c.json({ status, duplicate, run: runView(snapshot) });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
@@ -272,13 +290,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         ...(request.signature === undefined ? {} : { signature: request.signature }),
       }));
     }
-    // Each decision is recorded on its own (record mode), then the run resumes once, here.
+    // Each decision is recorded on its own, then the run resumes once: here (inline), or on a
+    // worker (enqueue: only the decision that makes the run ready puts it on the queue).
     const results: Record<string, unknown>[] = [];
     let latest: AgentSnapshot = run;
     let recorded = false;
     for (const item of items) {
       try {
-        const result: RespondResult = await runtime.respond(runId, item, { mode: 'record' });
+        const result: RespondResult = await runtime.respond(runId, item, { mode: resumeMode === 'enqueue' ? 'enqueue' : 'record' }).catch(misconfigured);
         latest = result.snapshot;
         recorded ||= !result.duplicate;
         results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
@@ -288,6 +307,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
       }
     }
+    if (recorded && latest.status === 'running' && resumeMode === 'enqueue') return accepted(c, runId, { results });
     if (recorded && latest.status === 'running') {
       const outcome = await carryOn(runtime.resume(runId), 'resume', runId);
       if (!outcome.done) return accepted(c, runId, { results });
@@ -362,7 +382,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       const token = linkToken(c);
       // Only read after respondWithLink has verified the token: which run and approval it names.
       const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
-      const work = runtime.respondWithLink(token);
+      const work = runtime.respondWithLink(token, { mode: resumeMode }).catch(misconfigured);
       const outcome = await within(work, resumeTimeoutMs);
       if (!outcome.done) {
         work.catch((error: unknown) => report(error, { operation: 'resume', runId: named().r }));

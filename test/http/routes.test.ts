@@ -231,6 +231,40 @@ describe('batch decisions', () => {
   });
 });
 
+describe("resumeMode: 'enqueue'", () => {
+  it('records the decision, queues the run for a worker and answers 202; the batch queues it once', async () => {
+    const h = harness();
+    const queued: string[] = [];
+    const front = createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode: 'enqueue' });
+    const { runId, approvalId } = await startPaused(h);
+    const res = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })));
+    expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId, duplicate: false } });
+    expect(queued).toEqual([runId]);
+    expect(h.executed).toEqual([]);
+    const repeat = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true })));
+    expect(repeat).toMatchObject({ status: 200, body: { status: 'running', duplicate: true } });
+    expect((await h.runtime.resume(runId)).status).toBe('completed');
+    expect(h.executed).toEqual(['/tmp/x']);
+
+    const batch = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a /b' })));
+    const second = batch.body['run'].runId as string;
+    const all = await read(await app.request(`/runs/${second}/approvals`, json({ approveAll: true, approvedBy: 'alice' })));
+    expect(all).toMatchObject({ status: 202, body: { accepted: true, runId: second, results: [{ ok: true }, { ok: true }] } });
+    expect(queued).toEqual([runId, second]);
+  });
+
+  it('a runtime without a queue is reported as the server\'s bug (500 to onError), not the client\'s', async () => {
+    const h = harness();
+    const errors: unknown[] = [];
+    const app = createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue', onError: (error) => errors.push(error) });
+    const { runId, approvalId } = await startPaused(h);
+    const res = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true })));
+    expect(res).toMatchObject({ status: 500, body: { code: 'internal' } });
+    expect(String(errors[0])).toContain("resumeMode 'enqueue' needs");
+  });
+});
+
 describe('listing and cancelling', () => {
   it('GET /approvals pages through pending approvals, filtered by agent', async () => {
     const h = harness();

@@ -22,7 +22,8 @@ export interface ServeHandle {
 
 /**
  * Serves a Hono app (the approval app) on Node with @hono/node-server.
- * Resolves once the server listens.
+ * Resolves once the server listens. `hostname` defaults to `127.0.0.1`
+ * (loopback only); pass `'0.0.0.0'` (or `'::'`) to listen on every interface.
  *
  * @example
  * const app = createApprovalApp(runtime, { bearerToken });

@@ -172,7 +172,7 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
       expect(text).toContain('"toolName":"delete_file"');
       controller.abort();
       await reader.cancel().catch(() => undefined);
-      await expect.poll(() => listeners).toBe(0);
+      await expect.poll(() => listeners, { timeout: 10_000 }).toBe(0);
     } finally {
       await own.close();
     }

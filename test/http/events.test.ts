@@ -81,12 +81,12 @@ describe('GET /events', () => {
     const app = createApprovalApp(h.runtime, { bearerToken: TOKEN, events: feed, heartbeatMs: 10 });
     const events = sseReader(await app.request('/events', { headers: bearer() }));
     expect(await events.next()).toBe(': connected');
-    await expect.poll(() => listeners).toBe(1);
+    await expect.poll(() => listeners, { timeout: 10_000 }).toBe(1);
     let block = await events.next();
     while (block.startsWith('retry')) block = await events.next();
     expect(block).toBe(': heartbeat');
     await events.cancel();
-    await expect.poll(() => listeners).toBe(0);
+    await expect.poll(() => listeners, { timeout: 10_000 }).toBe(0);
   });
 
   it('reads from an injected feed (say, a Redis stream reader), not only this process', async () => {

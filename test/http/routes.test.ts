@@ -63,7 +63,7 @@ describe('POST /runs and GET /runs/:runId', () => {
     const res = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })));
     expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId } });
     h.release();
-    await expect.poll(async () => (await h.runtime.get(runId)).status).toBe('completed');
+    await expect.poll(async () => (await h.runtime.get(runId)).status, { timeout: 10_000 }).toBe('completed');
     expect(h.executed).toEqual(['/tmp/x']);
   });
 
@@ -82,7 +82,7 @@ describe('POST /runs and GET /runs/:runId', () => {
     expect(res.status).toBe(202);
     fail = true;
     h.release();
-    await expect.poll(() => errors.length).toBe(1);
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
     expect(String(errors[0])).toContain('the disk is gone');
   });
 });

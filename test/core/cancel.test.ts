@@ -46,6 +46,12 @@ describe('cancel', () => {
     expect(cancel(stopped, 'again')).toBe(stopped);
   });
 
+  it('a completed run is returned unchanged', async () => {
+    const agent = testAgent({ model: createScriptedModel([textTurn('hi')]), tools: [] });
+    const done = await agent.execute({ input: 'go' });
+    expect(cancel(done, 'too late')).toBe(done);
+  });
+
   it('a running tool sees its AbortSignal fire, and the execute in flight returns a cancelled snapshot', async () => {
     const started = signal();
     const seen: { aborted?: boolean; reason?: unknown } = {};

@@ -54,6 +54,10 @@ describe('withApprovalResponse refusals', () => {
     expect(error).toMatchObject({ code: 'unknown_approval', approvalId: 'apr_nope', runId: paused.runId, fault: 'user' });
     expect((error as Error).message).toContain(paused.pendingApprovals[0]!.approvalId);
     expect(isCountersignError(error)).toBe(true);
+    // Across realms or duplicated installs the prototype differs; name, code and fault still identify it.
+    const foreign = Object.assign(new Error('x'), { name: 'UnknownApprovalError', code: 'unknown_approval', fault: 'user' });
+    expect(isCountersignError(foreign)).toBe(true);
+    expect(isCountersignError(new Error('plain'))).toBe(false);
   });
 
   it('refuses a decision on a run that is no longer awaiting approval with RunNotAwaitingApprovalError', async () => {
@@ -150,6 +154,15 @@ describe('withApprovalResponse outcomes', () => {
     expect(again).toBe(once);
     expect(again.version).toBe(once.version);
     expect(auditLog(again).filter((entry) => entry.approvalId === first!.approvalId)).toHaveLength(1);
+  });
+
+  it('an identical repeat after the run has moved on (a retried webhook) still returns the snapshot unchanged', async () => {
+    const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
+    const paused = await agent.execute({ input: 'go' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice' }));
+    expect(done.status).toBe('completed');
+    expect(withApprovalResponse(done, { approvalId, approved: true, approvedBy: 'alice' })).toBe(done);
   });
 
   it('is pure: returns a new frozen snapshot one version later and leaves the input as it was', async () => {

@@ -1,28 +1,41 @@
-// The runtime on its stores: round-trip latency on memory and Redis, bytes
+// The runtime and its stores: the round trip on memory and on Redis, bytes
 // written to Redis per decision as history grows, decisions per second with 50
-// concurrent callers against the raw Lua compare-and-set rate, and the first
-// page of pending approvals with 100 and 100,000 runs waiting.
+// concurrent callers next to the raw Lua compare-and-set rate on the same
+// connection, and the first page of pending approvals with 100 and 100,000
+// runs waiting.
 // Run: npx tsx bench/store.bench.ts   (REDIS_URL, else redis://127.0.0.1:6379)
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type AgentSnapshot, type Message, type Runtime, type SnapshotStore } from 'countersign';
-import { createRedisStore } from 'countersign/redis';
+import { approveAll, createAgent, createMemoryStore, createRuntime, defineTool, serialize, type AgentSnapshot, type Message, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
+import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { registerScripts } from '../src/adapters/redis/scripts.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const prefix = `cs-bench:${randomUUID().slice(0, 8)}:`;
-const redis = new Redis(redisUrl);
+const prefixes: string[] = [];
+const connections: Redis[] = [];
+
+function connect(options: { enableAutoPipelining?: boolean } = {}): Redis {
+  const redis = new Redis(redisUrl, options);
+  connections.push(redis);
+  return redis;
+}
+
+function storeOn(redis: Redis): RedisStore {
+  const prefix = `cs-bench-redis:${randomUUID().slice(0, 8)}:`;
+  prefixes.push(prefix);
+  return createRedisStore({ redis, prefix });
+}
 
 const agent = createAgent({
-  name: 'bench-payments',
-  tools: [defineTool({ name: 'send_payment', description: 'Send a payment', input: z.object({ to: z.string() }), execute: ({ to }) => `paid ${to}` })],
-  model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('paid') : toolCallTurn('send_payment', { to: 'acct-1' }))),
+  name: 'bench-mail',
+  tools: [defineTool({ name: 'send_email', description: 'Send an email', input: z.object({ to: z.string() }), execute: ({ to }) => `sent to ${to}` })],
+  model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: 'someone@example.com' }))),
 });
 
-/** Earlier conversation of `count` messages, about 250 bytes each. */
 function history(count: number): Message[] {
   return Array.from({ length: count }, (_, index): Message => ({
     role: index % 2 === 0 ? 'user' : 'assistant',
@@ -30,10 +43,8 @@ function history(count: number): Message[] {
   }));
 }
 
-const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record' = 'inline') =>
-  runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { mode });
+const paused = (prior: number) => agent.execute({ input: [...history(prior), { role: 'user', content: 'email someone' }] });
 
-/** Counts the bytes of every command argument sent on `connection` while `body` runs. */
 async function bytesSent(connection: Redis, body: () => Promise<unknown>): Promise<number> {
   const target = connection as unknown as { sendCommand: (command: { args: unknown[] }, ...rest: unknown[]) => unknown };
   const original = target.sendCommand;
@@ -50,105 +61,194 @@ async function bytesSent(connection: Redis, body: () => Promise<unknown>): Promi
   return bytes;
 }
 
-async function cleanUp(): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
+const kb = (bytes: number) => (bytes < 10_240 ? `${bytes.toLocaleString('en-US')} B` : `${(bytes / 1024).toFixed(0)} KB`);
 
-// 1. Round trip: start to pause, respond to completion.
-const stores: [string, SnapshotStore][] = [
-  ['memory', createMemoryStore()],
-  ['redis', createRedisStore({ redis, prefix })],
-];
-const latencyRows: string[][] = [];
-for (const [name, store] of stores) {
-  const runtime = createRuntime({ agents: [agent], store });
-  let paused: AgentSnapshot[] = [];
-  const start = await measure(`${name} start`, async () => void paused.push(await runtime.start(agent.name, { input: 'pay acct-1' })), { iterations: 2000, warmup: 200 });
-  let next = 0;
-  const respond = await measure(`${name} respond`, () => decide(runtime, paused[next++]!), { iterations: 2000, warmup: 200 });
-  paused = [];
-  latencyRows.push([name, 'start → paused', formatDuration(start.median), formatDuration(start.p99)]);
-  latencyRows.push([name, 'respond → completed', formatDuration(respond.median), formatDuration(respond.p99)]);
-}
-printTable('Round trip through the runtime (one caller)', ['store', 'step', 'median', 'p99'], latencyRows);
+const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record') =>
+  runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { mode });
 
-// 2. Bytes written per decision as the history grows.
-const bytesRows: (string | number)[][] = [];
-const redisRuntime = createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }) });
-for (const prior of [10, 100, 1000]) {
-  const runs = await Promise.all(Array.from({ length: 5 }, () => redisRuntime.start(agent.name, { input: [...history(prior), { role: 'user', content: 'pay acct-1' }] })));
-  const recordBytes = await bytesSent(redis, () => decide(redisRuntime, runs[0]!, 'record'));
-  const resumeBytes = await bytesSent(redis, () => redisRuntime.resume(runs[0]!.runId));
-  const fullBytes = await bytesSent(redis, () => decide(redisRuntime, runs[1]!));
-  const stored = Buffer.byteLength(JSON.stringify(runs[2]!.messages));
-  bytesRows.push([prior, `${(stored / 1024).toFixed(0)} KB`, recordBytes, resumeBytes, fullBytes]);
-}
-printTable('Bytes sent to Redis per decision (target: flat as history grows)', ['prior messages', 'history size', 'record the decision', 'resume to completion', 'respond (both)'], bytesRows);
-
-// 3. Decisions per second, 50 concurrent callers, against the raw Lua compare-and-set rate on the same server.
-const CALLERS = 50;
-const casKey = `${prefix}cas`;
-redis.defineCommand('benchCas', {
-  numberOfKeys: 1,
-  lua: "local v = tonumber(redis.call('GET', KEYS[1]) or '0') if v ~= tonumber(ARGV[1]) then return 0 end redis.call('SET', KEYS[1], ARGV[2]) return 1",
-});
-const cas = redis as unknown as { benchCas: (key: string, expected: number, next: number) => Promise<number> };
-async function rate(total: number, body: (index: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CALLERS }, async () => {
-      while (next < total) await body(next++);
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
-}
-const casRate = await rate(60_000, async (index) => {
-  // Each caller keeps its own counter, so every compare-and-set succeeds.
-  const key = `${casKey}:${index % CALLERS}`;
-  const current = Number((await redis.get(key)) ?? 0);
-  return cas.benchCas(key, current, current + 1);
-});
-const rawCasRate = await rate(60_000, (index) => cas.benchCas(`${casKey}:raw`, index, index));
-const decisionRows: string[][] = [];
-for (const mode of ['record', 'inline'] as const) {
-  const runs: AgentSnapshot[] = [];
-  for (let index = 0; index < 4000; index += 100) {
-    runs.push(...(await Promise.all(Array.from({ length: 100 }, () => redisRuntime.start(agent.name, { input: 'pay acct-1' })))));
+// 1. The round trip through the runtime, one caller: start to the pause, respond to completion.
+{
+  const stores: [string, SnapshotStore][] = [
+    ['memory', createMemoryStore()],
+    ['redis', storeOn(connect())],
+  ];
+  const rows: string[][] = [];
+  for (const [name, store] of stores) {
+    const runtime = createRuntime({ agents: [agent], store });
+    const runs: AgentSnapshot[] = [];
+    const start = await measure(`${name} start`, async () => void runs.push(await runtime.start(agent.name, { input: 'email someone' })), { iterations: 2000, warmup: 200 });
+    let next = 0;
+    const respond = await measure(`${name} respond`, () => decide(runtime, runs[next++]!, 'inline'), { iterations: 2000, warmup: 200 });
+    rows.push([name, 'start → paused for approval', formatDuration(start.median), formatDuration(start.p99)]);
+    rows.push([name, 'respond → tool run, model called, completed', formatDuration(respond.median), formatDuration(respond.p99)]);
   }
-  const decisions = await rate(runs.length, (index) => decide(redisRuntime, runs[index]!, mode));
-  decisionRows.push([`decisions, mode ${mode}${mode === 'inline' ? ' (decide, run the tool, call the model, complete)' : ' (load + compare-and-set)'}`, decisions.toFixed(0), `${((decisions / rawCasRate) * 100).toFixed(0)}%`]);
+  printTable('Round trip through the runtime (one caller)', ['store', 'step', 'median', 'p99'], rows);
 }
-decisionRows.unshift(['raw Lua compare-and-set (one EVALSHA, no read)', rawCasRate.toFixed(0), '100%'], ['read + Lua compare-and-set (GET then EVALSHA)', casRate.toFixed(0), `${((casRate / rawCasRate) * 100).toFixed(0)}%`]);
-printTable(`Throughput with ${CALLERS} concurrent callers on one connection (target: decisions at least half the raw rate)`, ['operation', 'per second', 'of raw CAS'], decisionRows);
 
-// 4. First page of pending approvals with 100 and 100,000 runs waiting.
-const listRows: string[][] = [];
-const template = await redisRuntime.start(agent.name, { input: 'pay acct-1' });
-const listStore = createRedisStore({ redis, prefix: `${prefix}list:` });
-let waiting = 0;
-for (const target of [100, 100_000]) {
-  while (waiting < target) {
-    const batch = Math.min(500, target - waiting);
+// 2. Bytes per commit.
+{
+  const redis = connect();
+  const store = storeOn(redis);
+  const rows: string[][] = [];
+  for (const prior of [10, 100, 1000]) {
+    const run = await paused(prior);
+    await store.create(run);
+    const decided = approveAll(run, 'bench');
+    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const decision = await bytesSent(redis, () => store.commit(decided, run.version, [resolved]));
+    const done = await agent.execute(decided);
+    const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output ?? '' };
+    const resume = await bytesSent(redis, () => store.commit(done, decided.version, [completed]));
+    rows.push([prior.toLocaleString('en-US'), kb(serialize(done).length), kb(decision), kb(resume)]);
+  }
+  printTable(
+    'Bytes sent to Redis per commit (every command argument, events and index updates included; target: flat)',
+    ['prior messages', 'whole snapshot (serialize)', 'decision commit', 'resume commit (+2 messages)'],
+    rows,
+  );
+}
+
+// 3. Compare-and-set and decision rates on one connection.
+{
+  const redis = connect();
+  const store = storeOn(redis);
+  const scripts = registerScripts(redis);
+  const template = await paused(10);
+  const runs = 200;
+  const created: AgentSnapshot[] = [];
+  for (let index = 0; index < runs; index++) {
+    const run = { ...template, runId: `run_${randomUUID()}` };
+    await store.create(run);
+    created.push(run);
+  }
+  const heads = new Map(created.map((run) => [run.runId, JSON.stringify({ json: { ...run, messages: undefined } })]));
+  const versions = new Map(created.map((run) => [run.runId, run.version]));
+
+  // The bare script: version check, head write, TTL on four keys; no events, no index change.
+  const indexes = new Map<string, string>();
+  for (const run of created) indexes.set(run.runId, (await redis.hget(store.keys.head(run.runId), 'x')) ?? '');
+  const rawCommit = async (run: AgentSnapshot) => {
+    const version = versions.get(run.runId)!;
+    const reply = (await scripts.countersignWriteRun(
+      ...store.keys.run(run.runId),
+      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, 'field', '{}', '0', 0, 0,
+    )) as number[];
+    if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
+    versions.set(run.runId, version + 1);
+  };
+
+  const storeCommit = (withEvent: boolean) => async (run: AgentSnapshot) => {
+    const version = versions.get(run.runId)!;
+    const next = { ...run, version: version + 1 };
+    const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
+    await store.commit(next, version, withEvent ? [event] : []);
+    versions.set(run.runId, version + 1);
+  };
+
+  /** Commits per second with `inFlight` commits outstanding on the one connection, each on its own run. */
+  const rate = async (commit: (run: AgentSnapshot) => Promise<void>, inFlight: number, total: number) => {
+    let issued = 0;
+    const started = performance.now();
     await Promise.all(
-      Array.from({ length: batch }, (_, index) => {
-        const runId = `run_${waiting + index}`;
-        const request = { ...template.pendingApprovals[0]!, approvalId: `apr_${waiting + index}`, expiresAt: 1_800_000_000_000 + ((waiting + index) * 7919) % 1_000_000 };
-        return listStore.create({ ...template, runId, pendingApprovals: [request], toolCalls: template.toolCalls.map((record) => ({ ...record, approvalId: request.approvalId })) });
+      created.slice(0, inFlight).map(async (run) => {
+        while (issued < total) {
+          issued++;
+          await commit(run);
+        }
       }),
     );
-    waiting += batch;
-  }
-  const first = await measure(`list ${target}`, () => listStore.listPending({ limit: 50 }), { iterations: 500, warmup: 50 });
-  const agentPage = await measure(`list ${target} agent`, () => listStore.listPending({ limit: 50, agent: agent.name }), { iterations: 500, warmup: 50 });
-  listRows.push([target.toLocaleString('en-US'), formatDuration(first.median), formatDuration(first.p99), formatDuration(agentPage.median)]);
-}
-printTable('First page (50) of pending approvals (target: the same at 100,000 as at 100)', ['runs waiting', 'median', 'p99', 'median, filtered by agent'], listRows);
+    return total / ((performance.now() - started) / 1000);
+  };
 
-await cleanUp();
-await redis.quit();
+  const rows: string[][] = [];
+  let rawRate = 0;
+  for (const [name, commit] of [
+    ['raw Lua compare-and-set (EVALSHA)', rawCommit],
+    ['store.commit, no events', storeCommit(false)],
+    ['store.commit, one event (CAS, then XADD + index; outbox HDEL not awaited)', storeCommit(true)],
+  ] as const) {
+    await rate(commit, 50, 2_000); // warm-up
+    const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });
+    const fifty = await rate(commit, 50, 40_000);
+    if (commit === rawCommit) rawRate = fifty;
+    rows.push([name, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), `${Math.round((fifty / rawRate) * 100)}%`]);
+  }
+
+  // Decisions through runtime.respond, each on its own paused run, on this connection and on one that auto-pipelines.
+  for (const [label, connection] of [['', redis], [', enableAutoPipelining', connect({ enableAutoPipelining: true })]] as const) {
+    const runtime = createRuntime({ agents: [agent], store: storeOn(connection) });
+    for (const mode of ['record', 'inline'] as const) {
+      const runs: AgentSnapshot[] = [];
+      for (let filled = 0; filled < 6_000; filled += 200) runs.push(...(await Promise.all(Array.from({ length: 200 }, () => runtime.start(agent.name, { input: 'email someone' })))));
+      let next = 0;
+      const one = await measure(`respond ${mode}`, () => decide(runtime, runs[next++]!, mode), { iterations: 1_000, warmup: 100 });
+      const total = runs.length - next;
+      const started = performance.now();
+      await Promise.all(Array.from({ length: 50 }, async () => {
+        while (next < runs.length) await decide(runtime, runs[next++]!, mode);
+      }));
+      const fifty = total / ((performance.now() - started) / 1000);
+      const what = mode === 'record' ? 'load, decide, compare-and-set' : 'decide, run the tool, call the model, complete';
+      rows.push([`runtime.respond, mode ${mode} (${what})${label}`, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), `${Math.round((fifty / rawRate) * 100)}%`]);
+    }
+  }
+  printTable('Commits and decisions on one connection, 50 concurrent callers (target: decisions at least half the raw rate)', ['operation', 'median, 1 in flight', 'p99', 'per second, 50 in flight', 'of raw CAS'], rows);
+}
+
+// 4. First page of pending approvals with 100 and 100,000 runs waiting.
+{
+  const redis = connect();
+  const rows: string[][] = [];
+  const template = await paused(2);
+  const request = template.pendingApprovals[0]!;
+  for (const waiting of [100, 100_000]) {
+    const store = storeOn(redis);
+    const base = Date.now() + 3_600_000;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 500 }, async () => {
+        while (next < waiting) {
+          const index = next++;
+          const runId = `run_${randomUUID()}`;
+          const agentName = `agent-${index % 10}`;
+          await store.create({ ...template, runId, agentName, pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }] });
+        }
+      }),
+    );
+    const fill = performance.now() - started;
+    const first = await measure(`first page, ${waiting}`, () => store.listPending({ limit: 50 }), { iterations: 500, warmup: 50 });
+    const agentPage = await measure(`agent page, ${waiting}`, () => store.listPending({ limit: 50, agent: 'agent-3' }), { iterations: 500, warmup: 50 });
+    const expired = await measure(`expired, ${waiting}`, () => store.expiredRuns(base + 49, 100), { iterations: 500, warmup: 50 });
+    rows.push([
+      waiting.toLocaleString('en-US'),
+      formatDuration(first.median),
+      formatDuration(first.p99),
+      formatDuration(agentPage.median),
+      formatDuration(expired.median),
+      `${Math.round(waiting / (fill / 1000)).toLocaleString('en-US')}/s`,
+    ]);
+  }
+  printTable('First page of pending approvals (limit 50; target: the same with 100 and 100,000 waiting)', [
+    'runs waiting',
+    'listPending median',
+    'p99',
+    'one agent of 10, median',
+    'expiredRuns (50 due), median',
+    'store.create rate while filling (500 in flight)',
+  ], rows);
+}
+
+// Clean up: only this bench's keys (never FLUSHALL, the server may be shared).
+{
+  const redis = connections[0]!;
+  for (const prefix of prefixes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+  for (const connection of connections) connection.disconnect();
+}

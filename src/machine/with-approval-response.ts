@@ -102,6 +102,10 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
   if (recorded) {
     if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
+    // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
+    if (recorded.source === 'expiry') {
+      throw new ApprovalExpiredError(response.approvalId, recorded.at, response.respondedAt ?? agent.settings.clock());
+    }
     throw new DecisionConflictError(response.approvalId, {
       decision: recorded.decision,
       at: recorded.at,

@@ -82,6 +82,26 @@ describe('approval expiry', () => {
     expect(paused.status).toBe('awaitingApproval');
   });
 
+  it('a late approval after the expiry was applied is still an ApprovalExpiredError, not a conflict; a late denial is a no-op', async () => {
+    const { agent, clock } = setup({ agentTtl: 1_000 });
+    const paused = await agent.execute({ input: 'go' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    clock.advance(5_000);
+    const swept = await agent.execute(paused);
+    expect(swept.audit.at(-1)).toMatchObject({ approvalId, source: 'expiry' });
+    clock.advance(1_000);
+    let error: unknown;
+    try {
+      withApprovalResponse(swept, { approvalId, approved: true, approvedBy: 'alice' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ApprovalExpiredError);
+    // expiresAt is when the expiry was applied: the request itself is gone from the finished turn.
+    expect(error).toMatchObject({ code: 'approval_expired', approvalId, expiresAt: START + 5_000, respondedAt: START + 6_000 });
+    expect(withApprovalResponse(swept, { approvalId, approved: false })).toBe(swept);
+  });
+
   it('only the expired requests are denied; the others stay pending and decidable', async () => {
     const { agent, clock, ledger } = setup({ agentTtl: 60_000, toolTtl: 10, calls: ['slow_tool', 'quick_tool'] });
     const paused = await agent.execute({ input: 'go' });

@@ -303,12 +303,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
       const snapshot = await get(claim.runId);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
-      const tokenId = createHash('sha256').update(token).digest('base64url');
-      if ((await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined) {
-        throw new LinkTokenError('used');
-      }
       // The token is bound to this approval by HMAC, so it stands in for the echo of the request's signature.
-      return respond(
+      const result = await respond(
         claim.runId,
         {
           approvalId: claim.approvalId,
@@ -319,6 +315,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         },
         respondOptions,
       );
+      // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
+      const tokenId = createHash('sha256').update(token).digest('base64url');
+      const spentBefore = (await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
+      if (spentBefore && result.duplicate) throw new LinkTokenError('used');
+      return result;
     },
     async inspectLink(token: string) {
       const links = linkSettings();

@@ -7,6 +7,7 @@ import {
   DecisionConflictError,
   LinkTokenError,
   RunNotFoundError,
+  StoreUnavailableError,
   UnknownApprovalError,
   type RunEvent,
 } from 'countersign';
@@ -293,3 +294,21 @@ async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<v
   }
   throw new Error('condition not reached');
 }
+
+describe('one-click links and an unavailable store', () => {
+  it('keeps a link usable when recording its decision failed', async () => {
+    const counting = countingAgent();
+    const store = createMemoryStore();
+    let down = false;
+    const flaky: typeof store = { ...store, commit: (...args) => (down ? Promise.reject(new StoreUnavailableError('Redis is restarting.')) : store.commit(...args)) };
+    const runtime = createRuntime({ agents: [counting.agent], store: flaky, links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://a.example' } });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const token = (await runtime.approvalLinks(paused.runId, paused.pendingApprovals[0]!.approvalId)).approve.split('/links/')[1]!;
+    down = true;
+    await expect(runtime.respondWithLink(token)).rejects.toBeInstanceOf(StoreUnavailableError);
+    down = false;
+    expect((await runtime.respondWithLink(token)).status).toBe('completed');
+    await expect(runtime.respondWithLink(token)).rejects.toMatchObject({ reason: 'used' });
+    expect(counting.executions).toHaveLength(1);
+  });
+});

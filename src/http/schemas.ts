@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditSchema, requestSchema } from '../machine/snapshot-codec.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:
@@ -67,41 +68,8 @@ export const eventsQuery = z.object({
 
 // Response schemas: documentation only (the server builds these values itself).
 
-const warning = z.object({ code: z.enum(['bidi-control', 'zero-width', 'mixed-script', 'truncated']), path: z.string(), message: z.string() });
-
-export const approvalRequestSchema = z.object({
-  approvalId: z.string(),
-  toolCallId: z.string(),
-  toolName: z.string(),
+export const approvalRequestSchema = requestSchema.extend({
   args: z.unknown().describe('Display copy of the arguments: secrets redacted, invisible characters escaped.'),
-  argsDigest: z.string(),
-  description: z.string(),
-  reason: z.string().optional(),
-  requestedAt: z.number(),
-  expiresAt: z.number().optional(),
-  onExpire: z.enum(['deny', 'keep']).optional(),
-  connector: z.string().optional(),
-  warnings: z.array(warning),
-  ruleId: z.string().optional(),
-  approvers: z.array(z.string()).optional(),
-  signature: z.string().optional(),
-  outcomeUnknown: z.boolean().optional(),
-});
-
-const auditEntrySchema = z.object({
-  approvalId: z.string().optional(),
-  toolCallId: z.string(),
-  toolName: z.string(),
-  decision: z.enum(['approved', 'denied']),
-  source: z.enum(['human', 'rule', 'memory', 'expiry', 'tool', 'default']),
-  scope: z.enum(['once', 'run']),
-  at: z.number(),
-  by: z.string().optional(),
-  reason: z.string().optional(),
-  ruleId: z.string().optional(),
-  argsDigest: z.string(),
-  editedArgsDigest: z.string().optional(),
-  signature: z.string().optional(),
 });
 
 const runStatus = z.enum(['running', 'awaitingApproval', 'completed', 'failed', 'cancelled']);
@@ -112,7 +80,7 @@ export const runViewSchema = z.object({
   status: runStatus,
   stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
   pendingApprovals: z.array(approvalRequestSchema),
-  audit: z.array(auditEntrySchema),
+  audit: z.array(auditSchema),
   output: z.string().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   version: z.number(),

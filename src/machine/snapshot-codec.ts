@@ -17,7 +17,8 @@ const warningSchema = z.object({
   message: z.string(),
 });
 
-const requestSchema = z.object({
+/** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
+export const requestSchema = z.object({
   approvalId: z.string(),
   toolCallId: z.string(),
   toolName: z.string(),
@@ -36,7 +37,8 @@ const requestSchema = z.object({
   outcomeUnknown: z.boolean().optional(),
 });
 
-const auditSchema = z.object({
+/** An `AuditEntry` as stored. */
+export const auditSchema = z.object({
   approvalId: z.string().optional(),
   toolCallId: z.string(),
   toolName: z.string(),

@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { approveAll, createAgent, createMemoryStore, createRuntime, defineTool, serialize, type AgentSnapshot, type Message, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
+import { approveAll, createAgent, createMemoryStore, createRuntime, defineTool, serialize, type AgentSnapshot, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { registerScripts } from '../src/adapters/redis/scripts.js';
+import { bytesSent, history } from '../test/redis/redis-harness.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -36,30 +37,7 @@ const agent = createAgent({
   model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: 'someone@example.com' }))),
 });
 
-function history(count: number): Message[] {
-  return Array.from({ length: count }, (_, index): Message => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(9)}`,
-  }));
-}
-
 const paused = (prior: number) => agent.execute({ input: [...history(prior), { role: 'user', content: 'email someone' }] });
-
-async function bytesSent(connection: Redis, body: () => Promise<unknown>): Promise<number> {
-  const target = connection as unknown as { sendCommand: (command: { args: unknown[] }, ...rest: unknown[]) => unknown };
-  const original = target.sendCommand;
-  let bytes = 0;
-  target.sendCommand = function (this: unknown, command, ...rest) {
-    for (const arg of command.args) bytes += Buffer.isBuffer(arg) ? arg.length : Buffer.byteLength(String(arg));
-    return original.call(this, command, ...rest);
-  };
-  try {
-    await body();
-  } finally {
-    target.sendCommand = original;
-  }
-  return bytes;
-}
 
 const kb = (bytes: number) => (bytes < 10_240 ? `${bytes.toLocaleString('en-US')} B` : `${(bytes / 1024).toFixed(0)} KB`);
 

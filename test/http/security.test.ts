@@ -17,6 +17,17 @@ describe('Standard Webhooks signatures on writes', () => {
     expect(((await res.json()) as Body)['status']).toBe('completed');
   });
 
+  it('checks the signature over the bytes that were signed, a leading BOM included', async () => {
+    const h = harness();
+    const { runId, approvalId } = await startPaused(h);
+    const body = '\uFEFF' + JSON.stringify({ approved: true, approvedBy: 'slack:U123' });
+    const res = await h.app.request(decisionPath(runId, approvalId), post(body, signed(body)));
+    // Authenticated (not 401); the BOM is then not JSON, and nothing is decided.
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Body)['code']).toBe('invalid_body');
+    expect(h.executed).toEqual([]);
+  });
+
   it('refuses missing, wrong, truncated, tampered and stale (±301 s) signatures with 401 and changes nothing', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);

@@ -47,7 +47,7 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<s
   }
   try {
     // ignoreBOM keeps a leading BOM in the text, so the signature is checked over exactly the bytes that were signed.
-    return new TextDecoder('utf-8', { fatal: true, }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new HttpProblem(problem(400, 'invalid_body', 'The body is not valid UTF-8.'));
   }

@@ -25,8 +25,11 @@ export interface ExecuteOptions {
   /** Aborting it cancels the run; a running tool sees its own signal fire. */
   readonly signal?: AbortSignal;
   /**
-   * Called with every new snapshot before the next effect runs (a store
-   * commits it here). Throwing stops the run where it is.
+   * Called with the latest snapshot before each effect (a model call, a tool
+   * call) and before `execute` returns, whenever something changed since the
+   * last call: a store commits it here. Steps with no effect between them
+   * (a tool result and the next tool's start) go out as one snapshot.
+   * Throwing stops the run where it is.
    */
   readonly checkpoint?: (snapshot: AgentSnapshot) => Promise<void>;
   /** Who holds the lease on a started tool call; a random id per process otherwise. */
@@ -130,11 +133,18 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
       }
     }
   };
+  let unsaved = false;
   const advance = async (event: AgentEvent) => {
     const next = step(snapshot, event);
     emit(eventsBetween(snapshot, next));
     snapshot = next;
-    if (options.checkpoint) await options.checkpoint(snapshot);
+    unsaved = true;
+  };
+  /** Hands the latest snapshot to the checkpoint: before every effect, and before returning. */
+  const save = async (): Promise<AgentSnapshot> => {
+    if (unsaved && options.checkpoint) await options.checkpoint(snapshot);
+    unsaved = false;
+    return snapshot;
   };
 
   const controller = new AbortController();
@@ -157,6 +167,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
       switch (snapshot.state) {
         case 'callingModel': {
           let message: AssistantMessage;
+          await save();
           try {
             const response = await settings.model.generate({ messages: snapshot.messages, tools: settings.specs, signal: controller.signal });
             const parsed = assistantSchema.safeParse(response?.message);
@@ -205,6 +216,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           }
           const startedAt = settings.clock();
           await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
+          await save();
           const parsed = await tool.input.safeParseAsync(args);
           let outcome: { ok: boolean; result: string };
           if (!parsed.success) {
@@ -228,15 +240,15 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
         }
         case 'awaitingApproval': {
           const decisions = expiryDecisions(snapshot, settings.clock());
-          if (decisions.length === 0) return snapshot;
+          if (decisions.length === 0) return save();
           await advance({ type: 'DECIDED', at: settings.clock(), decisions });
-          if (snapshot.state === 'awaitingApproval') return snapshot;
+          if (snapshot.state === 'awaitingApproval') return save();
           break;
         }
         case 'idle':
           throw new ConfigError(`Run ${snapshot.runId} was never started; start runs with execute({ input }).`);
         default:
-          return snapshot;
+          return save();
       }
     }
   } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, StopReason, defineTool, type Message } from 'countersign';
+import type { AgentSnapshot } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { z } from 'zod';
 import { fakeClock, newLedger, pathTool, testAgent } from '../support/core-harness.js';
@@ -93,11 +94,17 @@ describe('the agent loop', () => {
     ]);
   });
 
-  it('every step raises the version by one and every snapshot is frozen', async () => {
-    const seen: number[] = [];
+  it('checkpoints a frozen snapshot before every effect and before returning, versions rising', async () => {
+    const seen: AgentSnapshot[] = [];
+    const lastSaved = () => seen.at(-1);
+    const atEffect: string[] = [];
+    const model = createScriptedModel([
+      () => (atEffect.push(`model 1 after v${lastSaved()?.version} ${lastSaved()?.state}`), toolCallTurn([{ name: 'look', args: { path: '/a' } }, { name: 'look', args: { path: '/b' } }])),
+      () => (atEffect.push(`model 2 after ${lastSaved()?.messages.filter((message) => message.role === 'tool').length} tool results`), textTurn('ok')),
+    ]);
     const agent = testAgent({
-      model: createScriptedModel([toolCallTurn('look', { path: '/x' }), textTurn('ok')]),
-      tools: [pathTool('look', newLedger(), { needsApproval: false })],
+      model,
+      tools: [pathTool('look', newLedger(), { needsApproval: false, execute: ({ path }) => void atEffect.push(`tool ${path} while ${lastSaved()!.toolCalls.map((record) => record.status).join('/')}`) })],
     });
     const done = await agent.execute(
       { input: 'go' },
@@ -105,12 +112,16 @@ describe('the agent loop', () => {
         checkpoint: async (snap) => {
           expect(Object.isFrozen(snap)).toBe(true);
           expect(Object.isFrozen(snap.messages)).toBe(true);
-          seen.push(snap.version);
+          seen.push(snap);
         },
       },
     );
-    expect(seen).toEqual(seen.map((_, index) => index + 1));
-    expect(done.version).toBe(seen.at(-1));
+    // The lease of each call is saved before it runs; its result is saved before the next effect.
+    expect(atEffect).toEqual(['model 1 after v1 callingModel', 'tool /a while executing/approved', 'tool /b while succeeded/executing', 'model 2 after 2 tool results']);
+    const versions = seen.map((snap) => snap.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+    expect(lastSaved()).toBe(done);
   });
 
   it('createAgent refuses a bad config and duplicate tool names with ConfigError', () => {

@@ -134,6 +134,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
     }
   };
   let unsaved = false;
+  const verified = new Set<string>();
   const advance = async (event: AgentEvent) => {
     const next = step(snapshot, event);
     emit(eventsBetween(snapshot, next));
@@ -189,8 +190,13 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           break;
         case 'executingTools': {
           const runnable = snapshot.toolCalls.filter((item) => item.status === 'approved' || item.status === 'executing');
-          // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run.
-          for (const item of runnable) verifyApprovedCall(settings.decisionSecret, snapshot, item);
+          // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run;
+          // each once per execute: the snapshot only changes here, through pure steps.
+          for (const item of runnable) {
+            if (verified.has(item.toolCallId)) continue;
+            verifyApprovedCall(settings.decisionSecret, snapshot, item);
+            verified.add(item.toolCallId);
+          }
           const record = runnable[0]!;
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);

@@ -13,6 +13,9 @@ export function deepFreeze<T>(value: T): T {
     }
   } else if (value instanceof Set) {
     for (const item of value) deepFreeze(item);
+  } else if (Array.isArray(value)) {
+    // An index loop, not Object.keys: a history or a turn of many calls would allocate a key string per item at every step.
+    for (let index = 0; index < value.length; index++) deepFreeze(value[index]);
   } else {
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
   }

@@ -14,6 +14,8 @@ function dyingAfterCommit(redis: Redis): Redis {
   return new Proxy(redis, {
     get(target, property, receiver) {
       if (typeof property === 'string' && lost.has(property)) return () => Promise.reject(new Error('Connection is closed.'));
+      // On one server the follow-up commands go out as one pipeline: lost as a whole.
+      if (property === 'pipeline') return () => ({ exec: () => Promise.reject(new Error('Connection is closed.')) });
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

@@ -290,11 +290,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   };
 
-  const xadd = (event: RunEvent) =>
-    redis.xadd(keys.events, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event));
+  /** A command sent in a batch: an index update, an event for the stream, a head read. */
+  type FollowUp = readonly [name: 'zrem' | 'zadd' | 'xadd' | 'hmget', key: string, ...args: (string | number)[]];
+
+  const xadd = (event: RunEvent): FollowUp => ['xadd', keys.events, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event)];
 
   /** ZREM what left the index, ZADD what joined it; grouped per key. */
-  const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): Promise<unknown>[] => {
+  const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): FollowUp[] => {
     const id = (entry: IndexEntry) => `${entry[0]}\u0000${entry[2]}`;
     const nextIds = new Set(next.map(id));
     const previousExact = new Set(previous.map((entry) => `${id(entry)}\u0000${entry[1]}`));
@@ -305,9 +307,25 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (!previousExact.has(`${id(entry)}\u0000${entry[1]}`)) additions.set(entry[0], [...(additions.get(entry[0]) ?? []), entry[1], entry[2]]);
     }
     return [
-      ...[...removals].map(([key, members]) => redis.zrem(keys.full(key), ...members)),
-      ...[...additions].map(([key, pairs]) => redis.zadd(keys.full(key), ...pairs)),
+      ...[...removals].map(([key, members]): FollowUp => ['zrem', keys.full(key), ...members]),
+      ...[...additions].map(([key, pairs]): FollowUp => ['zadd', keys.full(key), ...pairs]),
     ];
+  };
+
+  /**
+   * Sends a batch of commands and returns their replies: on one server as one
+   * pipeline (one write, one round trip); on a Cluster one by one, since their
+   * keys live on different nodes and a Cluster pipeline must stay on one.
+   */
+  const send = async (commands: readonly FollowUp[]): Promise<unknown[]> => {
+    if (commands.length === 0) return [];
+    if (redis.isCluster) {
+      return Promise.all(commands.map(([name, ...args]) => (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!(...args)));
+    }
+    const results = (await (redis as Redis).pipeline(commands.map((command) => [...command])).exec()) ?? [];
+    const failure = results.find(([error]) => error);
+    if (failure) throw failure[0];
+    return results.map(([, reply]) => reply);
   };
 
   /**
@@ -320,7 +338,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const finish = async (runId: string, field: string, events: readonly RunEvent[], previous: string, index: string) => {
     const failed = (error: unknown) => report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
     try {
-      await Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map(xadd)]);
+      await send([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map(xadd)]);
     } catch (error) {
       failed(error);
       return;
@@ -378,7 +396,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   const readHeads = async (runIds: Iterable<string>): Promise<Map<string, StoredHead | undefined>> => {
     const unique = [...new Set(runIds)];
-    const replies = await guarded('read run heads', () => Promise.all(unique.map((runId) => redis.hmget(keys.head(runId), 'v', 'h', 'x'))));
+    const replies = (await guarded('read run heads', () => send(unique.map((runId): FollowUp => ['hmget', keys.head(runId), 'v', 'h', 'x'])))) as (string | null)[][];
     const heads = new Map<string, StoredHead | undefined>();
     unique.forEach((runId, index) => {
       const [version, head, indexText] = replies[index]!;
@@ -387,13 +405,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return heads;
   };
 
-  const removePending = (stale: readonly string[]): Promise<unknown>[] => {
+  const removePending = (stale: readonly string[]): FollowUp[] => {
     const byKey = new Map<string, string[]>();
     for (const member of stale) {
       const parsed = parsePendingMember(member);
       for (const key of [keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : [])]) byKey.set(key, [...(byKey.get(key) ?? []), member]);
     }
-    return [...byKey].map(([key, members]) => redis.zrem(key, ...members));
+    return [...byKey].map(([key, members]): FollowUp => ['zrem', key, ...members]);
   };
 
   /** The request a pending member stands for, if its run still waits for it. */
@@ -420,12 +438,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         meta = {};
       }
       if ((meta.t ?? 0) > cutoff) break;
-      await guarded('publish an outbox', () => Promise.all([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...(meta.events ?? []).map(xadd)]));
+      await guarded('publish an outbox', () => send([...applyIndex(decodeIndex(previous), decodeIndex(index)), ...(meta.events ?? []).map(xadd)]));
       await guarded('clear an outbox', () => redis.hdel(keys.outbox(runId), field));
       finished++;
     }
     // Put back what the run's latest commit indexes, in case an older entry just removed it (a stale extra is only a hint).
-    if (finished > 0) await guarded('repair the indexes', () => Promise.all(applyIndex([], decodeIndex(currentIndex))));
+    if (finished > 0) await guarded('repair the indexes', () => send(applyIndex([], decodeIndex(currentIndex))));
     return finished;
   };
 
@@ -539,7 +557,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           break;
         }
       }
-      if (stale.length > 0) await guarded('repair the pending index', () => Promise.all(removePending(stale)));
+      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale)));
       const page = items.slice(0, limit);
       const cursor = items.length > limit ? page.at(-1)!.member : exhausted ? undefined : lastScanned;
       return { items: page.map((item) => item.entry), ...(cursor === undefined ? {} : { cursor: encodeCursor(cursor) }) };
@@ -562,7 +580,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         start = `(${members.at(-1)!}`;
         if (members.length < batch) break;
       }
-      if (stale.length > 0) await guarded('repair the pending index', () => Promise.all(removePending(stale)));
+      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale)));
       return due;
     },
 
@@ -581,12 +599,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           if (members.length === 0) break;
           const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
           const heads = await readHeads(parsed.flatMap((item) => item.run?.runId ?? []));
-          const repairs: Promise<unknown>[] = [];
+          const repairs: FollowUp[] = [];
           for (const { member, run } of parsed) {
             const stored = run && heads.get(run.runId);
             if (!run || !stored || stored.version !== run.version || stored.head.status !== 'running') {
               // A hint from an older commit: drop it and put back what the run's current commit indexes.
-              repairs.push(redis.zrem(key, member), ...applyIndex([], decodeIndex(stored?.index)));
+              repairs.push(['zrem', key, member], ...applyIndex([], decodeIndex(stored?.index)));
               continue;
             }
             offset++;
@@ -594,7 +612,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : stored.head.updatedAt < staleBefore;
             if (abandoned && !due.includes(run.runId) && due.length < limit) due.push(run.runId);
           }
-          await guarded('repair the running index', () => Promise.all(repairs));
+          await guarded('repair the running index', () => send(repairs));
           if (members.length < batch) break;
         }
       }
@@ -605,7 +623,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const previous = (await guarded('delete a run', () => scripts.countersignDeleteRun(...keys.run(runId)))) as string | null;
       known.delete(runId);
       const entries = decodeIndex(previous);
-      if (entries.length > 0) await guarded('remove a run from the indexes', () => Promise.all(applyIndex(entries, [])));
+      if (entries.length > 0) await guarded('remove a run from the indexes', () => send(applyIndex(entries, [])));
     },
 
     async remember(key, value, ttlMs) {

@@ -213,7 +213,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const decided = withDecision(current, response);
       return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
     });
-    if (!committed) return { snapshot: next, status: next.status, duplicate: true };
+    if (!committed) {
+      // A retried delivery whose first responder died after recording the decision finds the run stalled: carry it on.
+      const stalled = mode === 'inline' && next.status === 'running' && next.updatedAt <= clock() - staleAfterMs && !hasLiveLease(next, clock());
+      const after = stalled ? await continueRun(next) : next;
+      return { snapshot: after, status: after.status, duplicate: true };
+    }
     const after = await carryOn(next, mode);
     return { snapshot: after, status: after.status, duplicate: false };
   };

@@ -186,6 +186,24 @@ describe('recover', () => {
     expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
   });
 
+  it('a retried delivery carries on a run its first responder left stalled, but not one still in progress', async () => {
+    const clock = manualClock();
+    const store = createMemoryStore({ clock });
+    const counting = countingAgent({ clock });
+    const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
+    // The first responder recorded the decision and died before resuming.
+    await runtime.respond(paused.runId, decision, { mode: 'record' });
+    const soon = await runtime.respond(paused.runId, decision);
+    expect(soon).toMatchObject({ duplicate: true, status: 'running' });
+    expect(counting.executions).toEqual([]);
+    clock.advance(10_001);
+    const later = await runtime.respond(paused.runId, decision);
+    expect(later).toMatchObject({ duplicate: true, status: 'completed' });
+    expect(counting.executions).toHaveLength(1);
+  });
+
   it('runs an idempotent call again with the same idempotency key', async () => {
     const clock = manualClock();
     const store = createMemoryStore({ clock });

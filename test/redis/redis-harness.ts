@@ -121,3 +121,19 @@ export function keySlot(key: string): number {
   }
   return crc16(Buffer.from(key)) % 16384;
 }
+
+/** Polls until `check` holds; fails with `what` after `timeoutMs` (a deadlock guard, not a speed assertion). */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A promise and the function that resolves it. */
+export function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -5,24 +5,10 @@ import { createRuntime, type RunEvent } from 'countersign';
 import { createApprovalApp, type EventFeed } from 'countersign/http';
 import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
-import { removePrefix } from './redis-harness.js';
+import { deferred, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
-/** Polls until `check` holds; fails with `what` after `timeoutMs` (a deadlock guard, not a speed assertion). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 function completed(runId: string): RunEvent {
   return { type: 'run-completed', runId, agentName: 'files', output: `done ${runId}` };

@@ -6,24 +6,10 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
 import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
-import { removePrefix } from './redis-harness.js';
+import { deferred, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
-/** Polls until `check` holds; fails with `what` after `timeoutMs` (a deadlock guard, not a speed assertion). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** A runtime whose resume only counts: calls, calls in flight (overall and per run). */
 function fakeRuntime(behavior: (runId: string, call: number) => Promise<void> | void = () => undefined) {

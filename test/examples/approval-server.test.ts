@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('examples/approval-server.ts (npm run demo)', () => {
+  it('serves the app, prints a link whose page changes nothing and whose form approves, and reports the run completed', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/approval-server.ts'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    const waiters: { match: RegExp; resolve: (line: string) => void }[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      for (const waiter of waiters.filter((item) => item.match.test(line))) waiter.resolve(line);
+    });
+    const lineMatching = (match: RegExp) =>
+      new Promise<string>((resolve, reject) => {
+        const seen = lines.find((line) => match.test(line));
+        if (seen) return resolve(seen);
+        waiters.push({ match, resolve });
+        child.once('exit', () => reject(new Error(`the demo exited before printing ${match}: ${lines.join('\n')}`)));
+      });
+    try {
+      expect(await lineMatching(/^approval app on /)).toBe(`approval app on http://127.0.0.1:${port} (insecure demo mode: no authentication)`);
+      const approve = (await lineMatching(/^approve in a browser: /)).replace('approve in a browser: ', '');
+      const page = await fetch(approve);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Pay $12.00 to acct-42?');
+      expect(lines.some((line) => line.startsWith('decided:'))).toBe(false);
+      const decided = await fetch(approve, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      expect(decided.status).toBe(200);
+      expect(await lineMatching(/^run .+ completed: /)).toMatch(/completed: Paid acct-42 \$12\.00\.$/);
+      expect(lines).toContain('decided: approved by you@example.com');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});

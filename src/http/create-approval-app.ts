@@ -15,6 +15,7 @@ import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
 import { runView } from './run-view.js';
+import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
 import { rememberDeliveries } from './webhook-replay.js';
 
@@ -71,6 +72,11 @@ export interface ApprovalAppOptions {
   readonly events?: EventFeed;
   /** Interval of the SSE heartbeat comments. Default 15 s. */
   readonly heartbeatMs?: number;
+  /**
+   * Take button clicks from a Slack app at `POST /slack/actions` (its interactivity request URL), authenticated by
+   * Slack's request signature, not by `bearerToken` or `webhookSecret`. Pair with `createSlackNotifier`.
+   */
+  readonly slack?: SlackActionsOptions;
   /** Unexpected errors (answered with a bare 500) and failures of runs that went on after a 202. */
   readonly onError?: (error: unknown, context: ApprovalAppErrorContext) => void;
 }
@@ -90,6 +96,13 @@ const optionsSchema = z.object({
   events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
   heartbeatMs: z.number().int().min(10).optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
+  slack: z
+    .strictObject({
+      signingSecret: z.union([z.string().min(16, 'must be the Slack app\'s signing secret'), z.array(z.string().min(16, 'must be the Slack app\'s signing secret')).min(1)]),
+      responseUrlOrigins: z.array(z.url({ protocol: /^https?$/, message: 'must be an http(s) origin, e.g. https://hooks.slack.com' })).min(1).optional(),
+      fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
+    })
+    .optional(),
   onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
 });
 
@@ -221,6 +234,10 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.get('/healthz', (c) => c.json({ ok: true }));
   const document = openApiDocument();
   app.get('/openapi.json', (c) => c.json(document));
+  if (options.slack) {
+    const slackSettings = { ...options.slack, clock, maxBodyBytes, resumeMode, resumeTimeoutMs };
+    app.post('/slack/actions', slackActions(runtime, { ...slackSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/slack/actions' }) }));
+  }
 
   app.post('/runs', ...write, async (c) => {
     const body = parseJsonBody(startRunBody, c.var.rawBody);

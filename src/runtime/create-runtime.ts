@@ -303,8 +303,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(linkOptions.approvedBy === undefined ? {} : { approvedBy: linkOptions.approvedBy }),
       });
     },
-    async respondWithLink(token: string, respondOptions: { mode?: RespondMode } = {}) {
+    async respondWithLink(token: string, respondOptions: { mode?: RespondMode; approvedBy?: string } = {}) {
       const links = linkSettings();
+      const { approvedBy: caller, ...modeOptions } = respondOptions;
       const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
       const snapshot = await get(claim.runId);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
@@ -314,11 +315,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         {
           approvalId: claim.approvalId,
           approved: claim.decision === 'approve',
-          approvedBy: claim.approvedBy ?? `link:${claim.decision}`,
+          // Who the link was minted for wins over who the caller says clicked it.
+          approvedBy: claim.approvedBy ?? caller ?? `link:${claim.decision}`,
           ...(request?.signature === undefined ? {} : { signature: request.signature }),
           ...(claim.decision === 'deny' ? { reason: 'denied from an approval link' } : {}),
         },
-        respondOptions,
+        modeOptions,
       );
       // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
       const tokenId = createHash('sha256').update(token).digest('base64url');

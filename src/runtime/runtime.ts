@@ -43,8 +43,11 @@ export interface Runtime {
   recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
   /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
   approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
-  /** Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used. */
-  respondWithLink(token: string, options?: { mode?: RespondMode }): Promise<RespondResult>;
+  /**
+   * Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used.
+   * `approvedBy` names who used it (e.g. `slack:U123`) when the token was minted without one; a token's own `approvedBy` wins.
+   */
+  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string }): Promise<RespondResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
   /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */

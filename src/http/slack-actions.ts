@@ -1,0 +1,217 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { isCountersignError } from '../errors.js';
+import type { RespondResult, Runtime } from '../runtime/runtime.js';
+import type { AppEnv } from './app-env.js';
+import { HttpProblem, problem } from './problem.js';
+import { parseJsonBody, readRawBody } from './read-body.js';
+import { escapeSlack, SLACK_ACTION_IDS, slackWho } from './slack-message.js';
+
+/**
+ * The `slack` option of `createApprovalApp`: what `POST /slack/actions`
+ * needs to take button clicks from a Slack app.
+ *
+ * @example
+ * createApprovalApp(runtime, { bearerToken, slack: { signingSecret: process.env.SLACK_SIGNING_SECRET! } });
+ */
+export interface SlackActionsOptions {
+  /** The Slack app's signing secret (Basic Information → App Credentials); two while you regenerate it. */
+  readonly signingSecret: string | readonly string[];
+  /** Origins a payload's `response_url` may point to; others are never called. Default `['https://hooks.slack.com']`. */
+  readonly responseUrlOrigins?: readonly string[];
+  /** Used to post outcomes to `response_url`. Default `globalThis.fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+/** What the app hands the route besides the user's options. */
+export interface SlackActionsSettings extends SlackActionsOptions {
+  readonly clock: () => number;
+  readonly maxBodyBytes: number;
+  readonly resumeMode: 'inline' | 'enqueue';
+  readonly resumeTimeoutMs: number;
+  readonly onError: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
+}
+
+/** Slack's tolerance for request timestamps, either way. */
+const TOLERANCE_SECONDS = 300;
+
+const payloadSchema = z.looseObject({
+  type: z.string().max(64),
+  user: z.looseObject({ id: z.string().regex(/^[A-Z0-9]{1,64}$/, 'must be a Slack user id') }).optional(),
+  actions: z.array(z.looseObject({ action_id: z.string().max(255), value: z.string().max(4096).optional() })).max(25).optional(),
+  response_url: z.string().max(2048).optional(),
+});
+
+/** What Slack is told once the decision settles: replace the message, or tell only the person who clicked. */
+interface Reply {
+  readonly text: string;
+  readonly replace: boolean;
+}
+
+function refused(detail: string, reason: string): HttpProblem {
+  return new HttpProblem(problem(401, 'invalid_slack_signature', `The Slack request signature was refused: ${detail}.`, { reason }));
+}
+
+/** Checks `X-Slack-Signature` (v0, HMAC-SHA256 of `v0:timestamp:body`) and the timestamp; throws a 401 problem. */
+function verifySlack(secrets: readonly string[], timestamp: string | undefined, signature: string | undefined, body: string, nowSeconds: number): void {
+  if (timestamp === undefined || signature === undefined) throw refused('X-Slack-Request-Timestamp and X-Slack-Signature are both required', 'missing_headers');
+  if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Slack-Request-Timestamp must be whole seconds since the epoch', 'bad_timestamp');
+  if (Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) {
+    throw refused(`X-Slack-Request-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock`, 'stale_timestamp');
+  }
+  const offered = /^v0=([0-9a-f]{64})$/.exec(signature);
+  const presented = Buffer.from(offered?.[1] ?? '0'.repeat(64), 'hex');
+  let ok = false;
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest();
+    ok = timingSafeEqual(presented, expected) || ok;
+  }
+  if (!offered || !ok) throw refused('no v0 signature matches the raw body', 'bad_signature');
+}
+
+/** Run and approval a token names; read only after the runtime verified the token. */
+function claimOf(token: string): { readonly r?: string; readonly a?: string } {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: string; a?: string };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The route behind `POST /slack/actions`: takes a Slack app's interactivity
+ * request (a Block Kit button click), verifies Slack's signature over the raw
+ * body (±300 s, constant time) and answers 200 with an empty body at once,
+ * as Slack wants within 3 s. The decision is made in the background: the
+ * button's value is a one-click link token, spent with
+ * `runtime.respondWithLink` as `slack:<user id>`. When it settles the outcome
+ * is posted to the payload's `response_url` (only on an allowed origin, no
+ * redirects followed): the message is replaced with who decided and how the
+ * run stands, or the clicker alone is told why nothing happened.
+ *
+ * @example
+ * const app = new Hono<AppEnv>();
+ * app.post('/slack/actions', slackActions(runtime, { signingSecret, clock: Date.now, maxBodyBytes: 65_536, resumeMode: 'inline', resumeTimeoutMs: 10_000, onError: report }));
+ */
+export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
+  const secrets: readonly string[] = typeof settings.signingSecret === 'string' ? [settings.signingSecret] : settings.signingSecret;
+  const origins = new Set((settings.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin));
+  const fetchImpl = settings.fetch ?? globalThis.fetch;
+  const report = (error: unknown, operation: string, runId?: string) => {
+    try {
+      settings.onError(error, runId === undefined ? { operation } : { operation, runId });
+    } catch {
+      // The reporter's own failure has nowhere left to go.
+    }
+  };
+
+  const outcomeReply = (result: RespondResult, token: string, user: string): Reply => {
+    const entry = result.snapshot.audit.find((item) => item.approvalId === claimOf(token).a);
+    const tool = entry ? ` *${escapeSlack(entry.toolName)}*,` : '';
+    if (result.duplicate) {
+      return { text: `Already ${entry?.decision ?? 'decided'} by ${slackWho(entry?.by)}:${tool} run is ${result.status}.`, replace: true };
+    }
+    const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+    return { text: `${verb} by ${entry ? slackWho(entry.by) : `<@${user}>`}:${tool} run is ${result.status}.`, replace: true };
+  };
+
+  const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
+    const code = isCountersignError(error) ? error.code : undefined;
+    const reason = (error as { reason?: unknown }).reason;
+    if (code === 'invalid_link_token' && reason === 'used') {
+      const { r, a } = claimOf(token);
+      const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);
+      const who = entry ? `${entry.decision} by ${slackWho(entry.by)}` : 'decided';
+      return { text: `Already ${who}; this button was used before, so nothing was done again.`, replace: true };
+    }
+    if (code === 'invalid_link_token' && reason === 'expired') return { text: 'These buttons have expired; nothing was done. Ask the agent again.', replace: true };
+    if (code === 'invalid_link_token') return { text: 'This button is not valid (its token does not verify); nothing was done.', replace: false };
+    if (code === 'decision_conflict') {
+      const winner = (error as { winner?: { decision?: string; by?: string } }).winner;
+      return { text: `Already ${winner?.decision ?? 'decided'} by ${slackWho(winner?.by)}; your click changed nothing.`, replace: true };
+    }
+    if (code === 'approval_expired') return { text: 'This approval expired before the click; nothing was done.', replace: true };
+    if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found') {
+      return { text: 'This approval is no longer pending; nothing was done.', replace: true };
+    }
+    if (code === 'approver_not_allowed') return { text: `<@${user}> may not decide this approval; nothing was done. Ask one of its approvers.`, replace: false };
+    if (code === 'store_unavailable') return { text: 'Your decision could not be recorded just now; click again in a moment.', replace: false };
+    report(error, 'slack-action', claimOf(token).r);
+    return {
+      text: code === 'invalid_config' ? 'Approvals from Slack are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.',
+      replace: false,
+    };
+  };
+
+  const tell = async (responseUrl: string, reply: Reply, runId: string | undefined) => {
+    let url: URL;
+    try {
+      url = new URL(responseUrl);
+    } catch {
+      return report(new Error('Slack sent a response_url that is not a URL; the outcome was not posted.'), 'slack-response', runId);
+    }
+    if (!origins.has(url.origin) || url.username !== '' || url.password !== '') {
+      return report(new Error(`Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...origins].join(', ')}); the outcome was not posted.`), 'slack-response', runId);
+    }
+    const body = JSON.stringify(reply.replace ? { replace_original: true, text: reply.text } : { replace_original: false, response_type: 'ephemeral', text: reply.text });
+    for (let tries = 1; ; tries++) {
+      try {
+        const response = await fetchImpl(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(10_000),
+        });
+        await response.body?.cancel().catch(() => {});
+        if (response.ok) return;
+        if (response.status < 500 || tries >= 2) return report(new Error(`Slack answered the response_url post with HTTP ${response.status}.`), 'slack-response', runId);
+      } catch (error) {
+        if (tries >= 2) return report(error, 'slack-response', runId);
+      }
+    }
+  };
+
+  const decide = async (token: string, user: string, responseUrl: string | undefined) => {
+    let reply: Reply;
+    try {
+      const work = runtime.respondWithLink(token, { mode: settings.resumeMode, approvedBy: `slack:${user}` });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, settings.resumeTimeoutMs, undefined)));
+      const result = await Promise.race([work, late]).finally(() => clearTimeout(timer));
+      if (result === undefined) {
+        work.catch((error: unknown) => report(error, 'resume', claimOf(token).r));
+        reply = { text: `Decision by <@${user}> recorded; the run is carrying on.`, replace: true };
+      } else {
+        reply = outcomeReply(result, token, user);
+      }
+    } catch (error) {
+      reply = await refusalReply(error, token, user);
+    }
+    if (responseUrl !== undefined) await tell(responseUrl, reply, claimOf(token).r);
+  };
+
+  return async function slackActionsHandler(c: Context<AppEnv>): Promise<Response> {
+    const raw = await readRawBody(c.req.raw, settings.maxBodyBytes);
+    verifySlack(secrets, c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'), raw, Math.floor(settings.clock() / 1000));
+    const form = new URLSearchParams(raw).get('payload');
+    if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
+    const payload = parseJsonBody(payloadSchema, form);
+    const ours = new Set<string>(Object.values(SLACK_ACTION_IDS));
+    const action = payload.type === 'block_actions' ? payload.actions?.find((item) => ours.has(item.action_id)) : undefined;
+    // Other interactions (and other apps' buttons) are acknowledged and left alone.
+    if (!action) return c.body(null, 200);
+    if (payload.user === undefined || action.value === undefined) {
+      throw new HttpProblem(problem(400, 'invalid_body', 'A block_actions payload needs user.id and the action\'s value.'));
+    }
+    const task = decide(action.value, payload.user.id, payload.response_url).catch((error: unknown) => report(error, 'slack-action'));
+    try {
+      // Serverless platforms with an execution context keep the function alive for the background work.
+      c.executionCtx.waitUntil(task);
+    } catch {
+      // Node has no execution context: the process stays up anyway.
+    }
+    return c.body(null, 200);
+  };
+}

@@ -36,7 +36,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: Promise<void>; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
+async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: Promise<void>; approvers?: string[]; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
   const slack = options.slack ?? (await startFakeSlack());
   if (!options.slack) closers.push(() => slack.close());
   const executed: string[] = [];
@@ -52,6 +52,7 @@ async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: P
     description: 'Delete a file',
     input: z.object({ path: z.string().min(1), apiToken: z.string() }),
     needsApproval: true,
+    ...(options.approvers ? { approvers: options.approvers } : {}),
     approvalPrompt: (input) => `Delete ${input.path}?`,
     execute: async (input) => {
       await options.gate;
@@ -298,6 +299,9 @@ describe('POST /slack/actions', () => {
     expect(s.executed).toEqual(['/tmp/x']);
     expect(await state(s, runId)).toBe(before);
     expect(s.appErrors).toEqual([]);
+    // The click already rewrote the message: no follow-up post for a Slack decision.
+    await s.notifier.flush();
+    expect(s.slack.messages()).toHaveLength(1);
   });
 
   it('answers before the approved tool has run, and posts the outcome once the run settles', async () => {
@@ -398,6 +402,22 @@ describe('POST /slack/actions', () => {
     expect(answer!.json).toEqual({ replace_original: false, response_type: 'ephemeral', text: 'This button is not valid (its token does not verify); nothing was done.' });
     expect(await state(s, runId)).toBe(before);
     expect(s.executed).toEqual([]);
+  });
+
+  it('tells a clicker the rule does not allow, privately, and leaves the buttons for those it does', async () => {
+    const s = await setup({ approvers: ['slack:U0ALLOWED'] });
+    const { runId, approve } = await paused(s);
+    const before = await state(s, runId);
+    await click(s, { value: approve.value, user: 'U0OTHER' });
+    expect((await responses(s, 1))[0]!.json).toEqual({
+      replace_original: false,
+      response_type: 'ephemeral',
+      text: '<@U0OTHER> may not decide this approval; nothing was done. Ask one of its approvers.',
+    });
+    expect(await state(s, runId)).toBe(before);
+    await click(s, { value: approve.value, user: 'U0ALLOWED' });
+    expect((await responses(s, 2))[1]!.json['text']).toBe('Approved by <@U0ALLOWED>: *delete_file*, run is completed.');
+    expect(s.executed).toEqual(['/tmp/x']);
   });
 
   it('lets a token minted for a person win over the Slack user who clicked it', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
@@ -229,6 +229,8 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     try {
       links = await runtime.approvalLinks(runId, request.approvalId, options.linkTtlMs === undefined ? {} : { expiresIn: options.linkTtlMs });
     } catch (error) {
+      // Decided (or gone) before its turn came: there is nothing left to ask.
+      if (isCountersignError(error) && (error.code === 'unknown_approval' || error.code === 'run_not_found')) return;
       const refusal =
         error instanceof ConfigError && /links/.test(error.message)
           ? new ConfigError('createSlackNotifier: the runtime has no one-click links, so the buttons would carry nothing; create it with createRuntime({ links: { secret, baseUrl } }).')
@@ -237,6 +239,11 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
       return;
     }
     const token = (url: string) => url.slice(url.lastIndexOf('/links/') + '/links/'.length);
+    if (token(links.approve).length > 2000 || token(links.deny).length > 2000) {
+      // Slack refuses a button value over 2000 characters, and with it the whole message.
+      report(new ConfigError(`createSlackNotifier: the link tokens of approval ${request.approvalId} are longer than Slack's 2000-character button value; use shorter run ids.`), { operation: 'links', runId, approvalId: request.approvalId });
+      return;
+    }
     const message = approvalMessage({ runId, agentName: event.agentName, request, tokens: { approve: token(links.approve), deny: token(links.deny) }, expiresAt: links.expiresAt });
     try {
       const ts = await post(message);

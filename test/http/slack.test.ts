@@ -251,6 +251,17 @@ describe('createSlackNotifier: the message', () => {
     expect(String(r.notifierErrors[0]!.error)).not.toContain('secretpath');
   });
 
+  it('skips, without an error, an approval decided before its message went out', async () => {
+    const s = await setup();
+    const { runId, approvalId } = await paused(s);
+    await s.runtime.respond(runId, { approvalId, approved: true, approvedBy: 'slack:U1' });
+    const run = await s.runtime.get(runId);
+    await s.notifier.publish([{ type: 'approval-requested', runId, agentName: 'files', request: { approvalId, toolCallId: run.audit[0]!.toolCallId, toolName: 'delete_file', args: {}, argsDigest: run.audit[0]!.argsDigest, description: 'late', requestedAt: 0, warnings: [] } }]);
+    await s.notifier.flush();
+    expect(s.slack.messages()).toHaveLength(1);
+    expect(s.notifierErrors).toEqual([]);
+  });
+
   it('refuses at first use, with a ConfigError to onError and nothing posted, when the runtime has no links', async () => {
     const s = await setup({ links: false });
     const run = await s.runtime.start('files', { input: '/tmp/x' });

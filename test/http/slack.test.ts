@@ -364,6 +364,23 @@ describe('POST /slack/actions', () => {
     expect(s.slack.responses()).toEqual([]);
   });
 
+  it('verifies Slack\'s own worked example (docs: verifying requests from Slack)', async () => {
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const app = createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', clock: () => 1531420618_000, slack: { signingSecret: '8f742231b10e8888abcd99yyyzzz85a5' } });
+    const body =
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner' +
+      '&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN' +
+      '&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+    const post = (signature: string) =>
+      app.request('/slack/actions', { method: 'POST', headers: { 'x-slack-request-timestamp': '1531420618', 'x-slack-signature': signature }, body });
+    // The signature verifies; a slash command has no payload field, so the body is refused after it.
+    const good = await post('v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
+    expect(good.status).toBe(400);
+    expect(await good.json()).toMatchObject({ code: 'invalid_body' });
+    const flipped = await post('v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b504');
+    expect(flipped.status).toBe(401);
+  });
+
   it('refuses a request without the Slack headers with 401', async () => {
     const s = await setup();
     const res = await fetch(`${s.base}/slack/actions`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'payload=%7B%7D' });

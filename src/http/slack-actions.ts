@@ -53,13 +53,18 @@ function refused(detail: string, reason: string): HttpProblem {
   return new HttpProblem(problem(401, 'invalid_slack_signature', `The Slack request signature was refused: ${detail}.`, { reason }));
 }
 
-/** Checks `X-Slack-Signature` (v0, HMAC-SHA256 of `v0:timestamp:body`) and the timestamp; throws a 401 problem. */
-function verifySlack(secrets: readonly string[], timestamp: string | undefined, signature: string | undefined, body: string, nowSeconds: number): void {
-  if (timestamp === undefined || signature === undefined) throw refused('X-Slack-Request-Timestamp and X-Slack-Signature are both required', 'missing_headers');
+/** Checks the headers before the body is read; throws a 401 problem. */
+function checkHeaders(timestamp: string | undefined, signature: string | undefined, nowSeconds: number): { timestamp: string; signature: string } {
+  if (!timestamp || !signature) throw refused('X-Slack-Request-Timestamp and X-Slack-Signature are both required', 'missing_headers');
   if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Slack-Request-Timestamp must be whole seconds since the epoch', 'bad_timestamp');
   if (Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) {
     throw refused(`X-Slack-Request-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock`, 'stale_timestamp');
   }
+  return { timestamp, signature };
+}
+
+/** Checks `X-Slack-Signature` (`v0=` hex HMAC-SHA256 of `v0:timestamp:body`) against every secret, in constant time; throws a 401 problem. */
+function verifySignature(secrets: readonly string[], timestamp: string, signature: string, body: string): void {
   const offered = /^v0=([0-9a-f]{64})$/.exec(signature);
   const presented = Buffer.from(offered?.[1] ?? '0'.repeat(64), 'hex');
   let ok = false;
@@ -193,8 +198,9 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
   };
 
   return async function slackActionsHandler(c: Context<AppEnv>): Promise<Response> {
+    const headers = checkHeaders(c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'), Math.floor(settings.clock() / 1000));
     const raw = await readRawBody(c.req.raw, settings.maxBodyBytes);
-    verifySlack(secrets, c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'), raw, Math.floor(settings.clock() / 1000));
+    verifySignature(secrets, headers.timestamp, headers.signature, raw);
     const form = new URLSearchParams(raw).get('payload');
     if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
     const payload = parseJsonBody(payloadSchema, form);

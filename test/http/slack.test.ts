@@ -262,6 +262,27 @@ describe('createSlackNotifier: the message', () => {
     expect(s.notifierErrors).toEqual([]);
   });
 
+  it('honours a 429\'s Retry-After, and does not retry a chat.postMessage refusal', async () => {
+    let limited = 1;
+    const slack = await startFakeSlack((request) => {
+      if (request.json['channel'] === 'C-missing') return { status: 200, body: JSON.stringify({ ok: false, error: 'channel_not_found' }) };
+      return limited-- > 0 ? { status: 429, headers: { 'retry-after': '7' } } : undefined;
+    });
+    closers.push(() => slack.close());
+    const waits: number[] = [];
+    const s = await setup({ slack, notifier: { token: BOT_TOKEN, channel: 'C0123', apiUrl: slack.apiUrl, sleep: async (ms) => void waits.push(ms) } });
+    await paused(s);
+    expect(waits).toEqual([7000]);
+
+    const r = await setup({ slack, notifier: { token: BOT_TOKEN, channel: 'C-missing', apiUrl: slack.apiUrl } });
+    const before = slack.messages().length;
+    await r.runtime.start('files', { input: '/tmp/z' });
+    await r.notifier.flush();
+    expect(slack.messages()).toHaveLength(before + 1);
+    expect(String(r.notifierErrors[0]!.error)).toContain('channel_not_found');
+    expect(String(r.notifierErrors[0]!.error)).not.toContain(BOT_TOKEN);
+  });
+
   it('refuses at first use, with a ConfigError to onError and nothing posted, when the runtime has no links', async () => {
     const s = await setup({ links: false });
     const run = await s.runtime.start('files', { input: '/tmp/x' });
@@ -346,7 +367,7 @@ describe('POST /slack/actions', () => {
 
   it.each([
     ['a wrong secret', { secret: 'another-signing-secret-0123456' }, 'bad_signature'],
-    ['no signature', { headers: { 'x-slack-signature': '' } }, 'bad_signature'],
+    ['an empty signature', { headers: { 'x-slack-signature': '' } }, 'missing_headers'],
     ['a truncated signature', { headers: { 'x-slack-signature': 'v0=abcdef' } }, 'bad_signature'],
     ['a timestamp 301 s in the past', { at: NOW_S - 301 }, 'stale_timestamp'],
     ['a timestamp 301 s in the future', { at: NOW_S + 301 }, 'stale_timestamp'],

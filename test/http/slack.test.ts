@@ -36,7 +36,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: Promise<void>; approvers?: string[]; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
+async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: Promise<void>; approvers?: string[]; approvalTtlMs?: number; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
   const slack = options.slack ?? (await startFakeSlack());
   if (!options.slack) closers.push(() => slack.close());
   const executed: string[] = [];
@@ -62,7 +62,7 @@ async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: P
   });
   const store = options.store ?? createMemoryStore();
   const runtime = createRuntime({
-    agents: [createAgent({ name: 'files', model, tools: [tool] })],
+    agents: [createAgent({ name: 'files', model, tools: [tool], ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}) })],
     store,
     ...(options.links === false ? {} : { links: { secret: LINK_SECRET, baseUrl: 'https://approvals.example.com' } }),
   });
@@ -227,6 +227,20 @@ describe('createSlackNotifier: the message', () => {
     expect(followUp.json['thread_ts']).toBe('1700000000.000001');
     expect(followUp.json['text']).toContain('was denied by bob &lt;b@x&gt;');
     expect(s.notifierErrors).toEqual([]);
+  });
+
+  it('shows when the buttons stop working, and posts a line when the approval expires unanswered', async () => {
+    const s = await setup({ approvalTtlMs: 60_000 });
+    const { runId, approvalId, message } = await paused(s);
+    const expiresAt = (await s.runtime.get(runId)).pendingApprovals[0]!.expiresAt!;
+    const context = (message.json['blocks'] as Block[]).find((block) => block.type === 'context')!.elements![0]!.text as string;
+    // The buttons never outlive the approval.
+    expect(context).toContain(`<!date^${Math.floor(expiresAt / 1000)}^`);
+    expect(context).toContain(new Date(expiresAt).toISOString());
+    await s.runtime.sweepExpired(expiresAt + 1);
+    await s.notifier.flush();
+    expect(s.slack.messages().at(-1)!.json['text']).toBe(`Approval \`${approvalId}\` (*delete_file*) expired and was denied.`);
+    expect(s.executed).toEqual([]);
   });
 
   it('retries a Slack 500 with backoff, does not retry a refusal, and reports failures to onError, never to the run', async () => {

@@ -123,7 +123,7 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
 
   const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
     const code = isCountersignError(error) ? error.code : undefined;
-    const reason = (error as { reason?: unknown }).reason;
+    const reason = (error as { reason?: unknown } | null | undefined)?.reason;
     if (code === 'invalid_link_token' && reason === 'used') {
       const { r, a } = claimOf(token);
       const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);

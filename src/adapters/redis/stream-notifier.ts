@@ -132,7 +132,9 @@ export interface StreamNotifier {
   consume(handler: StreamEventHandler, options?: { readonly signal?: AbortSignal }): Promise<void>;
   /**
    * A live feed (for server-sent events): every listener in every process
-   * sees each event written while it is subscribed. No consumer group and no
+   * sees each event written while it is subscribed (the first listener also
+   * those of the second before it subscribed, so nothing is lost while the
+   * feed connects). No consumer group and no
    * acknowledgements, so nothing is redelivered; use `consume` where an event
    * must not be missed. Returns a function that unsubscribes.
    */
@@ -282,22 +284,20 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
   const listeners = new Set<StreamEventListener>();
   let tail: { controller: AbortController; done: Promise<void> } | undefined;
 
-  const runTail = async (signal: AbortSignal) => {
+  /** Reads the stream from entries written at `sinceMs` on, for the live listeners. */
+  const runTail = async (signal: AbortSignal, sinceMs: number) => {
     const connection = asClient(options.redis).duplicate();
     connection.on('error', () => {});
     const interrupt = () => connection.disconnect();
     signal.addEventListener('abort', interrupt, { once: true });
     try {
-      let last: string | undefined;
+      // Entry ids start with the time they were written. Starting from the time of
+      // the subscribe call (not from the newest entry once connected, nor '$' on
+      // every read) loses nothing written while the connection comes up.
+      let last = `${Math.max(0, sinceMs)}-0`;
       let failures = 0;
       while (!signal.aborted) {
         try {
-          if (last === undefined) {
-            // Start after the newest entry; '$' on every read would skip what
-            // arrives between two reads.
-            const newest = await connection.call('XREVRANGE', key, '+', '-', 'COUNT', 1);
-            last = Array.isArray(newest) && Array.isArray(newest[0]) && typeof newest[0][0] === 'string' ? newest[0][0] : '0-0';
-          }
           const reply = await connection.call('XREAD', 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', key, last);
           failures = 0;
           for (const entry of entriesOfReadReply(reply)) {
@@ -346,7 +346,8 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
       listeners.add(listener);
       if (!tail) {
         const controller = new AbortController();
-        tail = { controller, done: runTail(controller.signal) };
+        // A second back covers the connection's start and a little clock skew with the Redis server.
+        tail = { controller, done: runTail(controller.signal, Date.now() - 1_000) };
       }
       return () => {
         listeners.delete(listener);

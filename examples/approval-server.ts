@@ -28,6 +28,7 @@ const links = await runtime.approvalLinks(paused.runId, request.approvalId, { ap
 console.log(`run ${paused.runId} waits: ${request.description}`);
 console.log(`approve in a browser: ${links.approve}`);
 console.log(`deny in a browser:    ${links.deny}`);
+console.log(`your inbox:           ${(await runtime.inboxLink('you@example.com')).url}`);
 console.log(`or: curl -X POST ${server.url}/runs/${paused.runId}/approvals/${request.approvalId} -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

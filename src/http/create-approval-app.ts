@@ -10,7 +10,7 @@ import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { streamEvents, type EventFeed } from './events-route.js';
-import { confirmationPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
+import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
@@ -349,7 +349,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       return linkPage(c, 404, messagePage('Links are not enabled', 'This server does not serve one-click approval links.'));
     }
     const answer = problemFor(error);
-    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: '/links/:token' });
+    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.routePath });
     const title =
       answer.problem.code === 'invalid_link_token'
         ? 'This link cannot be used'
@@ -369,6 +369,21 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     if (!/^[A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100}$/.test(token)) throw new HttpProblem(problem(401, 'invalid_link_token', 'This approval link is malformed; open the link exactly as it was sent.', { reason: 'malformed' }));
     return token;
   };
+
+  app.get('/inbox/:token', async (c) => {
+    try {
+      const token = linkToken(c);
+      const cursor = c.req.query('cursor');
+      const agent = c.req.query('agent');
+      const page = await runtime.reviewInbox(token, { limit: 50, ...(cursor === undefined ? {} : { cursor }), ...(agent === undefined ? {} : { agent }) });
+      const next = page.cursor === undefined ? undefined : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
+      // Relative form targets, like the link pages', so the app can be mounted under a prefix.
+      const linkPath = (url: string) => `../links/${url.slice(url.lastIndexOf('/links/') + '/links/'.length)}`;
+      return linkPage(c, 200, inboxPage(page, { ...(next === undefined ? {} : { next }), linkPath }));
+    } catch (error) {
+      return linkFailure(c, error);
+    }
+  });
 
   app.get('/links/:token', async (c) => {
     try {

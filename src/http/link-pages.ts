@@ -1,4 +1,5 @@
 import type { LinkClaim } from '../runtime/approval-links.js';
+import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../machine/types.js';
 
 /**
@@ -32,10 +33,16 @@ const STYLE =
   'pre{background:#f4f4f4;padding:1rem;overflow:auto;white-space:pre-wrap;word-break:break-word}' +
   '.warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem 1rem}' +
   'button{font-size:1rem;padding:.6rem 1.4rem;border:0;border-radius:4px;color:#fff;cursor:pointer}' +
-  '.approve{background:#15803d}.deny{background:#b91c1c}';
+  '.approve{background:#15803d}.deny{background:#b91c1c}.item{border-top:1px solid #ddd;padding:.5rem 0 1rem}';
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+function warningList(request: ApprovalRequest): string {
+  if (request.warnings.length === 0) return '';
+  const items = request.warnings.map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`).join('');
+  return `<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
 }
 
 function stringifyArgs(args: unknown): string {
@@ -59,12 +66,7 @@ export function confirmationPage(input: { readonly claim: LinkClaim; readonly re
   const { claim, request, action } = input;
   const approve = claim.decision === 'approve';
   const verb = approve ? 'Approve' : 'Deny';
-  const warnings =
-    request.warnings.length === 0
-      ? ''
-      : `<div class="warn"><strong>Check the arguments carefully:</strong><ul>${request.warnings
-          .map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`)
-          .join('')}</ul></div>`;
+  const warnings = warningList(request);
   const expires = request.expiresAt === undefined ? '' : `<p>This request expires at ${escapeHtml(new Date(request.expiresAt).toISOString())}.</p>`;
   return layout(
     `${verb} ${request.toolName}?`,
@@ -90,4 +92,45 @@ export function confirmationPage(input: { readonly claim: LinkClaim; readonly re
  */
 export function messagePage(title: string, message: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}
+
+/**
+ * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
+ * page with what it will run (tool, redacted arguments, warnings, expiry)
+ * and Approve and Deny buttons that post its one-click links as the
+ * reviewer. Showing it changes nothing.
+ *
+ * @example
+ * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
+ */
+export function inboxPage(page: InboxPage, options: { readonly next?: string; readonly linkPath: (url: string) => string }): string {
+  const item = (entry: InboxPage['items'][number]) => {
+    const { request } = entry;
+    const expires = request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
+    const buttons = entry.mayDecide
+      ? `<form method="post" action="${escapeHtml(options.linkPath(entry.links.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
+        `<form method="post" action="${escapeHtml(options.linkPath(entry.links.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
+      : `<p><em>Only ${escapeHtml((request.approvers ?? []).join(', '))} may decide this one.</em></p>`;
+    return (
+      `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
+      `<p>${escapeHtml(request.description)}</p>` +
+      (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
+      (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +
+      warningList(request) +
+      `<pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
+      `<p><small>Run <code>${escapeHtml(entry.runId)}</code>${expires}</small></p>` +
+      buttons +
+      '</section>'
+    );
+  };
+  const body =
+    page.items.length === 0
+      ? '<p>Nothing is waiting for a decision.</p>'
+      : page.items.map(item).join('') + (options.next ? `<p><a href="${escapeHtml(options.next)}">Next page</a></p>` : '');
+  return layout(
+    `Approvals for ${page.reviewer}`,
+    `<h1>Waiting for a decision</h1><p>Signed in as <strong>${escapeHtml(page.reviewer)}</strong> until ${escapeHtml(new Date(page.expiresAt).toISOString())}. ` +
+      'Soonest expiry first; reload to see new requests.</p>' +
+      body,
+  );
 }

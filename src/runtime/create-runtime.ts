@@ -14,7 +14,7 @@ import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-stor
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
-import { approvalLinkUrls, readLinkToken } from './approval-links.js';
+import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
 import type { ResumeQueue } from './resume-queue.js';
 import type { RespondMode, RespondResult, Runtime } from './runtime.js';
 
@@ -332,6 +332,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const links = linkSettings();
       const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
       return { claim, snapshot: await get(claim.runId) };
+    },
+    async inboxLink(reviewer: string, inboxOptions: { expiresIn?: number } = {}) {
+      const links = linkSettings();
+      parse(z.string().min(1).max(256), reviewer, 'inboxLink: reviewer');
+      const expiresAt = clock() + parse(z.number().int().positive(), inboxOptions.expiresIn ?? 8 * 3_600_000, 'inboxLink: expiresIn');
+      return { url: `${links.baseUrl.replace(/\/+$/, '')}/inbox/${mintInboxToken(links.secret, { reviewer, expiresAt })}`, expiresAt };
+    },
+    async reviewInbox(token: string, listOptions: ListPendingOptions = {}) {
+      const links = linkSettings();
+      const claim = readInboxToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      parse(pendingSchema, listOptions, 'reviewInbox');
+      const page = await store.listPending(listOptions);
+      // Each item's links come from the listing alone (no load per run); a decision checks everything again.
+      const items = page.items.map((item) => ({
+        ...item,
+        mayDecide: item.request.approvers === undefined || item.request.approvers.includes(claim.reviewer),
+        links: approvalLinkUrls(links.baseUrl, links.secret, {
+          runId: item.runId,
+          approvalId: item.request.approvalId,
+          expiresAt: Math.min(claim.expiresAt, item.request.expiresAt ?? Number.POSITIVE_INFINITY),
+          approvedBy: claim.reviewer,
+        }),
+      }));
+      return { reviewer: claim.reviewer, expiresAt: claim.expiresAt, items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
     },
     subscribe(listener: (event: RunEvent) => void) {
       listeners.add(listener);

@@ -2,7 +2,7 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
-import type { ListPendingOptions, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
 
 /** How `respond` carries on after recording a decision. */
@@ -13,6 +13,18 @@ export type RespondMode =
   | 'record'
   /** Record and put a resume job on the worker queue. */
   | 'enqueue';
+
+/** A page of a reviewer's inbox. */
+export interface InboxPage {
+  readonly reviewer: string;
+  readonly expiresAt: number;
+  readonly items: readonly (PendingApprovalEntry & {
+    /** False when the request names approvers and the reviewer is not one of them. */
+    readonly mayDecide: boolean;
+    readonly links: ApprovalLinks;
+  })[];
+  readonly cursor?: string;
+}
 
 export interface RespondResult {
   /** The run after the decision (and after the resume, in `inline` mode). */
@@ -50,6 +62,10 @@ export interface Runtime {
   respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string }): Promise<RespondResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
+  /** A reviewer's inbox URL (`${baseUrl}/inbox/<token>`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */
+  inboxLink(reviewer: string, options?: { expiresIn?: number }): Promise<{ readonly url: string; readonly expiresAt: number }>;
+  /** What an inbox token shows: a page of pending approvals, each with approve and deny links for its reviewer. Throws `LinkTokenError`. */
+  reviewInbox(token: string, options?: ListPendingOptions): Promise<InboxPage>;
   /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }

@@ -32,6 +32,8 @@ describe('examples/approval-server.ts (npm run demo)', () => {
     try {
       expect(await lineMatching(/^approval app on /)).toBe(`approval app on http://127.0.0.1:${port} (insecure demo mode: no authentication)`);
       const approve = (await lineMatching(/^approve in a browser: /)).replace('approve in a browser: ', '');
+      const inbox = (await lineMatching(/^your inbox: /)).replace(/^your inbox:\s+/, '');
+      expect(await (await fetch(inbox)).text()).toContain('Pay $12.00 to acct-42?');
       const page = await fetch(approve);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Pay $12.00 to acct-42?');

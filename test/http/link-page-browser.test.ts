@@ -85,4 +85,24 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
     expect(again?.status()).toBe(410);
     await page.close();
   });
+
+  it('a reviewer works through the inbox: two waiting, approve one, the other is still there', async () => {
+    const first = await runtime.start('mailer', { input: 'email the CEO' });
+    const second = await runtime.start('mailer', { input: 'email the CEO again' });
+    const inbox = await runtime.inboxLink('bob@example.com');
+    const page = await browser.newPage();
+    const url = inbox.url.replace('http://127.0.0.1', server.url);
+    expect((await page.goto(url))?.status()).toBe(200);
+    expect(await page.locator('section.item').count()).toBeGreaterThanOrEqual(2);
+    const firstItem = page.locator('section.item', { hasText: first.runId });
+    await expect.poll(() => firstItem.count()).toBe(1);
+    await Promise.all([page.waitForLoadState('load'), firstItem.locator('button.approve').click()]);
+    await page.waitForFunction(() => document.body.innerText.includes('completed'));
+    expect((await runtime.get(first.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'bob@example.com' });
+    expect((await runtime.get(second.runId)).status).toBe('awaitingApproval');
+    await page.goto(url);
+    expect(await page.locator('section.item', { hasText: first.runId }).count()).toBe(0);
+    expect(await page.locator('section.item', { hasText: second.runId }).count()).toBe(1);
+    await page.close();
+  });
 });

@@ -1,0 +1,81 @@
+// A reviewer's inbox: GET /inbox/<token> lists pending approvals with buttons
+// that post each one's one-click link as the reviewer.
+import { describe, expect, it } from 'vitest';
+import { createApprovalApp } from 'countersign/http';
+import { createRuntime } from 'countersign';
+import { harness, TOKEN } from './harness.js';
+
+const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
+const formTargets = (html: string) => [...html.matchAll(/action="\.\.\/links\/([^"]+)"/g)].map((match) => match[1]!);
+
+describe('reviewer inbox', () => {
+  it('lists every pending approval with redacted arguments, and its buttons decide as the reviewer', async () => {
+    const h = harness();
+    const one = await h.runtime.start('files', { input: '/tmp/one' });
+    const two = await h.runtime.start('files', { input: '/tmp/two' });
+    const inbox = await h.runtime.inboxLink('alice@example.com');
+    expect(inbox.url).toMatch(/^https:\/\/approvals\.example\.com\/inbox\/[\w-]+\.[\w-]+$/);
+    const page = await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    expect(html).toContain('alice@example.com');
+    expect(html).toContain('/tmp/one');
+    expect(html).toContain('/tmp/two');
+    expect(html).toContain('[REDACTED]');
+    expect(html).not.toContain('sk-secret-value');
+    // Showing the inbox decided nothing.
+    expect((await h.runtime.get(one.runId)).status).toBe('awaitingApproval');
+
+    const targets = formTargets(html);
+    expect(targets).toHaveLength(4);
+    const claims = targets.map((token) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { r: string; d: string; b: string });
+    expect(claims.every((claim) => claim.b === 'alice@example.com')).toBe(true);
+    const approve = targets[claims.findIndex((claim) => claim.r === one.runId && claim.d === 'approve')]!;
+    const decided = await h.app.request(`/links/${approve}`, { method: 'POST' });
+    expect(decided.status).toBe(200);
+    expect(await h.runtime.get(one.runId)).toMatchObject({ status: 'completed', audit: [{ decision: 'approved', by: 'alice@example.com' }] });
+    expect(h.executed).toEqual(['/tmp/one']);
+
+    const after = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();
+    expect(after).not.toContain('/tmp/one');
+    expect(after).toContain('/tmp/two');
+    expect(two.status).toBe('awaitingApproval');
+  });
+
+  it('refuses forged and expired inbox tokens, and an inbox token is no decision link', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const h = harness({ clock: () => now });
+    const run = await h.runtime.start('files', { input: '/tmp/x' });
+    const inbox = await h.runtime.inboxLink('bob', { expiresIn: 60_000 });
+    const token = tokenOf(inbox.url, 'inbox');
+    const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
+    expect((await h.app.request(`/inbox/${forged}`)).status).toBe(401);
+    expect((await h.app.request(`/links/${token}`, { method: 'POST' })).status).toBe(401);
+    expect((await h.app.request('/inbox/not-a-token')).status).toBe(401);
+    // A decision link is no inbox token either.
+    const links = await h.runtime.approvalLinks(run.runId, run.pendingApprovals[0]!.approvalId);
+    expect((await h.app.request(`/inbox/${tokenOf(links.approve, 'links')}`)).status).toBe(401);
+    now += 60_000;
+    expect((await h.app.request(`/inbox/${token}`)).status).toBe(410);
+    expect((await h.runtime.get(run.runId)).status).toBe('awaitingApproval');
+    await expect(h.runtime.inboxLink('')).rejects.toThrow(/reviewer/);
+  });
+
+  it('shows requests the reviewer may not decide without buttons', async () => {
+    const h = harness({ approvers: ['carol'] });
+    await h.runtime.start('files', { input: '/tmp/guarded' });
+    const html = await (await h.app.request(`/inbox/${tokenOf((await h.runtime.inboxLink('mallory')).url, 'inbox')}`)).text();
+    expect(html).toContain('/tmp/guarded');
+    expect(html).toContain('Only carol may decide this one.');
+    expect(formTargets(html)).toEqual([]);
+  });
+
+  it('says so when links are not set up', async () => {
+    const h = harness();
+    const app = createApprovalApp(createRuntime({ agents: [h.runtime.agent('files')] }), { bearerToken: TOKEN });
+    const page = await app.request('/inbox/abc.def');
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('Links are not enabled');
+  });
+});

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { isCountersignError } from '../errors.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
+import { claimOf, classifyRefusal } from './decision-replies.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { escapeSlack, SLACK_ACTION_IDS, slackWho } from './slack-message.js';
@@ -75,15 +75,6 @@ function verifySignature(secrets: readonly string[], timestamp: string, signatur
   if (!offered || !ok) throw refused('no v0 signature matches the raw body', 'bad_signature');
 }
 
-/** Run and approval a token names; read only after the runtime verified the token. */
-function claimOf(token: string): { readonly r?: string; readonly a?: string } {
-  try {
-    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: string; a?: string };
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The route behind `POST /slack/actions`: takes a Slack app's interactivity
  * request (a Block Kit button click), verifies Slack's signature over the raw
@@ -122,31 +113,33 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
   };
 
   const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
-    const code = isCountersignError(error) ? error.code : undefined;
-    const reason = (error as { reason?: unknown } | null | undefined)?.reason;
-    if (code === 'invalid_link_token' && reason === 'used') {
-      const { r, a } = claimOf(token);
-      const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);
-      const who = entry ? `${entry.decision} by ${slackWho(entry.by)}` : 'decided';
-      return { text: `Already ${who}; this button was used before, so nothing was done again.`, replace: true };
+    const refusal = await classifyRefusal(runtime, error, token);
+    switch (refusal.kind) {
+      case 'used': {
+        const who = refusal.entry ? `${refusal.entry.decision} by ${slackWho(refusal.entry.by)}` : 'decided';
+        return { text: `Already ${who}; this button was used before, so nothing was done again.`, replace: true };
+      }
+      case 'expired':
+        return { text: 'These buttons have expired; nothing was done. Ask the agent again.', replace: true };
+      case 'invalid':
+        return { text: 'This button is not valid (its token does not verify); nothing was done.', replace: false };
+      case 'conflict':
+        return { text: `Already ${refusal.winner?.decision ?? 'decided'} by ${slackWho(refusal.winner?.by)}; your click changed nothing.`, replace: true };
+      case 'approval_expired':
+        return { text: 'This approval expired before the click; nothing was done.', replace: true };
+      case 'gone':
+        return { text: 'This approval is no longer pending; nothing was done.', replace: true };
+      case 'not_allowed':
+        return { text: `<@${user}> may not decide this approval; nothing was done. Ask one of its approvers.`, replace: false };
+      case 'store':
+        return { text: 'Your decision could not be recorded just now; click again in a moment.', replace: false };
+      case 'unexpected':
+        report(error, 'slack-action', claimOf(token).r);
+        return {
+          text: refusal.config ? 'Approvals from Slack are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.',
+          replace: false,
+        };
     }
-    if (code === 'invalid_link_token' && reason === 'expired') return { text: 'These buttons have expired; nothing was done. Ask the agent again.', replace: true };
-    if (code === 'invalid_link_token') return { text: 'This button is not valid (its token does not verify); nothing was done.', replace: false };
-    if (code === 'decision_conflict') {
-      const winner = (error as { winner?: { decision?: string; by?: string } }).winner;
-      return { text: `Already ${winner?.decision ?? 'decided'} by ${slackWho(winner?.by)}; your click changed nothing.`, replace: true };
-    }
-    if (code === 'approval_expired') return { text: 'This approval expired before the click; nothing was done.', replace: true };
-    if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found') {
-      return { text: 'This approval is no longer pending; nothing was done.', replace: true };
-    }
-    if (code === 'approver_not_allowed') return { text: `<@${user}> may not decide this approval; nothing was done. Ask one of its approvers.`, replace: false };
-    if (code === 'store_unavailable') return { text: 'Your decision could not be recorded just now; click again in a moment.', replace: false };
-    report(error, 'slack-action', claimOf(token).r);
-    return {
-      text: code === 'invalid_config' ? 'Approvals from Slack are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.',
-      replace: false,
-    };
   };
 
   const tell = async (responseUrl: string, reply: Reply, runId: string | undefined) => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isCountersignError } from '../errors.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
+import { claimOf, classifyRefusal } from './decision-replies.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, telegramKey, telegramWho } from './telegram-api.js';
@@ -57,15 +58,6 @@ interface Reply {
   readonly edit?: string;
 }
 
-/** Run and approval a token names; read only after the runtime verified the token. */
-function claimOf(token: string): { readonly r?: string; readonly a?: string } {
-  try {
-    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: string; a?: string };
-  } catch {
-    return {};
-  }
-}
-
 /** Compares in constant time (over hashes, so the lengths leak nothing either). */
 function sameSecret(offered: string | undefined, expected: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -111,28 +103,30 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
   };
 
   const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
-    const code = isCountersignError(error) ? error.code : undefined;
-    const reason = (error as { reason?: unknown } | null | undefined)?.reason;
-    if (code === 'invalid_link_token' && reason === 'used') {
-      const { r, a } = claimOf(token);
-      const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);
-      const who = entry ? `${entry.decision} by ${telegramWho(entry.by)}` : 'decided';
-      return { toast: 'Already used; nothing was done again.', edit: `Already ${who}; this button was used before, so nothing was done again.` };
+    const refusal = await classifyRefusal(runtime, error, token);
+    switch (refusal.kind) {
+      case 'used': {
+        const who = refusal.entry ? `${refusal.entry.decision} by ${telegramWho(refusal.entry.by)}` : 'decided';
+        return { toast: 'Already used; nothing was done again.', edit: `Already ${who}; this button was used before, so nothing was done again.` };
+      }
+      case 'expired':
+        return { toast: 'These buttons have expired.', edit: 'These buttons have expired; nothing was done. Ask the agent again.' };
+      case 'invalid':
+        return { toast: 'This button is not valid; nothing was done.' };
+      case 'conflict':
+        return { toast: 'Already decided.', edit: `Already ${refusal.winner?.decision ?? 'decided'} by ${telegramWho(refusal.winner?.by)}; a later click changed nothing.` };
+      case 'approval_expired':
+        return { toast: 'This approval expired.', edit: 'This approval expired before the click; nothing was done.' };
+      case 'gone':
+        return { toast: 'No longer pending.', edit: 'This approval is no longer pending; nothing was done.' };
+      case 'not_allowed':
+        return { toast: `You (Telegram user ${user}) may not decide this approval; nothing was done. Ask one of its approvers.` };
+      case 'store':
+        return { toast: 'Your decision could not be recorded just now; click again in a moment.' };
+      case 'unexpected':
+        report(error, 'telegram-action', claimOf(token).r);
+        return { toast: refusal.config ? 'Approvals from Telegram are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.' };
     }
-    if (code === 'invalid_link_token' && reason === 'expired') return { toast: 'These buttons have expired.', edit: 'These buttons have expired; nothing was done. Ask the agent again.' };
-    if (code === 'invalid_link_token') return { toast: 'This button is not valid; nothing was done.' };
-    if (code === 'decision_conflict') {
-      const winner = (error as { winner?: { decision?: string; by?: string } }).winner;
-      return { toast: 'Already decided.', edit: `Already ${winner?.decision ?? 'decided'} by ${telegramWho(winner?.by)}; a later click changed nothing.` };
-    }
-    if (code === 'approval_expired') return { toast: 'This approval expired.', edit: 'This approval expired before the click; nothing was done.' };
-    if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found') {
-      return { toast: 'No longer pending.', edit: 'This approval is no longer pending; nothing was done.' };
-    }
-    if (code === 'approver_not_allowed') return { toast: `You (Telegram user ${user}) may not decide this approval; nothing was done. Ask one of its approvers.` };
-    if (code === 'store_unavailable') return { toast: 'Your decision could not be recorded just now; click again in a moment.' };
-    report(error, 'telegram-action', claimOf(token).r);
-    return { toast: code === 'invalid_config' ? 'Approvals from Telegram are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.' };
   };
 
   type Query = NonNullable<z.output<typeof updateSchema>['callback_query']>;

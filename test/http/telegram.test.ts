@@ -292,6 +292,19 @@ describe('POST /telegram/webhook', () => {
     expect(s.appErrors).toEqual([]);
   });
 
+  it('tells the chat when the approval was decided elsewhere first, and runs nothing again', async () => {
+    const s = await setup();
+    const { runId, approvalId, deny } = await paused(s);
+    await s.runtime.respond(runId, { approvalId, approved: true, approvedBy: 'bob <b@x>' });
+    expect(s.executed).toEqual(['/tmp/x']);
+    const settled = await state(s, runId);
+    expect((await click(s, deny.callback_data)).status).toBe(200);
+    const [edit] = await edits(s, 1);
+    expect(edit!.json['text']).toMatch(/^Already approved by bob &lt;b@x&gt;/);
+    expect(s.executed).toEqual(['/tmp/x']);
+    expect(await state(s, runId)).toBe(settled);
+  });
+
   it('refuses a wrong or missing secret-token header with 401 and changes nothing', async () => {
     const s = await setup();
     const { runId, approve } = await paused(s);

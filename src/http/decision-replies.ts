@@ -1,0 +1,50 @@
+// What chat integrations (Slack, Telegram) tell a clicker when a one-click
+// token could not decide: the refusal is classified here once, and each
+// integration words it in its own markup.
+import { isCountersignError } from '../errors.js';
+import type { AuditEntry } from '../machine/types.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/** Run and approval a link token names; read only after the runtime verified the token. */
+export function claimOf(token: string): { readonly r?: string; readonly a?: string } {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: string; a?: string };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Why `respondWithLink` refused a click. `used`, `expired`, `conflict`,
+ * `approval_expired` and `gone` leave nothing to decide; `invalid`,
+ * `not_allowed`, `store` and `unexpected` leave the approval open.
+ */
+export type Refusal =
+  | { readonly kind: 'used'; readonly entry: AuditEntry | undefined }
+  | { readonly kind: 'expired' }
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'conflict'; readonly winner: { readonly decision?: string; readonly by?: string } | undefined }
+  | { readonly kind: 'approval_expired' }
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'not_allowed' }
+  | { readonly kind: 'store' }
+  | { readonly kind: 'unexpected'; readonly config: boolean };
+
+/** Classifies an error thrown by `respondWithLink(token)`; for a used token, finds who decided. */
+export async function classifyRefusal(runtime: Runtime, error: unknown, token: string): Promise<Refusal> {
+  const code = isCountersignError(error) ? error.code : undefined;
+  const reason = (error as { reason?: unknown } | null | undefined)?.reason;
+  if (code === 'invalid_link_token' && reason === 'used') {
+    const { r, a } = claimOf(token);
+    const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);
+    return { kind: 'used', entry };
+  }
+  if (code === 'invalid_link_token' && reason === 'expired') return { kind: 'expired' };
+  if (code === 'invalid_link_token') return { kind: 'invalid' };
+  if (code === 'decision_conflict') return { kind: 'conflict', winner: (error as { winner?: { decision?: string; by?: string } }).winner };
+  if (code === 'approval_expired') return { kind: 'approval_expired' };
+  if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found') return { kind: 'gone' };
+  if (code === 'approver_not_allowed') return { kind: 'not_allowed' };
+  if (code === 'store_unavailable') return { kind: 'store' };
+  return { kind: 'unexpected', config: code === 'invalid_config' };
+}

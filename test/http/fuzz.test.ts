@@ -56,6 +56,7 @@ function countingStore(inner: SnapshotStore) {
     expiredRuns: (now, limit) => inner.expiredRuns(now, limit),
     runsToRecover: (now, staleBefore, limit) => inner.runsToRecover(now, staleBefore, limit),
     remember: (key, value, ttlMs) => inner.remember(key, value, ttlMs),
+    replaceRemembered: (key, expected, value, ttlMs) => inner.replaceRemembered(key, expected, value, ttlMs),
   };
   return { store, writes };
 }

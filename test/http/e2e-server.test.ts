@@ -61,12 +61,13 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     expect(((await listed.json()) as { items: { runId: string }[] }).items.map((item) => item.runId)).toContain(run.runId);
 
     const decisionId = 'msg_e2e_decision';
-    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, { approved: true, approvedBy: 'slack:U42' }, decisionId);
+    const decision = { runId: run.runId, approvalId, approved: true, approvedBy: 'slack:U42' };
+    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, decision, decisionId);
     expect(decided.status).toBe(200);
     const first = await decided.text();
     expect(JSON.parse(first)).toMatchObject({ status: 'completed', duplicate: false });
 
-    const replay = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, { approved: true, approvedBy: 'slack:U42' }, decisionId);
+    const replay = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, decision, decisionId);
     expect(replay.status).toBe(200);
     expect(await replay.text()).toBe(first);
     expect(replay.headers.get('webhook-replayed')).toBe('true');

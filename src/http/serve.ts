@@ -77,15 +77,16 @@ export function serve(
   options: ServeOptions,
 ): Promise<ServeHandle> {
   const hostname = options.hostname ?? '127.0.0.1';
-  const timeouts = timeoutsOf(options);
-  const serverOptions = {
-    requestTimeout: timeouts.requestTimeoutMs,
-    headersTimeout: timeouts.headersTimeoutMs,
-    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-    // How often Node looks for requests past their timeouts (30 s by default, longer than the timeouts themselves).
-    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(timeouts.headersTimeoutMs / 2))),
-  };
   return new Promise((resolve, reject) => {
+    // Inside the executor: a bad option rejects the promise rather than throwing.
+    const timeouts = timeoutsOf(options);
+    const serverOptions = {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: timeouts.headersTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      // How often Node looks for requests past their timeouts (30 s by default, longer than the timeouts themselves).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(timeouts.headersTimeoutMs / 2))),
+    };
     const server = nodeServe({ fetch: app.fetch, port: options.port, hostname, serverOptions }, (info: AddressInfo) => {
       server.off('error', reject);
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;

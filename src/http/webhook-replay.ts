@@ -70,6 +70,9 @@ function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhook
  * refused with 409 `webhook_id_reused` and never reaches a handler. A 5xx
  * answer releases the claim, so the sender's retry is processed again. A
  * store that cannot take the claim fails the request (503), never skips it.
+ * A claim whose process died before answering keeps the id "in progress"
+ * until it runs out (10 minutes), so a different request never slips in under
+ * it within the signature window; the sender's later retries go through.
  *
  * @example
  * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.store, report), handler);

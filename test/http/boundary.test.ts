@@ -217,7 +217,8 @@ describe('approveAll and denyAll under a decision secret', () => {
     expect(forged.status).toBe(400);
     expect(await stateOf(h, run.runId)).toBe(before);
 
-    const echoed = await send(base, `/runs/${run.runId}/approvals`, { runId: run.runId, approveAll: true, approvedBy: 'ops', signatures: [seen!['signature']] }, bearer());
+    // Signed the Standard Webhooks way, naming its run.
+    const echoed = await signedSend(base, `/runs/${run.runId}/approvals`, { runId: run.runId, approveAll: true, approvedBy: 'ops', signatures: [seen!['signature']] });
     expect(echoed.status).toBe(200);
     expect(echoed.body['results']).toEqual([{ approvalId: seen!['approvalId'], ok: true, duplicate: false }]);
     expect(echoed.body['status']).toBe('awaitingApproval');

@@ -214,13 +214,16 @@ async function measureRole(): Promise<void> {
     const signedDecisions = async (store: StoreKind, count: number) => {
       const { pairs } = await ask({ type: 'seed', store, count }, 'seeded');
       const now = Math.floor(Date.now() / 1000);
-      const body = JSON.stringify({ approved: true, approvedBy: 'bench' });
-      const requests = pairs.map(([runId, approvalId], index): AutocannonRequest => ({
-        method: 'POST',
-        path: `/runs/${runId}/approvals/${approvalId}`,
-        headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_bench_${index}_${randomUUID()}`, now, body) },
-        body,
-      }));
+      const requests = pairs.map(([runId, approvalId], index): AutocannonRequest => {
+        // A signed body names its target: the signature covers the body, not the path.
+        const body = JSON.stringify({ runId, approvalId, approved: true, approvedBy: 'bench' });
+        return {
+          method: 'POST',
+          path: `/runs/${runId}/approvals/${approvalId}`,
+          headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_bench_${index}_${randomUUID()}`, now, body) },
+          body,
+        };
+      });
       return { pairs, requests };
     };
     const decide = async (store: StoreKind, count: number, seconds: number) => {

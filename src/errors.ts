@@ -263,3 +263,29 @@ export class LinkTokenError extends CountersignError {
     this.reason = reason;
   }
 }
+
+/**
+ * A write's body does not name the run (and approval) its URL names. A
+ * Standard Webhooks signature covers only the id, timestamp and body, so a
+ * signed body must say where it applies; otherwise a captured delivery could
+ * be replayed to another run's URL.
+ */
+export class TargetMismatchError extends CountersignError {
+  readonly runId: string;
+  readonly approvalId: string | undefined;
+  /** `missing`: a signed body left out its target; `mismatch`: the body names another run or approval. */
+  readonly reason: 'missing' | 'mismatch';
+
+  constructor(runId: string, approvalId: string | undefined, reason: 'missing' | 'mismatch') {
+    const send = `"runId": ${JSON.stringify(runId)}${approvalId === undefined ? '' : ` and "approvalId": ${JSON.stringify(approvalId)}`}`;
+    super(
+      'target_mismatch',
+      reason === 'missing'
+        ? `A signed write must name its target in the signed body: send ${send}. Nothing was done.`
+        : `The body names another run or approval than the URL; nothing was done. Send it to the URL of what it names, or send ${send} for this one.`,
+    );
+    this.runId = runId;
+    this.approvalId = approvalId;
+    this.reason = reason;
+  }
+}

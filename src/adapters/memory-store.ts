@@ -111,6 +111,14 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       }
       return undefined;
     },
+    async replaceRemembered(key, expected, value, ttlMs) {
+      const now = clock();
+      const held = remembered.get(key);
+      if (!held || held.until <= now || held.value !== expected) return false;
+      if (value === undefined) remembered.delete(key);
+      else remembered.set(key, { value, until: now + ttlMs });
+      return true;
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
 import { HttpProblem, problem } from './problem.js';
 import { readRawBody } from './read-body.js';
-import { verifyWebhook } from './standard-webhooks.js';
+import { checkWebhookHeaders, verifyWebhook } from './standard-webhooks.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];
@@ -61,14 +61,12 @@ export function authenticate(settings: AuthSettings, options: { readonly acceptS
       if (id === undefined || !WEBHOOK_ID.test(id)) {
         throw unauthorized('The webhook-id header is missing or not 1 to 256 visible ASCII characters.', { reason: 'missing_headers' }, 'invalid_webhook_signature');
       }
-      const raw = await readRawBody(c.req.raw, settings.maxBodyBytes);
-      const rejection = verifyWebhook(
-        settings.webhookSecrets,
-        { id, timestamp: c.req.header('webhook-timestamp'), signature },
-        raw,
-        Math.floor(settings.clock() / 1000),
-        settings.toleranceSeconds,
-      );
+      const headers = { id, timestamp: c.req.header('webhook-timestamp'), signature };
+      const nowSeconds = Math.floor(settings.clock() / 1000);
+      // Headers first: a stale or malformed delivery is refused without waiting for its body.
+      const early = checkWebhookHeaders(headers, nowSeconds, settings.toleranceSeconds);
+      const raw = early === undefined ? await readRawBody(c.req.raw, settings.maxBodyBytes) : '';
+      const rejection = early ?? verifyWebhook(settings.webhookSecrets, headers, raw, nowSeconds, settings.toleranceSeconds);
       if (rejection !== undefined) {
         const why = {
           missing_headers: 'webhook-id, webhook-timestamp and webhook-signature are all required',

@@ -1,16 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { ConfigError, RunNotAwaitingApprovalError, VersionConflictError } from '../errors.js';
+import { ConfigError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
+import { blanketDecisions } from './blanket-decisions.js';
 import { streamEvents, type EventFeed } from './events-route.js';
 import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
+import { loopbackOnly } from './loopback-only.js';
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
@@ -19,7 +19,8 @@ import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
 import { TELEGRAM_BOT_TOKEN_PATTERN } from './telegram-notifier.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
-import { rememberDeliveries } from './webhook-replay.js';
+import { claimDeliveries } from './webhook-replay.js';
+import { parseTargetedBody } from './write-target.js';
 
 /**
  * What went wrong where, for `onError`.
@@ -200,7 +201,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const read = authenticate(auth, { acceptSignature: false, readBody: false });
   const write = [
     authenticate(auth, { acceptSignature: true, readBody: true }),
-    rememberDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
+    claimDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
   ] as const;
 
   /** Answers 202 when the run takes longer than `resumeTimeoutMs`, and reports its later failure. */
@@ -222,29 +223,31 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const app = new Hono<AppEnv>();
 
   app.onError((error, c) => {
-    const answer = error instanceof HTTPException && error.status === 413 ? { ...problemFor(tooLarge(maxBodyBytes)) } : problemFor(error);
+    const answer = problemFor(error);
     if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.path });
     return problemResponse(answer.problem, answer.headers);
   });
   app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
 
-  app.use(async function noSniff(c, next) {
+  app.use(async function safeHeaders(c, next) {
     await next();
     try {
       c.res.headers.set('x-content-type-options', 'nosniff');
+      // Runs, approvals and decisions are private and change: no cache (shared or not) may keep them.
+      if (/^application\/(?:problem\+)?json/i.test(c.res.headers.get('content-type') ?? '') && !c.res.headers.has('cache-control')) {
+        c.res.headers.set('cache-control', 'no-store');
+      }
     } catch {
       // A response with immutable headers keeps them.
     }
   });
-  // Before anything reads the body: a too large body (even a chunked one) is refused after maxBodyBytes.
-  app.use(
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw tooLarge(maxBodyBytes);
-      },
-    }),
-  );
+  if (auth.insecure) app.use(loopbackOnly());
+  // A declared length over the limit is refused before anything. Bodies are read (never past the limit, chunked ones
+  // included) only by the routes that need them, after their credentials and headers are checked.
+  app.use(async function declaredLength(c, next) {
+    if (Number(c.req.header('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    await next();
+  });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   const document = openApiDocument();
@@ -297,7 +300,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
 
   app.post('/runs/:runId/approvals/:approvalId', ...write, async (c) => {
     const runId = c.req.param('runId');
-    const body = parseJsonBody(decisionBody, c.var.rawBody);
+    const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
     const outcome = await carryOn(runtime.respond(runId, response, { mode: resumeMode }).catch(misconfigured), 'resume', runId);
     if (!outcome.done) return accepted(c, runId, { duplicate: false });
@@ -309,22 +312,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
     const runId = c.req.param('runId');
-    const body = parseJsonBody(batchBody, c.var.rawBody);
+    const body = parseTargetedBody(c, batchBody);
     const run = await runtime.get(runId);
     let items: ApprovalResponse[];
     if ('decisions' in body) {
       items = body.decisions.map((decision) => decision as ApprovalResponse);
     } else {
-      if (run.status !== 'awaitingApproval') throw new RunNotAwaitingApprovalError(runId, '(all pending)', run.status);
-      const approved = 'approveAll' in body;
-      // Like approveAll/denyAll in the core: a blanket decision echoes each request's own signature.
-      items = run.pendingApprovals.map((request) => ({
-        approvalId: request.approvalId,
-        approved,
-        approvedBy: body.approvedBy,
-        ...(body.reason === undefined ? {} : { reason: body.reason }),
-        ...(request.signature === undefined ? {} : { signature: request.signature }),
-      }));
+      items = blanketDecisions(run, { ...body, approved: 'approveAll' in body }, runtime.agent(run.agentName).settings.decisionSecret !== undefined);
     }
     // Each decision is recorded on its own, then the run resumes once: here (inline), or on a
     // worker (enqueue: only the decision that makes the run ready puts it on the queue).
@@ -353,7 +347,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   });
 
   app.post('/runs/:runId/cancel', ...write, async (c) => {
-    const body = parseJsonBody(cancelBody, c.var.rawBody);
+    const body = parseTargetedBody(c, cancelBody);
     const run = await runtime.cancel(c.req.param('runId'), body.reason);
     return c.json({ status: run.status, run: runView(run) });
   });

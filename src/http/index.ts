@@ -8,7 +8,7 @@ export {
   type WebhookRunRef,
 } from './webhook-notifier.js';
 export { createApprovalApp, type ApprovalAppOptions, type ApprovalAppErrorContext } from './create-approval-app.js';
-export { serve, type ServeHandle } from './serve.js';
+export { serve, type ServeHandle, type ServeOptions } from './serve.js';
 export type { EventFeed } from './events-route.js';
 export { openApiDocument } from './openapi.js';
 export { runView, type RunView } from './run-view.js';

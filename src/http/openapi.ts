@@ -32,11 +32,11 @@ const problemAnswer = (description: string) => ({ description, content: { 'appli
 
 const errors = (...statuses: number[]) => {
   const text: Record<number, string> = {
-    400: 'Invalid body or query (`invalid_body`, `invalid_query`, `invalid_config`, `invalid_signature` for a wrong decision signature echo).',
+    400: 'Invalid body or query (`invalid_body`, `invalid_query`, `invalid_config`, `invalid_signature` for a wrong or missing signature echo), a signed body that names no target (`target_mismatch`, `reason: missing`), or a body cut off by the client (`body_aborted`).',
     401: 'Missing or wrong bearer token (`unauthorized`) or webhook signature (`invalid_webhook_signature`, with `reason`).',
-    403: 'The approver may not decide this approval (`approver_not_allowed`).',
+    403: 'The approver may not decide this approval (`approver_not_allowed`), the body names another run or approval than the URL (`target_mismatch`, `reason: mismatch`), or, in insecure demo mode, a Host or Origin that is not loopback (`not_loopback`).',
     404: 'Unknown run, approval or agent (`run_not_found`, `unknown_approval`, `agent_not_found`).',
-    409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), or the run id is taken (`version_conflict`).',
+    409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), the run id is taken (`version_conflict`), the `webhook-id` was used for another request (`webhook_id_reused`), or its first delivery is still being handled (`webhook_in_progress`, with `Retry-After`).',
     410: 'The approval expired (`approval_expired`).',
     413: 'The body is larger than the limit (`body_too_large`).',
     415: 'Only with `insecure: true`: a write that is not `content-type: application/json` (`unsupported_media_type`).',
@@ -77,7 +77,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
       title: options.title ?? 'countersign approvals',
       version: options.version ?? '1',
       description:
-        'Approve or deny the risky tool calls of AI agents. Writes take a bearer token or a Standard Webhooks signature over the raw body; a repeated `webhook-id` gets the first answer back.',
+        'Approve or deny the risky tool calls of AI agents. Writes take a bearer token or a Standard Webhooks signature over the raw body; a signed body names its target (`runId`, `approvalId`), and a redelivered `webhook-id` gets the first answer back (another request under a used id is refused).',
     },
     ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl }] }),
     components: {
@@ -153,7 +153,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           security: writeSecurity,
           parameters: [pathParameter('runId')],
           requestBody: { required: true, content: json(ref('Batch')) },
-          responses: { '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) }, '202': accepted, ...errors(400, 401, 404, 409, 413, 415, 503) },
+          responses: { '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) }, '202': accepted, ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
         },
       },
       '/runs/{runId}/cancel': {
@@ -163,7 +163,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           security: writeSecurity,
           parameters: [pathParameter('runId')],
           requestBody: { required: false, content: json(ref('Cancel')) },
-          responses: { '200': { description: 'The run.', content: json(ref('RunAnswer')) }, ...errors(400, 401, 404, 413, 415, 503) },
+          responses: { '200': { description: 'The run.', content: json(ref('RunAnswer')) }, ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
         },
       },
       '/events': {

@@ -113,6 +113,14 @@ const byCode: Readonly<Record<string, { readonly status: number | ((error: Count
   invalid_edit: { status: 422, data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }) },
   invalid_signature: { status: 400, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
   store_unavailable: { status: 503 },
+  target_mismatch: {
+    status: (e) => ((e as unknown as { reason: string }).reason === 'missing' ? 400 : 403),
+    data: (e: { runId: string; approvalId: string | undefined; reason: string }) => ({
+      runId: e.runId,
+      ...(e.approvalId === undefined ? {} : { approvalId: e.approvalId }),
+      reason: e.reason,
+    }),
+  },
 };
 
 /**

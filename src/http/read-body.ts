@@ -19,7 +19,8 @@ export function tooLarge(maxBytes: number): HttpProblem {
 /**
  * Reads a request body as UTF-8 text, at most `maxBytes` of it: a longer
  * body (whatever its content-length says) is refused with 413 as soon as the
- * limit is crossed, without reading the rest.
+ * limit is crossed, without reading the rest. A body cut off mid-way (the
+ * client hung up) is a 400 `body_aborted`, a client error, not a 500.
  *
  * @example
  * const raw = await readRawBody(c.req.raw, 64 * 1024);
@@ -30,7 +31,14 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<s
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The only way a request body fails mid-read is the client going away (or the server's request timeout): the client's doing.
+      throw new HttpProblem(problem(400, 'body_aborted', 'The request body ended before it was complete (the connection closed); send the whole request again.'));
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

@@ -36,21 +36,55 @@ const decisionFields = {
   signature: z.string().max(512).optional().describe('Echo of the request signature, when the agent signs its requests.'),
 };
 
+/**
+ * The target a write names in its body, compared with the URL: required when the request is signed the
+ * Standard Webhooks way (the signature covers the body, not the path), optional with a bearer token.
+ */
+const targetRun = {
+  runId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe("The run of the URL. Required in a Standard-Webhooks-signed body (the signature covers the body, not the path); checked against the URL."),
+};
+const targetApproval = {
+  approvalId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('The approval of the URL. Required in a Standard-Webhooks-signed body; checked against the URL.'),
+};
+
 /** `POST /runs/:runId/approvals/:approvalId`. The server's clock dates the decision: there is no `respondedAt`. */
-export const decisionBody = z.strictObject(decisionFields);
+export const decisionBody = z.strictObject({ ...targetRun, ...targetApproval, ...decisionFields });
 
 /** One item of a batch `decisions` list. */
 export const batchDecision = z.strictObject({ approvalId: z.string().min(1).max(256), ...decisionFields });
 
 /** `POST /runs/:runId/approvals`. */
+const blanketFields = {
+  ...targetRun,
+  approvedBy: z.string().min(1).max(256),
+  reason: z.string().max(4000).optional(),
+  signatures: z
+    .array(z.string().min(1).max(512))
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Echoes of the request signatures to decide. Required when the agent signs its requests (decisionSecret): only the requests echoed here are decided.'),
+};
+
+/** `POST /runs/:runId/approvals`. */
 export const batchBody = z.union([
-  z.strictObject({ approveAll: z.literal(true), approvedBy: z.string().min(1).max(256), reason: z.string().max(4000).optional() }),
-  z.strictObject({ denyAll: z.literal(true), approvedBy: z.string().min(1).max(256), reason: z.string().max(4000).optional() }),
-  z.strictObject({ decisions: z.array(batchDecision).min(1).max(100) }),
+  z.strictObject({ approveAll: z.literal(true), ...blanketFields }),
+  z.strictObject({ denyAll: z.literal(true), ...blanketFields }),
+  z.strictObject({ ...targetRun, decisions: z.array(batchDecision).min(1).max(100) }),
 ]);
 
-/** `POST /runs/:runId/cancel` (an empty body is fine). */
-export const cancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+/** `POST /runs/:runId/cancel` (an empty body is fine with a bearer token; a signed one names its `runId`). */
+export const cancelBody = z.strictObject({ ...targetRun, reason: z.string().max(1000).optional() });
 
 /** `GET /approvals` query. */
 export const pendingQuery = z.object({

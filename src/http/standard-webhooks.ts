@@ -37,6 +37,34 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
   };
 }
 
+interface WebhookHeaderValues {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly signature: string;
+}
+
+/**
+ * The checks of a delivery that need no body: all three headers present, the
+ * timestamp whole seconds within `toleranceSeconds` of `nowSeconds`. Run
+ * before reading the body, so a stale or malformed delivery costs no read.
+ * Returns `undefined` when they pass.
+ *
+ * @example
+ * const early = checkWebhookHeaders({ id, timestamp, signature }, Math.floor(Date.now() / 1000), 300);
+ * if (early) return new Response(early, { status: 401 });
+ */
+export function checkWebhookHeaders(
+  headers: { readonly id: string | undefined; readonly timestamp: string | undefined; readonly signature: string | undefined },
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): WebhookRejection | undefined {
+  const { id, timestamp, signature } = headers;
+  if (!id || !timestamp || !signature) return 'missing_headers';
+  if (!/^\d{1,15}$/.test(timestamp)) return 'bad_timestamp';
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return 'stale_timestamp';
+  return undefined;
+}
+
 /**
  * Checks a delivery against one or more secrets (several while keys rotate):
  * the timestamp must be within `toleranceSeconds` of `nowSeconds` in either
@@ -50,10 +78,9 @@ export function verifyWebhook(
   nowSeconds: number,
   toleranceSeconds = 300,
 ): WebhookRejection | undefined {
-  const { id, timestamp, signature } = headers;
-  if (!id || !timestamp || !signature) return 'missing_headers';
-  if (!/^\d{1,15}$/.test(timestamp)) return 'bad_timestamp';
-  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return 'stale_timestamp';
+  const early = checkWebhookHeaders(headers, nowSeconds, toleranceSeconds);
+  if (early !== undefined) return early;
+  const { id, timestamp, signature } = headers as WebhookHeaderValues;
   const offered = signature
     .split(' ')
     .filter((entry) => entry.startsWith('v1,'))

@@ -1,9 +1,15 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { SnapshotStore } from '../machine/snapshot-store.js';
 import type { AppEnv } from './app-env.js';
+import { HttpProblem, problem } from './problem.js';
 
-/** How long a delivery's first answer is kept: twice the ±300 s a signature is accepted for. */
+/** How long a delivery's claim and answer are kept: twice the ±300 s a signature is accepted for. */
 export const WEBHOOK_ANSWER_TTL_MS = 600_000;
+
+/** Seconds a redelivery should wait while the first delivery of its id is still being handled. */
+const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
 interface StoredAnswer {
   readonly status: number;
@@ -11,37 +17,89 @@ interface StoredAnswer {
   readonly body: string;
 }
 
+/** What the store keeps under `webhook:<id>`: the delivery's fingerprint, a claim nonce, and its answer once it has one. */
+interface Delivery {
+  readonly fingerprint: string;
+  readonly claim: string;
+  readonly answer?: StoredAnswer;
+}
+
+/** Method, path and body digest: what makes two deliveries of one webhook-id the same delivery. */
+function fingerprintOf(c: Context<AppEnv>): string {
+  const body = createHash('sha256').update(c.get('rawBody') ?? '', 'utf8').digest('base64url');
+  return createHash('sha256').update(`${c.req.method}\n${new URL(c.req.url).pathname}\n${body}`).digest('base64url');
+}
+
+function readDelivery(text: string): Delivery | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Delivery>;
+    return typeof value.fingerprint === 'string' && typeof value.claim === 'string' ? (value as Delivery) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer to a delivery whose webhook-id is already claimed. */
+function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhookId: string): Response {
+  if (held?.fingerprint !== fingerprint) {
+    throw new HttpProblem(
+      problem(409, 'webhook_id_reused', 'This webhook-id was already used for a different request (method, path or body); nothing was done. Give every new delivery its own webhook-id.', {
+        webhookId,
+      }),
+    );
+  }
+  if (held.answer === undefined) {
+    throw new HttpProblem(
+      problem(409, 'webhook_in_progress', 'The first delivery of this webhook-id is still being handled; retry it shortly to get its answer.', { webhookId }),
+      { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+    );
+  }
+  const headers = new Headers({ 'webhook-replayed': 'true', 'cache-control': 'no-store' });
+  if (held.answer.contentType) headers.set('content-type', held.answer.contentType);
+  return new Response(held.answer.body, { status: held.answer.status, headers });
+}
+
 /**
- * Makes a signed delivery idempotent by its `webhook-id`: the first answer
- * below 500 is kept in the store for the signature's tolerance window, and a
- * delivery with the same id gets that answer back (same status and body,
- * plus `webhook-replayed: true`). The repeat goes through the runtime too,
- * whose decisions are exactly-once, so it changes nothing; 5xx answers are
- * not kept, so a sender's retry of a failed delivery is processed again.
+ * Makes a signed delivery idempotent by its `webhook-id`, claimed before the
+ * handler runs: the first delivery stores its fingerprint (method, path and
+ * body digest) under the id, is handled, and its answer replaces the claim
+ * for the signature's tolerance window. A redelivery with the same
+ * fingerprint gets that answer back (same status and body, plus
+ * `webhook-replayed: true`), or a 409 `webhook_in_progress` with Retry-After
+ * while the first is still being handled; one with another fingerprint is
+ * refused with 409 `webhook_id_reused` and never reaches a handler. A 5xx
+ * answer releases the claim, so the sender's retry is processed again. A
+ * store that cannot take the claim fails the request (503), never skips it.
+ * A claim whose process died before answering keeps the id "in progress"
+ * until it runs out (10 minutes), so a different request never slips in under
+ * it within the signature window; the sender's later retries go through.
  *
  * @example
- * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), rememberDeliveries(runtime.store, report), handler);
+ * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.store, report), handler);
  */
-export function rememberDeliveries(store: SnapshotStore, onError: (error: unknown) => void) {
-  return createMiddleware<AppEnv>(async function rememberDelivery(c, next) {
-    await next();
+export function claimDeliveries(store: SnapshotStore, onError: (error: unknown) => void) {
+  return createMiddleware<AppEnv>(async function claimDelivery(c, next) {
     const caller = c.get('caller');
-    if (caller?.kind !== 'webhook' || c.res.status >= 500) return;
-    const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body: await c.res.clone().text() };
-    let held: string | undefined;
-    try {
-      held = await store.remember(`webhook:${caller.webhookId}`, JSON.stringify(answer), WEBHOOK_ANSWER_TTL_MS);
-    } catch (error) {
-      // The answer stands; only the protection against a later replay is lost.
-      onError(error);
+    if (caller?.kind !== 'webhook') return next();
+    const key = `webhook:${caller.webhookId}`;
+    const fingerprint = fingerprintOf(c);
+    const claim = JSON.stringify({ fingerprint, claim: randomUUID() } satisfies Delivery);
+    const held = await store.remember(key, claim, WEBHOOK_ANSWER_TTL_MS);
+    if (held !== undefined) {
+      c.res = answerToRepeat(readDelivery(held), fingerprint, caller.webhookId);
       return;
     }
-    if (held === undefined) return;
-    const first = JSON.parse(held) as StoredAnswer;
-    const headers = new Headers({ 'webhook-replayed': 'true', 'cache-control': 'no-store' });
-    if (first.contentType) headers.set('content-type', first.contentType);
-    // Drop the repeat's own answer first, so none of its headers leak into the replayed one.
-    c.res = undefined;
-    c.res = new Response(first.body, { status: first.status, headers });
+    await next();
+    let settled: string | undefined;
+    if (c.res.status < 500) {
+      const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body: await c.res.clone().text() };
+      settled = JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
+    }
+    try {
+      await store.replaceRemembered(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);
+    } catch (error) {
+      // The answer stands. Unsettled, the claim answers redeliveries "in progress" until it runs out.
+      onError(error);
+    }
   });
 }

@@ -55,4 +55,12 @@ export interface SnapshotStore {
    * deduplicate webhook deliveries and to spend one-time tokens.
    */
   remember(key: string, value: string, ttlMs: number): Promise<string | undefined>;
+  /**
+   * Replaces what `remember` keeps under `key` with `value` (for `ttlMs`), or
+   * drops the key when `value` is undefined, only if it still holds
+   * `expected`; returns whether it did. Settles a claim taken with `remember`
+   * (a webhook-id's answer replaces its placeholder) without overwriting a
+   * claim someone else took after this one ran out.
+   */
+  replaceRemembered(key: string, expected: string, value: string | undefined, ttlMs: number): Promise<boolean>;
 }

@@ -61,12 +61,13 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     expect(((await listed.json()) as { items: { runId: string }[] }).items.map((item) => item.runId)).toContain(run.runId);
 
     const decisionId = 'msg_e2e_decision';
-    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, { approved: true, approvedBy: 'slack:U42' }, decisionId);
+    const decision = { runId: run.runId, approvalId, approved: true, approvedBy: 'slack:U42' };
+    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, decision, decisionId);
     expect(decided.status).toBe(200);
     const first = await decided.text();
     expect(JSON.parse(first)).toMatchObject({ status: 'completed', duplicate: false });
 
-    const replay = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, { approved: true, approvedBy: 'slack:U42' }, decisionId);
+    const replay = await signedFetch(`${base}/runs/${run.runId}/approvals/${approvalId}`, decision, decisionId);
     expect(replay.status).toBe(200);
     expect(await replay.text()).toBe(first);
     expect(replay.headers.get('webhook-replayed')).toBe('true');
@@ -74,6 +75,29 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
 
     const view = await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await view.json()).toMatchObject({ status: 'completed', audit: [{ by: 'slack:U42', decision: 'approved' }] });
+  });
+
+  it('claims a webhook-id in Redis before the handler: another path or body under it is refused, a replay to another run is refused', async () => {
+    const { h, base } = await start();
+    const started = await signedFetch(`${base}/runs`, { agent: 'files', input: '/srv/a.log /srv/b.log' });
+    const run = ((await started.json()) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } }).run;
+    const [a, b] = run.pendingApprovals.map((request) => request.approvalId) as [string, string];
+    const other = await signedFetch(`${base}/runs`, { agent: 'files', input: '/srv/other.log' });
+    const otherRun = ((await other.json()) as { run: { runId: string } }).run.runId;
+
+    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${a}`, { runId: run.runId, approvalId: a, approved: true }, 'msg_e2e_claim');
+    expect(decided.status).toBe(200);
+    const reused = await signedFetch(`${base}/runs/${run.runId}/approvals/${b}`, { runId: run.runId, approvalId: b, approved: true }, 'msg_e2e_claim');
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ code: 'webhook_id_reused' });
+    const elsewhere = await signedFetch(`${base}/runs/${otherRun}/cancel`, { runId: run.runId }, 'msg_e2e_elsewhere');
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.json()).toMatchObject({ code: 'target_mismatch' });
+
+    const view = (await (await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { status: string; pendingApprovals: { approvalId: string }[] };
+    expect(view.pendingApprovals.map((request) => request.approvalId)).toEqual([b]);
+    expect((await h.runtime.get(otherRun)).status).toBe('awaitingApproval');
+    expect(h.executed).toEqual([]);
   });
 
   it('verifies the Standard Webhooks known-answer vector on the wire', async () => {

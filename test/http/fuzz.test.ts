@@ -56,6 +56,7 @@ function countingStore(inner: SnapshotStore) {
     expiredRuns: (now, limit) => inner.expiredRuns(now, limit),
     runsToRecover: (now, staleBefore, limit) => inner.runsToRecover(now, staleBefore, limit),
     remember: (key, value, ttlMs) => inner.remember(key, value, ttlMs),
+    replaceRemembered: (key, expected, value, ttlMs) => inner.replaceRemembered(key, expected, value, ttlMs),
   };
   return { store, writes };
 }
@@ -562,4 +563,143 @@ describe('the approval app under hostile input', () => {
     const alive = await app.request(`/runs/${runId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(alive.status).toBe(200);
   }, 120_000);
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Requests valid in every way but one, each of which must be refused: signed deliveries replayed to other paths
+  // and under other ids, bodies nested too deep, invisible characters in every field, and bodies cut off mid-way.
+
+  /** A request that must be refused, sent in process; `signAs` is the webhook-id its signature was made for. */
+  interface Hostile {
+    readonly label: string;
+    readonly target: string;
+    readonly text: string;
+    /** Bytes of `text` sent before the body stream fails (the client hung up); absent: sent whole. */
+    readonly cutAt?: number;
+    readonly declareLength?: boolean;
+    readonly auth: { readonly kind: 'bearer' } | { readonly kind: 'signed'; readonly id: string; readonly signAs: string };
+  }
+
+  const INVISIBLE = [
+    '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u034F', '\u061C', '\u180E', '\u2028', '\u2029', '\u202E', '\u2066',
+    '\u3164', '\uFE0F', '\u{E0041}', '\u{E0020}', '\u{E007F}', '\u0000', '\u001B', '\u0085',
+  ];
+  const invisible = fc.array(fc.constantFrom(...INVISIBLE), { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
+  /** `text` with invisible characters somewhere in it (at either end included). */
+  const hide = (text: string) => fc.tuple(invisible, fc.nat({ max: text.length })).map(([chars, at]) => `${text.slice(0, at)}${chars}${text.slice(at)}`);
+
+  function hostileRequests(): fc.Arbitrary<Hostile> {
+    const pairs = [...seeded.approvals].flatMap(([runId, ids]) => ids.map((approvalId) => ({ runId, approvalId })));
+    const pair = fc.constantFrom(...pairs);
+    const otherPairs = fc.tuple(pair, pair).filter(([a, b]) => a.runId !== b.runId || a.approvalId !== b.approvalId);
+    const otherRuns = otherPairs.filter(([a, b]) => a.runId !== b.runId);
+    const auth = fc.oneof(fc.constant({ kind: 'bearer' as const }), webhookId.map((id) => ({ kind: 'signed' as const, id, signAs: id })));
+    const signedOnly = webhookId.map((id) => ({ kind: 'signed' as const, id, signAs: id }));
+    const decision = fc.record({ approved: fc.boolean(), approvedBy: fc.constantFrom('alice', 'bob', 'slack:U1'), reason: fc.string({ maxLength: 20 }) }, { requiredKeys: ['approved'] });
+    const where = (run: string, approval?: string) => `/runs/${encodeURIComponent(run)}${approval === undefined ? '' : `/approvals/${encodeURIComponent(approval)}`}`;
+    // A body that names another run or approval than its URL, sent with either credential.
+    const crossTarget = fc.oneof(
+      fc.tuple(otherPairs, decision, auth).map(([[named, at], body, credential]) => ({
+        label: 'replay-decision', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: named.runId, approvalId: named.approvalId, ...body }), auth: credential,
+      })),
+      fc.tuple(otherRuns, fc.constantFrom('approveAll', 'denyAll'), auth).map(([[named, at], verb, credential]) => ({
+        label: 'replay-blanket', target: `${where(at.runId)}/approvals`, text: JSON.stringify({ runId: named.runId, [verb]: true, approvedBy: 'ops' }), auth: credential,
+      })),
+      fc.tuple(otherRuns, decision, auth).map(([[named, at], body, credential]) => ({
+        label: 'replay-batch', target: `${where(at.runId)}/approvals`, text: JSON.stringify({ runId: named.runId, decisions: [{ approvalId: at.approvalId, ...body }] }), auth: credential,
+      })),
+      fc.tuple(otherRuns, auth).map(([[named, at], credential]) => ({ label: 'replay-cancel', target: `${where(at.runId)}/cancel`, text: JSON.stringify({ runId: named.runId }), auth: credential })),
+    );
+    // Signed bodies that name no target, and signed deliveries sent under an id other than the one they were signed for.
+    const untargeted = fc.tuple(pair, decision, signedOnly).map(([at, body, credential]) => ({ label: 'signed-untargeted', target: where(at.runId, at.approvalId), text: JSON.stringify(body), auth: credential }));
+    const otherId = fc.tuple(pair, decision, webhookId, webhookId).filter(([, , a, b]) => a !== b).map(([at, body, id, signAs]) => ({
+      label: 'signed-other-id', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, ...body }), auth: { kind: 'signed' as const, id, signAs },
+    }));
+    // Nested past the limit (64) in the arguments, the reason or the target itself.
+    const deep = fc.tuple(pair, fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('args', 'reason', 'runId'), fc.constantFrom('[', '{"a":'), auth).map(([at, depth, field, open]) => {
+      const close = open === '[' ? ']' : '}';
+      const nested = `${open.repeat(depth)}${open === '[' ? '' : '1'}${close.repeat(depth)}`;
+      const fields: Record<string, string> = { runId: JSON.stringify(at.runId), approvalId: JSON.stringify(at.approvalId), approved: 'true', [field]: nested };
+      return { label: `deep-${field}`, target: where(at.runId, at.approvalId), text: `{${Object.entries(fields).map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`, auth: { kind: 'bearer' as const } };
+    });
+    // Invisible characters in ids (path and body), keys, and every value of a decision to a run that cannot take it.
+    const refusing = pairs.filter((item) => ['signed', 'expired', 'cancelled'].includes(seeded.runs.get(item.runId)!));
+    const hiddenInPath = fc.tuple(pair, fc.boolean(), auth).chain(([at, inRun, credential]) =>
+      hide(inRun ? at.runId : at.approvalId).map((hidden) => {
+        const runId = inRun ? hidden : at.runId;
+        const approvalId = inRun ? at.approvalId : hidden;
+        return { label: 'invisible-path', target: where(runId, approvalId), text: JSON.stringify({ runId, approvalId, approved: true }), auth: credential };
+      }),
+    );
+    const hiddenTarget = fc.tuple(pair, fc.constantFrom('runId', 'approvalId'), auth).chain(([at, field, credential]) =>
+      hide(at[field]).map((hidden) => ({ label: 'invisible-target', target: where(at.runId, at.approvalId), text: JSON.stringify({ ...at, [field]: hidden, approved: true }), auth: credential })),
+    );
+    const hiddenKey = fc.tuple(pair, fc.constantFrom('approved', 'approvedBy', 'reason', 'scope', 'signature', 'args', 'runId', 'approvalId'), auth).chain(([at, key, credential]) =>
+      hide(key).map((hidden) => ({ label: 'invisible-key', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, [hidden]: 'x' }), auth: credential })),
+    );
+    const hiddenValue = fc.tuple(fc.constantFrom(...refusing), fc.constantFrom('approvedBy', 'reason', 'signature', 'scope', 'to'), auth).chain(([at, field, credential]) =>
+      hide(field === 'scope' ? 'once' : field === 'to' ? 'acct-0' : 'alice').map((hidden) => {
+        const value = field === 'to' ? { args: { to: hidden, cents: 100 } } : { [field]: hidden };
+        return { label: `invisible-${field}`, target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, ...value }), auth: credential };
+      }),
+    );
+    const hiddenStart = fc.tuple(fc.constantFrom(...seeded.agentNames), auth).chain(([agent, credential]) =>
+      hide(agent).map((hidden) => ({ label: 'invisible-agent', target: '/runs', text: JSON.stringify({ agent: hidden, input: 'pay the suppliers' }), auth: credential })),
+    );
+    // A write whose body stops mid-way: the client hung up.
+    const cutOff = fc.tuple(pair, decision, auth, fc.boolean(), fc.nat()).map(([at, body, credential, declareLength, cut]) => {
+      const text = JSON.stringify({ runId: at.runId, approvalId: at.approvalId, ...body });
+      return { label: 'aborted', target: where(at.runId, at.approvalId), text, cutAt: cut % text.length, declareLength, auth: credential };
+    });
+    return fc.oneof(crossTarget, untargeted, otherId, deep, hiddenInPath, hiddenTarget, hiddenKey, hiddenValue, hiddenStart, cutOff);
+  }
+
+  async function sendHostile(request: Hostile): Promise<Response> {
+    const bytes = Buffer.from(request.text, 'utf8');
+    const headers = new Headers({ 'content-type': 'application/json' });
+    if (request.auth.kind === 'bearer') headers.set('authorization', `Bearer ${TOKEN}`);
+    else {
+      const now = Math.floor(Date.now() / 1000);
+      headers.set('webhook-id', request.auth.id);
+      headers.set('webhook-timestamp', String(now));
+      headers.set('webhook-signature', webhookSignature(SECRET, request.auth.signAs, now, request.text));
+    }
+    if (request.cutAt === undefined) return app.request(`http://localhost${request.target}`, { method: 'POST', headers, body: request.text });
+    if (request.declareLength) headers.set('content-length', String(bytes.length));
+    const sent = bytes.subarray(0, request.cutAt);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent.length > 0) controller.enqueue(sent);
+        controller.error(new TypeError('terminated: the client closed the connection'));
+      },
+    });
+    return app.request(`http://localhost${request.target}`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+  }
+
+  it('refuses signed replays across paths and ids, too-deep bodies, invisible characters in every field and cut-off bodies, changing nothing', async () => {
+    const labels = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(hostileRequests(), { minLength: 1, maxLength: 3 }), fc.boolean(), async (batch, shareId) => {
+        // Sometimes every signed request of the batch reuses the first one's webhook-id (with its own path and body).
+        const firstId = batch.map((request) => (request.auth.kind === 'signed' ? request.auth.id : undefined)).find((id) => id !== undefined);
+        for (const request of batch) {
+          const auth = shareId && firstId !== undefined && request.auth.kind === 'signed' ? { ...request.auth, id: firstId, signAs: request.auth.signAs === request.auth.id ? firstId : request.auth.signAs } : request.auth;
+          const response = await sendHostile({ ...request, auth });
+          labels.set(request.label, (labels.get(request.label) ?? 0) + 1);
+          const text = await response.text();
+          const where = `${request.label} POST ${request.target.slice(0, 120)} → ${response.status} ${text.slice(0, 300)}`;
+          expect(response.status, where).toBeGreaterThanOrEqual(400);
+          expect(response.status, where).toBeLessThan(500);
+          expect(response.headers.get('content-type'), where).toBe('application/problem+json');
+          expect(response.headers.get('cache-control'), where).toBe('no-store');
+          expect(writes, where).toEqual([]);
+        }
+      }),
+      { numRuns: 700, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
+    );
+    for (const label of ['replay-decision', 'replay-blanket', 'replay-batch', 'replay-cancel', 'signed-untargeted', 'signed-other-id', 'deep-args', 'invisible-path', 'invisible-key', 'invisible-signature', 'aborted']) {
+      expect(labels.get(label) ?? 0, `${label} in ${JSON.stringify([...labels])}`).toBeGreaterThan(0);
+    }
+    expect(await dumpStore(runtime, seeded.runs.keys())).toBe(baseline);
+    expect(unexpected).toEqual([]);
+  }, 90_000);
 });

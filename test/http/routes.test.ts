@@ -171,7 +171,7 @@ describe('decisions', () => {
 
 describe('batch decisions', () => {
   it('approveAll decides every pending approval, resumes once, answers per item', async () => {
-    const h = harness({ decisionSecret: 'decision-secret-0123456789' });
+    const h = harness();
     const start = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a /b /c' })));
     const runId = start.body['run'].runId as string;
     expect(start.body['run'].pendingApprovals).toHaveLength(3);
@@ -348,7 +348,7 @@ describe('GET /openapi.json and /healthz', () => {
     );
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });
-    expect(Object.keys(decision.properties).sort()).toEqual(['approved', 'approvedBy', 'args', 'reason', 'scope', 'signature']);
+    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'reason', 'runId', 'scope', 'signature']);
     expect(doc['paths']['/runs/{runId}/approvals/{approvalId}'].post.responses).toHaveProperty('409');
     expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(await (await h.app.request('/healthz')).json()).toEqual({ ok: true });

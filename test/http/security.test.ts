@@ -11,7 +11,7 @@ describe('Standard Webhooks signatures on writes', () => {
   it('accepts a delivery signed by the standardwebhooks library', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const body = JSON.stringify({ approved: true, approvedBy: 'slack:U123' });
+    const body = JSON.stringify({ runId, approvalId, approved: true, approvedBy: 'slack:U123' });
     const res = await h.app.request(decisionPath(runId, approvalId), post(body, signed(body)));
     expect(res.status).toBe(200);
     expect(((await res.json()) as Body)['status']).toBe('completed');
@@ -65,7 +65,7 @@ describe('Standard Webhooks signatures on writes', () => {
     const h = harness({ app: { webhookSecret: [next, SECRET] } });
     const { runId } = await startPaused(h);
     for (const [at, secret] of [[NOW_MS - 300_000, SECRET], [NOW_MS + 300_000, next]] as const) {
-      const body = JSON.stringify({});
+      const body = JSON.stringify({ runId });
       const res = await h.app.request(`/runs/${runId}/cancel`, post(body, signed(body, { at, secret })));
       expect(res.status).toBe(200);
     }
@@ -84,7 +84,7 @@ describe('webhook-id replays', () => {
   it('a replayed decision gets the first answer (same status and body) and changes nothing', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const body = JSON.stringify({ approved: true, approvedBy: 'slack:U1' });
+    const body = JSON.stringify({ runId, approvalId, approved: true, approvedBy: 'slack:U1' });
     const headers = signed(body, { id: 'msg_decision_1' });
     const first = await h.app.request(decisionPath(runId, approvalId), post(body, headers));
     const firstBody = await first.text();
@@ -111,16 +111,21 @@ describe('webhook-id replays', () => {
     expect((await h.runtime.pending()).items).toHaveLength(1);
   });
 
-  it('a redelivery racing the first one answers with the existing run instead of a conflict', async () => {
+  it('a redelivery racing the first one is told to retry, and its retry gets the first answer', async () => {
     const h = harness();
     const body = JSON.stringify({ agent: 'files', input: '/tmp/race' });
     const headers = signed(body, { id: 'msg_race' });
     const [a, b] = await Promise.all([h.app.request('/runs', post(body, headers)), h.app.request('/runs', post(body, headers))]);
-    // Whichever answer is kept first is the one both senders see; neither is a conflict.
-    expect([200, 201]).toContain(a.status);
-    expect([200, 201]).toContain(b.status);
-    const answers = (await Promise.all([a.json(), b.json()])) as Body[];
-    expect(new Set(answers.map((answer) => answer['run'].runId)).size).toBe(1);
+    // The first claims the webhook-id and is handled; the second, while it is, gets a retryable answer.
+    const [first, second] = a.status === 201 ? [a, b] : [b, a];
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(409);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(((await second.json()) as Body)['code']).toBe('webhook_in_progress');
+    const firstBody = await first.text();
+    const retried = await h.app.request('/runs', post(body, headers));
+    expect(retried.status).toBe(201);
+    expect(await retried.text()).toBe(firstBody);
     expect(h.modelCalls()).toBe(1);
     expect((await h.runtime.pending()).items).toHaveLength(1);
   });
@@ -137,12 +142,12 @@ describe('webhook-id replays', () => {
     };
     const h = harness({ store: flaky });
     const { runId, approvalId } = await startPaused(h);
-    const missing = JSON.stringify({ approved: true });
+    const missing = JSON.stringify({ runId, approvalId: 'apr_nope', approved: true });
     const notFound = signed(missing, { id: 'msg_404' });
     expect((await h.app.request(decisionPath(runId, 'apr_nope'), post(missing, notFound))).status).toBe(404);
     expect((await h.app.request(decisionPath(runId, 'apr_nope'), post(missing, notFound))).status).toBe(404);
 
-    const body = JSON.stringify({ approved: true });
+    const body = JSON.stringify({ runId, approvalId, approved: true });
     const headers = signed(body, { id: 'msg_retry' });
     down = true;
     expect((await h.app.request(decisionPath(runId, approvalId), post(body, headers))).status).toBe(503);

@@ -65,7 +65,7 @@ describe.skipIf(!url)('serverless: one fresh process per request, state only in 
     const run = (JSON.parse(started.body) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } }).run;
     const approvalId = run.pendingApprovals[0]!.approvalId;
 
-    const decision = signedPost(`/runs/${run.runId}/approvals/${approvalId}`, { approved: true, approvedBy: 'alice' }, 'msg_serverless_decision');
+    const decision = signedPost(`/runs/${run.runId}/approvals/${approvalId}`, { runId: run.runId, approvalId, approved: true, approvedBy: 'alice' }, 'msg_serverless_decision');
     const decided = await invoke(decision, prefix);
     expect(decided.status).toBe(200);
     expect(JSON.parse(decided.body)).toMatchObject({ status: 'completed', duplicate: false });

@@ -52,6 +52,7 @@ describe('Redis store: server unreachable', () => {
         ['runsToRecover', () => store.runsToRecover(Date.now(), Date.now())],
         ['delete', () => store.delete(run.runId)],
         ['remember', () => store.remember('k', 'v', 1000)],
+        ['replaceRemembered', () => store.replaceRemembered('k', 'v', undefined, 1000)],
         ['drainOutboxes', () => store.drainOutboxes()],
         ['rules.add', () => rules.add({ tool: 'x', action: 'allow' })],
         ['rules.list', () => rules.list()],

@@ -145,6 +145,20 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.remember(key, 'second', 60_000)).toBe('first');
       }));
 
+    it('replaces or drops a remembered key only while it holds the expected value', () =>
+      withStore(async ({ store }) => {
+        const key = `contract:${randomUUID()}`;
+        expect(await store.replaceRemembered(key, 'claim', 'answer', 60_000)).toBe(false);
+        expect(await store.remember(key, 'claim', 60_000)).toBeUndefined();
+        expect(await store.replaceRemembered(key, 'someone else', 'answer', 60_000)).toBe(false);
+        expect(await store.remember(key, 'x', 60_000)).toBe('claim');
+        expect(await store.replaceRemembered(key, 'claim', 'answer', 60_000)).toBe(true);
+        expect(await store.remember(key, 'x', 60_000)).toBe('answer');
+        expect(await store.replaceRemembered(key, 'answer', undefined, 60_000)).toBe(true);
+        // Dropped: the next remember takes the key again.
+        expect(await store.remember(key, 'retry', 60_000)).toBeUndefined();
+      }));
+
     it('deletes a run', () =>
       withStore(async ({ store }) => {
         const run = await pausedRun();

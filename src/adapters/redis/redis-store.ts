@@ -632,6 +632,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return held ?? undefined;
     },
 
+    async replaceRemembered(key, expected, value, ttlMs) {
+      if (!(Number.isFinite(ttlMs) && ttlMs >= 1)) throw new ConfigError(`replaceRemembered: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
+      const replaced = await guarded('replace a remembered key', () =>
+        scripts.countersignReplaceRemembered(keys.remember(key), expected, value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs)),
+      );
+      return Number(replaced) === 1;
+    },
+
     async drainOutboxes(drainOptions: DrainOptions = {}) {
       const cutoff = drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS);
       const head = `${keys.prefix}run:{`;

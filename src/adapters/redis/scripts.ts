@@ -96,6 +96,17 @@ return redis.call('GET', KEYS[1])
 `;
 
 /**
+ * Compare-and-set of a remembered key. KEYS: the key. ARGV: expected value,
+ * '1' to set or '0' to delete, new value, ttl ms. Reply: 1 when replaced, 0
+ * when the key no longer holds the expected value.
+ */
+export const REPLACE_REMEMBERED = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '1' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) else redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/**
  * Flips a stored rule's enabled flag (the first character of its value).
  * KEYS: the rules hash. ARGV: id, '1' or '0'. Reply: the new value, or nil.
  */
@@ -115,6 +126,7 @@ export interface ScriptCommands {
   countersignLoadRun(head: string, msgs: string, audit: string): Reply;
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
+  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
   countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
 }
 
@@ -123,6 +135,7 @@ const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: num
   countersignLoadRun: { lua: LOAD_RUN, numberOfKeys: 3, readOnly: true },
   countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },
   countersignRemember: { lua: REMEMBER, numberOfKeys: 1 },
+  countersignReplaceRemembered: { lua: REPLACE_REMEMBERED, numberOfKeys: 1 },
   countersignSetRuleEnabled: { lua: SET_RULE_ENABLED, numberOfKeys: 1 },
 };
 

@@ -186,6 +186,11 @@ export interface AgentSnapshot {
   readonly audit: readonly AuditEntry[];
   /** Tool names approved with `scope: 'run'`. */
   readonly runApprovals: readonly string[];
+  /**
+   * Where run memory starts in `audit`: `clearRunApprovals` moves it to the
+   * end, so the `scope: 'run'` approvals before it grant nothing any more.
+   */
+  readonly runApprovalsSince?: number;
   readonly turns: number;
   readonly maxTurns: number;
   readonly version: number;

@@ -50,9 +50,9 @@ describe('snapshot fixture v1', () => {
     expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', ruleId: 'reads-are-fine' })]);
   });
 
-  it('re-serializes to the same document while v1 is the current version', () => {
-    expect(CURRENT_SCHEMA_VERSION).toBe(1);
-    expect(JSON.parse(serialize(deserialize(fixtureText)))).toEqual(JSON.parse(fixtureText));
+  it('re-serializes to the same document, as the current version', () => {
+    expect(CURRENT_SCHEMA_VERSION).toBe(2);
+    expect(JSON.parse(serialize(deserialize(fixtureText)))).toEqual({ ...JSON.parse(fixtureText), $schemaVersion: 2 });
   });
 
   it('resumes with the matching agent: the approved delete runs once, the earlier read does not run again', async () => {
@@ -72,19 +72,19 @@ describe('snapshot fixture v1', () => {
 
 describe('deserialize refusals', () => {
   it('refuses an unknown $schemaVersion with a SnapshotError naming the supported versions', () => {
-    for (const version of [2, 0, '1', undefined]) {
+    for (const version of [3, 0, '1', undefined]) {
       const error = thrown(() => deserialize(altered((doc) => (doc.$schemaVersion = version))));
       expect(error).toBeInstanceOf(SnapshotError);
-      expect(error).toMatchObject({ code: 'invalid_snapshot', path: '$schemaVersion', supportedVersions: [1] });
-      expect((error as Error).message).toMatch(/reads version 1/);
+      expect(error).toMatchObject({ code: 'invalid_snapshot', path: '$schemaVersion', supportedVersions: [1, 2] });
+      expect((error as Error).message).toMatch(/reads versions 1, 2/);
     }
-    expect(SUPPORTED_SCHEMA_VERSIONS).toEqual([1]);
+    expect(SUPPORTED_SCHEMA_VERSIONS).toEqual([1, 2]);
   });
 
   it('refuses a malformed head field with a SnapshotError naming its path', () => {
     const error = thrown(() => deserialize(altered((doc) => (doc.head.json['pendingApprovals'][0].toolName = 7))));
     expect(error).toBeInstanceOf(SnapshotError);
-    expect(error).toMatchObject({ path: 'pendingApprovals.0.toolName', supportedVersions: [1] });
+    expect(error).toMatchObject({ path: 'pendingApprovals.0.toolName', supportedVersions: [1, 2] });
     expect((error as Error).message).toContain('pendingApprovals.0.toolName');
 
     expect(thrown(() => deserialize(altered((doc) => (doc.head.json['status'] = 'paused'))))).toMatchObject({ path: 'status' });
@@ -123,6 +123,6 @@ describe('serialize', () => {
     expect(back.toolCalls[1]!.editedArgs).toEqual(rich);
     const doc = JSON.parse(serialize(withRich));
     expect(doc.messages).toEqual(JSON.parse(JSON.stringify(snap.messages)));
-    expect(doc.$schemaVersion).toBe(1);
+    expect(doc.$schemaVersion).toBe(2);
   });
 });

@@ -33,18 +33,39 @@ export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
-async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
+/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
+async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<CompiledRule | undefined> {
   const tool = agent.tools.get(call.name)!;
-  const settings = agent.settings;
   const policyCtx: PolicyContext = {
     ...ctx,
     tool: { name: tool.name, description: tool.description, ...(tool.connector === undefined ? {} : { connector: tool.connector }) },
   };
   const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
-  const fromConfig = await settings.rules.strongest(target);
+  const fromConfig = await agent.settings.rules.strongest(target);
   const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
-  const rule: CompiledRule | undefined =
-    fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
+  return fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
+}
+
+async function storedRulesOf(agent: Agent): Promise<RuleSet | undefined> {
+  return agent.settings.ruleStore ? compileStoredRules(await agent.settings.ruleStore.list(), agent.name) : undefined;
+}
+
+/**
+ * Who may decide a call that is put to a person again (its process died
+ * mid-call): the rule and approvers the policy names for it, as for any
+ * call that asks, so asking again never widens who may answer.
+ */
+export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[] }> {
+  const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
+  const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
+  const approvers = approverListOf(rule, agent.tools.get(call.name)!);
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
+}
+
+async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
+  const tool = agent.tools.get(call.name)!;
+  const settings = agent.settings;
+  const rule = await ruleFor(agent, call, input, ctx, storedRules);
   if (rule?.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }) };
 
   const list = approverListOf(rule, tool);
@@ -79,7 +100,7 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
 export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
   const settings = agent.settings;
   const now = settings.clock();
-  const storedRules = settings.ruleStore ? compileStoredRules(await settings.ruleStore.list(), agent.name) : undefined;
+  const storedRules = await storedRulesOf(agent);
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 

@@ -211,6 +211,24 @@ describe('run memory and approvers', () => {
     });
   }
 
+  it('a call put to a person again after its process died keeps the approvers its rule names', async () => {
+    const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }]], 'list');
+    const paused = await agent.execute({ input: 'pay' });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo' });
+    let started: AgentSnapshot | undefined;
+    const dies = async (snap: AgentSnapshot) => {
+      if (snap.toolCalls[0]?.status !== 'executing') return;
+      started = snap;
+      throw new Error('process died');
+    };
+    await expect(agent.execute(approved, { checkpoint: dies })).rejects.toThrow('process died');
+    const asked = await agent.execute(started!);
+    const request = asked.pendingApprovals[0]!;
+    expect(request).toMatchObject({ outcomeUnknown: true, approvers: ['cfo'], ruleId: 'big-transfers' });
+    expect(() => withApprovalResponse(asked, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' })).toThrow(ApproverNotAllowedError);
+    expect(executions.count('transfer_funds')).toBe(0);
+  });
+
   it("memory granted by someone who satisfies the approvers covers later calls they reserve", async () => {
     const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }], [{ name: 'transfer_funds', args: big }]], 'list');
     const paused = await agent.execute({ input: 'pay' });

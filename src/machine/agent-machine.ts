@@ -175,7 +175,7 @@ export const agentMachine = setup({
     recordDecisions: assign(({ context, event }) =>
       event.type === 'DECIDED' ? { ...applyDecisions(context, event.decisions), ...stamp(event.at) } : {},
     ),
-    forgetRunApprovals: assign({ runApprovals: [] }),
+    forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
     recordError: assign(({ event }) => (event.type === 'FAIL' ? { error: event.error } : {})),
     recordTurnLimit: assign(({ context }) => ({
       error: {

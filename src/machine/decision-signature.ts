@@ -1,9 +1,13 @@
 import { ApprovalSignatureError } from '../errors.js';
-import { digestOf, hmac, safeEqual } from './digest.js';
+import { canonicalJson, digestOf, hmac, safeEqual } from './digest.js';
 import type { AgentSnapshot, AuditEntry, ToolCallRecord } from './types.js';
 import { currentToolCalls } from './evaluate-calls.js';
 
-function decisionMac(secret: string, runId: string, entry: AuditEntry): string {
+/** Marks signatures of the v2 format; a v1 signature is a bare MAC. */
+export const SIGNATURE_V2 = 'v2.';
+
+/** v1 covered the call and the verdict only: not the scope, source or who decided. */
+function legacyDecisionMac(secret: string, runId: string, entry: AuditEntry): string {
   return hmac(secret, [
     'countersign.decision.v1',
     runId,
@@ -16,21 +20,53 @@ function decisionMac(secret: string, runId: string, entry: AuditEntry): string {
   ]);
 }
 
-/** Adds the HMAC that binds a decision to its run, call, tool and exact arguments (when there is a secret). */
+/** v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to widen what runs. */
+function decisionMac(secret: string, runId: string, entry: AuditEntry): string {
+  const { signature: _signature, ...fields } = entry;
+  return `${SIGNATURE_V2}${hmac(secret, ['countersign.decision.v2', canonicalJson({ runId, entry: fields })])}`;
+}
+
+/** Adds the HMAC that binds a decision, and everything it says, to its run (when there is a secret). */
 export function signDecision(secret: string | undefined, runId: string, entry: AuditEntry): AuditEntry {
   return secret === undefined ? entry : { ...entry, signature: decisionMac(secret, runId, entry) };
 }
 
 /**
- * Before an approved call runs: its approval must be signed, and the
- * arguments about to run must be the ones approved (the model's, or the
- * approved edit). Throws `ApprovalSignatureError`; nothing runs.
+ * Which format validly signs `entry`: `'v2'`, `'v1'` (written before snapshot
+ * format 2; it does not bind scope, source or who decided), or undefined.
+ */
+export function decisionSignatureOf(secret: string, runId: string, entry: AuditEntry): 'v2' | 'v1' | undefined {
+  const signature = entry.signature;
+  if (signature === undefined) return undefined;
+  if (signature.startsWith(SIGNATURE_V2)) return safeEqual(signature, decisionMac(secret, runId, entry)) ? 'v2' : undefined;
+  return safeEqual(signature, legacyDecisionMac(secret, runId, entry)) ? 'v1' : undefined;
+}
+
+/** The decision a record runs on: the one recorded for its own approval, or the automatic one for its call. */
+function decisionFor(snapshot: AgentSnapshot, record: ToolCallRecord): AuditEntry | undefined {
+  return record.approvalId === undefined
+    ? snapshot.audit.findLast((entry) => entry.approvalId === undefined && entry.toolCallId === record.toolCallId)
+    : snapshot.audit.find((entry) => entry.approvalId === record.approvalId);
+}
+
+/**
+ * Before an approved call runs: the decision recorded for its own approval id
+ * must approve this call and be signed, and the arguments about to run must
+ * be the ones approved (the model's, or the approved edit). Throws
+ * `ApprovalSignatureError`; nothing runs.
  */
 export function verifyApprovedCall(secret: string | undefined, snapshot: AgentSnapshot, record: ToolCallRecord): void {
   if (secret === undefined) return;
-  const entry = snapshot.audit.findLast((item) => item.toolCallId === record.toolCallId && item.decision === 'approved');
+  const entry = decisionFor(snapshot, record);
   const label = record.approvalId ?? record.toolCallId;
-  if (!entry?.signature || !safeEqual(entry.signature, decisionMac(secret, snapshot.runId, entry))) {
+  // A v1 signature still covers the call, tool, verdict and arguments: enough to run the call it names, never to widen memory.
+  const approvesThisCall =
+    entry !== undefined &&
+    entry.decision === 'approved' &&
+    entry.toolCallId === record.toolCallId &&
+    entry.toolName === record.toolName &&
+    decisionSignatureOf(secret, snapshot.runId, entry) !== undefined;
+  if (!approvesThisCall) {
     throw new ApprovalSignatureError(label, `call ${record.toolCallId} has no validly signed approval; the snapshot was altered. Nothing was run.`);
   }
   const call = currentToolCalls(snapshot).find((item) => item.id === record.toolCallId);

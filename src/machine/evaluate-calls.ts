@@ -6,7 +6,9 @@ import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import { compileStoredRules } from './stored-rules.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
+import { approverListOf, mayDecide } from './approvers.js';
 import { signDecision } from './decision-signature.js';
+import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
 
@@ -16,6 +18,8 @@ interface Verdict {
   readonly ruleId?: string;
   readonly reason?: string;
   readonly approvers?: readonly string[];
+  /** Who granted the run memory that allowed the call. */
+  readonly by?: string;
 }
 
 /** The latest assistant turn's tool calls: the ones the current turn is about. */
@@ -27,49 +31,63 @@ export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
   return [];
 }
 
-function verdictOfRule(rule: CompiledRule): Verdict {
-  const approvers = rule.rule.approvers;
-  return {
-    action: rule.rule.action,
-    source: 'rule',
-    ruleId: rule.id,
-    ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
-    ...(Array.isArray(approvers) ? { approvers: approvers as readonly string[] } : {}),
-  };
-}
-
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
-async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
+/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
+async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<CompiledRule | undefined> {
   const tool = agent.tools.get(call.name)!;
-  const settings = agent.settings;
   const policyCtx: PolicyContext = {
     ...ctx,
     tool: { name: tool.name, description: tool.description, ...(tool.connector === undefined ? {} : { connector: tool.connector }) },
   };
   const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
-  const fromConfig = await settings.rules.strongest(target);
+  const fromConfig = await agent.settings.rules.strongest(target);
   const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
-  const rule: CompiledRule | undefined =
-    fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
-  if (rule?.rule.action === 'deny') return verdictOfRule(rule);
-  if (snapshot.runApprovals.includes(call.name)) {
-    return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run` };
-  }
-  if (rule) return verdictOfRule(rule);
+  return fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
+}
 
-  const toolApprovers = Array.isArray(tool.approvers) ? { approvers: tool.approvers as readonly string[] } : {};
+async function storedRulesOf(agent: Agent): Promise<RuleSet | undefined> {
+  return agent.settings.ruleStore ? compileStoredRules(await agent.settings.ruleStore.list(), agent.name) : undefined;
+}
+
+/**
+ * Who may decide a call that is put to a person again (its process died
+ * mid-call): the rule and approvers the policy names for it, as for any
+ * call that asks, so asking again never widens who may answer.
+ */
+export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[] }> {
+  const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
+  const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
+  const approvers = approverListOf(rule, agent.tools.get(call.name)!);
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
+}
+
+async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
+  const tool = agent.tools.get(call.name)!;
+  const settings = agent.settings;
+  const rule = await ruleFor(agent, call, input, ctx, storedRules);
+  if (rule?.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }) };
+
+  const list = approverListOf(rule, tool);
+  const approvers = list === undefined ? {} : { approvers: list };
+  // Memory stands in for the person who granted it, so it covers only calls that person may decide.
+  const grantor = runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, { toolName: call.name, ruleId: rule?.id, ...approvers }, grant.by));
+  if (grantor !== undefined) {
+    return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
+  }
+  if (rule) return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers };
+
   const needsApproval = tool.needsApproval;
-  if (needsApproval === undefined) return { action: settings.defaultAction, source: 'default', ...toolApprovers };
-  if (typeof needsApproval === 'boolean') return { action: needsApproval ? 'ask' : 'allow', source: 'tool', ...toolApprovers };
+  if (needsApproval === undefined) return { action: settings.defaultAction, source: 'default', ...approvers };
+  if (typeof needsApproval === 'boolean') return { action: needsApproval ? 'ask' : 'allow', source: 'tool', ...approvers };
   try {
     const answer = await needsApproval(input, ctx);
     const required = typeof answer === 'boolean' ? answer : answer.required;
     const reason = typeof answer === 'object' ? answer.reason : undefined;
-    return { action: required ? 'ask' : 'allow', source: 'tool', ...(reason === undefined ? {} : { reason }), ...toolApprovers };
+    return { action: required ? 'ask' : 'allow', source: 'tool', ...(reason === undefined ? {} : { reason }), ...approvers };
   } catch (error) {
     // A check that cannot decide must not let the call through unasked.
-    return { action: 'ask', source: 'tool', reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`, ...toolApprovers };
+    return { action: 'ask', source: 'tool', reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`, ...approvers };
   }
 }
 
@@ -82,7 +100,7 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
 export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
   const settings = agent.settings;
   const now = settings.clock();
-  const storedRules = settings.ruleStore ? compileStoredRules(await settings.ruleStore.list(), agent.name) : undefined;
+  const storedRules = await storedRulesOf(agent);
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 
@@ -120,6 +138,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
           parsedInput: parsed.data,
           reason: verdict.reason,
           approvers: verdict.approvers,
+          ruleId: verdict.ruleId,
         },
         {
           now,
@@ -132,7 +151,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       evaluations.push({
         kind: 'ask',
         record: { ...base, status: 'pending', approvalId },
-        request: verdict.ruleId === undefined ? request : { ...request, ruleId: verdict.ruleId },
+        request,
       });
       continue;
     }
@@ -146,6 +165,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       argsDigest: digestOf(call.args),
       ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+      ...(verdict.by === undefined ? {} : { by: verdict.by }),
     };
     const audit = signDecision(settings.decisionSecret, snapshot.runId, unsigned);
     evaluations.push(

@@ -4,7 +4,7 @@ import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
-import { evaluateCalls, currentToolCalls } from './evaluate-calls.js';
+import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
 import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
@@ -204,6 +204,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
             const now = settings.clock();
+            const { approvers, ruleId } = await approversOfCall(agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
             const request = buildApprovalRequest(
               {
                 runId: snapshot.runId,
@@ -212,6 +213,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
                 tool,
                 args,
                 parsedInput: args,
+                approvers,
+                ruleId,
                 reason: 'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.',
                 outcomeUnknown: true,
               },

@@ -1,5 +1,34 @@
+import { decisionSignatureOf } from './decision-signature.js';
 import { step } from './step.js';
 import type { AgentSnapshot, AuditEntry } from './types.js';
+
+/** A `scope: 'run'` approval still in force, and who gave it. */
+export interface RunGrant {
+  readonly approvalId: string | undefined;
+  readonly by: string | undefined;
+}
+
+/**
+ * The `scope: 'run'` approvals of `toolName` still in force: human approvals
+ * recorded since memory was last cleared, for a tool still remembered. With
+ * a decision secret only approvals signed in the v2 format count (v1 did
+ * not bind the scope), so a tool name written into `runApprovals`, or a
+ * once-only approval turned into a run-wide one, grants nothing.
+ */
+export function runGrantors(snapshot: AgentSnapshot, toolName: string, secret: string | undefined): readonly RunGrant[] {
+  if (!snapshot.runApprovals.includes(toolName)) return [];
+  return snapshot.audit
+    .slice(snapshot.runApprovalsSince ?? 0)
+    .filter(
+      (entry) =>
+        entry.toolName === toolName &&
+        entry.source === 'human' &&
+        entry.scope === 'run' &&
+        entry.decision === 'approved' &&
+        (secret === undefined || decisionSignatureOf(secret, snapshot.runId, entry) === 'v2'),
+    )
+    .map((entry) => ({ approvalId: entry.approvalId, by: entry.by }));
+}
 
 /**
  * Forgets every `scope: 'run'` approval of the run: from now on those tools

@@ -5,8 +5,9 @@ import { deepFreeze } from './freeze.js';
 import type { AgentSnapshot, Message } from './types.js';
 
 /** The wire format versions `deserialize` reads. */
-export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [1];
-export const CURRENT_SCHEMA_VERSION = 1;
+// 2: signatures cover the whole request and the whole decision (v1 ones are still read, see README "Signed decisions").
+export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [1, 2];
+export const CURRENT_SCHEMA_VERSION = 2;
 
 // A private instance: registrations users make on the global superjson cannot change our format.
 const codec = new SuperJSON();
@@ -76,6 +77,7 @@ export const headSchema = z.object({
   toolCalls: z.array(recordSchema),
   audit: z.array(auditSchema),
   runApprovals: z.array(z.string()),
+  runApprovalsSince: z.number().int().nonnegative().optional(),
   turns: z.number().int().nonnegative(),
   maxTurns: z.number().int().positive(),
   version: z.number().int().nonnegative(),
@@ -180,7 +182,7 @@ export function deserialize(text: string | unknown): AgentSnapshot {
   const { $schemaVersion: version, head, messages } = envelope as Record<string, unknown>;
   if (typeof version !== 'number' || !SUPPORTED_SCHEMA_VERSIONS.includes(version)) {
     throw new SnapshotError(
-      `Unsupported snapshot $schemaVersion ${JSON.stringify(version)}; this countersign reads version ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}. ` +
+      `Unsupported snapshot $schemaVersion ${JSON.stringify(version)}; this countersign reads versions ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}. ` +
         'Upgrade countersign to read newer snapshots.',
       { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS },
     );

@@ -110,7 +110,11 @@ export interface ApprovalRequest {
   readonly ruleId?: string;
   /** Approver ids allowed to decide, when a rule or the tool names them. */
   readonly approvers?: readonly string[];
-  /** HMAC binding run, approval, call, tool and arguments, when the agent has a decision secret. */
+  /**
+   * HMAC over the run and every other field of the request (call, arguments,
+   * display copy, approvers, rule, expiry), when the agent has a decision
+   * secret. `v2.`-prefixed; a bare one was made before snapshot format 2.
+   */
   readonly signature?: string;
   /** Set when a call was interrupted mid-run and may or may not have had its effect. */
   readonly outcomeUnknown?: boolean;
@@ -147,7 +151,7 @@ export interface AuditEntry {
   readonly ruleId?: string;
   readonly argsDigest: string;
   readonly editedArgsDigest?: string;
-  /** HMAC over the decision and the digests, when the agent has a decision secret. */
+  /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */
   readonly signature?: string;
 }
 
@@ -186,6 +190,11 @@ export interface AgentSnapshot {
   readonly audit: readonly AuditEntry[];
   /** Tool names approved with `scope: 'run'`. */
   readonly runApprovals: readonly string[];
+  /**
+   * Where run memory starts in `audit`: `clearRunApprovals` moves it to the
+   * end, so the `scope: 'run'` approvals before it grant nothing any more.
+   */
+  readonly runApprovalsSince?: number;
   readonly turns: number;
   readonly maxTurns: number;
   readonly version: number;

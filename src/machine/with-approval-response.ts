@@ -12,8 +12,9 @@ import {
 } from '../errors.js';
 import { agentFor, type Agent } from './agent.js';
 import type { Decision } from './agent-machine.js';
-import { signRequest } from './approval-request.js';
-import { signDecision } from './decision-signature.js';
+import { signLegacyRequest, signRequest } from './approval-request.js';
+import { mayDecide } from './approvers.js';
+import { SIGNATURE_V2, signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from './digest.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { currentToolCalls } from './evaluate-calls.js';
@@ -47,32 +48,43 @@ function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDi
 }
 
 function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
-  if (request.approvers && (approvedBy === undefined || !request.approvers.includes(approvedBy))) {
-    throw new ApproverNotAllowedError(request.approvalId, approvedBy, request.approvers);
-  }
-  const predicates = [
-    agent.tools.get(request.toolName)?.approvers,
-    agent.settings.rules.find(request.ruleId)?.rule.approvers,
-  ];
-  for (const approvers of predicates) {
-    if (typeof approvers === 'function' && !approvers(approvedBy)) {
-      throw new ApproverNotAllowedError(request.approvalId, approvedBy, undefined);
-    }
-  }
+  if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, request.approvers);
 }
 
-/** The real arguments of a pending call must still be the ones the request was signed for. */
-export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, request: ApprovalRequest): void {
+/**
+ * With a decision secret: the request must be signed, over everything the
+ * person relied on (display copy, approvers, rule, expiry), and the real
+ * arguments of the pending call must still be the ones it was signed for.
+ * A request signed the v1 way (before snapshot format 2) did not bind its
+ * approvers, rule or expiry, so it may be denied but not approved.
+ */
+export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
   const secret = agent.settings.decisionSecret;
   if (secret === undefined) return;
   const call = currentToolCalls(snapshot).find((item) => item.id === request.toolCallId);
   if (!call || call.name !== request.toolName || digestOf(call.args) !== request.argsDigest) {
     throw new ApprovalSignatureError(request.approvalId, 'the pending call no longer matches what was put to the approver (arguments or tool changed). Nothing was run.');
   }
-  const expected = signRequest(secret, request, snapshot.runId);
-  if (request.signature === undefined || !safeEqual(request.signature, expected)) {
-    throw new ApprovalSignatureError(request.approvalId, 'the request signature is missing or does not match; the snapshot was altered. Nothing was run.');
+  // The format is read from the signature itself; without the secret nobody can make a v1 one, so a v2 request cannot be passed off as v1.
+  const signature = request.signature ?? '';
+  if (signature.startsWith(SIGNATURE_V2)) {
+    if (safeEqual(signature, signRequest(secret, request, snapshot.runId))) return;
+  } else if (signature !== '' && safeEqual(signature, signLegacyRequest(secret, request, snapshot.runId))) {
+    if (!approving) return;
+    throw new ApprovalSignatureError(
+      request.approvalId,
+      'the request was signed by an older countersign (snapshot format 1), whose signature does not cover its approvers, rule, expiry or display, so it cannot be approved safely. Deny it (the model may ask again) or cancel the run. Nothing was run.',
+    );
   }
+  throw new ApprovalSignatureError(
+    request.approvalId,
+    'the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); the snapshot was altered. Nothing was run.',
+  );
+}
+
+/** Whether a request can be decided now, by the runtime's (or caller's) clock. */
+function isExpired(request: ApprovalRequest, at: number): boolean {
+  return request.expiresAt !== undefined && at >= request.expiresAt && (request.onExpire ?? 'deny') === 'deny';
 }
 
 /**
@@ -122,8 +134,10 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     throw new RunNotAwaitingApprovalError(snapshot.runId, response.approvalId, snapshot.status);
   }
   const respondedAt = response.respondedAt ?? agent.settings.clock();
-  if (request.expiresAt !== undefined && respondedAt >= request.expiresAt && (request.onExpire ?? 'deny') === 'deny') {
-    throw new ApprovalExpiredError(request.approvalId, request.expiresAt, respondedAt);
+  // First the request itself: the checks below read its expiry and approvers, which only its signature vouches for.
+  verifyRequestIntegrity(agent, snapshot, request, response.approved);
+  if (isExpired(request, respondedAt)) {
+    throw new ApprovalExpiredError(request.approvalId, request.expiresAt!, respondedAt);
   }
   checkApprover(agent, request, response.approvedBy);
   if (agent.settings.decisionSecret !== undefined) {
@@ -131,7 +145,6 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
       throw new ApprovalSignatureError(request.approvalId, 'the response must echo the signature of the request it decides (request.signature).');
     }
   }
-  verifyRequestIntegrity(agent, snapshot, request);
 
   let editedArgs: unknown;
   if (response.args !== undefined) {
@@ -174,28 +187,44 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     },
   ];
   if (response.approved && scope === 'run') {
-    // Approving a tool for the run also answers its other calls waiting in this turn.
-    for (const sibling of snapshot.pendingApprovals) {
-      if (sibling.approvalId === request.approvalId || sibling.toolName !== request.toolName) continue;
-      decisions.push({
-        approvalId: sibling.approvalId,
-        approved: true,
-        audit: signDecision(secret, snapshot.runId, {
-          approvalId: sibling.approvalId,
-          toolCallId: sibling.toolCallId,
-          toolName: sibling.toolName,
-          decision: 'approved',
-          source: 'memory',
-          scope: 'once',
-          at: respondedAt,
-          argsDigest: sibling.argsDigest,
-          reason: `${sibling.toolName} was approved for the rest of this run`,
-          ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
-        }),
-      });
-    }
+    decisions.push(...siblingsApprovedByMemory(agent, snapshot, request, response.approvedBy, respondedAt));
   }
   return step(snapshot, { type: 'DECIDED', at: respondedAt, decisions });
+}
+
+/**
+ * Approving a tool for the run also answers its other calls waiting in this
+ * turn, each checked on its own: one whose request was altered, has expired,
+ * or that the decider may not decide stays pending for someone who may.
+ */
+function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
+  const decisions: Decision[] = [];
+  for (const sibling of snapshot.pendingApprovals) {
+    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName) continue;
+    try {
+      verifyRequestIntegrity(agent, snapshot, sibling, true);
+    } catch {
+      continue;
+    }
+    if (isExpired(sibling, at) || !mayDecide(agent, sibling, approvedBy)) continue;
+    decisions.push({
+      approvalId: sibling.approvalId,
+      approved: true,
+      audit: signDecision(agent.settings.decisionSecret, snapshot.runId, {
+        approvalId: sibling.approvalId,
+        toolCallId: sibling.toolCallId,
+        toolName: sibling.toolName,
+        decision: 'approved',
+        source: 'memory',
+        scope: 'once',
+        at,
+        argsDigest: sibling.argsDigest,
+        reason: `${sibling.toolName} was approved for the rest of this run`,
+        ...(approvedBy === undefined ? {} : { by: approvedBy }),
+      }),
+    });
+  }
+  return decisions;
 }
 
 /**

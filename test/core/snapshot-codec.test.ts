@@ -1,6 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  ApprovalSignatureError,
+  ApproverNotAllowedError,
   CURRENT_SCHEMA_VERSION,
   SUPPORTED_SCHEMA_VERSIONS,
   SnapshotError,
@@ -8,9 +11,11 @@ import {
   serialize,
   withApprovalResponse,
 } from 'countersign';
-import { FIXTURE_AGENT, FIXTURE_RUN_ID, FIXTURE_TIME, fixtureAgent, fixtureHistory, type FixtureCalls } from '../support/snapshot-fixture-agent.js';
+import { FIXTURE_AGENT, FIXTURE_RUN_ID, FIXTURE_RUN_ID_V2, FIXTURE_TIME, FIXTURE_V2, fixtureAgent, fixtureHistory, type FixtureCalls } from '../support/snapshot-fixture-agent.js';
 
 const fixtureText = readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8');
+const fixtureV2Text = readFileSync(new URL('../fixtures/snapshots/v2.json', import.meta.url), 'utf8');
+const v2Agent = (calls?: FixtureCalls) => fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] });
 
 function thrown(body: () => unknown): unknown {
   try {
@@ -21,9 +26,9 @@ function thrown(body: () => unknown): unknown {
   throw new Error('expected a throw');
 }
 
-/** The fixture as a plain object, changed by `edit`. */
-function altered(edit: (doc: { $schemaVersion: unknown; head: { json: Record<string, any> }; messages: any[] }) => void): string {
-  const doc = JSON.parse(fixtureText);
+/** A fixture (v1 unless told) as a plain object, changed by `edit`. */
+function altered(edit: (doc: { $schemaVersion: unknown; head: { json: Record<string, any> }; messages: any[] }) => void, text = fixtureText): string {
+  const doc = JSON.parse(text);
   edit(doc);
   return JSON.stringify(doc);
 }
@@ -50,9 +55,9 @@ describe('snapshot fixture v1', () => {
     expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', ruleId: 'reads-are-fine' })]);
   });
 
-  it('re-serializes to the same document while v1 is the current version', () => {
-    expect(CURRENT_SCHEMA_VERSION).toBe(1);
-    expect(JSON.parse(serialize(deserialize(fixtureText)))).toEqual(JSON.parse(fixtureText));
+  it('re-serializes to the same document, as the current version', () => {
+    expect(CURRENT_SCHEMA_VERSION).toBe(2);
+    expect(JSON.parse(serialize(deserialize(fixtureText)))).toEqual({ ...JSON.parse(fixtureText), $schemaVersion: 2 });
   });
 
   it('resumes with the matching agent: the approved delete runs once, the earlier read does not run again', async () => {
@@ -70,21 +75,99 @@ describe('snapshot fixture v1', () => {
   });
 });
 
+describe('snapshot fixture v2', () => {
+  const v2 = /^v2\./;
+
+  it('keeps loading: the pending request and the audit carry v2 signatures over approvers, rule and expiry', () => {
+    const snap = deserialize(fixtureV2Text);
+    expect(snap).toMatchObject({ runId: FIXTURE_RUN_ID_V2, agentName: FIXTURE_AGENT, status: 'awaitingApproval', version: 5 });
+    expect(snap.pendingApprovals).toEqual([
+      expect.objectContaining({ toolName: 'delete_file', approvers: ['alice', 'bob'], ruleId: 'deletes-need-an-owner', expiresAt: FIXTURE_TIME + 86_400_000, signature: expect.stringMatching(v2) }),
+    ]);
+    expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', signature: expect.stringMatching(v2) })]);
+  });
+
+  it('re-serializes to the same document while v2 is the current version', () => {
+    expect(JSON.parse(serialize(deserialize(fixtureV2Text)))).toEqual(JSON.parse(fixtureV2Text));
+  });
+
+  it('resumes with the matching agent and secret: only a named approver may approve, and the delete runs once', async () => {
+    const calls: FixtureCalls = { read: [], deleted: [] };
+    const agent = v2Agent(calls);
+    const snap = deserialize(fixtureV2Text);
+    const request = snap.pendingApprovals[0]!;
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! })).toThrow(ApproverNotAllowedError);
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! }));
+    expect(done.status).toBe('completed');
+    expect(calls.read).toEqual([]);
+    expect(calls.deleted.map((call) => call.input)).toEqual([{ path: '/srv/reports/q3-draft.pdf' }]);
+    expect(done.audit.at(-1)).toMatchObject({ by: 'bob', signature: expect.stringMatching(v2) });
+  });
+
+  it('refuses a v2 request altered in storage, also when the envelope claims version 1 (no downgrade)', async () => {
+    const calls: FixtureCalls = { read: [], deleted: [] };
+    v2Agent(calls);
+    for (const version of [2, 1]) {
+      const alterations: ((request: Record<string, any>) => void)[] = [
+        (request) => delete request['approvers'],
+        (request) => (request['expiresAt'] += 365 * 86_400_000),
+        (request) => (request['signature'] = String(request['signature']).slice(3)),
+      ];
+      for (const alter of alterations) {
+        const snap = deserialize(
+          altered((doc) => {
+            doc.$schemaVersion = version;
+            alter(doc.head.json['pendingApprovals'][0]);
+          }, fixtureV2Text),
+        );
+        const request = snap.pendingApprovals[0]!;
+        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! })).toThrow(ApprovalSignatureError);
+      }
+    }
+    expect(calls.deleted).toEqual([]);
+  });
+});
+
+describe('a request signed the v1 way, read under a decision secret', () => {
+  const secret = FIXTURE_V2.decisionSecret;
+  /** v1.json with its pending request signed as countersign signed requests before format 2. */
+  function signedV1() {
+    return deserialize(
+      altered((doc) => {
+        const request = doc.head.json['pendingApprovals'][0];
+        const text = ['countersign.v1', doc.head.json['runId'], request.approvalId, request.toolCallId, request.toolName, request.argsDigest].join('\n');
+        request.signature = createHmac('sha256', secret).update(text).digest('base64url');
+      }),
+    );
+  }
+
+  it('may be denied but not approved: its signature never bound approvers, rule or expiry', async () => {
+    const calls: FixtureCalls = { read: [], deleted: [] };
+    const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { decisionSecret: secret });
+    const snap = signedV1();
+    const request = snap.pendingApprovals[0]!;
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! })).toThrow(/older countersign/);
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }));
+    expect(done.status).toBe('completed');
+    expect(calls.deleted).toEqual([]);
+  });
+});
+
 describe('deserialize refusals', () => {
   it('refuses an unknown $schemaVersion with a SnapshotError naming the supported versions', () => {
-    for (const version of [2, 0, '1', undefined]) {
+    for (const version of [3, 0, '1', undefined]) {
       const error = thrown(() => deserialize(altered((doc) => (doc.$schemaVersion = version))));
       expect(error).toBeInstanceOf(SnapshotError);
-      expect(error).toMatchObject({ code: 'invalid_snapshot', path: '$schemaVersion', supportedVersions: [1] });
-      expect((error as Error).message).toMatch(/reads version 1/);
+      expect(error).toMatchObject({ code: 'invalid_snapshot', path: '$schemaVersion', supportedVersions: [1, 2] });
+      expect((error as Error).message).toMatch(/reads versions 1, 2/);
     }
-    expect(SUPPORTED_SCHEMA_VERSIONS).toEqual([1]);
+    expect(SUPPORTED_SCHEMA_VERSIONS).toEqual([1, 2]);
   });
 
   it('refuses a malformed head field with a SnapshotError naming its path', () => {
     const error = thrown(() => deserialize(altered((doc) => (doc.head.json['pendingApprovals'][0].toolName = 7))));
     expect(error).toBeInstanceOf(SnapshotError);
-    expect(error).toMatchObject({ path: 'pendingApprovals.0.toolName', supportedVersions: [1] });
+    expect(error).toMatchObject({ path: 'pendingApprovals.0.toolName', supportedVersions: [1, 2] });
     expect((error as Error).message).toContain('pendingApprovals.0.toolName');
 
     expect(thrown(() => deserialize(altered((doc) => (doc.head.json['status'] = 'paused'))))).toMatchObject({ path: 'status' });
@@ -123,6 +206,6 @@ describe('serialize', () => {
     expect(back.toolCalls[1]!.editedArgs).toEqual(rich);
     const doc = JSON.parse(serialize(withRich));
     expect(doc.messages).toEqual(JSON.parse(JSON.stringify(snap.messages)));
-    expect(doc.$schemaVersion).toBe(1);
+    expect(doc.$schemaVersion).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
-// The agent behind test/fixtures/snapshots/v1.json. The fixture is frozen: it was written once by
-// `npx tsx test/support/snapshot-fixture-agent.ts > test/fixtures/snapshots/v1.json` and must keep
-// loading as it is. A new wire version gets a new file (v2.json); never regenerate v1.json.
+// The agent behind test/fixtures/snapshots/v*.json. Each fixture is frozen: it was written once and must
+// keep loading as it is. v1.json came from `fixtureAgent()` (no options, run id run_fixture-v1) when the
+// wire format was 1; v2.json from `npx tsx test/support/snapshot-fixture-agent.ts > test/fixtures/snapshots/v2.json`
+// (FIXTURE_V2, run id run_fixture-v2). A new wire version gets a new file; never regenerate an old one.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { createAgent, defineTool, serialize, type Agent, type Message, type ToolExecuteContext } from 'countersign';
@@ -8,6 +9,7 @@ import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing
 
 export const FIXTURE_AGENT = 'fixture-files';
 export const FIXTURE_RUN_ID = 'run_fixture-v1';
+export const FIXTURE_RUN_ID_V2 = 'run_fixture-v2';
 /** The clock the fixture was written at: 2026-01-15T09:30:00.123Z. */
 export const FIXTURE_TIME = Date.UTC(2026, 0, 15, 9, 30, 0, 123);
 
@@ -18,13 +20,22 @@ export const fixtureHistory: Message[] = [
   { role: 'user', content: 'Remove the draft, it is outdated.' },
 ];
 
+export interface FixtureOptions {
+  readonly decisionSecret?: string;
+  /** Who a rule lets decide deletes. */
+  readonly deleteApprovers?: string[];
+}
+
+/** What v2.json was written with: signed requests and decisions, deletes reserved to two people by a rule. */
+export const FIXTURE_V2 = { decisionSecret: 'fixture-decision-secret-v2-0123456789', deleteApprovers: ['alice', 'bob'] } as const satisfies FixtureOptions;
+
 export interface FixtureCalls {
   readonly read: { path: string }[];
   readonly deleted: { input: { path: string }; ctx: ToolExecuteContext }[];
 }
 
 /** Creates (and registers) the agent with the name and tools the fixture was written with. */
-export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, clock: () => number = () => FIXTURE_TIME): Agent {
+export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, clock: () => number = () => FIXTURE_TIME, options: FixtureOptions = {}): Agent {
   const readFile = defineTool({
     name: 'read_file',
     description: 'Read the metadata of a file',
@@ -64,11 +75,17 @@ export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, cl
     tools: [readFile, deleteFile],
     approvalTtlMs: 24 * 60 * 60 * 1000,
     clock,
-    policy: { rules: [{ id: 'reads-are-fine', tool: 'read_*', action: 'allow', reason: 'read-only' }] },
+    policy: {
+      rules: [
+        { id: 'reads-are-fine', tool: 'read_*', action: 'allow', reason: 'read-only' },
+        ...(options.deleteApprovers === undefined ? [] : [{ id: 'deletes-need-an-owner', tool: 'delete_*', action: 'ask' as const, approvers: options.deleteApprovers }]),
+      ],
+    },
+    ...(options.decisionSecret === undefined ? {} : { decisionSecret: options.decisionSecret }),
   });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const paused = await fixtureAgent().execute({ input: fixtureHistory, runId: FIXTURE_RUN_ID });
+  const paused = await fixtureAgent(undefined, undefined, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }).execute({ input: fixtureHistory, runId: FIXTURE_RUN_ID_V2 });
   process.stdout.write(`${JSON.stringify(JSON.parse(serialize(paused)), null, 2)}\n`);
 }

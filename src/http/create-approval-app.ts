@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { ConfigError, RunNotAwaitingApprovalError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
@@ -106,7 +107,7 @@ const optionsSchema = z.object({
   slack: z
     .strictObject({
       signingSecret: z.union([z.string().min(16, 'must be the Slack app\'s signing secret'), z.array(z.string().min(16, 'must be the Slack app\'s signing secret')).min(1)]),
-      responseUrlOrigins: z.array(z.url({ protocol: /^https?$/, message: 'must be an http(s) origin, e.g. https://hooks.slack.com' })).min(1).optional(),
+      responseUrlOrigins: z.array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' })).min(1).optional(),
       fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
     })
     .optional(),
@@ -114,7 +115,7 @@ const optionsSchema = z.object({
     .strictObject({
       secretToken: z.string().regex(TELEGRAM_SECRET_TOKEN_PATTERN, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram\'s rule for secret_token)'),
       botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
-      apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://api.telegram.org' }).optional(),
+      apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
       fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
     })
     .optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AuditEntry } from '../machine/types.js';
@@ -71,14 +72,13 @@ export interface SlackNotifier extends Notifier {
   flush(): Promise<void>;
 }
 
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, message: `must be an http(s) URL, e.g. ${what}` });
 const optionsSchema = z.strictObject(
   {
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
-    webhookUrl: httpUrl('https://hooks.slack.com/services/T000/B000/XXXX').optional(),
+    webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
     token: z.string().regex(/^[\x21-\x7e]{8,512}$/, 'must be a Slack token (xoxb-...)').optional(),
     channel: z.string().min(1).max(256).optional(),
-    apiUrl: httpUrl('https://slack.com/api').optional(),
+    apiUrl: httpUrlSchema({ example: 'https://slack.com/api', credential: 'token' }).optional(),
     linkTtlMs: z.number().int().positive().optional(),
     announceResolved: z.boolean().optional(),
     maxAttempts: z.number().int().min(1).max(10).optional(),

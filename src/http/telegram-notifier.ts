@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest } from '../machine/types.js';
@@ -75,7 +76,7 @@ const optionsSchema = z.strictObject(
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
     chatId: z.union([z.number().int().safe(), z.string().regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/, 'must be a chat id or @channelusername')]),
-    apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://api.telegram.org' }).optional(),
+    apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
     linkTtlMs: z.number().int().positive().optional(),
     maxAttempts: z.number().int().min(1).max(10).optional(),
     backoffMs: z.number().int().min(0).max(60_000).optional(),

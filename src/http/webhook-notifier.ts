@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, AuditEntry, RunError } from '../machine/types.js';
@@ -144,7 +145,7 @@ const secretSchema = z
 
 const optionsSchema = z.strictObject(
   {
-    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://hooks.example.com/countersign' }),
+    url: httpUrlSchema({ example: 'https://hooks.example.com/countersign', credential: 'secret (every delivery is signed with it)' }),
     secret: z.union([secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')], `must be a whsec_ secret or a list of them.${SECRET_HINT}`),
     events: z.array(z.enum(EVENT_TYPES, `must be one of ${EVENT_TYPES.join(', ')}`)).min(1, 'is empty; leave it out to send approval.requested and approval.resolved').optional(),
     maxAttempts: z.number().int('must be a whole number').min(1).max(100).optional(),

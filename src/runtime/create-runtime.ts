@@ -8,6 +8,7 @@ import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
@@ -51,7 +52,7 @@ const optionsSchema = z.object({
   links: z
     .object({
       secret: z.string().min(16, 'use at least 16 characters of randomness'),
-      baseUrl: z.url('must be an absolute URL, e.g. https://approvals.example.com'),
+      baseUrl: httpUrlSchema({ example: 'https://approvals.example.com', credential: 'secret (it signs every link)' }),
       expiresInMs: z.number().int().positive().optional(),
     })
     .optional(),

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approveAll, ConfigError, createAgent, defineTool } from 'countersign';
 import { createOpenAIChatModel, ModelProviderError } from 'countersign/openai';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -111,5 +112,9 @@ describe('createOpenAIChatModel', () => {
   it('refuses bad options with a ConfigError', () => {
     expect(() => createOpenAIChatModel({ model: '' })).toThrow(ConfigError);
     expect(() => createOpenAIChatModel({ model: 'm', baseUrl: 'not a url' })).toThrow(/baseUrl/);
+  });
+
+  it('refuses a baseUrl with a user name and password, pointing at apiKey or headers instead', () => {
+    expectCredentialsRefused(() => createOpenAIChatModel({ model: 'm', baseUrl: withCredentials('https://llm.example.com/v1') }), 'baseUrl', /Put the credential in apiKey or headers/);
   });
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type Runtime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, createTelegramNotifier, serve, type ServeHandle, type TelegramNotifier, type TelegramNotifierOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram, type TelegramRequest } from '../support/fake-telegram.js';
 import { until } from '../redis/redis-harness.js';
 
@@ -246,6 +247,17 @@ describe('createTelegramNotifier: the message', () => {
     }
     expect(() => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: 'has spaces and !', botToken: TELEGRAM_BOT_TOKEN } })).toThrow(/secretToken/);
     expect(() => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: 'x'.repeat(257), botToken: TELEGRAM_BOT_TOKEN } })).toThrow(/secretToken/);
+  });
+
+  it('refuses an apiUrl with a user name and password, in the notifier and the webhook, pointing at botToken instead', async () => {
+    const { runtime } = await setup();
+    const apiUrl = withCredentials('https://api.telegram.org');
+    expectCredentialsRefused(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, apiUrl }), 'apiUrl', /Put the credential in botToken/);
+    expectCredentialsRefused(
+      () => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: SECRET_TOKEN, botToken: TELEGRAM_BOT_TOKEN, apiUrl } }),
+      'telegram.apiUrl',
+      /Put the credential in botToken/,
+    );
   });
 });
 

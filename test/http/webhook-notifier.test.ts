@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type ApprovalRequest, type AuditEntry, type RunEvent } from 'countersign';
 import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // The Standard Webhooks known-answer secret; any whsec_ secret of 24+ bytes would do.
@@ -91,6 +92,10 @@ describe('createWebhookNotifier options', () => {
     const create = () => createWebhookNotifier(options as unknown as WebhookNotifierOptions);
     expect(create).toThrow(ConfigError);
     expect(create).toThrow(message);
+  });
+
+  it('refuses a URL with a user name and password, pointing at the signing secret instead', () => {
+    expectCredentialsRefused(() => createWebhookNotifier({ ...base, url: withCredentials(base.url) }), 'url', /Put the credential in secret/);
   });
 
   it('never repeats a secret in its error message', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CountersignError, ConfigError } from '../../errors.js';
+import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { AssistantMessage, Message, Model, ModelRequest, ToolSpec } from '../../machine/types.js';
 
 export interface OpenAIChatModelOptions {
@@ -29,7 +30,7 @@ export class ModelProviderError extends CountersignError {
 const optionsSchema = z.object({
   model: z.string().min(1, 'names no model, e.g. gpt-4.1-mini'),
   apiKey: z.string().optional(),
-  baseUrl: z.url().optional(),
+  baseUrl: httpUrlSchema({ example: 'https://api.openai.com/v1', credential: 'apiKey or headers' }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   body: z.record(z.string(), z.unknown()).optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),

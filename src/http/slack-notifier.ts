@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { publicError, publicText } from '../machine/public-text.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
@@ -53,7 +54,7 @@ export interface SlackNotifierOptions {
   readonly fetch?: typeof fetch;
   /** Waits between tries; inject one that returns at once in tests. Default `setTimeout`. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Failures, which never reach the run. */
+  /** Failures, which never reach the run; their messages hold no URL (a webhook URL is a secret), only its host. */
   readonly onError?: (error: unknown, context: SlackNotifierErrorContext) => void;
 }
 
@@ -97,7 +98,8 @@ class SlackPostError extends Error {
   readonly waitMs: number | undefined;
 
   constructor(message: string, retry: boolean, waitMs?: number) {
-    super(message);
+    // onError output is logged: a URL here could be the webhook URL, which is the secret.
+    super(publicText(message));
     this.name = 'SlackPostError';
     this.retry = retry;
     this.waitMs = waitMs;
@@ -164,7 +166,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
 
   const report = (error: unknown, context: SlackNotifierErrorContext) => {
     try {
-      options.onError?.(error, context);
+      options.onError?.(publicError(error), context);
     } catch {
       // The reporter's own failure has nowhere left to go.
     }

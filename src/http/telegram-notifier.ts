@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { publicError } from '../machine/public-text.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
@@ -49,7 +50,7 @@ export interface TelegramNotifierOptions {
   readonly fetch?: typeof fetch;
   /** Waits between tries; inject one that returns at once in tests. Default `setTimeout`. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Failures, which never reach the run; their messages never hold the bot token. */
+  /** Failures, which never reach the run; their messages never hold the bot token or a URL (only its host). */
   readonly onError?: (error: unknown, context: TelegramNotifierErrorContext) => void;
 }
 
@@ -167,10 +168,9 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Telegr
   const tails = new Map<string, Promise<void>>();
 
   const report = (error: unknown, context: TelegramNotifierErrorContext) => {
-    // An error from elsewhere (fetch, the store) could still quote the URL: never hand the token on.
-    const safe = !(error instanceof Error) || api.redact(error.message) === error.message ? error : Object.assign(new Error(api.redact(error.message)), { name: error.name });
     try {
-      options.onError?.(safe, context);
+      // An error from elsewhere (fetch, the store) could still quote the URL: never hand the token on.
+      options.onError?.(publicError(error, api.redact), context);
     } catch {
       // The reporter's own failure has nowhere left to go.
     }

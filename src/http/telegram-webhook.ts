@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { isCountersignError } from '../errors.js';
+import { publicError } from '../machine/public-text.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { claimOf, classifyRefusal } from './decision-replies.js';
@@ -83,9 +84,8 @@ function sameSecret(offered: string | undefined, expected: string): boolean {
 export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSettings) {
   const api = botApi({ apiUrl: settings.apiUrl ?? 'https://api.telegram.org', botToken: settings.botToken, fetch: settings.fetch ?? globalThis.fetch });
   const report = (error: unknown, operation: string, runId?: string) => {
-    const safe = !(error instanceof Error) || api.redact(error.message) === error.message ? error : Object.assign(new Error(api.redact(error.message)), { name: error.name });
     try {
-      settings.onError(safe, runId === undefined ? { operation } : { operation, runId });
+      settings.onError(publicError(error, api.redact), runId === undefined ? { operation } : { operation, runId });
     } catch {
       // The reporter's own failure has nowhere left to go.
     }

@@ -38,7 +38,11 @@ export interface RuntimeOptions {
   readonly staleAfterMs?: number;
   /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
   readonly workerId?: string;
-  /** Failures that must not stop a run (a notifier that threw), with what was being done. */
+  /**
+   * Failures that must not stop a run (a notifier that threw), with what was
+   * being done; also the full error of a failed model call (`operation: 'model'`),
+   * of which the run's `error` keeps only a public text.
+   */
   readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
 }
 
@@ -115,6 +119,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
+  /** The full error of a failed model call: the run's own `error` only says what others may read. */
+  const reportModelError = (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId);
+
   /** Tells listeners and the notifier what a commit that just landed announced. */
   const announce = (events: readonly RunEvent[]) => {
     if (events.length === 0) return;
@@ -183,7 +190,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
     try {
-      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner });
+      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError });
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(snapshot.runId);
@@ -239,7 +246,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     agent: agentNamed,
     async start(agentName: string, input: ExecuteInput) {
       const agent = agentNamed(agentName);
-      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner });
+      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner, onError: reportModelError });
     },
     get,
     respond,

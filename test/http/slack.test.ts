@@ -266,6 +266,24 @@ describe('createSlackNotifier: the message', () => {
     expect(String(r.notifierErrors[0]!.error)).not.toContain('secretpath');
   });
 
+  it('reports a failed post to onError without the webhook URL, even when the error quotes it', async () => {
+    const slack = await startFakeSlack(() => ({ status: 500, body: 'oops' }));
+    closers.push(() => slack.close());
+    // As HTTP clients like ky or got word it: the method and the full URL.
+    const quoting: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      throw new Error(`Request failed with status code ${response.status}: POST ${String(input)}`);
+    };
+    const s = await setup({ slack, notifier: { fetch: quoting, maxAttempts: 1 } });
+    await s.runtime.start('files', { input: '/tmp/x' });
+    await s.notifier.flush();
+    expect(s.notifierErrors.map((item) => item.operation)).toEqual(['post']);
+    const message = String(s.notifierErrors[0]!.error);
+    expect(message).toContain('Request failed with status code 500: POST 127.0.0.1:');
+    expect(message).not.toContain('secretpath');
+    expect(message).not.toContain('/services/');
+  });
+
   it('skips, without an error, an approval decided before its message went out', async () => {
     const s = await setup();
     const { runId, approvalId } = await paused(s);

@@ -216,6 +216,21 @@ describe('createTelegramNotifier: the message', () => {
     expect(String(unreachable.notifierErrors[0]!.error)).not.toContain('AAE-test_Token');
   });
 
+  it('reports an error that quotes the Bot API URL to onError without the URL or the token', async () => {
+    const quoting: typeof fetch = async (input) => {
+      throw new Error(`socket hang up: POST ${String(input)}`);
+    };
+    const s = await setup({ notifier: { fetch: quoting, maxAttempts: 1 } });
+    await s.runtime.start('files', { input: '/tmp/x' });
+    await s.notifier.flush();
+    expect(s.notifierErrors.map((item) => item.operation)).toEqual(['post']);
+    const message = String(s.notifierErrors[0]!.error);
+    expect(message).toContain('socket hang up: POST');
+    expect(message).not.toMatch(/https?:\/\//);
+    expect(message).not.toContain('AAE-test_Token');
+    expect(message).not.toContain('sendMessage?');
+  });
+
   it('retries a 429 after its retry_after and does not follow a redirect', async () => {
     let limited = 1;
     const telegram = await startFakeTelegram((request) => {

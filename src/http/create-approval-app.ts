@@ -11,6 +11,7 @@ import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { streamEvents, type EventFeed } from './events-route.js';
+import { linkRun } from './decision-replies.js';
 import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
@@ -432,16 +433,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      // Only read after respondWithLink has verified the token: which run and approval it names.
-      const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
       const work = runtime.respondWithLink(token, { mode: resumeMode }).catch(misconfigured);
       const outcome = await within(work, resumeTimeoutMs);
       if (!outcome.done) {
-        work.catch((error: unknown) => report(error, { operation: 'resume', runId: named().r }));
+        work.catch(async (error: unknown) => report(error, { operation: 'resume', ...(await linkRun(runtime, token)) }));
         return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       }
       const { snapshot, duplicate } = outcome.value;
-      const entry = snapshot.audit.find((item) => item.approvalId === named().a);
+      const entry = snapshot.audit.find((item) => item.approvalId === outcome.value.approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
     } catch (error) {

@@ -333,8 +333,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
       const tokenId = createHash('sha256').update(token).digest('base64url');
       const spentBefore = (await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
-      if (spentBefore && result.duplicate) throw new LinkTokenError('used');
-      return result;
+      if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
+      return { ...result, runId: claim.runId, approvalId: claim.approvalId };
     },
     async inspectLink(token: string) {
       const links = linkSettings();

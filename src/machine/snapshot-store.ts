@@ -55,4 +55,11 @@ export interface SnapshotStore {
    * deduplicate webhook deliveries and to spend one-time tokens.
    */
   remember(key: string, value: string, ttlMs: number): Promise<string | undefined>;
+  /**
+   * True when other processes and machines read and write these runs (Redis).
+   * Whatever can write there can then forge a run's state, so `createRuntime`
+   * warns once when an agent has no `decisionSecret`. Leave it out for a store
+   * only this process uses.
+   */
+  readonly shared?: boolean;
 }

@@ -17,6 +17,7 @@ import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
 import type { ResumeQueue } from './resume-queue.js';
+import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import type { RespondMode, RespondResult, Runtime } from './runtime.js';
 
 export interface RuntimeOptions {
@@ -105,6 +106,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     agents.set(agent.name, agent);
   }
   const store = options.store ?? createMemoryStore();
+  warnOfUnsignedAgents(store, options.agents);
   const clock = options.clock ?? Date.now;
   const maxRetries = options.maxRetries ?? 10;
   const staleAfterMs = options.staleAfterMs ?? 60_000;

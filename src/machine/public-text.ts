@@ -22,7 +22,10 @@ function hostOnly(match: string): string {
   }
 }
 
-const withoutUrls = (text: string) => text.replace(URL_PATTERN, hostOnly);
+/** The longest text scrubbed: the pattern is quadratic in the worst case, and nobody reads more in an error. */
+const MAX_SCRUBBED = 4000;
+
+const withoutUrls = (text: string) => (text.length > MAX_SCRUBBED ? `${text.slice(0, MAX_SCRUBBED)}…` : text).replace(URL_PATTERN, hostOnly);
 
 /**
  * `text` fit to show others: every URL cut to its host (`hooks.slack.com/…`),

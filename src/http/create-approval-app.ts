@@ -439,8 +439,8 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         work.catch(async (error: unknown) => report(error, { operation: 'resume', ...(await linkRun(runtime, token)) }));
         return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       }
-      const { snapshot, duplicate } = outcome.value;
-      const entry = snapshot.audit.find((item) => item.approvalId === outcome.value.approvalId);
+      const { snapshot, duplicate, approvalId } = outcome.value;
+      const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
     } catch (error) {

@@ -249,8 +249,11 @@ export class StoreUnavailableError extends CountersignError {
 /** A one-click approval link is forged, altered, expired or already used. */
 export class LinkTokenError extends CountersignError {
   readonly reason: 'malformed' | 'bad_signature' | 'expired' | 'used';
+  /** The run the token names; known only for a genuine token (`used`), since tokens are opaque. */
+  readonly runId: string | undefined;
+  readonly approvalId: string | undefined;
 
-  constructor(reason: LinkTokenError['reason']) {
+  constructor(reason: LinkTokenError['reason'], target?: { readonly runId: string; readonly approvalId: string }) {
     super(
       'invalid_link_token',
       {
@@ -261,6 +264,8 @@ export class LinkTokenError extends CountersignError {
       }[reason],
     );
     this.reason = reason;
+    this.runId = target?.runId;
+    this.approvalId = target?.approvalId;
   }
 }
 

@@ -3,12 +3,14 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { ConfigError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { blanketDecisions } from './blanket-decisions.js';
 import { streamEvents, type EventFeed } from './events-route.js';
+import { linkRun } from './decision-replies.js';
 import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
 import { loopbackOnly } from './loopback-only.js';
 import { openApiDocument } from './openapi.js';
@@ -107,7 +109,7 @@ const optionsSchema = z.object({
   slack: z
     .strictObject({
       signingSecret: z.union([z.string().min(16, 'must be the Slack app\'s signing secret'), z.array(z.string().min(16, 'must be the Slack app\'s signing secret')).min(1)]),
-      responseUrlOrigins: z.array(z.url({ protocol: /^https?$/, message: 'must be an http(s) origin, e.g. https://hooks.slack.com' })).min(1).optional(),
+      responseUrlOrigins: z.array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' })).min(1).optional(),
       fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
     })
     .optional(),
@@ -115,7 +117,7 @@ const optionsSchema = z.object({
     .strictObject({
       secretToken: z.string().regex(TELEGRAM_SECRET_TOKEN_PATTERN, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram\'s rule for secret_token)'),
       botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
-      apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://api.telegram.org' }).optional(),
+      apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
       fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
     })
     .optional(),
@@ -425,16 +427,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      // Only read after respondWithLink has verified the token: which run and approval it names.
-      const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
       const work = runtime.respondWithLink(token, { mode: resumeMode }).catch(misconfigured);
       const outcome = await within(work, resumeTimeoutMs);
       if (!outcome.done) {
-        work.catch((error: unknown) => report(error, { operation: 'resume', runId: named().r }));
+        work.catch(async (error: unknown) => report(error, { operation: 'resume', ...(await linkRun(runtime, token)) }));
         return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       }
-      const { snapshot, duplicate } = outcome.value;
-      const entry = snapshot.audit.find((item) => item.approvalId === named().a);
+      const { snapshot, duplicate, approvalId } = outcome.value;
+      const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
     } catch (error) {

@@ -5,10 +5,13 @@ import { isCountersignError } from '../errors.js';
 import type { AuditEntry } from '../machine/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 
-/** Run and approval a link token names; read only after the runtime verified the token. */
-export function claimOf(token: string): { readonly r?: string; readonly a?: string } {
+/**
+ * The run a link token names, for an error report, asked of the runtime: tokens
+ * are opaque. Empty when the runtime cannot tell (a forged or expired token).
+ */
+export async function linkRun(runtime: Runtime, token: string): Promise<{ readonly runId?: string }> {
   try {
-    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: string; a?: string };
+    return { runId: (await runtime.inspectLink(token)).claim.runId };
   } catch {
     return {};
   }
@@ -31,12 +34,12 @@ export type Refusal =
   | { readonly kind: 'unexpected'; readonly config: boolean };
 
 /** Classifies an error thrown by `respondWithLink(token)`; for a used token, finds who decided. */
-export async function classifyRefusal(runtime: Runtime, error: unknown, token: string): Promise<Refusal> {
+export async function classifyRefusal(runtime: Runtime, error: unknown): Promise<Refusal> {
   const code = isCountersignError(error) ? error.code : undefined;
   const reason = (error as { reason?: unknown } | null | undefined)?.reason;
   if (code === 'invalid_link_token' && reason === 'used') {
-    const { r, a } = claimOf(token);
-    const entry = r === undefined ? undefined : (await runtime.get(r).catch(() => undefined))?.audit.find((item) => item.approvalId === a);
+    const { runId, approvalId } = error as { runId?: string; approvalId?: string };
+    const entry = runId === undefined ? undefined : (await runtime.get(runId).catch(() => undefined))?.audit.find((item) => item.approvalId === approvalId);
     return { kind: 'used', entry };
   }
   if (code === 'invalid_link_token' && reason === 'expired') return { kind: 'expired' };

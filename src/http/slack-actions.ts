@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { RespondResult, Runtime } from '../runtime/runtime.js';
+import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
-import { claimOf, classifyRefusal } from './decision-replies.js';
+import { classifyRefusal, linkRun } from './decision-replies.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { escapeSlack, SLACK_ACTION_IDS, slackWho } from './slack-message.js';
@@ -101,9 +101,11 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
       // The reporter's own failure has nowhere left to go.
     }
   };
+  /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
+  const reportClick = (error: unknown, operation: string, token: string) => void linkRun(runtime, token).then(({ runId }) => report(error, operation, runId));
 
-  const outcomeReply = (result: RespondResult, token: string, user: string): Reply => {
-    const entry = result.snapshot.audit.find((item) => item.approvalId === claimOf(token).a);
+  const outcomeReply = (result: LinkRespondResult, user: string): Reply => {
+    const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
     const tool = entry ? ` *${escapeSlack(entry.toolName)}*,` : '';
     if (result.duplicate) {
       return { text: `Already ${entry?.decision ?? 'decided'} by ${slackWho(entry?.by)}:${tool} run is ${result.status}.`, replace: true };
@@ -113,7 +115,7 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
   };
 
   const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
-    const refusal = await classifyRefusal(runtime, error, token);
+    const refusal = await classifyRefusal(runtime, error);
     switch (refusal.kind) {
       case 'used': {
         const who = refusal.entry ? `${refusal.entry.decision} by ${slackWho(refusal.entry.by)}` : 'decided';
@@ -134,7 +136,7 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
       case 'store':
         return { text: 'Your decision could not be recorded just now; click again in a moment.', replace: false };
       case 'unexpected':
-        report(error, 'slack-action', claimOf(token).r);
+        reportClick(error, 'slack-action', token);
         return {
           text: refusal.config ? 'Approvals from Slack are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.',
           replace: false,
@@ -142,15 +144,16 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
     }
   };
 
-  const tell = async (responseUrl: string, reply: Reply, runId: string | undefined) => {
+  const tell = async (responseUrl: string, reply: Reply, token: string) => {
+    const failed = (error: unknown) => reportClick(error, 'slack-response', token);
     let url: URL;
     try {
       url = new URL(responseUrl);
     } catch {
-      return report(new Error('Slack sent a response_url that is not a URL; the outcome was not posted.'), 'slack-response', runId);
+      return failed(new Error('Slack sent a response_url that is not a URL; the outcome was not posted.'));
     }
     if (!origins.has(url.origin) || url.username !== '' || url.password !== '') {
-      return report(new Error(`Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...origins].join(', ')}); the outcome was not posted.`), 'slack-response', runId);
+      return failed(new Error(`Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...origins].join(', ')}); the outcome was not posted.`));
     }
     const body = JSON.stringify(reply.replace ? { replace_original: true, text: reply.text } : { replace_original: false, response_type: 'ephemeral', text: reply.text });
     for (let tries = 1; ; tries++) {
@@ -164,9 +167,9 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
         });
         await response.body?.cancel().catch(() => {});
         if (response.ok) return;
-        if (response.status < 500 || tries >= 2) return report(new Error(`Slack answered the response_url post with HTTP ${response.status}.`), 'slack-response', runId);
+        if (response.status < 500 || tries >= 2) return failed(new Error(`Slack answered the response_url post with HTTP ${response.status}.`));
       } catch (error) {
-        if (tries >= 2) return report(error, 'slack-response', runId);
+        if (tries >= 2) return failed(error);
       }
     }
   };
@@ -179,15 +182,15 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
       const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, settings.resumeTimeoutMs, undefined)));
       const result = await Promise.race([work, late]).finally(() => clearTimeout(timer));
       if (result === undefined) {
-        work.catch((error: unknown) => report(error, 'resume', claimOf(token).r));
+        work.catch((error: unknown) => reportClick(error, 'resume', token));
         reply = { text: `Decision by <@${user}> recorded; the run is carrying on.`, replace: true };
       } else {
-        reply = outcomeReply(result, token, user);
+        reply = outcomeReply(result, user);
       }
     } catch (error) {
       reply = await refusalReply(error, token, user);
     }
-    if (responseUrl !== undefined) await tell(responseUrl, reply, claimOf(token).r);
+    if (responseUrl !== undefined) await tell(responseUrl, reply, token);
   };
 
   return async function slackActionsHandler(c: Context<AppEnv>): Promise<Response> {

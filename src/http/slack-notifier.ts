@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { publicError, publicText } from '../machine/public-text.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AuditEntry } from '../machine/types.js';
@@ -52,7 +54,7 @@ export interface SlackNotifierOptions {
   readonly fetch?: typeof fetch;
   /** Waits between tries; inject one that returns at once in tests. Default `setTimeout`. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Failures, which never reach the run. */
+  /** Failures, which never reach the run; their messages hold no URL (a webhook URL is a secret), only its host. */
   readonly onError?: (error: unknown, context: SlackNotifierErrorContext) => void;
 }
 
@@ -71,14 +73,13 @@ export interface SlackNotifier extends Notifier {
   flush(): Promise<void>;
 }
 
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, message: `must be an http(s) URL, e.g. ${what}` });
 const optionsSchema = z.strictObject(
   {
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
-    webhookUrl: httpUrl('https://hooks.slack.com/services/T000/B000/XXXX').optional(),
+    webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
     token: z.string().regex(/^[\x21-\x7e]{8,512}$/, 'must be a Slack token (xoxb-...)').optional(),
     channel: z.string().min(1).max(256).optional(),
-    apiUrl: httpUrl('https://slack.com/api').optional(),
+    apiUrl: httpUrlSchema({ example: 'https://slack.com/api', credential: 'token' }).optional(),
     linkTtlMs: z.number().int().positive().optional(),
     announceResolved: z.boolean().optional(),
     maxAttempts: z.number().int().min(1).max(10).optional(),
@@ -97,7 +98,8 @@ class SlackPostError extends Error {
   readonly waitMs: number | undefined;
 
   constructor(message: string, retry: boolean, waitMs?: number) {
-    super(message);
+    // onError output is logged: a URL here could be the webhook URL, which is the secret.
+    super(publicText(message));
     this.name = 'SlackPostError';
     this.retry = retry;
     this.waitMs = waitMs;
@@ -164,7 +166,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
 
   const report = (error: unknown, context: SlackNotifierErrorContext) => {
     try {
-      options.onError?.(error, context);
+      options.onError?.(publicError(error), context);
     } catch {
       // The reporter's own failure has nowhere left to go.
     }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { publicError } from '../machine/public-text.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest } from '../machine/types.js';
@@ -48,7 +50,7 @@ export interface TelegramNotifierOptions {
   readonly fetch?: typeof fetch;
   /** Waits between tries; inject one that returns at once in tests. Default `setTimeout`. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Failures, which never reach the run; their messages never hold the bot token. */
+  /** Failures, which never reach the run; their messages never hold the bot token or a URL (only its host). */
   readonly onError?: (error: unknown, context: TelegramNotifierErrorContext) => void;
 }
 
@@ -75,7 +77,7 @@ const optionsSchema = z.strictObject(
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
     chatId: z.union([z.number().int().safe(), z.string().regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/, 'must be a chat id or @channelusername')]),
-    apiUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://api.telegram.org' }).optional(),
+    apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
     linkTtlMs: z.number().int().positive().optional(),
     maxAttempts: z.number().int().min(1).max(10).optional(),
     backoffMs: z.number().int().min(0).max(60_000).optional(),
@@ -166,10 +168,9 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Telegr
   const tails = new Map<string, Promise<void>>();
 
   const report = (error: unknown, context: TelegramNotifierErrorContext) => {
-    // An error from elsewhere (fetch, the store) could still quote the URL: never hand the token on.
-    const safe = !(error instanceof Error) || api.redact(error.message) === error.message ? error : Object.assign(new Error(api.redact(error.message)), { name: error.name });
     try {
-      options.onError?.(safe, context);
+      // An error from elsewhere (fetch, the store) could still quote the URL: never hand the token on.
+      options.onError?.(publicError(error, api.redact), context);
     } catch {
       // The reporter's own failure has nowhere left to go.
     }

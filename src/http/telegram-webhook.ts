@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { isCountersignError } from '../errors.js';
-import type { RespondResult, Runtime } from '../runtime/runtime.js';
+import { publicError } from '../machine/public-text.js';
+import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
-import { claimOf, classifyRefusal } from './decision-replies.js';
+import { classifyRefusal, linkRun } from './decision-replies.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, telegramKey, telegramWho } from './telegram-api.js';
@@ -83,16 +84,18 @@ function sameSecret(offered: string | undefined, expected: string): boolean {
 export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSettings) {
   const api = botApi({ apiUrl: settings.apiUrl ?? 'https://api.telegram.org', botToken: settings.botToken, fetch: settings.fetch ?? globalThis.fetch });
   const report = (error: unknown, operation: string, runId?: string) => {
-    const safe = !(error instanceof Error) || api.redact(error.message) === error.message ? error : Object.assign(new Error(api.redact(error.message)), { name: error.name });
     try {
-      settings.onError(safe, runId === undefined ? { operation } : { operation, runId });
+      settings.onError(publicError(error, api.redact), runId === undefined ? { operation } : { operation, runId });
     } catch {
       // The reporter's own failure has nowhere left to go.
     }
   };
+  /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
+  const reportClick = (error: unknown, operation: string, token: string | undefined) =>
+    token === undefined ? report(error, operation) : void linkRun(runtime, token).then(({ runId }) => report(error, operation, runId));
 
-  const outcomeReply = (result: RespondResult, token: string, user: string): Reply => {
-    const entry = result.snapshot.audit.find((item) => item.approvalId === claimOf(token).a);
+  const outcomeReply = (result: LinkRespondResult, user: string): Reply => {
+    const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
     const tool = entry ? ` ${escapeTelegram(entry.toolName)},` : '';
     if (result.duplicate) {
       const text = `Already ${entry?.decision ?? 'decided'} by ${telegramWho(entry?.by)}:${tool} run is ${result.status}.`;
@@ -103,7 +106,7 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
   };
 
   const refusalReply = async (error: unknown, token: string, user: string): Promise<Reply> => {
-    const refusal = await classifyRefusal(runtime, error, token);
+    const refusal = await classifyRefusal(runtime, error);
     switch (refusal.kind) {
       case 'used': {
         const who = refusal.entry ? `${refusal.entry.decision} by ${telegramWho(refusal.entry.by)}` : 'decided';
@@ -124,19 +127,19 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
       case 'store':
         return { toast: 'Your decision could not be recorded just now; click again in a moment.' };
       case 'unexpected':
-        report(error, 'telegram-action', claimOf(token).r);
+        reportClick(error, 'telegram-action', token);
         return { toast: refusal.config ? 'Approvals from Telegram are not set up on this server; nothing was done.' : 'Something went wrong; your decision may not be recorded. Try again.' };
     }
   };
 
   type Query = NonNullable<z.output<typeof updateSchema>['callback_query']>;
 
-  const tell = async (query: Query, reply: Reply, runId: string | undefined) => {
+  const tell = async (query: Query, reply: Reply, token: string | undefined) => {
     try {
       // Telegram caps a callback answer's text at 200 characters.
       await api.call('answerCallbackQuery', { callback_query_id: query.id, text: reply.toast.slice(0, 200), ...(reply.edit === undefined ? { show_alert: true } : {}) });
     } catch (error) {
-      report(error, 'telegram-answer', runId);
+      reportClick(error, 'telegram-answer', token);
     }
     if (reply.edit === undefined) return;
     const where = query.message ? { chat_id: query.message.chat.id, message_id: query.message.message_id } : query.inline_message_id ? { inline_message_id: query.inline_message_id } : undefined;
@@ -145,7 +148,7 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
       // No reply_markup: the keyboard goes with the old text.
       await api.call('editMessageText', { ...where, text: fitTelegram(reply.edit, TELEGRAM_TEXT_LIMIT), parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
     } catch (error) {
-      report(error, 'telegram-edit', runId);
+      reportClick(error, 'telegram-edit', token);
     }
   };
 
@@ -171,15 +174,15 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
       const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, settings.resumeTimeoutMs, undefined)));
       const result = await Promise.race([work, late]).finally(() => clearTimeout(timer));
       if (result === undefined) {
-        work.catch((error: unknown) => report(error, 'resume', claimOf(token).r));
+        work.catch((error: unknown) => reportClick(error, 'resume', token));
         reply = { toast: 'Decision recorded.', edit: `Decision by ${telegramWho(`telegram:${user}`)} recorded; the run is carrying on.` };
       } else {
-        reply = outcomeReply(result, token, user);
+        reply = outcomeReply(result, user);
       }
     } catch (error) {
       reply = await refusalReply(error, token, user);
     }
-    await tell(query, reply, claimOf(token).r);
+    await tell(query, reply, token);
   };
 
   return async function telegramWebhookHandler(c: Context<AppEnv>): Promise<Response> {

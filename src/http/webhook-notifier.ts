@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { publicText } from '../machine/public-text.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, AuditEntry, RunError } from '../machine/types.js';
@@ -61,7 +63,7 @@ export interface WebhookDeadLetter {
   readonly attempts: number;
   /** HTTP status of the last try, when the receiver answered at all. */
   readonly lastStatus?: number;
-  /** Why the last try failed: `HTTP 500: <start of the body>`, `timed out after 10000 ms`, `ECONNREFUSED` … */
+  /** Why the last try failed: `HTTP 500: <start of the body>`, `timed out after 10000 ms`, `ECONNREFUSED` …; any URL in it cut to its host (`hooks.example.com/…`). */
   readonly lastError: string;
   /** When the notifier gave up (ISO 8601). */
   readonly failedAt: string;
@@ -144,7 +146,7 @@ const secretSchema = z
 
 const optionsSchema = z.strictObject(
   {
-    url: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL, e.g. https://hooks.example.com/countersign' }),
+    url: httpUrlSchema({ example: 'https://hooks.example.com/countersign', credential: 'secret (every delivery is signed with it)' }),
     secret: z.union([secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')], `must be a whsec_ secret or a list of them.${SECRET_HINT}`),
     events: z.array(z.enum(EVENT_TYPES, `must be one of ${EVENT_TYPES.join(', ')}`)).min(1, 'is empty; leave it out to send approval.requested and approval.resolved').optional(),
     maxAttempts: z.number().int('must be a whole number').min(1).max(100).optional(),
@@ -384,7 +386,8 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       body: delivery.body,
       attempts,
       ...(last.status === undefined ? {} : { lastStatus: last.status }),
-      lastError: last.error,
+      // Dead letters are stored and logged: the receiver's answer and a redirect's target may quote a URL with a secret in it.
+      lastError: publicText(last.error),
       failedAt: new Date(clock()).toISOString(),
     };
     if (keepDeadLetters > 0) {

@@ -8,6 +8,7 @@ import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-cal
 import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
+import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { initialSnapshot, step } from './step.js';
@@ -34,6 +35,13 @@ export interface ExecuteOptions {
   readonly checkpoint?: (snapshot: AgentSnapshot) => Promise<void>;
   /** Who holds the lease on a started tool call; a random id per process otherwise. */
   readonly leaseOwner?: string;
+  /**
+   * Told the full error of a failed model call. The run's `error.message` is
+   * only a public text (`The model call failed: HTTP 401 (authentication).`):
+   * it is stored, served and sent in webhooks, and a provider's error can echo
+   * the API key or a URL with a secret. `createRuntime` wires its own `onError` here.
+   */
+  readonly onError?: (error: unknown, context: { readonly operation: 'model'; readonly runId: string }) => void;
 }
 
 const processLeaseOwner = `proc_${randomUUID()}`;
@@ -179,7 +187,12 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             message = parsed.data as AssistantMessage;
           } catch (error) {
             if (controller.signal.aborted) break;
-            await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: (error as Error)?.message ?? String(error) } });
+            try {
+              options.onError?.(error, { operation: 'model', runId: snapshot.runId });
+            } catch {
+              // The reporter's own failure has nowhere left to go.
+            }
+            await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: modelFailureText(error) } });
             break;
           }
           await advance({ type: 'MODEL_RESPONDED', at: settings.clock(), message });

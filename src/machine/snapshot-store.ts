@@ -63,4 +63,11 @@ export interface SnapshotStore {
    * claim someone else took after this one ran out.
    */
   replaceRemembered(key: string, expected: string, value: string | undefined, ttlMs: number): Promise<boolean>;
+  /**
+   * True when other processes and machines read and write these runs (Redis).
+   * Whatever can write there can then forge a run's state, so `createRuntime`
+   * warns once when an agent has no `decisionSecret`. Leave it out for a store
+   * only this process uses.
+   */
+  readonly shared?: boolean;
 }

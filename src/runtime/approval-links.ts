@@ -1,6 +1,6 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { LinkTokenError } from '../errors.js';
-import { hmac, safeEqual } from '../machine/digest.js';
 
 /** What a one-click link token grants: one decision on one approval, until a time. */
 export interface LinkClaim {
@@ -20,26 +20,55 @@ export interface ApprovalLinks {
 
 const claimSchema = z.object({ r: z.string(), a: z.string(), d: z.enum(['approve', 'deny']), e: z.number(), b: z.string().optional() });
 
-/** What a token is for is part of what is signed, so an inbox token never passes as a decision link, nor the reverse. */
-type Purpose = 'countersign.link.v1' | 'countersign.inbox.v1';
+/**
+ * What a token is for is sealed with it (as associated data), so an inbox token
+ * never passes as a decision link, nor the reverse. v2: sealed, not only signed.
+ */
+type Purpose = 'countersign.link.v2' | 'countersign.inbox.v2';
 
-function sign(secret: string, purpose: Purpose, payload: string): string {
-  return hmac(secret, [purpose, payload]);
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The AES-256-GCM key of `secret`: derived with HKDF, so the secret itself never keys a cipher. */
+function keyOf(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, '', 'countersign approval-link tokens', 32));
 }
 
+/**
+ * Tokens travel in URLs, Slack buttons and logs, so what they carry (the run,
+ * who the link was sent to) is encrypted, not only signed: `<iv + ciphertext>.<tag>`,
+ * both base64url, AES-256-GCM.
+ */
 function mint(secret: string, purpose: Purpose, claim: object): string {
-  const payload = Buffer.from(JSON.stringify(claim)).toString('base64url');
-  return `${payload}.${sign(secret, purpose, payload)}`;
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(purpose));
+  const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(claim), 'utf8'), cipher.final()]);
+  return `${sealed.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
 }
 
-/** Verifies a token's signature and reads its payload with `schema`; throws `LinkTokenError`. */
+/** Decrypts and authenticates a token, reads its claim with `schema` and checks its expiry; throws `LinkTokenError`. */
 function open<T extends { e: number }>(secret: string, purpose: Purpose, schema: z.ZodType<T>, token: string, now: number): T {
-  const [payload, signature, extra] = token.split('.');
-  if (!payload || !signature || extra !== undefined) throw new LinkTokenError('malformed');
-  if (!safeEqual(signature, sign(secret, purpose, payload))) throw new LinkTokenError('bad_signature');
+  const [body, tag, extra] = token.split('.');
+  if (!body || !tag || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(tag)) throw new LinkTokenError('malformed');
+  const sealed = Buffer.from(body, 'base64url');
+  const tagBytes = Buffer.from(tag, 'base64url');
+  if (sealed.length <= IV_BYTES || tagBytes.length !== TAG_BYTES) throw new LinkTokenError('malformed');
+  // Another spelling of the same bytes is another token string: refused, so each token has one form (and one spent-marker).
+  if (sealed.toString('base64url') !== body || tagBytes.toString('base64url') !== tag) throw new LinkTokenError('bad_signature');
+  let plain: string;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), sealed.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAuthTag(tagBytes);
+    plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new LinkTokenError('bad_signature');
+  }
   let parsed: T;
   try {
-    parsed = schema.parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+    parsed = schema.parse(JSON.parse(plain));
   } catch {
     throw new LinkTokenError('malformed');
   }
@@ -47,14 +76,14 @@ function open<T extends { e: number }>(secret: string, purpose: Purpose, schema:
   return parsed;
 }
 
-/** A token binding run, approval, decision and expiry with HMAC-SHA256. */
+/** An opaque token sealing run, approval, decision, expiry and recipient with AES-256-GCM. */
 export function mintLinkToken(secret: string, claim: LinkClaim): string {
-  return mint(secret, 'countersign.link.v1', { r: claim.runId, a: claim.approvalId, d: claim.decision, e: claim.expiresAt, b: claim.approvedBy });
+  return mint(secret, 'countersign.link.v2', { r: claim.runId, a: claim.approvalId, d: claim.decision, e: claim.expiresAt, b: claim.approvedBy });
 }
 
-/** Checks a token's signature and expiry and returns what it grants; throws `LinkTokenError`. */
+/** Opens a token, checks its integrity and expiry, and returns what it grants; throws `LinkTokenError`. */
 export function readLinkToken(secret: string, token: string, now: number): LinkClaim {
-  const parsed = open(secret, 'countersign.link.v1', claimSchema, token, now);
+  const parsed = open(secret, 'countersign.link.v2', claimSchema, token, now);
   return { runId: parsed.r, approvalId: parsed.a, decision: parsed.d, expiresAt: parsed.e, ...(parsed.b === undefined ? {} : { approvedBy: parsed.b }) };
 }
 
@@ -66,14 +95,14 @@ export interface InboxClaim {
 
 const inboxSchema = z.object({ w: z.string().min(1), e: z.number() });
 
-/** A token binding a reviewer and an expiry with HMAC-SHA256, for `GET /inbox/<token>`. */
+/** An opaque token sealing a reviewer and an expiry, for `GET /inbox/<token>`. */
 export function mintInboxToken(secret: string, claim: InboxClaim): string {
-  return mint(secret, 'countersign.inbox.v1', { w: claim.reviewer, e: claim.expiresAt });
+  return mint(secret, 'countersign.inbox.v2', { w: claim.reviewer, e: claim.expiresAt });
 }
 
-/** Checks an inbox token's signature and expiry; throws `LinkTokenError`. */
+/** Opens an inbox token and checks its integrity and expiry; throws `LinkTokenError`. */
 export function readInboxToken(secret: string, token: string, now: number): InboxClaim {
-  const parsed = open(secret, 'countersign.inbox.v1', inboxSchema, token, now);
+  const parsed = open(secret, 'countersign.inbox.v2', inboxSchema, token, now);
   return { reviewer: parsed.w, expiresAt: parsed.e };
 }
 

@@ -8,6 +8,7 @@ import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
@@ -16,6 +17,7 @@ import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
 import type { ResumeQueue } from './resume-queue.js';
+import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import type { RespondMode, RespondResult, Runtime } from './runtime.js';
 
 export interface RuntimeOptions {
@@ -37,7 +39,11 @@ export interface RuntimeOptions {
   readonly staleAfterMs?: number;
   /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
   readonly workerId?: string;
-  /** Failures that must not stop a run (a notifier that threw), with what was being done. */
+  /**
+   * Failures that must not stop a run (a notifier that threw), with what was
+   * being done; also the full error of a failed model call (`operation: 'model'`),
+   * of which the run's `error` keeps only a public text.
+   */
   readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
 }
 
@@ -51,7 +57,7 @@ const optionsSchema = z.object({
   links: z
     .object({
       secret: z.string().min(16, 'use at least 16 characters of randomness'),
-      baseUrl: z.url('must be an absolute URL, e.g. https://approvals.example.com'),
+      baseUrl: httpUrlSchema({ example: 'https://approvals.example.com', credential: 'secret (it signs every link)' }),
       expiresInMs: z.number().int().positive().optional(),
     })
     .optional(),
@@ -100,6 +106,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     agents.set(agent.name, agent);
   }
   const store = options.store ?? createMemoryStore();
+  warnOfUnsignedAgents(store, options.agents);
   const clock = options.clock ?? Date.now;
   const maxRetries = options.maxRetries ?? 10;
   const staleAfterMs = options.staleAfterMs ?? 60_000;
@@ -113,6 +120,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // The error reporter's own failure has nowhere left to go.
     }
   };
+
+  /** The full error of a failed model call: the run's own `error` only says what others may read. */
+  const reportModelError = (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId);
 
   /** Tells listeners and the notifier what a commit that just landed announced. */
   const announce = (events: readonly RunEvent[]) => {
@@ -182,7 +192,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
     try {
-      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner });
+      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError });
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(snapshot.runId);
@@ -238,7 +248,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     agent: agentNamed,
     async start(agentName: string, input: ExecuteInput) {
       const agent = agentNamed(agentName);
-      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner });
+      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner, onError: reportModelError });
     },
     get,
     respond,
@@ -325,8 +335,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
       const tokenId = createHash('sha256').update(token).digest('base64url');
       const spentBefore = (await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
-      if (spentBefore && result.duplicate) throw new LinkTokenError('used');
-      return result;
+      if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
+      return { ...result, runId: claim.runId, approvalId: claim.approvalId };
     },
     async inspectLink(token: string) {
       const links = linkSettings();

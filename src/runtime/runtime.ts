@@ -34,6 +34,12 @@ export interface RespondResult {
   readonly duplicate: boolean;
 }
 
+/** What `respondWithLink` answers: the outcome, and which run and approval the (opaque) token named. */
+export interface LinkRespondResult extends RespondResult {
+  readonly runId: string;
+  readonly approvalId: string;
+}
+
 /**
  * Agents plus a store: starts runs, records decisions exactly once, resumes
  * runs, expires and recovers them.
@@ -59,7 +65,7 @@ export interface Runtime {
    * Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used.
    * `approvedBy` names who used it (e.g. `slack:U123`) when the token was minted without one; a token's own `approvedBy` wins.
    */
-  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string }): Promise<RespondResult>;
+  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string }): Promise<LinkRespondResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
   /** A reviewer's inbox URL (`${baseUrl}/inbox/<token>`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */

@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors.js';
 import type { AssistantMessage, Message, Model, ModelRequest, ToolCall } from '../machine/types.js';
 
 /** One scripted answer: a fixed message, or a function of the request. */
@@ -28,7 +29,7 @@ export function createScriptedModel(script: readonly ScriptedTurn[] | ((request:
       calls.push(request);
       if (typeof script === 'function') return { message: await script(request) };
       const turn = script[index++];
-      if (turn === undefined) throw new Error(`The scripted model has only ${script.length} turns; call ${index} asked for one more.`);
+      if (turn === undefined) throw new ConfigError(`The scripted model has only ${script.length} turns; call ${index} asked for one more.`);
       return { message: typeof turn === 'function' ? await turn(request) : turn };
     },
   };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approveAll, ConfigError, createAgent, defineTool } from 'countersign';
 import { createOpenAIChatModel, ModelProviderError } from 'countersign/openai';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -98,18 +99,40 @@ describe('createOpenAIChatModel', () => {
     const failing = model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
     await expect(failing).rejects.toBeInstanceOf(ModelProviderError);
     answers = [{ status: 401, body: { error: 'bad key' } }];
-    await expect(model.generate({ messages: [], tools: [] })).rejects.toMatchObject({ status: 401, message: expect.stringContaining('bad key') });
+    const error = (await model.generate({ messages: [], tools: [] }).catch((thrown: unknown) => thrown)) as ModelProviderError;
+    expect(error).toMatchObject({ status: 401, message: 'The model provider answered HTTP 401 (authentication).' });
+    // What the provider wrote stays on the error, out of its message and of JSON.stringify.
+    expect(error.detail).toContain('bad key');
+    expect(JSON.stringify(error)).not.toContain('bad key');
   });
 
-  it('a provider failure fails the run with a readable error, not a crash', async () => {
-    answers = [{ status: 400, body: { error: { message: 'context too long' } } }];
-    const agent = createAgent({ name: 'openai-fail', model: createOpenAIChatModel({ model: 'gpt-test', baseUrl, maxRetries: 0 }), tools: [] });
-    const failed = await agent.execute({ input: 'go' });
-    expect(failed).toMatchObject({ status: 'failed', stopReason: 'error', error: { code: 'model_error', message: expect.stringContaining('context too long') } });
+  it('a provider failure fails the run with a public error, not a crash; the provider body goes to onError only', async () => {
+    const key = 'sk-live-KEY0123456789abcdef';
+    answers = [{ status: 401, body: { error: { message: `Incorrect API key provided: ${key}. Find your key at https://platform.openai.com/account/api-keys.` } } }];
+    const agent = createAgent({ name: 'openai-fail', model: createOpenAIChatModel({ model: 'gpt-test', baseUrl, apiKey: key, maxRetries: 0 }), tools: [] });
+    const reported: unknown[] = [];
+    const failed = await agent.execute({ input: 'go' }, { onError: (error) => reported.push(error) });
+    expect(failed).toMatchObject({ status: 'failed', stopReason: 'error', error: { code: 'model_error', message: 'The model call failed: HTTP 401 (authentication).' } });
+    expect(JSON.stringify(failed)).not.toContain(key);
+    expect(reported).toHaveLength(1);
+    expect((reported[0] as ModelProviderError).detail).toContain(`Incorrect API key provided: ${key}`);
+  });
+
+  it('keeps an answer that is not a chat completion out of the message', async () => {
+    answers = [{ status: 200, body: { echo: 'sk-live-KEY0123456789abcdef' } }];
+    const model = createOpenAIChatModel({ model: 'gpt-test', baseUrl, maxRetries: 0 });
+    const error = (await model.generate({ messages: [], tools: [] }).catch((thrown: unknown) => thrown)) as ModelProviderError;
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect(error.message).toBe('The model provider answered HTTP 200 with something that is not a chat completion.');
+    expect(error.detail).toContain('sk-live-KEY');
   });
 
   it('refuses bad options with a ConfigError', () => {
     expect(() => createOpenAIChatModel({ model: '' })).toThrow(ConfigError);
     expect(() => createOpenAIChatModel({ model: 'm', baseUrl: 'not a url' })).toThrow(/baseUrl/);
+  });
+
+  it('refuses a baseUrl with a user name and password, pointing at apiKey or headers instead', () => {
+    expectCredentialsRefused(() => createOpenAIChatModel({ model: 'm', baseUrl: withCredentials('https://llm.example.com/v1') }), 'baseUrl', /Put the credential in apiKey or headers/);
   });
 });

@@ -65,7 +65,7 @@ describe('the agent loop', () => {
       tools: [],
     });
     const done = await agent.execute({ input: 'hi' });
-    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'model_error', message: 'rate limited' } });
+    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'model_error', message: 'The model call failed; the details went to the operator (onError), not here.' } });
   });
 
   it('a model answer that is not an assistant message fails the run with invalid_model_response', async () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApprovalApp } from 'countersign/http';
 import { createRuntime } from 'countersign';
+import { expectOpaque } from '../support/opaque-token.js';
 import { harness, TOKEN } from './harness.js';
 
 const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
@@ -29,9 +30,10 @@ describe('reviewer inbox', () => {
 
     const targets = formTargets(html);
     expect(targets).toHaveLength(4);
-    const claims = targets.map((token) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { r: string; d: string; b: string });
-    expect(claims.every((claim) => claim.b === 'alice@example.com')).toBe(true);
-    const approve = targets[claims.findIndex((claim) => claim.r === one.runId && claim.d === 'approve')]!;
+    // Tokens are opaque: only the runtime can say what each one grants.
+    const claims = await Promise.all(targets.map(async (token) => (await h.runtime.inspectLink(token)).claim));
+    expect(claims.every((claim) => claim.approvedBy === 'alice@example.com')).toBe(true);
+    const approve = targets[claims.findIndex((claim) => claim.runId === one.runId && claim.decision === 'approve')]!;
     const decided = await h.app.request(`/links/${approve}`, { method: 'POST' });
     expect(decided.status).toBe(200);
     expect(await h.runtime.get(one.runId)).toMatchObject({ status: 'completed', audit: [{ decision: 'approved', by: 'alice@example.com' }] });
@@ -41,6 +43,20 @@ describe('reviewer inbox', () => {
     expect(after).not.toContain('/tmp/one');
     expect(after).toContain('/tmp/two');
     expect(two.status).toBe('awaitingApproval');
+  });
+
+  it('keeps the reviewer out of sight: neither the inbox URL nor its buttons can be read by whoever sees them', async () => {
+    const h = harness();
+    const run = await h.runtime.start('files', { input: '/tmp/one' });
+    const inbox = await h.runtime.inboxLink('alice@example.com');
+    const token = tokenOf(inbox.url, 'inbox');
+    expectOpaque(token, ['alice@example.com', 'alice']);
+    const targets = formTargets(await (await h.app.request(`/inbox/${token}`)).text());
+    expect(targets).toHaveLength(2);
+    for (const target of targets) expectOpaque(target, ['alice@example.com', 'alice', run.runId]);
+    // Still one click decides, as alice.
+    expect((await h.app.request(`/links/${targets[0]}`, { method: 'POST' })).status).toBe(200);
+    expect((await h.runtime.get(run.runId)).audit[0]!.by).toBe('alice@example.com');
   });
 
   it('refuses forged and expired inbox tokens, and an inbox token is no decision link', async () => {

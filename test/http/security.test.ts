@@ -312,8 +312,9 @@ describe('one-click links', () => {
     const links = await h.runtime.approvalLinks(a.runId, a.approvalId, { expiresIn: 60_000 });
     const token = pathOf(links.approve).slice('/links/'.length);
     const [payload, mac] = token.split('.') as [string, string];
-    const claim = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const retargeted = Buffer.from(JSON.stringify({ ...claim, r: b.runId, a: b.approvalId })).toString('base64url');
+    // Tokens are sealed: a retargeting attempt splices another approval's body onto this token's tag.
+    const [otherPayload] = pathOf((await h.runtime.approvalLinks(b.runId, b.approvalId, { expiresIn: 60_000 })).approve).slice('/links/'.length).split('.') as [string];
+    const retargeted = otherPayload;
     const before = [await stateOf(h, a.runId), await stateOf(h, b.runId)];
     const cases: [string, number][] = [
       [`${retargeted}.${mac}`, 401],

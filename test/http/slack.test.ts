@@ -9,6 +9,7 @@ import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool,
 import { createApprovalApp, createSlackNotifier, serve, SLACK_ACTION_IDS, type ServeHandle, type SlackNotifier, type SlackNotifierOptions } from 'countersign/http';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { BOT_TOKEN, startFakeSlack, type FakeSlack, type SlackRequest } from '../support/fake-slack.js';
 import { removePrefix, uniquePrefix, until } from '../redis/redis-harness.js';
 
@@ -265,6 +266,24 @@ describe('createSlackNotifier: the message', () => {
     expect(String(r.notifierErrors[0]!.error)).not.toContain('secretpath');
   });
 
+  it('reports a failed post to onError without the webhook URL, even when the error quotes it', async () => {
+    const slack = await startFakeSlack(() => ({ status: 500, body: 'oops' }));
+    closers.push(() => slack.close());
+    // As HTTP clients like ky or got word it: the method and the full URL.
+    const quoting: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      throw new Error(`Request failed with status code ${response.status}: POST ${String(input)}`);
+    };
+    const s = await setup({ slack, notifier: { fetch: quoting, maxAttempts: 1 } });
+    await s.runtime.start('files', { input: '/tmp/x' });
+    await s.notifier.flush();
+    expect(s.notifierErrors.map((item) => item.operation)).toEqual(['post']);
+    const message = String(s.notifierErrors[0]!.error);
+    expect(message).toContain('Request failed with status code 500: POST 127.0.0.1:');
+    expect(message).not.toContain('secretpath');
+    expect(message).not.toContain('/services/');
+  });
+
   it('skips, without an error, an approval decided before its message went out', async () => {
     const s = await setup();
     const { runId, approvalId } = await paused(s);
@@ -320,6 +339,18 @@ describe('createSlackNotifier: the message', () => {
       expect((error as Error).message).not.toContain('SECRETPATH');
     }
     expect(() => createSlackNotifier({ runtime: {} as Runtime, webhookUrl: 'https://hooks.slack.com/x' })).toThrow(/runtime/);
+  });
+
+  it('refuses webhook, API and response URLs with a user name and password, pointing at the token or secret instead', () => {
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const hook = 'https://hooks.slack.com/services/T000/B000/XXXX';
+    expectCredentialsRefused(() => createSlackNotifier({ runtime, webhookUrl: withCredentials(hook) }), 'webhookUrl', /Put the credential in token/);
+    expectCredentialsRefused(() => createSlackNotifier({ runtime, token: 'xoxb-123456789', channel: 'C1', apiUrl: withCredentials('https://slack.com/api') }), 'apiUrl', /Put the credential in token/);
+    expectCredentialsRefused(
+      () => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', slack: { signingSecret: SIGNING_SECRET, responseUrlOrigins: [withCredentials('https://hooks.slack.com')] } }),
+      'slack.responseUrlOrigins.0',
+      /Put the credential in signingSecret/,
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type Runtime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, createTelegramNotifier, serve, type ServeHandle, type TelegramNotifier, type TelegramNotifierOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram, type TelegramRequest } from '../support/fake-telegram.js';
 import { until } from '../redis/redis-harness.js';
 
@@ -215,6 +216,21 @@ describe('createTelegramNotifier: the message', () => {
     expect(String(unreachable.notifierErrors[0]!.error)).not.toContain('AAE-test_Token');
   });
 
+  it('reports an error that quotes the Bot API URL to onError without the URL or the token', async () => {
+    const quoting: typeof fetch = async (input) => {
+      throw new Error(`socket hang up: POST ${String(input)}`);
+    };
+    const s = await setup({ notifier: { fetch: quoting, maxAttempts: 1 } });
+    await s.runtime.start('files', { input: '/tmp/x' });
+    await s.notifier.flush();
+    expect(s.notifierErrors.map((item) => item.operation)).toEqual(['post']);
+    const message = String(s.notifierErrors[0]!.error);
+    expect(message).toContain('socket hang up: POST');
+    expect(message).not.toMatch(/https?:\/\//);
+    expect(message).not.toContain('AAE-test_Token');
+    expect(message).not.toContain('sendMessage?');
+  });
+
   it('retries a 429 after its retry_after and does not follow a redirect', async () => {
     let limited = 1;
     const telegram = await startFakeTelegram((request) => {
@@ -246,6 +262,17 @@ describe('createTelegramNotifier: the message', () => {
     }
     expect(() => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: 'has spaces and !', botToken: TELEGRAM_BOT_TOKEN } })).toThrow(/secretToken/);
     expect(() => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: 'x'.repeat(257), botToken: TELEGRAM_BOT_TOKEN } })).toThrow(/secretToken/);
+  });
+
+  it('refuses an apiUrl with a user name and password, in the notifier and the webhook, pointing at botToken instead', async () => {
+    const { runtime } = await setup();
+    const apiUrl = withCredentials('https://api.telegram.org');
+    expectCredentialsRefused(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, apiUrl }), 'apiUrl', /Put the credential in botToken/);
+    expectCredentialsRefused(
+      () => createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', telegram: { secretToken: SECRET_TOKEN, botToken: TELEGRAM_BOT_TOKEN, apiUrl } }),
+      'telegram.apiUrl',
+      /Put the credential in botToken/,
+    );
   });
 });
 

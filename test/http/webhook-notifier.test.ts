@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type ApprovalRequest, type AuditEntry, type RunEvent } from 'countersign';
 import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // The Standard Webhooks known-answer secret; any whsec_ secret of 24+ bytes would do.
@@ -91,6 +92,10 @@ describe('createWebhookNotifier options', () => {
     const create = () => createWebhookNotifier(options as unknown as WebhookNotifierOptions);
     expect(create).toThrow(ConfigError);
     expect(create).toThrow(message);
+  });
+
+  it('refuses a URL with a user name and password, pointing at the signing secret instead', () => {
+    expectCredentialsRefused(() => createWebhookNotifier({ ...base, url: withCredentials(base.url) }), 'url', /Put the credential in secret/);
   });
 
   it('never repeats a secret in its error message', () => {
@@ -246,13 +251,27 @@ describe('retries', () => {
     expect(notifier.deadLetters()).toMatchObject([{ attempts: 1, lastStatus: status, lastError: `HTTP ${status}` }]);
   });
 
+  it('keeps URLs out of a dead letter: a receiver body or a redirect quoting one names only its host', async () => {
+    const hook = 'https://hooks.slack.com/services/T0/B0/XXXXsecretXXXX';
+    const echoing = await receiver(() => ({ status: 404, body: `no_service for ${hook} (see hooks.slack.com/services/T0/B0/XXXXsecretXXXX)` }));
+    const first = notifierFor(echoing);
+    await first.publish([requested()]);
+    await first.flush();
+    const redirecting = await receiver(() => ({ status: 302, headers: { location: `https://user:pw@elsewhere.example/hooks?token=XXXXsecretXXXX` } }));
+    const second = notifierFor(redirecting);
+    await second.publish([requested()]);
+    await second.flush();
+    const errors = [...first.deadLetters(), ...second.deadLetters()].map((letter) => letter.lastError);
+    expect(errors).toEqual(['HTTP 404: no_service for hooks.slack.com/… (see hooks.slack.com/…)', 'HTTP 302 (redirect to elsewhere.example/… not followed; configure the final URL)']);
+  });
+
   it('does not follow or retry a redirect, and says where it pointed', async () => {
     const target = await receiver(() => ({ status: 308, headers: { location: 'https://elsewhere.example/hooks' } }));
     const notifier = notifierFor(target);
     await notifier.publish([requested()]);
     await notifier.flush();
     expect(target.deliveries).toHaveLength(1);
-    expect(notifier.deadLetters()[0]?.lastError).toContain('https://elsewhere.example/hooks not followed');
+    expect(notifier.deadLetters()[0]?.lastError).toContain('redirect to elsewhere.example/… not followed');
   });
 
   it('retries 408 and 429, and waits what Retry-After says on 429 and 503 (seconds or a date), capped at maxBackoffMs', async () => {

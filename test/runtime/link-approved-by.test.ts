@@ -1,6 +1,7 @@
 // respondWithLink({ approvedBy }): who used a link, unless the link names someone itself.
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from 'countersign';
+import { expectOpaque } from '../support/opaque-token.js';
 import { countingAgent, manualClock } from '../support/runtime-harness.js';
 
 const secret = 'link-secret-0123456789abcdef';
@@ -23,6 +24,19 @@ describe('respondWithLink approvedBy', () => {
       [first!.approvalId, 'approved', 'slack:U123'],
       [second!.approvalId, 'denied', 'alice@example.com'],
     ]);
+  });
+
+  it('seals the token: neither the person it names nor the run can be read from the URL; the runtime answers both', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent], links: { secret, baseUrl: 'https://approvals.example.com' } });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    const links = await runtime.approvalLinks(paused.runId, approvalId, { approvedBy: 'alice@example.com' });
+    for (const url of [links.approve, links.deny]) expectOpaque(token(url), ['alice@example.com', 'alice', paused.runId, approvalId]);
+    expect((await runtime.inspectLink(token(links.approve))).claim).toMatchObject({ runId: paused.runId, approvalId, approvedBy: 'alice@example.com' });
+    const result = await runtime.respondWithLink(token(links.approve), { mode: 'record' });
+    expect(result).toMatchObject({ runId: paused.runId, approvalId, duplicate: false });
+    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({ reason: 'used', runId: paused.runId, approvalId });
   });
 
   it('still records link:<decision> when nobody is named', async () => {

@@ -11,6 +11,7 @@ import {
   UnknownApprovalError,
   type RunEvent,
 } from 'countersign';
+import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { countingAgent, manualClock } from '../support/runtime-harness.js';
 
 describe('createRuntime', () => {
@@ -20,6 +21,12 @@ describe('createRuntime', () => {
     expect(() => createRuntime({ agents: [agent, agent] })).toThrow(/two agents are named/);
     expect(() => createRuntime({ agents: [agent], links: { secret: 'short', baseUrl: 'https://x.example' } })).toThrow(ConfigError);
     expect(() => createRuntime({ agents: [agent], store: {} as never })).toThrow(/store must implement SnapshotStore/);
+  });
+
+  it('refuses a links.baseUrl with a user name and password: links are pasted into chats and logs', () => {
+    const { agent } = countingAgent();
+    const links = { secret: 'link-secret-0123456789abcdef', baseUrl: withCredentials('https://approvals.example.com') };
+    expectCredentialsRefused(() => createRuntime({ agents: [agent], links }), 'links.baseUrl', /Put the credential in secret/);
   });
 
   it('starts a run of a named agent, stores it, and refuses unknown agents and runs', async () => {

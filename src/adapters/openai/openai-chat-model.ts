@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { CountersignError, ConfigError } from '../../errors.js';
+import { httpStatusText } from '../../machine/public-text.js';
+import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { AssistantMessage, Message, Model, ModelRequest, ToolSpec } from '../../machine/types.js';
 
 export interface OpenAIChatModelOptions {
@@ -16,20 +18,35 @@ export interface OpenAIChatModelOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** The provider answered with an error, or with something that is not a chat completion. */
+/**
+ * The provider answered with an error, or with something that is not a chat
+ * completion. `message` says only the status; what the provider wrote (which
+ * can echo the API key) is on `detail`, which is not enumerable, so a logger
+ * that serializes the error's own fields leaves it out; read it on purpose.
+ *
+ * @example
+ * try {
+ *   await model.generate({ messages, tools: [] });
+ * } catch (error) {
+ *   if (error instanceof ModelProviderError) privateLog.warn(error.status, error.detail);
+ * }
+ */
 export class ModelProviderError extends CountersignError {
   readonly status: number | undefined;
+  /** The start of the provider's answer; may hold secrets it echoed. */
+  declare readonly detail: string;
 
-  constructor(message: string, status?: number) {
+  constructor(message: string, status?: number, detail = '') {
     super('model_provider_error', message, { fault: 'environment' });
     this.status = status;
+    Object.defineProperty(this, 'detail', { value: detail, enumerable: false });
   }
 }
 
 const optionsSchema = z.object({
   model: z.string().min(1, 'names no model, e.g. gpt-4.1-mini'),
   apiKey: z.string().optional(),
-  baseUrl: z.url().optional(),
+  baseUrl: httpUrlSchema({ example: 'https://api.openai.com/v1', credential: 'apiKey or headers' }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   body: z.record(z.string(), z.unknown()).optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
@@ -134,12 +151,12 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
           continue;
         }
         const text = await response.text();
-        if (!response.ok) throw new ModelProviderError(`The model provider answered ${response.status}: ${text.slice(0, 500)}`, response.status);
+        if (!response.ok) throw new ModelProviderError(`The model provider answered ${httpStatusText(response.status)}.`, response.status, text.slice(0, 2000));
         let completion: z.infer<typeof completionSchema>;
         try {
           completion = completionSchema.parse(JSON.parse(text));
         } catch {
-          throw new ModelProviderError(`The model provider's answer is not a chat completion: ${text.slice(0, 200)}`, response.status);
+          throw new ModelProviderError(`The model provider answered HTTP ${response.status} with something that is not a chat completion.`, response.status, text.slice(0, 2000));
         }
         const message = completion.choices[0]!.message;
         const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }));

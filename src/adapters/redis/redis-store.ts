@@ -466,6 +466,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   const store: RedisStore = {
     keys,
+    shared: true,
 
     async create(snapshot, events = []) {
       const prepared = prepare(snapshot, events);

@@ -1,0 +1,28 @@
+// URLs with user-info are refused wherever countersign takes a URL; these helpers check one place.
+import { expect } from 'vitest';
+import { ConfigError } from 'countersign';
+
+const PASSWORD = 'pa55-SECRET-word';
+
+/** `url` with a user name and password put in, as someone might paste it. */
+export function withCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = 'user';
+  parsed.password = PASSWORD;
+  return parsed.href;
+}
+
+/** `create()` throws a ConfigError naming `option` and where the credential goes, and never repeats the password. */
+export function expectCredentialsRefused(create: () => unknown, option: string, instead: RegExp): void {
+  let thrown: unknown;
+  try {
+    create();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ConfigError);
+  const message = (thrown as Error).message;
+  expect(message).toContain(`${option} must not carry a user name or password`);
+  expect(message).toMatch(instead);
+  expect(message).not.toContain(PASSWORD);
+}

@@ -78,6 +78,9 @@ const DEFAULT_DRAIN_AGE_MS = 5_000;
 /** Runs whose stored message and audit counts this store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;
 
+/** What the write script answers (see `WRITE_RUN`). */
+type WriteReply = [code: number, detail: number | string | null, number?, number?];
+
 /** A run's membership of one global index: [key relative to the prefix, score, member]. */
 type IndexEntry = readonly [key: string, score: number, member: string];
 
@@ -368,14 +371,29 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         ...newMessages,
         ...newAudit,
       ),
-    )) as [number, number | string, number?, number?];
+    )) as WriteReply;
+  };
+
+  /**
+   * After a write that landed: reply 1 is this call's own write; reply 3 is
+   * the same commit resent by ioredis after its first reply was lost, which
+   * had landed, so its outbox entry (if not yet drained) is finished here.
+   */
+  const landed = async (snapshot: AgentSnapshot, prepared: Prepared, reply: WriteReply): Promise<void> => {
+    remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
+    if (reply[0] === 1) {
+      if (reply[2] === 1) await finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
+      return;
+    }
+    const entry = reply[1];
+    if (typeof entry === 'string') await finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
   };
 
   interface Prepared {
     readonly head: string;
     readonly index: string;
     readonly ttl: number;
-    /** The commit's outbox field: the version first, so fields sort in commit order. */
+    /** The commit's outbox field and id: the version first, so fields sort in commit order. */
     readonly field: string;
     readonly meta: string;
     readonly events: readonly RunEvent[];
@@ -388,6 +406,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       head: encodeStoredHead({ ...rest, audit: [] }),
       index: encodeIndex(indexEntries(snapshot)),
       ttl: ttlFor(snapshot, now),
+      // Also the commit's id: the script recognises a resend of this very commit by it.
       field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,
       meta: JSON.stringify({ t: now, events }),
       events,
@@ -470,9 +489,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     async create(snapshot, events = []) {
       const prepared = prepare(snapshot, events);
       const reply = await write('create', snapshot, 0, 0, prepared);
-      if (reply[0] !== 1) throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
-      remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
-      if (reply[2] === 1) await finish(snapshot.runId, prepared.field, events, '', prepared.index);
+      if (reply[0] === 1 || reply[0] === 3) return landed(snapshot, prepared, reply);
+      throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
     },
 
     async load(runId) {
@@ -507,12 +525,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const prepared = prepare(next, events);
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared);
-        if (reply[0] === 1) {
-          remember(next.runId, next.version, next.messages.length, next.audit.length);
-          const previous = String(reply[1]);
-          if (reply[2] === 1) await finish(next.runId, prepared.field, events, previous, prepared.index);
-          return;
-        }
+        if (reply[0] === 1 || reply[0] === 3) return landed(next, prepared, reply);
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
           known.delete(next.runId);

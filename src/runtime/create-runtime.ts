@@ -257,7 +257,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async sweepExpired(now = clock()) {
       let runs = 0;
       let expired = 0;
+      let failed = 0;
       for (const runId of await store.expiredRuns(now, 1000)) {
+        // One run that cannot go on is reported, and the sweep goes on with the others.
         try {
           const { next, result, committed } = await update(runId, (current) => {
             const decisions = expiryDecisions(current, now);
@@ -270,24 +272,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           await carryOn(next, options.queue ? 'enqueue' : 'inline');
         } catch (error) {
           if (error instanceof RunNotFoundError) continue;
-          throw error;
+          failed += 1;
+          reportError(error, 'sweep', runId);
         }
       }
-      return { runs, expired };
+      return { runs, expired, failed };
     },
     async recover() {
       let resumed = 0;
       let askedAgain = 0;
+      let failed = 0;
       const now = clock();
       for (const runId of await store.runsToRecover(now, now - staleAfterMs, 1000)) {
-        const snapshot = await store.load(runId);
-        if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
-        const after = await continueRun(snapshot);
-        const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
-        if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
-        else resumed += 1;
+        // One run whose resume throws is reported, and the pass goes on, so the healthy ones are still recovered.
+        try {
+          const snapshot = await store.load(runId);
+          if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
+          const after = await continueRun(snapshot);
+          const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
+          if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
+          else resumed += 1;
+        } catch (error) {
+          failed += 1;
+          reportError(error, 'recover', runId);
+        }
       }
-      return { resumed, askedAgain };
+      return { resumed, askedAgain, failed };
     },
     async approvalLinks(runId: string, approvalId: string, linkOptions: { expiresIn?: number; approvedBy?: string } = {}) {
       const links = linkSettings();

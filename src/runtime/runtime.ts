@@ -49,10 +49,16 @@ export interface Runtime {
   resume(runId: string): Promise<AgentSnapshot>;
   pending(options?: ListPendingOptions): Promise<PendingPage>;
   cancel(runId: string, reason?: string): Promise<AgentSnapshot>;
-  /** Applies `onExpire` to every expired request; each exactly once even with several sweepers. */
-  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number }>;
-  /** Finishes or hands back to a person every run a dead process left behind. */
-  recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
+  /**
+   * Applies `onExpire` to every expired request; each exactly once even with several sweepers.
+   * A run that fails to go on is reported to `onError` (operation `sweep`) and counted in `failed`; the sweep goes on.
+   */
+  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number; readonly failed: number }>;
+  /**
+   * Finishes or hands back to a person every run a dead process left behind.
+   * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.
+   */
+  recover(): Promise<{ readonly resumed: number; readonly askedAgain: number; readonly failed: number }>;
   /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
   approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
   /**

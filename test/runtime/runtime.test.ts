@@ -174,9 +174,9 @@ describe('recover', () => {
 
     const healthy = countingAgent({ clock, name: 'recover-plain' });
     const second = createRuntime({ agents: [healthy.agent], store, clock });
-    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 0, failed: 0 });
     clock.advance(30_001);
-    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1 });
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1, failed: 0 });
     const asked = await second.get(paused.runId);
     expect(asked.status).toBe('awaitingApproval');
     expect(asked.pendingApprovals[0]).toMatchObject({ outcomeUnknown: true, toolCallId: paused.pendingApprovals[0]!.toolCallId });
@@ -216,7 +216,7 @@ describe('recover', () => {
     const healthy = countingAgent({ clock, idempotent: true, name: 'recover-idem' });
     const second = createRuntime({ agents: [healthy.agent], store, clock });
     clock.advance(30_001);
-    expect(await second.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect(await second.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
     expect((await second.get(paused.runId)).status).toBe('completed');
     expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
   });
@@ -228,10 +228,44 @@ describe('recover', () => {
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
-    expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0, failed: 0 });
     clock.advance(10_001);
-    expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
     expect(counting.executions).toHaveLength(1);
+  });
+});
+
+describe('housekeeping goes on past a run that cannot', () => {
+  /** Runs of a known agent and of one this runtime no longer has (its resume throws AgentNotFoundError), the orphan first. */
+  const runsOfTwoAgents = async (clock: ReturnType<typeof manualClock>, decide: boolean) => {
+    const store = createMemoryStore({ clock });
+    const orphan = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const healthy = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const before = createRuntime({ agents: [orphan.agent, healthy.agent], store, clock, staleAfterMs: 10_000 });
+    const runs = [await before.start(orphan.agent.name, { input: 'pay' }), await before.start(healthy.agent.name, { input: 'pay' })];
+    if (decide) for (const run of runs) await before.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    const errors: { error: unknown; operation: string; runId?: string }[] = [];
+    const after = createRuntime({ agents: [healthy.agent], store, clock, staleAfterMs: 10_000, onError: (error, context) => errors.push({ error, ...context }) });
+    return { runs, healthy, after, errors };
+  };
+
+  it('recover reports a run whose resume throws, counts it as failed, and still recovers the healthy ones', async () => {
+    const clock = manualClock();
+    const { runs, healthy, after, errors } = await runsOfTwoAgents(clock, true);
+    clock.advance(10_001);
+    expect(await after.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 1 });
+    expect((await after.get(runs[1]!.runId)).status).toBe('completed');
+    expect(healthy.executions).toHaveLength(1);
+    expect(errors).toEqual([{ error: expect.any(AgentNotFoundError), operation: 'recover', runId: runs[0]!.runId }]);
+  });
+
+  it('sweepExpired reports a run that cannot go on after its expiry, counts it as failed, and still sweeps the others', async () => {
+    const clock = manualClock();
+    const { runs, after, errors } = await runsOfTwoAgents(clock, false);
+    clock.advance(60_001);
+    expect(await after.sweepExpired()).toEqual({ runs: 2, expired: 2, failed: 1 });
+    expect((await after.get(runs[1]!.runId)).status).toBe('completed');
+    expect(errors).toEqual([{ error: expect.any(AgentNotFoundError), operation: 'sweep', runId: runs[0]!.runId }]);
   });
 });
 

@@ -121,7 +121,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   if (snapshot.status !== 'awaitingApproval') {
     throw new RunNotAwaitingApprovalError(snapshot.runId, response.approvalId, snapshot.status);
   }
-  const respondedAt = response.respondedAt ?? agent.settings.clock();
+  // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
+  const respondedAt = agent.settings.clock();
   if (request.expiresAt !== undefined && respondedAt >= request.expiresAt && (request.onExpire ?? 'deny') === 'deny') {
     throw new ApprovalExpiredError(request.approvalId, request.expiresAt, respondedAt);
   }
@@ -163,6 +164,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+    ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
   });
   const decisions: Decision[] = [
     {

@@ -225,7 +225,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {
     const agent = agentNamed(current.agentName);
-    return withApprovalResponse(current, { ...response, respondedAt: response.respondedAt ?? clock() }, { agent });
+    return withApprovalResponse(current, response, { agent });
   };
 
   const linkSettings = () => {

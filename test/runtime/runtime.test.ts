@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   AgentNotFoundError,
+  ApprovalExpiredError,
   ConfigError,
   createMemoryStore,
   createRuntime,
@@ -49,8 +50,8 @@ describe('createRuntime', () => {
   });
 
   it('refuses a conflicting decision with the decision that won', async () => {
-    const counting = countingAgent();
     const clock = manualClock();
+    const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], clock });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
@@ -232,6 +233,24 @@ describe('recover', () => {
     clock.advance(10_001);
     expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
     expect(counting.executions).toHaveLength(1);
+  });
+});
+
+describe("the runtime's clock decides expiry", () => {
+  it("refuses an expired request whatever respondedAt the caller sends, and records the caller's time without trusting it", async () => {
+    const clock = manualClock();
+    const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const runtime = createRuntime({ agents: [counting.agent], clock });
+    const expired = await runtime.start(counting.agent.name, { input: 'pay' });
+    const request = expired.pendingApprovals[0]!;
+    clock.advance(60_000);
+    await expect(runtime.respond(expired.runId, { approvalId: request.approvalId, approved: true, respondedAt: request.requestedAt })).rejects.toBeInstanceOf(ApprovalExpiredError);
+    expect(counting.executions).toEqual([]);
+
+    const fresh = await runtime.start(counting.agent.name, { input: 'pay' });
+    const claimed = clock() + 3_600_000;
+    const { snapshot } = await runtime.respond(fresh.runId, { approvalId: fresh.pendingApprovals[0]!.approvalId, approved: true, respondedAt: claimed });
+    expect(snapshot.audit.find((entry) => entry.source === 'human')).toMatchObject({ at: clock(), claimedAt: claimed });
   });
 });
 

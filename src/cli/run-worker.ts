@@ -33,6 +33,8 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
     runtime,
     redis,
     concurrency: options.concurrency,
+    // Recovery runs with the sweep in the housekeeping below.
+    recoverEveryMs: 0,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     onError: (info) => report(`${info.phase}${info.runId ? ` run ${info.runId}` : ''}`, info.error),
   });

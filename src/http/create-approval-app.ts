@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { ConfigError, RunNotAwaitingApprovalError, VersionConflictError } from '../errors.js';
+import { ConfigError, RunNotAwaitingApprovalError, StoreUnavailableError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
@@ -180,6 +180,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const resumeMode = options.resumeMode ?? 'inline';
+  if (resumeMode === 'enqueue' && runtime.queue === undefined) {
+    throw new ConfigError("createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.");
+  }
+  /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
+  const recordMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
 
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
     try {
@@ -203,19 +208,19 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     rememberDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
   ] as const;
 
-  /** Answers 202 when the run takes longer than `resumeTimeoutMs`, and reports its later failure. */
+  /**
+   * Runs a recorded run on here, answering 202 when that takes longer than `resumeTimeoutMs` (and reporting its
+   * later failure). Only called once the decision or the run is recorded, so a 202 never stands for a write that
+   * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
+   */
   const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
     within(work, resumeTimeoutMs).then((outcome) => {
       if (!outcome.done) work.catch((error: unknown) => report(error, { operation, runId }));
       return outcome;
     });
-  /** A runtime without a queue under resumeMode 'enqueue' is the server's bug, not the client's: a 500 reported to onError. */
-  const misconfigured = (error: unknown): never => {
-    if (resumeMode === 'enqueue' && error instanceof ConfigError && /enqueue/.test(error.message)) {
-      throw new Error(`createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue }). ${error.message}`, { cause: error });
-    }
-    throw error;
-  };
+  /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
+  const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
+    recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
     c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
@@ -270,15 +275,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         : `run_${randomUUID()}`);
     const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
-    let outcome: Outcome<AgentSnapshot>;
     try {
-      outcome = await carryOn(runtime.start(body.agent, input), 'start', runId);
+      await runtime.start(body.agent, input, { mode: recordMode });
     } catch (error) {
       // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
       const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
       if (!existing) throw error;
       return c.json({ status: existing.status, run: runView(existing), duplicate: true }, 200, location);
     }
+    if (resumeMode === 'enqueue') return accepted(c, runId);
+    const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);
     return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, location);
   });
@@ -299,12 +305,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     const runId = c.req.param('runId');
     const body = parseJsonBody(decisionBody, c.var.rawBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
-    const outcome = await carryOn(runtime.respond(runId, response, { mode: resumeMode }).catch(misconfigured), 'resume', runId);
-    if (!outcome.done) return accepted(c, runId, { duplicate: false });
-    const { status, duplicate, snapshot } = outcome.value;
+    const recorded = await runtime.respond(runId, response, { mode: recordMode });
+    const { duplicate } = recorded;
+    if (resumeMode === 'inline' && recorded.status === 'running') {
+      const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
+      if (!outcome.done) return accepted(c, runId, { duplicate });
+      return c.json({ status: outcome.value.status, duplicate, run: runView(outcome.value) });
+    }
     // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
-    if (resumeMode === 'enqueue' && status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
-    return c.json({ status, duplicate, run: runView(snapshot) });
+    if (resumeMode === 'enqueue' && recorded.status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
+    return c.json({ status: recorded.status, duplicate, run: runView(recorded.snapshot) });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
@@ -333,11 +343,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     let recorded = false;
     for (const item of items) {
       try {
-        const result: RespondResult = await runtime.respond(runId, item, { mode: resumeMode === 'enqueue' ? 'enqueue' : 'record' }).catch(misconfigured);
+        const result: RespondResult = await runtime.respond(runId, item, { mode: recordMode });
         latest = result.snapshot;
         recorded ||= !result.duplicate;
         results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
       } catch (error) {
+        // Unreachable store: the whole answer is a 503, so no 2xx stands for a decision that was not written (a retry finds the recorded ones as duplicates).
+        if (error instanceof StoreUnavailableError) throw error;
         const answer = problemFor(error);
         if (answer.unexpected) report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path });
         results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
@@ -433,13 +445,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       const token = linkToken(c);
       // Only read after respondWithLink has verified the token: which run and approval it names.
       const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
-      const work = runtime.respondWithLink(token, { mode: resumeMode }).catch(misconfigured);
-      const outcome = await within(work, resumeTimeoutMs);
-      if (!outcome.done) {
-        work.catch((error: unknown) => report(error, { operation: 'resume', runId: named().r }));
-        return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      const recorded = await runtime.respondWithLink(token, { mode: recordMode });
+      const { duplicate } = recorded;
+      let { snapshot } = recorded;
+      if (resumeMode === 'inline' && !duplicate && snapshot.status === 'running') {
+        const outcome = await carryOn(runtime.resume(snapshot.runId), 'resume', snapshot.runId);
+        if (!outcome.done) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+        snapshot = outcome.value;
       }
-      const { snapshot, duplicate } = outcome.value;
       const entry = snapshot.audit.find((item) => item.approvalId === named().a);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));

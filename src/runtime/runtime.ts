@@ -2,16 +2,17 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
+import type { ResumeQueue } from './resume-queue.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
 
-/** How `respond` carries on after recording a decision. */
+/** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
   /** Record, then resume the run here and return once it pauses or ends (default). */
   | 'inline'
   /** Record only; resume later with `runtime.resume(runId)`. */
   | 'record'
-  /** Record and put a resume job on the worker queue. */
+  /** Record and put a resume job on the worker queue (checked before anything is recorded). */
   | 'enqueue';
 
 /** A page of a reviewer's inbox. */
@@ -40,8 +41,14 @@ export interface RespondResult {
  */
 export interface Runtime {
   readonly store: SnapshotStore;
+  /** Where mode `'enqueue'` puts resume jobs; absent when the runtime was made without one. */
+  readonly queue?: ResumeQueue;
   agent(name: string): Agent;
-  start(agentName: string, input: ExecuteInput): Promise<AgentSnapshot>;
+  /**
+   * Starts a run: records it first, then runs it here until it pauses or ends (`'inline'`, default), stops there
+   * (`'record'`: resume with `runtime.resume(runId)`), or queues it for a worker (`'enqueue'`).
+   */
+  start(agentName: string, input: ExecuteInput, options?: { mode?: RespondMode }): Promise<AgentSnapshot>;
   /** Throws `RunNotFoundError` for an unknown run. */
   get(runId: string): Promise<AgentSnapshot>;
   respond(runId: string, response: ApprovalResponse, options?: { mode?: RespondMode }): Promise<RespondResult>;

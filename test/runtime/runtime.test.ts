@@ -236,6 +236,45 @@ describe('recover', () => {
   });
 });
 
+describe("mode 'enqueue'", () => {
+  it('without a queue is refused before anything is recorded', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true };
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toThrow(/mode 'enqueue' needs a queue.*Nothing was recorded/);
+    expect(await runtime.get(paused.runId)).toEqual(paused);
+    await expect(runtime.start(counting.agent.name, { input: 'pay', runId: 'never-made' }, { mode: 'enqueue' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(runtime.get('never-made')).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+
+  it('a retry of a decision whose job could not be queued queues it', async () => {
+    const counting = countingAgent();
+    const queued: string[] = [];
+    let failNext = true;
+    const queue = {
+      enqueue: async (runId: string) => {
+        if (failNext) {
+          failNext = false;
+          throw new StoreUnavailableError('Redis could not queue the resume.');
+        }
+        queued.push(runId);
+      },
+    };
+    const runtime = createRuntime({ agents: [counting.agent], queue });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect((await runtime.get(paused.runId)).status).toBe('running');
+    expect(queued).toEqual([]);
+    const retry = await runtime.respond(paused.runId, decision, { mode: 'enqueue' });
+    expect(retry).toMatchObject({ duplicate: true, status: 'running' });
+    expect(queued).toEqual([paused.runId]);
+    expect((await runtime.resume(paused.runId)).status).toBe('completed');
+    expect(counting.executions).toHaveLength(1);
+  });
+});
+
 describe("the runtime's clock decides expiry", () => {
   it("refuses an expired request whatever respondedAt the caller sends, and records the caller's time without trusting it", async () => {
     const clock = manualClock();

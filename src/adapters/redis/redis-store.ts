@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
+import { ConfigError, SnapshotError, StoreUnavailableError, VersionConflictError } from '../../errors.js';
 import { deepFreeze } from '../../machine/freeze.js';
 import type { RunEvent } from '../../machine/run-events.js';
 import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
@@ -28,6 +28,14 @@ export interface RedisStoreOptions {
   readonly graceMs?: number;
   /** Milliseconds since the epoch; `Date.now` by default. Used for TTLs and outbox ages. */
   readonly clock?: () => number;
+  /**
+   * Waits, before a commit resolves, until `replicas` replicas hold it (Redis `WAIT`, up to `timeoutMs`, default
+   * 1,000 ms). A commit not acknowledged in time rejects with a retryable `StoreUnavailableError`: it landed on the
+   * primary but might not survive a failover, so nothing is acknowledged on it (a retry of the decision finds it
+   * recorded). Without it, a commit resolves once the primary has it, durable only as far as its persistence
+   * (`appendonly yes` with `appendfsync always`). One server only, not a Cluster.
+   */
+  readonly durability?: { readonly replicas: number; readonly timeoutMs?: number };
   /**
    * Called when a step after a commit fails (publishing its events, updating
    * the indexes). The commit itself landed; its work stays in the run's
@@ -258,6 +266,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const clock = options.clock ?? Date.now;
   if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
   if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  const durability = options.durability === undefined ? undefined : { replicas: options.durability.replicas, timeoutMs: options.durability.timeoutMs ?? 1_000 };
+  if (durability) {
+    if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1)) throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
+    if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1)) throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
+    // WAIT counts the writes of the connection it is sent on; a Cluster sends it to any node.
+    if (redis.isCluster) throw new ConfigError('createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.');
+  }
   const scripts = registerScripts(redis);
   const report = (error: Error) => {
     try {
@@ -381,12 +396,24 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
    */
   const landed = async (snapshot: AgentSnapshot, prepared: Prepared, reply: WriteReply): Promise<void> => {
     remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
+    if (durability) await replicated(snapshot);
     if (reply[0] === 1) {
       if (reply[2] === 1) await finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
       return;
     }
     const entry = reply[1];
     if (typeof entry === 'string') await finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
+  };
+
+  /** Resolves once `durability.replicas` replicas hold every write this connection made, else throws (retryable). */
+  const replicated = async (snapshot: AgentSnapshot): Promise<void> => {
+    const { replicas, timeoutMs } = durability!;
+    const acknowledged = await guarded('wait for replicas', () => (redis as Redis).wait(replicas, timeoutMs));
+    if (acknowledged < replicas) {
+      throw new StoreUnavailableError(
+        `Redis replicated version ${snapshot.version} of run ${snapshot.runId} to ${acknowledged} of ${replicas} replicas within ${timeoutMs} ms, so it is not acknowledged (it may not survive a failover; a retry finds it recorded).`,
+      );
+    }
   };
 
   interface Prepared {

@@ -74,6 +74,17 @@ describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledge
     await expect(refused).rejects.toThrow(/to 0 of 1 replicas within 300 ms/);
   });
 
+  it("with appendfsync 'always', writes nothing to a server that does not fsync every write, and commits once it does", async () => {
+    const store = createRedisStore({ redis: primary, prefix: 'fsync:', durability: { appendfsync: 'always' } });
+    const { run } = await pausedRun();
+    await expect(store.create(run)).rejects.toThrow(/appendonly no and appendfsync everysec/);
+    expect(await primary.exists(store.keys.head(run.runId))).toBe(0);
+    await primary.config('SET', 'appendonly', 'yes');
+    await primary.config('SET', 'appendfsync', 'always');
+    await store.create(run);
+    expect(await store.load(run.runId)).toEqual(run);
+  });
+
   it('refuses durability settings it cannot honour', () => {
     expect(() => createRedisStore({ redis: primary, durability: { replicas: 0 } })).toThrow(ConfigError);
     expect(() => createRedisStore({ redis: primary, durability: { replicas: 1, timeoutMs: 0 } })).toThrow(/timeoutMs/);

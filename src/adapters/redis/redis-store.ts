@@ -29,13 +29,18 @@ export interface RedisStoreOptions {
   /** Milliseconds since the epoch; `Date.now` by default. Used for TTLs and outbox ages. */
   readonly clock?: () => number;
   /**
-   * Waits, before a commit resolves, until `replicas` replicas hold it (Redis `WAIT`, up to `timeoutMs`, default
-   * 1,000 ms). A commit not acknowledged in time rejects with a retryable `StoreUnavailableError`: it landed on the
-   * primary but might not survive a failover, so nothing is acknowledged on it (a retry of the decision finds it
-   * recorded). Without it, a commit resolves once the primary has it, durable only as far as its persistence
-   * (`appendonly yes` with `appendfsync always`). One server only, not a Cluster.
+   * What a commit waits for before it resolves, beyond the primary's memory. Without it, a commit is as durable
+   * as the server's persistence, which this store does not check.
+   *
+   * - `{ replicas, timeoutMs }`: until `replicas` replicas hold it (Redis `WAIT`, up to `timeoutMs`, default
+   *   1,000 ms). A commit not acknowledged in time rejects with a retryable `StoreUnavailableError`: it landed on
+   *   the primary but might not survive a failover, so nothing is acknowledged on it (a retry of the decision finds
+   *   it recorded). One server only, not a Cluster.
+   * - `{ appendfsync: 'always' }`: the server must run `appendonly yes` with `appendfsync always` (Redis then
+   *   fsyncs every write before replying). Checked with `CONFIG GET` before the first write, and again until it
+   *   holds; a server that does not is a `ConfigError`, and nothing is written.
    */
-  readonly durability?: { readonly replicas: number; readonly timeoutMs?: number };
+  readonly durability?: { readonly replicas: number; readonly timeoutMs?: number } | { readonly appendfsync: 'always' };
   /**
    * Called when a step after a commit fails (publishing its events, updating
    * the indexes). The commit itself landed; its work stays in the run's
@@ -266,7 +271,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const clock = options.clock ?? Date.now;
   if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
   if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
-  const durability = options.durability === undefined ? undefined : { replicas: options.durability.replicas, timeoutMs: options.durability.timeoutMs ?? 1_000 };
+  const wanted = options.durability;
+  const fsyncAlways = wanted !== undefined && 'appendfsync' in wanted;
+  if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);
+  const durability = wanted === undefined || 'appendfsync' in wanted ? undefined : { replicas: wanted.replicas, timeoutMs: wanted.timeoutMs ?? 1_000 };
   if (durability) {
     if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1)) throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
     if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1)) throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
@@ -366,6 +374,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   /** Runs the write script; returns its reply. */
   const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared) => {
+    if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
     return (await guarded(mode === 'create' ? 'create a run' : 'commit a run', () =>
@@ -404,6 +413,29 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     const entry = reply[1];
     if (typeof entry === 'string') await finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
   };
+
+  /** With `durability: { appendfsync: 'always' }`: the server fsyncs every write before replying, checked once it holds. */
+  let fsyncChecked: Promise<void> | undefined;
+  const checkFsync = (): Promise<void> =>
+    (fsyncChecked ??= (async () => {
+      const [[, appendonly], [, appendfsync]] = (await guarded('read its persistence settings', () =>
+        Promise.all([redis.config('GET', 'appendonly'), redis.config('GET', 'appendfsync')]).catch((error: unknown) => {
+          // A managed server that renames or hides CONFIG cannot be checked: no retry will help.
+          if (error instanceof Error && /unknown command/i.test(error.message)) {
+            throw new ConfigError(`createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`);
+          }
+          throw error;
+        }),
+      )) as unknown as [[string, string?], [string, string?]];
+      if (appendonly !== 'yes' || appendfsync !== 'always') {
+        throw new ConfigError(
+          `createRedisStore: durability { appendfsync: 'always' } needs a server with appendonly yes and appendfsync always; this one has appendonly ${appendonly ?? '(unknown)'} and appendfsync ${appendfsync ?? '(unknown)'}, so an acknowledged decision could be lost in a crash. Set both (redis.conf or CONFIG SET), or use durability: { replicas }. Nothing was written.`,
+        );
+      }
+    })().catch((error: unknown) => {
+      fsyncChecked = undefined;
+      throw error;
+    }));
 
   /** Resolves once `durability.replicas` replicas hold every write this connection made, else throws (retryable). */
   const replicated = async (snapshot: AgentSnapshot): Promise<void> => {

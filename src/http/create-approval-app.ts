@@ -61,12 +61,16 @@ export interface ApprovalAppOptions {
   /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Where a decided run resumes: `'inline'` (default) here, before answering;
+   * Where a decided (or started) run goes on: `'inline'` (default) here, before answering;
    * `'enqueue'` on a worker, through the runtime's `queue` (a thin or
-   * serverless front answers 202 as soon as the decision is recorded).
+   * serverless front answers 202 as soon as the decision is recorded and the run queued).
+   * `'enqueue'` with a runtime that has no queue is refused here, at creation.
    */
   readonly resumeMode?: 'inline' | 'enqueue';
-  /** How long a decision (or a start) waits for the run to pause or end before answering 202. Default 10 s. */
+  /**
+   * How long a decision (or a start), once recorded, waits for the run to pause or end before answering 202.
+   * Default 10 s. Recording itself is always awaited: a decision that could not be written is a 503, never a 202.
+   */
   readonly resumeTimeoutMs?: number;
   /** Epoch milliseconds, for webhook timestamps. Default `Date.now`; inject a fake one in tests. */
   readonly clock?: () => number;

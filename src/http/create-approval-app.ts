@@ -14,6 +14,7 @@ import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './l
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
+import { decideWithLink, within, type Outcome } from './record-then-resume.js';
 import { runView } from './run-view.js';
 import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
@@ -126,21 +127,6 @@ const optionsSchema = z.object({
 });
 
 const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
-
-type Outcome<T> = { readonly done: true; readonly value: T } | { readonly done: false };
-
-/** Waits for `work` up to `ms`; a rejection within the time is thrown, one after it is the caller's to catch. */
-async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Outcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ done: false }), ms);
-  });
-  try {
-    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
@@ -449,14 +435,9 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       const token = linkToken(c);
       // Only read after respondWithLink has verified the token: which run and approval it names.
       const named = () => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { r: string; a: string };
-      const recorded = await runtime.respondWithLink(token, { mode: recordMode });
-      const { duplicate } = recorded;
-      let { snapshot } = recorded;
-      if (resumeMode === 'inline' && !duplicate && snapshot.status === 'running') {
-        const outcome = await carryOn(runtime.resume(snapshot.runId), 'resume', snapshot.runId);
-        if (!outcome.done) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
-        snapshot = outcome.value;
-      }
+      const { result, carryingOn } = await decideWithLink(runtime, token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
+      if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      const { snapshot, duplicate } = result;
       const entry = snapshot.audit.find((item) => item.approvalId === named().a);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));

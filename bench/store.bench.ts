@@ -109,7 +109,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
     const version = versions.get(run.runId)!;
     const reply = (await scripts.countersignWriteRun(
       ...store.keys.run(run.runId),
-      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, 'field', '{}', '0', 0, 0,
+      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '{}', '0', 0, 0,
     )) as number[];
     if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
     versions.set(run.runId, version + 1);

@@ -159,12 +159,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await runWorker(runtime, { ...io, signal: io.signal ?? new AbortController().signal }, { concurrency, prefix: values.prefix, housekeepingMs: every });
       case 'sweep': {
         const result = await runtime.sweepExpired();
-        output(`expired ${result.expired} approvals in ${result.runs} runs`, result);
+        output(`expired ${result.expired} approvals in ${result.runs} runs${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
         return 0;
       }
       default: {
         const result = await runtime.recover();
-        output(`resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls`, result);
+        output(`resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
         return 0;
       }
     }

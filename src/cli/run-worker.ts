@@ -33,6 +33,8 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
     runtime,
     redis,
     concurrency: options.concurrency,
+    // Recovery runs with the sweep in the housekeeping below.
+    recoverEveryMs: 0,
     ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
     onError: (info) => report(`${info.phase}${info.runId ? ` run ${info.runId}` : ''}`, info.error),
   });
@@ -45,6 +47,7 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
         if (swept.expired + recovered.resumed + recovered.askedAgain > 0) {
           io.stdout.write(`expired ${swept.expired} approvals; resumed ${recovered.resumed} runs; asked again about ${recovered.askedAgain} calls\n`);
         }
+        if (swept.failed + recovered.failed > 0) report('housekeeping', new Error(`${swept.failed + recovered.failed} runs could not go on; see the runtime's onError`));
       })
       .catch((error: unknown) => void report('housekeeping', error));
   }, options.housekeepingMs);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { ConfigError, VersionConflictError } from '../errors.js';
+import { ConfigError, RunNotAwaitingApprovalError, StoreUnavailableError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
@@ -16,6 +16,7 @@ import { loopbackOnly } from './loopback-only.js';
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
+import { decideWithLink, within, type Outcome } from './record-then-resume.js';
 import { runView } from './run-view.js';
 import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
@@ -64,12 +65,16 @@ export interface ApprovalAppOptions {
   /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Where a decided run resumes: `'inline'` (default) here, before answering;
+   * Where a decided (or started) run goes on: `'inline'` (default) here, before answering;
    * `'enqueue'` on a worker, through the runtime's `queue` (a thin or
-   * serverless front answers 202 as soon as the decision is recorded).
+   * serverless front answers 202 as soon as the decision is recorded and the run queued).
+   * `'enqueue'` with a runtime that has no queue is refused here, at creation.
    */
   readonly resumeMode?: 'inline' | 'enqueue';
-  /** How long a decision (or a start) waits for the run to pause or end before answering 202. Default 10 s. */
+  /**
+   * How long a decision (or a start), once recorded, waits for the run to pause or end before answering 202.
+   * Default 10 s. Recording itself is always awaited: a decision that could not be written is a 503, never a 202.
+   */
   readonly resumeTimeoutMs?: number;
   /** Epoch milliseconds, for webhook timestamps. Default `Date.now`; inject a fake one in tests. */
   readonly clock?: () => number;
@@ -126,21 +131,6 @@ const optionsSchema = z.object({
 
 const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
 
-type Outcome<T> = { readonly done: true; readonly value: T } | { readonly done: false };
-
-/** Waits for `work` up to `ms`; a rejection within the time is thrown, one after it is the caller's to catch. */
-async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Outcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ done: false }), ms);
-  });
-  try {
-    return await Promise.race([work.then((value) => ({ done: true as const, value })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
  * approvals, takes decisions (bearer token or Standard Webhooks signature),
@@ -183,6 +173,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const resumeMode = options.resumeMode ?? 'inline';
+  if (resumeMode === 'enqueue' && runtime.queue === undefined) {
+    throw new ConfigError("createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.");
+  }
+  /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
+  const recordMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
 
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
     try {
@@ -206,19 +201,19 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     claimDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
   ] as const;
 
-  /** Answers 202 when the run takes longer than `resumeTimeoutMs`, and reports its later failure. */
+  /**
+   * Runs a recorded run on here, answering 202 when that takes longer than `resumeTimeoutMs` (and reporting its
+   * later failure). Only called once the decision or the run is recorded, so a 202 never stands for a write that
+   * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
+   */
   const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
     within(work, resumeTimeoutMs).then((outcome) => {
       if (!outcome.done) work.catch((error: unknown) => report(error, { operation, runId }));
       return outcome;
     });
-  /** A runtime without a queue under resumeMode 'enqueue' is the server's bug, not the client's: a 500 reported to onError. */
-  const misconfigured = (error: unknown): never => {
-    if (resumeMode === 'enqueue' && error instanceof ConfigError && /enqueue/.test(error.message)) {
-      throw new Error(`createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue }). ${error.message}`, { cause: error });
-    }
-    throw error;
-  };
+  /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
+  const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
+    recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
     c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
@@ -275,15 +270,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
         : `run_${randomUUID()}`);
     const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
-    let outcome: Outcome<AgentSnapshot>;
     try {
-      outcome = await carryOn(runtime.start(body.agent, input), 'start', runId);
+      await runtime.start(body.agent, input, { mode: recordMode });
     } catch (error) {
       // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
       const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
       if (!existing) throw error;
       return c.json({ status: existing.status, run: runView(existing), duplicate: true }, 200, location);
     }
+    if (resumeMode === 'enqueue') return accepted(c, runId);
+    const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);
     return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, location);
   });
@@ -304,12 +300,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
-    const outcome = await carryOn(runtime.respond(runId, response, { mode: resumeMode }).catch(misconfigured), 'resume', runId);
-    if (!outcome.done) return accepted(c, runId, { duplicate: false });
-    const { status, duplicate, snapshot } = outcome.value;
+    const recorded = await runtime.respond(runId, response, { mode: recordMode });
+    const { duplicate } = recorded;
+    if (resumeMode === 'inline' && recorded.status === 'running') {
+      const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
+      if (!outcome.done) return accepted(c, runId, { duplicate });
+      return c.json({ status: outcome.value.status, duplicate, run: runView(outcome.value) });
+    }
     // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
-    if (resumeMode === 'enqueue' && status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
-    return c.json({ status, duplicate, run: runView(snapshot) });
+    if (resumeMode === 'enqueue' && recorded.status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
+    return c.json({ status: recorded.status, duplicate, run: runView(recorded.snapshot) });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
@@ -329,11 +329,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     let recorded = false;
     for (const item of items) {
       try {
-        const result: RespondResult = await runtime.respond(runId, item, { mode: resumeMode === 'enqueue' ? 'enqueue' : 'record' }).catch(misconfigured);
+        const result: RespondResult = await runtime.respond(runId, item, { mode: recordMode });
         latest = result.snapshot;
         recorded ||= !result.duplicate;
         results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
       } catch (error) {
+        // Unreachable store: the whole answer is a 503, so no 2xx stands for a decision that was not written (a retry finds the recorded ones as duplicates).
+        if (error instanceof StoreUnavailableError) throw error;
         const answer = problemFor(error);
         if (answer.unexpected) report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path });
         results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
@@ -427,13 +429,9 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      const work = runtime.respondWithLink(token, { mode: resumeMode }).catch(misconfigured);
-      const outcome = await within(work, resumeTimeoutMs);
-      if (!outcome.done) {
-        work.catch(async (error: unknown) => report(error, { operation: 'resume', ...(await linkRun(runtime, token)) }));
-        return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
-      }
-      const { snapshot, duplicate, approvalId } = outcome.value;
+      const { result, carryingOn } = await decideWithLink(runtime, token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
+      if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      const { snapshot, duplicate, approvalId } = result;
       const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));

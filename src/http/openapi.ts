@@ -68,7 +68,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
   const writeSecurity = [{ bearer: [] }, { standardWebhooks: [] }];
   const readSecurity = [{ bearer: [] }];
   const accepted = {
-    description: 'The decision is recorded and the run is still going after `resumeTimeoutMs`; read `GET /runs/{runId}` later.',
+    description: 'The decision (or the new run) is recorded, and the run is still going after `resumeTimeoutMs` or was queued for a worker; read `GET /runs/{runId}` later. Nothing unrecorded is ever answered 2xx: that is a 503.',
     content: json(ref('Accepted')),
   };
   return {

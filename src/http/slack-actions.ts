@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { classifyRefusal, linkRun } from './decision-replies.js';
+import { decideWithLink } from './record-then-resume.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { escapeSlack, SLACK_ACTION_IDS, slackWho } from './slack-message.js';
@@ -177,12 +178,13 @@ export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
   const decide = async (token: string, user: string, responseUrl: string | undefined) => {
     let reply: Reply;
     try {
-      const work = runtime.respondWithLink(token, { mode: settings.resumeMode, approvedBy: `slack:${user}` });
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, settings.resumeTimeoutMs, undefined)));
-      const result = await Promise.race([work, late]).finally(() => clearTimeout(timer));
-      if (result === undefined) {
-        work.catch((error: unknown) => reportClick(error, 'resume', token));
+      const { result, carryingOn } = await decideWithLink(runtime, token, {
+        resumeMode: settings.resumeMode,
+        resumeTimeoutMs: settings.resumeTimeoutMs,
+        approvedBy: `slack:${user}`,
+        onLateError: (error, runId) => report(error, 'resume', runId),
+      });
+      if (carryingOn) {
         reply = { text: `Decision by <@${user}> recorded; the run is carrying on.`, replace: true };
       } else {
         reply = outcomeReply(result, user);

@@ -6,6 +6,7 @@ import { publicError } from '../machine/public-text.js';
 import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { classifyRefusal, linkRun } from './decision-replies.js';
+import { decideWithLink } from './record-then-resume.js';
 import { HttpProblem, problem } from './problem.js';
 import { parseJsonBody, readRawBody } from './read-body.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, telegramKey, telegramWho } from './telegram-api.js';
@@ -169,12 +170,13 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
     const token = held;
     let reply: Reply;
     try {
-      const work = runtime.respondWithLink(token, { mode: settings.resumeMode, approvedBy: `telegram:${user}` });
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, settings.resumeTimeoutMs, undefined)));
-      const result = await Promise.race([work, late]).finally(() => clearTimeout(timer));
-      if (result === undefined) {
-        work.catch((error: unknown) => reportClick(error, 'resume', token));
+      const { result, carryingOn } = await decideWithLink(runtime, token, {
+        resumeMode: settings.resumeMode,
+        resumeTimeoutMs: settings.resumeTimeoutMs,
+        approvedBy: `telegram:${user}`,
+        onLateError: (error, runId) => report(error, 'resume', runId),
+      });
+      if (carryingOn) {
         reply = { toast: 'Decision recorded.', edit: `Decision by ${telegramWho(`telegram:${user}`)} recorded; the run is carrying on.` };
       } else {
         reply = outcomeReply(result, user);

@@ -179,7 +179,7 @@ const REQUEST_FIELDS = [
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId', 'toolCallId', 'toolName', 'decision', 'source', 'scope', 'at', 'by', 'reason', 'ruleId', 'argsDigest',
-  'editedArgsDigest', 'signature',
+  'editedArgsDigest', 'claimedAt', 'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
 // A field added to ApprovalRequest or AuditEntry fails to compile here until someone decides whether it may leave the process.
 type Unlisted<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]>;

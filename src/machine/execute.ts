@@ -93,6 +93,12 @@ function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; e
   return { snapshot, event: { type: 'START', at: now, messages } };
 }
 
+/** A new run after its start step, before any effect: what `runtime.start` records before the run goes on. */
+export function startedRun(agent: Agent, input: ExecuteInput): AgentSnapshot {
+  const { snapshot, event } = newRun(agent, input);
+  return step(snapshot, event);
+}
+
 /** The arguments a record runs with: the approved edit, else what the model asked for. */
 function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
   if (record.editedArgs !== undefined) return record.editedArgs;

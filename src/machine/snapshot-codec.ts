@@ -52,6 +52,7 @@ export const auditSchema = z.object({
   ruleId: z.string().optional(),
   argsDigest: z.string(),
   editedArgsDigest: z.string().optional(),
+  claimedAt: z.number().optional(),
   signature: z.string().optional(),
 });
 

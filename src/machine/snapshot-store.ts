@@ -29,8 +29,11 @@ export interface ListPendingOptions {
  * Contract:
  * - `commit` is a compare-and-set on `version`: it stores `next` only if the
  *   stored run is at `expectedVersion`, else throws `VersionConflictError`.
- *   A repeat of a commit that already landed (same run, same `next.version`)
- *   fails harmlessly with that error too.
+ *   A call is one commit: when its write lands but the reply is lost and the
+ *   store's client resends it, the resend is recognised by the id the store
+ *   gave that call and the commit succeeds (a caller never sees its own
+ *   commit as a conflict). A second call with the same snapshot is another
+ *   commit, and fails with `VersionConflictError`.
  * - History is append-only: `next.messages` starts with the stored messages,
  *   and a commit writes only the ones after them.
  * - `events` are published only once the state they announce is committed

@@ -151,6 +151,8 @@ export interface AuditEntry {
   readonly ruleId?: string;
   readonly argsDigest: string;
   readonly editedArgsDigest?: string;
+  /** When the caller said it decided (`ApprovalResponse.respondedAt`): kept for the record, never used for expiry; `at` is the agent's clock. */
+  readonly claimedAt?: number;
   /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */
   readonly signature?: string;
 }

@@ -116,7 +116,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
     // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
     if (recorded.source === 'expiry') {
-      throw new ApprovalExpiredError(response.approvalId, recorded.at, response.respondedAt ?? agent.settings.clock());
+      throw new ApprovalExpiredError(response.approvalId, recorded.at, agent.settings.clock());
     }
     throw new DecisionConflictError(response.approvalId, {
       decision: recorded.decision,
@@ -133,7 +133,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   if (snapshot.status !== 'awaitingApproval') {
     throw new RunNotAwaitingApprovalError(snapshot.runId, response.approvalId, snapshot.status);
   }
-  const respondedAt = response.respondedAt ?? agent.settings.clock();
+  // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
+  const respondedAt = agent.settings.clock();
   // First the request itself: the checks below read its expiry and approvers, which only its signature vouches for.
   verifyRequestIntegrity(agent, snapshot, request, response.approved);
   if (isExpired(request, respondedAt)) {
@@ -176,6 +177,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+    ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
   });
   const decisions: Decision[] = [
     {

@@ -5,7 +5,7 @@ import { createMemoryStore } from '../adapters/memory-store.js';
 import { AgentNotFoundError, ConfigError, LinkTokenError, RunNotFoundError, UnknownApprovalError, VersionConflictError } from '../errors.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
-import type { ExecuteInput } from '../machine/execute.js';
+import { startedRun, type ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
@@ -205,37 +205,54 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return continueRun(snapshot);
   };
 
+  /** The queue of mode 'enqueue', checked before anything is written, so a misconfigured call records nothing. */
+  const queueFor = (mode: RespondMode, where: string): ResumeQueue | undefined => {
+    if (mode !== 'enqueue') return undefined;
+    if (!options.queue) {
+      throw new ConfigError(`${where}: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'. Nothing was recorded.`);
+    }
+    return options.queue;
+  };
+  const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
+    parse(z.enum(['inline', 'record', 'enqueue']).default('inline'), value, where, " Use 'inline', 'record' or 'enqueue'.");
+
   const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;
-    if (mode === 'enqueue') {
-      if (!options.queue) {
-        throw new ConfigError("respond: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'.");
-      }
-      await options.queue.enqueue(snapshot.runId);
+    const queue = queueFor(mode, 'carry on');
+    if (queue) {
+      await queue.enqueue(snapshot.runId);
       return snapshot;
     }
     return continueRun(snapshot);
   };
 
+  /**
+   * A repeat of a recorded decision finds the run as its first responder left it. In enqueue mode it queues the
+   * run again (that responder's enqueue may have failed after the decision was recorded; a second job for a run
+   * already moving is harmless, a resume never runs a tool twice). Inline it carries on only a run stalled longer
+   * than staleAfterMs, so it does not race a first responder still at work.
+   */
+  const carryOnRepeat = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
+    if (snapshot.status !== 'running' || hasLiveLease(snapshot, clock())) return snapshot;
+    if (mode === 'enqueue') return carryOn(snapshot, mode);
+    if (mode === 'inline' && snapshot.updatedAt <= clock() - staleAfterMs) return continueRun(snapshot);
+    return snapshot;
+  };
+
   const respond = async (runId: string, response: ApprovalResponse, respondOptions: { mode?: RespondMode } = {}): Promise<RespondResult> => {
-    const mode = parse(z.enum(['inline', 'record', 'enqueue']).default('inline'), respondOptions.mode, 'respond', " Use 'inline', 'record' or 'enqueue'.");
+    const mode = modeOf(respondOptions.mode, 'respond');
+    queueFor(mode, 'respond');
     const { next, committed } = await update(runId, (current) => {
       const decided = withDecision(current, response);
       return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
     });
-    if (!committed) {
-      // A retried delivery whose first responder died after recording the decision finds the run stalled: carry it on.
-      const stalled = mode === 'inline' && next.status === 'running' && next.updatedAt <= clock() - staleAfterMs && !hasLiveLease(next, clock());
-      const after = stalled ? await continueRun(next) : next;
-      return { snapshot: after, status: after.status, duplicate: true };
-    }
-    const after = await carryOn(next, mode);
-    return { snapshot: after, status: after.status, duplicate: false };
+    const after = committed ? await carryOn(next, mode) : await carryOnRepeat(next, mode);
+    return { snapshot: after, status: after.status, duplicate: !committed };
   };
 
   const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {
     const agent = agentNamed(current.agentName);
-    return withApprovalResponse(current, { ...response, respondedAt: response.respondedAt ?? clock() }, { agent });
+    return withApprovalResponse(current, response, { agent });
   };
 
   const linkSettings = () => {
@@ -245,10 +262,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const runtime: Runtime = {
     store,
+    ...(options.queue === undefined ? {} : { queue: options.queue }),
     agent: agentNamed,
-    async start(agentName: string, input: ExecuteInput) {
+    async start(agentName: string, input: ExecuteInput, startOptions: { mode?: RespondMode } = {}) {
+      const mode = modeOf(startOptions.mode, 'start');
       const agent = agentNamed(agentName);
-      return agent.execute(input, { checkpoint: checkpointFrom(undefined), leaseOwner, onError: reportModelError });
+      queueFor(mode, 'start');
+      // Recorded before anything runs, so a caller told "started" can count on the run existing.
+      const created = startedRun(agent, input);
+      await commit(created, undefined);
+      return carryOn(created, mode);
     },
     get,
     respond,
@@ -267,7 +290,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async sweepExpired(now = clock()) {
       let runs = 0;
       let expired = 0;
+      let failed = 0;
       for (const runId of await store.expiredRuns(now, 1000)) {
+        // One run that cannot go on is reported, and the sweep goes on with the others.
         try {
           const { next, result, committed } = await update(runId, (current) => {
             const decisions = expiryDecisions(current, now);
@@ -280,24 +305,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           await carryOn(next, options.queue ? 'enqueue' : 'inline');
         } catch (error) {
           if (error instanceof RunNotFoundError) continue;
-          throw error;
+          failed += 1;
+          reportError(error, 'sweep', runId);
         }
       }
-      return { runs, expired };
+      return { runs, expired, failed };
     },
     async recover() {
       let resumed = 0;
       let askedAgain = 0;
+      let failed = 0;
       const now = clock();
       for (const runId of await store.runsToRecover(now, now - staleAfterMs, 1000)) {
-        const snapshot = await store.load(runId);
-        if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
-        const after = await continueRun(snapshot);
-        const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
-        if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
-        else resumed += 1;
+        // One run whose resume throws is reported, and the pass goes on, so the healthy ones are still recovered.
+        try {
+          const snapshot = await store.load(runId);
+          if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
+          const after = await continueRun(snapshot);
+          const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
+          if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
+          else resumed += 1;
+        } catch (error) {
+          failed += 1;
+          reportError(error, 'recover', runId);
+        }
       }
-      return { resumed, askedAgain };
+      return { resumed, askedAgain, failed };
     },
     async approvalLinks(runId: string, approvalId: string, linkOptions: { expiresIn?: number; approvedBy?: string } = {}) {
       const links = linkSettings();

@@ -2,16 +2,17 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
+import type { ResumeQueue } from './resume-queue.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
 
-/** How `respond` carries on after recording a decision. */
+/** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
   /** Record, then resume the run here and return once it pauses or ends (default). */
   | 'inline'
   /** Record only; resume later with `runtime.resume(runId)`. */
   | 'record'
-  /** Record and put a resume job on the worker queue. */
+  /** Record and put a resume job on the worker queue (checked before anything is recorded). */
   | 'enqueue';
 
 /** A page of a reviewer's inbox. */
@@ -46,8 +47,14 @@ export interface LinkRespondResult extends RespondResult {
  */
 export interface Runtime {
   readonly store: SnapshotStore;
+  /** Where mode `'enqueue'` puts resume jobs; absent when the runtime was made without one. */
+  readonly queue?: ResumeQueue;
   agent(name: string): Agent;
-  start(agentName: string, input: ExecuteInput): Promise<AgentSnapshot>;
+  /**
+   * Starts a run: records it first, then runs it here until it pauses or ends (`'inline'`, default), stops there
+   * (`'record'`: resume with `runtime.resume(runId)`), or queues it for a worker (`'enqueue'`).
+   */
+  start(agentName: string, input: ExecuteInput, options?: { mode?: RespondMode }): Promise<AgentSnapshot>;
   /** Throws `RunNotFoundError` for an unknown run. */
   get(runId: string): Promise<AgentSnapshot>;
   respond(runId: string, response: ApprovalResponse, options?: { mode?: RespondMode }): Promise<RespondResult>;
@@ -55,10 +62,16 @@ export interface Runtime {
   resume(runId: string): Promise<AgentSnapshot>;
   pending(options?: ListPendingOptions): Promise<PendingPage>;
   cancel(runId: string, reason?: string): Promise<AgentSnapshot>;
-  /** Applies `onExpire` to every expired request; each exactly once even with several sweepers. */
-  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number }>;
-  /** Finishes or hands back to a person every run a dead process left behind. */
-  recover(): Promise<{ readonly resumed: number; readonly askedAgain: number }>;
+  /**
+   * Applies `onExpire` to every expired request; each exactly once even with several sweepers.
+   * A run that fails to go on is reported to `onError` (operation `sweep`) and counted in `failed`; the sweep goes on.
+   */
+  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number; readonly failed: number }>;
+  /**
+   * Finishes or hands back to a person every run a dead process left behind.
+   * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.
+   */
+  recover(): Promise<{ readonly resumed: number; readonly askedAgain: number; readonly failed: number }>;
   /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
   approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
   /**

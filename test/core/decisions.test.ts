@@ -108,9 +108,16 @@ describe('withApprovalResponse refusals', () => {
     const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }));
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     expect(error).toMatchObject({ code: 'approval_expired', approvalId: request.approvalId, expiresAt: request.expiresAt, respondedAt: request.expiresAt });
-    // An explicit respondedAt one millisecond earlier is still in time.
-    const inTime = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 });
-    expect(inTime.status).toBe('running');
+  });
+
+  it("decides expiry by the agent's clock: a caller's respondedAt before expiresAt does not approve an expired request", async () => {
+    const { agent, clock } = setup([{ name: 'delete_file', path: '/a' }], { approvalTtlMs: 60_000 });
+    const paused = await agent.execute({ input: 'go' });
+    const request = paused.pendingApprovals[0]!;
+    clock.advance(60_000);
+    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 }));
+    expect(error).toBeInstanceOf(ApprovalExpiredError);
+    expect(error).toMatchObject({ expiresAt: request.expiresAt, respondedAt: clock() });
   });
 
   it('refuses edited arguments that fail the tool schema with InvalidEditError listing the issues', async () => {
@@ -332,7 +339,7 @@ describe('withApprovalResponse outcomes', () => {
 });
 
 describe('decisions keep their data', () => {
-  it('the audit entry names the approval, call, tool, verdict, who, when and source', async () => {
+  it("the audit entry names the approval, call, tool, verdict, who, when (the agent's clock; the caller's own time as claimedAt) and source", async () => {
     const { agent, clock } = setup([{ name: 'delete_file', path: '/a', id: 'call_1' }]);
     const paused: AgentSnapshot = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
@@ -345,11 +352,12 @@ describe('decisions keep their data', () => {
         decision: 'approved',
         source: 'human',
         scope: 'once',
-        at: clock() + 7,
+        at: clock(),
         by: 'alice',
         argsDigest: request.argsDigest,
+        claimedAt: clock() + 7,
       },
     ]);
-    expect(next.updatedAt).toBe(clock() + 7);
+    expect(next.updatedAt).toBe(clock());
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, StoreUnavailableError, type Runtime, type SnapshotStore } from 'countersign';
+import { ConfigError, createMemoryStore, createRuntime, StoreUnavailableError, type Runtime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, openApiDocument } from 'countersign/http';
 import { bearer, harness, json, startPaused, stateOf, TOKEN } from './harness.js';
 
@@ -242,8 +242,10 @@ describe("resumeMode: 'enqueue'", () => {
     expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId, duplicate: false } });
     expect(queued).toEqual([runId]);
     expect(h.executed).toEqual([]);
+    // A repeat queues the run again: the first delivery's job may never have reached the queue.
     const repeat = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true })));
     expect(repeat).toMatchObject({ status: 200, body: { status: 'running', duplicate: true } });
+    expect(queued).toEqual([runId, runId]);
     expect((await h.runtime.resume(runId)).status).toBe('completed');
     expect(h.executed).toEqual(['/tmp/x']);
 
@@ -251,17 +253,25 @@ describe("resumeMode: 'enqueue'", () => {
     const second = batch.body['run'].runId as string;
     const all = await read(await app.request(`/runs/${second}/approvals`, json({ approveAll: true, approvedBy: 'alice' })));
     expect(all).toMatchObject({ status: 202, body: { accepted: true, runId: second, results: [{ ok: true }, { ok: true }] } });
-    expect(queued).toEqual([runId, second]);
+    expect(queued).toEqual([runId, runId, second]);
   });
 
-  it('a runtime without a queue is reported as the server\'s bug (500 to onError), not the client\'s', async () => {
+  it('starts a run by recording it and queueing it for a worker: 202 before any model call', async () => {
     const h = harness();
-    const errors: unknown[] = [];
-    const app = createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue', onError: (error) => errors.push(error) });
-    const { runId, approvalId } = await startPaused(h);
-    const res = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true })));
-    expect(res).toMatchObject({ status: 500, body: { code: 'internal' } });
-    expect(String(errors[0])).toContain("resumeMode 'enqueue' needs");
+    const queued: string[] = [];
+    const front = createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode: 'enqueue' });
+    const res = await read(await app.request('/runs', json({ agent: 'files', input: '/tmp/q', runId: 'queued-run' })));
+    expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId: 'queued-run' } });
+    expect(queued).toEqual(['queued-run']);
+    expect(h.modelCalls()).toBe(0);
+    expect((await h.runtime.resume('queued-run')).status).toBe('awaitingApproval');
+  });
+
+  it('refuses at creation an app whose runtime has no queue, so no decision is recorded and then left unqueued', async () => {
+    const h = harness();
+    expect(() => createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue' })).toThrow(ConfigError);
+    expect(() => createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue' })).toThrow(/resumeMode 'enqueue' needs a runtime made with createRuntime\(\{ queue/);
   });
 });
 

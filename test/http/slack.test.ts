@@ -12,6 +12,7 @@ import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { BOT_TOKEN, startFakeSlack, type FakeSlack, type SlackRequest } from '../support/fake-slack.js';
 import { removePrefix, uniquePrefix, until } from '../redis/redis-harness.js';
+import { tcpProxy } from '../support/tcp-proxy.js';
 
 const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const LINK_SECRET = 'link-secret-0123456789abcdef';
@@ -37,7 +38,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: Promise<void>; approvers?: string[]; approvalTtlMs?: number; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
+async function setup(options: { store?: SnapshotStore; resumeTimeoutMs?: number; links?: boolean; gate?: Promise<void>; approvers?: string[]; approvalTtlMs?: number; notifier?: Partial<SlackNotifierOptions>; otherOrigin?: string; slack?: FakeSlack } = {}): Promise<Setup> {
   const slack = options.slack ?? (await startFakeSlack());
   if (!options.slack) closers.push(() => slack.close());
   const executed: string[] = [];
@@ -80,6 +81,7 @@ async function setup(options: { store?: SnapshotStore; links?: boolean; gate?: P
     bearerToken: 'test-bearer-token-0123456789',
     clock: () => NOW_MS,
     slack: { signingSecret: SIGNING_SECRET, responseUrlOrigins: [slack.origin] },
+    ...(options.resumeTimeoutMs === undefined ? {} : { resumeTimeoutMs: options.resumeTimeoutMs }),
     onError: (error, context) => appErrors.push({ error, operation: context.operation }),
   });
   const server: ServeHandle = await serve(app, { port: 0 });
@@ -569,5 +571,29 @@ describe.skipIf(!redisUrl)('Slack approvals with the Redis store', () => {
     expect((await responses(s, 2))[1]!.json['text']).toContain('this button was used before');
     expect(s.executed).toEqual(['/tmp/x']);
     expect((await s.runtime.get(runId)).status).toBe('completed');
+  });
+
+  it('never tells Slack a decision was recorded while Redis cannot write it (an outage longer than resumeTimeoutMs); the next click records it', async () => {
+    const prefix = uniquePrefix();
+    prefixes.push(prefix);
+    const { hostname, port } = new URL(redisUrl!);
+    const proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
+    const viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 3, retryStrategy: () => 150 });
+    viaProxy.on('error', () => {});
+    closers.push(async () => {
+      viaProxy.disconnect();
+      await proxy.close();
+    });
+    const s = await setup({ store: createRedisStore({ redis: viaProxy, prefix }), resumeTimeoutMs: 250 });
+    const { runId, approve } = await paused(s);
+    await proxy.cut();
+    await click(s, { value: approve.value, user: 'U123' });
+    expect((await responses(s, 1))[0]!.json['text']).toBe('Your decision could not be recorded just now; click again in a moment.');
+    expect((await createRedisStore({ redis, prefix }).load(runId))?.audit).toEqual([]);
+    await proxy.restore();
+    await click(s, { value: approve.value, user: 'U123' });
+    expect((await responses(s, 2))[1]!.json['text']).toMatch(/^(Approved by <@U123>: \*delete_file\*, run is completed\.|Decision by <@U123> recorded; the run is carrying on\.)$/);
+    await until(async () => (await s.runtime.get(runId)).status === 'completed', 'the run completed');
+    expect(s.executed).toEqual(['/tmp/x']);
   });
 });

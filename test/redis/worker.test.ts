@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
-import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo } from 'countersign/redis';
+import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo, type WorkerOptions } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
 import { deferred, removePrefix, until } from './redis-harness.js';
 
@@ -52,7 +52,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const redis = connect();
     const queue = createRedisResumeQueue({ redis, prefix });
     const errors: WorkerErrorInfo[] = [];
-    const worker = (options: { runtime: Pick<Runtime, 'resume'>; redis?: Redis; concurrency?: number; consumer?: string; claimIdleMs?: number }) => {
+    const worker = (options: { runtime: WorkerOptions['runtime']; redis?: Redis; concurrency?: number; consumer?: string; claimIdleMs?: number; recoverEveryMs?: number }) => {
       const created = createWorker({ redis: connect(), prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info), ...options });
       workers.push(created);
       return created;
@@ -311,6 +311,26 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     }
     await until(async () => (await Promise.all(paused.map((run) => runtime.get(run.runId)))).every((run) => run.status === 'completed'), 'every run completed');
     expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
+    expect(errors).toEqual([]);
+  });
+
+  it('carries on a decision recorded whose job never reached the queue: a worker recovers the run once it is stale', async () => {
+    const { prefix, connect, worker, errors } = setup();
+    const counting = countingAgent();
+    const store = createRedisStore({ redis: connect(), prefix });
+    const unreachableQueue = {
+      enqueue: async () => {
+        throw new StoreUnavailableError('Redis could not queue the resume.');
+      },
+    };
+    const front = createRuntime({ agents: [counting.agent], store, queue: unreachableQueue });
+    const run = await front.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
+    await expect(front.respond(run.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect((await front.get(run.runId)).status).toBe('running');
+    worker({ runtime: createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: connect(), prefix }), staleAfterMs: 100 }), recoverEveryMs: 200 });
+    await until(async () => (await front.get(run.runId)).status === 'completed', 'the run completed');
+    expect(counting.executions).toEqual([`${run.runId}:${run.pendingApprovals[0]!.toolCallId}`]);
     expect(errors).toEqual([]);
   });
 

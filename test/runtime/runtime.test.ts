@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   AgentNotFoundError,
+  ApprovalExpiredError,
   ConfigError,
   createMemoryStore,
   createRuntime,
@@ -56,8 +57,8 @@ describe('createRuntime', () => {
   });
 
   it('refuses a conflicting decision with the decision that won', async () => {
-    const counting = countingAgent();
     const clock = manualClock();
+    const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], clock });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
@@ -181,9 +182,9 @@ describe('recover', () => {
 
     const healthy = countingAgent({ clock, name: 'recover-plain' });
     const second = createRuntime({ agents: [healthy.agent], store, clock });
-    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 0, failed: 0 });
     clock.advance(30_001);
-    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1 });
+    expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1, failed: 0 });
     const asked = await second.get(paused.runId);
     expect(asked.status).toBe('awaitingApproval');
     expect(asked.pendingApprovals[0]).toMatchObject({ outcomeUnknown: true, toolCallId: paused.pendingApprovals[0]!.toolCallId });
@@ -223,7 +224,7 @@ describe('recover', () => {
     const healthy = countingAgent({ clock, idempotent: true, name: 'recover-idem' });
     const second = createRuntime({ agents: [healthy.agent], store, clock });
     clock.advance(30_001);
-    expect(await second.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect(await second.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
     expect((await second.get(paused.runId)).status).toBe('completed');
     expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
   });
@@ -235,10 +236,101 @@ describe('recover', () => {
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
-    expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0 });
+    expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0, failed: 0 });
     clock.advance(10_001);
-    expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0 });
+    expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
     expect(counting.executions).toHaveLength(1);
+  });
+});
+
+describe("mode 'enqueue'", () => {
+  it('without a queue is refused before anything is recorded', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true };
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toThrow(/mode 'enqueue' needs a queue.*Nothing was recorded/);
+    expect(await runtime.get(paused.runId)).toEqual(paused);
+    await expect(runtime.start(counting.agent.name, { input: 'pay', runId: 'never-made' }, { mode: 'enqueue' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(runtime.get('never-made')).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+
+  it('a retry of a decision whose job could not be queued queues it', async () => {
+    const counting = countingAgent();
+    const queued: string[] = [];
+    let failNext = true;
+    const queue = {
+      enqueue: async (runId: string) => {
+        if (failNext) {
+          failNext = false;
+          throw new StoreUnavailableError('Redis could not queue the resume.');
+        }
+        queued.push(runId);
+      },
+    };
+    const runtime = createRuntime({ agents: [counting.agent], queue });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect((await runtime.get(paused.runId)).status).toBe('running');
+    expect(queued).toEqual([]);
+    const retry = await runtime.respond(paused.runId, decision, { mode: 'enqueue' });
+    expect(retry).toMatchObject({ duplicate: true, status: 'running' });
+    expect(queued).toEqual([paused.runId]);
+    expect((await runtime.resume(paused.runId)).status).toBe('completed');
+    expect(counting.executions).toHaveLength(1);
+  });
+});
+
+describe("the runtime's clock decides expiry", () => {
+  it("refuses an expired request whatever respondedAt the caller sends, and records the caller's time without trusting it", async () => {
+    const clock = manualClock();
+    const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const runtime = createRuntime({ agents: [counting.agent], clock });
+    const expired = await runtime.start(counting.agent.name, { input: 'pay' });
+    const request = expired.pendingApprovals[0]!;
+    clock.advance(60_000);
+    await expect(runtime.respond(expired.runId, { approvalId: request.approvalId, approved: true, respondedAt: request.requestedAt })).rejects.toBeInstanceOf(ApprovalExpiredError);
+    expect(counting.executions).toEqual([]);
+
+    const fresh = await runtime.start(counting.agent.name, { input: 'pay' });
+    const claimed = clock() + 3_600_000;
+    const { snapshot } = await runtime.respond(fresh.runId, { approvalId: fresh.pendingApprovals[0]!.approvalId, approved: true, respondedAt: claimed });
+    expect(snapshot.audit.find((entry) => entry.source === 'human')).toMatchObject({ at: clock(), claimedAt: claimed });
+  });
+});
+
+describe('housekeeping goes on past a run that cannot', () => {
+  /** Runs of a known agent and of one this runtime no longer has (its resume throws AgentNotFoundError), the orphan first. */
+  const runsOfTwoAgents = async (clock: ReturnType<typeof manualClock>, decide: boolean) => {
+    const store = createMemoryStore({ clock });
+    const orphan = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const healthy = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const before = createRuntime({ agents: [orphan.agent, healthy.agent], store, clock, staleAfterMs: 10_000 });
+    const runs = [await before.start(orphan.agent.name, { input: 'pay' }), await before.start(healthy.agent.name, { input: 'pay' })];
+    if (decide) for (const run of runs) await before.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    const errors: { error: unknown; operation: string; runId?: string }[] = [];
+    const after = createRuntime({ agents: [healthy.agent], store, clock, staleAfterMs: 10_000, onError: (error, context) => errors.push({ error, ...context }) });
+    return { runs, healthy, after, errors };
+  };
+
+  it('recover reports a run whose resume throws, counts it as failed, and still recovers the healthy ones', async () => {
+    const clock = manualClock();
+    const { runs, healthy, after, errors } = await runsOfTwoAgents(clock, true);
+    clock.advance(10_001);
+    expect(await after.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 1 });
+    expect((await after.get(runs[1]!.runId)).status).toBe('completed');
+    expect(healthy.executions).toHaveLength(1);
+    expect(errors).toEqual([{ error: expect.any(AgentNotFoundError), operation: 'recover', runId: runs[0]!.runId }]);
+  });
+
+  it('sweepExpired reports a run that cannot go on after its expiry, counts it as failed, and still sweeps the others', async () => {
+    const clock = manualClock();
+    const { runs, after, errors } = await runsOfTwoAgents(clock, false);
+    clock.advance(60_001);
+    expect(await after.sweepExpired()).toEqual({ runs: 2, expired: 2, failed: 1 });
+    expect((await after.get(runs[1]!.runId)).status).toBe('completed');
+    expect(errors).toEqual([{ error: expect.any(AgentNotFoundError), operation: 'sweep', runId: runs[0]!.runId }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
+import { ConfigError, SnapshotError, StoreUnavailableError, VersionConflictError } from '../../errors.js';
 import { deepFreeze } from '../../machine/freeze.js';
 import type { RunEvent } from '../../machine/run-events.js';
 import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
@@ -28,6 +28,19 @@ export interface RedisStoreOptions {
   readonly graceMs?: number;
   /** Milliseconds since the epoch; `Date.now` by default. Used for TTLs and outbox ages. */
   readonly clock?: () => number;
+  /**
+   * What a commit waits for before it resolves, beyond the primary's memory. Without it, a commit is as durable
+   * as the server's persistence, which this store does not check.
+   *
+   * - `{ replicas, timeoutMs }`: until `replicas` replicas hold it (Redis `WAIT`, up to `timeoutMs`, default
+   *   1,000 ms). A commit not acknowledged in time rejects with a retryable `StoreUnavailableError`: it landed on
+   *   the primary but might not survive a failover, so nothing is acknowledged on it (a retry of the decision finds
+   *   it recorded). One server only, not a Cluster.
+   * - `{ appendfsync: 'always' }`: the server must run `appendonly yes` with `appendfsync always` (Redis then
+   *   fsyncs every write before replying). Checked with `CONFIG GET` before the first write, and again until it
+   *   holds; a server that does not is a `ConfigError`, and nothing is written.
+   */
+  readonly durability?: { readonly replicas: number; readonly timeoutMs?: number } | { readonly appendfsync: 'always' };
   /**
    * Called when a step after a commit fails (publishing its events, updating
    * the indexes). The commit itself landed; its work stays in the run's
@@ -77,6 +90,9 @@ const STREAM_MAXLEN = 100_000;
 const DEFAULT_DRAIN_AGE_MS = 5_000;
 /** Runs whose stored message and audit counts this store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;
+
+/** What the write script answers (see `WRITE_RUN`). */
+type WriteReply = [code: number, detail: number | string | null, number?, number?];
 
 /** A run's membership of one global index: [key relative to the prefix, score, member]. */
 type IndexEntry = readonly [key: string, score: number, member: string];
@@ -255,6 +271,16 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const clock = options.clock ?? Date.now;
   if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
   if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  const wanted = options.durability;
+  const fsyncAlways = wanted !== undefined && 'appendfsync' in wanted;
+  if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);
+  const durability = wanted === undefined || 'appendfsync' in wanted ? undefined : { replicas: wanted.replicas, timeoutMs: wanted.timeoutMs ?? 1_000 };
+  if (durability) {
+    if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1)) throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
+    if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1)) throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
+    // WAIT counts the writes of the connection it is sent on; a Cluster sends it to any node.
+    if (redis.isCluster) throw new ConfigError('createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.');
+  }
   const scripts = registerScripts(redis);
   const report = (error: Error) => {
     try {
@@ -348,6 +374,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   /** Runs the write script; returns its reply. */
   const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared) => {
+    if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
     return (await guarded(mode === 'create' ? 'create a run' : 'commit a run', () =>
@@ -368,14 +395,64 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         ...newMessages,
         ...newAudit,
       ),
-    )) as [number, number | string, number?, number?];
+    )) as WriteReply;
+  };
+
+  /**
+   * After a write that landed: reply 1 is this call's own write; reply 3 is
+   * the same commit resent by ioredis after its first reply was lost, which
+   * had landed, so its outbox entry (if not yet drained) is finished here.
+   */
+  const landed = async (snapshot: AgentSnapshot, prepared: Prepared, reply: WriteReply): Promise<void> => {
+    remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
+    if (durability) await replicated(snapshot);
+    if (reply[0] === 1) {
+      if (reply[2] === 1) await finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
+      return;
+    }
+    const entry = reply[1];
+    if (typeof entry === 'string') await finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
+  };
+
+  /** With `durability: { appendfsync: 'always' }`: the server fsyncs every write before replying, checked once it holds. */
+  let fsyncChecked: Promise<void> | undefined;
+  const checkFsync = (): Promise<void> =>
+    (fsyncChecked ??= (async () => {
+      const [[, appendonly], [, appendfsync]] = (await guarded('read its persistence settings', () =>
+        Promise.all([redis.config('GET', 'appendonly'), redis.config('GET', 'appendfsync')]).catch((error: unknown) => {
+          // A managed server that renames or hides CONFIG cannot be checked: no retry will help.
+          if (error instanceof Error && /unknown command/i.test(error.message)) {
+            throw new ConfigError(`createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`);
+          }
+          throw error;
+        }),
+      )) as unknown as [[string, string?], [string, string?]];
+      if (appendonly !== 'yes' || appendfsync !== 'always') {
+        throw new ConfigError(
+          `createRedisStore: durability { appendfsync: 'always' } needs a server with appendonly yes and appendfsync always; this one has appendonly ${appendonly ?? '(unknown)'} and appendfsync ${appendfsync ?? '(unknown)'}, so an acknowledged decision could be lost in a crash. Set both (redis.conf or CONFIG SET), or use durability: { replicas }. Nothing was written.`,
+        );
+      }
+    })().catch((error: unknown) => {
+      fsyncChecked = undefined;
+      throw error;
+    }));
+
+  /** Resolves once `durability.replicas` replicas hold every write this connection made, else throws (retryable). */
+  const replicated = async (snapshot: AgentSnapshot): Promise<void> => {
+    const { replicas, timeoutMs } = durability!;
+    const acknowledged = await guarded('wait for replicas', () => (redis as Redis).wait(replicas, timeoutMs));
+    if (acknowledged < replicas) {
+      throw new StoreUnavailableError(
+        `Redis replicated version ${snapshot.version} of run ${snapshot.runId} to ${acknowledged} of ${replicas} replicas within ${timeoutMs} ms, so it is not acknowledged (it may not survive a failover; a retry finds it recorded).`,
+      );
+    }
   };
 
   interface Prepared {
     readonly head: string;
     readonly index: string;
     readonly ttl: number;
-    /** The commit's outbox field: the version first, so fields sort in commit order. */
+    /** The commit's outbox field and id: the version first, so fields sort in commit order. */
     readonly field: string;
     readonly meta: string;
     readonly events: readonly RunEvent[];
@@ -388,6 +465,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       head: encodeStoredHead({ ...rest, audit: [] }),
       index: encodeIndex(indexEntries(snapshot)),
       ttl: ttlFor(snapshot, now),
+      // Also the commit's id: the script recognises a resend of this very commit by it.
       field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,
       meta: JSON.stringify({ t: now, events }),
       events,
@@ -471,9 +549,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     async create(snapshot, events = []) {
       const prepared = prepare(snapshot, events);
       const reply = await write('create', snapshot, 0, 0, prepared);
-      if (reply[0] !== 1) throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
-      remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
-      if (reply[2] === 1) await finish(snapshot.runId, prepared.field, events, '', prepared.index);
+      if (reply[0] === 1 || reply[0] === 3) return landed(snapshot, prepared, reply);
+      throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
     },
 
     async load(runId) {
@@ -508,12 +585,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const prepared = prepare(next, events);
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared);
-        if (reply[0] === 1) {
-          remember(next.runId, next.version, next.messages.length, next.audit.length);
-          const previous = String(reply[1]);
-          if (reply[2] === 1) await finish(next.runId, prepared.field, events, previous, prepared.index);
-          return;
-        }
+        if (reply[0] === 1 || reply[0] === 3) return landed(next, prepared, reply);
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
           known.delete(next.runId);

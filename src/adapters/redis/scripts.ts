@@ -25,27 +25,38 @@ end
  * KEYS: head, msgs, audit, outbox.
  * ARGV: 1 mode ('create' | expected version), 2 new version, 3 messages the
  * caller believes are stored, 4 audit entries it believes are stored, 5 head,
- * 6 index entries, 7 TTL in ms (0: no expiry), 8 the outbox field (sorts in
- * commit order), 9 the commit's time and events (the outbox value is that,
- * the new index and the previous one, one a line), 10 '1' when the commit has
- * events, 11 new messages count, 12 new audit entries count, 13.. the new
- * messages, then the new audit entries.
+ * 6 index entries, 7 TTL in ms (0: no expiry), 8 the outbox field, which is
+ * also the commit's id (the version, then a random id: sorts in commit order,
+ * unique per commit), 9 the commit's time and events (the outbox value is
+ * that, the new index and the previous one, one a line), 10 '1' when the
+ * commit has events, 11 new messages count, 12 new audit entries count,
+ * 13.. the new messages, then the new audit entries.
+ *
+ * The head keeps the ids of the run's last 8 commits (field 'c'), so a
+ * command resent after its reply was lost (ioredis resends what was in
+ * flight when a connection drops) is recognised as the commit that already
+ * landed instead of conflicting with itself.
  *
  * Replies: {1, previous index entries, 1 if the outbox entry was written}
- * on success; {0, stored version or -1 when there is no run} on a version
+ * on success; {3, its outbox entry or nil} when this very commit had already
+ * landed; {0, stored version or -1 when there is no run} on a version
  * conflict (or a taken id on create); {2, stored version, stored messages,
  * stored audit entries} when the version matches but the counts do not (the
  * caller then resends with the right tail).
  */
 export const WRITE_RUN = `${PUSH}
 local head, msgs, audit, outbox = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local commit = ARGV[8]
+local stored = redis.call('HMGET', head, 'v', 'x', 'c')
+local recent = stored[3] or ''
+if stored[1] and string.find(' ' .. recent .. ' ', ' ' .. commit .. ' ', 1, true) then
+  return {3, redis.call('HGET', outbox, commit)}
+end
 local previous = ''
 if ARGV[1] == 'create' then
-  local existing = redis.call('HGET', head, 'v')
-  if existing then return {0, tonumber(existing)} end
+  if stored[1] then return {0, tonumber(stored[1])} end
   redis.call('DEL', msgs, audit, outbox)
 else
-  local stored = redis.call('HMGET', head, 'v', 'x')
   if not stored[1] then return {0, -1} end
   local version = tonumber(stored[1])
   if version ~= tonumber(ARGV[1]) then return {0, version} end
@@ -56,13 +67,18 @@ else
   end
   previous = stored[2] or ''
 end
-redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6])
+local kept = {commit}
+for id in string.gmatch(recent, '%S+') do
+  if #kept >= 8 then break end
+  kept[#kept + 1] = id
+end
+redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6], 'c', table.concat(kept, ' '))
 local newMessages, newAudit = tonumber(ARGV[11]), tonumber(ARGV[12])
 push(msgs, 13, 12 + newMessages)
 push(audit, 13 + newMessages, 12 + newMessages + newAudit)
 local outboxWritten = 0
 if ARGV[10] == '1' or previous ~= ARGV[6] then
-  redis.call('HSET', outbox, ARGV[8], ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
+  redis.call('HSET', outbox, commit, ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
   outboxWritten = 1
 end
 local ttl = tonumber(ARGV[7])

@@ -12,13 +12,14 @@ import { checkTiming, defaultConsumerName, runGroupReader, type RedisClient, typ
 export const WORKER_GROUP = 'countersign-workers';
 
 /**
- * What a worker tells `onError`; `phase: 'resume'` is `runtime.resume` failing for `runId`.
+ * What a worker tells `onError`; `phase: 'resume'` is `runtime.resume` failing for `runId`, `phase: 'recover'` a
+ * `runtime.recover()` pass that threw.
  *
  * @example
  * createWorker({ runtime, redis, onError: (info: WorkerErrorInfo) => log.error({ phase: info.phase, runId: info.runId, retrying: info.retrying }, String(info.error)) });
  */
 export interface WorkerErrorInfo extends Omit<StreamErrorInfo, 'phase'> {
-  readonly phase: StreamErrorInfo['phase'] | 'resume';
+  readonly phase: StreamErrorInfo['phase'] | 'resume' | 'recover';
   readonly runId?: string;
   /**
    * For `'resume'`: true when the error is retryable (`StoreUnavailableError`)
@@ -35,8 +36,11 @@ export interface WorkerErrorInfo extends Omit<StreamErrorInfo, 'phase'> {
  * const options: WorkerOptions = { runtime, redis, prefix: 'myapp:', concurrency: 8, claimIdleMs: 60_000 };
  */
 export interface WorkerOptions {
-  /** Only `resume` is used: it must be safe to call twice or concurrently for one run, as `createRuntime`'s is. */
-  readonly runtime: Pick<Runtime, 'resume'>;
+  /**
+   * `resume` runs the jobs: it must be safe to call twice or concurrently for one run, as `createRuntime`'s is.
+   * `recover`, when the runtime has it, runs every `recoverEveryMs`.
+   */
+  readonly runtime: Pick<Runtime, 'resume'> & Partial<Pick<Runtime, 'recover'>>;
   readonly redis: RedisClient;
   /** Key prefix shared with the store and the queue; jobs are read from `${prefix}jobs`. Default `'cs:'`, the same as the store's. */
   readonly prefix?: string;
@@ -52,6 +56,12 @@ export interface WorkerOptions {
    * worker is still running are kept fresh and never taken. Default 30,000.
    */
   readonly claimIdleMs?: number;
+  /**
+   * How often the worker runs `runtime.recover()`, in ms, which carries on a run whose decision was recorded but
+   * whose job never reached the queue (the front's enqueue failed), once it is `staleAfterMs` old. Default 60,000;
+   * 0 turns it off (when something else runs `recover`, as `countersign worker` does).
+   */
+  readonly recoverEveryMs?: number;
   /** A job delivered more times than this is copied to `${prefix}jobs:dead` and dropped. Default 20. */
   readonly maxDeliveries?: number;
   /** Problems handled without stopping. Default: `console.error`. */
@@ -117,7 +127,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const blockMs = options.blockMs ?? 5_000;
   const claimIdleMs = options.claimIdleMs ?? 30_000;
   const maxDeliveries = options.maxDeliveries ?? 20;
-  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries });
+  const recoverEveryMs = options.recoverEveryMs ?? 60_000;
+  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries, ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }) });
   if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
   const onError = options.onError ?? defaultOnError;
   const report = (info: WorkerErrorInfo) => {
@@ -204,6 +215,23 @@ export function createWorker(options: WorkerOptions): Worker {
   );
   done.catch((error: unknown) => report({ error, phase: 'group' }));
 
+  // A decision recorded whose job was never queued has no job to find: the worker looks for such runs itself.
+  let recovering: Promise<void> | undefined;
+  const recover = runtime.recover?.bind(runtime);
+  const recoverTimer =
+    recover && recoverEveryMs > 0
+      ? setInterval(() => {
+          // A pass still running when the next is due: skip it, the next tick looks again.
+          recovering ??= recover()
+            .then(
+              () => undefined,
+              (error: unknown) => report({ error, phase: 'recover' }),
+            )
+            .finally(() => (recovering = undefined));
+        }, recoverEveryMs)
+      : undefined;
+  recoverTimer?.unref();
+
   return {
     consumer,
     get inFlight() {
@@ -211,8 +239,9 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     done,
     stop() {
+      clearInterval(recoverTimer);
       controller.abort();
-      return done;
+      return Promise.all([done, recovering]).then(() => undefined);
     },
   };
 }

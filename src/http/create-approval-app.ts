@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { ConfigError, RunNotAwaitingApprovalError, StoreUnavailableError, VersionConflictError } from '../errors.js';
+import { ConfigError, StoreUnavailableError, VersionConflictError } from '../errors.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
@@ -10,7 +10,6 @@ import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { blanketDecisions } from './blanket-decisions.js';
 import { streamEvents, type EventFeed } from './events-route.js';
-import { linkRun } from './decision-replies.js';
 import { confirmationPage, inboxPage, LINK_PAGE_HEADERS, messagePage } from './link-pages.js';
 import { loopbackOnly } from './loopback-only.js';
 import { openApiDocument } from './openapi.js';

@@ -80,7 +80,7 @@ describe('countersign CLI', () => {
   });
 
   it('prints no terminal control sequences a tool call smuggled into its description', async () => {
-    const { runtime, paused } = await pausedRuntime();
+    const { paused } = await pausedRuntime();
     const { formatRequest } = await import('../../src/cli/format.js');
     const request = { ...paused.pendingApprovals[0]!, description: 'Pay \u001b[2J\u001b]0;owned\u0007now', reason: 'why\u001b[31m' };
     const text = formatRequest(paused.runId, request, Date.now());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, createMemoryStore, createRuntime, StoreUnavailableError, type SnapshotStore } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
-import { bearer, harness, json, NOW_MS, SECRET, signed, startPaused, stateOf, TOKEN } from './harness.js';
+import { bearer, harness, NOW_MS, SECRET, signed, startPaused, stateOf, TOKEN } from './harness.js';
 
 type Body = Record<string, any>;
 const decisionPath = (runId: string, approvalId: string) => `/runs/${runId}/approvals/${approvalId}`;

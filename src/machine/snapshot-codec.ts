@@ -12,7 +12,7 @@ export const CURRENT_SCHEMA_VERSION = 1;
 const codec = new SuperJSON();
 
 const warningSchema = z.object({
-  code: z.enum(['bidi-control', 'zero-width', 'mixed-script', 'truncated']),
+  code: z.enum(['bidi-control', 'zero-width', 'invisible', 'escape-lookalike', 'mixed-script', 'truncated']),
   path: z.string(),
   message: z.string(),
 });

@@ -13,7 +13,11 @@ const INVISIBLE = new RegExp(INVISIBLE_CLASS, 'gu');
 // without it, {"cmd\u200b": ..., "cmd[U+200B]": ...} would show two equal keys and one would hide the other.
 const ESCAPED = new RegExp(`${INVISIBLE_CLASS}|\\[(?=U\\+)`, 'gu');
 // Fast path: printable ASCII, tab and newline, with no "[U+", need no look.
-const NEEDS_LOOK = /[^\x20-\x7E\n\t]|\[U\+/;
+const NOT_PLAIN = /[^\x20-\x7E\n\t]/;
+
+function needsLook(text: string): boolean {
+  return NOT_PLAIN.test(text) || text.includes('[U+');
+}
 const NON_ASCII = /[^\x00-\x7F]/;
 const BIDI = /\p{Bidi_Control}/u;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/u;
@@ -36,12 +40,12 @@ function codePointName(char: string): string {
  * replaceInvisible('a\u202Eb', (char) => `<${char.codePointAt(0)}>`); // 'a<8238>b'
  */
 export function replaceInvisible(text: string, replace: (char: string) => string): string {
-  return NEEDS_LOOK.test(text) ? text.replace(INVISIBLE, replace) : text;
+  return needsLook(text) ? text.replace(INVISIBLE, replace) : text;
 }
 
 /** Text as the display shows it: invisible characters and the `[` of a literal `[U+` as `[U+XXXX]`. */
 export function escapeForDisplay(text: string): string {
-  return NEEDS_LOOK.test(text) ? text.replace(ESCAPED, (char) => `[${codePointName(char)}]`) : text;
+  return needsLook(text) ? text.replace(ESCAPED, (char) => `[${codePointName(char)}]`) : text;
 }
 
 function isMixedScript(word: string): boolean {
@@ -50,7 +54,7 @@ function isMixedScript(word: string): boolean {
 
 /** Adds a warning for each kind of thing in `text` a reader could not see or could be misled by. */
 export function inspectText(text: string, path: string, warnings: ArgsWarning[]): void {
-  if (!NEEDS_LOOK.test(text)) return;
+  if (!needsLook(text)) return;
   let bidi = false;
   let zeroWidth = false;
   let lookalike = false;
@@ -101,6 +105,7 @@ export function inspectText(text: string, path: string, warnings: ArgsWarning[])
  * presentText('ls -la\u{E003B}', 'description', 2000, warnings); // 'ls -la[U+E003B]', one 'invisible' warning
  */
 export function presentText(text: string, path: string, maxLength: number, warnings: ArgsWarning[]): string {
+  if (text.length <= maxLength && !needsLook(text)) return text;
   inspectText(text, path, warnings);
   if (text.length <= maxLength) return escapeForDisplay(text);
   const half = Math.floor(maxLength / 2);

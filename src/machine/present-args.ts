@@ -64,19 +64,14 @@ export function presentArgs(args: unknown, options: PresentOptions = {}): { disp
     if (value === null || typeof value !== 'object') return value;
     if (depth >= MAX_ENCODE_DEPTH) throw new ValueTooDeepError('Arguments to display', MAX_ENCODE_DEPTH, path.slice(0, 200));
     if (Array.isArray(value)) return value.map((item, index) => visit(item, `${path}[${index}]`, depth + 1));
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const itemPath = `${path}.${key}`;
-      inspectText(key, itemPath, warnings);
-      // Defined, not assigned: assigning "__proto__" would call the prototype setter and drop the key from the copy.
-      Object.defineProperty(copy, escapeForDisplay(key), {
-        value: isSecret(key) ? REDACTED : visit(item, itemPath, depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return copy;
+    // fromEntries defines each key, where assigning "__proto__" would call the prototype setter and drop it from the copy.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        const itemPath = `${path}.${key}`;
+        inspectText(key, itemPath, warnings);
+        return [escapeForDisplay(key), isSecret(key) ? REDACTED : visit(item, itemPath, depth + 1)];
+      }),
+    );
   };
 
   return { display: visit(args, '$', 0), warnings };

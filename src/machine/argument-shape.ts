@@ -61,3 +61,32 @@ export function shapeIssue(problem: ShapeProblem): string {
     ? `the key "${problem.key}" is refused anywhere in arguments ("__proto__", "constructor" and "prototype" only serve prototype pollution)`
     : `nests deeper than ${problem.maxDepth} levels`;
 }
+
+/**
+ * `value` itself when it nests at most `maxDepth` levels; otherwise a copy
+ * cut there: objects at depth `maxDepth` are kept empty. What the model sent
+ * stays recognisable and still too deep (so the call is refused with the
+ * path), while the history it is kept in stays small enough for JSON
+ * encoders, which overflow the stack a few thousand levels down. Iterative.
+ */
+export function clampDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (findShapeProblem(value, { maxDepth: maxDepth + 1, allowForbiddenKeys: true }) === undefined) return value;
+  const emptyLike = (item: object) => (Array.isArray(item) ? [] : {});
+  const root = emptyLike(value as object);
+  const stack: { source: object; target: object; depth: number }[] = [{ source: value as object, target: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { source, target, depth } = stack.pop()!;
+    if (depth >= maxDepth) continue;
+    for (const key of Object.keys(source)) {
+      let item = (source as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) {
+        const copy = emptyLike(item);
+        stack.push({ source: item, target: copy, depth: depth + 1 });
+        item = copy;
+      }
+      // Defined, not assigned: a "__proto__" key stays an own key (and is then refused by name).
+      Object.defineProperty(target, key, { value: item, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return root;
+}

@@ -4,6 +4,7 @@ import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
+import { clampDepth } from './argument-shape.js';
 import { evaluateCalls, currentToolCalls } from './evaluate-calls.js';
 import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
@@ -86,6 +87,12 @@ function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; e
 }
 
 /** The arguments a record runs with: the approved edit, else what the model asked for. */
+/** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
+function withArgsClamped(message: AssistantMessage): AssistantMessage {
+  if (!message.toolCalls?.some((call) => clampDepth(call.args) !== call.args)) return message;
+  return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, args: clampDepth(call.args) })) };
+}
+
 function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
   if (record.editedArgs !== undefined) return record.editedArgs;
   return currentToolCalls(snapshot).find((call) => call.id === record.toolCallId)?.args;
@@ -176,7 +183,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
               await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.` } });
               break;
             }
-            message = parsed.data as AssistantMessage;
+            message = withArgsClamped(parsed.data as AssistantMessage);
           } catch (error) {
             if (controller.signal.aborted) break;
             await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: (error as Error)?.message ?? String(error) } });

@@ -127,13 +127,10 @@ describe('invisible characters, escaped by Unicode property', () => {
     expect(JSON.stringify(display)).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029\u0000-\u0008\u000B-\u001F\u007F-\u009F]/u);
   });
 
-  it('keeps newlines and tabs as they are, without a warning', () => {
-    expect(presentArgs({ script: 'set -e\n\techo ok' })).toEqual({ display: { script: 'set -e\n\techo ok' }, warnings: [] });
-  });
-
-  it('names the hidden code points in the warning', () => {
-    const { warnings } = presentArgs({ command: 'ls\u{E0020}\u{E0063}' });
-    expect(warnings[0]!.message).toContain('U+E0020, U+E0063');
+  it('names the hidden code points in the warning, and keeps newlines and tabs as they are', () => {
+    const { display, warnings } = presentArgs({ command: 'set -e\n\tls\u{E0020}\u{E0063}' });
+    expect(display).toEqual({ command: 'set -e\n\tls[U+E0020][U+E0063]' });
+    expect(warnings).toEqual([expect.objectContaining({ code: 'invisible', message: expect.stringContaining('(U+E0020, U+E0063)') })]);
   });
 });
 

@@ -14,10 +14,6 @@ const INVISIBLE = new RegExp(INVISIBLE_CLASS, 'gu');
 const ESCAPED = new RegExp(`${INVISIBLE_CLASS}|\\[(?=U\\+)`, 'gu');
 // Fast path: printable ASCII, tab and newline, with no "[U+", need no look.
 const NOT_PLAIN = /[^\x20-\x7E\n\t]/;
-
-function needsLook(text: string): boolean {
-  return NOT_PLAIN.test(text) || text.includes('[U+');
-}
 const NON_ASCII = /[^\x00-\x7F]/;
 const BIDI = /\p{Bidi_Control}/u;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/u;
@@ -26,6 +22,10 @@ const LATIN = /\p{Script=Latin}/u;
 const OTHER_SCRIPTS = [/\p{Script=Cyrillic}/u, /\p{Script=Greek}/u, /\p{Script=Armenian}/u, /\p{Script=Cherokee}/u];
 /** How many distinct invisible characters an `invisible` warning names. */
 const NAMED = 5;
+
+function needsLook(text: string): boolean {
+  return NOT_PLAIN.test(text) || text.includes('[U+');
+}
 
 /** `U+202E`, `U+E0041`: four hex digits at least, five or six above U+FFFF. */
 function codePointName(char: string): string {

@@ -86,13 +86,17 @@ function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; e
   return { snapshot, event: { type: 'START', at: now, messages } };
 }
 
-/** The arguments a record runs with: the approved edit, else what the model asked for. */
 /** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
 function withArgsClamped(message: AssistantMessage): AssistantMessage {
-  if (!message.toolCalls?.some((call) => clampDepth(call.args) !== call.args)) return message;
-  return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, args: clampDepth(call.args) })) };
+  if (!message.toolCalls) return message;
+  const toolCalls = message.toolCalls.map((call) => {
+    const args = clampDepth(call.args);
+    return args === call.args ? call : { ...call, args };
+  });
+  return toolCalls.every((call, index) => call === message.toolCalls![index]) ? message : { ...message, toolCalls };
 }
 
+/** The arguments a record runs with: the approved edit, else what the model asked for. */
 function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
   if (record.editedArgs !== undefined) return record.editedArgs;
   return currentToolCalls(snapshot).find((call) => call.id === record.toolCallId)?.args;

@@ -294,3 +294,23 @@ export class TargetMismatchError extends CountersignError {
     this.reason = reason;
   }
 }
+
+/**
+ * A value nests too deep to be encoded for a digest or a display copy (for
+ * example arguments read back from a store written before calls were limited
+ * in depth). Nothing was signed, shown or run with it.
+ */
+export class ValueTooDeepError extends CountersignError {
+  readonly maxDepth: number;
+  readonly path: string;
+
+  constructor(what: string, maxDepth: number, path: string) {
+    super(
+      'value_too_deep',
+      `${what} nests deeper than ${maxDepth} levels (at ${path || '(root)'}), so it cannot be encoded safely. ` +
+        'Deny or cancel the call it belongs to; arguments that deep are refused as invalid calls.',
+    );
+    this.maxDepth = maxDepth;
+    this.path = path;
+  }
+}

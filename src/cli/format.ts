@@ -1,8 +1,22 @@
+import { replaceInvisible } from '../machine/display-text.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 
-/** Shows control characters as `\xNN` so text from a model cannot move the cursor, recolour or retitle the reviewer's terminal. */
-function inert(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+function jsonEscape(char: string): string {
+  let escaped = '';
+  for (let index = 0; index < char.length; index++) escaped += `\\u${char.charCodeAt(index).toString(16).padStart(4, '0')}`;
+  return escaped;
+}
+
+/**
+ * Text safe to print to a reviewer's terminal: control characters (except
+ * tab and newline), bidi controls and invisible characters are shown as
+ * their JSON escapes (`\u001b`, `\u202e`, `\udb40\udc41` above U+FFFF), so
+ * text from a model or another caller cannot move the cursor, recolour,
+ * retitle or reorder what the reviewer reads, and `--json` output stays the
+ * same JSON. Everything the CLI prints goes through it.
+ */
+export function inert(text: string): string {
+  return replaceInvisible(text, jsonEscape);
 }
 
 function when(epochMs: number | undefined): string {
@@ -12,22 +26,22 @@ function when(epochMs: number | undefined): string {
 /** A pending request as a reviewer reads it in a terminal: what, why, warnings first. */
 export function formatRequest(runId: string, request: ApprovalRequest, now: number): string {
   const lines = [
-    `${inert(request.toolName)}  ${inert(request.description)}`,
+    `${request.toolName}  ${request.description}`,
     `  run ${runId}  approval ${request.approvalId}`,
     `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${
       request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''
     }`,
   ];
-  if (request.reason) lines.push(`  why asked: ${inert(request.reason)}`);
+  if (request.reason) lines.push(`  why asked: ${request.reason}`);
   if (request.outcomeUnknown) lines.push('  ! this call was interrupted before it reported; it may already have had its effect');
-  for (const warning of request.warnings) lines.push(`  ! ${warning.code} at ${inert(warning.path)}: ${inert(warning.message)}`);
+  for (const warning of request.warnings) lines.push(`  ! ${warning.code} at ${warning.path}: ${warning.message}`);
   if (request.approvers) lines.push(`  approvers: ${request.approvers.join(', ')}`);
   lines.push(
     ...JSON.stringify(request.args, null, 2)
       .split('\n')
       .map((line) => `  | ${line}`),
   );
-  return lines.join('\n');
+  return inert(lines.join('\n'));
 }
 
 /** A run's state in a few lines. */
@@ -36,13 +50,13 @@ export function formatRun(snapshot: AgentSnapshot, now: number): string {
     `run ${snapshot.runId}  agent ${snapshot.agentName}`,
     `  status ${snapshot.status}${snapshot.stopReason ? ` (${snapshot.stopReason})` : ''}  turns ${snapshot.turns}/${snapshot.maxTurns}  version ${snapshot.version}`,
   ];
-  if (snapshot.output !== undefined) lines.push(`  output: ${inert(snapshot.output)}`);
-  if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${inert(snapshot.error.message)}`);
+  if (snapshot.output !== undefined) lines.push(`  output: ${snapshot.output}`);
+  if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${snapshot.error.message}`);
   for (const request of snapshot.pendingApprovals) lines.push(formatRequest(snapshot.runId, request, now).replace(/^/gm, '  '));
   for (const entry of snapshot.audit) {
     lines.push(
-      `  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${inert(entry.by ?? entry.source)}${entry.reason ? `: ${inert(entry.reason)}` : ''}`,
+      `  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`,
     );
   }
-  return lines.join('\n');
+  return inert(lines.join('\n'));
 }

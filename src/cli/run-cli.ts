@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { isCountersignError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { formatRequest, formatRun } from './format.js';
+import { formatRequest, formatRun, inert } from './format.js';
 import { runWorker } from './run-worker.js';
 import { UsageError } from './usage-error.js';
 
@@ -68,12 +68,14 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
  * const code = await runCli(['pending'], { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, loadRuntime });
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const print = (text: string) => io.stdout.write(`${text}\n`);
+  // Every byte the CLI prints passes inert(): text, --json output and error messages carry other people's strings.
+  const print = (text: string) => io.stdout.write(`${inert(text)}\n`);
+  const printError = (text: string) => io.stderr.write(`${inert(text)}\n`);
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}\n`);
+    printError(`error: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -170,11 +172,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
+      printError(`error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
     const code = isCountersignError(error) ? ` [${error.code}]` : '';
-    io.stderr.write(`error${code}: ${(error as Error)?.message ?? String(error)}\n`);
+    printError(`error${code}: ${(error as Error)?.message ?? String(error)}`);
     return 1;
   }
 }
@@ -182,8 +184,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent: string | undefined): Promise<number> {
   const prompt = createInterface({ input: io.stdin, output: io.stdout, terminal: false });
   const lines = prompt[Symbol.asyncIterator]();
+  const write = (text: string) => io.stdout.write(inert(text));
   const ask = async (question: string) => {
-    io.stdout.write(question);
+    write(question);
     const next = await lines.next();
     return next.done ? 'q' : next.value.trim().toLowerCase();
   };
@@ -191,7 +194,7 @@ async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent
   try {
     const page = await runtime.pending({ limit: 500, ...(agent === undefined ? {} : { agent }) });
     for (const item of page.items) {
-      io.stdout.write(`\n${formatRequest(item.runId, item.request, Date.now())}\n`);
+      write(`\n${formatRequest(item.runId, item.request, Date.now())}\n`);
       let answer = await ask('[a]pprove, [d]eny, [s]kip, [q]uit? ');
       while (!['a', 'd', 's', 'q'].includes(answer)) answer = await ask('please answer a, d, s or q: ');
       if (answer === 'q') break;
@@ -205,14 +208,14 @@ async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent
           ...(reason ? { reason } : {}),
         });
         decided++;
-        io.stdout.write(`${answer === 'a' ? 'approved' : 'denied'}; run is ${result.status}\n`);
+        write(`${answer === 'a' ? 'approved' : 'denied'}; run is ${result.status}\n`);
       } catch (error) {
-        io.stderr.write(`error: ${(error as Error).message}\n`);
+        io.stderr.write(inert(`error: ${(error as Error).message}\n`));
       }
     }
   } finally {
     prompt.close();
   }
-  io.stdout.write(`\n${decided} decided\n`);
+  write(`\n${decided} decided\n`);
   return 0;
 }

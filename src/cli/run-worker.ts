@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime/runtime.js';
+import { inert } from './format.js';
 import { UsageError } from './usage-error.js';
 
 export interface WorkerCommandOptions {
@@ -28,7 +29,7 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
   const [{ Redis }, { createWorker }] = await Promise.all([import('ioredis'), import('../adapters/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
-  const report = (what: string, error: unknown) => io.stderr.write(`worker: ${what}: ${(error as Error)?.message ?? String(error)}\n`);
+  const report = (what: string, error: unknown) => io.stderr.write(inert(`worker: ${what}: ${(error as Error)?.message ?? String(error)}\n`));
   const worker = createWorker({
     runtime,
     redis,

@@ -1,10 +1,8 @@
 import type { z } from 'zod';
+import { describeShapeProblem, findShapeProblem } from '../machine/argument-shape.js';
 import { HttpProblem, problem } from './problem.js';
 
-/** Object keys refused anywhere in a body: they only ever serve prototype pollution. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-/** Deeper bodies are refused before anything recurses over them. */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_JSON_DEPTH } from '../machine/argument-shape.js';
 
 /**
  * The 413 `body_too_large` problem.
@@ -61,21 +59,6 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<s
   }
 }
 
-function checkShape(value: unknown): string | undefined {
-  // Iterative, so a hostile nesting depth cannot overflow the stack here.
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    if (item.depth >= MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels at ${item.path || '(root)'}`;
-    for (const key of Object.keys(item.value)) {
-      if (FORBIDDEN_KEYS.has(key)) return `has the key "${key}" at ${item.path || '(root)'}; it is refused anywhere in a body`;
-      stack.push({ value: (item.value as Record<string, unknown>)[key], depth: item.depth + 1, path: item.path ? `${item.path}.${key}` : key });
-    }
-  }
-  return undefined;
-}
-
 /**
  * Parses a JSON body and validates it with `schema`: not JSON, too deep,
  * carrying `__proto__`, `constructor` or `prototype` keys, or not matching
@@ -95,8 +78,11 @@ export function parseJsonBody<S extends z.ZodType>(schema: S, raw: string): z.ou
       throw new HttpProblem(problem(400, 'invalid_body', 'The body is not valid JSON.'));
     }
   }
-  const refused = checkShape(value);
-  if (refused) throw new HttpProblem(problem(400, 'invalid_body', `The body ${refused}.`));
+  const refused = findShapeProblem(value);
+  if (refused) {
+    const why = describeShapeProblem(refused) + (refused.kind === 'forbidden-key' ? '; it is refused anywhere in a body' : '');
+    throw new HttpProblem(problem(400, 'invalid_body', `The body ${why}.`));
+  }
   return parseWith(schema, value, 'body');
 }
 

@@ -1,7 +1,8 @@
 import { canonicalJson, digestOf, hmac } from './digest.js';
 import { SIGNATURE_V2 } from './decision-signature.js';
 import type { Tool } from './define-tool.js';
-import { presentArgs, type PresentOptions } from './present-args.js';
+import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './present-args.js';
+import { presentText } from './display-text.js';
 import type { ApprovalRequest, OnExpire } from './types.js';
 
 export interface RequestSettings {
@@ -26,6 +27,18 @@ export function signRequest(secret: string, request: Omit<ApprovalRequest, 'sign
 /** The v1 request HMAC (before snapshot format 2): it bound the call and its arguments only. */
 export function signLegacyRequest(secret: string, request: Pick<ApprovalRequest, 'approvalId' | 'toolCallId' | 'toolName' | 'argsDigest'>, runId: string): string {
   return hmac(secret, ['countersign.v1', runId, request.approvalId, request.toolCallId, request.toolName, request.argsDigest]);
+}
+
+/** The tool's `approvalPrompt` for this input, or its description when there is none, it throws or it returns a non-string. */
+function promptOf(tool: Tool<any>, input: unknown): string {
+  if (!tool.approvalPrompt) return tool.description;
+  try {
+    const prompt: unknown = tool.approvalPrompt(input);
+    return typeof prompt === 'string' ? prompt : tool.description;
+  } catch {
+    // A prompt that throws must not hide the request; the description still says what the tool does.
+    return tool.description;
+  }
 }
 
 /** Builds what a person is asked: display copy, digest, warnings, expiry and signature. */
@@ -53,21 +66,17 @@ export function buildApprovalRequest(
     toolName: call.tool.name,
     argsDigest,
   };
-  let description = call.tool.description;
-  if (call.tool.approvalPrompt) {
-    try {
-      description = call.tool.approvalPrompt(call.parsedInput);
-    } catch {
-      // A prompt that throws must not hide the request; the description still says what the tool does.
-    }
-  }
+  // The description and reason may carry model-chosen text (a prompt built from the input, a thrown message): shown like arguments.
+  const maxLength = settings.present.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
+  const description = presentText(promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
+  const reason = call.reason === undefined ? undefined : presentText(call.reason, 'reason', maxLength, warnings);
   const unsigned: ApprovalRequest = {
     ...base,
     args: display,
     description,
     requestedAt: settings.now,
     warnings,
-    ...(call.reason === undefined ? {} : { reason: call.reason }),
+    ...(reason === undefined ? {} : { reason }),
     ...(ttl === undefined ? {} : { expiresAt: settings.now + ttl, onExpire: settings.onExpire }),
     ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),

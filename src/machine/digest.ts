@@ -1,14 +1,20 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ValueTooDeepError } from '../errors.js';
+import { findShapeProblem, MAX_ENCODE_DEPTH } from './argument-shape.js';
 
 /**
  * JSON with object keys sorted at every depth, so equal values give equal
- * text whatever order their keys were written in.
+ * text whatever order their keys were written in. Every own key is kept,
+ * `__proto__` included (the sorted copies have no prototype, so no key is a
+ * setter). Values deeper than `MAX_ENCODE_DEPTH` throw `ValueTooDeepError`.
  */
 export function canonicalJson(value: unknown): string {
+  const tooDeep = findShapeProblem(value, { maxDepth: MAX_ENCODE_DEPTH, allowForbiddenKeys: true });
+  if (tooDeep) throw new ValueTooDeepError('A value to digest', MAX_ENCODE_DEPTH, tooDeep.path);
   return JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item === 'bigint') return `${item.toString()}n`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-    const sorted: Record<string, unknown> = {};
+    const sorted: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
     return sorted;
   }) ?? 'null';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from './agent.js';
 import type { CallEvaluation } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
+import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import { compileStoredRules } from './stored-rules.js';
@@ -115,6 +116,14 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
     if (!tool) {
       const available = [...agent.tools.keys()].join(', ') || '(none)';
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Unknown tool ${call.name}. Available tools: ${available}.`) } });
+      continue;
+    }
+    // Before the schema, which could pass such keys through: a "__proto__" key hides from plain copies and a deep value overflows recursive code.
+    const badShape = findShapeProblem(call.args);
+    if (badShape) {
+      const fix = badShape.kind === 'forbidden-key' ? 'without that key' : `with arguments at most ${badShape.maxDepth} levels deep`;
+      const detail = `${badShape.path || '(root)'}: ${shapeIssue(badShape)}`;
+      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Call again ${fix}.`) } });
       continue;
     }
     const parsed = await tool.input.safeParseAsync(call.args);

@@ -4,6 +4,7 @@ import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
+import { clampDepth } from './argument-shape.js';
 import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
 import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
@@ -99,6 +100,16 @@ export function startedRun(agent: Agent, input: ExecuteInput): AgentSnapshot {
   return step(snapshot, event);
 }
 
+/** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
+function withArgsClamped(message: AssistantMessage): AssistantMessage {
+  if (!message.toolCalls) return message;
+  const toolCalls = message.toolCalls.map((call) => {
+    const args = clampDepth(call.args);
+    return args === call.args ? call : { ...call, args };
+  });
+  return toolCalls.every((call, index) => call === message.toolCalls![index]) ? message : { ...message, toolCalls };
+}
+
 /** The arguments a record runs with: the approved edit, else what the model asked for. */
 function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
   if (record.editedArgs !== undefined) return record.editedArgs;
@@ -190,7 +201,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
               await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.` } });
               break;
             }
-            message = parsed.data as AssistantMessage;
+            message = withArgsClamped(parsed.data as AssistantMessage);
           } catch (error) {
             if (controller.signal.aborted) break;
             try {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
+import { Glob } from './glob.js';
 import { ConfigError } from '../errors.js';
 import type { Approvers, ToolContext } from './define-tool.js';
 
@@ -40,14 +41,14 @@ const policyRuleSchema = z.object({
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
 });
 
-/** A rule with its globs turned into regular expressions, once. */
+/** A rule with its globs compiled, once. */
 export interface CompiledRule {
   readonly rule: PolicyRule;
   readonly id: string;
   /** Position in the rule list: among matching rules of one action the first listed is reported. */
   readonly order: number;
-  readonly tool: RegExp | undefined;
-  readonly connector: RegExp | undefined;
+  readonly tool: Glob | undefined;
+  readonly connector: Glob | undefined;
 }
 
 /** The call a rule set is asked about. */
@@ -58,82 +59,81 @@ export interface PolicyTarget {
   readonly ctx: PolicyContext;
 }
 
-const GLOB_CHARS = /[*?]/;
-
-function globSource(glob: string): string {
-  return glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-}
-
-/** Turns a glob (`github.*`, `*_search`, `read?`) into an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${globSource(glob)}$`);
-}
-
 /**
- * Rules that must be checked one by one (a `when` or a connector), indexed by
- * the literal start of their tool glob, so a call only visits the rules whose
- * glob could match its name.
+ * Rules indexed by the literal start of their tool glob, or by its literal
+ * end when it starts with a wildcard, so a call only visits the rules whose
+ * glob could match its name. Rules without a tool glob, or whose glob has
+ * neither (`*`), are visited for every call.
  */
-class PrefixIndex {
+class GlobIndex {
   readonly #byPrefix = new Map<string, CompiledRule[]>();
+  readonly #bySuffix = new Map<string, CompiledRule[]>();
   readonly #always: CompiledRule[] = [];
+  #prefixLengths: number[] = [];
+  #suffixLengths: number[] = [];
 
   add(compiled: CompiledRule): void {
-    const prefix = compiled.rule.tool?.split(/[*?]/, 1)[0] ?? '';
-    if (prefix === '') {
-      this.#always.push(compiled);
-      return;
-    }
-    const list = this.#byPrefix.get(prefix);
-    if (list) list.push(compiled);
-    else this.#byPrefix.set(prefix, [compiled]);
+    const glob = compiled.tool;
+    if (glob?.prefix) push(this.#byPrefix, glob.prefix, compiled);
+    else if (glob?.suffix) push(this.#bySuffix, glob.suffix, compiled);
+    else this.#always.push(compiled);
+  }
+
+  seal(): void {
+    this.#prefixLengths = lengthsOf(this.#byPrefix);
+    this.#suffixLengths = lengthsOf(this.#bySuffix);
   }
 
   /** The rules whose glob may match `name`, in list order. */
   candidates(name: string): CompiledRule[] {
     const found = [...this.#always];
-    for (let length = 1; length <= name.length; length++) {
+    for (const length of this.#prefixLengths) {
+      if (length > name.length) break;
       const list = this.#byPrefix.get(name.slice(0, length));
+      if (list) found.push(...list);
+    }
+    for (const length of this.#suffixLengths) {
+      if (length > name.length) break;
+      const list = this.#bySuffix.get(name.slice(name.length - length));
       if (list) found.push(...list);
     }
     return found.length > 1 ? found.sort((a, b) => a.order - b.order) : found;
   }
 }
 
+function push(map: Map<string, CompiledRule[]>, key: string, compiled: CompiledRule): void {
+  const list = map.get(key);
+  if (list) list.push(compiled);
+  else map.set(key, [compiled]);
+}
+
+function lengthsOf(map: ReadonlyMap<string, unknown>): number[] {
+  return [...new Set([...map.keys()].map((key) => key.length))].sort((a, b) => a - b);
+}
+
 /**
  * The rules of one action, arranged so a lookup does not walk them one by
- * one: exact tool names in a map, plain globs in one combined expression
- * (a capture group per rule says which matched), and rules with a connector
- * or a `when` in a prefix index.
+ * one: plain rules naming one tool exactly in a map, every other rule in a
+ * glob index that hands out only the rules that could match.
  */
 class ActionBucket {
   readonly #exact = new Map<string, CompiledRule>();
-  readonly #globRules: CompiledRule[] = [];
-  readonly #individual = new PrefixIndex();
-  #combined: RegExp | undefined;
+  readonly #index = new GlobIndex();
 
   add(compiled: CompiledRule): void {
-    const { rule } = compiled;
-    if (rule.when !== undefined || rule.connector !== undefined || rule.tool === undefined) this.#individual.add(compiled);
-    else if (!GLOB_CHARS.test(rule.tool)) {
-      if (!this.#exact.has(rule.tool)) this.#exact.set(rule.tool, compiled);
-    } else this.#globRules.push(compiled);
+    const { rule, tool } = compiled;
+    if (rule.when === undefined && rule.connector === undefined && tool?.isLiteral) {
+      if (!this.#exact.has(tool.source)) this.#exact.set(tool.source, compiled);
+    } else this.#index.add(compiled);
   }
 
   seal(): void {
-    if (this.#globRules.length > 0) {
-      this.#combined = new RegExp(`^(?:${this.#globRules.map((compiled) => `(${globSource(compiled.rule.tool!)})`).join('|')})$`);
-    }
+    this.#index.seal();
   }
 
   async match(target: PolicyTarget): Promise<CompiledRule | undefined> {
     let best = this.#exact.get(target.toolName);
-    const found = this.#combined?.exec(target.toolName);
-    if (found) {
-      const compiled = this.#globRules[found.findIndex((group, position) => position > 0 && group !== undefined) - 1]!;
-      if (!best || compiled.order < best.order) best = compiled;
-    }
-    for (const compiled of this.#individual.candidates(target.toolName)) {
+    for (const compiled of this.#index.candidates(target.toolName)) {
       if (best && compiled.order > best.order) break;
       if (compiled.tool && !compiled.tool.test(target.toolName)) continue;
       if (compiled.connector && (target.connector === undefined || !compiled.connector.test(target.connector))) continue;
@@ -193,8 +193,8 @@ export function compileRules(rules: readonly PolicyRule[], idPrefix = 'rule'): R
         rule,
         id: rule.id ?? `${idPrefix}#${index}`,
         order: index,
-        tool: rule.tool === undefined ? undefined : globToRegExp(rule.tool),
-        connector: rule.connector === undefined ? undefined : globToRegExp(rule.connector),
+        tool: rule.tool === undefined ? undefined : new Glob(rule.tool),
+        connector: rule.connector === undefined ? undefined : new Glob(rule.connector),
       };
     }),
   );

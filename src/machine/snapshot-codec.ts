@@ -13,7 +13,7 @@ export const CURRENT_SCHEMA_VERSION = 2;
 const codec = new SuperJSON();
 
 const warningSchema = z.object({
-  code: z.enum(['bidi-control', 'zero-width', 'mixed-script', 'truncated']),
+  code: z.enum(['bidi-control', 'zero-width', 'invisible', 'escape-lookalike', 'mixed-script', 'truncated']),
   path: z.string(),
   message: z.string(),
 });

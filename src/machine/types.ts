@@ -85,7 +85,7 @@ export type OnExpire = 'deny' | 'keep';
 
 /** A finding about the displayed arguments the approver should know of. */
 export interface ArgsWarning {
-  readonly code: 'bidi-control' | 'zero-width' | 'mixed-script' | 'truncated';
+  readonly code: 'bidi-control' | 'zero-width' | 'invisible' | 'escape-lookalike' | 'mixed-script' | 'truncated';
   readonly path: string;
   readonly message: string;
 }

@@ -11,6 +11,7 @@ import {
   UnknownApprovalError,
 } from '../errors.js';
 import { agentFor, type Agent } from './agent.js';
+import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { mayDecide } from './approvers.js';
@@ -152,6 +153,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     if (!response.approved) throw new ConfigError(`withApprovalResponse: approval ${request.approvalId} is denied; edited args only go with approved: true.`);
     const tool = agent.tools.get(request.toolName);
     if (!tool) throw new ToolNotFoundError(request.toolName, agent.name);
+    const badShape = findShapeProblem(response.args);
+    if (badShape) throw new InvalidEditError(request.approvalId, request.toolName, [{ path: badShape.path, message: shapeIssue(badShape) }]);
     const check = tool.input.safeParse(response.args);
     if (!check.success) {
       throw new InvalidEditError(

@@ -85,6 +85,23 @@ describe('countersign CLI', () => {
     const request = { ...paused.pendingApprovals[0]!, description: 'Pay \u001b[2J\u001b]0;owned\u0007now', reason: 'why\u001b[31m' };
     const text = formatRequest(paused.runId, request, Date.now());
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(text).toContain('Pay \\x1b[2J');
+    expect(text).toContain('Pay \\u001b[2J');
+  });
+
+  it('prints what another caller wrote (approvedBy) inert: C1 controls, bidi and tag characters as escapes in text, --json and errors', async () => {
+    const { runtime, paused } = await pausedRuntime();
+    const request = paused.pendingApprovals[0]!;
+    const by = 'mallory\u202e\u009b2J\u{E0041}';
+    await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: by });
+    const shown = await cli(runtime, ['show', paused.runId]);
+    const json = await cli(runtime, ['show', paused.runId, '--json']);
+    const conflict = await cli(runtime, ['deny', paused.runId, request.approvalId]);
+    expect(conflict.code).toBe(1);
+    for (const printed of [shown.out, json.out, conflict.err]) {
+      expect(printed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\u{E0041}]/u);
+      expect(printed).toContain('mallory\\u202e\\u009b2J\\udb40\\udc41');
+    }
+    // The escapes are JSON's own, so --json output still parses to the very same value.
+    expect(JSON.parse(json.out).audit[0].by).toBe(by);
   });
 });

@@ -61,6 +61,17 @@ describe('globs and connectors', () => {
     expect(seen[0]).toEqual({ args: { amount: 500 }, tool: 'transfer', runId: 'string' });
   });
 
+  it('a glob that would backtrack (*a*a*a*a*a*a*a*b) against a long name that almost matches answers at once, and right', async () => {
+    // A backtracking matcher blocks the event loop for minutes on this name; the test's own timeout then fails it.
+    const rules: PolicyRule[] = [
+      { id: 'deny-b', tool: '*a*a*a*a*a*a*a*b', action: 'deny' },
+      { id: 'deny-b-when', tool: '*a*a*a*a*a*a*a*b', action: 'deny', when: () => true },
+      { id: 'ask-a', tool: 'a*a', action: 'ask' },
+    ];
+    expect(await outcomeFor('a'.repeat(72), rules)).toBe('ask');
+    expect(await outcomeFor(`${'a'.repeat(71)}b`, rules)).toBe('deny');
+  });
+
   it('finds the right rule among 1,000 compiled ones', async () => {
     const rules: PolicyRule[] = Array.from({ length: 1000 }, (_, index) => ({
       id: `r${index}`,

@@ -4,7 +4,7 @@ import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
-import { clampDepth } from './argument-shape.js';
+import { clampDepth, findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
 import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
 import { verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
@@ -55,8 +55,16 @@ const messageSchema = z.object({
   toolCallId: z.string().optional(),
 });
 const assistantSchema = messageSchema.extend({ role: z.literal('assistant') });
+// A history handed in is the caller's own, not the model's: a call nested too deep there is refused outright (nothing could store the run).
+const historySchema = z
+  .array(messageSchema)
+  .min(1, 'has no messages')
+  .refine(
+    (messages) => messages.every((message) => (message.toolCalls ?? []).every((call) => findShapeProblem(call.args, { allowForbiddenKeys: true }) === undefined)),
+    `has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments`,
+  );
 const inputSchema = z.object({
-  input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(messageSchema).min(1, 'has no messages')]),
+  input: z.union([z.string().min(1, 'is empty; pass the user message'), historySchema]),
   runId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"').optional(),
 });
 

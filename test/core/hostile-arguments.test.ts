@@ -85,6 +85,19 @@ describe('model arguments with prototype keys or extreme depth are invalid calls
   });
 });
 
+describe('a history handed to execute', () => {
+  it('with tool call arguments nested 5,000 deep is refused with a ConfigError, not a stack overflow, and nothing is called', async () => {
+    const { agent, requests } = agentCalling({ path: '/tmp/a' });
+    const history = [
+      { role: 'user' as const, content: 'go' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'write_file', args: nested(5_000) }] },
+      { role: 'tool' as const, content: 'ok', toolCallId: 'c1' },
+    ];
+    await expect(agent.execute({ input: history })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('nested deeper than 64 levels') });
+    expect(requests).toEqual([]);
+  });
+});
+
 describe('encoders keep every key and refuse extreme depth', () => {
   it('the canonical JSON and digest bind a __proto__ own key', () => {
     const parsed = JSON.parse('{"path":"/tmp/a","__proto__":{"path":"/etc/shadow"}}');

@@ -3,7 +3,6 @@
 // started on loopback for this suite (the shared server is left alone).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -11,19 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveAll, ConfigError, StoreUnavailableError } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { connect, pausedRun, until } from './redis-harness.js';
+import { freePort } from '../support/free-port.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledgement', () => {
   const children: ChildProcess[] = [];

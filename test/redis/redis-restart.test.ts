@@ -4,7 +4,6 @@
 // lost across the restart.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -12,18 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRuntime, StoreUnavailableError, type AgentSnapshot } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
+import { freePort } from '../support/free-port.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 const required = process.env['COUNTERSIGN_REQUIRE_REDIS'] === '1';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPing(redis: Redis): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {

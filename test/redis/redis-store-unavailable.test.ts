@@ -1,21 +1,11 @@
 // A Redis that cannot be reached surfaces as StoreUnavailableError (retryable), never as a raw ioredis error.
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from 'countersign';
 import { createRedisRuleStore, createRedisStore } from 'countersign/redis';
 import { pausedRun } from './redis-harness.js';
+import { freePort as closedPort } from '../support/free-port.js';
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 describe('Redis store: server unreachable', () => {
   const connections: Redis[] = [];

@@ -8,7 +8,8 @@ export interface Sample {
   readonly iterations: number;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+/** The value at quantile `p` (0 to 1) of an ascending list. */
+export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]!;
 }
 

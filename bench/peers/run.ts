@@ -45,9 +45,16 @@ const cell = (list: readonly number[]) => {
 
 process.stdout.write(
   `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${process.version} ${process.platform}/${process.arch}; load average at start ${load()}.\n` +
-    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}; countersign from ../../src.\n` +
-    `Round robin: each round runs one cycle of every system, starting with a different one each round; ${budgetMs / 1000} s per history length (${MIN_ROUNDS} to ${count(MAX_ROUNDS)} rounds) after warm-up.\n`,
+    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, zod ${version('zod')} (the library's own version); countersign from ../../src.\n` +
+    `Round robin: each round runs one cycle of every system, starting with a different one each round; ${budgetMs / 1000} s per history length (${MIN_ROUNDS} to ${count(MAX_ROUNDS)} rounds) after a 3 s warm-up of all four at 10 messages and a few warm-up rounds per length.\n`,
 );
+
+// A first pass warms every system up (JIT, module caches) so the first history length measured is not
+// also the first one run.
+const warmupCycles = contenders.map((contender) => contender.prepare(history(10)));
+for (const started = performance.now(); performance.now() - started < 3_000; ) {
+  for (const cycle of warmupCycles) await cycle(() => {});
+}
 
 const results = new Map<number, Map<Contender, Samples>>();
 const rounds = new Map<number, number>();

@@ -30,6 +30,7 @@ export async function measure(name: string, body: () => unknown, options: { iter
 /** Formats milliseconds with a unit that keeps three significant digits. */
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${(ms * 1000).toPrecision(3)} µs`;
+  if (ms >= 1000) return `${(ms / 1000).toPrecision(3)} s`;
   return `${ms.toPrecision(3)} ms`;
 }
 

@@ -8,7 +8,8 @@ export interface Sample {
   readonly iterations: number;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+/** The value at quantile `p` (0 to 1) of an ascending list. */
+export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]!;
 }
 
@@ -29,6 +30,7 @@ export async function measure(name: string, body: () => unknown, options: { iter
 /** Formats milliseconds with a unit that keeps three significant digits. */
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${(ms * 1000).toPrecision(3)} µs`;
+  if (ms >= 1000) return `${(ms / 1000).toPrecision(3)} s`;
   return `${ms.toPrecision(3)} ms`;
 }
 

@@ -169,6 +169,8 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const { prefix, redis, queue, errors, pending } = setup();
     const name = `cs-test-${randomUUID().slice(0, 8)}`;
     const own = new Redis(url!, { connectionName: name });
+    // The kill below may surface as ECONNRESET; without a listener ioredis prints it to the console.
+    own.on('error', () => {});
     connections.push(own);
     const fake = fakeRuntime();
     const w = createWorker({ runtime: fake.runtime, redis: own, prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info) });

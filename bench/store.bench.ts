@@ -109,7 +109,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
     const version = versions.get(run.runId)!;
     const reply = (await scripts.countersignWriteRun(
       ...store.keys.run(run.runId),
-      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '{}', '0', 0, 0,
+      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '', 0, 0, 0, 'inline', store.keys.prefix, '',
     )) as number[];
     if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
     versions.set(run.runId, version + 1);
@@ -143,7 +143,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
   for (const [name, commit] of [
     ['raw Lua compare-and-set (EVALSHA)', rawCommit],
     ['store.commit, no events', storeCommit(false)],
-    ['store.commit, one event (CAS, then XADD + index; outbox HDEL not awaited)', storeCommit(true)],
+    ['store.commit, one event (one script: CAS, XADD, index diff)', storeCommit(true)],
   ] as const) {
     await rate(commit, 50, 2_000); // warm-up
     const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });

@@ -168,8 +168,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return snapshot;
   };
 
+  /**
+   * Changes the run as the store last saw it here (`peek`, no round trip) and commits that: the store's
+   * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
+   * throws or finds nothing to do falls back to a load (undefined), which decides.
+   */
+  const fromPeek = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }) => {
+    const current = store.peek?.(runId);
+    if (current === undefined) return undefined;
+    let outcome: ReturnType<typeof change>;
+    try {
+      outcome = change(current);
+    } catch {
+      return undefined;
+    }
+    if ('unchanged' in outcome) return undefined;
+    try {
+      await commit(outcome.next, current);
+    } catch (error) {
+      if (error instanceof VersionConflictError) return undefined;
+      throw error;
+    }
+    return { next: outcome.next, result: outcome.result, committed: true };
+  };
+
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
   const update = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }): Promise<{ next: AgentSnapshot; result: T; committed: boolean }> => {
+    parse(runIdSchema, runId, 'runId');
+    const peeked = await fromPeek(runId, change);
+    if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);

@@ -66,6 +66,9 @@ const optionsSchema = z.object({
   workerId: z.string().min(1).optional(),
   onError: functionSchema().optional(),
 });
+// Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
+const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
+const tokenSchema = z.string().max(4096);
 const pendingSchema = z.object({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
@@ -241,7 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return options.queue;
   };
   const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
-    parse(z.enum(['inline', 'record', 'enqueue']).default('inline'), value, where, " Use 'inline', 'record' or 'enqueue'.");
+    parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
   const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;
@@ -376,7 +379,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async respondWithLink(token: string, respondOptions: { mode?: RespondMode; approvedBy?: string } = {}) {
       const links = linkSettings();
       const { approvedBy: caller, ...modeOptions } = respondOptions;
-      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       const snapshot = await get(claim.runId);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
       // The token is bound to this approval by HMAC, so it stands in for the echo of the request's signature.
@@ -400,7 +403,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async inspectLink(token: string) {
       const links = linkSettings();
-      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       return { claim, snapshot: await get(claim.runId) };
     },
     async inboxLink(reviewer: string, inboxOptions: { expiresIn?: number } = {}) {
@@ -411,7 +414,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async reviewInbox(token: string, listOptions: ListPendingOptions = {}) {
       const links = linkSettings();
-      const claim = readInboxToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readInboxToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       parse(pendingSchema, listOptions, 'reviewInbox');
       const page = await store.listPending(listOptions);
       // Each item's links come from the listing alone (no load per run); a decision checks everything again.

@@ -279,6 +279,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const clock = options.clock ?? Date.now;
   if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
   if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  if (options.publish !== undefined && options.publish !== 'inline' && options.publish !== 'outbox') {
+    throw new ConfigError(`createRedisStore: publish must be 'inline' or 'outbox', got ${String(options.publish)}.`);
+  }
   const wanted = options.durability;
   const fsyncAlways = wanted !== undefined && 'appendfsync' in wanted;
   if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);

@@ -16,6 +16,9 @@ import { bytesSent, history } from '../test/redis/redis-harness.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+/** STORE_BENCH_ONLY=2,3 runs only those sections (numbered as below). */
+const only = process.env['STORE_BENCH_ONLY']?.split(',').map(Number);
+const section = (index: number) => only === undefined || only.includes(index);
 const prefixes: string[] = [];
 const connections: Redis[] = [];
 
@@ -45,7 +48,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
   runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { mode });
 
 // 1. The round trip through the runtime, one caller: start to the pause, respond to completion.
-{
+if (section(1)) {
   const stores: [string, SnapshotStore][] = [
     ['memory', createMemoryStore()],
     ['redis', storeOn(connect())],
@@ -64,7 +67,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
 }
 
 // 2. Bytes per commit.
-{
+if (section(2)) {
   const redis = connect();
   const store = storeOn(redis);
   const rows: string[][] = [];
@@ -87,7 +90,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
 }
 
 // 3. Compare-and-set and decision rates on one connection.
-{
+if (section(3)) {
   const redis = connect();
   const store = storeOn(redis);
   const scripts = registerScripts(redis);
@@ -109,7 +112,7 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
     const version = versions.get(run.runId)!;
     const reply = (await scripts.countersignWriteRun(
       ...store.keys.run(run.runId),
-      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '{}', '0', 0, 0,
+      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '', 0, 0, 0, 'inline', store.keys.prefix, '',
     )) as number[];
     if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
     versions.set(run.runId, version + 1);
@@ -123,9 +126,10 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
     versions.set(run.runId, version + 1);
   };
 
-  /** Commits per second with `inFlight` commits outstanding on the one connection, each on its own run. */
+  /** Commits per second with `inFlight` commits outstanding on the one connection, each on its own run, and this process's CPU per commit. */
   const rate = async (commit: (run: AgentSnapshot) => Promise<void>, inFlight: number, total: number) => {
     let issued = 0;
+    const cpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       created.slice(0, inFlight).map(async (run) => {
@@ -135,21 +139,23 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
         }
       }),
     );
-    return total / ((performance.now() - started) / 1000);
+    const used = process.cpuUsage(cpu);
+    return { perSecond: total / ((performance.now() - started) / 1000), cpu: (used.user + used.system) / total };
   };
+  const micros = (value: number) => `${Math.round(value)} µs`;
 
   const rows: string[][] = [];
   let rawRate = 0;
   for (const [name, commit] of [
     ['raw Lua compare-and-set (EVALSHA)', rawCommit],
     ['store.commit, no events', storeCommit(false)],
-    ['store.commit, one event (CAS, then XADD + index; outbox HDEL not awaited)', storeCommit(true)],
+    ['store.commit, one event (one script: CAS, XADD, index diff)', storeCommit(true)],
   ] as const) {
     await rate(commit, 50, 2_000); // warm-up
     const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });
     const fifty = await rate(commit, 50, 40_000);
-    if (commit === rawCommit) rawRate = fifty;
-    rows.push([name, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), `${Math.round((fifty / rawRate) * 100)}%`]);
+    if (commit === rawCommit) rawRate = fifty.perSecond;
+    rows.push([name, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty.perSecond).toLocaleString('en-US'), micros(fifty.cpu), `${Math.round((fifty.perSecond / rawRate) * 100)}%`]);
   }
 
   // Decisions through runtime.respond, each on its own paused run, on this connection and on one that auto-pipelines.
@@ -161,20 +167,22 @@ const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record')
       let next = 0;
       const one = await measure(`respond ${mode}`, () => decide(runtime, runs[next++]!, mode), { iterations: 1_000, warmup: 100 });
       const total = runs.length - next;
+      const cpu = process.cpuUsage();
       const started = performance.now();
       await Promise.all(Array.from({ length: 50 }, async () => {
         while (next < runs.length) await decide(runtime, runs[next++]!, mode);
       }));
       const fifty = total / ((performance.now() - started) / 1000);
-      const what = mode === 'record' ? 'load, decide, compare-and-set' : 'decide, run the tool, call the model, complete';
-      rows.push([`runtime.respond, mode ${mode} (${what})${label}`, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), `${Math.round((fifty / rawRate) * 100)}%`]);
+      const used = process.cpuUsage(cpu);
+      const what = mode === 'record' ? 'decide, compare-and-set' : 'decide, run the tool, call the model, complete';
+      rows.push([`runtime.respond, mode ${mode} (${what})${label}`, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), micros((used.user + used.system) / total), `${Math.round((fifty / rawRate) * 100)}%`]);
     }
   }
-  printTable('Commits and decisions on one connection, 50 concurrent callers (target: decisions at least half the raw rate)', ['operation', 'median, 1 in flight', 'p99', 'per second, 50 in flight', 'of raw CAS'], rows);
+  printTable('Commits and decisions on one connection, 50 concurrent callers (target: decisions at least half the raw rate)', ['operation', 'median, 1 in flight', 'p99', 'per second, 50 in flight', 'CPU per op (this process)', 'of raw CAS'], rows);
 }
 
 // 4. First page of pending approvals with 100 and 100,000 runs waiting.
-{
+if (section(4)) {
   const redis = connect();
   const rows: string[][] = [];
   const template = await paused(2);

@@ -53,6 +53,13 @@ export interface SnapshotStore {
   runsToRecover(now: number, staleBefore: number, limit?: number): Promise<readonly string[]>;
   delete(runId: string): Promise<void>;
   /**
+   * Optional: the run's latest snapshot as this store last committed or loaded it, without asking the server, or
+   * undefined. It may be stale (another process committed since); a commit from it then fails with
+   * `VersionConflictError`, so a caller that changes it must load and try again on that, or when it finds
+   * nothing to change. Lets a decision cost one round trip when this process wrote the run.
+   */
+  peek?(runId: string): AgentSnapshot | undefined;
+  /**
    * Keeps `value` under `key` for `ttlMs` unless the key is already held, and
    * returns what it already held (undefined when this call stored it). Used to
    * deduplicate webhook deliveries and to spend one-time tokens.

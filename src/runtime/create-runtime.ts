@@ -66,6 +66,9 @@ const optionsSchema = z.object({
   workerId: z.string().min(1).optional(),
   onError: functionSchema().optional(),
 });
+// Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
+const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
+const tokenSchema = z.string().max(4096);
 const pendingSchema = z.object({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
@@ -168,8 +171,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return snapshot;
   };
 
+  /**
+   * Changes the run as the store last saw it here (`peek`, no round trip) and commits that: the store's
+   * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
+   * throws or finds nothing to do falls back to a load (undefined), which decides.
+   */
+  const fromPeek = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }) => {
+    const current = store.peek?.(runId);
+    if (current === undefined) return undefined;
+    let outcome: ReturnType<typeof change>;
+    try {
+      outcome = change(current);
+    } catch {
+      return undefined;
+    }
+    if ('unchanged' in outcome) return undefined;
+    try {
+      await commit(outcome.next, current);
+    } catch (error) {
+      if (error instanceof VersionConflictError) return undefined;
+      throw error;
+    }
+    return { next: outcome.next, result: outcome.result, committed: true };
+  };
+
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
   const update = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }): Promise<{ next: AgentSnapshot; result: T; committed: boolean }> => {
+    parse(runIdSchema, runId, 'runId');
+    const peeked = await fromPeek(runId, change);
+    if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);
@@ -214,7 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return options.queue;
   };
   const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
-    parse(z.enum(['inline', 'record', 'enqueue']).default('inline'), value, where, " Use 'inline', 'record' or 'enqueue'.");
+    parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
   const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;
@@ -349,7 +379,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async respondWithLink(token: string, respondOptions: { mode?: RespondMode; approvedBy?: string } = {}) {
       const links = linkSettings();
       const { approvedBy: caller, ...modeOptions } = respondOptions;
-      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       const snapshot = await get(claim.runId);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
       // The token is bound to this approval by HMAC, so it stands in for the echo of the request's signature.
@@ -373,7 +403,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async inspectLink(token: string) {
       const links = linkSettings();
-      const claim = readLinkToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       return { claim, snapshot: await get(claim.runId) };
     },
     async inboxLink(reviewer: string, inboxOptions: { expiresIn?: number } = {}) {
@@ -384,7 +414,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async reviewInbox(token: string, listOptions: ListPendingOptions = {}) {
       const links = linkSettings();
-      const claim = readInboxToken(links.secret, parse(z.string().max(4096), token, 'token'), clock());
+      const claim = readInboxToken(links.secret, parse(tokenSchema, token, 'token'), clock());
       parse(pendingSchema, listOptions, 'reviewInbox');
       const page = await store.listPending(listOptions);
       // Each item's links come from the listing alone (no load per run); a decision checks everything again.

@@ -137,3 +137,17 @@ export function deferred() {
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** The connection, noting the name of every method called on it: one name per round trip (a pipeline is one). */
+export function watchedCommands(redis: Redis, sent: string[]): Redis {
+  return new Proxy(redis, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (typeof property === 'string') sent.push(property);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}

@@ -1,10 +1,12 @@
-// Events are queued in the run's outbox by the commit script and moved to the
-// stream right after; a process that dies in between leaves them for drainOutboxes.
+// On one server the commit script publishes the events and updates the indexes
+// itself. On the outbox path (a Cluster, or publish: 'outbox') the events are
+// queued in the run's outbox by the commit script and moved to the stream right
+// after; a process that dies in between leaves them for drainOutboxes.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { approveAll, type AgentSnapshot, type RunEvent } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
-import { connect, pausedRun, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
+import { connect, pausedRun, removePrefix, streamEvents, uniquePrefix, watchedCommands } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
@@ -68,7 +70,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const errors: Error[] = [];
     let now = Date.now();
     const clock = () => now;
-    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, onError: (error) => errors.push(error) });
+    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, publish: 'outbox', onError: (error) => errors.push(error) });
     const { run } = await pausedRun();
     // The commit itself landed: create resolves, the run loads; only the steps after it were lost.
     await dying.create(run, [requested(run)]);
@@ -95,7 +97,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const prefix = prefixed();
     const now = Date.now();
     const clock = () => now;
-    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, onError: () => {} });
+    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, publish: 'outbox', onError: () => {} });
     const { run, agent } = await pausedRun();
     await dying.create(run, [requested(run)]);
     const decided = approveAll(run, 'alice');
@@ -121,13 +123,45 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     try {
       let now = Date.now();
       const clock = () => now;
-      const dying = createRedisStore({ redis: dyingAfterCommit(prefixedRedis), prefix, clock, onError: () => {} });
+      const dying = createRedisStore({ redis: dyingAfterCommit(prefixedRedis), prefix, clock, publish: 'outbox', onError: () => {} });
       const { run } = await pausedRun();
       await dying.create(run, [requested(run)]);
       expect(await redis.hlen(`kp:${dying.keys.outbox(run.runId)}`)).toBe(1);
       now += 10_000;
       expect(await createRedisStore({ redis: prefixedRedis, prefix, clock }).drainOutboxes()).toBe(1);
       expect(await streamEvents(redis, `kp:${prefix}`)).toEqual([requested(run)]);
+    } finally {
+      await removePrefix(redis, `kp:${prefix}`);
+      prefixedRedis.disconnect();
+    }
+  });
+
+  it('on one server, publishes the events and updates the indexes in the commit itself: one command, nothing left in the outbox', async () => {
+    const prefix = prefixed();
+    const { run } = await pausedRun();
+    const sent: string[] = [];
+    const store = createRedisStore({ redis: watchedCommands(redis, sent), prefix });
+    await store.create(run, [requested(run)]);
+    const decided = approveAll(run, 'alice');
+    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    await store.commit(decided, run.version, [resolved]);
+    expect(sent.filter((name) => name !== 'defineCommand')).toEqual(['countersignWriteRun', 'countersignWriteRun']);
+    expect(await streamEvents(redis, prefix)).toEqual([requested(run), resolved]);
+    expect(await redis.zcard(store.keys.pending)).toBe(0);
+    expect(await redis.zcard(store.keys.runningIdle)).toBe(1);
+    expect(await redis.exists(store.keys.outbox(run.runId))).toBe(0);
+  });
+
+  it('on one server, finds the stream and the indexes through an ioredis keyPrefix too', async () => {
+    const prefix = prefixed();
+    const prefixedRedis = new Redis(url!, { keyPrefix: 'kp:' });
+    prefixedRedis.on('error', () => {});
+    try {
+      const store = createRedisStore({ redis: prefixedRedis, prefix });
+      const { run } = await pausedRun();
+      await store.create(run, [requested(run)]);
+      expect(await streamEvents(redis, `kp:${prefix}`)).toEqual([requested(run)]);
+      expect((await store.listPending()).items.map((item) => item.runId)).toEqual([run.runId]);
     } finally {
       await removePrefix(redis, `kp:${prefix}`);
       prefixedRedis.disconnect();
@@ -141,17 +175,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     await store.create(run);
     const same = { ...run, version: run.version + 1 };
     const sent: string[] = [];
-    const watched = new Proxy(redis, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (typeof property === 'string') sent.push(property);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    const quiet = createRedisStore({ redis: watched, prefix });
+    const quiet = createRedisStore({ redis: watchedCommands(redis, sent), prefix, publish: 'outbox' });
     await quiet.commit(same, run.version);
     expect(sent.filter((name) => name !== 'defineCommand')).toEqual(['countersignWriteRun']);
     expect(await redis.exists(store.keys.outbox(run.runId))).toBe(0);

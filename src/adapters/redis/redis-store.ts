@@ -7,7 +7,7 @@ import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type 
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
-import { registerScripts } from './scripts.js';
+import { registerScripts, STREAM_MAXLEN } from './scripts.js';
 import { guarded, toStoreError } from './unavailable.js';
 
 /**
@@ -47,6 +47,14 @@ export interface RedisStoreOptions {
    * outbox until `drainOutboxes` (or `runsToRecover`) finishes it.
    */
   readonly onError?: (error: Error) => void;
+  /**
+   * Where a commit's events and index updates are applied. `'inline'` (the default on one server): inside the
+   * commit's own script, so a commit is one round trip and publishes atomically with the state it announces.
+   * `'outbox'` (always on a Cluster, whose indexes and stream live in other slots): the script queues them in the
+   * run's outbox and a second round trip applies them; a process that dies in between leaves them for
+   * `drainOutboxes`.
+   */
+  readonly publish?: 'inline' | 'outbox';
 }
 
 /**
@@ -84,12 +92,12 @@ export interface RedisStore extends SnapshotStore {
 }
 
 const DAY = 86_400_000;
-/** Approximate length the event stream is trimmed to (XADD MAXLEN ~). */
-const STREAM_MAXLEN = 100_000;
 /** How old an outbox entry must be before a drain takes it from the commit that wrote it. */
 const DEFAULT_DRAIN_AGE_MS = 5_000;
 /** Runs whose stored message and audit counts this store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;
+/** Runs whose latest snapshot this store keeps for `peek` (a decision on one of them skips the load). */
+const PEEKED_RUNS = 1_000;
 
 /** What the write script answers (see `WRITE_RUN`). */
 type WriteReply = [code: number, detail: number | string | null, number?, number?];
@@ -271,6 +279,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const clock = options.clock ?? Date.now;
   if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
   if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  if (options.publish !== undefined && options.publish !== 'inline' && options.publish !== 'outbox') {
+    throw new ConfigError(`createRedisStore: publish must be 'inline' or 'outbox', got ${String(options.publish)}.`);
+  }
   const wanted = options.durability;
   const fsyncAlways = wanted !== undefined && 'appendfsync' in wanted;
   if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);
@@ -292,12 +303,26 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   // Stored message and audit counts per run version, as last seen by this store: lets a commit send only its new
   // entries without asking first. A wrong guess costs one more round trip, never a wrong write (the script checks).
-  const known = new Map<string, { version: number; messages: number; audit: number }>();
-  const remember = (runId: string, version: number, messages: number, audit: number) => {
+  // The commit id is the run's latest as last seen, sent with the next commit so a run deleted and made again under
+  // the same id by someone else is a conflict, not a successor.
+  const known = new Map<string, { version: number; messages: number; audit: number; commit: string }>();
+  // The latest snapshot per run, as committed or loaded here: `peek` hands it out, and a commit from it is checked
+  // by the script against the stored version and commit id, so a stale one is refused, never written.
+  const latest = new Map<string, AgentSnapshot>();
+  const remember = (snapshot: AgentSnapshot, commit: string) => {
+    const { runId } = snapshot;
     known.delete(runId);
-    known.set(runId, { version, messages, audit });
+    known.set(runId, { version: snapshot.version, messages: snapshot.messages.length, audit: snapshot.audit.length, commit });
     if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
+    latest.delete(runId);
+    latest.set(runId, snapshot);
+    if (latest.size > PEEKED_RUNS) latest.delete(latest.keys().next().value!);
   };
+  const forget = (runId: string) => {
+    known.delete(runId);
+    latest.delete(runId);
+  };
+  const inline = !redis.isCluster && options.publish !== 'outbox';
 
   const ttlFor = (snapshot: AgentSnapshot, now: number): number => {
     switch (snapshot.status) {
@@ -377,25 +402,37 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
-    return (await guarded(mode === 'create' ? 'create a run' : 'commit a run', () =>
-      scripts.countersignWriteRun(
-        ...keys.run(next.runId),
-        mode,
-        next.version,
-        seenMessages,
-        seenAudit,
-        prepared.head,
-        prepared.index,
-        prepared.ttl,
-        prepared.field,
-        prepared.meta,
-        prepared.events.length > 0 ? '1' : '0',
-        newMessages.length,
-        newAudit.length,
-        ...newMessages,
-        ...newAudit,
-      ),
-    )) as WriteReply;
+    const guess = known.get(next.runId);
+    const latestCommit = mode !== 'create' && guess?.version === mode ? guess.commit : '';
+    try {
+      return (await guarded(mode === 'create' ? 'create a run' : 'commit a run', () =>
+        scripts.countersignWriteRun(
+          ...keys.run(next.runId),
+          mode,
+          next.version,
+          seenMessages,
+          seenAudit,
+          prepared.head,
+          prepared.index,
+          prepared.ttl,
+          prepared.field,
+          inline ? '' : prepared.meta,
+          prepared.events.length,
+          newMessages.length,
+          newAudit.length,
+          inline ? 'inline' : 'outbox',
+          inline ? fullPrefix : '',
+          latestCommit,
+          ...newMessages,
+          ...newAudit,
+          ...(inline ? prepared.events.flatMap((event) => [event.type, event.runId, JSON.stringify(event)]) : []),
+        ),
+      )) as WriteReply;
+    } catch (error) {
+      // Landed or not, what this store knew of the run may no longer hold.
+      forget(next.runId);
+      throw error;
+    }
   };
 
   /**
@@ -404,7 +441,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
    * had landed, so its outbox entry (if not yet drained) is finished here.
    */
   const landed = async (snapshot: AgentSnapshot, prepared: Prepared, reply: WriteReply): Promise<void> => {
-    remember(snapshot.runId, snapshot.version, snapshot.messages.length, snapshot.audit.length);
+    remember(snapshot, prepared.field);
     if (durability) await replicated(snapshot);
     if (reply[0] === 1) {
       if (reply[2] === 1) await finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
@@ -467,7 +504,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       ttl: ttlFor(snapshot, now),
       // Also the commit's id: the script recognises a resend of this very commit by it.
       field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,
-      meta: JSON.stringify({ t: now, events }),
+      meta: inline ? '' : JSON.stringify({ t: now, events }),
       events,
     };
   };
@@ -529,6 +566,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const connectionPrefix = String(
     (redis.isCluster ? (redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix : (redis as Redis).options.keyPrefix) ?? '',
   );
+  /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
+  const fullPrefix = `${connectionPrefix}${keys.prefix}`;
   const scanOutboxes = async function* (): AsyncGenerator<string[]> {
     const nodes: (Redis | Cluster)[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
     const pattern = `${globEscape(connectionPrefix)}${keys.outboxPattern}`;
@@ -555,10 +594,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     async load(runId) {
       const reply = (await guarded('load a run', () => scripts.countersignLoadRun(...(keys.run(runId).slice(0, 3) as [string, string, string])))) as
-        | [string, string, string[], string[]]
+        | [string, string, string[], string[], string]
         | null;
-      if (!reply) return undefined;
-      const [version, headText, messageTexts, auditTexts] = reply;
+      if (!reply) {
+        forget(runId);
+        return undefined;
+      }
+      const [version, headText, messageTexts, auditTexts, commit] = reply;
       const head = decodeStoredHead(headText, auditTexts);
       let messages: unknown;
       try {
@@ -567,8 +609,16 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         throw new SnapshotError(`Invalid snapshot in Redis: a message of run ${runId} is not JSON.`, { path: 'messages', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
       }
       checkMessages(messages);
-      remember(runId, Number(version), messageTexts.length, auditTexts.length);
-      return deepFreeze({ ...head, messages } as AgentSnapshot);
+      const snapshot = deepFreeze({ ...head, messages } as AgentSnapshot);
+      // A head whose own version disagrees with the stored one is not vouched for: nothing is kept from it.
+      if (Number(version) === snapshot.version) remember(snapshot, commit);
+      else forget(runId);
+      return snapshot;
+    },
+
+    peek(runId) {
+      const snapshot = latest.get(runId);
+      return snapshot !== undefined && known.get(runId)?.version === snapshot.version ? snapshot : undefined;
     },
 
     async commit(next, expectedVersion, events = []) {
@@ -588,7 +638,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         if (reply[0] === 1 || reply[0] === 3) return landed(next, prepared, reply);
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
-          known.delete(next.runId);
+          forget(next.runId);
           throw new VersionConflictError(next.runId, expectedVersion, actual === -1 ? undefined : actual);
         }
         seenMessages = Number(reply[2]);
@@ -693,8 +743,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     async delete(runId) {
+      forget(runId);
       const previous = (await guarded('delete a run', () => scripts.countersignDeleteRun(...keys.run(runId)))) as string | null;
-      known.delete(runId);
       const entries = decodeIndex(previous);
       if (entries.length > 0) await guarded('remove a run from the indexes', () => send(applyIndex(entries, [])));
     },

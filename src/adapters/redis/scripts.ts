@@ -19,32 +19,68 @@ local function push(key, first, last)
 end
 `;
 
+/** Approximate length the event stream is trimmed to (XADD MAXLEN ~). */
+export const STREAM_MAXLEN = 100_000;
+
+/**
+ * Applies the diff between two runs' index entries (JSON arrays of [key
+ * relative to the prefix, score, member]), as the store's `applyIndex` does
+ * from outside: ZREM what left, ZADD what joined or moved. Scores are whole
+ * milliseconds; %.17g writes any double exactly.
+ */
+const APPLY_INDEX = `
+local function applyIndex(prefix, previousText, nextText)
+  local before = previousText == '' and {} or cjson.decode(previousText)
+  local after = nextText == '' and {} or cjson.decode(nextText)
+  local function id(entry) return entry[1] .. '\\0' .. entry[3] end
+  local function score(entry) return string.format('%.17g', entry[2]) end
+  local staying, unchanged = {}, {}
+  for _, entry in ipairs(after) do staying[id(entry)] = true end
+  for _, entry in ipairs(before) do unchanged[id(entry) .. '\\0' .. score(entry)] = true end
+  for _, entry in ipairs(before) do
+    if not staying[id(entry)] then redis.call('ZREM', prefix .. entry[1], entry[3]) end
+  end
+  for _, entry in ipairs(after) do
+    if not unchanged[id(entry) .. '\\0' .. score(entry)] then redis.call('ZADD', prefix .. entry[1], score(entry), entry[3]) end
+  end
+end
+`;
+
 /**
  * Creates a run or commits a new version of it, atomically.
  *
  * KEYS: head, msgs, audit, outbox.
  * ARGV: 1 mode ('create' | expected version), 2 new version, 3 messages the
  * caller believes are stored, 4 audit entries it believes are stored, 5 head,
- * 6 index entries, 7 TTL in ms (0: no expiry), 8 the outbox field, which is
- * also the commit's id (the version, then a random id: sorts in commit order,
- * unique per commit), 9 the commit's time and events (the outbox value is
- * that, the new index and the previous one, one a line), 10 '1' when the
- * commit has events, 11 new messages count, 12 new audit entries count,
- * 13.. the new messages, then the new audit entries.
+ * 6 index entries, 7 TTL in ms (0: no expiry), 8 the commit's id (the
+ * version, then a random id: sorts in commit order, unique per commit; also
+ * its outbox field), 9 the commit's time and events (the outbox value is
+ * that, the new index and the previous one, one a line), 10 how many events
+ * the commit has, 11 new messages count, 12 new audit entries count,
+ * 13 'inline' or 'outbox', 14 the full key prefix (inline only), 15 the id
+ * of the commit the caller believes is the run's latest ('' when it does not
+ * know), 16.. the new messages, then the new audit entries, then (inline
+ * only) each event's type, run id and JSON.
  *
- * The head keeps the ids of the run's last 8 commits (field 'c'), so a
- * command resent after its reply was lost (ioredis resends what was in
- * flight when a connection drops) is recognised as the commit that already
- * landed instead of conflicting with itself.
+ * Inline (one server, where every key is reachable from one script): the
+ * script also adds the events to the stream and applies the index diff
+ * itself, so a commit is one round trip and leaves no outbox entry. Outbox
+ * (a Cluster, whose indexes and stream live in other slots): the events and
+ * the index diff wait in the run's outbox for the caller to apply.
+ *
+ * The head keeps the ids of the run's last 8 commits (field 'c', latest
+ * first), so a command resent after its reply was lost (ioredis resends what
+ * was in flight when a connection drops) is recognised as the commit that
+ * already landed instead of conflicting with itself.
  *
  * Replies: {1, previous index entries, 1 if the outbox entry was written}
  * on success; {3, its outbox entry or nil} when this very commit had already
  * landed; {0, stored version or -1 when there is no run} on a version
- * conflict (or a taken id on create); {2, stored version, stored messages,
- * stored audit entries} when the version matches but the counts do not (the
- * caller then resends with the right tail).
+ * conflict (or a taken id on create, or a latest commit other than ARGV[15]);
+ * {2, stored version, stored messages, stored audit entries} when the version
+ * matches but the counts do not (the caller then resends with the right tail).
  */
-export const WRITE_RUN = `${PUSH}
+export const WRITE_RUN = `${PUSH}${APPLY_INDEX}
 local head, msgs, audit, outbox = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local commit = ARGV[8]
 local stored = redis.call('HMGET', head, 'v', 'x', 'c')
@@ -60,6 +96,7 @@ else
   if not stored[1] then return {0, -1} end
   local version = tonumber(stored[1])
   if version ~= tonumber(ARGV[1]) then return {0, version} end
+  if ARGV[15] ~= '' and recent ~= '' and string.match(recent, '%S+') ~= ARGV[15] then return {0, version} end
   local storedMessages = redis.call('LLEN', msgs)
   local storedAudit = redis.call('LLEN', audit)
   if storedMessages ~= tonumber(ARGV[3]) or storedAudit ~= tonumber(ARGV[4]) then
@@ -73,11 +110,17 @@ for id in string.gmatch(recent, '%S+') do
   kept[#kept + 1] = id
 end
 redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6], 'c', table.concat(kept, ' '))
-local newMessages, newAudit = tonumber(ARGV[11]), tonumber(ARGV[12])
-push(msgs, 13, 12 + newMessages)
-push(audit, 13 + newMessages, 12 + newMessages + newAudit)
+local newMessages, newAudit, events = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[10])
+push(msgs, 16, 15 + newMessages)
+push(audit, 16 + newMessages, 15 + newMessages + newAudit)
 local outboxWritten = 0
-if ARGV[10] == '1' or previous ~= ARGV[6] then
+if ARGV[13] == 'inline' then
+  if previous ~= ARGV[6] then applyIndex(ARGV[14], previous, ARGV[6]) end
+  local first = 16 + newMessages + newAudit
+  for i = first, first + 3 * (events - 1), 3 do
+    redis.call('XADD', ARGV[14] .. 'events', 'MAXLEN', '~', ${STREAM_MAXLEN}, '*', 'type', ARGV[i], 'runId', ARGV[i + 1], 'event', ARGV[i + 2])
+  end
+elseif events > 0 or previous ~= ARGV[6] then
   redis.call('HSET', outbox, commit, ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
   outboxWritten = 1
 end
@@ -90,12 +133,12 @@ return {1, previous, outboxWritten}
 
 /**
  * Reads a run in one consistent step. KEYS: head, msgs, audit.
- * Reply: nil, or {version, head, messages[], audit[]}.
+ * Reply: nil, or {version, head, messages[], audit[], latest commit id or ''}.
  */
 export const LOAD_RUN = `
-local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+local stored = redis.call('HMGET', KEYS[1], 'v', 'h', 'c')
 if not stored[1] then return false end
-return {stored[1], stored[2], redis.call('LRANGE', KEYS[2], 0, -1), redis.call('LRANGE', KEYS[3], 0, -1)}
+return {stored[1], stored[2], redis.call('LRANGE', KEYS[2], 0, -1), redis.call('LRANGE', KEYS[3], 0, -1), string.match(stored[3] or '', '%S+') or ''}
 `;
 
 /** Deletes a run. KEYS: head, msgs, audit, outbox. Reply: its index entries, or nil. */

@@ -21,3 +21,22 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Deep-freezes `value`, a new version of `previous`, visiting only what it
+ * does not share with it: a step that changes one record of a thousand, or
+ * appends one message, freezes that record or message and the new array
+ * around it, not the thousand it kept. Only a frozen `previous` is trusted
+ * (as `deepFreeze` trusts any frozen object).
+ */
+export function freezeAdded<T>(value: T, previous: unknown): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (!Array.isArray(value) || !Array.isArray(previous) || !Object.isFrozen(previous)) return deepFreeze(value);
+  Object.freeze(value);
+  const shared = Math.min(value.length, previous.length);
+  for (let index = 0; index < shared; index++) {
+    if (value[index] !== previous[index]) deepFreeze(value[index]);
+  }
+  for (let index = shared; index < value.length; index++) deepFreeze(value[index]);
+  return value;
+}

@@ -8,6 +8,7 @@ import type {
   RunError,
   ToolCallRecord,
 } from './types.js';
+import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
 /** The run data the statechart carries; state, status and stop reason derive from the state value. */
 export type RunContext = Omit<AgentSnapshot, 'state' | 'status' | 'stopReason'>;
@@ -42,14 +43,6 @@ export type AgentEvent =
 
 const stamp = (at: number) => ({ updatedAt: at });
 
-function replaceRecord(
-  records: readonly ToolCallRecord[],
-  toolCallId: string,
-  change: (record: ToolCallRecord) => ToolCallRecord,
-): ToolCallRecord[] {
-  return records.map((record) => (record.toolCallId === toolCallId ? change(record) : record));
-}
-
 /** Tool results of the finished turn, in the order the model asked for the calls. */
 function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
   return records.map((record) => ({ role: 'tool', toolCallId: record.toolCallId, content: record.result ?? '' }));
@@ -82,8 +75,6 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
   };
 }
 
-const isRunnable = (record: ToolCallRecord) => record.status === 'approved' || record.status === 'executing';
-
 /**
  * The agent loop as a statechart. It is only ever advanced with xstate's pure
  * `initialTransition` / `transition`; the driver in `execute` performs the
@@ -99,7 +90,7 @@ export const agentMachine = setup({
     turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
     asksForTools: ({ event }) =>
       event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
-    somethingToRun: ({ context }) => context.toolCalls.some(isRunnable),
+    somethingToRun: ({ context }) => hasRunnable(context.toolCalls),
     waitingForPeople: ({ context }) => context.pendingApprovals.length > 0,
     decidesEverything: ({ context, event }) => {
       if (event.type !== 'DECIDED') return false;

@@ -8,6 +8,7 @@ import type {
   RunError,
   ToolCallRecord,
 } from './types.js';
+import { appended } from './derived-array.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
 /** The run data the statechart carries; state, status and stop reason derive from the state value. */
@@ -70,7 +71,7 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
         ? { ...record, status: 'approved' }
         : { ...record, status: 'approved', editedArgs: decision.editedArgs };
     }),
-    audit: [...context.audit, ...decisions.map((decision) => decision.audit)],
+    audit: appended(context.audit, decisions.map((decision) => decision.audit)),
     runApprovals: [...runApprovals],
   };
 }
@@ -102,11 +103,11 @@ export const agentMachine = setup({
     touch: assign(({ event }) => stamp(event.at)),
     startConversation: assign(({ context, event }) => {
       if (event.type !== 'START') return {};
-      return { messages: [...context.messages, ...event.messages], ...stamp(event.at) };
+      return { messages: appended(context.messages, event.messages), ...stamp(event.at) };
     }),
     recordAssistantTurn: assign(({ context, event }) => {
       if (event.type !== 'MODEL_RESPONDED') return {};
-      return { messages: [...context.messages, event.message], turns: context.turns + 1, ...stamp(event.at) };
+      return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...stamp(event.at) };
     }),
     recordFinalAnswer: assign(({ event }) => (event.type === 'MODEL_RESPONDED' ? { output: event.message.content } : {})),
     recordEvaluations: assign(({ context, event }) => {
@@ -120,7 +121,7 @@ export const agentMachine = setup({
       return {
         toolCalls: event.evaluations.map((evaluation) => evaluation.record),
         pendingApprovals: requests,
-        audit: audit.length > 0 ? [...context.audit, ...audit] : context.audit,
+        audit: audit.length > 0 ? appended(context.audit, audit) : context.audit,
         ...stamp(event.at),
       };
     }),
@@ -155,12 +156,12 @@ export const agentMachine = setup({
           status: 'pending',
           approvalId: event.request.approvalId,
         })),
-        pendingApprovals: [...context.pendingApprovals, event.request],
+        pendingApprovals: appended(context.pendingApprovals, [event.request]),
         ...stamp(event.at),
       };
     }),
     appendToolResults: assign(({ context }) => ({
-      messages: [...context.messages, ...toolResultMessages(context.toolCalls)],
+      messages: appended(context.messages, toolResultMessages(context.toolCalls)),
       toolCalls: [],
     })),
     recordDecisions: assign(({ context, event }) =>

@@ -1,3 +1,5 @@
+import { newPositionsOf } from './derived-array.js';
+
 /**
  * Freezes a value and everything reachable from it. Objects that are already
  * frozen are taken as deeply frozen and skipped, so a new snapshot that shares
@@ -23,20 +25,16 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Deep-freezes `value`, a new version of `previous`, visiting only what it
- * does not share with it: a step that changes one record of a thousand, or
- * appends one message, freezes that record or message and the new array
- * around it, not the thousand it kept. Only a frozen `previous` is trusted
- * (as `deepFreeze` trusts any frozen object).
+ * Deep-freezes a value a step made. An array derived from a frozen one
+ * (derived-array.ts) has only its new positions visited: a step that changes
+ * one record of a thousand, or appends one message, freezes that record or
+ * message and the array around it, not the thousand it kept.
  */
-export function freezeAdded<T>(value: T, previous: unknown): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (!Array.isArray(value) || !Array.isArray(previous) || !Object.isFrozen(previous)) return deepFreeze(value);
+export function freezeAdded<T>(value: T): T {
+  if (!Array.isArray(value) || Object.isFrozen(value)) return deepFreeze(value);
+  const positions = newPositionsOf(value);
+  if (positions === undefined) return deepFreeze(value);
   Object.freeze(value);
-  const shared = Math.min(value.length, previous.length);
-  for (let index = 0; index < shared; index++) {
-    if (value[index] !== previous[index]) deepFreeze(value[index]);
-  }
-  for (let index = shared; index < value.length; index++) deepFreeze(value[index]);
+  for (const position of positions) deepFreeze(value[position]);
   return value;
 }

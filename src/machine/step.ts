@@ -37,20 +37,16 @@ function stopReasonOf(state: MachineState, context: RunContext): StopReason | un
  */
 function toSnapshot(state: MachineState, context: RunContext, version: number, previous?: AgentSnapshot): AgentSnapshot {
   const stopReason = stopReasonOf(state, context);
-  const snapshot: AgentSnapshot = {
-    ...context,
-    state,
-    status: statusOf[state],
-    ...(stopReason === undefined ? {} : { stopReason }),
-    version,
-  };
+  const status = statusOf[state];
+  // Object.assign, not a spread followed by new keys: on Node 20 that costs about ten times as much here.
+  const snapshot: AgentSnapshot = Object.assign({}, context, stopReason === undefined ? { state, status, version } : { state, status, stopReason, version });
   // A snapshot handed in unfrozen (built by hand, not by a step) shares nothing that can be trusted frozen.
   if (!previous || !Object.isFrozen(previous)) return deepFreeze(snapshot);
   const fields = snapshot as unknown as Record<string, unknown>;
   const before = previous as unknown as Record<string, unknown>;
   for (const key in fields) {
     const value = fields[key];
-    if (value !== before[key]) freezeAdded(value, before[key]);
+    if (value !== before[key]) freezeAdded(value);
   }
   return Object.freeze(snapshot);
 }

@@ -1,3 +1,4 @@
+import { replacedAt } from './derived-array.js';
 import type { ToolCallRecord } from './types.js';
 
 /** A record the loop still has to run (or finish running). */
@@ -49,17 +50,15 @@ export function replaceRecord(
   change: (record: ToolCallRecord) => ToolCallRecord,
 ): ToolCallRecord[] {
   const index = indexOf(records);
-  // A spread copy: fast on a frozen array, where map is not.
-  const next = [...records];
+  const positions = index.positions.get(toolCallId) ?? [];
   let runnable = index.runnable;
   let firstRunnableFrom = index.firstRunnableFrom;
-  for (const position of index.positions.get(toolCallId) ?? []) {
-    const before = next[position]!;
+  const next = replacedAt(records, positions, (before) => {
     const after = change(before);
-    next[position] = after;
     runnable += Number(isRunnable(after)) - Number(isRunnable(before));
-    if (isRunnable(after) && position < firstRunnableFrom) firstRunnableFrom = position;
-  }
+    return after;
+  });
+  for (const position of positions) if (isRunnable(next[position]!) && position < firstRunnableFrom) firstRunnableFrom = position;
   // The new array is frozen by the step that made it; until then nothing else holds it.
   indexes.set(next, { positions: index.positions, runnable, firstRunnableFrom });
   return next;

@@ -1,4 +1,4 @@
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { and, not, or, type AnyStateMachine, type AnyStateNode } from 'xstate';
 
 /** What a compiled step returns: the state value and context after the event and every eventless transition it enables. */
 export interface CompiledStep<Context> {
@@ -23,8 +23,10 @@ type GuardFunction = ((args: { context: unknown; event: unknown }, params: undef
   check?: (snapshot: { machine: AnyStateMachine }, args: { context: unknown; event: unknown }, guard: unknown) => boolean;
 };
 
+type CompiledGuard = (args: { context: unknown; event: unknown }) => boolean;
+
 interface Transition {
-  readonly guard: unknown;
+  readonly guard: CompiledGuard | undefined;
   readonly target: string | undefined;
   readonly assignments: readonly Assignment[];
 }
@@ -44,8 +46,8 @@ function unsupported(what: string): never {
  * Compiles a flat machine (atomic and final children of the root, no entry or
  * exit actions, no delays, no wildcards) from its own state nodes and
  * implementations into a transition table. Guards and actions are the
- * machine's: named ones are looked up in `machine.implementations`, `and` /
- * `or` / `not` are evaluated by xstate's own `check`, and actions must be
+ * machine's: named ones are looked up in `machine.implementations`, xstate's
+ * `and` / `or` / `not` are compiled into closures over them, and actions must be
  * `assign`s, whose assignment functions are called as xstate calls them.
  * Anything else throws at compile time, so the table cannot drift from the chart.
  */
@@ -63,6 +65,23 @@ export function compileMachine<Context extends object, Event extends { type: str
     }
     return candidate.assignment as Assignment;
   };
+  // xstate's own and/or/not, recognised by their `check`, become plain closures over the compiled operands;
+  // any other higher-order guard is evaluated by its own `check`.
+  const combinators = new Map<unknown, (operands: CompiledGuard[]) => CompiledGuard>([
+    [(and([]) as GuardFunction).check, (operands) => (args) => operands.every((operand) => operand(args))],
+    [(or([]) as GuardFunction).check, (operands) => (args) => operands.some((operand) => operand(args))],
+    [(not(() => true) as GuardFunction).check, ([operand]) => (args) => !operand!(args)],
+  ]);
+  const compileGuard = (guard: unknown): CompiledGuard => {
+    const resolved = typeof guard === 'string' ? guards[guard] : (guard as GuardFunction);
+    if (typeof resolved !== 'function') return unsupported(`the guard ${String(guard)}`);
+    const check = resolved.check;
+    if (!check) return (args) => resolved(args, undefined);
+    const combinator = combinators.get(check);
+    const operands = (resolved as { guards?: unknown[] }).guards;
+    if (combinator && operands) return combinator(operands.map(compileGuard));
+    return (args) => check(guardSnapshot, args, resolved);
+  };
   const compileTransitions = (list: readonly { guard?: unknown; target?: readonly AnyStateNode[] | undefined; actions: readonly unknown[]; reenter?: boolean }[]): Transition[] =>
     list.map((definition) => {
       const targets = definition.target ?? [];
@@ -70,7 +89,7 @@ export function compileMachine<Context extends object, Event extends { type: str
       const target = targets[0];
       if (target && target.parent !== root) unsupported(`target ${target.id}, not a child of the root`);
       if (definition.reenter && target) unsupported('a reentering transition');
-      return { guard: definition.guard, target: target?.key, assignments: definition.actions.map(assignmentOf) };
+      return { guard: definition.guard === undefined ? undefined : compileGuard(definition.guard), target: target?.key, assignments: definition.actions.map(assignmentOf) };
     });
 
   if (root.entry.length > 0 || root.exit.length > 0 || root.always) unsupported('an entry, exit or eventless transition on the root');
@@ -94,13 +113,7 @@ export function compileMachine<Context extends object, Event extends { type: str
   }
 
   const stateOf = (value: string): StateEntry => states.get(value) ?? unsupported(`the state value ${value}`);
-  const passes = (guard: unknown, context: Context, event: Event): boolean => {
-    if (guard === undefined) return true;
-    const resolved = typeof guard === 'string' ? guards[guard] : (guard as GuardFunction);
-    if (typeof resolved !== 'function') return unsupported(`the guard ${String(guard)}`);
-    const args = { context, event };
-    return resolved.check ? resolved.check(guardSnapshot, args, resolved) : resolved(args, undefined);
-  };
+  const passes = (guard: CompiledGuard | undefined, context: Context, event: Event): boolean => guard === undefined || guard({ context, event });
   // xstate applies each assign to the context the previous one left: `Object.assign({}, context, update)`.
   const apply = (transition: Transition, context: Context, event: Event): Context => {
     let next = context;

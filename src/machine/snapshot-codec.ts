@@ -202,7 +202,7 @@ export function deserialize(text: string | unknown): AgentSnapshot {
   }
   const decoded = decodeHead(head, typeof text === 'string');
   checkMessages(messages);
-  return deepFreeze({ ...decoded, messages } as AgentSnapshot);
+  return deepFreeze(Object.assign({}, decoded, { messages }) as AgentSnapshot);
 }
 
 /**

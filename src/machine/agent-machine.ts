@@ -1,4 +1,4 @@
-import { and, assign, not, setup } from 'xstate';
+import { and, assertEvent, assign, not, setup } from 'xstate';
 import type {
   AgentSnapshot,
   ApprovalRequest,
@@ -102,16 +102,19 @@ export const agentMachine = setup({
   actions: {
     touch: assign(({ event }) => stamp(event.at)),
     startConversation: assign(({ context, event }) => {
-      if (event.type !== 'START') return {};
+      assertEvent(event, 'START');
       return { messages: appended(context.messages, event.messages), ...stamp(event.at) };
     }),
     recordAssistantTurn: assign(({ context, event }) => {
-      if (event.type !== 'MODEL_RESPONDED') return {};
+      assertEvent(event, 'MODEL_RESPONDED');
       return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...stamp(event.at) };
     }),
-    recordFinalAnswer: assign(({ event }) => (event.type === 'MODEL_RESPONDED' ? { output: event.message.content } : {})),
+    recordFinalAnswer: assign(({ event }) => {
+      assertEvent(event, 'MODEL_RESPONDED');
+      return { output: event.message.content };
+    }),
     recordEvaluations: assign(({ context, event }) => {
-      if (event.type !== 'TOOLS_EVALUATED') return {};
+      assertEvent(event, 'TOOLS_EVALUATED');
       const requests: ApprovalRequest[] = [];
       const audit: AuditEntry[] = [];
       for (const evaluation of event.evaluations) {
@@ -126,7 +129,7 @@ export const agentMachine = setup({
       };
     }),
     markStarted: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_STARTED') return {};
+      assertEvent(event, 'TOOL_STARTED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, (record) => ({
           ...record,
@@ -138,7 +141,7 @@ export const agentMachine = setup({
       };
     }),
     markFinished: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_FINISHED') return {};
+      assertEvent(event, 'TOOL_FINISHED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
           ...record,
@@ -149,7 +152,7 @@ export const agentMachine = setup({
       };
     }),
     askAgainAfterInterruption: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_INTERRUPTED') return {};
+      assertEvent(event, 'TOOL_INTERRUPTED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
           ...record,
@@ -164,20 +167,25 @@ export const agentMachine = setup({
       messages: appended(context.messages, toolResultMessages(context.toolCalls)),
       toolCalls: [],
     })),
-    recordDecisions: assign(({ context, event }) =>
-      event.type === 'DECIDED' ? { ...applyDecisions(context, event.decisions), ...stamp(event.at) } : {},
-    ),
+    recordDecisions: assign(({ context, event }) => {
+      assertEvent(event, 'DECIDED');
+      return { ...applyDecisions(context, event.decisions), ...stamp(event.at) };
+    }),
     forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
-    recordError: assign(({ event }) => (event.type === 'FAIL' ? { error: event.error } : {})),
+    recordError: assign(({ event }) => {
+      assertEvent(event, 'FAIL');
+      return { error: event.error };
+    }),
     recordTurnLimit: assign(({ context }) => ({
       error: {
         code: 'max_turns',
         message: `The run reached its limit of ${context.maxTurns} model turns without a final answer.`,
       },
     })),
-    recordCancellation: assign(({ event }) =>
-      event.type === 'CANCEL' ? { error: { code: 'cancelled', message: event.reason } } : {},
-    ),
+    recordCancellation: assign(({ event }) => {
+      assertEvent(event, 'CANCEL');
+      return { error: { code: 'cancelled', message: event.reason } };
+    }),
   },
 }).createMachine({
   id: 'countersign-agent',

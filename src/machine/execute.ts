@@ -6,7 +6,7 @@ import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
 import { clampDepth, findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
 import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
-import { verifyApprovedCall } from './decision-signature.js';
+import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
 import { modelFailureText } from './public-text.js';
@@ -237,9 +237,10 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run;
           // each once per execute: the snapshot only changes here, through pure steps.
           if (!verified.has(record.toolCallId)) {
+            const lookup = settings.decisionSecret === undefined ? undefined : turnLookup(snapshot);
             for (const item of snapshot.toolCalls) {
               if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
-              verifyApprovedCall(settings.decisionSecret, snapshot, item);
+              if (lookup) verifyApprovedCall(settings.decisionSecret, snapshot, item, lookup);
               verified.add(item.toolCallId);
             }
           }

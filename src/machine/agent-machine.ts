@@ -1,4 +1,4 @@
-import { and, assign, not, setup } from 'xstate';
+import { and, assertEvent, assign, not, setup } from 'xstate';
 import type {
   AgentSnapshot,
   ApprovalRequest,
@@ -8,6 +8,8 @@ import type {
   RunError,
   ToolCallRecord,
 } from './types.js';
+import { appended } from './derived-array.js';
+import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
 /** The run data the statechart carries; state, status and stop reason derive from the state value. */
 export type RunContext = Omit<AgentSnapshot, 'state' | 'status' | 'stopReason'>;
@@ -42,14 +44,6 @@ export type AgentEvent =
 
 const stamp = (at: number) => ({ updatedAt: at });
 
-function replaceRecord(
-  records: readonly ToolCallRecord[],
-  toolCallId: string,
-  change: (record: ToolCallRecord) => ToolCallRecord,
-): ToolCallRecord[] {
-  return records.map((record) => (record.toolCallId === toolCallId ? change(record) : record));
-}
-
 /** Tool results of the finished turn, in the order the model asked for the calls. */
 function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
   return records.map((record) => ({ role: 'tool', toolCallId: record.toolCallId, content: record.result ?? '' }));
@@ -77,12 +71,10 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
         ? { ...record, status: 'approved' }
         : { ...record, status: 'approved', editedArgs: decision.editedArgs };
     }),
-    audit: [...context.audit, ...decisions.map((decision) => decision.audit)],
+    audit: appended(context.audit, decisions.map((decision) => decision.audit)),
     runApprovals: [...runApprovals],
   };
 }
-
-const isRunnable = (record: ToolCallRecord) => record.status === 'approved' || record.status === 'executing';
 
 /**
  * The agent loop as a statechart. It is only ever advanced with xstate's pure
@@ -99,7 +91,7 @@ export const agentMachine = setup({
     turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
     asksForTools: ({ event }) =>
       event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
-    somethingToRun: ({ context }) => context.toolCalls.some(isRunnable),
+    somethingToRun: ({ context }) => hasRunnable(context.toolCalls),
     waitingForPeople: ({ context }) => context.pendingApprovals.length > 0,
     decidesEverything: ({ context, event }) => {
       if (event.type !== 'DECIDED') return false;
@@ -110,16 +102,19 @@ export const agentMachine = setup({
   actions: {
     touch: assign(({ event }) => stamp(event.at)),
     startConversation: assign(({ context, event }) => {
-      if (event.type !== 'START') return {};
-      return { messages: [...context.messages, ...event.messages], ...stamp(event.at) };
+      assertEvent(event, 'START');
+      return { messages: appended(context.messages, event.messages), ...stamp(event.at) };
     }),
     recordAssistantTurn: assign(({ context, event }) => {
-      if (event.type !== 'MODEL_RESPONDED') return {};
-      return { messages: [...context.messages, event.message], turns: context.turns + 1, ...stamp(event.at) };
+      assertEvent(event, 'MODEL_RESPONDED');
+      return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...stamp(event.at) };
     }),
-    recordFinalAnswer: assign(({ event }) => (event.type === 'MODEL_RESPONDED' ? { output: event.message.content } : {})),
+    recordFinalAnswer: assign(({ event }) => {
+      assertEvent(event, 'MODEL_RESPONDED');
+      return { output: event.message.content };
+    }),
     recordEvaluations: assign(({ context, event }) => {
-      if (event.type !== 'TOOLS_EVALUATED') return {};
+      assertEvent(event, 'TOOLS_EVALUATED');
       const requests: ApprovalRequest[] = [];
       const audit: AuditEntry[] = [];
       for (const evaluation of event.evaluations) {
@@ -129,12 +124,12 @@ export const agentMachine = setup({
       return {
         toolCalls: event.evaluations.map((evaluation) => evaluation.record),
         pendingApprovals: requests,
-        audit: audit.length > 0 ? [...context.audit, ...audit] : context.audit,
+        audit: audit.length > 0 ? appended(context.audit, audit) : context.audit,
         ...stamp(event.at),
       };
     }),
     markStarted: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_STARTED') return {};
+      assertEvent(event, 'TOOL_STARTED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, (record) => ({
           ...record,
@@ -146,7 +141,7 @@ export const agentMachine = setup({
       };
     }),
     markFinished: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_FINISHED') return {};
+      assertEvent(event, 'TOOL_FINISHED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
           ...record,
@@ -157,35 +152,40 @@ export const agentMachine = setup({
       };
     }),
     askAgainAfterInterruption: assign(({ context, event }) => {
-      if (event.type !== 'TOOL_INTERRUPTED') return {};
+      assertEvent(event, 'TOOL_INTERRUPTED');
       return {
         toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease: _lease, ...record }) => ({
           ...record,
           status: 'pending',
           approvalId: event.request.approvalId,
         })),
-        pendingApprovals: [...context.pendingApprovals, event.request],
+        pendingApprovals: appended(context.pendingApprovals, [event.request]),
         ...stamp(event.at),
       };
     }),
     appendToolResults: assign(({ context }) => ({
-      messages: [...context.messages, ...toolResultMessages(context.toolCalls)],
+      messages: appended(context.messages, toolResultMessages(context.toolCalls)),
       toolCalls: [],
     })),
-    recordDecisions: assign(({ context, event }) =>
-      event.type === 'DECIDED' ? { ...applyDecisions(context, event.decisions), ...stamp(event.at) } : {},
-    ),
+    recordDecisions: assign(({ context, event }) => {
+      assertEvent(event, 'DECIDED');
+      return { ...applyDecisions(context, event.decisions), ...stamp(event.at) };
+    }),
     forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
-    recordError: assign(({ event }) => (event.type === 'FAIL' ? { error: event.error } : {})),
+    recordError: assign(({ event }) => {
+      assertEvent(event, 'FAIL');
+      return { error: event.error };
+    }),
     recordTurnLimit: assign(({ context }) => ({
       error: {
         code: 'max_turns',
         message: `The run reached its limit of ${context.maxTurns} model turns without a final answer.`,
       },
     })),
-    recordCancellation: assign(({ event }) =>
-      event.type === 'CANCEL' ? { error: { code: 'cancelled', message: event.reason } } : {},
-    ),
+    recordCancellation: assign(({ event }) => {
+      assertEvent(event, 'CANCEL');
+      return { error: { code: 'cancelled', message: event.reason } };
+    }),
   },
 }).createMachine({
   id: 'countersign-agent',

@@ -6,13 +6,14 @@ import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
 import { clampDepth, findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
 import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
-import { verifyApprovedCall } from './decision-signature.js';
+import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { initialSnapshot, step } from './step.js';
+import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import type { AgentSnapshot, AssistantMessage, Message, ToolCallRecord } from './types.js';
 
@@ -118,10 +119,15 @@ function withArgsClamped(message: AssistantMessage): AssistantMessage {
   return toolCalls.every((call, index) => call === message.toolCalls![index]) ? message : { ...message, toolCalls };
 }
 
-/** The arguments a record runs with: the approved edit, else what the model asked for. */
-function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord): unknown {
+/**
+ * The arguments a record runs with: the approved edit, else what the model asked for. Records are made one per
+ * call, in the model's order, so the call is at the record's own position; a search covers anything else.
+ */
+function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): unknown {
   if (record.editedArgs !== undefined) return record.editedArgs;
-  return currentToolCalls(snapshot).find((call) => call.id === record.toolCallId)?.args;
+  const calls = currentToolCalls(snapshot);
+  const call = calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
+  return call?.args;
 }
 
 /**
@@ -227,18 +233,20 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           await advance({ type: 'TOOLS_EVALUATED', at: settings.clock(), evaluations: await evaluateCalls(agent, snapshot) });
           break;
         case 'executingTools': {
-          const runnable = snapshot.toolCalls.filter((item) => item.status === 'approved' || item.status === 'executing');
+          const { record, position } = firstRunnable(snapshot.toolCalls)!;
           // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run;
           // each once per execute: the snapshot only changes here, through pure steps.
-          for (const item of runnable) {
-            if (verified.has(item.toolCallId)) continue;
-            verifyApprovedCall(settings.decisionSecret, snapshot, item);
-            verified.add(item.toolCallId);
+          if (!verified.has(record.toolCallId)) {
+            const lookup = settings.decisionSecret === undefined ? undefined : turnLookup(snapshot);
+            for (const item of snapshot.toolCalls) {
+              if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
+              if (lookup) verifyApprovedCall(settings.decisionSecret, snapshot, item, lookup);
+              verified.add(item.toolCallId);
+            }
           }
-          const record = runnable[0]!;
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
-          const args = argsFor(snapshot, record);
+          const args = argsFor(snapshot, record, position);
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
             const now = settings.clock();

@@ -12,12 +12,17 @@ export type RunEvent =
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
   const { runId, agentName } = after;
   const events: RunEvent[] = [];
-  for (const entry of after.audit.slice(before?.audit.length ?? 0)) {
-    events.push({ type: 'approval-resolved', runId, agentName, entry });
+  // Index loops, and nothing to compare when a step kept the list: most steps of a long turn touch neither.
+  if (after.audit !== before?.audit) {
+    for (let index = before?.audit.length ?? 0; index < after.audit.length; index++) {
+      events.push({ type: 'approval-resolved', runId, agentName, entry: after.audit[index]! });
+    }
   }
-  const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
-  for (const request of after.pendingApprovals) {
-    if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request });
+  if (after.pendingApprovals !== before?.pendingApprovals) {
+    const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
+    for (const request of after.pendingApprovals) {
+      if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request });
+    }
   }
   if (before?.status !== after.status) {
     if (after.status === 'completed') events.push({ type: 'run-completed', runId, agentName, output: after.output ?? '' });

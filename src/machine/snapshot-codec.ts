@@ -2,6 +2,7 @@ import { SuperJSON } from 'superjson';
 import { z } from 'zod';
 import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
+import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
 
 /** The wire format versions `deserialize` reads. */
@@ -133,14 +134,25 @@ export function parseHead(head: unknown): SnapshotHead {
   return parsed.data as SnapshotHead;
 }
 
-/** Encodes the head alone (superjson: carries Date, Map, Set, BigInt in tool results and edits). */
+/**
+ * Encodes the head alone (superjson: carries Date, Map, Set, BigInt in tool
+ * results and edits). A plain-JSON head, the usual case, is `{ json: head }`,
+ * superjson's own output for it, without superjson's walk.
+ */
 export function encodeHead(snapshot: AgentSnapshot | SnapshotHead): unknown {
   const { messages: _messages, ...head } = snapshot as AgentSnapshot;
-  return codec.serialize(head);
+  return isPlainJson(head) ? { json: head } : codec.serialize(head);
 }
 
-export function decodeHead(encoded: unknown): SnapshotHead {
+/**
+ * Decodes and validates a head. `owned`: the caller parsed `encoded` itself and
+ * nobody else holds it, so without `meta` (where superjson would only
+ * deep-copy `json`) it is validated as it is.
+ */
+export function decodeHead(encoded: unknown, owned = false): SnapshotHead {
   try {
+    const { json, meta } = (owned && typeof encoded === 'object' && encoded !== null ? encoded : {}) as { json?: unknown; meta?: unknown };
+    if (meta === undefined && json !== undefined) return parseHead(json);
     return parseHead(codec.deserialize(encoded as Parameters<typeof codec.deserialize>[0]));
   } catch (error) {
     if (error instanceof SnapshotError) throw error;
@@ -188,9 +200,9 @@ export function deserialize(text: string | unknown): AgentSnapshot {
       { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS },
     );
   }
-  const decoded = decodeHead(head);
+  const decoded = decodeHead(head, typeof text === 'string');
   checkMessages(messages);
-  return deepFreeze({ ...decoded, messages } as AgentSnapshot);
+  return deepFreeze(Object.assign({}, decoded, { messages }) as AgentSnapshot);
 }
 
 /**

@@ -1,10 +1,14 @@
 // Model-based tests: @xstate/graph builds the state graph of the agent statechart from sample events
 // for each state; every simple path of that graph (no vertex twice) is walked, each step replayed
 // through the real pure `step` and checked against the invariants a snapshot must keep.
+// Each step is also taken by xstate's own `transition` on the same state, and the two must agree:
+// `step` runs the machine compiled into a table (src/machine/compile-machine.ts), this proves the
+// table is the chart, on every path and for every event a state does not take.
 // (@xstate/graph's getSimplePaths lists the same paths but takes minutes here, so the walk is a
 // depth-first search over its adjacency map; getShortestPaths checks coverage.)
 import { isDeepStrictEqual } from 'node:util';
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
+import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { deserialize, serialize, StopReason, type AgentSnapshot, type ApprovalRequest, type AuditEntry, type MachineState, type RunStatus } from 'countersign';
 import { agentMachine, type AgentEvent, type CallEvaluation, type Decision, type RunContext } from '../../src/machine/agent-machine.js';
@@ -215,6 +219,24 @@ function checkSnapshot(snap: AgentSnapshot): void {
   if (!isDeepStrictEqual(back, snap)) expect(back).toStrictEqual(snap);
 }
 
+function contextOf(snapshot: AgentSnapshot): RunContext {
+  const { state: _state, status: _status, stopReason: _stopReason, ...context } = snapshot;
+  return context;
+}
+
+/** What xstate's own pure transition makes of the same state and event: the reference `step` must match. */
+function reference(snap: AgentSnapshot, event: AgentEvent): MachineSnapshotOf {
+  const [next] = transition(agentMachine, agentMachine.resolveState({ value: snap.state, context: contextOf(snap) }), event);
+  return next;
+}
+
+/** `step` agrees with xstate: the same state value and the same context (the version aside, which `step` raises). */
+function expectSameAsXstate(next: AgentSnapshot, expected: MachineSnapshotOf): void {
+  expect(next.state).toBe(expected.value);
+  const actual = { ...contextOf(next), version: expected.context.version };
+  if (!isDeepStrictEqual(actual, expected.context)) expect(actual).toStrictEqual(expected.context);
+}
+
 /** Invariants between a snapshot and the next. */
 function checkStep(before: AgentSnapshot, after: AgentSnapshot): void {
   expect(after.version).toBe(before.version + 1);
@@ -244,6 +266,7 @@ describe('every path of the statechart', () => {
   it('every simple path, replayed through step, keeps the snapshot invariants', () => {
     const start = initialSnapshot(initialContext);
     checkSnapshot(start);
+    expectSameAsXstate(start, initialTransition(agentMachine, initialContext)[0]);
     const startKey = vertexKey(agentMachine.resolveState({ value: 'idle', context: initialContext }));
     expect(adjacency[startKey]).toBeDefined();
     const onPath = new Set<string>([startKey]);
@@ -257,6 +280,7 @@ describe('every path of the statechart', () => {
         // The sample event was made at the vertex's first visit; on this path time goes on from here.
         const at = snap.updatedAt + 1;
         const next = step(snap, { ...edge.event, at });
+        expectSameAsXstate(next, reference(snap, { ...edge.event, at }));
         expect(next.updatedAt).toBe(at);
         if (!isDeepStrictEqual(snap, frozenCopy)) expect(snap).toStrictEqual(frozenCopy);
         expect(next.state).toBe(edge.state.value);
@@ -277,6 +301,31 @@ describe('every path of the statechart', () => {
     walk(startKey, start, 0);
     expect(paths).toBeGreaterThan(2_000);
     expect(longest).toBeGreaterThanOrEqual(10);
+  });
+
+  it('an event a state does not take is refused by step exactly where xstate leaves the state unchanged', () => {
+    const pool = new Map<string, AgentEvent>();
+    for (const vertex of Object.values(adjacency)) {
+      for (const edge of Object.values(vertex.transitions)) if (!pool.has(edge.event.type)) pool.set(edge.event.type, edge.event);
+    }
+    let refused = 0;
+    for (const vertex of Object.values(adjacency)) {
+      if (terminal.has(vertex.state.value as MachineState)) continue;
+      const snap = initialSnapshot(vertex.state.context);
+      const at = snap.updatedAt + 1;
+      const placed = { ...snap, state: vertex.state.value as MachineState, status: statusOf[vertex.state.value as MachineState] };
+      for (const sample of pool.values()) {
+        const event = { ...sample, at } as AgentEvent;
+        const [expected] = transition(agentMachine, vertex.state, event);
+        if (expected === vertex.state || (expected.value === vertex.state.value && expected.context === vertex.state.context)) {
+          expect(() => step(placed, event)).toThrow(/does not apply/);
+          refused++;
+        } else {
+          expectSameAsXstate(step(placed, event), expected);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
   });
 
   it('a turn whose calls all need a person waits; answering some keeps it waiting', () => {

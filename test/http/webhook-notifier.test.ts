@@ -328,7 +328,8 @@ describe('retries', () => {
   });
 
   it('re-signs each try with the time of that try, so a late retry is not stale', async () => {
-    let now = Date.now() - 3_600_000;
+    // Half-way into a second, so the retry (a jittered hour, 2 ms short of it) lands in the 3,600th second after, whatever Date.now() was.
+    let now = Math.floor(Date.now() / 1000) * 1000 - 3_600_000 + 500;
     const target = await receiver((delivery) => (delivery.seq === 1 ? 503 : 200));
     const sleep = async (ms: number) => {
       now += ms;

@@ -10,5 +10,7 @@ export interface AppEnv {
     caller: Caller;
     /** The request body as text, read once (within the body limit) by the authentication middleware. */
     rawBody: string;
+    /** The JSON text a route answered with (set by `answerJson`), kept as a delivery's answer without reading the response back. */
+    answerText?: string;
   };
 }

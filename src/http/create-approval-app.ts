@@ -7,6 +7,7 @@ import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
+import { answerJson } from './answer-json.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { blanketDecisions } from './blanket-decisions.js';
 import { streamEvents, type EventFeed } from './events-route.js';
@@ -214,7 +215,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
     recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
-    c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+    answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
   const app = new Hono<AppEnv>();
 
@@ -226,7 +227,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
 
   app.use(async function safeHeaders(c, next) {
+    // Set before the handler, so a response the route builds with the context carries them as built; editing the
+    // finished response afterwards costs the Node adapter its fast path. A route's own cache-control (link pages,
+    // the event stream) replaces this one.
+    c.header('x-content-type-options', 'nosniff');
+    c.header('cache-control', 'no-store');
     await next();
+    // Responses built without the context (problem details, replayed answers) get them here.
+    if (c.res.headers.has('x-content-type-options')) return;
     try {
       c.res.headers.set('x-content-type-options', 'nosniff');
       // Runs, approvals and decisions are private and change: no cache (shared or not) may keep them.
@@ -275,12 +283,12 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
       const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
       if (!existing) throw error;
-      return c.json({ status: existing.status, run: runView(existing), duplicate: true }, 200, location);
+      return answerJson(c, { status: existing.status, run: runView(existing), duplicate: true }, 200, location);
     }
     if (resumeMode === 'enqueue') return accepted(c, runId);
     const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);
-    return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, location);
+    return answerJson(c, { status: outcome.value.status, run: runView(outcome.value) }, 201, location);
   });
 
   app.get('/runs/:runId', read, async (c) => c.json(runView(await runtime.get(c.req.param('runId')))));
@@ -304,11 +312,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     if (resumeMode === 'inline' && recorded.status === 'running') {
       const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
       if (!outcome.done) return accepted(c, runId, { duplicate });
-      return c.json({ status: outcome.value.status, duplicate, run: runView(outcome.value) });
+      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
     }
     // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
     if (resumeMode === 'enqueue' && recorded.status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
-    return c.json({ status: recorded.status, duplicate, run: runView(recorded.snapshot) });
+    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot) });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
@@ -346,13 +354,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       if (!outcome.done) return accepted(c, runId, { results });
       latest = outcome.value;
     }
-    return c.json({ status: latest.status, run: runView(latest), results });
+    return answerJson(c, { status: latest.status, run: runView(latest), results });
   });
 
   app.post('/runs/:runId/cancel', ...write, async (c) => {
     const body = parseTargetedBody(c, cancelBody);
     const run = await runtime.cancel(c.req.param('runId'), body.reason);
-    return c.json({ status: run.status, run: runView(run) });
+    return answerJson(c, { status: run.status, run: runView(run) });
   });
 
   app.get('/events', read, (c) =>

@@ -92,7 +92,9 @@ export function claimDeliveries(store: SnapshotStore, onError: (error: unknown) 
     await next();
     let settled: string | undefined;
     if (c.res.status < 500) {
-      const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body: await c.res.clone().text() };
+      // A route that answered with answerJson hands over its text; reading the response back (clone) is the fallback.
+      const body = c.var.answerText ?? (await c.res.clone().text());
+      const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body };
       settled = JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
     }
     try {

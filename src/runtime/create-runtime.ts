@@ -142,11 +142,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.notifier?.publish(events).catch((error: unknown) => reportError(error, 'notify', events[0]!.runId));
   };
 
-  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined) => {
+  type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
+  /** The queue a commit of `next` should put the run on, in the same write where the store can. */
+  type QueueFor = (next: AgentSnapshot) => ResumeQueue | undefined;
+
+  /** Stores `next` (with its events); true when the store also put it on `queue` in the same write. */
+  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, queue?: ResumeQueue): Promise<boolean> => {
     const events = eventsBetween(previous, next);
+    let queued = false;
     if (previous === undefined) await store.create(next, events);
-    else await store.commit(next, previous.version, events);
+    else queued = (await store.commit(next, previous.version, events, queue === undefined ? undefined : { queue }))?.queued === true;
     announce(events);
+    return queued;
   };
 
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
@@ -176,7 +183,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
    * throws or finds nothing to do falls back to a load (undefined), which decides.
    */
-  const fromPeek = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }) => {
+  const fromPeek = async <T>(runId: string, change: Change<T>, queueFor?: QueueFor) => {
     const current = store.peek?.(runId);
     if (current === undefined) return undefined;
     let outcome: ReturnType<typeof change>;
@@ -186,27 +193,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return undefined;
     }
     if ('unchanged' in outcome) return undefined;
+    let queued: boolean;
     try {
-      await commit(outcome.next, current);
+      queued = await commit(outcome.next, current, queueFor?.(outcome.next));
     } catch (error) {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return { next: outcome.next, result: outcome.result, committed: true };
+    return { next: outcome.next, result: outcome.result, committed: true, queued };
   };
 
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
-  const update = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }): Promise<{ next: AgentSnapshot; result: T; committed: boolean }> => {
+  const update = async <T>(runId: string, change: Change<T>, queueFor?: QueueFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; queued: boolean }> => {
     parse(runIdSchema, runId, 'runId');
-    const peeked = await fromPeek(runId, change);
+    const peeked = await fromPeek(runId, change, queueFor);
     if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);
-      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false };
+      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, queued: false };
       try {
-        await commit(outcome.next, current);
-        return { next: outcome.next, result: outcome.result, committed: true };
+        const queued = await commit(outcome.next, current, queueFor?.(outcome.next));
+        return { next: outcome.next, result: outcome.result, committed: true, queued };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
@@ -246,11 +254,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
     parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
-  const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
+  const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode, queued = false): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;
     const queue = queueFor(mode, 'carry on');
     if (queue) {
-      await queue.enqueue(snapshot.runId);
+      if (!queued) await queue.enqueue(snapshot.runId);
       return snapshot;
     }
     return continueRun(snapshot);
@@ -271,12 +279,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const respond = async (runId: string, response: ApprovalResponse, respondOptions: { mode?: RespondMode } = {}): Promise<RespondResult> => {
     const mode = modeOf(respondOptions.mode, 'respond');
-    queueFor(mode, 'respond');
-    const { next, committed } = await update(runId, (current) => {
-      const decided = withDecision(current, response);
-      return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
-    });
-    const after = committed ? await carryOn(next, mode) : await carryOnRepeat(next, mode);
+    const queue = queueFor(mode, 'respond');
+    // A decision that makes the run ready asks the store to queue it in the same write (one round trip where it can).
+    const queueWith: QueueFor | undefined = queue && ((next) => (next.status === 'running' ? queue : undefined));
+    const { next, committed, queued } = await update(
+      runId,
+      (current) => {
+        const decided = withDecision(current, response);
+        return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
+      },
+      queueWith,
+    );
+    const after = committed ? await carryOn(next, mode, queued) : await carryOnRepeat(next, mode);
     return { snapshot: after, status: after.status, duplicate: !committed };
   };
 

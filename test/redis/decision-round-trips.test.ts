@@ -3,7 +3,7 @@
 // and a stale view is refused by the compare-and-set, never written.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRuntime } from 'countersign';
-import { createRedisStore } from 'countersign/redis';
+import { createRedisResumeQueue, createRedisStore } from 'countersign/redis';
 import { connect, emailAgent, removePrefix, uniquePrefix, watchedCommands } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -32,6 +32,58 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(result).toMatchObject({ status: 'running', duplicate: false });
     expect(roundTrips()).toEqual(['countersignWriteRun']);
     expect(await runtime.get(run.runId)).toEqual(result.snapshot);
+  });
+
+  it('records and queues a decision in one round trip when the queue is on the store\'s connection: the commit script adds the job', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const watched = watchedCommands(redis, sent);
+    const queue = createRedisResumeQueue({ redis: watched, prefix });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const jobsBefore = await redis.xlen(queue.key);
+    sent.length = 0;
+    const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(result).toMatchObject({ status: 'running', duplicate: false });
+    expect(roundTrips()).toEqual(['countersignWriteRun']);
+    const jobs = await redis.xrange(queue.key, '-', '+');
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    expect(jobs.at(-1)![1]).toEqual(['runId', run.runId]);
+  });
+
+  it('queues on a queue of another connection after the commit: two round trips, the job still added', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const elsewhere = connect(url!);
+    try {
+      const queue = createRedisResumeQueue({ redis: watchedCommands(elsewhere, sent), prefix });
+      const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }), queue });
+      const run = await runtime.start(agent.name, { input: 'email someone' });
+      const jobsBefore = await redis.xlen(queue.key);
+      sent.length = 0;
+      await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      expect(roundTrips()).toEqual(['countersignWriteRun', 'call']);
+      expect(await redis.xlen(queue.key)).toBe(jobsBefore + 1);
+    } finally {
+      elsewhere.disconnect();
+    }
+  });
+
+  it('queues nothing in the commit of a decision that leaves the run waiting', async () => {
+    const { sent, roundTrips } = setup();
+    const agent = emailAgent();
+    const watched = watchedCommands(redis, sent);
+    const queue = createRedisResumeQueue({ redis: watched, prefix });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const jobsBefore = await redis.xlen(queue.key);
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const first = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(first.status).toBe('running');
+    sent.length = 0;
+    // A repeat commits nothing; in enqueue mode it queues the run again, on its own.
+    const again = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(again.duplicate).toBe(true);
+    expect(roundTrips()).not.toContain('countersignWriteRun');
+    expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
   });
 
   it('loads first when another process wrote the run, then commits: two round trips', async () => {

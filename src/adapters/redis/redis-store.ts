@@ -7,6 +7,7 @@ import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type 
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
+import { jobStreamOf } from './resume-queue.js';
 import { registerScripts, STREAM_MAXLEN } from './scripts.js';
 import { guarded, toStoreError } from './unavailable.js';
 
@@ -373,7 +374,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   };
 
   /** Runs the write script; returns its reply. */
-  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared) => {
+  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared, jobStream = '') => {
     if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
@@ -398,6 +399,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           inline ? 'inline' : 'outbox',
           inline ? fullPrefix : '',
           latestCommit,
+          jobStream,
+          next.runId,
           ...newMessages,
           ...newAudit,
           ...(inline ? prepared.events.flatMap((event) => [event.type, event.runId, JSON.stringify(event)]) : []),
@@ -543,6 +546,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   );
   /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
+  /** The full key of a queue's job stream when the commit script can add to it (same connection, one server), else ''. */
+  const foldedJobStream = (queue: object): string => {
+    const stream = jobStreamOf(queue);
+    return inline && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
+  };
   const scanOutboxes = async function* (): AsyncGenerator<string[]> {
     const nodes: (Redis | Cluster)[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
     const pattern = `${globEscape(connectionPrefix)}${keys.outboxPattern}`;
@@ -596,7 +604,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return snapshot !== undefined && known.get(runId)?.version === snapshot.version ? snapshot : undefined;
     },
 
-    async commit(next, expectedVersion, events = []) {
+    async commit(next, expectedVersion, events = [], commitOptions = {}) {
       if (next.version <= expectedVersion) {
         throw new ConfigError(
           `commit: run ${next.runId} has version ${next.version}, not above the expected ${expectedVersion}; ` +
@@ -608,9 +616,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
+      const jobStream = commitOptions.queue === undefined ? '' : foldedJobStream(commitOptions.queue);
       for (let attempt = 0; attempt < 2; attempt++) {
-        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared);
-        if (reply[0] === 1 || reply[0] === 3) return landed(next, prepared, reply);
+        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, jobStream);
+        if (reply[0] === 1 || reply[0] === 3) {
+          await landed(next, prepared, reply);
+          return { queued: jobStream !== '' };
+        }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
           forget(next.runId);

@@ -59,12 +59,15 @@ end
  * the commit has, 11 new messages count, 12 new audit entries count,
  * 13 'inline' or 'outbox', 14 the full key prefix (inline only), 15 the id
  * of the commit the caller believes is the run's latest ('' when it does not
- * know), 16.. the new messages, then the new audit entries, then (inline
- * only) each event's type, run id and JSON.
+ * know), 16 the resume-job stream to add `{ runId }` to once the commit
+ * lands ('' for none; inline only), 17 the run id, 18.. the new messages,
+ * then the new audit entries, then (inline only) each event's type, run id
+ * and JSON.
  *
  * Inline (one server, where every key is reachable from one script): the
- * script also adds the events to the stream and applies the index diff
- * itself, so a commit is one round trip and leaves no outbox entry. Outbox
+ * script also adds the events to the stream, applies the index diff and
+ * queues the resume job (ARGV[16]) itself, so a commit is one round trip and
+ * leaves no outbox entry. Outbox
  * (a Cluster, whose indexes and stream live in other slots): the events and
  * the index diff wait in the run's outbox for the caller to apply.
  *
@@ -111,15 +114,16 @@ for id in string.gmatch(recent, '%S+') do
 end
 redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6], 'c', table.concat(kept, ' '))
 local newMessages, newAudit, events = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[10])
-push(msgs, 16, 15 + newMessages)
-push(audit, 16 + newMessages, 15 + newMessages + newAudit)
+push(msgs, 18, 17 + newMessages)
+push(audit, 18 + newMessages, 17 + newMessages + newAudit)
 local outboxWritten = 0
 if ARGV[13] == 'inline' then
   if previous ~= ARGV[6] then applyIndex(ARGV[14], previous, ARGV[6]) end
-  local first = 16 + newMessages + newAudit
+  local first = 18 + newMessages + newAudit
   for i = first, first + 3 * (events - 1), 3 do
     redis.call('XADD', ARGV[14] .. 'events', 'MAXLEN', '~', ${STREAM_MAXLEN}, '*', 'type', ARGV[i], 'runId', ARGV[i + 1], 'event', ARGV[i + 2])
   end
+  if ARGV[16] ~= '' then redis.call('XADD', ARGV[16], '*', 'runId', ARGV[17]) end
 elseif events > 0 or previous ~= ARGV[6] then
   redis.call('HSET', outbox, commit, ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
   outboxWritten = 1

@@ -4,6 +4,8 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRuntime } from 'countersign';
 import { createRedisResumeQueue, createRedisStore } from 'countersign/redis';
+import { createApprovalApp } from 'countersign/http';
+import { NOW_MS, signed } from '../http/harness.js';
 import { connect, emailAgent, removePrefix, uniquePrefix, watchedCommands } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -84,6 +86,28 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(again.duplicate).toBe(true);
     expect(roundTrips()).not.toContain('countersignWriteRun');
     expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
+  });
+
+  it('a signed decision over HTTP in enqueue mode: claim the webhook-id, commit and queue, settle the claim (three round trips); its redelivery gets the stored answer from one', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const watched = watchedCommands(redis, sent);
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
+    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
+    const headers = signed(body);
+    const post = () => app.request(`/runs/${run.runId}/approvals/${approvalId}`, { method: 'POST', headers, body });
+    sent.length = 0;
+    const first = await post();
+    expect(first.status).toBe(202);
+    expect(roundTrips()).toEqual(['countersignRemember', 'countersignWriteRun', 'countersignReplaceRemembered']);
+    sent.length = 0;
+    const again = await post();
+    expect(again.status).toBe(202);
+    expect(again.headers.get('webhook-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect(roundTrips()).toEqual(['countersignRemember']);
   });
 
   it('loads first when another process wrote the run, then commits: two round trips', async () => {

@@ -217,6 +217,33 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
     answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
+  /** An enqueued decision's answer: "accepted" once it made the run ready (a worker carries it on), else the run as it stands. */
+  const enqueuedAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
+    snapshot.status === 'running' && !duplicate
+      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
+      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
+  /**
+   * Records a decision and queues the run; a signed delivery's claim is settled with the answer in the same commit
+   * where the store can (one round trip for the decision, the job and the answer), else by the claim's middleware.
+   */
+  const decideEnqueued = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
+    const delivery = c.var.delivery;
+    const recorded = await runtime.respond(runId, response, {
+      mode: 'enqueue',
+      ...(delivery === undefined
+        ? {}
+        : {
+            replaceRemembered: (next: AgentSnapshot) => {
+              const answer = enqueuedAnswer(runId, next, false);
+              return delivery.settleWith(answer.status, JSON.stringify(answer.body));
+            },
+          }),
+    });
+    if (recorded.replaced === true) c.set('settled', true);
+    const answer = enqueuedAnswer(runId, recorded.snapshot, recorded.duplicate);
+    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
+  };
+
   const app = new Hono<AppEnv>();
 
   app.onError((error, c) => {
@@ -307,6 +334,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
+    if (resumeMode === 'enqueue') return decideEnqueued(c, runId, response);
     const recorded = await runtime.respond(runId, response, { mode: recordMode });
     const { duplicate } = recorded;
     if (resumeMode === 'inline' && recorded.status === 'running') {
@@ -314,8 +342,6 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       if (!outcome.done) return accepted(c, runId, { duplicate });
       return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
     }
-    // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
-    if (resumeMode === 'enqueue' && recorded.status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
     return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot) });
   });
 

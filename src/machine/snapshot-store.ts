@@ -30,11 +30,18 @@ export interface CommitOptions {
    * the caller enqueues after the commit.
    */
   readonly queue?: { enqueue(runId: string): Promise<void> };
+  /**
+   * A `replaceRemembered(key, expected, value, ttlMs)` to make once the commit lands. A store that can do it in the
+   * commit itself (the Redis store on one server) does, and answers `{ replaced: true }` when the key still held
+   * `expected`; otherwise (`replaced: false`, or no receipt) the caller makes it.
+   */
+  readonly replaceRemembered?: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
 }
 
-/** What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`. */
+/** What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when it made `CommitOptions.replaceRemembered`. */
 export interface CommitReceipt {
   readonly queued: boolean;
+  readonly replaced: boolean;
 }
 
 /**

@@ -11,14 +11,14 @@ import { functionSchema } from '../machine/function-schema.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
-import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
+import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
 import type { ResumeQueue } from './resume-queue.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
-import type { RespondMode, RespondResult, Runtime } from './runtime.js';
+import type { RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
 
 export interface RuntimeOptions {
   /** The agents whose runs this runtime starts and resumes, found by their `name`. */
@@ -67,6 +67,9 @@ const optionsSchema = z.object({
   onError: functionSchema().optional(),
 });
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
+/** The receipt of a commit that did nothing beyond the write. */
+const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
+
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
 const tokenSchema = z.string().max(4096);
 const pendingSchema = z.object({
@@ -143,17 +146,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
-  /** The queue a commit of `next` should put the run on, in the same write where the store can. */
-  type QueueFor = (next: AgentSnapshot) => ResumeQueue | undefined;
+  /** What a commit of `next` should also do in the same write, where the store can (queue the run, settle a claim). */
+  type OptionsFor = (next: AgentSnapshot) => CommitOptions | undefined;
 
-  /** Stores `next` (with its events); true when the store also put it on `queue` in the same write. */
-  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, queue?: ResumeQueue): Promise<boolean> => {
+  /** Stores `next` (with its events); the receipt says what the store also did in the same write. */
+  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, commitOptions?: CommitOptions): Promise<CommitReceipt> => {
     const events = eventsBetween(previous, next);
-    let queued = false;
+    let receipt: CommitReceipt | void = undefined;
     if (previous === undefined) await store.create(next, events);
-    else queued = (await store.commit(next, previous.version, events, queue === undefined ? undefined : { queue }))?.queued === true;
+    else receipt = await store.commit(next, previous.version, events, commitOptions);
     announce(events);
-    return queued;
+    return receipt ?? NOTHING_DONE;
   };
 
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
@@ -183,7 +186,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
    * throws or finds nothing to do falls back to a load (undefined), which decides.
    */
-  const fromPeek = async <T>(runId: string, change: Change<T>, queueFor?: QueueFor) => {
+  const fromPeek = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor) => {
     const current = store.peek?.(runId);
     if (current === undefined) return undefined;
     let outcome: ReturnType<typeof change>;
@@ -193,28 +196,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return undefined;
     }
     if ('unchanged' in outcome) return undefined;
-    let queued: boolean;
+    let receipt: CommitReceipt;
     try {
-      queued = await commit(outcome.next, current, queueFor?.(outcome.next));
+      receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
     } catch (error) {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return { next: outcome.next, result: outcome.result, committed: true, queued };
+    return { next: outcome.next, result: outcome.result, committed: true, receipt };
   };
 
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
-  const update = async <T>(runId: string, change: Change<T>, queueFor?: QueueFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; queued: boolean }> => {
+  const update = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; receipt: CommitReceipt }> => {
     parse(runIdSchema, runId, 'runId');
-    const peeked = await fromPeek(runId, change, queueFor);
+    const peeked = await fromPeek(runId, change, optionsFor);
     if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);
-      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, queued: false };
+      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
-        const queued = await commit(outcome.next, current, queueFor?.(outcome.next));
-        return { next: outcome.next, result: outcome.result, committed: true, queued };
+        const receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
+        return { next: outcome.next, result: outcome.result, committed: true, receipt };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
@@ -277,21 +280,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return snapshot;
   };
 
-  const respond = async (runId: string, response: ApprovalResponse, respondOptions: { mode?: RespondMode } = {}): Promise<RespondResult> => {
+  const respond = async (runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> => {
     const mode = modeOf(respondOptions.mode, 'respond');
     const queue = queueFor(mode, 'respond');
+    const { replaceRemembered } = respondOptions;
     // A decision that makes the run ready asks the store to queue it in the same write (one round trip where it can).
-    const queueWith: QueueFor | undefined = queue && ((next) => (next.status === 'running' ? queue : undefined));
-    const { next, committed, queued } = await update(
+    const optionsFor: OptionsFor = (next) => {
+      const replace = replaceRemembered?.(next);
+      return {
+        ...(queue !== undefined && next.status === 'running' ? { queue } : {}),
+        ...(replace === undefined ? {} : { replaceRemembered: replace }),
+      };
+    };
+    const { next, committed, receipt } = await update(
       runId,
       (current) => {
         const decided = withDecision(current, response);
         return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
       },
-      queueWith,
+      optionsFor,
     );
-    const after = committed ? await carryOn(next, mode, queued) : await carryOnRepeat(next, mode);
-    return { snapshot: after, status: after.status, duplicate: !committed };
+    const after = committed ? await carryOn(next, mode, receipt.queued) : await carryOnRepeat(next, mode);
+    return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}) };
   };
 
   const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {

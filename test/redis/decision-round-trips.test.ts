@@ -88,7 +88,7 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
   });
 
-  it('a signed decision over HTTP in enqueue mode: claim the webhook-id, commit and queue, settle the claim (three round trips); its redelivery gets the stored answer from one', async () => {
+  it('a signed decision over HTTP in enqueue mode: claim the webhook-id, then one commit that also queues the run and settles the claim with the answer (two round trips); its redelivery gets that answer from one', async () => {
     const { agent, sent, roundTrips } = setup();
     const watched = watchedCommands(redis, sent);
     const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
@@ -101,7 +101,7 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     sent.length = 0;
     const first = await post();
     expect(first.status).toBe(202);
-    expect(roundTrips()).toEqual(['countersignRemember', 'countersignWriteRun', 'countersignReplaceRemembered']);
+    expect(roundTrips()).toEqual(['countersignRemember', 'countersignWriteRun']);
     sent.length = 0;
     const again = await post();
     expect(again.status).toBe(202);

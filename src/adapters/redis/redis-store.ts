@@ -103,6 +103,9 @@ const PEEKED_RUNS = 1_000;
 /** What the write script answers (see `WRITE_RUN`). */
 type WriteReply = [code: number, detail: number | string | null, number?, number?];
 
+/** ARGV 16 to 21 of the write script when the commit queues nothing and replaces no remembered key. */
+const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
+
 /** A run's membership of one global index: [key relative to the prefix, score, member]. */
 type IndexEntry = readonly [key: string, score: number, member: string];
 
@@ -374,7 +377,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   };
 
   /** Runs the write script; returns its reply. */
-  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared, jobStream = '') => {
+  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared, folded: readonly string[] = NOTHING_FOLDED) => {
     if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
@@ -399,8 +402,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           inline ? 'inline' : 'outbox',
           inline ? fullPrefix : '',
           latestCommit,
-          jobStream,
-          next.runId,
+          ...folded,
           ...newMessages,
           ...newAudit,
           ...(inline ? prepared.events.flatMap((event) => [event.type, event.runId, JSON.stringify(event)]) : []),
@@ -617,11 +619,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
       const jobStream = commitOptions.queue === undefined ? '' : foldedJobStream(commitOptions.queue);
+      const replace = inline ? commitOptions.replaceRemembered : undefined;
+      const folded = [
+        jobStream,
+        next.runId,
+        ...(replace === undefined ? ['', '', '', ''] : [`${connectionPrefix}${keys.remember(replace.key)}`, replace.expected, replace.value, String(Math.ceil(replace.ttlMs))]),
+      ];
       for (let attempt = 0; attempt < 2; attempt++) {
-        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, jobStream);
+        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
-          return { queued: jobStream !== '' };
+          // A resent commit (3) had queued the job with its first landing; whether it replaced the key is unknown, so the caller does.
+          return { queued: jobStream !== '', replaced: reply[0] === 1 && reply[3] === 1 };
         }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {

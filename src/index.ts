@@ -34,7 +34,7 @@ export {
   type ToolCallStatus,
   type ToolSpec,
 } from './machine/types.js';
-export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions } from './machine/snapshot-store.js';
+export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './machine/snapshot-store.js';
 export type { Notifier } from './machine/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
 export type { Runtime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';

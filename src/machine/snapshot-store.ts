@@ -22,7 +22,13 @@ export interface ListPendingOptions {
   readonly agent?: string;
 }
 
-/** Optional work a commit may do atomically with the write, where the store can. */
+/**
+ * Optional work a commit may do atomically with the write, where the store can.
+ *
+ * @example
+ * const receipt = await store.commit(next, previous.version, events, { queue });
+ * if (!receipt?.queued) await queue.enqueue(next.runId);
+ */
 export interface CommitOptions {
   /**
    * A resume queue to put the run on once the commit lands. A store that can do it in the commit itself (the Redis
@@ -38,7 +44,13 @@ export interface CommitOptions {
   readonly replaceRemembered?: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
 }
 
-/** What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when it made `CommitOptions.replaceRemembered`. */
+/**
+ * What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when
+ * it made `CommitOptions.replaceRemembered`. A store that returns nothing did neither.
+ *
+ * @example
+ * const receipt: CommitReceipt | void = await store.commit(next, 3, [], { queue });
+ */
 export interface CommitReceipt {
   readonly queued: boolean;
   readonly replaced: boolean;

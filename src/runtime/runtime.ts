@@ -37,7 +37,13 @@ export interface RespondResult {
   readonly replaced?: boolean;
 }
 
-/** Options of `respond`. */
+/**
+ * Options of `respond`.
+ *
+ * @example
+ * const options: RespondOptions = { mode: 'enqueue' };
+ * await runtime.respond(runId, { approvalId, approved: true, approvedBy: 'alice' }, options);
+ */
 export interface RespondOptions {
   readonly mode?: RespondMode;
   /**

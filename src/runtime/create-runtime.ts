@@ -66,10 +66,10 @@ const optionsSchema = z.object({
   workerId: z.string().min(1).optional(),
   onError: functionSchema().optional(),
 });
-// Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 /** The receipt of a commit that did nothing beyond the write. */
 const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
+// Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
 const tokenSchema = z.string().max(4096);
 const pendingSchema = z.object({

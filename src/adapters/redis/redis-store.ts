@@ -618,8 +618,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
-      const jobStream = commitOptions.queue === undefined ? '' : foldedJobStream(commitOptions.queue);
-      const replace = inline ? commitOptions.replaceRemembered : undefined;
+      // Waiting for replicas comes after the script: a commit that then fails must not have queued or answered yet.
+      const fold = inline && durability === undefined;
+      const jobStream = commitOptions.queue === undefined || !fold ? '' : foldedJobStream(commitOptions.queue);
+      const replace = fold ? commitOptions.replaceRemembered : undefined;
       const folded = [
         jobStream,
         next.runId,

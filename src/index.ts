@@ -34,10 +34,10 @@ export {
   type ToolCallStatus,
   type ToolSpec,
 } from './machine/types.js';
-export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions } from './machine/snapshot-store.js';
+export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './machine/snapshot-store.js';
 export type { Notifier } from './machine/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
-export type { Runtime, RespondMode, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
+export type { Runtime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
 export type { ResumeQueue } from './runtime/resume-queue.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
 export { approvalLinkUrls, mintLinkToken, readLinkToken, type ApprovalLinks, type LinkClaim } from './runtime/approval-links.js';

@@ -4,11 +4,23 @@ export type Caller =
   | { readonly kind: 'webhook'; readonly webhookId: string }
   | { readonly kind: 'insecure' };
 
+/** A claimed webhook-id: what `replaceRemembered` needs to settle it with an answer. */
+export interface DeliveryClaim {
+  /** The `replaceRemembered` that stores `body` (JSON, with `status`) as the delivery's answer. */
+  settleWith(status: number, body: string): { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
+}
+
 /** The Hono environment of the approval app: what middleware hands to routes. */
 export interface AppEnv {
   Variables: {
     caller: Caller;
     /** The request body as text, read once (within the body limit) by the authentication middleware. */
     rawBody: string;
+    /** The JSON text a route answered with (set by `answerJson`), kept as a delivery's answer without reading the response back. */
+    answerText?: string;
+    /** A signed delivery's webhook-id claim, which a route may settle in its own commit (then it sets `settled`). */
+    delivery?: DeliveryClaim;
+    /** True once a route settled `delivery` with its answer itself. */
+    settled?: boolean;
   };
 }

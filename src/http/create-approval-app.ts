@@ -7,6 +7,7 @@ import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
+import { answerJson } from './answer-json.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import { blanketDecisions } from './blanket-decisions.js';
 import { streamEvents, type EventFeed } from './events-route.js';
@@ -214,7 +215,34 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
     recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
-    c.json({ status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+    answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+
+  /** An enqueued decision's answer: "accepted" once it made the run ready (a worker carries it on), else the run as it stands. */
+  const enqueuedAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
+    snapshot.status === 'running' && !duplicate
+      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
+      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
+  /**
+   * Records a decision and queues the run; a signed delivery's claim is settled with the answer in the same commit
+   * where the store can (one round trip for the decision, the job and the answer), else by the claim's middleware.
+   */
+  const decideEnqueued = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
+    const delivery = c.var.delivery;
+    const recorded = await runtime.respond(runId, response, {
+      mode: 'enqueue',
+      ...(delivery === undefined
+        ? {}
+        : {
+            replaceRemembered: (next: AgentSnapshot) => {
+              const answer = enqueuedAnswer(runId, next, false);
+              return delivery.settleWith(answer.status, JSON.stringify(answer.body));
+            },
+          }),
+    });
+    if (recorded.replaced === true) c.set('settled', true);
+    const answer = enqueuedAnswer(runId, recorded.snapshot, recorded.duplicate);
+    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
+  };
 
   const app = new Hono<AppEnv>();
 
@@ -226,7 +254,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
 
   app.use(async function safeHeaders(c, next) {
+    // Set before the handler, so a response the route builds with the context carries them as built; editing the
+    // finished response afterwards costs the Node adapter its fast path. A route's own cache-control (link pages,
+    // the event stream) replaces this one.
+    c.header('x-content-type-options', 'nosniff');
+    c.header('cache-control', 'no-store');
     await next();
+    // Responses built without the context (problem details, replayed answers) get them here.
+    if (c.res.headers.has('x-content-type-options')) return;
     try {
       c.res.headers.set('x-content-type-options', 'nosniff');
       // Runs, approvals and decisions are private and change: no cache (shared or not) may keep them.
@@ -275,12 +310,12 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
       const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
       if (!existing) throw error;
-      return c.json({ status: existing.status, run: runView(existing), duplicate: true }, 200, location);
+      return answerJson(c, { status: existing.status, run: runView(existing), duplicate: true }, 200, location);
     }
     if (resumeMode === 'enqueue') return accepted(c, runId);
     const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);
-    return c.json({ status: outcome.value.status, run: runView(outcome.value) }, 201, location);
+    return answerJson(c, { status: outcome.value.status, run: runView(outcome.value) }, 201, location);
   });
 
   app.get('/runs/:runId', read, async (c) => c.json(runView(await runtime.get(c.req.param('runId')))));
@@ -299,16 +334,15 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
+    if (resumeMode === 'enqueue') return decideEnqueued(c, runId, response);
     const recorded = await runtime.respond(runId, response, { mode: recordMode });
     const { duplicate } = recorded;
     if (resumeMode === 'inline' && recorded.status === 'running') {
       const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
       if (!outcome.done) return accepted(c, runId, { duplicate });
-      return c.json({ status: outcome.value.status, duplicate, run: runView(outcome.value) });
+      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
     }
-    // Enqueued: a worker carries the run on, so the answer is "accepted", not the run's end.
-    if (resumeMode === 'enqueue' && recorded.status === 'running' && !duplicate) return accepted(c, runId, { duplicate });
-    return c.json({ status: recorded.status, duplicate, run: runView(recorded.snapshot) });
+    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot) });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {
@@ -346,13 +380,13 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       if (!outcome.done) return accepted(c, runId, { results });
       latest = outcome.value;
     }
-    return c.json({ status: latest.status, run: runView(latest), results });
+    return answerJson(c, { status: latest.status, run: runView(latest), results });
   });
 
   app.post('/runs/:runId/cancel', ...write, async (c) => {
     const body = parseTargetedBody(c, cancelBody);
     const run = await runtime.cancel(c.req.param('runId'), body.reason);
-    return c.json({ status: run.status, run: runView(run) });
+    return answerJson(c, { status: run.status, run: runView(run) });
   });
 
   app.get('/events', read, (c) =>

@@ -89,11 +89,19 @@ export function claimDeliveries(store: SnapshotStore, onError: (error: unknown) 
       c.res = answerToRepeat(readDelivery(held), fingerprint, caller.webhookId);
       return;
     }
+    const settledWith = (answer: StoredAnswer) => JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
+    c.set('delivery', {
+      settleWith: (status, body) => ({ key, expected: claim, value: settledWith({ status, contentType: 'application/json', body }), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
+    });
     await next();
+    // The route stored its answer with its own commit.
+    if (c.var.settled === true) return;
     let settled: string | undefined;
     if (c.res.status < 500) {
-      const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body: await c.res.clone().text() };
-      settled = JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
+      // A route that answered with answerJson hands over its text; reading the response back (clone) is the fallback.
+      const body = c.var.answerText ?? (await c.res.clone().text());
+      const answer: StoredAnswer = { status: c.res.status, contentType: c.res.headers.get('content-type'), body };
+      settled = settledWith(answer);
     }
     try {
       await store.replaceRemembered(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);

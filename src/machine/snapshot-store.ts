@@ -23,6 +23,40 @@ export interface ListPendingOptions {
 }
 
 /**
+ * Optional work a commit may do atomically with the write, where the store can.
+ *
+ * @example
+ * const receipt = await store.commit(next, previous.version, events, { queue });
+ * if (!receipt?.queued) await queue.enqueue(next.runId);
+ */
+export interface CommitOptions {
+  /**
+   * A resume queue to put the run on once the commit lands. A store that can do it in the commit itself (the Redis
+   * store on one server, with the queue made on its connection) does, and answers `{ queued: true }`; otherwise
+   * the caller enqueues after the commit.
+   */
+  readonly queue?: { enqueue(runId: string): Promise<void> };
+  /**
+   * A `replaceRemembered(key, expected, value, ttlMs)` to make once the commit lands. A store that can do it in the
+   * commit itself (the Redis store on one server) does, and answers `{ replaced: true }` when the key still held
+   * `expected`; otherwise (`replaced: false`, or no receipt) the caller makes it.
+   */
+  readonly replaceRemembered?: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
+}
+
+/**
+ * What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when
+ * it made `CommitOptions.replaceRemembered`. A store that returns nothing did neither.
+ *
+ * @example
+ * const receipt: CommitReceipt | void = await store.commit(next, 3, [], { queue });
+ */
+export interface CommitReceipt {
+  readonly queued: boolean;
+  readonly replaced: boolean;
+}
+
+/**
  * Where runs live between steps. Implementations: `createMemoryStore()`
  * (countersign) and `createRedisStore()` (countersign/redis).
  *
@@ -44,7 +78,7 @@ export interface SnapshotStore {
   /** Stores a new run (version as in the snapshot); throws `VersionConflictError` if the id is taken. */
   create(snapshot: AgentSnapshot, events?: readonly RunEvent[]): Promise<void>;
   load(runId: string): Promise<AgentSnapshot | undefined>;
-  commit(next: AgentSnapshot, expectedVersion: number, events?: readonly RunEvent[]): Promise<void>;
+  commit(next: AgentSnapshot, expectedVersion: number, events?: readonly RunEvent[], options?: CommitOptions): Promise<CommitReceipt | void>;
   /** Pending approvals across runs, soonest expiry first (requests without expiry last). */
   listPending(options?: ListPendingOptions): Promise<PendingPage>;
   /** Runs with at least one pending approval whose `expiresAt` is at or before `now`. */

@@ -11,14 +11,14 @@ import { functionSchema } from '../machine/function-schema.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../machine/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
-import type { ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
+import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
 import type { ResumeQueue } from './resume-queue.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
-import type { RespondMode, RespondResult, Runtime } from './runtime.js';
+import type { RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
 
 export interface RuntimeOptions {
   /** The agents whose runs this runtime starts and resumes, found by their `name`. */
@@ -66,6 +66,9 @@ const optionsSchema = z.object({
   workerId: z.string().min(1).optional(),
   onError: functionSchema().optional(),
 });
+/** The receipt of a commit that did nothing beyond the write. */
+const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
+
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
 const tokenSchema = z.string().max(4096);
@@ -142,11 +145,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.notifier?.publish(events).catch((error: unknown) => reportError(error, 'notify', events[0]!.runId));
   };
 
-  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined) => {
+  type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
+  /** What a commit of `next` should also do in the same write, where the store can (queue the run, settle a claim). */
+  type OptionsFor = (next: AgentSnapshot) => CommitOptions | undefined;
+
+  /** Stores `next` (with its events); the receipt says what the store also did in the same write. */
+  const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, commitOptions?: CommitOptions): Promise<CommitReceipt> => {
     const events = eventsBetween(previous, next);
+    let receipt: CommitReceipt | void = undefined;
     if (previous === undefined) await store.create(next, events);
-    else await store.commit(next, previous.version, events);
+    else receipt = await store.commit(next, previous.version, events, commitOptions);
     announce(events);
+    return receipt ?? NOTHING_DONE;
   };
 
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
@@ -176,7 +186,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
    * throws or finds nothing to do falls back to a load (undefined), which decides.
    */
-  const fromPeek = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }) => {
+  const fromPeek = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor) => {
     const current = store.peek?.(runId);
     if (current === undefined) return undefined;
     let outcome: ReturnType<typeof change>;
@@ -186,27 +196,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return undefined;
     }
     if ('unchanged' in outcome) return undefined;
+    let receipt: CommitReceipt;
     try {
-      await commit(outcome.next, current);
+      receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
     } catch (error) {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return { next: outcome.next, result: outcome.result, committed: true };
+    return { next: outcome.next, result: outcome.result, committed: true, receipt };
   };
 
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
-  const update = async <T>(runId: string, change: (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T }): Promise<{ next: AgentSnapshot; result: T; committed: boolean }> => {
+  const update = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; receipt: CommitReceipt }> => {
     parse(runIdSchema, runId, 'runId');
-    const peeked = await fromPeek(runId, change);
+    const peeked = await fromPeek(runId, change, optionsFor);
     if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);
-      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false };
+      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
-        await commit(outcome.next, current);
-        return { next: outcome.next, result: outcome.result, committed: true };
+        const receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
+        return { next: outcome.next, result: outcome.result, committed: true, receipt };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
@@ -246,11 +257,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
     parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
-  const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
+  const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode, queued = false): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;
     const queue = queueFor(mode, 'carry on');
     if (queue) {
-      await queue.enqueue(snapshot.runId);
+      if (!queued) await queue.enqueue(snapshot.runId);
       return snapshot;
     }
     return continueRun(snapshot);
@@ -269,15 +280,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return snapshot;
   };
 
-  const respond = async (runId: string, response: ApprovalResponse, respondOptions: { mode?: RespondMode } = {}): Promise<RespondResult> => {
+  const respond = async (runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> => {
     const mode = modeOf(respondOptions.mode, 'respond');
-    queueFor(mode, 'respond');
-    const { next, committed } = await update(runId, (current) => {
-      const decided = withDecision(current, response);
-      return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
-    });
-    const after = committed ? await carryOn(next, mode) : await carryOnRepeat(next, mode);
-    return { snapshot: after, status: after.status, duplicate: !committed };
+    const queue = queueFor(mode, 'respond');
+    const { replaceRemembered } = respondOptions;
+    // A decision that makes the run ready asks the store to queue it in the same write (one round trip where it can).
+    const optionsFor: OptionsFor = (next) => {
+      const replace = replaceRemembered?.(next);
+      return {
+        ...(queue !== undefined && next.status === 'running' ? { queue } : {}),
+        ...(replace === undefined ? {} : { replaceRemembered: replace }),
+      };
+    };
+    const { next, committed, receipt } = await update(
+      runId,
+      (current) => {
+        const decided = withDecision(current, response);
+        return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
+      },
+      optionsFor,
+    );
+    const after = committed ? await carryOn(next, mode, receipt.queued) : await carryOnRepeat(next, mode);
+    return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}) };
   };
 
   const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {

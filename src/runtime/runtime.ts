@@ -3,7 +3,7 @@ import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { ResumeQueue } from './resume-queue.js';
-import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
+import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
@@ -33,6 +33,25 @@ export interface RespondResult {
   readonly status: RunStatus;
   /** True when an identical decision was already recorded; nothing was done again. */
   readonly duplicate: boolean;
+  /** True when the decision's commit also made `RespondOptions.replaceRemembered` (in the same write). */
+  readonly replaced?: boolean;
+}
+
+/**
+ * Options of `respond`.
+ *
+ * @example
+ * const options: RespondOptions = { mode: 'enqueue' };
+ * await runtime.respond(runId, { approvalId, approved: true, approvedBy: 'alice' }, options);
+ */
+export interface RespondOptions {
+  readonly mode?: RespondMode;
+  /**
+   * A `store.replaceRemembered` to make in the decision's commit, where the store can (one round trip for both;
+   * the result then says `replaced: true`), computed from the run as committed. Used by the HTTP app to settle a
+   * webhook-id's claim with its answer; the caller makes it itself when the result does not say `replaced`.
+   */
+  readonly replaceRemembered?: (next: AgentSnapshot) => CommitOptions['replaceRemembered'];
 }
 
 /** What `respondWithLink` answers: the outcome, and which run and approval the (opaque) token named. */
@@ -57,7 +76,7 @@ export interface Runtime {
   start(agentName: string, input: ExecuteInput, options?: { mode?: RespondMode }): Promise<AgentSnapshot>;
   /** Throws `RunNotFoundError` for an unknown run. */
   get(runId: string): Promise<AgentSnapshot>;
-  respond(runId: string, response: ApprovalResponse, options?: { mode?: RespondMode }): Promise<RespondResult>;
+  respond(runId: string, response: ApprovalResponse, options?: RespondOptions): Promise<RespondResult>;
   /** Resumes a run whose decisions are all recorded; returns it unchanged if it is not ready. */
   resume(runId: string): Promise<AgentSnapshot>;
   pending(options?: ListPendingOptions): Promise<PendingPage>;

@@ -3,7 +3,9 @@
 // and a stale view is refused by the compare-and-set, never written.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRuntime } from 'countersign';
-import { createRedisStore } from 'countersign/redis';
+import { createRedisResumeQueue, createRedisStore } from 'countersign/redis';
+import { createApprovalApp } from 'countersign/http';
+import { NOW_MS, signed } from '../http/harness.js';
 import { connect, emailAgent, removePrefix, uniquePrefix, watchedCommands } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -32,6 +34,80 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(result).toMatchObject({ status: 'running', duplicate: false });
     expect(roundTrips()).toEqual(['countersignWriteRun']);
     expect(await runtime.get(run.runId)).toEqual(result.snapshot);
+  });
+
+  it('records and queues a decision in one round trip when the queue is on the store\'s connection: the commit script adds the job', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const watched = watchedCommands(redis, sent);
+    const queue = createRedisResumeQueue({ redis: watched, prefix });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const jobsBefore = await redis.xlen(queue.key);
+    sent.length = 0;
+    const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(result).toMatchObject({ status: 'running', duplicate: false });
+    expect(roundTrips()).toEqual(['countersignWriteRun']);
+    const jobs = await redis.xrange(queue.key, '-', '+');
+    expect(jobs).toHaveLength(jobsBefore + 1);
+    expect(jobs.at(-1)![1]).toEqual(['runId', run.runId]);
+  });
+
+  it('queues on a queue of another connection after the commit: two round trips, the job still added', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const elsewhere = connect(url!);
+    try {
+      const queue = createRedisResumeQueue({ redis: watchedCommands(elsewhere, sent), prefix });
+      const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }), queue });
+      const run = await runtime.start(agent.name, { input: 'email someone' });
+      const jobsBefore = await redis.xlen(queue.key);
+      sent.length = 0;
+      await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      expect(roundTrips()).toEqual(['countersignWriteRun', 'call']);
+      expect(await redis.xlen(queue.key)).toBe(jobsBefore + 1);
+    } finally {
+      elsewhere.disconnect();
+    }
+  });
+
+  it('queues nothing in the commit of a decision that leaves the run waiting', async () => {
+    const { sent, roundTrips } = setup();
+    const agent = emailAgent();
+    const watched = watchedCommands(redis, sent);
+    const queue = createRedisResumeQueue({ redis: watched, prefix });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const jobsBefore = await redis.xlen(queue.key);
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const first = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(first.status).toBe('running');
+    sent.length = 0;
+    // A repeat commits nothing; in enqueue mode it queues the run again, on its own.
+    const again = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    expect(again.duplicate).toBe(true);
+    expect(roundTrips()).not.toContain('countersignWriteRun');
+    expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
+  });
+
+  it('a signed decision over HTTP in enqueue mode: claim the webhook-id, then one commit that also queues the run and settles the claim with the answer (two round trips); its redelivery gets that answer from one', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const watched = watchedCommands(redis, sent);
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
+    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
+    const headers = signed(body);
+    const post = () => app.request(`/runs/${run.runId}/approvals/${approvalId}`, { method: 'POST', headers, body });
+    sent.length = 0;
+    const first = await post();
+    expect(first.status).toBe(202);
+    expect(roundTrips()).toEqual(['countersignRemember', 'countersignWriteRun']);
+    sent.length = 0;
+    const again = await post();
+    expect(again.status).toBe(202);
+    expect(again.headers.get('webhook-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect(roundTrips()).toEqual(['countersignRemember']);
   });
 
   it('loads first when another process wrote the run, then commits: two round trips', async () => {

@@ -7,6 +7,7 @@ import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type 
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
+import { jobStreamOf } from './resume-queue.js';
 import { registerScripts, STREAM_MAXLEN } from './scripts.js';
 import { guarded, toStoreError } from './unavailable.js';
 
@@ -101,6 +102,9 @@ const PEEKED_RUNS = 1_000;
 
 /** What the write script answers (see `WRITE_RUN`). */
 type WriteReply = [code: number, detail: number | string | null, number?, number?];
+
+/** ARGV 16 to 21 of the write script when the commit queues nothing and replaces no remembered key. */
+const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
 
 /** A run's membership of one global index: [key relative to the prefix, score, member]. */
 type IndexEntry = readonly [key: string, score: number, member: string];
@@ -373,7 +377,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   };
 
   /** Runs the write script; returns its reply. */
-  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared) => {
+  const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared, folded: readonly string[] = NOTHING_FOLDED) => {
     if (fsyncAlways) await checkFsync();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
@@ -398,6 +402,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           inline ? 'inline' : 'outbox',
           inline ? fullPrefix : '',
           latestCommit,
+          ...folded,
           ...newMessages,
           ...newAudit,
           ...(inline ? prepared.events.flatMap((event) => [event.type, event.runId, JSON.stringify(event)]) : []),
@@ -543,6 +548,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   );
   /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
+  /** The full key of a queue's job stream when the commit script can add to it (same connection, one server), else ''. */
+  const foldedJobStream = (queue: object): string => {
+    const stream = jobStreamOf(queue);
+    return inline && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
+  };
   const scanOutboxes = async function* (): AsyncGenerator<string[]> {
     const nodes: (Redis | Cluster)[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
     const pattern = `${globEscape(connectionPrefix)}${keys.outboxPattern}`;
@@ -596,7 +606,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return snapshot !== undefined && known.get(runId)?.version === snapshot.version ? snapshot : undefined;
     },
 
-    async commit(next, expectedVersion, events = []) {
+    async commit(next, expectedVersion, events = [], commitOptions = {}) {
       if (next.version <= expectedVersion) {
         throw new ConfigError(
           `commit: run ${next.runId} has version ${next.version}, not above the expected ${expectedVersion}; ` +
@@ -608,9 +618,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
+      // Waiting for replicas comes after the script: a commit that then fails must not have queued or answered yet.
+      const fold = inline && durability === undefined;
+      const jobStream = commitOptions.queue === undefined || !fold ? '' : foldedJobStream(commitOptions.queue);
+      const replace = fold ? commitOptions.replaceRemembered : undefined;
+      const folded = [
+        jobStream,
+        next.runId,
+        ...(replace === undefined ? ['', '', '', ''] : [`${connectionPrefix}${keys.remember(replace.key)}`, replace.expected, replace.value, String(Math.ceil(replace.ttlMs))]),
+      ];
       for (let attempt = 0; attempt < 2; attempt++) {
-        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared);
-        if (reply[0] === 1 || reply[0] === 3) return landed(next, prepared, reply);
+        const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
+        if (reply[0] === 1 || reply[0] === 3) {
+          await landed(next, prepared, reply);
+          // A resent commit (3) had queued the job with its first landing; whether it replaced the key is unknown, so the caller does.
+          return { queued: jobStream !== '', replaced: reply[0] === 1 && reply[3] === 1 };
+        }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
           forget(next.runId);

@@ -47,11 +47,23 @@ export interface RedisResumeQueue extends ResumeQueue {
 export function createRedisResumeQueue(options: RedisResumeQueueOptions): RedisResumeQueue {
   const key = `${redisKeys(options.prefix).prefix}jobs`;
   const redis = asClient(options.redis);
-  return {
+  const queue: RedisResumeQueue = {
     key,
     async enqueue(runId) {
       if (typeof runId !== 'string' || runId.length === 0) throw new ConfigError('enqueue: runId must be a non-empty string.');
       await guarded(`queue the resume of run ${runId}`, () => redis.call('XADD', key, '*', 'runId', runId));
     },
   };
+  streams.set(queue, { redis: options.redis, key });
+  return queue;
+}
+
+const streams = new WeakMap<object, { readonly redis: RedisClient; readonly key: string }>();
+
+/**
+ * The connection and stream key of a queue made by `createRedisResumeQueue`, or undefined for any other queue:
+ * lets the Redis store add the job inside its commit script when the queue is on the store's own connection.
+ */
+export function jobStreamOf(queue: object): { readonly redis: RedisClient; readonly key: string } | undefined {
+  return streams.get(queue);
 }

@@ -59,12 +59,17 @@ end
  * the commit has, 11 new messages count, 12 new audit entries count,
  * 13 'inline' or 'outbox', 14 the full key prefix (inline only), 15 the id
  * of the commit the caller believes is the run's latest ('' when it does not
- * know), 16.. the new messages, then the new audit entries, then (inline
- * only) each event's type, run id and JSON.
+ * know), 16 the resume-job stream to add `{ runId }` to once the commit
+ * lands ('' for none; inline only), 17 the run id, 18 to 21 a remembered
+ * key to replace once the commit lands (inline only; '' for none), the value
+ * it must hold, its new value and TTL in ms, 22.. the new messages,
+ * then the new audit entries, then (inline only) each event's type, run id
+ * and JSON.
  *
  * Inline (one server, where every key is reachable from one script): the
- * script also adds the events to the stream and applies the index diff
- * itself, so a commit is one round trip and leaves no outbox entry. Outbox
+ * script also adds the events to the stream, applies the index diff and
+ * queues the resume job (ARGV[16]) and replaces the remembered key (ARGV[18]) itself, so a commit is one round trip and
+ * leaves no outbox entry. Outbox
  * (a Cluster, whose indexes and stream live in other slots): the events and
  * the index diff wait in the run's outbox for the caller to apply.
  *
@@ -73,7 +78,8 @@ end
  * was in flight when a connection drops) is recognised as the commit that
  * already landed instead of conflicting with itself.
  *
- * Replies: {1, previous index entries, 1 if the outbox entry was written}
+ * Replies: {1, previous index entries, 1 if the outbox entry was written,
+ * 1 if the remembered key was replaced}
  * on success; {3, its outbox entry or nil} when this very commit had already
  * landed; {0, stored version or -1 when there is no run} on a version
  * conflict (or a taken id on create, or a latest commit other than ARGV[15]);
@@ -111,14 +117,19 @@ for id in string.gmatch(recent, '%S+') do
 end
 redis.call('HSET', head, 'v', ARGV[2], 'h', ARGV[5], 'x', ARGV[6], 'c', table.concat(kept, ' '))
 local newMessages, newAudit, events = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[10])
-push(msgs, 16, 15 + newMessages)
-push(audit, 16 + newMessages, 15 + newMessages + newAudit)
-local outboxWritten = 0
+push(msgs, 22, 21 + newMessages)
+push(audit, 22 + newMessages, 21 + newMessages + newAudit)
+local outboxWritten, replaced = 0, 0
 if ARGV[13] == 'inline' then
   if previous ~= ARGV[6] then applyIndex(ARGV[14], previous, ARGV[6]) end
-  local first = 16 + newMessages + newAudit
+  local first = 22 + newMessages + newAudit
   for i = first, first + 3 * (events - 1), 3 do
     redis.call('XADD', ARGV[14] .. 'events', 'MAXLEN', '~', ${STREAM_MAXLEN}, '*', 'type', ARGV[i], 'runId', ARGV[i + 1], 'event', ARGV[i + 2])
+  end
+  if ARGV[16] ~= '' then redis.call('XADD', ARGV[16], '*', 'runId', ARGV[17]) end
+  if ARGV[18] ~= '' and redis.call('GET', ARGV[18]) == ARGV[19] then
+    redis.call('SET', ARGV[18], ARGV[20], 'PX', ARGV[21])
+    replaced = 1
   end
 elseif events > 0 or previous ~= ARGV[6] then
   redis.call('HSET', outbox, commit, ARGV[9] .. '\\n' .. ARGV[6] .. '\\n' .. previous)
@@ -128,7 +139,7 @@ local ttl = tonumber(ARGV[7])
 for i = 1, 4 do
   if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
 end
-return {1, previous, outboxWritten}
+return {1, previous, outboxWritten, replaced}
 `;
 
 /**

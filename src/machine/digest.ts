@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ValueTooDeepError } from '../errors.js';
 import { findShapeProblem, MAX_ENCODE_DEPTH } from './argument-shape.js';
@@ -20,9 +21,14 @@ export function canonicalJson(value: unknown): string {
   }) ?? 'null';
 }
 
+// Read from the namespace, not imported by name: a named import of a missing export fails to link on Node before 20.12.
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 /** SHA-256 (hex) of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  const text = canonicalJson(value);
+  // The one-shot hash where Node has it (20.12 on): no Hash object per digest, and there is one per auto-approved call.
+  return oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
 }
 
 /** HMAC-SHA256 (base64url) of `parts` joined by newlines. */

@@ -11,6 +11,7 @@ import { approverListOf, mayDecide } from './approvers.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
+import { rememberParsedInput } from './parsed-inputs.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
 
 interface Verdict {
@@ -132,6 +133,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Fix them and call again.`) } });
       continue;
     }
+    rememberParsedInput(call, tool.input, parsed.data);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
     const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules);
 

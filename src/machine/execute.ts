@@ -15,7 +15,8 @@ import { assertSnapshotShape } from './snapshot-codec.js';
 import { initialSnapshot, step } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
-import type { AgentSnapshot, AssistantMessage, Message, ToolCallRecord } from './types.js';
+import { parsedInputOf } from './parsed-inputs.js';
+import type { AgentSnapshot, AssistantMessage, Message, ToolCall, ToolCallRecord } from './types.js';
 
 /** What starts a run: one user message, or a conversation so far. */
 export interface ExecuteInput {
@@ -120,14 +121,14 @@ function withArgsClamped(message: AssistantMessage): AssistantMessage {
 }
 
 /**
- * The arguments a record runs with: the approved edit, else what the model asked for. Records are made one per
+ * The arguments a record runs with: the approved edit, else what the model asked for (and the call that asked, unless edited). Records are made one per
  * call, in the model's order, so the call is at the record's own position; a search covers anything else.
  */
-function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): unknown {
-  if (record.editedArgs !== undefined) return record.editedArgs;
+function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): { readonly args: unknown; readonly call?: ToolCall } {
+  if (record.editedArgs !== undefined) return { args: record.editedArgs };
   const calls = currentToolCalls(snapshot);
   const call = calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
-  return call?.args;
+  return call === undefined ? { args: undefined } : { args: call.args, call };
 }
 
 /**
@@ -246,7 +247,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           }
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
-          const args = argsFor(snapshot, record, position);
+          const { args, call } = callFor(snapshot, record, position);
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
             const now = settings.clock();
@@ -272,7 +273,9 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           const startedAt = settings.clock();
           await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
           await save();
-          const parsed = await tool.input.safeParseAsync(args);
+          // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
+          const earlier = call === undefined ? undefined : parsedInputOf(call, tool.input);
+          const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
           let outcome: { ok: boolean; result: string };
           if (!parsed.success) {
             outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };

@@ -12,7 +12,7 @@ import { inflightRuns } from './inflight.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
-import { initialSnapshot, step } from './step.js';
+import { initialSnapshot, step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
@@ -175,8 +175,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   };
   let unsaved = false;
   const verified = new Set<string>();
-  const advance = async (event: AgentEvent) => {
-    const next = step(snapshot, event);
+  const advance = async (...events: AgentEvent[]) => {
+    const next = events.length === 1 ? step(snapshot, events[0]!) : stepAll(snapshot, events);
     emit(eventsBetween(snapshot, next));
     snapshot = next;
     unsaved = true;
@@ -271,8 +271,13 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             break;
           }
           const startedAt = settings.clock();
-          await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
-          await save();
+          const started: AgentEvent = { type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } };
+          // With a checkpoint the start is recorded before the tool runs (at most once across processes). Without one nobody
+          // can see the snapshot in between, so the start and the result are applied together below, as one snapshot.
+          if (options.checkpoint) {
+            await advance(started);
+            await save();
+          }
           // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
           const earlier = call === undefined ? undefined : parsedInputOf(call, tool.input);
           const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
@@ -293,7 +298,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
               outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
             }
           }
-          await advance({ type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome });
+          const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };
+          await (options.checkpoint ? advance(finished) : advance(started, finished));
           break;
         }
         case 'awaitingApproval': {

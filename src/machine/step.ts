@@ -1,6 +1,7 @@
 import { CountersignError } from '../errors.js';
 import { agentMachine, type AgentEvent, type RunContext } from './agent-machine.js';
 import { compileMachine } from './compile-machine.js';
+import { drafting } from './derived-array.js';
 import { deepFreeze, freezeAdded } from './freeze.js';
 import { StopReason, type AgentSnapshot, type MachineState, type RunStatus } from './types.js';
 
@@ -75,21 +76,31 @@ export function initialSnapshot(context: RunContext): AgentSnapshot {
  * Returns a new frozen snapshot with the version raised; the input is untouched.
  */
 export function step(snapshot: AgentSnapshot, event: AgentEvent): AgentSnapshot {
-  // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
-  if (compiled.isFinal(snapshot.state)) {
-    throw new CountersignError(
-      'invalid_transition',
-      `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${snapshot.state}).`,
-      { fault: 'library' },
-    );
-  }
-  const next = compiled.transition(snapshot.state, contextOf(snapshot), event);
-  if (!next) {
-    throw new CountersignError(
-      'invalid_transition',
-      `Event ${event.type} does not apply in state ${snapshot.state} (run ${snapshot.runId}).`,
-      { fault: 'library' },
-    );
-  }
-  return toSnapshot(next.value as MachineState, next.context, snapshot.version + 1, snapshot);
+  return stepAll(snapshot, [event]);
+}
+
+/**
+ * Advances a snapshot by several events in turn, as that many `step`s would
+ * (the version raised once per event), building and freezing only the last
+ * snapshot: the ones in between are never seen, so a turn's records are
+ * copied once (derived-array.ts `drafting`).
+ */
+export function stepAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot {
+  const run = (): AgentSnapshot => {
+    let value: string = snapshot.state;
+    let context = contextOf(snapshot);
+    for (const event of events) {
+      // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
+      if (compiled.isFinal(value)) {
+        throw new CountersignError('invalid_transition', `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`, { fault: 'library' });
+      }
+      const next = compiled.transition(value, context, event);
+      if (!next) {
+        throw new CountersignError('invalid_transition', `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`, { fault: 'library' });
+      }
+      ({ value, context } = next);
+    }
+    return toSnapshot(value as MachineState, context, snapshot.version + events.length, snapshot);
+  };
+  return events.length > 1 ? drafting(run) : run();
 }

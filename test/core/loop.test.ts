@@ -160,3 +160,21 @@ describe('parsing a call once', () => {
     expect(parses).toBeGreaterThan(2);
   });
 });
+
+describe('a start and a result as one step', () => {
+  it('without a checkpoint a run ends in the same snapshot as with one, and every checkpointed snapshot stays frozen', async () => {
+    const run = async (checkpoint?: (snapshot: AgentSnapshot) => Promise<void>) => {
+      const tool = defineTool({ name: 'read', description: 'read', input: z.object({ path: z.string() }), needsApproval: false, execute: async ({ path }) => path.toUpperCase() });
+      const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
+      const agent = testAgent({ name: 'one-step', model, tools: [tool], clock: fakeClock() });
+      return agent.execute({ input: 'go', runId: 'run_one_step' }, checkpoint ? { checkpoint, leaseOwner: 'me' } : { leaseOwner: 'me' });
+    };
+    const saved: AgentSnapshot[] = [];
+    const withCheckpoint = await run(async (snapshot) => void saved.push(snapshot));
+    const without = await run();
+    expect(without).toEqual(withCheckpoint);
+    expect(Object.isFrozen(without.toolCalls)).toBe(true);
+    expect(saved.filter((snapshot) => snapshot.toolCalls.some((record) => record.status === 'executing'))).toHaveLength(3);
+    for (const snapshot of saved) expect(snapshot.toolCalls.every((record) => Object.isFrozen(record))).toBe(true);
+  });
+});

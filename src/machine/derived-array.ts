@@ -21,16 +21,16 @@ export function appended<T>(base: readonly T[], items: readonly T[]): T[] {
 let drafts: WeakSet<readonly unknown[]> | undefined;
 
 /**
- * Runs `build` (synchronously) with the arrays `replacedAt` makes inside it
+ * Runs `build(first, second)` (synchronously; arguments, not a closure, since it runs at every call of a turn) with the arrays `replacedAt` makes inside it
  * kept as drafts: changing a draft again changes it in place instead of
  * copying it, since nothing outside `build` holds it yet. A step that applies
  * several events copies a turn's records once, not once per event.
  */
-export function drafting<T>(build: () => T): T {
+export function drafting<A, B, T>(build: (first: A, second: B) => T, first: A, second: B): T {
   const outer = drafts;
   drafts = new WeakSet();
   try {
-    return build();
+    return build(first, second);
   } finally {
     drafts = outer;
   }

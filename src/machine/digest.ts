@@ -15,14 +15,22 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item === 'bigint') return `${item.toString()}n`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const keys = Object.keys(item);
+    // Keys already in sorted order are written in that order: no copy (most arguments are small objects written that way).
+    if (isSorted(keys)) return item;
     const sorted: Record<string, unknown> = Object.create(null);
-    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    for (const key of keys.sort()) sorted[key] = (item as Record<string, unknown>)[key];
     return sorted;
   }) ?? 'null';
 }
 
 // Read from the namespace, not imported by name: a named import of a missing export fails to link on Node before 20.12.
 const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index++) if (keys[index - 1]! > keys[index]!) return false;
+  return true;
+}
 
 /** SHA-256 (hex) of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {

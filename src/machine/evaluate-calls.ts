@@ -106,7 +106,8 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 
-  for (const call of currentToolCalls(snapshot)) {
+  const calls = currentToolCalls(snapshot);
+  for (const call of calls) {
     const base = { toolCallId: call.id, toolName: call.name, attempts: 0 } as const;
     if (seen.has(call.id)) {
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Duplicate tool call id ${call.id} in one turn; use a unique id per call.`) } });
@@ -133,7 +134,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Fix them and call again.`) } });
       continue;
     }
-    rememberParsedInput(call, tool.input, parsed.data);
+    rememberParsedInput(calls, call, tool.input, parsed.data);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
     const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules);
 

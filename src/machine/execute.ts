@@ -124,11 +124,11 @@ function withArgsClamped(message: AssistantMessage): AssistantMessage {
  * The arguments a record runs with: the approved edit, else what the model asked for (and the call that asked, unless edited). Records are made one per
  * call, in the model's order, so the call is at the record's own position; a search covers anything else.
  */
-function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): { readonly args: unknown; readonly call?: ToolCall } {
+function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): { readonly args: unknown; readonly call?: ToolCall; readonly calls?: readonly ToolCall[] } {
   if (record.editedArgs !== undefined) return { args: record.editedArgs };
   const calls = currentToolCalls(snapshot);
   const call = calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
-  return call === undefined ? { args: undefined } : { args: call.args, call };
+  return call === undefined ? { args: undefined } : { args: call.args, call, calls };
 }
 
 /**
@@ -247,7 +247,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           }
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
-          const { args, call } = callFor(snapshot, record, position);
+          const { args, call, calls } = callFor(snapshot, record, position);
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
             const now = settings.clock();
@@ -279,7 +279,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             await save();
           }
           // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
-          const earlier = call === undefined ? undefined : parsedInputOf(call, tool.input);
+          const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
           const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
           let outcome: { ok: boolean; result: string };
           if (!parsed.success) {

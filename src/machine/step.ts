@@ -86,21 +86,22 @@ export function step(snapshot: AgentSnapshot, event: AgentEvent): AgentSnapshot 
  * copied once (derived-array.ts `drafting`).
  */
 export function stepAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot {
-  const run = (): AgentSnapshot => {
-    let value: string = snapshot.state;
-    let context = contextOf(snapshot);
-    for (const event of events) {
-      // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
-      if (compiled.isFinal(value)) {
-        throw new CountersignError('invalid_transition', `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`, { fault: 'library' });
-      }
-      const next = compiled.transition(value, context, event);
-      if (!next) {
-        throw new CountersignError('invalid_transition', `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`, { fault: 'library' });
-      }
-      ({ value, context } = next);
+  return events.length > 1 ? drafting(applyAll, snapshot, events) : applyAll(snapshot, events);
+}
+
+function applyAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot {
+  let value: string = snapshot.state;
+  let context = contextOf(snapshot);
+  for (const event of events) {
+    // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
+    if (compiled.isFinal(value)) {
+      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`, { fault: 'library' });
     }
-    return toSnapshot(value as MachineState, context, snapshot.version + events.length, snapshot);
-  };
-  return events.length > 1 ? drafting(run) : run();
+    const next = compiled.transition(value, context, event);
+    if (!next) {
+      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`, { fault: 'library' });
+    }
+    ({ value, context } = next);
+  }
+  return toSnapshot(value as MachineState, context, snapshot.version + events.length, snapshot);
 }

@@ -5,32 +5,6 @@ import { drafting } from './derived-array.js';
 import { deepFreeze, freezeAdded } from './freeze.js';
 import { StopReason, type AgentSnapshot, type MachineState, type RunStatus } from './types.js';
 
-const statusOf: Record<MachineState, RunStatus> = {
-  idle: 'running',
-  callingModel: 'running',
-  evaluatingTools: 'running',
-  executingTools: 'running',
-  awaitingApproval: 'awaitingApproval',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'cancelled',
-};
-
-function stopReasonOf(state: MachineState, context: RunContext): StopReason | undefined {
-  switch (state) {
-    case 'completed':
-      return StopReason.Completed;
-    case 'awaitingApproval':
-      return StopReason.AwaitingApproval;
-    case 'cancelled':
-      return StopReason.Cancelled;
-    case 'failed':
-      return context.error?.code === 'max_turns' ? StopReason.MaxTurns : StopReason.Error;
-    default:
-      return undefined;
-  }
-}
-
 /**
  * The snapshot for a state value and context, deeply frozen. Given the
  * snapshot it follows, only what the step added is visited: the history,
@@ -38,7 +12,7 @@ function stopReasonOf(state: MachineState, context: RunContext): StopReason | un
  */
 function toSnapshot(state: MachineState, context: RunContext, version: number, previous?: AgentSnapshot): AgentSnapshot {
   const stopReason = stopReasonOf(state, context);
-  const status = statusOf[state];
+  const status = statusOf(state);
   // Object.assign, not a spread followed by new keys: on Node 20 that costs about ten times as much here.
   const snapshot: AgentSnapshot = Object.assign({}, context, stopReason === undefined ? { state, status, version } : { state, status, stopReason, version });
   // A snapshot handed in unfrozen (built by hand, not by a step) shares nothing that can be trusted frozen.
@@ -50,6 +24,18 @@ function toSnapshot(state: MachineState, context: RunContext, version: number, p
     if (value !== before[key]) freezeAdded(value);
   }
   return Object.freeze(snapshot);
+}
+
+const runStatuses: readonly string[] = ['running', 'awaitingApproval', 'completed', 'failed', 'cancelled'] satisfies readonly RunStatus[];
+const stopReasons: readonly string[] = Object.values(StopReason);
+
+function statusOf(state: MachineState): RunStatus {
+  return byState.get(state)!.status;
+}
+
+/** A final state's output, else the stop reason its tags name (a state the run waits in), else none. */
+function stopReasonOf(state: MachineState, context: RunContext): StopReason | undefined {
+  return compiled.isFinal(state) ? (compiled.outputOf(state, context) as StopReason) : byState.get(state)!.stopReason;
 }
 
 function contextOf(snapshot: AgentSnapshot): RunContext {
@@ -64,6 +50,16 @@ function contextOf(snapshot: AgentSnapshot): RunContext {
  * test/core/statechart-paths.test.ts walks every path through both.
  */
 const compiled = compileMachine<RunContext, AgentEvent>(agentMachine);
+
+/** Each state's run status and (for a state the run waits in) stop reason, read once from the states' tags. */
+const byState = new Map(
+  compiled.states.map((state) => {
+    const tags = compiled.tagsOf(state);
+    const status = tags.find((tag) => runStatuses.includes(tag)) as RunStatus | undefined;
+    if (status === undefined) throw new Error(`agentMachine: state ${state} has no run status tag`);
+    return [state, { status, stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined }] as const;
+  }),
+);
 
 /** A new run's snapshot, in `idle`. */
 export function initialSnapshot(context: RunContext): AgentSnapshot {

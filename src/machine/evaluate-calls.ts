@@ -12,6 +12,7 @@ import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
 import { rememberParsedInput } from './parsed-inputs.js';
+import { currentToolCalls } from './current-tool-calls.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
 
 interface Verdict {
@@ -22,15 +23,6 @@ interface Verdict {
   readonly approvers?: readonly string[];
   /** Who granted the run memory that allowed the call. */
   readonly by?: string;
-}
-
-/** The latest assistant turn's tool calls: the ones the current turn is about. */
-export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
-  for (let index = snapshot.messages.length - 1; index >= 0; index--) {
-    const message = snapshot.messages[index]!;
-    if (message.role === 'assistant') return message.toolCalls ?? [];
-  }
-  return [];
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };

@@ -1,4 +1,5 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
+import { StopReason } from './types.js';
 import type {
   AgentSnapshot,
   ApprovalRequest,
@@ -6,6 +7,7 @@ import type {
   AuditEntry,
   Message,
   RunError,
+  RunStatus,
   ToolCallRecord,
 } from './types.js';
 import { appended } from './derived-array.js';
@@ -86,6 +88,10 @@ export const agentMachine = setup({
     context: {} as RunContext,
     input: {} as RunContext,
     events: {} as AgentEvent,
+    // A state's tags name the run status it stands for (and the stop reason, for a state the run waits in).
+    tags: {} as RunStatus | StopReason,
+    // A final state's output is the run's stop reason.
+    output: {} as StopReason,
   },
   guards: {
     turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
@@ -198,9 +204,11 @@ export const agentMachine = setup({
   },
   states: {
     idle: {
+      tags: ['running'],
       on: { START: { target: 'callingModel', actions: 'startConversation' } },
     },
     callingModel: {
+      tags: ['running'],
       always: { guard: 'turnLimitReached', target: 'failed', actions: 'recordTurnLimit' },
       on: {
         MODEL_RESPONDED: [
@@ -210,9 +218,11 @@ export const agentMachine = setup({
       },
     },
     evaluatingTools: {
+      tags: ['running'],
       on: { TOOLS_EVALUATED: { target: 'executingTools', actions: 'recordEvaluations' } },
     },
     executingTools: {
+      tags: ['running'],
       always: [
         { guard: and([not('somethingToRun'), 'waitingForPeople']), target: 'awaitingApproval' },
         { guard: not('somethingToRun'), target: 'callingModel', actions: 'appendToolResults' },
@@ -224,6 +234,7 @@ export const agentMachine = setup({
       },
     },
     awaitingApproval: {
+      tags: ['awaitingApproval', StopReason.AwaitingApproval],
       on: {
         DECIDED: [
           { guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' },
@@ -231,8 +242,12 @@ export const agentMachine = setup({
         ],
       },
     },
-    completed: { type: 'final' },
-    failed: { type: 'final' },
-    cancelled: { type: 'final' },
+    completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },
+    failed: {
+      type: 'final',
+      tags: ['failed'],
+      output: ({ context }) => (context.error?.code === 'max_turns' ? StopReason.MaxTurns : StopReason.Error),
+    },
+    cancelled: { type: 'final', tags: ['cancelled'], output: StopReason.Cancelled },
   },
 });

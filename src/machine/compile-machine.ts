@@ -16,6 +16,12 @@ export interface CompiledMachine<Context, Event extends { type: string }> {
   transition(value: string, context: Context, event: Event): CompiledStep<Context> | undefined;
   /** Whether the state is final. */
   isFinal(value: string): boolean;
+  /** The machine's states, by key. */
+  readonly states: readonly string[];
+  /** The tags of a state. */
+  tagsOf(value: string): readonly string[];
+  /** A final state's `output` for a context (its value, or what its mapper returns); undefined for other states. */
+  outputOf(value: string, context: Context): unknown;
 }
 
 type Assignment = (args: { context: unknown; event: unknown }, params: undefined) => object;
@@ -33,6 +39,8 @@ interface Transition {
 
 interface StateEntry {
   readonly final: boolean;
+  readonly tags: readonly string[];
+  readonly output: unknown;
   /** Own transitions then the root's, by event type: the order xstate selects them in. */
   readonly on: ReadonlyMap<string, readonly (readonly Transition[])[]>;
   readonly always: readonly Transition[];
@@ -109,7 +117,7 @@ export function compileMachine<Context extends object, Event extends { type: str
       if (type.includes('*')) unsupported(`the wildcard event ${type} on the root`);
       on.set(type, [...(on.get(type) ?? []), list]);
     }
-    states.set(key, { final: node.type === 'final', on, always: compileTransitions(node.always ?? []) });
+    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, on, always: compileTransitions(node.always ?? []) });
   }
 
   const stateOf = (value: string): StateEntry => states.get(value) ?? unsupported(`the state value ${value}`);
@@ -151,5 +159,13 @@ export function compileMachine<Context extends object, Event extends { type: str
       return undefined;
     },
     isFinal: (value) => stateOf(value).final,
+    states: [...states.keys()],
+    tagsOf: (value) => stateOf(value).tags,
+    outputOf: (value, context) => {
+      const { final, output } = stateOf(value);
+      if (!final) return undefined;
+      // A mapper is called as xstate calls a final state's output: with the context (there is no actor here).
+      return typeof output === 'function' ? (output as (args: { context: Context }) => unknown)({ context }) : output;
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { ApprovalSignatureError } from '../errors.js';
 import { canonicalJson, digestOf, hmac, safeEqual } from './digest.js';
 import type { AgentSnapshot, AuditEntry, ToolCall, ToolCallRecord } from './types.js';
-import { currentToolCalls } from './evaluate-calls.js';
+import { currentToolCalls } from './current-tool-calls.js';
 
 /** Marks signatures of the v2 format; a v1 signature is a bare MAC. */
 export const SIGNATURE_V2 = 'v2.';

@@ -17,11 +17,34 @@ export function appended<T>(base: readonly T[], items: readonly T[]): T[] {
   return next;
 }
 
-/** A copy of `base` with the items at `positions` replaced by `change(item)`, noted as new there. */
+/** Arrays made inside the current `drafting` call, which nothing outside it has seen. */
+let drafts: WeakSet<readonly unknown[]> | undefined;
+
+/**
+ * Runs `build(first, second)` (synchronously; arguments, not a closure, since it runs at every call of a turn) with the arrays `replacedAt` makes inside it
+ * kept as drafts: changing a draft again changes it in place instead of
+ * copying it, since nothing outside `build` holds it yet. A step that applies
+ * several events copies a turn's records once, not once per event.
+ */
+export function drafting<A, B, T>(build: (first: A, second: B) => T, first: A, second: B): T {
+  const outer = drafts;
+  drafts = new WeakSet();
+  try {
+    return build(first, second);
+  } finally {
+    drafts = outer;
+  }
+}
+
+/** A copy of `base` (or `base` itself, when it is a draft) with the items at `positions` replaced by `change(item)`, noted as new there. */
 export function replacedAt<T>(base: readonly T[], positions: readonly number[], change: (item: T) => T): T[] {
-  const next = [...base];
+  const inPlace = drafts?.has(base) === true && !Object.isFrozen(base);
+  const next = inPlace ? (base as T[]) : [...base];
   for (const position of positions) next[position] = change(next[position]!);
-  if (Object.isFrozen(base)) newPositions.set(next, positions);
+  // A draft derived from a frozen base keeps that base's note, widened by what this change added.
+  const earlier = Object.isFrozen(base) ? [] : newPositions.get(base);
+  if (earlier !== undefined) newPositions.set(next, [...earlier, ...positions]);
+  drafts?.add(next);
   return next;
 }
 

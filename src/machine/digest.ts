@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ValueTooDeepError } from '../errors.js';
 import { findShapeProblem, MAX_ENCODE_DEPTH } from './argument-shape.js';
@@ -14,15 +15,28 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item === 'bigint') return `${item.toString()}n`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const keys = Object.keys(item);
+    // Keys already in sorted order are written in that order: no copy (most arguments are small objects written that way).
+    if (isSorted(keys)) return item;
     const sorted: Record<string, unknown> = Object.create(null);
-    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    for (const key of keys.sort()) sorted[key] = (item as Record<string, unknown>)[key];
     return sorted;
   }) ?? 'null';
 }
 
+// Read from the namespace, not imported by name: a named import of a missing export fails to link on Node before 20.12.
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index++) if (keys[index - 1]! > keys[index]!) return false;
+  return true;
+}
+
 /** SHA-256 (hex) of the canonical JSON of `value`. */
 export function digestOf(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  const text = canonicalJson(value);
+  // The one-shot hash where Node has it (20.12 on): no Hash object per digest, and there is one per auto-approved call.
+  return oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
 }
 
 /** HMAC-SHA256 (base64url) of `parts` joined by newlines. */

@@ -11,6 +11,8 @@ import { approverListOf, mayDecide } from './approvers.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
+import { rememberParsedInput } from './parsed-inputs.js';
+import { currentToolCalls } from './current-tool-calls.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
 
 interface Verdict {
@@ -21,15 +23,6 @@ interface Verdict {
   readonly approvers?: readonly string[];
   /** Who granted the run memory that allowed the call. */
   readonly by?: string;
-}
-
-/** The latest assistant turn's tool calls: the ones the current turn is about. */
-export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
-  for (let index = snapshot.messages.length - 1; index >= 0; index--) {
-    const message = snapshot.messages[index]!;
-    if (message.role === 'assistant') return message.toolCalls ?? [];
-  }
-  return [];
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -105,7 +98,8 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 
-  for (const call of currentToolCalls(snapshot)) {
+  const calls = currentToolCalls(snapshot);
+  for (const call of calls) {
     const base = { toolCallId: call.id, toolName: call.name, attempts: 0 } as const;
     if (seen.has(call.id)) {
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Duplicate tool call id ${call.id} in one turn; use a unique id per call.`) } });
@@ -132,6 +126,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Fix them and call again.`) } });
       continue;
     }
+    rememberParsedInput(calls, call, tool.input, parsed.data);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
     const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules);
 

@@ -5,17 +5,19 @@ import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
 import { clampDepth, findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
-import { approversOfCall, evaluateCalls, currentToolCalls } from './evaluate-calls.js';
+import { currentToolCalls } from './current-tool-calls.js';
+import { approversOfCall, evaluateCalls } from './evaluate-calls.js';
 import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
 import { inflightRuns } from './inflight.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
-import { initialSnapshot, step } from './step.js';
+import { initialSnapshot, step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
-import type { AgentSnapshot, AssistantMessage, Message, ToolCallRecord } from './types.js';
+import { parsedInputOf } from './parsed-inputs.js';
+import type { AgentSnapshot, AssistantMessage, Message, ToolCall, ToolCallRecord } from './types.js';
 
 /** What starts a run: one user message, or a conversation so far. */
 export interface ExecuteInput {
@@ -120,14 +122,14 @@ function withArgsClamped(message: AssistantMessage): AssistantMessage {
 }
 
 /**
- * The arguments a record runs with: the approved edit, else what the model asked for. Records are made one per
+ * The arguments a record runs with: the approved edit, else what the model asked for (and the call that asked, unless edited). Records are made one per
  * call, in the model's order, so the call is at the record's own position; a search covers anything else.
  */
-function argsFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): unknown {
-  if (record.editedArgs !== undefined) return record.editedArgs;
+function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): { readonly args: unknown; readonly call?: ToolCall; readonly calls?: readonly ToolCall[] } {
+  if (record.editedArgs !== undefined) return { args: record.editedArgs };
   const calls = currentToolCalls(snapshot);
   const call = calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
-  return call?.args;
+  return call === undefined ? { args: undefined } : { args: call.args, call, calls };
 }
 
 /**
@@ -174,8 +176,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   };
   let unsaved = false;
   const verified = new Set<string>();
-  const advance = async (event: AgentEvent) => {
-    const next = step(snapshot, event);
+  const advance = async (...events: AgentEvent[]) => {
+    const next = events.length === 1 ? step(snapshot, events[0]!) : stepAll(snapshot, events);
     emit(eventsBetween(snapshot, next));
     snapshot = next;
     unsaved = true;
@@ -246,7 +248,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           }
           const tool = agent.tools.get(record.toolName);
           if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
-          const args = argsFor(snapshot, record, position);
+          const { args, call, calls } = callFor(snapshot, record, position);
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
             const now = settings.clock();
@@ -270,9 +272,16 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             break;
           }
           const startedAt = settings.clock();
-          await advance({ type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } });
-          await save();
-          const parsed = await tool.input.safeParseAsync(args);
+          const started: AgentEvent = { type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } };
+          // With a checkpoint the start is recorded before the tool runs (at most once across processes). Without one nobody
+          // can see the snapshot in between, so the start and the result are applied together below, as one snapshot.
+          if (options.checkpoint) {
+            await advance(started);
+            await save();
+          }
+          // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
+          const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
+          const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
           let outcome: { ok: boolean; result: string };
           if (!parsed.success) {
             outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
@@ -290,7 +299,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
               outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
             }
           }
-          await advance({ type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome });
+          const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };
+          await (options.checkpoint ? advance(finished) : advance(started, finished));
           break;
         }
         case 'awaitingApproval': {

@@ -1,34 +1,9 @@
 import { CountersignError } from '../errors.js';
 import { agentMachine, type AgentEvent, type RunContext } from './agent-machine.js';
 import { compileMachine } from './compile-machine.js';
+import { drafting } from './derived-array.js';
 import { deepFreeze, freezeAdded } from './freeze.js';
 import { StopReason, type AgentSnapshot, type MachineState, type RunStatus } from './types.js';
-
-const statusOf: Record<MachineState, RunStatus> = {
-  idle: 'running',
-  callingModel: 'running',
-  evaluatingTools: 'running',
-  executingTools: 'running',
-  awaitingApproval: 'awaitingApproval',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'cancelled',
-};
-
-function stopReasonOf(state: MachineState, context: RunContext): StopReason | undefined {
-  switch (state) {
-    case 'completed':
-      return StopReason.Completed;
-    case 'awaitingApproval':
-      return StopReason.AwaitingApproval;
-    case 'cancelled':
-      return StopReason.Cancelled;
-    case 'failed':
-      return context.error?.code === 'max_turns' ? StopReason.MaxTurns : StopReason.Error;
-    default:
-      return undefined;
-  }
-}
 
 /**
  * The snapshot for a state value and context, deeply frozen. Given the
@@ -37,7 +12,7 @@ function stopReasonOf(state: MachineState, context: RunContext): StopReason | un
  */
 function toSnapshot(state: MachineState, context: RunContext, version: number, previous?: AgentSnapshot): AgentSnapshot {
   const stopReason = stopReasonOf(state, context);
-  const status = statusOf[state];
+  const status = statusOf(state);
   // Object.assign, not a spread followed by new keys: on Node 20 that costs about ten times as much here.
   const snapshot: AgentSnapshot = Object.assign({}, context, stopReason === undefined ? { state, status, version } : { state, status, stopReason, version });
   // A snapshot handed in unfrozen (built by hand, not by a step) shares nothing that can be trusted frozen.
@@ -49,6 +24,18 @@ function toSnapshot(state: MachineState, context: RunContext, version: number, p
     if (value !== before[key]) freezeAdded(value);
   }
   return Object.freeze(snapshot);
+}
+
+const runStatuses: readonly string[] = ['running', 'awaitingApproval', 'completed', 'failed', 'cancelled'] satisfies readonly RunStatus[];
+const stopReasons: readonly string[] = Object.values(StopReason);
+
+function statusOf(state: MachineState): RunStatus {
+  return byState.get(state)!.status;
+}
+
+/** A final state's output, else the stop reason its tags name (a state the run waits in), else none. */
+function stopReasonOf(state: MachineState, context: RunContext): StopReason | undefined {
+  return compiled.isFinal(state) ? (compiled.outputOf(state, context) as StopReason) : byState.get(state)!.stopReason;
 }
 
 function contextOf(snapshot: AgentSnapshot): RunContext {
@@ -64,6 +51,16 @@ function contextOf(snapshot: AgentSnapshot): RunContext {
  */
 const compiled = compileMachine<RunContext, AgentEvent>(agentMachine);
 
+/** Each state's run status and (for a state the run waits in) stop reason, read once from the states' tags. */
+const byState = new Map(
+  compiled.states.map((state) => {
+    const tags = compiled.tagsOf(state);
+    const status = tags.find((tag) => runStatuses.includes(tag)) as RunStatus | undefined;
+    if (status === undefined) throw new Error(`agentMachine: state ${state} has no run status tag`);
+    return [state, { status, stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined }] as const;
+  }),
+);
+
 /** A new run's snapshot, in `idle`. */
 export function initialSnapshot(context: RunContext): AgentSnapshot {
   const start = compiled.initial(context);
@@ -75,21 +72,32 @@ export function initialSnapshot(context: RunContext): AgentSnapshot {
  * Returns a new frozen snapshot with the version raised; the input is untouched.
  */
 export function step(snapshot: AgentSnapshot, event: AgentEvent): AgentSnapshot {
-  // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
-  if (compiled.isFinal(snapshot.state)) {
-    throw new CountersignError(
-      'invalid_transition',
-      `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${snapshot.state}).`,
-      { fault: 'library' },
-    );
+  return stepAll(snapshot, [event]);
+}
+
+/**
+ * Advances a snapshot by several events in turn, as that many `step`s would
+ * (the version raised once per event), building and freezing only the last
+ * snapshot: the ones in between are never seen, so a turn's records are
+ * copied once (derived-array.ts `drafting`).
+ */
+export function stepAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot {
+  return events.length > 1 ? drafting(applyAll, snapshot, events) : applyAll(snapshot, events);
+}
+
+function applyAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot {
+  let value: string = snapshot.state;
+  let context = contextOf(snapshot);
+  for (const event of events) {
+    // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
+    if (compiled.isFinal(value)) {
+      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`, { fault: 'library' });
+    }
+    const next = compiled.transition(value, context, event);
+    if (!next) {
+      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`, { fault: 'library' });
+    }
+    ({ value, context } = next);
   }
-  const next = compiled.transition(snapshot.state, contextOf(snapshot), event);
-  if (!next) {
-    throw new CountersignError(
-      'invalid_transition',
-      `Event ${event.type} does not apply in state ${snapshot.state} (run ${snapshot.runId}).`,
-      { fault: 'library' },
-    );
-  }
-  return toSnapshot(next.value as MachineState, next.context, snapshot.version + 1, snapshot);
+  return toSnapshot(value as MachineState, context, snapshot.version + events.length, snapshot);
 }

@@ -1,3 +1,5 @@
+import type { StateValueFrom } from 'xstate';
+import type { agentMachine } from './agent-machine.js';
 /** A call the model asked for, as it appears in an assistant message. */
 export interface ToolCall {
   readonly id: string;
@@ -60,16 +62,8 @@ export type StopReason = (typeof StopReason)[keyof typeof StopReason];
 
 export type RunStatus = 'running' | 'awaitingApproval' | 'completed' | 'failed' | 'cancelled';
 
-/** The statechart's states, as stored in a snapshot. */
-export type MachineState =
-  | 'idle'
-  | 'callingModel'
-  | 'evaluatingTools'
-  | 'executingTools'
-  | 'awaitingApproval'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
+/** The statechart's states, as stored in a snapshot: read from the machine, not written out again. */
+export type MachineState = StateValueFrom<typeof agentMachine>;
 
 export type ToolCallStatus =
   | 'pending'

@@ -18,7 +18,7 @@ import { mayDecide } from './approvers.js';
 import { SIGNATURE_V2, signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from './digest.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
-import { currentToolCalls } from './evaluate-calls.js';
+import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
 import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, StopReason, defineTool, type Message } from 'countersign';
+import { ConfigError, StopReason, defineTool, withApprovalResponse, type Message } from 'countersign';
 import type { AgentSnapshot } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { z } from 'zod';
@@ -129,5 +129,52 @@ describe('the agent loop', () => {
     expect(() => testAgent({ model: createScriptedModel([]), tools: [tool, tool] })).toThrow(/two tools are named same/);
     expect(() => testAgent({ model: {} as never, tools: [] })).toThrow(ConfigError);
     expect(() => testAgent({ model: createScriptedModel([]), tools: [], approvalTtlMs: -1 })).toThrow(/approvalTtlMs/);
+  });
+});
+
+describe('parsing a call once', () => {
+  it('an auto-approved call runs with the value its evaluation parsed; an edited call is parsed again', async () => {
+    let parses = 0;
+    const input = z.object({ path: z.string() }).transform((value) => {
+      parses++;
+      return { path: value.path, parse: parses };
+    });
+    const seen: unknown[] = [];
+    const tool = (name: string, needsApproval: boolean) =>
+      defineTool({ name, description: name, input, needsApproval, execute: async (value) => void seen.push(value) });
+    const model = createScriptedModel([
+      toolCallTurn([
+        { id: 'c1', name: 'read', args: { path: '/a' } },
+        { id: 'c2', name: 'write', args: { path: '/b' } },
+      ]),
+      textTurn('done'),
+    ]);
+    const agent = testAgent({ model, tools: [tool('read', false), tool('write', true)] });
+    const paused = await agent.execute({ input: 'go' });
+    expect(parses).toBe(2);
+    expect(seen).toEqual([{ path: '/a', parse: 1 }]);
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', args: { path: '/c' } });
+    await agent.execute(approved);
+    // The edit is validated against the schema again (once when approved, once when it runs), not taken from the evaluation.
+    expect(seen.at(-1)).toMatchObject({ path: '/c' });
+    expect(parses).toBeGreaterThan(2);
+  });
+});
+
+describe('a start and a result as one step', () => {
+  it('without a checkpoint a run ends in the same snapshot as with one, and every checkpointed snapshot stays frozen', async () => {
+    const run = async (checkpoint?: (snapshot: AgentSnapshot) => Promise<void>) => {
+      const tool = defineTool({ name: 'read', description: 'read', input: z.object({ path: z.string() }), needsApproval: false, execute: async ({ path }) => path.toUpperCase() });
+      const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
+      const agent = testAgent({ name: 'one-step', model, tools: [tool], clock: fakeClock() });
+      return agent.execute({ input: 'go', runId: 'run_one_step' }, checkpoint ? { checkpoint, leaseOwner: 'me' } : { leaseOwner: 'me' });
+    };
+    const saved: AgentSnapshot[] = [];
+    const withCheckpoint = await run(async (snapshot) => void saved.push(snapshot));
+    const without = await run();
+    expect(without).toEqual(withCheckpoint);
+    expect(Object.isFrozen(without.toolCalls)).toBe(true);
+    expect(saved.filter((snapshot) => snapshot.toolCalls.some((record) => record.status === 'executing'))).toHaveLength(3);
+    for (const snapshot of saved) expect(snapshot.toolCalls.every((record) => Object.isFrozen(record))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ApprovalSignatureError,
   ApproverNotAllowedError,
@@ -10,6 +10,8 @@ import {
   deserialize,
   serialize,
   withApprovalResponse,
+  type AgentSnapshot,
+  type MachineState,
 } from 'countersign';
 import { FIXTURE_AGENT, FIXTURE_RUN_ID, FIXTURE_RUN_ID_V2, FIXTURE_TIME, FIXTURE_V2, fixtureAgent, fixtureHistory, type FixtureCalls } from '../support/snapshot-fixture-agent.js';
 
@@ -207,5 +209,12 @@ describe('serialize', () => {
     const doc = JSON.parse(serialize(withRich));
     expect(doc.messages).toEqual(JSON.parse(JSON.stringify(snap.messages)));
     expect(doc.$schemaVersion).toBe(2);
+  });
+});
+
+describe('the state type', () => {
+  it('MachineState is read from the machine: exactly its states', () => {
+    expectTypeOf<MachineState>().toEqualTypeOf<'idle' | 'callingModel' | 'evaluatingTools' | 'executingTools' | 'awaitingApproval' | 'completed' | 'failed' | 'cancelled'>();
+    expectTypeOf<AgentSnapshot['state']>().toEqualTypeOf<MachineState>();
   });
 });

@@ -16,7 +16,7 @@ import { loopbackOnly } from './loopback-only.js';
 import { openApiDocument } from './openapi.js';
 import { HttpProblem, problem, problemFor, problemResponse } from './problem.js';
 import { parseJsonBody, parseWith, tooLarge } from './read-body.js';
-import { decideWithLink, within, type Outcome } from './record-then-resume.js';
+import { awaitRun, decideWithLink, type Outcome } from './record-then-resume.js';
 import { runView } from './run-view.js';
 import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
@@ -207,10 +207,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
    * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
    */
   const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
-    within(work, resumeTimeoutMs).then((outcome) => {
-      if (!outcome.done) work.catch((error: unknown) => report(error, { operation, runId }));
-      return outcome;
-    });
+    awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
   /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
   const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
     recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);

@@ -7,7 +7,7 @@ import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
 export type Outcome<T> = { readonly done: true; readonly value: T } | { readonly done: false };
 
 /** Waits for `work` up to `ms`; a rejection within the time is thrown, one after it is the caller's to catch. */
-export async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
+async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<Outcome<T>>((resolve) => {
     timer = setTimeout(() => resolve({ done: false }), ms);
@@ -17,6 +17,16 @@ export async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Waits for a run going on (`work`) up to `ms`, throwing a failure within that time; after it the run goes on
+ * unwatched and a later failure goes to `onLateError`.
+ */
+export async function awaitRun<T>(work: Promise<T>, ms: number, onLateError: (error: unknown) => void): Promise<Outcome<T>> {
+  const outcome = await within(work, ms);
+  if (!outcome.done) work.catch(onLateError);
+  return outcome;
 }
 
 export interface LinkDecisionSettings {
@@ -42,10 +52,7 @@ export async function decideWithLink(runtime: Runtime, token: string, settings: 
   if (settings.resumeMode === 'enqueue' || recorded.duplicate || recorded.status !== 'running') return { result: recorded, carryingOn: false };
   const { runId } = recorded.snapshot;
   const work: Promise<AgentSnapshot> = runtime.resume(runId);
-  const outcome = await within(work, settings.resumeTimeoutMs);
-  if (!outcome.done) {
-    work.catch((error: unknown) => settings.onLateError(error, runId));
-    return { result: recorded, carryingOn: true };
-  }
+  const outcome = await awaitRun(work, settings.resumeTimeoutMs, (error) => settings.onLateError(error, runId));
+  if (!outcome.done) return { result: recorded, carryingOn: true };
   return { result: { ...recorded, snapshot: outcome.value, status: outcome.value.status }, carryingOn: false };
 }

@@ -1,4 +1,46 @@
 /**
+ * Every `code` a countersign error carries: stable, safe to branch on, and
+ * checked by the compiler (a typo in `error.code === '...'` does not compile).
+ *
+ * @example
+ * const retryable: ReadonlySet<CountersignErrorCode> = new Set(['store_unavailable', 'version_conflict']);
+ */
+export type CountersignErrorCode =
+  | ConfigErrorCode
+  | 'invalid_snapshot'
+  | 'unknown_approval'
+  | 'run_not_awaiting_approval'
+  | 'decision_conflict'
+  | 'approval_expired'
+  | 'invalid_edit'
+  | 'approver_not_allowed'
+  | 'invalid_signature'
+  | 'agent_not_found'
+  | 'tool_not_found'
+  | 'version_conflict'
+  | 'run_not_found'
+  | 'store_unavailable'
+  | 'invalid_link_token'
+  | 'target_mismatch'
+  | 'value_too_deep'
+  | 'invalid_transition'
+  | 'model_provider_error';
+
+/**
+ * The codes of configuration problems (a `ConfigError`): fixed by changing
+ * code or settings, never by retrying.
+ * - `invalid_config`: an option or argument has the wrong value or shape;
+ * - `unknown_option`: an option name is not known (often a typo);
+ * - `missing_option`: something required was left out, or two options that go together were not given together;
+ * - `links_not_configured`: one-click links were asked of a runtime made without `links`;
+ * - `redis_unsupported`: the Redis server lacks something the option needs.
+ *
+ * @example
+ * if (isCountersignError(error) && error.code === 'unknown_option') console.error(error.message);
+ */
+export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported';
+
+/**
  * Base class of every error countersign throws. `code` is stable and safe to
  * branch on; `fault` says whether the caller (`'user'`) or countersign
  * (`'library'`) should fix it.
@@ -11,11 +53,11 @@
  * }
  */
 export class CountersignError extends Error {
-  readonly code: string;
+  readonly code: CountersignErrorCode;
   readonly fault: 'user' | 'library' | 'environment';
 
   constructor(
-    code: string,
+    code: CountersignErrorCode,
     message: string,
     options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {},
   ) {
@@ -43,10 +85,18 @@ export function isCountersignError(error: unknown): error is CountersignError {
   );
 }
 
-/** A configuration or argument given to countersign is invalid. */
+/**
+ * A configuration or argument given to countersign is invalid; `code` says
+ * which kind of problem (`ConfigErrorCode`), the message names the option and the fix.
+ *
+ * @example
+ * throw new ConfigError('createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".', 'missing_option');
+ */
 export class ConfigError extends CountersignError {
-  constructor(message: string) {
-    super('invalid_config', message);
+  declare readonly code: ConfigErrorCode;
+
+  constructor(message: string, code: ConfigErrorCode = 'invalid_config') {
+    super(code, message);
   }
 }
 

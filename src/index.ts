@@ -11,7 +11,7 @@ export { presets } from './machine/presets.js';
 export { clearRunApprovals, auditLog } from './machine/run-memory.js';
 export { presentArgs, defaultSecretKeys } from './machine/present-args.js';
 export { createMemoryRuleStore } from './adapters/memory-rule-store.js';
-export type { RuleStore, StoredRule, NewRule } from './machine/rule-store.js';
+export type { RuleStore, StoredRule, NewRule } from './ports/rule-store.js';
 export type { PresentOptions } from './machine/present-args.js';
 export {
   StopReason,
@@ -34,11 +34,11 @@ export {
   type ToolCallStatus,
   type ToolSpec,
 } from './machine/types.js';
-export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './machine/snapshot-store.js';
-export type { Notifier } from './machine/notifier.js';
+export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
+export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
 export type { Runtime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
-export type { ResumeQueue } from './runtime/resume-queue.js';
+export type { ResumeQueue } from './ports/resume-queue.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
 export { approvalLinkUrls, mintLinkToken, readLinkToken, type ApprovalLinks, type LinkClaim } from './runtime/approval-links.js';
 export * from './errors.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { NewRule, RuleStore, StoredRule } from '../machine/rule-store.js';
+import type { NewRule, RuleStore, StoredRule } from '../ports/rule-store.js';
+import { parseOptions } from '../options.js';
 
 export const newRuleSchema = z.object({
   tool: z.string().min(1).max(256).optional(),
@@ -15,12 +16,7 @@ export const newRuleSchema = z.object({
 
 /** Validates a rule to add and gives it an id, a creation time and `enabled`. */
 export function toStoredRule(rule: NewRule, now: number): StoredRule {
-  const parsed = newRuleSchema.safeParse(rule);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`RuleStore.add: ${issue.path.join('.') || 'rule'} ${issue.message}.`);
-  }
-  const { enabled, ...fields } = parsed.data;
+  const { enabled, ...fields } = parseOptions(newRuleSchema, rule, 'RuleStore.add', { subject: 'rule' });
   return Object.freeze({ ...fields, id: `rule_${randomUUID()}`, createdAt: now, enabled: enabled ?? true }) as StoredRule;
 }
 

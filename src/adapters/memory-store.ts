@@ -1,6 +1,6 @@
 import { VersionConflictError } from '../errors.js';
 import type { RunEvent } from '../machine/run-events.js';
-import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../machine/types.js';
 
 export interface MemoryStore extends SnapshotStore {

@@ -24,6 +24,7 @@ import { TELEGRAM_BOT_TOKEN_PATTERN } from './telegram-notifier.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
 import { claimDeliveries } from './webhook-replay.js';
 import { parseTargetedBody } from './write-target.js';
+import { parseOptions } from '../options.js';
 
 /**
  * What went wrong where, for `onError`.
@@ -151,11 +152,7 @@ const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value ==
  * const server = await serve(app, { port: 8787 });
  */
 export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions = {}): Hono<AppEnv> {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`createApprovalApp: ${issue.path.join('.') || 'options'} ${issue.message}.`);
-  }
+  parseOptions(optionsSchema, options, 'createApprovalApp');
   if (typeof (runtime as Runtime | undefined)?.respond !== 'function') {
     throw new ConfigError('createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).');
   }
@@ -174,7 +171,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const resumeMode = options.resumeMode ?? 'inline';
   if (resumeMode === 'enqueue' && runtime.queue === undefined) {
-    throw new ConfigError("createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.");
+    throw new ConfigError("createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.", 'missing_option');
   }
   /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
   const recordMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';

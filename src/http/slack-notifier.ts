@@ -3,11 +3,12 @@ import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { publicError, publicText } from '../machine/public-text.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
-import type { Notifier } from '../machine/notifier.js';
+import type { Notifier } from '../ports/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AuditEntry } from '../machine/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { approvalMessage, escapeSlack, fitSlack, slackWho } from './slack-message.js';
+import { parseOptions, optionsObject } from '../options.js';
 
 /**
  * What the Slack notifier was doing when something failed, for `onError`.
@@ -73,7 +74,7 @@ export interface SlackNotifier extends Notifier {
   flush(): Promise<void>;
 }
 
-const optionsSchema = z.strictObject(
+const optionsSchema = optionsObject(
   {
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
@@ -89,7 +90,6 @@ const optionsSchema = z.strictObject(
     sleep: functionSchema().optional(),
     onError: functionSchema().optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `has an unknown option ${issue.keys.join(', ')}` : undefined) },
 );
 
 /** An error Slack (or the network) gave; `retry` says whether another try could help. */
@@ -138,18 +138,13 @@ function resolvedLine(entry: AuditEntry): string {
  * runtime.subscribe((event) => void slack.publish([event]));
  */
 export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifier {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    // Never the value: a webhook URL or a token is a secret.
-    throw new ConfigError(`createSlackNotifier: ${issue.path.join('.') || 'options'} ${issue.message}${/[.)]$/.test(issue.message) ? '' : '.'}`);
-  }
+  parseOptions(optionsSchema, options, 'createSlackNotifier');
   const viaWebhook = options.webhookUrl !== undefined;
   if (viaWebhook === (options.token !== undefined)) {
-    throw new ConfigError('createSlackNotifier: pass either webhookUrl (an incoming webhook) or token and channel (a bot with chat:write), not both and not neither.');
+    throw new ConfigError('createSlackNotifier: pass either webhookUrl (an incoming webhook) or token and channel (a bot with chat:write), not both and not neither.', 'missing_option');
   }
   if (!viaWebhook && options.channel === undefined) {
-    throw new ConfigError('createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".');
+    throw new ConfigError('createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".', 'missing_option');
   }
   const { runtime } = options;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api').replace(/\/+$/, '');

@@ -4,11 +4,12 @@ import { ConfigError, isCountersignError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { publicError } from '../machine/public-text.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
-import type { Notifier } from '../machine/notifier.js';
+import type { Notifier } from '../ports/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest } from '../machine/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, TelegramApiError, telegramKey } from './telegram-api.js';
+import { parseOptions, optionsObject } from '../options.js';
 
 /**
  * What the Telegram notifier was doing when something failed, for `onError`.
@@ -72,7 +73,7 @@ export interface TelegramNotifier extends Notifier {
 /** A bot token as BotFather issues it. */
 export const TELEGRAM_BOT_TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
-const optionsSchema = z.strictObject(
+const optionsSchema = optionsObject(
   {
     runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
@@ -86,7 +87,6 @@ const optionsSchema = z.strictObject(
     sleep: functionSchema().optional(),
     onError: functionSchema().optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `has an unknown option ${issue.keys.join(', ')}` : undefined) },
 );
 
 function argsJson(args: unknown): string {
@@ -152,12 +152,7 @@ export function telegramApprovalText(input: { readonly runId: string; readonly a
  * runtime.subscribe((event) => void telegram.publish([event]));
  */
 export function createTelegramNotifier(options: TelegramNotifierOptions): TelegramNotifier {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    // Never the value: the bot token is a secret.
-    throw new ConfigError(`createTelegramNotifier: ${issue.path.join('.') || 'options'} ${issue.message}${/[.)]$/.test(issue.message) ? '' : '.'}`);
-  }
+  parseOptions(optionsSchema, options, 'createTelegramNotifier');
   const { runtime } = options;
   const maxAttempts = options.maxAttempts ?? 3;
   const backoffMs = options.backoffMs ?? 1000;

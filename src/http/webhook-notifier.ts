@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { publicText } from '../machine/public-text.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
-import type { Notifier } from '../machine/notifier.js';
+import type { Notifier } from '../ports/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, AuditEntry, RunError } from '../machine/types.js';
 import { signWebhook, webhookSignature } from './standard-webhooks.js';
+import { parseOptions, optionsObject } from '../options.js';
 
 /**
  * The event types a webhook notifier can send.
@@ -144,7 +144,7 @@ const secretSchema = z
     `must hold 24 to 64 bytes of key after whsec_.${SECRET_HINT}`,
   );
 
-const optionsSchema = z.strictObject(
+const optionsSchema = optionsObject(
   {
     url: httpUrlSchema({ example: 'https://hooks.example.com/countersign', credential: 'secret (every delivery is signed with it)' }),
     secret: z.union([secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')], `must be a whsec_ secret or a list of them.${SECRET_HINT}`),
@@ -163,7 +163,6 @@ const optionsSchema = z.strictObject(
     onError: functionSchema().optional(),
   },
   // An option misspelt (maxAttempt) would otherwise be ignored without a word.
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `has an unknown option ${issue.keys.join(', ')}` : undefined) },
 );
 
 /** Copies only the named fields that are set: what leaves the process is chosen field by field, never spread. */
@@ -294,11 +293,7 @@ interface Delivery {
  * process.on('SIGTERM', async () => { await notifier.flush(); process.exit(0); });
  */
 export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookNotifier {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`createWebhookNotifier: ${issue.path.join('.') || 'options'} ${issue.message}${/[.)]$/.test(issue.message) ? '' : '.'}`);
-  }
+  parseOptions(optionsSchema, options, 'createWebhookNotifier');
   const url = options.url;
   const secrets: readonly string[] = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.resolved']);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { SnapshotStore } from '../machine/snapshot-store.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { AppEnv } from './app-env.js';
 import { HttpProblem, problem } from './problem.js';
 

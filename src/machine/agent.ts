@@ -5,9 +5,10 @@ import type { Tool } from './define-tool.js';
 import { execute, type ExecuteOptions, type ExecuteInput } from './execute.js';
 import { compileRules, type PolicyAction, type PolicyConfig, type RuleSet } from './policy.js';
 import type { PresentOptions } from './present-args.js';
-import type { RuleStore } from './rule-store.js';
+import type { RuleStore } from '../ports/rule-store.js';
 import type { RunEvent } from './run-events.js';
 import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
+import { parseOptions } from '../options.js';
 
 export interface AgentConfig {
   /** Names the agent in snapshots; a resumed run finds its agent by this name. */
@@ -100,11 +101,7 @@ const registry = new Map<string, Agent>();
  * const paused = await agent.execute({ input: 'remove /tmp/x' });
  */
 export function createAgent(config: AgentConfig): Agent {
-  const parsed = configSchema.safeParse(config);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`createAgent: ${issue.path.join('.') || 'config'} ${issue.message}.`);
-  }
+  parseOptions(configSchema, config, 'createAgent', { subject: 'config' });
   const tools = new Map<string, Tool<any>>();
   for (const tool of config.tools) {
     if (tools.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
-import { ConfigError } from '../errors.js';
 import type { Message, ToolSpec } from './types.js';
+import { parseOptions } from '../options.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -80,14 +80,7 @@ const definitionSchema = z.object({
  * });
  */
 export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input> {
-  const parsed = definitionSchema.safeParse(definition);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(
-      `defineTool(${JSON.stringify((definition as { name?: unknown })?.name ?? '?')}): ` +
-        `${issue.path.join('.') || 'definition'} ${issue.message}.`,
-    );
-  }
+  parseOptions(definitionSchema, definition, `defineTool(${JSON.stringify((definition as { name?: unknown })?.name ?? '?')})`, { subject: 'definition' });
   const parameters = z.toJSONSchema(definition.input, { unrepresentable: 'any' }) as Record<string, unknown>;
   delete parameters['$schema'];
   return Object.freeze({

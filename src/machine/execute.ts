@@ -18,6 +18,7 @@ import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
 import type { AgentSnapshot, AssistantMessage, Message, ToolCall, ToolCallRecord } from './types.js';
+import { parseOptions } from '../options.js';
 
 /** What starts a run: one user message, or a conversation so far. */
 export interface ExecuteInput {
@@ -76,13 +77,7 @@ function isSnapshot(value: unknown): value is AgentSnapshot {
 }
 
 function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
-  const parsed = inputSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(
-      `execute: ${issue.path.join('.') || 'argument'} ${issue.message}. Pass { input: 'a user message' }, { input: messages } or a snapshot to resume.`,
-    );
-  }
+  parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint: "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume." });
   const now = agent.settings.clock();
   const given: Message[] =
     typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];

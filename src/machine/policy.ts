@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { Glob } from './glob.js';
-import { ConfigError } from '../errors.js';
 import type { Approvers, ToolContext } from './define-tool.js';
+import { parseOptions } from '../options.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
@@ -184,11 +184,7 @@ export class RuleSet {
 export function compileRules(rules: readonly PolicyRule[], idPrefix = 'rule'): RuleSet {
   return new RuleSet(
     rules.map((rule, index) => {
-      const parsed = policyRuleSchema.safeParse(rule);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new ConfigError(`Policy rule ${rule?.id ?? index}: ${issue.path.join('.') || 'rule'} ${issue.message}.`);
-      }
+      parseOptions(policyRuleSchema, rule, `Policy rule ${rule?.id ?? index}`, { subject: 'rule' });
       return {
         rule,
         id: rule.id ?? `${idPrefix}#${index}`,

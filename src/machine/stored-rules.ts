@@ -1,5 +1,5 @@
 import { compileRules, RuleSet } from './policy.js';
-import type { StoredRule } from './rule-store.js';
+import type { StoredRule } from '../ports/rule-store.js';
 
 const cache = new Map<string, { signature: string; set: RuleSet }>();
 

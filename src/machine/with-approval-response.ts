@@ -22,6 +22,7 @@ import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
 import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
+import { parseOptions } from '../options.js';
 
 export interface DecideOptions {
   /** The agent the run belongs to; found by the snapshot's agent name otherwise. */
@@ -104,11 +105,7 @@ function isExpired(request: ApprovalRequest, at: number): boolean {
  */
 export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions = {}): AgentSnapshot {
   assertSnapshotShape(snapshot);
-  const parsed = responseSchema.safeParse(response);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`withApprovalResponse: ${issue.path.join('.') || 'response'} ${issue.message}.`);
-  }
+  parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
   const agent = agentFor(snapshot, options.agent);
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
 

@@ -9,16 +9,17 @@ import { startedRun, type ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
-import type { Notifier } from '../machine/notifier.js';
+import type { Notifier } from '../ports/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
-import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../machine/snapshot-store.js';
+import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../ports/snapshot-store.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
-import type { ResumeQueue } from './resume-queue.js';
+import type { ResumeQueue } from '../ports/resume-queue.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import type { RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import { parseOptions } from '../options.js';
 
 export interface RuntimeOptions {
   /** The agents whose runs this runtime starts and resumes, found by their `name`. */
@@ -79,10 +80,7 @@ const pendingSchema = z.object({
 });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, where: string, hint = ''): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new ConfigError(`${where}: ${issue.path.join('.') || 'argument'} ${issue.message}.${hint}`);
+  return parseOptions(schema, value, where, { subject: 'argument', hint: hint.trim() });
 }
 
 const ended = new Set(['completed', 'failed', 'cancelled']);
@@ -250,7 +248,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queueFor = (mode: RespondMode, where: string): ResumeQueue | undefined => {
     if (mode !== 'enqueue') return undefined;
     if (!options.queue) {
-      throw new ConfigError(`${where}: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'. Nothing was recorded.`);
+      throw new ConfigError(`${where}: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'. Nothing was recorded.`, 'missing_option');
     }
     return options.queue;
   };
@@ -310,7 +308,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   const linkSettings = () => {
-    if (!options.links) throw new ConfigError('One-click links need createRuntime({ links: { secret, baseUrl } }).');
+    if (!options.links) throw new ConfigError('One-click links need createRuntime({ links: { secret, baseUrl } }).', 'links_not_configured');
     return options.links;
   };
 

@@ -2,8 +2,8 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
-import type { ResumeQueue } from './resume-queue.js';
-import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../machine/snapshot-store.js';
+import type { ResumeQueue } from '../ports/resume-queue.js';
+import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */

@@ -1,5 +1,5 @@
 import type { Agent } from '../machine/agent.js';
-import type { SnapshotStore } from '../machine/snapshot-store.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
 
 /** The `code` of the warning `createRuntime` emits for agents without `decisionSecret` on a shared store. */
 export const UNSIGNED_AGENTS_WARNING = 'COUNTERSIGN_NO_DECISION_SECRET';

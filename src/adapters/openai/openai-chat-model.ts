@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { CountersignError, ConfigError } from '../../errors.js';
+import { CountersignError } from '../../errors.js';
 import { httpStatusText } from '../../machine/public-text.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { AssistantMessage, Message, Model, ModelRequest, ToolSpec } from '../../machine/types.js';
+import { parseOptions } from '../../options.js';
 
 export interface OpenAIChatModelOptions {
   /** The model name, e.g. `gpt-4.1-mini`. */
@@ -116,11 +117,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * const agent = createAgent({ name: 'files', model, tools: [deleteFile] });
  */
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`createOpenAIChatModel: ${issue.path.join('.') || 'options'} ${issue.message}.`);
-  }
+  parseOptions(optionsSchema, options, 'createOpenAIChatModel');
   const endpoint = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
   const doFetch = options.fetch ?? fetch;
   const maxRetries = options.maxRetries ?? 2;

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ConfigError } from '../../errors.js';
 import { toStoredRule, unknownRule } from '../memory-rule-store.js';
-import type { RuleStore, StoredRule } from '../../machine/rule-store.js';
+import type { RuleStore, StoredRule } from '../../ports/rule-store.js';
 import { redisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';

@@ -4,7 +4,7 @@ import { ConfigError, SnapshotError, StoreUnavailableError, VersionConflictError
 import { deepFreeze } from '../../machine/freeze.js';
 import type { RunEvent } from '../../machine/run-events.js';
 import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
-import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../machine/snapshot-store.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
 import { jobStreamOf } from './resume-queue.js';
@@ -269,7 +269,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1)) throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
     if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1)) throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
     // WAIT counts the writes of the connection it is sent on; a Cluster sends it to any node.
-    if (redis.isCluster) throw new ConfigError('createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.');
+    if (redis.isCluster) throw new ConfigError('createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.', 'redis_unsupported');
   }
   const scripts = registerScripts(redis);
   const report = (error: Error) => {
@@ -439,7 +439,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         Promise.all([redis.config('GET', 'appendonly'), redis.config('GET', 'appendfsync')]).catch((error: unknown) => {
           // A managed server that renames or hides CONFIG cannot be checked: no retry will help.
           if (error instanceof Error && /unknown command/i.test(error.message)) {
-            throw new ConfigError(`createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`);
+            throw new ConfigError(`createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`, 'redis_unsupported');
           }
           throw error;
         }),
@@ -447,6 +447,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (appendonly !== 'yes' || appendfsync !== 'always') {
         throw new ConfigError(
           `createRedisStore: durability { appendfsync: 'always' } needs a server with appendonly yes and appendfsync always; this one has appendonly ${appendonly ?? '(unknown)'} and appendfsync ${appendfsync ?? '(unknown)'}, so an acknowledged decision could be lost in a crash. Set both (redis.conf or CONFIG SET), or use durability: { replicas }. Nothing was written.`,
+          'redis_unsupported',
         );
       }
     })().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { ResumeQueue } from '../../runtime/resume-queue.js';
+import type { ResumeQueue } from '../../ports/resume-queue.js';
 import { redisKeys } from './keys.js';
 import { asClient, type RedisClient } from './stream-group.js';
 import { guarded } from './unavailable.js';

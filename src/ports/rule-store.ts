@@ -1,4 +1,4 @@
-import type { PolicyAction } from './policy.js';
+import type { PolicyAction } from '../machine/policy.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
 export interface StoredRule {

@@ -1,5 +1,5 @@
-import type { RunEvent } from './run-events.js';
-import type { AgentSnapshot, ApprovalRequest } from './types.js';
+import type { RunEvent } from '../machine/run-events.js';
+import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 
 /** One pending approval, as listed across runs. */
 export interface PendingApprovalEntry {

@@ -37,6 +37,8 @@ export {
 export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
+export { createMemoryOnceStore } from './adapters/memory-once-store.js';
+export type { OnceStore } from './ports/once-store.js';
 export type { Runtime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';

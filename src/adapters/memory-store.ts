@@ -1,9 +1,13 @@
 import { VersionConflictError } from '../errors.js';
+import { createMemoryOnceStore } from './memory-once-store.js';
+import type { OnceStore } from '../ports/once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../machine/types.js';
 
 export interface MemoryStore extends SnapshotStore {
+  /** Webhook ids, spent links and button ids, in this process's memory beside the runs. */
+  readonly once: OnceStore;
   /** Called with the events of every commit, after it lands. Returns a function that unsubscribes. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
@@ -28,7 +32,7 @@ function pageLimit(limit: number | undefined): number {
 export function createMemoryStore(options: { clock?: () => number } = {}): MemoryStore {
   const clock = options.clock ?? Date.now;
   const runs = new Map<string, AgentSnapshot>();
-  const remembered = new Map<string, { value: string; until: number }>();
+  const once = createMemoryOnceStore({ clock });
   const listeners = new Set<(event: RunEvent) => void>();
 
   const publish = (events: readonly RunEvent[] | undefined) => {
@@ -101,24 +105,7 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
     async delete(runId) {
       runs.delete(runId);
     },
-    async remember(key, value, ttlMs) {
-      const now = clock();
-      const held = remembered.get(key);
-      if (held && held.until > now) return held.value;
-      remembered.set(key, { value, until: now + ttlMs });
-      if (remembered.size > 100_000) {
-        for (const [name, item] of remembered) if (item.until <= now) remembered.delete(name);
-      }
-      return undefined;
-    },
-    async replaceRemembered(key, expected, value, ttlMs) {
-      const now = clock();
-      const held = remembered.get(key);
-      if (!held || held.until <= now || held.value !== expected) return false;
-      if (value === undefined) remembered.delete(key);
-      else remembered.set(key, { value, until: now + ttlMs });
-      return true;
-    },
+    once,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -195,7 +195,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const read = authenticate(auth, { acceptSignature: false, readBody: false });
   const write = [
     authenticate(auth, { acceptSignature: true, readBody: true }),
-    claimDeliveries(runtime.store, (error) => report(error, { operation: 'webhook-dedupe' })),
+    claimDeliveries(runtime.once, (error) => report(error, { operation: 'webhook-dedupe' })),
   ] as const;
 
   /**

@@ -204,8 +204,8 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Telegr
     const ttl = Math.max(1000, links.expiresAt - Date.now());
     const ids = { approve: randomBytes(16).toString('base64url'), deny: randomBytes(16).toString('base64url') };
     try {
-      await runtime.store.remember(telegramKey(ids.approve), token(links.approve), ttl);
-      await runtime.store.remember(telegramKey(ids.deny), token(links.deny), ttl);
+      await runtime.once.putIfAbsent(telegramKey(ids.approve), token(links.approve), ttl);
+      await runtime.once.putIfAbsent(telegramKey(ids.deny), token(links.deny), ttl);
     } catch (error) {
       report(error, { operation: 'links', ...context });
       return;

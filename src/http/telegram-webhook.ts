@@ -157,8 +157,7 @@ export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSetti
     const user = String(query.from.id);
     let held: string | undefined;
     try {
-      // The port has only remember: a held key answers its value; an unknown one is stored as a 1 ms placeholder.
-      held = await runtime.store.remember(telegramKey(id), '', 1);
+      held = await runtime.once.get(telegramKey(id));
     } catch (error) {
       const code = isCountersignError(error) ? error.code : undefined;
       if (code !== 'store_unavailable') report(error, 'telegram-action');

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { OnceStore } from '../ports/once-store.js';
 import type { AppEnv } from './app-env.js';
 import { HttpProblem, problem } from './problem.js';
 
@@ -75,16 +75,16 @@ function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhook
  * it within the signature window; the sender's later retries go through.
  *
  * @example
- * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.store, report), handler);
+ * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.once, report), handler);
  */
-export function claimDeliveries(store: SnapshotStore, onError: (error: unknown) => void) {
+export function claimDeliveries(once: OnceStore, onError: (error: unknown) => void) {
   return createMiddleware<AppEnv>(async function claimDelivery(c, next) {
     const caller = c.get('caller');
     if (caller?.kind !== 'webhook') return next();
     const key = `webhook:${caller.webhookId}`;
     const fingerprint = fingerprintOf(c);
     const claim = JSON.stringify({ fingerprint, claim: randomUUID() } satisfies Delivery);
-    const held = await store.remember(key, claim, WEBHOOK_ANSWER_TTL_MS);
+    const held = await once.putIfAbsent(key, claim, WEBHOOK_ANSWER_TTL_MS);
     if (held !== undefined) {
       c.res = answerToRepeat(readDelivery(held), fingerprint, caller.webhookId);
       return;
@@ -104,7 +104,7 @@ export function claimDeliveries(store: SnapshotStore, onError: (error: unknown) 
       settled = settledWith(answer);
     }
     try {
-      await store.replaceRemembered(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);
+      await once.replace(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);
     } catch (error) {
       // The answer stands. Unsettled, the claim answers redeliveries "in progress" until it runs out.
       onError(error);

@@ -1,3 +1,4 @@
+import type { OnceStore } from './once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 
@@ -94,19 +95,11 @@ export interface SnapshotStore {
    */
   peek?(runId: string): AgentSnapshot | undefined;
   /**
-   * Keeps `value` under `key` for `ttlMs` unless the key is already held, and
-   * returns what it already held (undefined when this call stored it). Used to
-   * deduplicate webhook deliveries and to spend one-time tokens.
+   * Optional: a `OnceStore` on the same backend (same server, same prefix), which `createRuntime` uses when
+   * given no `once`. A store that folds `CommitOptions.replaceRemembered` into its commit must offer one: the
+   * key it replaces lives there.
    */
-  remember(key: string, value: string, ttlMs: number): Promise<string | undefined>;
-  /**
-   * Replaces what `remember` keeps under `key` with `value` (for `ttlMs`), or
-   * drops the key when `value` is undefined, only if it still holds
-   * `expected`; returns whether it did. Settles a claim taken with `remember`
-   * (a webhook-id's answer replaces its placeholder) without overwriting a
-   * claim someone else took after this one ran out.
-   */
-  replaceRemembered(key: string, expected: string, value: string | undefined, ttlMs: number): Promise<boolean>;
+  readonly once?: OnceStore;
   /**
    * True when other processes and machines read and write these runs (Redis).
    * Whatever can write there can then forge a run's state, so `createRuntime`

@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { createMemoryOnceStore } from '../adapters/memory-once-store.js';
 import { createMemoryStore } from '../adapters/memory-store.js';
+import type { OnceStore } from '../ports/once-store.js';
 import { AgentNotFoundError, ConfigError, LinkTokenError, RunNotFoundError, UnknownApprovalError, VersionConflictError } from '../errors.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
@@ -26,6 +28,11 @@ export interface RuntimeOptions {
   readonly agents: readonly Agent[];
   /** Where runs live. Default: `createMemoryStore()` (this process only). */
   readonly store?: SnapshotStore;
+  /**
+   * Where webhook ids, spent links and chat button ids are kept once. Default: the store's own (`store.once`), else,
+   * for a store only this process uses, one in memory. A shared store without one needs this option.
+   */
+  readonly once?: OnceStore;
   /** Told of every event after the state it announces is committed. Failures go to `onError`, never to the run. */
   readonly notifier?: Notifier;
   /** Where `respond(..., { mode: 'enqueue' })` puts resume jobs for workers. */
@@ -52,6 +59,7 @@ const runIdSchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 c
 const optionsSchema = z.object({
   agents: z.array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent')).min(1, 'is empty; pass the agents this runtime runs'),
   store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
+  once: z.custom<OnceStore>((value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function', 'must implement OnceStore (putIfAbsent, get, replace)').optional(),
   notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
   queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
   clock: functionSchema().optional(),
@@ -111,6 +119,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const store = options.store ?? createMemoryStore();
   warnOfUnsignedAgents(store, options.agents);
+  const once = options.once ?? store.once ?? (store.shared ? undefined : createMemoryOnceStore());
+  if (once === undefined) {
+    throw new ConfigError(
+      'createRuntime: this store is shared by several processes and offers no OnceStore, so spent links and webhook ids would be kept per process; pass createRuntime({ once }) (createRedisOnceStore({ redis }) for Redis).',
+      'missing_option',
+    );
+  }
   const clock = options.clock ?? Date.now;
   const maxRetries = options.maxRetries ?? 10;
   const staleAfterMs = options.staleAfterMs ?? 60_000;
@@ -314,6 +329,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const runtime: Runtime = {
     store,
+    once,
     ...(options.queue === undefined ? {} : { queue: options.queue }),
     agent: agentNamed,
     async start(agentName: string, input: ExecuteInput, startOptions: { mode?: RespondMode } = {}) {
@@ -419,7 +435,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       );
       // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
       const tokenId = createHash('sha256').update(token).digest('base64url');
-      const spentBefore = (await store.remember(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
+      const spentBefore = (await once.putIfAbsent(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
       if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
       return { ...result, runId: claim.runId, approvalId: claim.approvalId };
     },

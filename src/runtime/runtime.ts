@@ -2,6 +2,7 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinks, LinkClaim } from './approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
+import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
@@ -66,6 +67,8 @@ export interface LinkRespondResult extends RespondResult {
  */
 export interface Runtime {
   readonly store: SnapshotStore;
+  /** Where webhook ids, spent links and chat button ids are kept once (`RuntimeOptions.once`). */
+  readonly once: OnceStore;
   /** Where mode `'enqueue'` puts resume jobs; absent when the runtime was made without one. */
   readonly queue?: ResumeQueue;
   agent(name: string): Agent;

@@ -55,8 +55,7 @@ function countingStore(inner: SnapshotStore) {
     listPending: (options) => inner.listPending(options),
     expiredRuns: (now, limit) => inner.expiredRuns(now, limit),
     runsToRecover: (now, staleBefore, limit) => inner.runsToRecover(now, staleBefore, limit),
-    remember: (key, value, ttlMs) => inner.remember(key, value, ttlMs),
-    replaceRemembered: (key, expected, value, ttlMs) => inner.replaceRemembered(key, expected, value, ttlMs),
+    ...(inner.once === undefined ? {} : { once: inner.once }),
   };
   return { store, writes };
 }

@@ -166,7 +166,7 @@ describe('createTelegramNotifier: the message', () => {
     }
     expect(approve.callback_data).not.toBe(deny.callback_data);
     // The short id stands for the approval's link token, kept in the store.
-    const held = await s.store.remember(`telegram:${approve.callback_data.slice(3)}`, '', 1);
+    const held = await s.runtime.once.get(`telegram:${approve.callback_data.slice(3)}`);
     expect((await s.runtime.inspectLink(held!)).claim).toMatchObject({ runId, approvalId, decision: 'approve' });
     expect(s.notifierErrors).toEqual([]);
   });

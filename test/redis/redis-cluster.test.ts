@@ -116,8 +116,9 @@ describe.skipIf(skip)(skip ? 'Redis Cluster (SKIPPED: redis-server is not on the
     expect((await streamEvents(cluster, prefix)).filter((event) => event.runId === run.runId)).toEqual([requested]);
     expect(await store.runsToRecover(Date.now(), Date.now())).toEqual([]);
     expect(await store.drainOutboxes({ minAgeMs: 0 })).toBe(0);
-    expect(await store.remember(`k:${run.runId}`, 'v', 60_000)).toBeUndefined();
-    expect(await store.remember(`k:${run.runId}`, 'w', 60_000)).toBe('v');
+    expect(await store.once.putIfAbsent(`k:${run.runId}`, 'v', 60_000)).toBeUndefined();
+    expect(await store.once.putIfAbsent(`k:${run.runId}`, 'w', 60_000)).toBe('v');
+    expect(await store.once.get(`k:${run.runId}`)).toBe('v');
     await store.delete(run.runId);
     expect(await store.load(run.runId)).toBeUndefined();
 

@@ -253,12 +253,12 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
 
   it('remembers a key with its TTL and returns what it held', async () => {
     const key = `dedupe:${randomUUID()}`;
-    expect(await store.remember(key, 'first', 90_000)).toBeUndefined();
-    expect(await store.remember(key, 'second', 90_000)).toBe('first');
+    expect(await store.once.putIfAbsent(key, 'first', 90_000)).toBeUndefined();
+    expect(await store.once.putIfAbsent(key, 'second', 90_000)).toBe('first');
     const ttl = await redis.pttl(store.keys.remember(key));
     expect(ttl).toBeLessThanOrEqual(90_000);
     expect(ttl).toBeGreaterThan(85_000);
-    await expect(store.remember(key, 'x', 0)).rejects.toThrow(/ttlMs/);
+    await expect(store.once.putIfAbsent(key, 'x', 0)).rejects.toThrow(/ttlMs/);
   });
 
   it('reports a key of another type under the prefix as a configuration problem, not a retryable one', async () => {

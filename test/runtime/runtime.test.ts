@@ -3,6 +3,7 @@ import {
   AgentNotFoundError,
   ApprovalExpiredError,
   ConfigError,
+  createMemoryOnceStore,
   createMemoryStore,
   createRuntime,
   DecisionConflictError,
@@ -28,6 +29,31 @@ describe('createRuntime', () => {
     const { agent } = countingAgent();
     const links = { secret: 'link-secret-0123456789abcdef', baseUrl: withCredentials('https://approvals.example.com') };
     expectCredentialsRefused(() => createRuntime({ agents: [agent], links }), 'links.baseUrl', /Put the credential in secret/);
+  });
+
+  it('keeps once-only facts in the store\'s OnceStore, one given, or memory; a shared store without one is refused', async () => {
+    const { agent } = countingAgent();
+    const store = createMemoryStore();
+    expect(createRuntime({ agents: [agent], store }).once).toBe(store.once);
+    const given = createMemoryOnceStore();
+    expect(createRuntime({ agents: [agent], store, once: given }).once).toBe(given);
+    const { once: _dropped, ...bare } = store;
+    const shared = { ...bare, shared: true };
+    expect(() => createRuntime({ agents: [agent], store: shared })).toThrow(expect.objectContaining({ code: 'missing_option', message: expect.stringMatching(/createRuntime\(\{ once \}\)/) }));
+    expect(createRuntime({ agents: [agent], store: shared, once: given }).once).toBe(given);
+    expect(() => createRuntime({ agents: [agent], once: {} as never })).toThrow(/once must implement OnceStore/);
+  });
+
+  it('keeps a once-only value until its TTL runs out, by the store\'s clock', async () => {
+    const clock = manualClock(1_000);
+    const once = createMemoryOnceStore({ clock });
+    expect(await once.putIfAbsent('k', 'a', 100)).toBeUndefined();
+    clock.advance(99);
+    expect(await once.putIfAbsent('k', 'b', 100)).toBe('a');
+    clock.advance(1);
+    expect(await once.get('k')).toBeUndefined();
+    expect(await once.putIfAbsent('k', 'b', 100)).toBeUndefined();
+    await expect(once.putIfAbsent('k', 'c', 0)).rejects.toMatchObject({ code: 'invalid_config' });
   });
 
   it('starts a run of a named agent, stores it, and refuses unknown agents and runs', async () => {

@@ -138,25 +138,29 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(due).not.toContain(later.runId);
       }));
 
-    it('remembers a key once until its time runs out', () =>
+    it('keeps a key once (its OnceStore) until its time runs out, and reads it back', () =>
       withStore(async ({ store }) => {
+        const once = store.once!;
         const key = `contract:${randomUUID()}`;
-        expect(await store.remember(key, 'first', 60_000)).toBeUndefined();
-        expect(await store.remember(key, 'second', 60_000)).toBe('first');
+        expect(await once.putIfAbsent(key, 'first', 60_000)).toBeUndefined();
+        expect(await once.putIfAbsent(key, 'second', 60_000)).toBe('first');
+        expect(await once.get(key)).toBe('first');
+        expect(await once.get(`${key}:other`)).toBeUndefined();
       }));
 
-    it('replaces or drops a remembered key only while it holds the expected value', () =>
+    it('replaces or drops a kept key only while it holds the expected value', () =>
       withStore(async ({ store }) => {
+        const once = store.once!;
         const key = `contract:${randomUUID()}`;
-        expect(await store.replaceRemembered(key, 'claim', 'answer', 60_000)).toBe(false);
-        expect(await store.remember(key, 'claim', 60_000)).toBeUndefined();
-        expect(await store.replaceRemembered(key, 'someone else', 'answer', 60_000)).toBe(false);
-        expect(await store.remember(key, 'x', 60_000)).toBe('claim');
-        expect(await store.replaceRemembered(key, 'claim', 'answer', 60_000)).toBe(true);
-        expect(await store.remember(key, 'x', 60_000)).toBe('answer');
-        expect(await store.replaceRemembered(key, 'answer', undefined, 60_000)).toBe(true);
-        // Dropped: the next remember takes the key again.
-        expect(await store.remember(key, 'retry', 60_000)).toBeUndefined();
+        expect(await once.replace(key, 'claim', 'answer', 60_000)).toBe(false);
+        expect(await once.putIfAbsent(key, 'claim', 60_000)).toBeUndefined();
+        expect(await once.replace(key, 'someone else', 'answer', 60_000)).toBe(false);
+        expect(await once.putIfAbsent(key, 'x', 60_000)).toBe('claim');
+        expect(await once.replace(key, 'claim', 'answer', 60_000)).toBe(true);
+        expect(await once.putIfAbsent(key, 'x', 60_000)).toBe('answer');
+        expect(await once.replace(key, 'answer', undefined, 60_000)).toBe(true);
+        // Dropped: the next putIfAbsent takes the key again.
+        expect(await once.putIfAbsent(key, 'retry', 60_000)).toBeUndefined();
       }));
 
     it('deletes a run', () =>

@@ -1,5 +1,6 @@
 export { createRedisStore, type RedisStore, type RedisStoreOptions, type DrainOptions } from './redis-store.js';
 export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
+export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
 export type { RedisKeys } from './keys.js';
 export { createStreamNotifier, parseEventEntry, type StreamNotifier, type StreamNotifierOptions, type StreamEventHandler, type StreamEventListener, type StreamEventMeta } from './stream-notifier.js';
 export { createRedisResumeQueue, type RedisResumeQueue, type RedisResumeQueueOptions } from './resume-queue.js';

@@ -7,7 +7,9 @@ import { checkMessages, decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type 
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { expiredBound, globEscape, padExpiry, parsePendingMember, pendingMember, redisKeys, type RedisKeys } from './keys.js';
+import { createRedisOnceStore } from './redis-once-store.js';
 import { jobStreamOf } from './resume-queue.js';
+import type { OnceStore } from '../../ports/once-store.js';
 import { registerScripts, STREAM_MAXLEN } from './scripts.js';
 import { guarded, toStoreError } from './unavailable.js';
 
@@ -83,6 +85,8 @@ export interface DrainOptions {
 export interface RedisStore extends SnapshotStore {
   /** The key names this store uses. */
   readonly keys: RedisKeys;
+  /** A `OnceStore` on the same connection and prefix (`createRedisOnceStore`); where a commit settles a webhook-id's claim. */
+  readonly once: OnceStore;
   /**
    * Publishes the events and applies the index updates a commit left behind
    * when its process died right after it (SCANs every run's outbox: run it
@@ -748,19 +752,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (entries.length > 0) await guarded('remove a run from the indexes', () => send(applyIndex(entries, [])));
     },
 
-    async remember(key, value, ttlMs) {
-      if (!(Number.isFinite(ttlMs) && ttlMs >= 1)) throw new ConfigError(`remember: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
-      const held = (await guarded('remember a key', () => scripts.countersignRemember(keys.remember(key), value, Math.ceil(ttlMs)))) as string | null;
-      return held ?? undefined;
-    },
-
-    async replaceRemembered(key, expected, value, ttlMs) {
-      if (!(Number.isFinite(ttlMs) && ttlMs >= 1)) throw new ConfigError(`replaceRemembered: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
-      const replaced = await guarded('replace a remembered key', () =>
-        scripts.countersignReplaceRemembered(keys.remember(key), expected, value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs)),
-      );
-      return Number(replaced) === 1;
-    },
+    once: createRedisOnceStore({ redis, prefix: keys.prefix }),
 
     async drainOutboxes(drainOptions: DrainOptions = {}) {
       const cutoff = drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS);

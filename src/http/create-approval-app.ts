@@ -6,6 +6,7 @@ import type { ExecuteInput } from '../machine/execute.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';
+import { requireLinks } from '../runtime/link-runtime.js';
 import type { AppEnv } from './app-env.js';
 import { answerJson } from './answer-json.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
@@ -279,11 +280,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.get('/openapi.json', (c) => c.json(document));
   if (options.slack) {
     const slackSettings = { ...options.slack, clock, maxBodyBytes, resumeMode, resumeTimeoutMs };
-    app.post('/slack/actions', slackActions(runtime, { ...slackSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/slack/actions' }) }));
+    app.post('/slack/actions', slackActions(requireLinks(runtime, 'createApprovalApp({ slack })'), { ...slackSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/slack/actions' }) }));
   }
   if (options.telegram) {
     const telegramSettings = { ...options.telegram, maxBodyBytes, resumeMode, resumeTimeoutMs };
-    app.post('/telegram/webhook', telegramWebhook(runtime, { ...telegramSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/telegram/webhook' }) }));
+    app.post('/telegram/webhook', telegramWebhook(requireLinks(runtime, 'createApprovalApp({ telegram })'), { ...telegramSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/telegram/webhook' }) }));
   }
 
   app.post('/runs', ...write, async (c) => {
@@ -419,10 +420,10 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       const token = linkToken(c);
       const cursor = c.req.query('cursor');
       const agent = c.req.query('agent');
-      const page = await runtime.reviewInbox(token, { limit: 50, ...(cursor === undefined ? {} : { cursor }), ...(agent === undefined ? {} : { agent }) });
+      const page = await requireLinks(runtime, 'GET /inbox').reviewInbox(token, { limit: 50, ...(cursor === undefined ? {} : { cursor }), ...(agent === undefined ? {} : { agent }) });
       const next = page.cursor === undefined ? undefined : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
       // Relative form targets, like the link pages', so the app can be mounted under a prefix.
-      const linkPath = (url: string) => `../links/${url.slice(url.lastIndexOf('/links/') + '/links/'.length)}`;
+      const linkPath = (linkToken: string) => `../links/${linkToken}`;
       return linkPage(c, 200, inboxPage(page, { ...(next === undefined ? {} : { next }), linkPath }));
     } catch (error) {
       return linkFailure(c, error);
@@ -432,7 +433,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.get('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      const { claim, snapshot } = await runtime.inspectLink(token);
+      const { claim, snapshot } = await requireLinks(runtime, 'GET /links').inspectLink(token);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
       if (!request || snapshot.status !== 'awaitingApproval') {
         const decided = snapshot.audit.find((entry) => entry.approvalId === claim.approvalId);
@@ -456,7 +457,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      const { result, carryingOn } = await decideWithLink(runtime, token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
+      const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       const { snapshot, duplicate, approvalId } = result;
       const entry = snapshot.audit.find((item) => item.approvalId === approvalId);

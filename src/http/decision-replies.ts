@@ -3,13 +3,13 @@
 // integration words it in its own markup.
 import { isCountersignError } from '../errors.js';
 import type { AuditEntry } from '../machine/types.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime, Runtime } from '../runtime/runtime.js';
 
 /**
  * The run a link token names, for an error report, asked of the runtime: tokens
  * are opaque. Empty when the runtime cannot tell (a forged or expired token).
  */
-export async function linkRun(runtime: Runtime, token: string): Promise<{ readonly runId?: string }> {
+export async function linkRun(runtime: LinkedRuntime, token: string): Promise<{ readonly runId?: string }> {
   try {
     return { runId: (await runtime.inspectLink(token)).claim.runId };
   } catch {

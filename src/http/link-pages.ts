@@ -1,4 +1,4 @@
-import type { LinkClaim } from '../runtime/approval-links.js';
+import type { LinkClaim } from '../links/approval-links.js';
 import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../machine/types.js';
 
@@ -103,13 +103,13 @@ export function messagePage(title: string, message: string): string {
  * @example
  * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
  */
-export function inboxPage(page: InboxPage, options: { readonly next?: string; readonly linkPath: (url: string) => string }): string {
+export function inboxPage(page: InboxPage, options: { readonly next?: string; readonly linkPath: (token: string) => string }): string {
   const item = (entry: InboxPage['items'][number]) => {
     const { request } = entry;
     const expires = request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
     const buttons = entry.mayDecide
-      ? `<form method="post" action="${escapeHtml(options.linkPath(entry.links.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
-        `<form method="post" action="${escapeHtml(options.linkPath(entry.links.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
+      ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
+        `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
       : `<p><em>Only ${escapeHtml((request.approvers ?? []).join(', '))} may decide this one.</em></p>`;
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +

@@ -2,7 +2,7 @@
 // (awaited, however long the store takes; a failure is thrown and answered
 // 503), and only then does the run go on, here for up to resumeTimeoutMs.
 import type { AgentSnapshot } from '../machine/types.js';
-import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
 
 export type Outcome<T> = { readonly done: true; readonly value: T } | { readonly done: false };
 
@@ -44,7 +44,7 @@ export interface LinkDecisionSettings {
  * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then:
  * the decision is recorded either way, never assumed.
  */
-export async function decideWithLink(runtime: Runtime, token: string, settings: LinkDecisionSettings): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
+export async function decideWithLink(runtime: LinkedRuntime, token: string, settings: LinkDecisionSettings): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
   const recorded = await runtime.respondWithLink(token, {
     mode: settings.resumeMode === 'enqueue' ? 'enqueue' : 'record',
     ...(settings.approvedBy === undefined ? {} : { approvedBy: settings.approvedBy }),

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { classifyRefusal, linkRun } from './decision-replies.js';
 import { decideWithLink } from './record-then-resume.js';
@@ -91,7 +91,7 @@ function verifySignature(secrets: readonly string[], timestamp: string, signatur
  * const app = new Hono<AppEnv>();
  * app.post('/slack/actions', slackActions(runtime, { signingSecret, clock: Date.now, maxBodyBytes: 65_536, resumeMode: 'inline', resumeTimeoutMs: 10_000, onError: report }));
  */
-export function slackActions(runtime: Runtime, settings: SlackActionsSettings) {
+export function slackActions(runtime: LinkedRuntime, settings: SlackActionsSettings) {
   const secrets: readonly string[] = typeof settings.signingSecret === 'string' ? [settings.signingSecret] : settings.signingSecret;
   const origins = new Set((settings.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin));
   const fetchImpl = settings.fetch ?? globalThis.fetch;

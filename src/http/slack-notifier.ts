@@ -6,7 +6,7 @@ import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AuditEntry } from '../machine/types.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime } from '../runtime/runtime.js';
 import { approvalMessage, escapeSlack, fitSlack, slackWho } from './slack-message.js';
 import { parseOptions, optionsObject } from '../options.js';
 
@@ -32,7 +32,7 @@ export interface SlackNotifierErrorContext {
  */
 export interface SlackNotifierOptions {
   /** Mints the buttons' one-click tokens; must be made with `createRuntime({ links: { secret, baseUrl } })`. */
-  readonly runtime: Runtime;
+  readonly runtime: LinkedRuntime;
   /** An incoming-webhook URL (`https://hooks.slack.com/services/...`); a secret, never logged. */
   readonly webhookUrl?: string;
   /** A bot token (`xoxb-...`) with `chat:write`, used with `channel` through `chat.postMessage`. */
@@ -76,7 +76,7 @@ export interface SlackNotifier extends Notifier {
 
 const optionsSchema = optionsObject(
   {
-    runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
+    runtime: z.custom<LinkedRuntime>((value) => typeof (value as LinkedRuntime | undefined)?.linkTokens === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
     token: z.string().regex(/^[\x21-\x7e]{8,512}$/, 'must be a Slack token (xoxb-...)').optional(),
     channel: z.string().min(1).max(256).optional(),
@@ -222,9 +222,9 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
 
   const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>) => {
     const { runId, request } = event;
-    let links: Awaited<ReturnType<Runtime['approvalLinks']>>;
+    let links: Awaited<ReturnType<LinkedRuntime['linkTokens']>>;
     try {
-      links = await runtime.approvalLinks(runId, request.approvalId, options.linkTtlMs === undefined ? {} : { expiresIn: options.linkTtlMs });
+      links = await runtime.linkTokens(runId, request.approvalId, options.linkTtlMs === undefined ? {} : { expiresIn: options.linkTtlMs });
     } catch (error) {
       // Decided (or gone) before its turn came: there is nothing left to ask.
       if (isCountersignError(error) && (error.code === 'unknown_approval' || error.code === 'run_not_found')) return;
@@ -235,7 +235,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
       report(refusal, { operation: 'links', runId, approvalId: request.approvalId });
       return;
     }
-    const token = (url: string) => url.slice(url.lastIndexOf('/links/') + '/links/'.length);
+    const token = (value: string) => value;
     if (token(links.approve).length > 2000 || token(links.deny).length > 2000) {
       // Slack refuses a button value over 2000 characters, and with it the whole message.
       report(new ConfigError(`createSlackNotifier: the link tokens of approval ${request.approvalId} are longer than Slack's 2000-character button value; use shorter run ids.`), { operation: 'links', runId, approvalId: request.approvalId });

@@ -7,7 +7,7 @@ import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest } from '../machine/types.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime } from '../runtime/runtime.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, TelegramApiError, telegramKey } from './telegram-api.js';
 import { parseOptions, optionsObject } from '../options.js';
 
@@ -32,7 +32,7 @@ export interface TelegramNotifierErrorContext {
  */
 export interface TelegramNotifierOptions {
   /** Mints the buttons' one-click tokens; must be made with `createRuntime({ links: { secret, baseUrl } })`. */
-  readonly runtime: Runtime;
+  readonly runtime: LinkedRuntime;
   /** The bot's token from BotFather (`123456:ABC...`); a secret, never logged. */
   readonly botToken: string;
   /** The chat (group, channel or user id, or `@channelusername`) the bot posts to. */
@@ -75,7 +75,7 @@ export const TELEGRAM_BOT_TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 
 const optionsSchema = optionsObject(
   {
-    runtime: z.custom<Runtime>((value) => typeof (value as Runtime | undefined)?.approvalLinks === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
+    runtime: z.custom<LinkedRuntime>((value) => typeof (value as LinkedRuntime | undefined)?.linkTokens === 'function', 'must be a runtime made with createRuntime({ agents, links })'),
     botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
     chatId: z.union([z.number().int().safe(), z.string().regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/, 'must be a chat id or @channelusername')]),
     apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
@@ -186,9 +186,9 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Telegr
   const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>) => {
     const { runId, request } = event;
     const context = { runId, approvalId: request.approvalId };
-    let links: Awaited<ReturnType<Runtime['approvalLinks']>>;
+    let links: Awaited<ReturnType<LinkedRuntime['linkTokens']>>;
     try {
-      links = await runtime.approvalLinks(runId, request.approvalId, options.linkTtlMs === undefined ? {} : { expiresIn: options.linkTtlMs });
+      links = await runtime.linkTokens(runId, request.approvalId, options.linkTtlMs === undefined ? {} : { expiresIn: options.linkTtlMs });
     } catch (error) {
       // Decided (or gone) before its turn came: there is nothing left to ask.
       if (isCountersignError(error) && (error.code === 'unknown_approval' || error.code === 'run_not_found')) return;
@@ -199,7 +199,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Telegr
       report(refusal, { operation: 'links', ...context });
       return;
     }
-    const token = (url: string) => url.slice(url.lastIndexOf('/links/') + '/links/'.length);
+    const token = (value: string) => value;
     // Kept a little past the link's expiry is pointless: the token would be refused anyway.
     const ttl = Math.max(1000, links.expiresAt - Date.now());
     const ids = { approve: randomBytes(16).toString('base64url'), deny: randomBytes(16).toString('base64url') };

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { isCountersignError } from '../errors.js';
 import { publicError } from '../machine/public-text.js';
-import type { LinkRespondResult, Runtime } from '../runtime/runtime.js';
+import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
 import { classifyRefusal, linkRun } from './decision-replies.js';
 import { decideWithLink } from './record-then-resume.js';
@@ -82,7 +82,7 @@ function sameSecret(offered: string | undefined, expected: string): boolean {
  * const app = new Hono<AppEnv>();
  * app.post('/telegram/webhook', telegramWebhook(runtime, { secretToken, botToken, maxBodyBytes: 65_536, resumeMode: 'inline', resumeTimeoutMs: 10_000, onError: report }));
  */
-export function telegramWebhook(runtime: Runtime, settings: TelegramWebhookSettings) {
+export function telegramWebhook(runtime: LinkedRuntime, settings: TelegramWebhookSettings) {
   const api = botApi({ apiUrl: settings.apiUrl ?? 'https://api.telegram.org', botToken: settings.botToken, fetch: settings.fetch ?? globalThis.fetch });
   const report = (error: unknown, operation: string, runId?: string) => {
     try {

@@ -1,26 +1,26 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createMemoryOnceStore } from '../adapters/memory-once-store.js';
 import { createMemoryStore } from '../adapters/memory-store.js';
 import type { OnceStore } from '../ports/once-store.js';
-import { AgentNotFoundError, ConfigError, LinkTokenError, RunNotFoundError, UnknownApprovalError, VersionConflictError } from '../errors.js';
+import { AgentNotFoundError, ConfigError, RunNotFoundError, VersionConflictError } from '../errors.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import { startedRun, type ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { functionSchema } from '../machine/function-schema.js';
-import { httpUrlSchema } from '../machine/url-schema.js';
 import type { Notifier } from '../ports/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
 import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../ports/snapshot-store.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
-import { approvalLinkUrls, mintInboxToken, readInboxToken, readLinkToken } from './approval-links.js';
+import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
+import { withLinks } from './link-runtime.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
-import type { RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
 import { parseOptions } from '../options.js';
 
 export interface RuntimeOptions {
@@ -39,8 +39,11 @@ export interface RuntimeOptions {
   readonly queue?: ResumeQueue;
   /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
   readonly clock?: () => number;
-  /** Secret and base URL for one-click approve and deny links. */
-  readonly links?: { readonly secret: string; readonly baseUrl: string; readonly expiresInMs?: number };
+  /**
+   * The secret one-click tokens (links, chat buttons, inboxes) are sealed with, and how long they work by default.
+   * A runtime made with it is a `LinkedRuntime`; URLs are the app's to build (`approvalLinkUrl(baseUrl, token)`).
+   */
+  readonly links?: Omit<ApprovalLinkOptions, 'clock'>;
   /** How often a decision is retried after losing a compare-and-set race. Default 10. */
   readonly maxRetries?: number;
   /** A run left `running` without progress this long is taken over by `recover()`. Default 60 s. */
@@ -63,13 +66,7 @@ const optionsSchema = z.object({
   notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
   queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
   clock: functionSchema().optional(),
-  links: z
-    .object({
-      secret: z.string().min(16, 'use at least 16 characters of randomness'),
-      baseUrl: httpUrlSchema({ example: 'https://approvals.example.com', credential: 'secret (it signs every link)' }),
-      expiresInMs: z.number().int().positive().optional(),
-    })
-    .optional(),
+  links: linkOptionsSchema.omit({ clock: true }).optional(),
   maxRetries: z.number().int().min(0).max(100).optional(),
   staleAfterMs: z.number().int().positive().optional(),
   workerId: z.string().min(1).optional(),
@@ -80,7 +77,6 @@ const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
-const tokenSchema = z.string().max(4096);
 const pendingSchema = z.object({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
@@ -110,6 +106,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * });
  * status; // 'completed'
  */
+export function createRuntime(options: RuntimeOptions & { readonly links: Omit<ApprovalLinkOptions, 'clock'> }): LinkedRuntime;
+export function createRuntime(options: RuntimeOptions): Runtime;
 export function createRuntime(options: RuntimeOptions): Runtime {
   parse(optionsSchema, options, 'createRuntime');
   const agents = new Map<string, Agent>();
@@ -322,11 +320,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return withApprovalResponse(current, response, { agent });
   };
 
-  const linkSettings = () => {
-    if (!options.links) throw new ConfigError('One-click links need createRuntime({ links: { secret, baseUrl } }).', 'links_not_configured');
-    return options.links;
-  };
-
   const runtime: Runtime = {
     store,
     once,
@@ -400,78 +393,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       return { resumed, askedAgain, failed };
     },
-    async approvalLinks(runId: string, approvalId: string, linkOptions: { expiresIn?: number; approvedBy?: string } = {}) {
-      const links = linkSettings();
-      const snapshot = await get(runId);
-      const request = snapshot.pendingApprovals.find((item) => item.approvalId === approvalId);
-      if (!request) throw new UnknownApprovalError(runId, approvalId, snapshot.pendingApprovals.map((item) => item.approvalId));
-      const expiresIn = linkOptions.expiresIn ?? links.expiresInMs ?? 86_400_000;
-      const expiresAt = Math.min(clock() + expiresIn, request.expiresAt ?? Number.POSITIVE_INFINITY);
-      return approvalLinkUrls(links.baseUrl, links.secret, {
-        runId,
-        approvalId,
-        expiresAt,
-        ...(linkOptions.approvedBy === undefined ? {} : { approvedBy: linkOptions.approvedBy }),
-      });
-    },
-    async respondWithLink(token: string, respondOptions: { mode?: RespondMode; approvedBy?: string } = {}) {
-      const links = linkSettings();
-      const { approvedBy: caller, ...modeOptions } = respondOptions;
-      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
-      const snapshot = await get(claim.runId);
-      const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
-      // The token is bound to this approval by HMAC, so it stands in for the echo of the request's signature.
-      const result = await respond(
-        claim.runId,
-        {
-          approvalId: claim.approvalId,
-          approved: claim.decision === 'approve',
-          // Who the link was minted for wins over who the caller says clicked it.
-          approvedBy: claim.approvedBy ?? caller ?? `link:${claim.decision}`,
-          ...(request?.signature === undefined ? {} : { signature: request.signature }),
-          ...(claim.decision === 'deny' ? { reason: 'denied from an approval link' } : {}),
-        },
-        modeOptions,
-      );
-      // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
-      const tokenId = createHash('sha256').update(token).digest('base64url');
-      const spentBefore = (await once.putIfAbsent(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
-      if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
-      return { ...result, runId: claim.runId, approvalId: claim.approvalId };
-    },
-    async inspectLink(token: string) {
-      const links = linkSettings();
-      const claim = readLinkToken(links.secret, parse(tokenSchema, token, 'token'), clock());
-      return { claim, snapshot: await get(claim.runId) };
-    },
-    async inboxLink(reviewer: string, inboxOptions: { expiresIn?: number } = {}) {
-      const links = linkSettings();
-      parse(z.string().min(1).max(256), reviewer, 'inboxLink: reviewer');
-      const expiresAt = clock() + parse(z.number().int().positive(), inboxOptions.expiresIn ?? 8 * 3_600_000, 'inboxLink: expiresIn');
-      return { url: `${links.baseUrl.replace(/\/+$/, '')}/inbox/${mintInboxToken(links.secret, { reviewer, expiresAt })}`, expiresAt };
-    },
-    async reviewInbox(token: string, listOptions: ListPendingOptions = {}) {
-      const links = linkSettings();
-      const claim = readInboxToken(links.secret, parse(tokenSchema, token, 'token'), clock());
-      parse(pendingSchema, listOptions, 'reviewInbox');
-      const page = await store.listPending(listOptions);
-      // Each item's links come from the listing alone (no load per run); a decision checks everything again.
-      const items = page.items.map((item) => ({
-        ...item,
-        mayDecide: item.request.approvers === undefined || item.request.approvers.includes(claim.reviewer),
-        links: approvalLinkUrls(links.baseUrl, links.secret, {
-          runId: item.runId,
-          approvalId: item.request.approvalId,
-          expiresAt: Math.min(claim.expiresAt, item.request.expiresAt ?? Number.POSITIVE_INFINITY),
-          approvedBy: claim.reviewer,
-        }),
-      }));
-      return { reviewer: claim.reviewer, expiresAt: claim.expiresAt, items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
-    },
     subscribe(listener: (event: RunEvent) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
   };
-  return runtime;
+  return options.links === undefined ? runtime : withLinks(runtime, { ...options.links, clock });
 }

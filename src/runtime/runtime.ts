@@ -1,6 +1,7 @@
 import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
-import type { ApprovalLinks, LinkClaim } from './approval-links.js';
+import type { ApprovalLinkService } from '../links/link-service.js';
+import type { ApprovalLinkTokens, LinkClaim } from '../links/approval-links.js';
 import type { ExecuteInput } from '../machine/execute.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
@@ -23,7 +24,8 @@ export interface InboxPage {
   readonly items: readonly (PendingApprovalEntry & {
     /** False when the request names approvers and the reviewer is not one of them. */
     readonly mayDecide: boolean;
-    readonly links: ApprovalLinks;
+    /** The one-click tokens of this approval, minted for the reviewer. */
+    readonly tokens: ApprovalLinkTokens;
   })[];
   readonly cursor?: string;
 }
@@ -94,19 +96,38 @@ export interface Runtime {
    * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.
    */
   recover(): Promise<{ readonly resumed: number; readonly askedAgain: number; readonly failed: number }>;
-  /** Approve and deny URLs for one approval, for email or chat; needs `links` in the runtime options. */
-  approvalLinks(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinks>;
+  /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+/**
+ * A runtime made with `links`: it mints and spends one-click tokens. Chat and
+ * email channels take one of these, so a runtime without links is a type
+ * error where a channel is created, not a failure at the first approval.
+ *
+ * @example
+ * const runtime: LinkedRuntime = createRuntime({ agents: [agent], store, links: { secret: process.env.LINK_SECRET! } });
+ * const { approve, deny } = await runtime.linkTokens(runId, approvalId);
+ */
+export interface LinkedRuntime extends Runtime {
+  /** Mints and verifies tokens without reading the store (`createApprovalLinks`). */
+  readonly links: ApprovalLinkService;
+  /**
+   * The one-click tokens of a pending approval (approve, approve for the run, deny), valid until the earlier of
+   * `expiresIn` (default `links.expiresInMs`, 24 h) and the approval's own expiry. Throws `UnknownApprovalError`
+   * when it is no longer pending. Build URLs with `approvalLinkUrl(baseUrl, token)`.
+   */
+  linkTokens(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinkTokens>;
   /**
    * Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used.
    * `approvedBy` names who used it (e.g. `slack:U123`) when the token was minted without one; a token's own `approvedBy` wins.
+   * `reason` is the denier's own words (a deny token only).
    */
-  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string }): Promise<LinkRespondResult>;
+  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string; reason?: string }): Promise<LinkRespondResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
-  /** A reviewer's inbox URL (`${baseUrl}/inbox/<token>`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */
-  inboxLink(reviewer: string, options?: { expiresIn?: number }): Promise<{ readonly url: string; readonly expiresAt: number }>;
-  /** What an inbox token shows: a page of pending approvals, each with approve and deny links for its reviewer. Throws `LinkTokenError`. */
+  /** A reviewer's inbox token (for `inboxUrl(baseUrl, token)`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */
+  inboxToken(reviewer: string, options?: { expiresIn?: number }): Promise<{ readonly token: string; readonly expiresAt: number }>;
+  /** What an inbox token shows: a page of pending approvals, each with its tokens for the reviewer. Throws `LinkTokenError`. */
   reviewInbox(token: string, options?: ListPendingOptions): Promise<InboxPage>;
-  /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
-  subscribe(listener: (event: RunEvent) => void): () => void;
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createAgent, createMemoryStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { linkUrls } from '../support/link-urls.js';
 
 const TOKEN = 'display-test-token-0123456789';
 // What the person must not be shown raw: a right-to-left override, and 100 kB of padding that pushes the rest out of view.
@@ -28,7 +29,7 @@ describe('the description on every HTTP surface', () => {
       }),
     ],
     store: createMemoryStore(),
-    links: { secret: 'display-test-link-secret-0123456789', baseUrl: 'http://127.0.0.1' },
+    links: { secret: 'display-test-link-secret-0123456789' },
   });
   let server: ServeHandle;
 
@@ -41,9 +42,9 @@ describe('the description on every HTTP surface', () => {
 
   it('the link page and GET /approvals show the description escaped and shortened, with its end in view', async () => {
     const paused = await runtime.start('shell', { input: 'read my notes' });
-    const links = await runtime.approvalLinks(paused.runId, paused.pendingApprovals[0]!.approvalId);
+    const links = await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId, {}, server.url);
 
-    const page = await fetch(links.approve.replace('http://127.0.0.1', server.url));
+    const page = await fetch(links.approve);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).not.toContain('\u202E');

@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, serialize, type Agent, type Runtime, type SnapshotStore } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, defineTool, serialize, type Agent, type LinkedRuntime, type Runtime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, webhookSignature } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { batchBody, cancelBody, decisionBody, startRunBody } from '../../src/http/schemas.js';
+import { linkUrls } from '../support/link-urls.js';
 
 const TOKEN = 'fuzz-bearer-token-0123456789abcdef';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -265,7 +266,7 @@ const badAuth: fc.Arbitrary<Auth> = fc.oneof(
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('the approval app under hostile input', () => {
-  let runtime: Runtime;
+  let runtime: LinkedRuntime;
   let app: ReturnType<typeof createApprovalApp>;
   let seeded: Seeded;
   let baseline: string;
@@ -285,7 +286,7 @@ describe('the approval app under hostile input', () => {
       restricted: paymentAgent(`restricted-${id}`, 1, { approvers: ['alice'] }),
       expiring: paymentAgent(`expiring-${id}`, 1, { approvalTtlMs: 60_000, clock }),
     };
-    runtime = createRuntime({ agents: Object.values(agents), store: counting.store, clock, links: { secret: LINK_SECRET, baseUrl: 'http://localhost' } });
+    runtime = createRuntime({ agents: Object.values(agents), store: counting.store, clock, links: { secret: LINK_SECRET } });
     const runs = new Map<string, RunKind>();
     const approvals = new Map<string, string[]>();
     const seed = async (kind: RunKind, agent: Agent) => {
@@ -306,7 +307,7 @@ describe('the approval app under hostile input', () => {
     const linkTokens: string[] = [];
     for (const [runId, kind] of runs) {
       if (kind !== 'plain' && kind !== 'signed') continue;
-      const links = await runtime.approvalLinks(runId, approvals.get(runId)![0]!);
+      const links = await linkUrls(runtime, runId, approvals.get(runId)![0]!);
       for (const url of [links.approve, links.deny]) linkTokens.push(decodeURIComponent(new URL(url).pathname.split('/').at(-1)!));
     }
     expect(linkTokens).toHaveLength(4);

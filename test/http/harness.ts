@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type Message, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type Message, type RunEvent, type LinkedRuntime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, type ApprovalAppOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
@@ -13,7 +13,7 @@ export const NOW_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 export const LINK_SECRET = 'link-secret-0123456789abcdef';
 
 export interface Harness {
-  readonly runtime: Runtime;
+  readonly runtime: LinkedRuntime;
   readonly store: SnapshotStore;
   readonly app: ReturnType<typeof createApprovalApp>;
   /** Paths the tool ran with, in order. */
@@ -74,7 +74,7 @@ export function harness(options: HarnessOptions = {}): Harness {
   const runtime = createRuntime({
     agents: [agent],
     store,
-    links: { secret: LINK_SECRET, baseUrl: 'https://approvals.example.com' },
+    links: { secret: LINK_SECRET },
     ...(options.clock ? { clock: options.clock } : {}),
     onError: (error) => errors.push(error),
   });

@@ -5,6 +5,7 @@ import { createApprovalApp } from 'countersign/http';
 import { createRuntime } from 'countersign';
 import { expectOpaque } from '../support/opaque-token.js';
 import { harness, TOKEN } from './harness.js';
+import { linkUrls, inboxLinkUrl } from '../support/link-urls.js';
 
 const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
 const formTargets = (html: string) => [...html.matchAll(/action="\.\.\/links\/([^"]+)"/g)].map((match) => match[1]!);
@@ -14,7 +15,7 @@ describe('reviewer inbox', () => {
     const h = harness();
     const one = await h.runtime.start('files', { input: '/tmp/one' });
     const two = await h.runtime.start('files', { input: '/tmp/two' });
-    const inbox = await h.runtime.inboxLink('alice@example.com');
+    const inbox = await inboxLinkUrl(h.runtime, 'alice@example.com');
     expect(inbox.url).toMatch(/^https:\/\/approvals\.example\.com\/inbox\/[\w-]+\.[\w-]+$/);
     const page = await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`);
     expect(page.status).toBe(200);
@@ -48,7 +49,7 @@ describe('reviewer inbox', () => {
   it('keeps the reviewer out of sight: neither the inbox URL nor its buttons can be read by whoever sees them', async () => {
     const h = harness();
     const run = await h.runtime.start('files', { input: '/tmp/one' });
-    const inbox = await h.runtime.inboxLink('alice@example.com');
+    const inbox = await inboxLinkUrl(h.runtime, 'alice@example.com');
     const token = tokenOf(inbox.url, 'inbox');
     expectOpaque(token, ['alice@example.com', 'alice']);
     const targets = formTargets(await (await h.app.request(`/inbox/${token}`)).text());
@@ -63,25 +64,25 @@ describe('reviewer inbox', () => {
     let now = Date.UTC(2026, 0, 1);
     const h = harness({ clock: () => now });
     const run = await h.runtime.start('files', { input: '/tmp/x' });
-    const inbox = await h.runtime.inboxLink('bob', { expiresIn: 60_000 });
+    const inbox = await inboxLinkUrl(h.runtime, 'bob', { expiresIn: 60_000 });
     const token = tokenOf(inbox.url, 'inbox');
     const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
     expect((await h.app.request(`/inbox/${forged}`)).status).toBe(401);
     expect((await h.app.request(`/links/${token}`, { method: 'POST' })).status).toBe(401);
     expect((await h.app.request('/inbox/not-a-token')).status).toBe(401);
     // A decision link is no inbox token either.
-    const links = await h.runtime.approvalLinks(run.runId, run.pendingApprovals[0]!.approvalId);
+    const links = await linkUrls(h.runtime, run.runId, run.pendingApprovals[0]!.approvalId);
     expect((await h.app.request(`/inbox/${tokenOf(links.approve, 'links')}`)).status).toBe(401);
     now += 60_000;
     expect((await h.app.request(`/inbox/${token}`)).status).toBe(410);
     expect((await h.runtime.get(run.runId)).status).toBe('awaitingApproval');
-    await expect(h.runtime.inboxLink('')).rejects.toThrow(/reviewer/);
+    await expect(inboxLinkUrl(h.runtime, '')).rejects.toThrow(/reviewer/);
   });
 
   it('shows requests the reviewer may not decide without buttons', async () => {
     const h = harness({ approvers: ['carol'] });
     await h.runtime.start('files', { input: '/tmp/guarded' });
-    const html = await (await h.app.request(`/inbox/${tokenOf((await h.runtime.inboxLink('mallory')).url, 'inbox')}`)).text();
+    const html = await (await h.app.request(`/inbox/${tokenOf((await inboxLinkUrl(h.runtime, 'mallory')).url, 'inbox')}`)).text();
     expect(html).toContain('/tmp/guarded');
     expect(html).toContain('Only carol may decide this one.');
     expect(formTargets(html)).toEqual([]);

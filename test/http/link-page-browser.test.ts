@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createAgent, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { linkUrls, inboxLinkUrl } from '../support/link-urls.js';
 
 const executablePath = '/usr/bin/chromium';
 const hasBrowser = existsSync(executablePath);
@@ -37,7 +38,7 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
         ),
       }),
     ],
-    links: { secret: 'browser-test-link-secret-0123456789', baseUrl: 'http://127.0.0.1' },
+    links: { secret: 'browser-test-link-secret-0123456789' },
   });
 
   beforeAll(async () => {
@@ -55,11 +56,11 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
   it('shows the call with secrets redacted and warnings, and approves on click', async () => {
     const paused = await runtime.start('mailer', { input: 'email the CEO' });
     const request = paused.pendingApprovals[0]!;
-    const links = await runtime.approvalLinks(paused.runId, request.approvalId, { approvedBy: 'alice@example.com' });
+    const links = await linkUrls(runtime, paused.runId, request.approvalId, { approvedBy: 'alice@example.com' }, server.url);
     const page = await browser.newPage();
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => void dialogs.push(dialog.message()));
-    const response = await page.goto(links.approve.replace('http://127.0.0.1', server.url));
+    const response = await page.goto(links.approve);
     expect(response?.status()).toBe(200);
     const text = await page.locator('body').innerText();
     expect(text).toContain('send_email');
@@ -81,7 +82,7 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
     expect(executed).toEqual(['ceo@pаypal.com']);
 
     // The same link again, in the browser: already used.
-    const again = await page.goto(links.approve.replace('http://127.0.0.1', server.url));
+    const again = await page.goto(links.approve);
     expect(again?.status()).toBe(410);
     await page.close();
   });
@@ -89,9 +90,9 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
   it('a reviewer works through the inbox: two waiting, approve one, the other is still there', async () => {
     const first = await runtime.start('mailer', { input: 'email the CEO' });
     const second = await runtime.start('mailer', { input: 'email the CEO again' });
-    const inbox = await runtime.inboxLink('bob@example.com');
+    const inbox = await inboxLinkUrl(runtime, 'bob@example.com', {}, server.url);
     const page = await browser.newPage();
-    const url = inbox.url.replace('http://127.0.0.1', server.url);
+    const url = inbox.url;
     expect((await page.goto(url))?.status()).toBe(200);
     expect(await page.locator('section.item').count()).toBeGreaterThanOrEqual(2);
     const firstItem = page.locator('section.item', { hasText: first.runId });

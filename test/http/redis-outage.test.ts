@@ -10,6 +10,7 @@ import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { connect, removePrefix, uniquePrefix, until } from '../redis/redis-harness.js';
 import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { harness, json, type Harness } from './harness.js';
+import { linkUrls } from '../support/link-urls.js';
 
 const url = inject('redisUrl');
 
@@ -92,7 +93,7 @@ describe.skipIf(!url)('approval app during a Redis outage', () => {
 
   it('POST /links/:token: no "Decision recorded" page while the decision cannot be written; the same link works once Redis is back', async () => {
     const { runId, approvalId } = await paused();
-    const { approve } = await h.runtime.approvalLinks(runId, approvalId, { approvedBy: 'alice' });
+    const { approve } = await linkUrls(h.runtime, runId, approvalId, { approvedBy: 'alice' });
     const path = new URL(approve).pathname;
     await proxy.cut();
     const refused = await post(path);

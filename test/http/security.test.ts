@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, createMemoryStore, createRuntime, StoreUnavailableError, type SnapshotStore } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
 import { bearer, harness, NOW_MS, SECRET, signed, startPaused, stateOf, TOKEN } from './harness.js';
+import { linkUrls } from '../support/link-urls.js';
 
 type Body = Record<string, any>;
 const decisionPath = (runId: string, approvalId: string) => `/runs/${runId}/approvals/${approvalId}`;
@@ -261,7 +262,7 @@ describe('one-click links', () => {
   it('GET shows a confirmation page and changes nothing; the form POST decides once; a second POST is 410', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const links = await h.runtime.approvalLinks(runId, approvalId, { approvedBy: 'alice@example.com' });
+    const links = await linkUrls(h.runtime, runId, approvalId, { approvedBy: 'alice@example.com' });
     const before = await stateOf(h, runId);
     for (let i = 0; i < 3; i++) {
       const page = await h.app.request(pathOf(links.approve));
@@ -297,7 +298,7 @@ describe('one-click links', () => {
   it('a deny link denies', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const links = await h.runtime.approvalLinks(runId, approvalId);
+    const links = await linkUrls(h.runtime, runId, approvalId);
     const res = await h.app.request(pathOf(links.deny), { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Denied');
@@ -309,11 +310,11 @@ describe('one-click links', () => {
     const h = harness({ clock: () => now });
     const a = await startPaused(h, '/a');
     const b = await startPaused(h, '/b');
-    const links = await h.runtime.approvalLinks(a.runId, a.approvalId, { expiresIn: 60_000 });
+    const links = await linkUrls(h.runtime, a.runId, a.approvalId, { expiresIn: 60_000 });
     const token = pathOf(links.approve).slice('/links/'.length);
     const [payload, mac] = token.split('.') as [string, string];
     // Tokens are sealed: a retargeting attempt splices another approval's body onto this token's tag.
-    const [otherPayload] = pathOf((await h.runtime.approvalLinks(b.runId, b.approvalId, { expiresIn: 60_000 })).approve).slice('/links/'.length).split('.') as [string];
+    const [otherPayload] = pathOf((await linkUrls(h.runtime, b.runId, b.approvalId, { expiresIn: 60_000 })).approve).slice('/links/'.length).split('.') as [string];
     const retargeted = otherPayload;
     const before = [await stateOf(h, a.runId), await stateOf(h, b.runId)];
     const cases: [string, number][] = [
@@ -340,7 +341,7 @@ describe('one-click links', () => {
   it('escapes hostile arguments and warnings on the confirmation page', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h, '<script>alert(1)</script>"onmouseover="x');
-    const links = await h.runtime.approvalLinks(runId, approvalId);
+    const links = await linkUrls(h.runtime, runId, approvalId);
     const html = await (await h.app.request(pathOf(links.approve))).text();
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('"onmouseover');
@@ -350,7 +351,7 @@ describe('one-click links', () => {
   it('links need no bearer token, and a server without links answers 404', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const links = await h.runtime.approvalLinks(runId, approvalId);
+    const links = await linkUrls(h.runtime, runId, approvalId);
     const plain = createRuntime({ agents: [h.runtime.agent('files')], store: h.store });
     const app = createApprovalApp(plain, { bearerToken: TOKEN });
     expect((await app.request(pathOf(links.approve))).status).toBe(404);

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type Runtime, type SnapshotStore } from 'countersign';
+import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, createSlackNotifier, serve, SLACK_ACTION_IDS, type ServeHandle, type SlackNotifier, type SlackNotifierOptions } from 'countersign/http';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
@@ -13,6 +13,7 @@ import { expectCredentialsRefused, withCredentials } from '../support/credential
 import { BOT_TOKEN, startFakeSlack, type FakeSlack, type SlackRequest } from '../support/fake-slack.js';
 import { removePrefix, uniquePrefix, until } from '../redis/redis-harness.js';
 import { tcpProxy } from '../support/tcp-proxy.js';
+import { linkUrls } from '../support/link-urls.js';
 
 const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const LINK_SECRET = 'link-secret-0123456789abcdef';
@@ -22,7 +23,7 @@ const NOW_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 const NOW_S = Math.floor(NOW_MS / 1000);
 
 interface Setup {
-  readonly runtime: Runtime;
+  readonly runtime: LinkedRuntime;
   readonly store: SnapshotStore;
   readonly slack: FakeSlack;
   readonly notifier: SlackNotifier;
@@ -66,7 +67,7 @@ async function setup(options: { store?: SnapshotStore; resumeTimeoutMs?: number;
   const runtime = createRuntime({
     agents: [createAgent({ name: 'files', model, tools: [tool], ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}) })],
     store,
-    ...(options.links === false ? {} : { links: { secret: LINK_SECRET, baseUrl: 'https://approvals.example.com' } }),
+    links: { secret: LINK_SECRET },
   });
   const notifier = createSlackNotifier({
     runtime,
@@ -318,19 +319,14 @@ describe('createSlackNotifier: the message', () => {
     expect(String(r.notifierErrors[0]!.error)).not.toContain(BOT_TOKEN);
   });
 
-  it('refuses at first use, with a ConfigError to onError and nothing posted, when the runtime has no links', async () => {
-    const s = await setup({ links: false });
-    const run = await s.runtime.start('files', { input: '/tmp/x' });
-    await s.notifier.flush();
-    expect(run.status).toBe('awaitingApproval');
-    expect(s.slack.messages()).toHaveLength(0);
-    expect(s.notifierErrors).toHaveLength(1);
-    expect(s.notifierErrors[0]!.error).toBeInstanceOf(ConfigError);
-    expect(String(s.notifierErrors[0]!.error)).toContain('createRuntime({ links');
+  it('refuses a runtime without links where the notifier is made (a type error in TypeScript), naming the fix', () => {
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    // @ts-expect-error a runtime made without links cannot mint the buttons' tokens
+    expect(() => createSlackNotifier({ runtime, webhookUrl: 'https://hooks.slack.com/services/T000/B000/XXXX' })).toThrow(/createRuntime\(\{ agents, links \}\)/);
   });
 
   it('refuses bad options with a ConfigError that never repeats a secret', () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
     expect(() => createSlackNotifier({ runtime })).toThrow(/either webhookUrl .* or token and channel/);
     expect(() => createSlackNotifier({ runtime, webhookUrl: 'https://hooks.slack.com/x', token: 'xoxb-123456789' })).toThrow(ConfigError);
     expect(() => createSlackNotifier({ runtime, token: 'xoxb-123456789' })).toThrow(/needs a channel/);
@@ -340,11 +336,11 @@ describe('createSlackNotifier: the message', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('SECRETPATH');
     }
-    expect(() => createSlackNotifier({ runtime: {} as Runtime, webhookUrl: 'https://hooks.slack.com/x' })).toThrow(/runtime/);
+    expect(() => createSlackNotifier({ runtime: {} as LinkedRuntime, webhookUrl: 'https://hooks.slack.com/x' })).toThrow(/runtime/);
   });
 
   it('refuses webhook, API and response URLs with a user name and password, pointing at the token or secret instead', () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
     const hook = 'https://hooks.slack.com/services/T000/B000/XXXX';
     expectCredentialsRefused(() => createSlackNotifier({ runtime, webhookUrl: withCredentials(hook) }), 'webhookUrl', /Put the credential in token/);
     expectCredentialsRefused(() => createSlackNotifier({ runtime, token: 'xoxb-123456789', channel: 'C1', apiUrl: withCredentials('https://slack.com/api') }), 'apiUrl', /Put the credential in token/);
@@ -433,7 +429,7 @@ describe('POST /slack/actions', () => {
   });
 
   it('verifies Slack\'s own worked example (docs: verifying requests from Slack)', async () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
     const app = createApprovalApp(runtime, { bearerToken: 'test-bearer-token-0123456789', clock: () => 1531420618_000, slack: { signingSecret: '8f742231b10e8888abcd99yyyzzz85a5' } });
     const body =
       'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner' +
@@ -519,7 +515,7 @@ describe('POST /slack/actions', () => {
   it('lets a token minted for a person win over the Slack user who clicked it', async () => {
     const s = await setup();
     const { runId, approvalId } = await paused(s);
-    const links = await s.runtime.approvalLinks(runId, approvalId, { approvedBy: 'alice@example.com' });
+    const links = await linkUrls(s.runtime, runId, approvalId, { approvedBy: 'alice@example.com' });
     await click(s, { value: links.approve.split('/links/')[1]!, user: 'U777' });
     expect((await responses(s, 1))[0]!.json['text']).toBe('Approved by alice@example.com: *delete_file*, run is completed.');
     expect((await s.runtime.get(runId)).audit[0]!.by).toBe('alice@example.com');

@@ -6,6 +6,7 @@ import {
   createMemoryOnceStore,
   createMemoryStore,
   createRuntime,
+  isLinkedRuntime,
   DecisionConflictError,
   LinkTokenError,
   RunNotFoundError,
@@ -13,22 +14,22 @@ import {
   UnknownApprovalError,
   type RunEvent,
 } from 'countersign';
-import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { countingAgent, manualClock } from '../support/runtime-harness.js';
+import { linkUrls } from '../support/link-urls.js';
 
 describe('createRuntime', () => {
   it('refuses a configuration it cannot run, naming the problem', () => {
     const { agent } = countingAgent();
     expect(() => createRuntime({ agents: [] })).toThrow(/agents is empty/);
     expect(() => createRuntime({ agents: [agent, agent] })).toThrow(/two agents are named/);
-    expect(() => createRuntime({ agents: [agent], links: { secret: 'short', baseUrl: 'https://x.example' } })).toThrow(ConfigError);
+    expect(() => createRuntime({ agents: [agent], links: { secret: 'short' } })).toThrow(ConfigError);
     expect(() => createRuntime({ agents: [agent], store: {} as never })).toThrow(/store must implement SnapshotStore/);
   });
 
-  it('refuses a links.baseUrl with a user name and password: links are pasted into chats and logs', () => {
+  it('mints tokens, not URLs: links take a secret, and a base URL is refused by name (the app owns its routes)', () => {
     const { agent } = countingAgent();
-    const links = { secret: 'link-secret-0123456789abcdef', baseUrl: withCredentials('https://approvals.example.com') };
-    expectCredentialsRefused(() => createRuntime({ agents: [agent], links }), 'links.baseUrl', /Put the credential in secret/);
+    // @ts-expect-error baseUrl is no runtime option: build URLs with approvalLinkUrl(baseUrl, token)
+    expect(() => createRuntime({ agents: [agent], links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://approvals.example.com' } })).toThrow(expect.objectContaining({ code: 'unknown_option', message: expect.stringMatching(/links has an unknown option baseUrl/) }));
   });
 
   it('keeps once-only facts in the store\'s OnceStore, one given, or memory; a shared store without one is refused', async () => {
@@ -366,10 +367,10 @@ describe('one-click links', () => {
   it('decides with a link once; a reused, forged or foreign token is refused', async () => {
     const clock = manualClock();
     const counting = countingAgent({ clock, calls: 2 });
-    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret, baseUrl: 'https://approvals.example.com/' } });
+    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const [first, second] = paused.pendingApprovals;
-    const links = await runtime.approvalLinks(paused.runId, first!.approvalId, { approvedBy: 'alice@example.com' });
+    const links = await linkUrls(runtime, paused.runId, first!.approvalId, { approvedBy: 'alice@example.com' });
     expect(links.approve).toMatch(/^https:\/\/approvals\.example\.com\/links\/[\w-]+\.[\w-]+$/);
     const token = (url: string) => url.split('/links/')[1]!;
 
@@ -381,25 +382,28 @@ describe('one-click links', () => {
     // The deny link of a decided approval cannot overturn it.
     await expect(runtime.respondWithLink(token(links.deny))).rejects.toBeInstanceOf(DecisionConflictError);
 
-    const other = await runtime.approvalLinks(paused.runId, second!.approvalId, { expiresIn: 1_000 });
+    const other = await linkUrls(runtime, paused.runId, second!.approvalId, { expiresIn: 1_000 });
     clock.advance(1_000);
     await expect(runtime.respondWithLink(token(other.deny))).rejects.toMatchObject({ reason: 'expired' });
-    await expect(runtime.approvalLinks(paused.runId, 'apr_nope')).rejects.toBeInstanceOf(UnknownApprovalError);
+    await expect(linkUrls(runtime, paused.runId, 'apr_nope')).rejects.toBeInstanceOf(UnknownApprovalError);
   });
 
   it('never outlives the approval it decides', async () => {
     const clock = manualClock();
     const counting = countingAgent({ clock, approvalTtlMs: 5_000 });
-    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret, baseUrl: 'https://a.example' } });
+    const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const links = await runtime.approvalLinks(paused.runId, paused.pendingApprovals[0]!.approvalId, { expiresIn: 86_400_000 });
+    const links = await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId, { expiresIn: 86_400_000 });
     expect(links.expiresAt).toBe(paused.pendingApprovals[0]!.expiresAt);
-    await expect(createRuntime({ agents: [counting.agent] }).approvalLinks(paused.runId, 'x')).rejects.toThrow(/links/);
+    const unlinked = createRuntime({ agents: [counting.agent] });
+    expect(isLinkedRuntime(unlinked)).toBe(false);
+    // @ts-expect-error a runtime made without links has no linkTokens: a type error, not a failure at the first approval
+    expect(unlinked.linkTokens).toBeUndefined();
   });
 
   it('refuses tokens that are not tokens', async () => {
     const { agent } = countingAgent();
-    const runtime = createRuntime({ agents: [agent], links: { secret, baseUrl: 'https://a.example' } });
+    const runtime = createRuntime({ agents: [agent], links: { secret } });
     await expect(runtime.respondWithLink('garbage')).rejects.toBeInstanceOf(LinkTokenError);
   });
 });
@@ -444,9 +448,9 @@ describe('one-click links and an unavailable store', () => {
     const store = createMemoryStore();
     let down = false;
     const flaky: typeof store = { ...store, commit: (...args) => (down ? Promise.reject(new StoreUnavailableError('Redis is restarting.')) : store.commit(...args)) };
-    const runtime = createRuntime({ agents: [counting.agent], store: flaky, links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://a.example' } });
+    const runtime = createRuntime({ agents: [counting.agent], store: flaky, links: { secret: 'link-secret-0123456789abcdef' } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const token = (await runtime.approvalLinks(paused.runId, paused.pendingApprovals[0]!.approvalId)).approve.split('/links/')[1]!;
+    const token = (await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId)).approve.split('/links/')[1]!;
     down = true;
     await expect(runtime.respondWithLink(token)).rejects.toBeInstanceOf(StoreUnavailableError);
     down = false;

@@ -7,18 +7,40 @@ export interface LinkClaim {
   readonly runId: string;
   readonly approvalId: string;
   readonly decision: 'approve' | 'deny';
+  /** `'run'`: the approval also covers later calls of this tool in the run (`ApprovalResponse.scope`). */
+  readonly scope?: 'run';
   readonly expiresAt: number;
   /** Who the link was sent to; recorded as `approvedBy` when it is used. */
   readonly approvedBy?: string;
 }
 
-export interface ApprovalLinks {
+/**
+ * The one-click tokens of one approval: approve once, approve for the rest of
+ * the run, deny. Opaque strings for a button's value or a URL's last segment
+ * (`approvalLinkUrl(baseUrl, token)`).
+ *
+ * @example
+ * const tokens: ApprovalLinkTokens = await runtime.linkTokens(runId, approvalId);
+ * const approveUrl = approvalLinkUrl('https://approvals.example.com', tokens.approve);
+ */
+export interface ApprovalLinkTokens {
   readonly approve: string;
+  readonly approveForRun: string;
   readonly deny: string;
   readonly expiresAt: number;
 }
 
-const claimSchema = z.object({ r: z.string(), a: z.string(), d: z.enum(['approve', 'deny']), e: z.number(), b: z.string().optional() });
+/** Which approval a set of tokens decides, for whom, until when. */
+export type LinkTarget = Omit<LinkClaim, 'decision' | 'scope'>;
+
+const claimSchema = z.object({
+  r: z.string(),
+  a: z.string(),
+  d: z.enum(['approve', 'deny']),
+  s: z.literal('run').optional(),
+  e: z.number(),
+  b: z.string().optional(),
+});
 
 /**
  * What a token is for is sealed with it (as associated data), so an inbox token
@@ -76,17 +98,33 @@ function open<T extends { e: number }>(secret: string, purpose: Purpose, schema:
   return parsed;
 }
 
-/** An opaque token sealing run, approval, decision, expiry and recipient with AES-256-GCM. */
+/** An opaque token sealing run, approval, decision, scope, expiry and recipient with AES-256-GCM. */
 export function mintLinkToken(secret: string, claim: LinkClaim): string {
-  return mint(secret, 'countersign.link.v2', { r: claim.runId, a: claim.approvalId, d: claim.decision, e: claim.expiresAt, b: claim.approvedBy });
+  return mint(secret, 'countersign.link.v2', { r: claim.runId, a: claim.approvalId, d: claim.decision, s: claim.scope, e: claim.expiresAt, b: claim.approvedBy });
 }
 
 /** Opens a token, checks its integrity and expiry, and returns what it grants; throws `LinkTokenError`. */
 export function readLinkToken(secret: string, token: string, now: number): LinkClaim {
   const parsed = open(secret, 'countersign.link.v2', claimSchema, token, now);
-  return { runId: parsed.r, approvalId: parsed.a, decision: parsed.d, expiresAt: parsed.e, ...(parsed.b === undefined ? {} : { approvedBy: parsed.b }) };
+  return {
+    runId: parsed.r,
+    approvalId: parsed.a,
+    decision: parsed.d,
+    ...(parsed.s === undefined ? {} : { scope: parsed.s }),
+    expiresAt: parsed.e,
+    ...(parsed.b === undefined ? {} : { approvedBy: parsed.b }),
+  };
 }
 
+/** The three tokens of one approval (approve, approve for the run, deny). */
+export function mintLinkTokens(secret: string, target: LinkTarget): ApprovalLinkTokens {
+  return {
+    approve: mintLinkToken(secret, { ...target, decision: 'approve' }),
+    approveForRun: mintLinkToken(secret, { ...target, decision: 'approve', scope: 'run' }),
+    deny: mintLinkToken(secret, { ...target, decision: 'deny' }),
+    expiresAt: target.expiresAt,
+  };
+}
 /** What a reviewer's inbox token grants: seeing the pending approvals and deciding them as `reviewer`, until a time. */
 export interface InboxClaim {
   readonly reviewer: string;
@@ -104,11 +142,4 @@ export function mintInboxToken(secret: string, claim: InboxClaim): string {
 export function readInboxToken(secret: string, token: string, now: number): InboxClaim {
   const parsed = open(secret, 'countersign.inbox.v2', inboxSchema, token, now);
   return { reviewer: parsed.w, expiresAt: parsed.e };
-}
-
-/** Approve and deny URLs (`${baseUrl}/links/<token>`) for one approval. */
-export function approvalLinkUrls(baseUrl: string, secret: string, target: Omit<LinkClaim, 'decision'>): ApprovalLinks {
-  const base = baseUrl.replace(/\/+$/, '');
-  const url = (decision: LinkClaim['decision']) => `${base}/links/${mintLinkToken(secret, { ...target, decision })}`;
-  return { approve: url('approve'), deny: url('deny'), expiresAt: target.expiresAt };
 }

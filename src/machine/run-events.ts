@@ -1,12 +1,56 @@
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError } from './types.js';
+import { isErrorResult } from './tool-results.js';
+import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, ToolCallRecord } from './types.js';
 
-/** What happened to a run, announced to `onEvent`, notifiers and streams. */
+/** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
+export const TOOL_RESULT_EXCERPT = 1000;
+
+/**
+ * What happened to a run, announced to `onEvent`, notifiers and streams.
+ * `tool-finished` is announced for calls a person decided (they have an
+ * `approvalId`), so a channel can show how the call it asked about ended.
+ */
 export type RunEvent =
   | { readonly type: 'approval-requested'; readonly runId: string; readonly agentName: string; readonly request: ApprovalRequest }
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
   | { readonly type: 'run-completed'; readonly runId: string; readonly agentName: string; readonly output: string }
   | { readonly type: 'run-failed'; readonly runId: string; readonly agentName: string; readonly error: RunError }
-  | { readonly type: 'run-cancelled'; readonly runId: string; readonly agentName: string; readonly reason: string };
+  | { readonly type: 'run-cancelled'; readonly runId: string; readonly agentName: string; readonly reason: string }
+  | {
+      readonly type: 'tool-finished';
+      readonly runId: string;
+      readonly agentName: string;
+      readonly approvalId: string;
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly status: 'succeeded' | 'failed';
+      /** The start of what the model reads as the result (at most `TOOL_RESULT_EXCERPT` characters). */
+      readonly result: string;
+    };
+
+type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & { readonly approvalId: string; readonly status: 'succeeded' | 'failed'; readonly result: string };
+
+/**
+ * The calls a person approved that finished between `before` and `after`: a record that turned `succeeded` or
+ * `failed` mid-turn, or, when the turn ended in between, an approved record whose result is now a tool message.
+ */
+function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot): Finished[] {
+  const finished: Finished[] = [];
+  const earlier = new Map<string, ToolCallRecord>();
+  for (const record of before?.toolCalls ?? []) if (record.approvalId !== undefined) earlier.set(record.toolCallId, record);
+  for (const record of after.toolCalls) {
+    if (record.approvalId === undefined || (record.status !== 'succeeded' && record.status !== 'failed')) continue;
+    if (earlier.get(record.toolCallId)?.status === record.status) continue;
+    finished.push({ toolCallId: record.toolCallId, toolName: record.toolName, approvalId: record.approvalId, status: record.status, result: record.result ?? '' });
+  }
+  if (earlier.size === 0 || after.messages.length <= before!.messages.length) return finished;
+  for (let index = before!.messages.length; index < after.messages.length; index++) {
+    const message = after.messages[index]!;
+    const record = message.role === 'tool' && message.toolCallId !== undefined ? earlier.get(message.toolCallId) : undefined;
+    if (record === undefined || (record.status !== 'approved' && record.status !== 'executing')) continue;
+    finished.push({ toolCallId: record.toolCallId, toolName: record.toolName, approvalId: record.approvalId!, status: isErrorResult(message.content) ? 'failed' : 'succeeded', result: message.content });
+  }
+  return finished;
+}
 
 /** The events that lead from `before` to `after` (a later snapshot of the same run). */
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
@@ -22,6 +66,11 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
     const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
     for (const request of after.pendingApprovals) {
       if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request });
+    }
+  }
+  if (after.toolCalls !== before?.toolCalls) {
+    for (const call of finishedCalls(before, after)) {
+      events.push({ type: 'tool-finished', runId, agentName, ...call, result: call.result.slice(0, TOOL_RESULT_EXCERPT) });
     }
   }
   if (before?.status !== after.status) {

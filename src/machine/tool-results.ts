@@ -17,6 +17,11 @@ export function errorResult(message: string): string {
   return JSON.stringify({ status: 'error', error: message });
 }
 
+/** True for a result `errorResult` wrote. */
+export function isErrorResult(content: string): boolean {
+  return content.startsWith('{"status":"error","error":');
+}
+
 /** A tool's return value as the text the model reads. */
 export function resultContent(value: unknown): string {
   if (typeof value === 'string') return value;

@@ -37,7 +37,7 @@ function sseReader(res: Response) {
 }
 
 describe('GET /events', () => {
-  it('streams approval-requested, approval-resolved and run-completed as they are committed', async () => {
+  it('streams approval-requested, approval-resolved, tool-finished and run-completed as they are committed', async () => {
     const h = harness();
     const res = await h.app.request('/events', { headers: bearer() });
     expect(res.status).toBe(200);
@@ -51,6 +51,7 @@ describe('GET /events', () => {
     expect(JSON.stringify(requested.data)).not.toContain('sk-secret-value');
     await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' }));
     expect((await events.event()).type).toBe('approval-resolved');
+    expect(await events.event()).toMatchObject({ type: 'tool-finished', data: { runId, approvalId, toolName: 'delete_file', status: 'succeeded' } });
     expect(await events.event()).toMatchObject({ type: 'run-completed', data: { runId } });
     await events.cancel();
   });

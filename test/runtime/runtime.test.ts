@@ -426,8 +426,9 @@ describe('events', () => {
     });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'a' });
-    expect(seen.map((item) => item.event.type)).toEqual(['approval-requested', 'approval-resolved', 'run-completed']);
-    await waitFor(async () => errors.length === 3);
+    expect(seen.map((item) => item.event.type)).toEqual(['approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
+    expect(seen[2]!.event).toMatchObject({ type: 'tool-finished', approvalId: paused.pendingApprovals[0]!.approvalId, toolName: 'send_payment', status: 'succeeded', result: 'paid acct-0' });
+    await waitFor(async () => errors.length === 4);
     expect((errors[0] as Error).message).toBe('webhook down');
     const requested = seen[0]!.event;
     expect(requested.type === 'approval-requested' && requested.request.approvalId).toBe(paused.pendingApprovals[0]!.approvalId);

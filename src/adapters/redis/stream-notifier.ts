@@ -152,6 +152,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
   'run-completed',
   'run-failed',
   'run-cancelled',
+  'tool-finished',
 ]);
 
 /**

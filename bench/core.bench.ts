@@ -140,7 +140,7 @@ for (const count of [0, 10, 100, 1_000, 10_000]) {
     const t2 = performance.now();
     const loaded = deserialize(text);
     const t3 = performance.now();
-    const approved = withApprovalResponse(loaded, { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' });
+    const approved = withApprovalResponse(loaded, { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { agent: cycleAgent });
     const t4 = performance.now();
     const done = await cycleAgent.execute(approved);
     const t5 = performance.now();

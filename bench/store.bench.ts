@@ -74,7 +74,7 @@ if (section(2)) {
   for (const prior of [10, 100, 1000]) {
     const run = await paused(prior);
     await store.create(run);
-    const decided = approveAll(run, 'bench');
+    const decided = approveAll(run, 'bench', { agent });
     const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
     const decision = await bytesSent(redis, () => store.commit(decided, run.version, [resolved]));
     const done = await agent.execute(decided);

@@ -34,7 +34,7 @@ const next = withApprovalResponse(deserialize(stored), {
   approvalId: request.approvalId,
   approved: true,
   approvedBy: 'alice',
-});
+}, { agent });
 
 const done = await agent.execute(next);
 console.log(`status: ${done.status} (${done.stopReason})`);

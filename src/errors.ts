@@ -47,7 +47,7 @@ export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_opt
  *
  * @example
  * try {
- *   withApprovalResponse(snapshot, { approvalId: 'nope', approved: true });
+ *   withApprovalResponse(snapshot, { approvalId: 'nope', approved: true }, { agent });
  * } catch (error) {
  *   if (isCountersignError(error)) console.log(error.code, error.message);
  * }
@@ -231,16 +231,16 @@ export class ApprovalSignatureError extends CountersignError {
   }
 }
 
-/** No agent with this name is known to this process. */
+/** A runtime has no agent of this name among its `agents`. */
 export class AgentNotFoundError extends CountersignError {
   readonly agentName: string;
 
   constructor(agentName: string, known: readonly string[]) {
     super(
       'agent_not_found',
-      `No agent named ${agentName} is registered here` +
+      `No agent named ${agentName} is given to this runtime` +
         (known.length > 0 ? ` (known: ${known.join(', ')})` : '') +
-        '. Create it with createAgent before resuming its runs, or pass { agent }.',
+        '. Pass it in createRuntime({ agents }) to resume its runs.',
     );
     this.agentName = agentName;
   }

@@ -2,7 +2,7 @@ export { createAgent, type Agent, type AgentConfig, type AgentSettings } from '.
 export { defineTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement, type Approvers } from './machine/define-tool.js';
 export type { ExecuteInput, ExecuteOptions } from './machine/execute.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
-export { cancel } from './machine/cancel.js';
+export { cancel, type CancelOptions } from './machine/cancel.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
 export { expiryDecisions } from './machine/expiry.js';
 export type { RunEvent } from './machine/run-events.js';

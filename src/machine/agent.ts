@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
-import { AgentNotFoundError, ConfigError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import type { Tool } from './define-tool.js';
 import { execute, type ExecuteOptions, type ExecuteInput } from './execute.js';
+import { InflightRuns } from './inflight.js';
 import { compileRules, type PolicyAction, type PolicyConfig, type RuleSet } from './policy.js';
 import type { PresentOptions } from './present-args.js';
 import type { RuleStore } from '../ports/rule-store.js';
 import type { RunEvent } from './run-events.js';
+import { StoredRuleCache } from './stored-rules.js';
 import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
 
@@ -67,6 +69,10 @@ export interface AgentSettings {
   readonly display: PresentOptions;
   readonly onEvent: ((event: RunEvent) => void) | undefined;
   readonly leaseMs: number;
+  /** The runs this agent is executing in this process, which `cancel` aborts. */
+  readonly inflight: InflightRuns;
+  /** This agent's compiled stored rules, rebuilt when the rule store's list changes. */
+  readonly storedRules: StoredRuleCache;
 }
 
 const configSchema = z.object({
@@ -89,12 +95,10 @@ const configSchema = z.object({
   leaseMs: z.number().int().positive().optional(),
 });
 
-const registry = new Map<string, Agent>();
-
 /**
- * Creates an agent and registers it under its name in this process, so
- * `withApprovalResponse` and `execute` can find its tools when a stored run
- * comes back.
+ * Creates an agent. It holds no process-wide state: pass it to
+ * `withApprovalResponse`, `approveAll`, `denyAll` and `cancel` (`{ agent }`),
+ * so two agents with one name (two apps in one process) never mix.
  *
  * @example
  * const agent = createAgent({ name: 'files', model, tools: [deleteFile], approvalTtlMs: 3_600_000 });
@@ -122,6 +126,8 @@ export function createAgent(config: AgentConfig): Agent {
     display: config.display ?? {},
     onEvent: config.onEvent,
     leaseMs: config.leaseMs ?? 300_000,
+    inflight: new InflightRuns(),
+    storedRules: new StoredRuleCache(config.name),
   });
   const agent: Agent = Object.freeze({
     name: config.name,
@@ -129,16 +135,26 @@ export function createAgent(config: AgentConfig): Agent {
     settings,
     execute: (input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions) => execute(agent, input, options),
   });
-  registry.set(config.name, agent);
   return agent;
 }
 
-/** The agent a snapshot belongs to: the one given, else the one registered under its name. */
-export function agentFor(snapshot: Pick<AgentSnapshot, 'agentName'>, given?: Agent): Agent {
-  const agent = given ?? registry.get(snapshot.agentName);
-  if (!agent) throw new AgentNotFoundError(snapshot.agentName, [...registry.keys()]);
-  if (agent.name !== snapshot.agentName) {
-    throw new ConfigError(`This snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}.`);
+/** The `agent` option of the functions that decide or cancel a stored run. */
+export const agentOption = z.custom<Agent>(
+  (value) => typeof (value as Agent | undefined)?.execute === 'function' && typeof (value as Agent).settings === 'object',
+  'must be an agent made with createAgent',
+);
+
+/**
+ * The agent a public function was given for `snapshot`: required, since
+ * agents are not looked up by name, and it must be the run's own.
+ */
+export function agentOfRun(snapshot: Pick<AgentSnapshot, 'runId' | 'agentName'>, agent: Agent | undefined, where: string): Agent {
+  if (agent === undefined) {
+    throw new ConfigError(
+      `${where}: options.agent is missing; pass { agent }, the agent of run ${snapshot.runId} (named ${snapshot.agentName}) as createAgent returned it.`,
+      'missing_option',
+    );
   }
+  if (agent.name !== snapshot.agentName) throw new ConfigError(`${where}: this snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}; pass that agent as { agent }.`);
   return agent;
 }

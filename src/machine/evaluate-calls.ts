@@ -5,7 +5,6 @@ import { buildApprovalRequest } from './approval-request.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
-import { compileStoredRules } from './stored-rules.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
 import { approverListOf, mayDecide } from './approvers.js';
 import { signDecision } from './decision-signature.js';
@@ -41,7 +40,7 @@ async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCo
 }
 
 async function storedRulesOf(agent: Agent): Promise<RuleSet | undefined> {
-  return agent.settings.ruleStore ? compileStoredRules(await agent.settings.ruleStore.list(), agent.name) : undefined;
+  return agent.settings.ruleStore ? agent.settings.storedRules.compile(await agent.settings.ruleStore.list()) : undefined;
 }
 
 /**

@@ -9,7 +9,6 @@ import { currentToolCalls } from './current-tool-calls.js';
 import { approversOfCall, evaluateCalls } from './evaluate-calls.js';
 import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
-import { inflightRuns } from './inflight.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
@@ -188,7 +187,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   const onOuterAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const release = inflightRuns.register(snapshot.runId, controller);
+  const release = settings.inflight.register(snapshot.runId, controller);
   const cancelReason = () => {
     const reason: unknown = controller.signal.reason;
     return typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'cancelled';

@@ -1,5 +1,5 @@
-/** Runs this process is executing right now, so `cancel` can abort their model and tool calls. */
-class InflightRuns {
+/** Runs one agent is executing in this process right now, so `cancel` can abort their model and tool calls. */
+export class InflightRuns {
   readonly #controllers = new Map<string, Set<AbortController>>();
 
   register(runId: string, controller: AbortController): () => void {
@@ -19,5 +19,3 @@ class InflightRuns {
     return true;
   }
 }
-
-export const inflightRuns = new InflightRuns();

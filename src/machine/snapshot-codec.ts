@@ -178,7 +178,7 @@ export function serialize(snapshot: AgentSnapshot): string {
  *
  * @example
  * const snap = deserialize(await redis.get(`paused:${runId}`));
- * const next = withApprovalResponse(snap, { approvalId, approved: true });
+ * const next = withApprovalResponse(snap, { approvalId, approved: true }, { agent });
  */
 export function deserialize(text: string | unknown): AgentSnapshot {
   let envelope: unknown = text;

@@ -1,28 +1,36 @@
-import { compileRules, RuleSet } from './policy.js';
+import { compileRules, type RuleSet } from './policy.js';
 import type { StoredRule } from '../ports/rule-store.js';
 
-const cache = new Map<string, { signature: string; set: RuleSet }>();
-
 /**
- * The enabled stored rules that apply to `agentName`, compiled. The compiled
- * set is kept per agent and rebuilt only when the list changes, so reading
- * the store at every evaluation does not mean compiling at every call.
+ * One agent's stored rules, compiled: the enabled rules that apply to it. The
+ * compiled set is kept and rebuilt only when the list changes, so reading the
+ * store at every evaluation does not mean compiling at every call. Each agent
+ * has its own, so two agents with one name (two apps in one process) never
+ * share a set.
  */
-export function compileStoredRules(rules: readonly StoredRule[], agentName: string): RuleSet {
-  const applicable = rules.filter((rule) => rule.enabled && (rule.agent === undefined || rule.agent === agentName));
-  const signature = applicable.map((rule) => `${rule.id}\u0000${rule.createdAt}`).join('\u0001');
-  const cached = cache.get(agentName);
-  if (cached?.signature === signature) return cached.set;
-  const set = compileRules(
-    applicable.map((rule) => ({
-      id: rule.id,
-      action: rule.action,
-      ...(rule.tool === undefined ? {} : { tool: rule.tool }),
-      ...(rule.connector === undefined ? {} : { connector: rule.connector }),
-      ...(rule.reason === undefined ? {} : { reason: rule.reason }),
-      ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
-    })),
-  );
-  cache.set(agentName, { signature, set });
-  return set;
+export class StoredRuleCache {
+  readonly #agentName: string;
+  #last: { signature: string; set: RuleSet } | undefined;
+
+  constructor(agentName: string) {
+    this.#agentName = agentName;
+  }
+
+  compile(rules: readonly StoredRule[]): RuleSet {
+    const applicable = rules.filter((rule) => rule.enabled && (rule.agent === undefined || rule.agent === this.#agentName));
+    const signature = applicable.map((rule) => `${rule.id}\u0000${rule.createdAt}`).join('\u0001');
+    if (this.#last?.signature === signature) return this.#last.set;
+    const set = compileRules(
+      applicable.map((rule) => ({
+        id: rule.id,
+        action: rule.action,
+        ...(rule.tool === undefined ? {} : { tool: rule.tool }),
+        ...(rule.connector === undefined ? {} : { connector: rule.connector }),
+        ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+        ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
+      })),
+    );
+    this.#last = { signature, set };
+    return set;
+  }
 }

@@ -10,7 +10,7 @@ import {
   ToolNotFoundError,
   UnknownApprovalError,
 } from '../errors.js';
-import { agentFor, type Agent } from './agent.js';
+import { agentOfRun, agentOption, type Agent } from './agent.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
@@ -22,12 +22,21 @@ import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
 import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 
+/**
+ * Options of `withApprovalResponse`, `approveAll` and `denyAll`.
+ *
+ * @example
+ * const options: DecideOptions = { agent };
+ * const next = withApprovalResponse(snap, { approvalId, approved: true }, options);
+ */
 export interface DecideOptions {
-  /** The agent the run belongs to; found by the snapshot's agent name otherwise. */
-  readonly agent?: Agent;
+  /** The agent the run belongs to (`snapshot.agentName`), as `createAgent` returned it: its tools, clock, secret and approvers decide. */
+  readonly agent: Agent;
 }
+
+const decideSchema = optionsObject({ agent: agentOption });
 
 const responseSchema = z.object({
   approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
@@ -100,13 +109,14 @@ function isExpired(request: ApprovalRequest, at: number): boolean {
  *   approvalId: snap.pendingApprovals[0]!.approvalId,
  *   approved: true,
  *   approvedBy: 'alice',
- * });
+ * }, { agent });
  * const done = await agent.execute(next);
  */
-export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions = {}): AgentSnapshot {
+export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions): AgentSnapshot {
   assertSnapshotShape(snapshot);
   parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
-  const agent = agentFor(snapshot, options.agent);
+  const agent = agentOfRun(snapshot, (options as DecideOptions | undefined)?.agent, 'withApprovalResponse');
+  parseOptions(decideSchema, options, 'withApprovalResponse');
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
 
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
@@ -233,9 +243,9 @@ function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted
  * Approves every pending request of the run.
  *
  * @example
- * const next = approveAll(snap, 'alice');
+ * const next = approveAll(snap, 'alice', { agent });
  */
-export function approveAll(snapshot: AgentSnapshot, approvedBy?: string, options: DecideOptions = {}): AgentSnapshot {
+export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefined, options: DecideOptions): AgentSnapshot {
   return decideAll(snapshot, { approved: true, ...(approvedBy === undefined ? {} : { approvedBy }) }, options);
 }
 
@@ -243,9 +253,9 @@ export function approveAll(snapshot: AgentSnapshot, approvedBy?: string, options
  * Denies every pending request of the run, with one reason for all.
  *
  * @example
- * const next = denyAll(snap, 'alice', 'not during the freeze');
+ * const next = denyAll(snap, 'alice', 'not during the freeze', { agent });
  */
-export function denyAll(snapshot: AgentSnapshot, approvedBy?: string, reason?: string, options: DecideOptions = {}): AgentSnapshot {
+export function denyAll(snapshot: AgentSnapshot, approvedBy: string | undefined, reason: string | undefined, options: DecideOptions): AgentSnapshot {
   return decideAll(
     snapshot,
     { approved: false, ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) },

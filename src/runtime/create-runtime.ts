@@ -343,7 +343,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async cancel(runId: string, reason = 'cancelled') {
       const { next } = await update(runId, (current) => {
-        const cancelled = cancelSnapshot(current, reason, { now: clock() });
+        const cancelled = cancelSnapshot(current, reason, { agent: agentNamed(current.agentName), now: clock() });
         return cancelled === current ? { unchanged: undefined } : { next: cancelled, result: undefined };
       });
       return next;

@@ -61,7 +61,7 @@ describe('createOpenAIChatModel', () => {
     });
     const paused = await agent.execute({ input: 'remove /tmp/x' });
     expect(paused.pendingApprovals[0]).toMatchObject({ toolCallId: 'call_abc', toolName: 'delete_file', args: { path: '/tmp/x' } });
-    const done = await agent.execute(approveAll(paused, 'alice'));
+    const done = await agent.execute(approveAll(paused, 'alice', { agent }));
     expect(done.output).toBe('Deleted /tmp/x.');
     expect(deleted).toEqual(['/tmp/x']);
 

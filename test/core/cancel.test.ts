@@ -31,7 +31,7 @@ describe('cancel', () => {
     const clock = fakeClock();
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]), tools: [pathTool('long_job', newLedger())], clock });
     const paused = await agent.execute({ input: 'go' });
-    const stopped = cancel(paused, 'user closed the chat', { now: clock() + 5 });
+    const stopped = cancel(paused, 'user closed the chat', { agent, now: clock() + 5 });
     expect(stopped).toMatchObject({
       status: 'cancelled',
       state: 'cancelled',
@@ -43,13 +43,13 @@ describe('cancel', () => {
     expect(paused.status).toBe('awaitingApproval');
     // A cancelled run stays cancelled: execute returns it as it is, cancel again changes nothing.
     expect(await agent.execute(stopped)).toBe(stopped);
-    expect(cancel(stopped, 'again')).toBe(stopped);
+    expect(cancel(stopped, 'again', { agent })).toBe(stopped);
   });
 
   it('a completed run is returned unchanged', async () => {
     const agent = testAgent({ model: createScriptedModel([textTurn('hi')]), tools: [] });
     const done = await agent.execute({ input: 'go' });
-    expect(cancel(done, 'too late')).toBe(done);
+    expect(cancel(done, 'too late', { agent })).toBe(done);
   });
 
   it('a running tool sees its AbortSignal fire, and the execute in flight returns a cancelled snapshot', async () => {
@@ -58,11 +58,11 @@ describe('cancel', () => {
     const model = createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]);
     const agent = testAgent({ model, tools: [waitingTool(started, seen)] });
     const paused = await agent.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
 
     const running = agent.execute(approved);
     await started.promise;
-    const stopped = cancel(approved, 'operator pressed stop');
+    const stopped = cancel(approved, 'operator pressed stop', { agent });
     const finished = await running;
 
     expect(seen).toEqual({ aborted: true, reason: 'operator pressed stop' });
@@ -77,7 +77,7 @@ describe('cancel', () => {
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]), tools: [waitingTool(started, seen)] });
     const paused = await agent.execute({ input: 'go' });
     const controller = new AbortController();
-    const running = agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }), {
+    const running = agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }), {
       signal: controller.signal,
     });
     await started.promise;
@@ -104,7 +104,7 @@ describe('cancel', () => {
     const snapshots: AgentSnapshot[] = [];
     const running = agent.execute({ input: 'go' }, { checkpoint: async (snap) => void snapshots.push(snap) });
     await started.promise;
-    cancel(snapshots.at(-1)!, 'enough');
+    cancel(snapshots.at(-1)!, 'enough', { agent });
     const finished = await running;
     expect(modelSignal?.aborted).toBe(true);
     expect(finished).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });

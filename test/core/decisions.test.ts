@@ -49,7 +49,7 @@ describe('withApprovalResponse refusals', () => {
   it('refuses an unknown approval id with UnknownApprovalError naming the run, the id and the pending ids', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }));
+    const error = thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }, { agent }));
     expect(error).toBeInstanceOf(UnknownApprovalError);
     expect(error).toMatchObject({ code: 'unknown_approval', approvalId: 'apr_nope', runId: paused.runId, fault: 'user' });
     expect((error as Error).message).toContain(paused.pendingApprovals[0]!.approvalId);
@@ -64,8 +64,8 @@ describe('withApprovalResponse refusals', () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const cancelled = cancel(paused, 'user left', { now: 1 });
-    const error = thrown(() => withApprovalResponse(cancelled, { approvalId: request.approvalId, approved: true }));
+    const cancelled = cancel(paused, 'user left', { agent, now: 1 });
+    const error = thrown(() => withApprovalResponse(cancelled, { approvalId: request.approvalId, approved: true }, { agent }));
     expect(error).toBeInstanceOf(RunNotAwaitingApprovalError);
     expect(error).toMatchObject({ code: 'run_not_awaiting_approval', approvalId: request.approvalId, runId: paused.runId, status: 'cancelled' });
     expect(ledger.count()).toBe(0);
@@ -75,8 +75,8 @@ describe('withApprovalResponse refusals', () => {
     const { agent, clock } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const approved = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' });
-    const error = thrown(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: false, approvedBy: 'bob', reason: 'no' }));
+    const approved = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+    const error = thrown(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: false, approvedBy: 'bob', reason: 'no' }, { agent }));
     expect(error).toBeInstanceOf(DecisionConflictError);
     expect(error).toMatchObject({
       code: 'decision_conflict',
@@ -84,17 +84,17 @@ describe('withApprovalResponse refusals', () => {
       winner: { decision: 'approved', by: 'alice', at: clock(), scope: 'once' },
     });
     // A different scope or a different edit is a different outcome too.
-    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, scope: 'run' })).toThrow(DecisionConflictError);
-    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, args: { path: '/b' } })).toThrow(DecisionConflictError);
+    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, scope: 'run' }, { agent })).toThrow(DecisionConflictError);
+    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, args: { path: '/b' } }, { agent })).toThrow(DecisionConflictError);
   });
 
   it('refuses a conflicting decision after the run finished, naming the winning edit', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: '/edited' } }));
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: '/edited' } }, { agent }));
     expect(done.status).toBe('completed');
-    const error = thrown(() => withApprovalResponse(done, { approvalId: request.approvalId, approved: false }));
+    const error = thrown(() => withApprovalResponse(done, { approvalId: request.approvalId, approved: false }, { agent }));
     expect(error).toBeInstanceOf(DecisionConflictError);
     expect((error as DecisionConflictError).winner).toMatchObject({ decision: 'approved', editedArgsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
@@ -105,7 +105,7 @@ describe('withApprovalResponse refusals', () => {
     const request = paused.pendingApprovals[0]!;
     expect(request.expiresAt).toBe(clock() + 60_000);
     clock.advance(60_000);
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }));
+    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }));
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     expect(error).toMatchObject({ code: 'approval_expired', approvalId: request.approvalId, expiresAt: request.expiresAt, respondedAt: request.expiresAt });
   });
@@ -115,7 +115,7 @@ describe('withApprovalResponse refusals', () => {
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
     clock.advance(60_000);
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 }));
+    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 }, { agent }));
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     expect(error).toMatchObject({ expiresAt: request.expiresAt, respondedAt: clock() });
   });
@@ -124,11 +124,11 @@ describe('withApprovalResponse refusals', () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: 42 } }));
+    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: 42 } }, { agent }));
     expect(error).toBeInstanceOf(InvalidEditError);
     expect(error).toMatchObject({ code: 'invalid_edit', approvalId: request.approvalId, issues: [{ path: 'path', message: expect.any(String) }] });
     expect((error as Error).message).toContain('delete_file');
-    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: {} })).toThrow(InvalidEditError);
+    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: {} }, { agent })).toThrow(InvalidEditError);
     expect(ledger.count()).toBe(0);
   });
 
@@ -136,17 +136,17 @@ describe('withApprovalResponse refusals', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    expect(() => withApprovalResponse(paused, { approvalId, approved: false, args: { path: '/b' } })).toThrow(ConfigError);
-    expect(() => withApprovalResponse(paused, { approvalId, approved: 'yes' as unknown as boolean })).toThrow(/approved must be true or false/);
-    expect(() => withApprovalResponse(paused, { approvalId: '', approved: true })).toThrow(ConfigError);
+    expect(() => withApprovalResponse(paused, { approvalId, approved: false, args: { path: '/b' } }, { agent })).toThrow(ConfigError);
+    expect(() => withApprovalResponse(paused, { approvalId, approved: 'yes' as unknown as boolean }, { agent })).toThrow(/approved must be true or false/);
+    expect(() => withApprovalResponse(paused, { approvalId: '', approved: true }, { agent })).toThrow(ConfigError);
   });
 
   it('leaves the input snapshot untouched on every refusal', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const before = structuredClone(paused);
-    thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }));
-    thrown(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: 1 } }));
+    thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }, { agent }));
+    thrown(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: 1 } }, { agent }));
     expect(paused).toEqual(before);
   });
 });
@@ -156,8 +156,8 @@ describe('withApprovalResponse outcomes', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }, { name: 'delete_file', path: '/b' }]);
     const paused = await agent.execute({ input: 'go' });
     const [first] = paused.pendingApprovals;
-    const once = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' });
-    const again = withApprovalResponse(once, { approvalId: first!.approvalId, approved: true, approvedBy: 'bob', respondedAt: 5 });
+    const once = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+    const again = withApprovalResponse(once, { approvalId: first!.approvalId, approved: true, approvedBy: 'bob', respondedAt: 5 }, { agent });
     expect(again).toBe(once);
     expect(again.version).toBe(once.version);
     expect(auditLog(again).filter((entry) => entry.approvalId === first!.approvalId)).toHaveLength(1);
@@ -167,16 +167,16 @@ describe('withApprovalResponse outcomes', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice' }));
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice' }, { agent }));
     expect(done.status).toBe('completed');
-    expect(withApprovalResponse(done, { approvalId, approved: true, approvedBy: 'alice' })).toBe(done);
+    expect(withApprovalResponse(done, { approvalId, approved: true, approvedBy: 'alice' }, { agent })).toBe(done);
   });
 
   it('is pure: returns a new frozen snapshot one version later and leaves the input as it was', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const before = structuredClone(paused);
-    const next = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    const next = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
     expect(next).not.toBe(paused);
     expect(next.version).toBe(paused.version + 1);
     expect(Object.isFrozen(next)).toBe(true);
@@ -193,7 +193,7 @@ describe('withApprovalResponse outcomes', () => {
     ]);
     const paused = await agent.execute({ input: 'go' });
     const [a, b, c] = paused.pendingApprovals;
-    const partial = withApprovalResponse(paused, { approvalId: b!.approvalId, approved: true });
+    const partial = withApprovalResponse(paused, { approvalId: b!.approvalId, approved: true }, { agent });
     expect(partial.status).toBe('awaitingApproval');
     expect(partial.stopReason).toBe(StopReason.AwaitingApproval);
     expect(partial.pendingApprovals.map((request) => request.approvalId)).toEqual([a!.approvalId, c!.approvalId]);
@@ -203,7 +203,7 @@ describe('withApprovalResponse outcomes', () => {
     expect(stillPaused).toBe(partial);
     expect(ledger.count()).toBe(0);
 
-    const done = await agent.execute(approveAll(partial, 'alice'));
+    const done = await agent.execute(approveAll(partial, 'alice', { agent }));
     expect(done.status).toBe('completed');
     expect(ledger.executions.map((item) => item.input)).toEqual([{ path: '/a' }, { path: '/b' }, { path: '/c' }]);
   });
@@ -211,7 +211,7 @@ describe('withApprovalResponse outcomes', () => {
   it('approveAll decides every pending request and records who', async () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }, { name: 'move_file', path: '/b' }]);
     const paused = await agent.execute({ input: 'go' });
-    const all = approveAll(paused, 'alice');
+    const all = approveAll(paused, 'alice', { agent });
     expect(all.pendingApprovals).toEqual([]);
     expect(all.status).toBe('running');
     expect(all.state).toBe('executingTools');
@@ -227,7 +227,7 @@ describe('withApprovalResponse outcomes', () => {
   it('denyAll denies every pending request with one reason; nothing runs and the model reads each denial', async () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }, { name: 'move_file', path: '/b' }]);
     const paused = await agent.execute({ input: 'go' });
-    const denied = denyAll(paused, 'alice', 'change freeze');
+    const denied = denyAll(paused, 'alice', 'change freeze', { agent });
     expect(denied.pendingApprovals).toEqual([]);
     // Nothing is left to run, so the denials are already tool results and the model is next.
     expect(denied.state).toBe('callingModel');
@@ -246,9 +246,9 @@ describe('withApprovalResponse outcomes', () => {
   it('approveAll and denyAll on a snapshot with nothing pending return it unchanged', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
-    const all = approveAll(paused);
-    expect(approveAll(all)).toBe(all);
-    expect(denyAll(all)).toBe(all);
+    const all = approveAll(paused, undefined, { agent });
+    expect(approveAll(all, undefined, { agent })).toBe(all);
+    expect(denyAll(all, undefined, undefined, { agent })).toBe(all);
   });
 
   it('mixed answers in one turn: approved calls run, denied ones get { status: denied, reason }, in call order', async () => {
@@ -259,9 +259,9 @@ describe('withApprovalResponse outcomes', () => {
     ]);
     const paused = await agent.execute({ input: 'go' });
     const [a, b, c] = paused.pendingApprovals;
-    let next = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true });
-    next = withApprovalResponse(next, { approvalId: b!.approvalId, approved: false, reason: 'not that one' });
-    next = withApprovalResponse(next, { approvalId: c!.approvalId, approved: true });
+    let next = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true }, { agent });
+    next = withApprovalResponse(next, { approvalId: b!.approvalId, approved: false, reason: 'not that one' }, { agent });
+    next = withApprovalResponse(next, { approvalId: c!.approvalId, approved: true }, { agent });
     const done = await agent.execute(next);
     expect(ledger.executions.map((item) => item.ctx.toolCallId)).toEqual(['call_a', 'call_c']);
     const toolMessages = done.messages.filter((message) => message.role === 'tool');
@@ -275,7 +275,7 @@ describe('withApprovalResponse outcomes', () => {
   it('a denial without a reason still tells the model it was denied and not to retry', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: false }));
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: false }, { agent }));
     const result = parsedResult(done.messages.find((message) => message.role === 'tool')!.content);
     expect(result).toMatchObject({ status: 'denied', reason: 'denied', message: expect.stringMatching(/denied it.*Do not retry/) });
   });
@@ -290,7 +290,7 @@ describe('withApprovalResponse outcomes', () => {
       approvedBy: 'alice',
       args: { path: '/tmp/safe' },
       reason: 'narrowed the path',
-    });
+    }, { agent });
     expect(edited.toolCalls[0]).toMatchObject({ toolCallId: 'call_x', toolName: 'delete_file', status: 'approved', editedArgs: { path: '/tmp/safe' } });
     const done = await agent.execute(edited);
     expect(ledger.executions).toHaveLength(1);
@@ -321,14 +321,14 @@ describe('withApprovalResponse outcomes', () => {
     });
     const paused = await agent.execute({ input: 'go' });
     const [a, , m] = paused.pendingApprovals;
-    const remembered = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true, scope: 'run', approvedBy: 'alice' });
+    const remembered = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true, scope: 'run', approvedBy: 'alice' }, { agent });
     expect(remembered.runApprovals).toEqual(['delete_file']);
     expect(remembered.pendingApprovals.map((request) => request.approvalId)).toEqual([m!.approvalId]);
     expect(remembered.audit.map((entry) => [entry.toolName, entry.source, entry.scope])).toEqual([
       ['delete_file', 'human', 'run'],
       ['delete_file', 'memory', 'once'],
     ]);
-    const next = withApprovalResponse(remembered, { approvalId: m!.approvalId, approved: true });
+    const next = withApprovalResponse(remembered, { approvalId: m!.approvalId, approved: true }, { agent });
     // The second delete_file runs without asking; move_file was approved once only, so it asks again.
     const pausedAgain = await agent.execute(next);
     expect(pausedAgain.status).toBe('awaitingApproval');
@@ -343,7 +343,7 @@ describe('decisions keep their data', () => {
     const { agent, clock } = setup([{ name: 'delete_file', path: '/a', id: 'call_1' }]);
     const paused: AgentSnapshot = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const next = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', respondedAt: clock() + 7 });
+    const next = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', respondedAt: clock() + 7 }, { agent });
     expect(next.audit).toEqual([
       {
         approvalId: request.approvalId,

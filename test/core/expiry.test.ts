@@ -78,7 +78,7 @@ describe('approval expiry', () => {
     const paused = await agent.execute({ input: 'go' });
     clock.advance(500);
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    expect(() => withApprovalResponse(paused, { approvalId, approved: true })).toThrow(ApprovalExpiredError);
+    expect(() => withApprovalResponse(paused, { approvalId, approved: true }, { agent })).toThrow(ApprovalExpiredError);
     expect(paused.status).toBe('awaitingApproval');
   });
 
@@ -92,14 +92,14 @@ describe('approval expiry', () => {
     clock.advance(1_000);
     let error: unknown;
     try {
-      withApprovalResponse(swept, { approvalId, approved: true, approvedBy: 'alice' });
+      withApprovalResponse(swept, { approvalId, approved: true, approvedBy: 'alice' }, { agent });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     // expiresAt is when the expiry was applied: the request itself is gone from the finished turn.
     expect(error).toMatchObject({ code: 'approval_expired', approvalId, expiresAt: START + 5_000, respondedAt: START + 6_000 });
-    expect(withApprovalResponse(swept, { approvalId, approved: false })).toBe(swept);
+    expect(withApprovalResponse(swept, { approvalId, approved: false }, { agent })).toBe(swept);
   });
 
   it('only the expired requests are denied; the others stay pending and decidable', async () => {
@@ -112,7 +112,7 @@ describe('approval expiry', () => {
     expect(partly.toolCalls.map((record) => record.status)).toEqual(['pending', 'expired']);
     expect(partly.version).toBe(paused.version + 1);
 
-    const done = await agent.execute(withApprovalResponse(partly, { approvalId: partly.pendingApprovals[0]!.approvalId, approved: true }));
+    const done = await agent.execute(withApprovalResponse(partly, { approvalId: partly.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
     expect(done.status).toBe('completed');
     expect(ledger.executions.map((item) => item.toolName)).toEqual(['slow_tool']);
   });
@@ -124,7 +124,7 @@ describe('approval expiry', () => {
     clock.advance(10 * 1_000);
     expect(expiryDecisions(paused, clock())).toEqual([]);
     expect(await agent.execute(paused)).toBe(paused);
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
     const done = await agent.execute(approved);
     expect(done.status).toBe('completed');
     expect(ledger.count()).toBe(1);

@@ -74,7 +74,7 @@ describe('model arguments with prototype keys or extreme depth are invalid calls
     for (const args of [JSON.parse('{"path":"/tmp/a","__proto__":{"path":"/etc/shadow"}}'), { path: '/tmp/a', data: nested(100) }]) {
       let error: unknown;
       try {
-        withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice', args });
+        withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice', args }, { agent });
       } catch (caught) {
         error = caught;
       }

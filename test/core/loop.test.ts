@@ -153,7 +153,7 @@ describe('parsing a call once', () => {
     const paused = await agent.execute({ input: 'go' });
     expect(parses).toBe(2);
     expect(seen).toEqual([{ path: '/a', parse: 1 }]);
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', args: { path: '/c' } });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', args: { path: '/c' } }, { agent });
     await agent.execute(approved);
     // The edit is validated against the schema again (once when approved, once when it runs), not taken from the evaluation.
     expect(seen.at(-1)).toMatchObject({ path: '/c' });

@@ -84,7 +84,7 @@ async function play(s: Scenario, ledger: Ledger): Promise<Played> {
         approved: verdict !== 'deny',
         ...(verdict === 'approve-run' ? { scope: 'run' as const } : {}),
         ...(verdict === 'edit' ? { args: { path: `/edited/${request.toolCallId}` } } : {}),
-      });
+      }, { agent });
       snapshots.push(snap);
     }
     snap = await agent.execute(snap, { checkpoint });
@@ -183,10 +183,10 @@ describe('properties', () => {
         const before = structuredClone(snap);
         const attempts: (() => unknown)[] = [
           () => serialize(snap),
-          () => approveAll(snap, 'p'),
-          () => denyAll(snap, 'p', 'no'),
-          () => cancel(snap, 'stop', { now: 1 }),
-          ...snap.pendingApprovals.map((request) => () => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, args: { path: '/e' } })),
+          () => approveAll(snap, 'p', { agent }),
+          () => denyAll(snap, 'p', 'no', { agent }),
+          () => cancel(snap, 'stop', { agent, now: 1 }),
+          ...snap.pendingApprovals.map((request) => () => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, args: { path: '/e' } }, { agent })),
         ];
         for (const attempt of attempts) {
           try {

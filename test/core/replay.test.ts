@@ -23,7 +23,7 @@ describe('resume replays the approved calls', () => {
     expect(ledger.timeline).toEqual(['model:1']);
 
     const resumed = deserialize(serialize(paused));
-    const done = await agent.execute(withApprovalResponse(withApprovalResponse(resumed, { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true }), { approvalId: resumed.pendingApprovals[1]!.approvalId, approved: true }));
+    const done = await agent.execute(withApprovalResponse(withApprovalResponse(resumed, { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true }, { agent }), { approvalId: resumed.pendingApprovals[1]!.approvalId, approved: true }, { agent }));
 
     expect(ledger.timeline).toEqual(['model:1', 'tool:delete_file:call_first', 'tool:delete_file:call_second', 'model:2']);
     expect(model.calls).toHaveLength(2);
@@ -45,7 +45,7 @@ describe('resume replays the approved calls', () => {
       tools: [pathTool('delete_file', ledger)],
     });
     const paused = await agent.execute({ input: 'go', runId: 'run_fixed-id' });
-    await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }));
+    await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
     const { ctx } = ledger.executions[0]!;
     expect(ctx.runId).toBe('run_fixed-id');
     expect(ctx.toolCallId).toBe('call_7');
@@ -79,7 +79,7 @@ describe('resume replays the approved calls', () => {
       ['call_read', 'succeeded'],
       ['call_del', 'pending'],
     ]);
-    const approved = withApprovalResponse(deserialize(serialize(paused)), { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
+    const approved = withApprovalResponse(deserialize(serialize(paused)), { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
     const done = await agent.execute(approved);
     expect(ledger.timeline).toEqual(['model:1', 'tool:read_file:call_read', 'tool:delete_file:call_del', 'model:2']);
     expect(done.messages.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual(['call_read', 'call_del']);
@@ -105,7 +105,7 @@ describe('resume replays the approved calls', () => {
       ],
     });
     const paused = await agent.execute({ input: 'go' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }));
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
     expect(ledger.count()).toBe(1);
     expect(done.status).toBe('completed');
     const toolMessage = done.messages.find((message) => message.role === 'tool')!;

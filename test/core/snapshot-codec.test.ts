@@ -66,7 +66,7 @@ describe('snapshot fixture v1', () => {
     const calls: FixtureCalls = { read: [], deleted: [] };
     const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000);
     const snap = deserialize(fixtureText);
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }));
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
     expect(done.status).toBe('completed');
     expect(done.output).toBe('Deleted /srv/reports/q3-draft.pdf.');
     expect(calls.read).toEqual([]);
@@ -98,8 +98,8 @@ describe('snapshot fixture v2', () => {
     const agent = v2Agent(calls);
     const snap = deserialize(fixtureV2Text);
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! })).toThrow(ApproverNotAllowedError);
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! }));
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(ApproverNotAllowedError);
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! }, { agent }));
     expect(done.status).toBe('completed');
     expect(calls.read).toEqual([]);
     expect(calls.deleted.map((call) => call.input)).toEqual([{ path: '/srv/reports/q3-draft.pdf' }]);
@@ -108,7 +108,7 @@ describe('snapshot fixture v2', () => {
 
   it('refuses a v2 request altered in storage, also when the envelope claims version 1 (no downgrade)', async () => {
     const calls: FixtureCalls = { read: [], deleted: [] };
-    v2Agent(calls);
+    const agent = v2Agent(calls);
     for (const version of [2, 1]) {
       const alterations: ((request: Record<string, any>) => void)[] = [
         (request) => delete request['approvers'],
@@ -123,7 +123,7 @@ describe('snapshot fixture v2', () => {
           }, fixtureV2Text),
         );
         const request = snap.pendingApprovals[0]!;
-        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! })).toThrow(ApprovalSignatureError);
+        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
       }
     }
     expect(calls.deleted).toEqual([]);
@@ -148,8 +148,8 @@ describe('a request signed the v1 way, read under a decision secret', () => {
     const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { decisionSecret: secret });
     const snap = signedV1();
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! })).toThrow(/older countersign/);
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }));
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent })).toThrow(/older countersign/);
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }, { agent }));
     expect(done.status).toBe('completed');
     expect(calls.deleted).toEqual([]);
   });
@@ -200,9 +200,9 @@ describe('serialize', () => {
   it('keeps the history plain JSON and carries Date, Map, Set and BigInt in the head through superjson', async () => {
     const snap = deserialize(fixtureText);
     // An approver's edit may carry rich values; they survive the round trip as the same types.
-    fixtureAgent();
+    const agent = fixtureAgent();
     const rich = { path: '/x', when: new Date(FIXTURE_TIME), tags: new Set(['a']), sizes: new Map([['a', 1n]]) };
-    const edited = withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/x' } });
+    const edited = withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/x' } }, { agent });
     const withRich = { ...edited, toolCalls: edited.toolCalls.map((record) => (record.toolCallId === 'call_delete_1' ? { ...record, editedArgs: rich } : record)) };
     const back = deserialize(serialize(withRich));
     expect(back.toolCalls[1]!.editedArgs).toEqual(rich);

@@ -22,7 +22,7 @@ describe('audit', () => {
       approvedBy: 'alice',
       args: { path: '/a', body: 'v2' },
       reason: 'fixed the body',
-    });
+    }, { agent });
     const done = await agent.execute(edited);
 
     expect(executions.byTool.get('write')).toEqual([{ path: '/a', body: 'v2' }]);

@@ -43,7 +43,7 @@ describe('what the approver sees', () => {
     expect(JSON.stringify(serialized.head)).not.toContain('hunter2');
 
     const { approveAll } = await import('countersign');
-    const done = await agent.execute(approveAll(paused, 'alice'));
+    const done = await agent.execute(approveAll(paused, 'alice', { agent }));
     expect(done.status).toBe('completed');
     expect(received).toEqual([args]);
   });

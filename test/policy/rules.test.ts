@@ -118,7 +118,7 @@ describe('persisted rules', () => {
 
     const added = await rules.add({ tool: 'search', action: 'allow', reason: 'read-only' });
     expect(added).toMatchObject({ enabled: true, id: expect.any(String), createdAt: expect.any(Number) });
-    snap = await agent.execute(approveAll(snap, 'alice')); // turn 2 runs under the new rule, then turn 3 ...
+    snap = await agent.execute(approveAll(snap, 'alice', { agent })); // turn 2 runs under the new rule, then turn 3 ...
     expect(snap.audit.filter((entry) => entry.ruleId === added.id)).toHaveLength(3);
     expect(snap.status).toBe('completed');
 
@@ -161,7 +161,7 @@ describe('run memory', () => {
     const agent = agentCalling([call, call, call], { tools: [tool] });
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'run' });
+    const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent });
     return { agent, decided, executions, tool };
   }
 
@@ -199,7 +199,7 @@ describe('run memory', () => {
       policy: { rules: [{ id: 'no-prod', tool: 'deploy', action: 'deny', when: (args: { env: string }) => args.env === 'prod' }] },
     });
     const paused = await agent.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, scope: 'run' });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, scope: 'run' }, { agent });
     const done = await agent.execute(approved);
     expect(done.runApprovals).toEqual(['deploy']);
     expect(executions.byTool.get('deploy')).toEqual([{ env: 'staging' }]);

@@ -36,7 +36,7 @@ describe('signed decisions', () => {
     expect(paused.pendingApprovals.every((request) => typeof request.signature === 'string')).toBe(true);
     let next = paused;
     for (const request of paused.pendingApprovals) {
-      next = withApprovalResponse(next, { approvalId: request.approvalId, approved: true, approvedBy: 'ops', signature: request.signature! });
+      next = withApprovalResponse(next, { approvalId: request.approvalId, approved: true, approvedBy: 'ops', signature: request.signature! }, { agent });
     }
     const done = await agent.execute(next);
     expect(done.status).toBe('completed');
@@ -45,15 +45,15 @@ describe('signed decisions', () => {
   });
 
   it('refuses a response without the signature', async () => {
-    const { paused } = await pausedTwoCalls();
+    const { agent, paused } = await pausedTwoCalls();
     const request = paused.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true })).toThrow(ApprovalSignatureError);
+    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent })).toThrow(ApprovalSignatureError);
   });
 
   it('refuses an approval forged for another approval id', async () => {
-    const { paused, executions } = await pausedTwoCalls();
+    const { agent, paused, executions } = await pausedTwoCalls();
     const [first, second] = paused.pendingApprovals;
-    const attempt = () => withApprovalResponse(paused, { approvalId: second!.approvalId, approved: true, signature: first!.signature! });
+    const attempt = () => withApprovalResponse(paused, { approvalId: second!.approvalId, approved: true, signature: first!.signature! }, { agent });
     expect(attempt).toThrow(ApprovalSignatureError);
     try {
       attempt();
@@ -64,35 +64,35 @@ describe('signed decisions', () => {
   });
 
   it("refuses a decision when a pending call's arguments were changed in the stored snapshot", async () => {
-    const { paused, executions } = await pausedTwoCalls();
+    const { agent, paused, executions } = await pausedTwoCalls();
     const altered = tamper(paused, (envelope) => {
       const assistant = envelope.messages.findLast((message: any) => message.role === 'assistant');
       assistant.toolCalls[0].args.to = 'mallory';
       assistant.toolCalls[0].args.amount = 10_000;
     });
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! })).toThrow(
+    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(
       /no longer matches/,
     );
     expect(executions.count('transfer')).toBe(0);
   });
 
   it('refuses a request whose digest was rewritten to match altered arguments', async () => {
-    const { paused } = await pausedTwoCalls();
+    const { agent, paused } = await pausedTwoCalls();
     const altered = tamper(paused, (envelope) => {
       const assistant = envelope.messages.findLast((message: any) => message.role === 'assistant');
       assistant.toolCalls[0].args.to = 'mallory';
       envelope.head.json.pendingApprovals[0].argsDigest = 'f'.repeat(64);
     });
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! })).toThrow(ApprovalSignatureError);
+    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
   });
 
   it('refuses to run an approved call whose arguments were changed after the approval', async () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     let decided = paused;
     for (const request of paused.pendingApprovals) {
-      decided = withApprovalResponse(decided, { approvalId: request.approvalId, approved: true, signature: request.signature! });
+      decided = withApprovalResponse(decided, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent });
     }
     const altered = tamper(decided, (envelope) => {
       const assistant = envelope.messages.findLast((message: any) => message.role === 'assistant');
@@ -105,14 +105,14 @@ describe('signed decisions', () => {
   it('refuses to run a call marked approved without a signed approval', async () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     const [first, second] = paused.pendingApprovals;
-    const oneDenied = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: false, signature: first!.signature! });
+    const oneDenied = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: false, signature: first!.signature! }, { agent });
     const forged = tamper(oneDenied, (envelope) => {
       const record = envelope.head.json.toolCalls[0];
       record.status = 'approved';
       delete record.result;
       envelope.head.json.audit[0].decision = 'approved';
     });
-    const decided = withApprovalResponse(forged, { approvalId: second!.approvalId, approved: true, signature: second!.signature! });
+    const decided = withApprovalResponse(forged, { approvalId: second!.approvalId, approved: true, signature: second!.signature! }, { agent });
     await expect(agent.execute(decided)).rejects.toThrow(ApprovalSignatureError);
     expect(executions.count('transfer')).toBe(0);
   });
@@ -125,36 +125,36 @@ describe('approvers', () => {
       tools: [tool],
       ...(config.ruleApprovers === undefined ? {} : { policy: { rules: [{ id: 'deploys', tool: 'deploy', action: 'ask', approvers: config.ruleApprovers }] } }),
     });
-    return agent.execute({ input: 'deploy' });
+    return { agent, snap: await agent.execute({ input: 'deploy' }) };
   }
 
   it("a rule's approvers list decides who may decide", async () => {
-    const snap = await paused({ ruleApprovers: ['alice', 'carol'] });
+    const { agent, snap } = await paused({ ruleApprovers: ['alice', 'carol'] });
     const approvalId = snap.pendingApprovals[0]!.approvalId;
     expect(snap.pendingApprovals[0]!.approvers).toEqual(['alice', 'carol']);
-    const byBob = () => withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'bob' });
+    const byBob = () => withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'bob' }, { agent });
     expect(byBob).toThrow(ApproverNotAllowedError);
     try {
       byBob();
     } catch (error) {
       expect(error).toMatchObject({ approvalId, approvedBy: 'bob', code: 'approver_not_allowed' });
     }
-    expect(() => withApprovalResponse(snap, { approvalId, approved: true })).toThrow(/anonymous approver/);
-    expect(withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'carol' }).audit.at(-1)).toMatchObject({ by: 'carol' });
+    expect(() => withApprovalResponse(snap, { approvalId, approved: true }, { agent })).toThrow(/anonymous approver/);
+    expect(withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'carol' }, { agent }).audit.at(-1)).toMatchObject({ by: 'carol' });
   });
 
   it("a tool's approvers (a list or a predicate) decide when no rule does", async () => {
-    const listed = await paused({ toolApprovers: ['ops'] });
-    expect(() => withApprovalResponse(listed, { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' })).toThrow(ApproverNotAllowedError);
-    const predicate = await paused({ toolApprovers: (by) => by?.endsWith('@ops.example.com') ?? false });
+    const { agent: listedAgent, snap: listed } = await paused({ toolApprovers: ['ops'] });
+    expect(() => withApprovalResponse(listed, { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' }, { agent: listedAgent })).toThrow(ApproverNotAllowedError);
+    const { agent, snap: predicate } = await paused({ toolApprovers: (by) => by?.endsWith('@ops.example.com') ?? false });
     const approvalId = predicate.pendingApprovals[0]!.approvalId;
-    expect(() => withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'eve@example.com' })).toThrow(ApproverNotAllowedError);
-    expect(withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'sam@ops.example.com' }).status).toBe('running');
+    expect(() => withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'eve@example.com' }, { agent })).toThrow(ApproverNotAllowedError);
+    expect(withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'sam@ops.example.com' }, { agent }).status).toBe('running');
   });
 
   it('without an approvers list anyone may decide', async () => {
-    const snap = await paused({});
-    expect(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'anyone' }).status).toBe('running');
+    const { agent, snap } = await paused({});
+    expect(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'anyone' }, { agent }).status).toBe('running');
   });
 });
 
@@ -191,11 +191,11 @@ describe('run memory and approvers', () => {
       const { agent, executions } = payments([[{ name: 'transfer_funds', args: small }, { name: 'transfer_funds', args: big }]], cfo, decisionSecret);
       const paused = await agent.execute({ input: 'pay' });
       const [first, second] = paused.pendingApprovals;
-      const remembered = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice', scope: 'run', ...echo(first!) });
+      const remembered = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice', scope: 'run', ...echo(first!) }, { agent });
       expect(remembered.status).toBe('awaitingApproval');
       expect(remembered.pendingApprovals.map((request) => request.approvalId)).toEqual([second!.approvalId]);
-      expect(() => withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) })).toThrow(ApproverNotAllowedError);
-      const done = await agent.execute(withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'cfo', ...echo(second!) }));
+      expect(() => withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) }, { agent })).toThrow(ApproverNotAllowedError);
+      const done = await agent.execute(withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'cfo', ...echo(second!) }, { agent }));
       expect(executions.byTool.get('transfer_funds')).toEqual([small, big]);
       expect(done.audit.map((entry) => [entry.source, entry.by])).toEqual([['human', 'alice'], ['human', 'cfo']]);
     });
@@ -203,7 +203,7 @@ describe('run memory and approvers', () => {
     it(`scope 'run' from a non-approver does not let a later call reserved for the CFO (${cfo}) run unasked`, async () => {
       const { agent, executions } = payments([[{ name: 'transfer_funds', args: small }], [{ name: 'transfer_funds', args: small }, { name: 'transfer_funds', args: big }]], cfo);
       const paused = await agent.execute({ input: 'pay' });
-      const next = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }));
+      const next = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent }));
       expect(next.status).toBe('awaitingApproval');
       expect(next.pendingApprovals).toEqual([expect.objectContaining({ args: big, ruleId: 'big-transfers' })]);
       expect(executions.byTool.get('transfer_funds')).toEqual([small, small]);
@@ -214,7 +214,7 @@ describe('run memory and approvers', () => {
   it('a call put to a person again after its process died keeps the approvers its rule names', async () => {
     const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }]], 'list');
     const paused = await agent.execute({ input: 'pay' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo' });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo' }, { agent });
     let started: AgentSnapshot | undefined;
     const dies = async (snap: AgentSnapshot) => {
       if (snap.toolCalls[0]?.status !== 'executing') return;
@@ -225,14 +225,14 @@ describe('run memory and approvers', () => {
     const asked = await agent.execute(started!);
     const request = asked.pendingApprovals[0]!;
     expect(request).toMatchObject({ outcomeUnknown: true, approvers: ['cfo'], ruleId: 'big-transfers' });
-    expect(() => withApprovalResponse(asked, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' })).toThrow(ApproverNotAllowedError);
+    expect(() => withApprovalResponse(asked, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent })).toThrow(ApproverNotAllowedError);
     expect(executions.count('transfer_funds')).toBe(0);
   });
 
   it("memory granted by someone who satisfies the approvers covers later calls they reserve", async () => {
     const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }], [{ name: 'transfer_funds', args: big }]], 'list');
     const paused = await agent.execute({ input: 'pay' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' }));
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' }, { agent }));
     expect(done.status).toBe('completed');
     expect(executions.byTool.get('transfer_funds')).toEqual([big, big]);
     expect(done.audit.at(-1)).toMatchObject({ source: 'memory', by: 'cfo' });
@@ -244,7 +244,7 @@ describe('run memory and approvers', () => {
     const agent = agentCalling([[{ name: 'deploy', args: {} }]], { tools: [tool], policy: { rules: [{ tool: 'deploy', action: 'ask', reason: 'deploys ask' }] } });
     const paused = await agent.execute({ input: 'go' });
     expect(paused.pendingApprovals[0]!.approvers).toEqual(['ops']);
-    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' })).toThrow(ApproverNotAllowedError);
+    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' }, { agent })).toThrow(ApproverNotAllowedError);
     expect(executions.count('deploy')).toBe(0);
   });
 });
@@ -260,7 +260,7 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     );
     const first = await agent.execute({ input: 'go' });
     const deploy = first.pendingApprovals[0]!;
-    const paused = await agent.execute(withApprovalResponse(first, { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! }));
+    const paused = await agent.execute(withApprovalResponse(first, { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! }, { agent }));
     expect(paused.pendingApprovals.map((request) => request.toolName)).toEqual(['notify']);
     return { agent, paused, executions };
   }
@@ -272,7 +272,7 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
       envelope.head.json.audit[0].scope = 'run';
     });
     const notify = forged.pendingApprovals[0]!;
-    const next = await agent.execute(withApprovalResponse(forged, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', signature: notify.signature! }));
+    const next = await agent.execute(withApprovalResponse(forged, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', signature: notify.signature! }, { agent }));
     expect(next.status).toBe('awaitingApproval');
     expect(next.pendingApprovals.map((request) => request.toolName)).toEqual(['deploy', 'delete_file', 'notify']);
     expect(executions.count('deploy')).toBe(1);
@@ -283,7 +283,7 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
   it('clearRunApprovals forgets signed memory, and putting the tool name back in storage does not bring it back', async () => {
     const { agent, paused, executions } = await pausedAfterOnceApproval();
     const notify = paused.pendingApprovals[0]!;
-    const remembered = withApprovalResponse(paused, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', scope: 'run', signature: notify.signature! });
+    const remembered = withApprovalResponse(paused, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', scope: 'run', signature: notify.signature! }, { agent });
     const cleared = deserialize(serialize(clearRunApprovals(remembered)));
     expect(cleared.runApprovals).toEqual([]);
     const restored = tamper(cleared, (envelope) => (envelope.head.json.runApprovals = ['notify']));
@@ -317,20 +317,20 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
   ];
   for (const [what, alter, by] of alterations) {
     it(`refuses a decision on a request whose ${what} in storage, and runs nothing`, async () => {
-      const { paused, executions } = await pausedOnGuardedTransfer();
+      const { agent, paused, executions } = await pausedOnGuardedTransfer();
       const altered = tamper(paused, (envelope) => alter(envelope.head.json.pendingApprovals[0]));
       const request = altered.pendingApprovals[0]!;
-      expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! })).toThrow(ApprovalSignatureError);
+      expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
       expect(executions.count('transfer')).toBe(0);
     });
   }
 
   it('refuses an approval after the real expiry when expiresAt was pushed back in storage', async () => {
-    const { paused, executions, later } = await pausedOnGuardedTransfer();
+    const { agent, paused, executions, later } = await pausedOnGuardedTransfer();
     const altered = tamper(paused, (envelope) => (envelope.head.json.pendingApprovals[0].expiresAt += 86_400_000));
     later();
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! })).toThrow(ApprovalSignatureError);
+    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
     expect(executions.count('transfer')).toBe(0);
   });
 
@@ -341,7 +341,7 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const agent = agentCalling([[call], [call]], { tools: [tool], decisionSecret });
     const first = await agent.execute({ input: 'go' });
     const request = first.pendingApprovals[0]!;
-    const again = await agent.execute(withApprovalResponse(first, { approvalId: request.approvalId, approved: true, signature: request.signature! }));
+    const again = await agent.execute(withApprovalResponse(first, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent }));
     expect(again.pendingApprovals).toHaveLength(1);
     const forged = tamper(again, (envelope) => {
       Object.assign(envelope.head.json, { state: 'executingTools', status: 'running', pendingApprovals: [] });

@@ -106,7 +106,7 @@ describe.skipIf(skip)(skip ? 'Redis Cluster (SKIPPED: redis-server is not on the
     const page = await store.listPending({ agent: run.agentName });
     expect(page.items).toEqual([{ runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0] }]);
     expect(await store.expiredRuns(now + 5_000)).toContain(run.runId);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version);
     const done = await agent.execute(decided);
     await store.commit(done, decided.version);

@@ -51,14 +51,14 @@ describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledge
 
   it('resolves a commit once the replica holds it, and refuses it (retryable) when no replica acknowledges in time', async () => {
     const store = createRedisStore({ redis: primary, prefix: 'durable:', durability: { replicas: 1, timeoutMs: 300 } });
-    const { run } = await pausedRun();
+    const { run, agent } = await pausedRun();
     await store.create(run);
     // WAIT returned: the replica already has the run, without waiting further.
     expect(await replica.hget(store.keys.head(run.runId), 'v')).toBe(String(run.version));
 
     replicaProcess.kill('SIGKILL');
     await until(async () => /connected_slaves:0/.test(await primary.info('replication')), 'the primary lost its replica');
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const refused = store.commit(decided, run.version);
     await expect(refused).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(refused).rejects.toThrow(/to 0 of 1 replicas within 300 ms/);

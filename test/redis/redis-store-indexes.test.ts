@@ -119,7 +119,7 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const { run, agent } = await pausedRun({ ttlMs: 60_000 });
     await store.create(run);
     expect(await redis.zcard(store.keys.pending)).toBe(1);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version);
     await store.commit(await agent.execute(decided), decided.version);
     expect(await redis.zcard(store.keys.pending)).toBe(0);
@@ -131,11 +131,11 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const store = fresh();
     const now = Date.now();
     const { run: live } = await pausedRun({ ttlMs: 10_000, clock: () => now });
-    const { run: decidedRun } = await pausedRun({ ttlMs: 5_000, clock: () => now });
+    const { run: decidedRun, agent } = await pausedRun({ ttlMs: 5_000, clock: () => now });
     await store.create(live);
     await store.create(decidedRun);
     // A decision whose index update was lost (its process died after the commit): the entry stays behind.
-    const decided = approveAll(decidedRun, 'alice');
+    const decided = approveAll(decidedRun, 'alice', { agent });
     await redis.hset(store.keys.head(decidedRun.runId), 'x', '');
     await store.commit(decided, decidedRun.version);
     // An entry of a run whose keys expired or were deleted.

@@ -50,7 +50,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   it('loads a deeply frozen snapshot equal to what was committed, in one script call', async () => {
     const { run, agent } = await pausedRun({ prior: 5 });
     await store.create(run);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version, resolved(decided));
     const done = await agent.execute(decided);
     await store.commit(done, decided.version);
@@ -63,12 +63,12 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   });
 
   it('stores the head as superjson encodes it, also when it holds values JSON cannot carry', async () => {
-    const { run } = await pausedRun();
+    const { run, agent } = await pausedRun();
     await store.create(run);
     const { messages: _m, audit: _a, ...head } = run;
     expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!)).toEqual(JSON.parse(JSON.stringify(encodeHead({ ...head, audit: [] }))));
     // An edited argument with a Date and a Map goes through superjson, and comes back as it was.
-    const decided = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    const decided = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
     const record = decided.toolCalls[0]!;
     const edited = { ...decided, toolCalls: [{ ...record, editedArgs: { at: new Date(0), tags: new Map([['a', 1]]), n: -0 } }] };
     await store.commit(edited, run.version);
@@ -92,7 +92,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     const { run, agent } = await pausedRun({ prior: 20 });
     await store.create(run);
     const firstBefore = await redis.lrange(store.keys.messages(run.runId), 0, -1);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version);
     expect(await redis.llen(store.keys.messages(run.runId))).toBe(run.messages.length);
     expect(await redis.llen(store.keys.audit(run.runId))).toBe(1);
@@ -113,7 +113,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
       const ownStore = createRedisStore({ redis: own, prefix, retentionMs: HOUR });
       const { run, agent } = await pausedRun({ prior });
       await ownStore.create(run);
-      const decided = approveAll(run, 'alice');
+      const decided = approveAll(run, 'alice', { agent });
       const decision = await bytesSent(own, () => ownStore.commit(decided, run.version, resolved(decided)));
       const done = await agent.execute(decided);
       const resume = await bytesSent(own, () => ownStore.commit(done, decided.version));
@@ -133,7 +133,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     const { run, agent } = await pausedRun();
     const events: RunEvent[] = [{ type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! }];
     await store.create(run, events);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version, resolved(decided));
     const done = await agent.execute(decided);
     await store.commit(done, decided.version);
@@ -178,7 +178,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   it('commits from a store that never loaded the run (asks the counts, then sends only the tail)', async () => {
     const { run, agent } = await pausedRun({ prior: 30 });
     await store.create(run);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const done = await agent.execute(decided);
     const other = connect(url!);
     const fresh = createRedisStore({ redis: other, prefix });
@@ -188,9 +188,9 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   });
 
   it('refuses a successor with a shorter history than the stored one', async () => {
-    const { run } = await pausedRun({ prior: 4 });
+    const { run, agent } = await pausedRun({ prior: 4 });
     await store.create(run);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const other = connect(url!);
     const fresh = createRedisStore({ redis: other, prefix });
     const truncated = { ...decided, messages: decided.messages.slice(0, 2) };
@@ -206,8 +206,8 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   });
 
   it('commit of a missing run is a version conflict with no actual version', async () => {
-    const { run } = await pausedRun();
-    const decided = approveAll(run, 'alice');
+    const { run, agent } = await pausedRun();
+    const decided = approveAll(run, 'alice', { agent });
     await expect(store.commit(decided, run.version)).rejects.toMatchObject({ name: 'VersionConflictError', actual: undefined });
   });
 
@@ -229,7 +229,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     await store.commit(forever, later.version);
     expect(Object.values(await ttls(store, run.runId))).toEqual([-1, -1]);
     // Finished: kept for retentionMs, every key (the audit list now exists too).
-    const decided = approveAll(forever, 'alice');
+    const decided = approveAll(forever, 'alice', { agent });
     await store.commit(decided, forever.version);
     const done = await agent.execute(decided);
     await store.commit(done, decided.version);
@@ -262,10 +262,10 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   });
 
   it('reports a key of another type under the prefix as a configuration problem, not a retryable one', async () => {
-    const { run } = await pausedRun();
+    const { run, agent } = await pausedRun();
     await store.create(run);
     await redis.set(store.keys.audit(run.runId), 'not a list');
-    await expect(store.commit(approveAll(run, 'alice'), run.version)).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/WRONGTYPE.*prefix of its own/) });
+    await expect(store.commit(approveAll(run, 'alice', { agent }), run.version)).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/WRONGTYPE.*prefix of its own/) });
   });
 
   it('deletes every key of a run and its index entries', async () => {

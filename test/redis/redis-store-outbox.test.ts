@@ -44,7 +44,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const store = createRedisStore({ redis, prefix });
     const { run, agent } = await pausedRun();
     await store.create(run, [requested(run)]);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
     await store.commit(decided, run.version, [resolved]);
     const done = await agent.execute(decided);
@@ -100,7 +100,7 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, publish: 'outbox', onError: () => {} });
     const { run, agent } = await pausedRun();
     await dying.create(run, [requested(run)]);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
     await dying.commit(decided, run.version, [resolved]);
     const done = await agent.execute(decided);
@@ -138,11 +138,11 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
 
   it('on one server, publishes the events and updates the indexes in the commit itself: one command, nothing left in the outbox', async () => {
     const prefix = prefixed();
-    const { run } = await pausedRun();
+    const { run, agent } = await pausedRun();
     const sent: string[] = [];
     const store = createRedisStore({ redis: watchedCommands(redis, sent), prefix });
     await store.create(run, [requested(run)]);
-    const decided = approveAll(run, 'alice');
+    const decided = approveAll(run, 'alice', { agent });
     const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
     await store.commit(decided, run.version, [resolved]);
     expect(sent.filter((name) => name !== 'defineCommand')).toEqual(['countersignWriteRun', 'countersignWriteRun']);

@@ -82,7 +82,7 @@ export function loggedModel(script: readonly ScriptedTurn[], ledger: Ledger): Sc
 
 export type TestAgentConfig = Omit<AgentConfig, 'name'> & { name?: string };
 
-/** An agent with a unique name, so tests in one process never replace each other's agent in the registry. */
+/** An agent with a unique name, so runs, events and stored rules of different tests never share an agent name. */
 export function testAgent(config: TestAgentConfig) {
   return createAgent({ name: config.name ?? `core-${randomUUID().slice(0, 8)}`, ...config });
 }

@@ -9,7 +9,7 @@ for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
 const log: CrossProcessLog = { executions: [] };
 const agent = crossProcessAgent(log);
 const snapshot = deserialize(Buffer.concat(chunks).toString('utf8'));
-const done = await agent.execute(approveAll(snapshot, 'child-approver'));
+const done = await agent.execute(approveAll(snapshot, 'child-approver', { agent }));
 process.stdout.write(
   `${JSON.stringify({ pid: process.pid, status: done.status, stopReason: done.stopReason, output: done.output, version: done.version, executions: log.executions, audit: done.audit })}\n`,
 );

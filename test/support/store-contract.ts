@@ -87,7 +87,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       withStore(async ({ store }) => {
         const run = await pausedRun();
         await store.create(run);
-        const decided = approveAll(run, 'alice');
+        const decided = approveAll(run, 'alice', { agent: createAgentFor(run) });
         const done = await createAgentFor(run).execute(decided);
         await store.commit(done, run.version);
         const loaded = await store.load(run.runId);
@@ -121,7 +121,8 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       withStore(async ({ store }) => {
         const run = await pausedRun();
         await store.create(run);
-        const done = await createAgentFor(run).execute(approveAll(run, 'bob'));
+        const agent = createAgentFor(run);
+        const done = await agent.execute(approveAll(run, 'bob', { agent }));
         await store.commit(done, run.version);
         const page = await store.listPending({ agent: run.agentName });
         expect(page.items).toEqual([]);

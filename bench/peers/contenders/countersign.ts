@@ -8,6 +8,7 @@ import {
   deserialize,
   serialize,
   withApprovalResponse,
+  type Agent,
   type AgentSnapshot,
   type AssistantMessage,
   type Message,
@@ -48,8 +49,8 @@ function setup(options: { paths?: readonly string[]; clock?: () => number; appro
 }
 
 const input = (prior: readonly Message[] = []): Message[] => [...prior, { role: 'user', content: REQUEST }];
-const approve = (snapshot: AgentSnapshot, index = 0) =>
-  withApprovalResponse(snapshot, { approvalId: snapshot.pendingApprovals[index]!.approvalId, approved: true, approvedBy: 'bench' });
+const approve = (agent: Agent, snapshot: AgentSnapshot, index = 0) =>
+  withApprovalResponse(snapshot, { approvalId: snapshot.pendingApprovals[index]!.approvalId, approved: true, approvedBy: 'bench' }, { agent });
 
 export const countersign: Contender = {
   name: 'countersign',
@@ -64,7 +65,7 @@ export const countersign: Contender = {
       lap();
       const loaded = deserialize(text);
       lap();
-      const approved = approve(loaded);
+      const approved = approve(agent, loaded);
       lap();
       const done = await agent.execute(approved);
       lap();
@@ -77,7 +78,7 @@ export const countersign: Contender = {
   async duplicateApproval() {
     const { agent, counter } = setup();
     const text = serialize(await agent.execute({ input: input() }));
-    const approved = approve(deserialize(text));
+    const approved = approve(agent, deserialize(text));
     const first = await agent.execute(approved);
     const second = await agent.execute(approved);
     const bare = counter.take();
@@ -95,9 +96,9 @@ export const countersign: Contender = {
   async partialAnswer() {
     const { agent, counter } = setup({ paths: ['/tmp/a.csv', '/tmp/b.csv'] });
     const paused = await agent.execute({ input: input() });
-    const half = await agent.execute(approve(paused, 0));
+    const half = await agent.execute(approve(agent, paused, 0));
     const ranHalf = counter.take();
-    const rest = withApprovalResponse(half, { approvalId: paused.pendingApprovals[1]!.approvalId, approved: false, reason: 'keep it', approvedBy: 'bench' });
+    const rest = withApprovalResponse(half, { approvalId: paused.pendingApprovals[1]!.approvalId, approved: false, reason: 'keep it', approvedBy: 'bench' }, { agent });
     const done = await agent.execute(rest);
     const tool = done.messages.filter((message) => message.role === 'tool').length;
     return (
@@ -114,7 +115,7 @@ export const countersign: Contender = {
     offset = DAYS_30;
     let refused = 'accepted';
     try {
-      approve(deserialize(text));
+      approve(agent, deserialize(text));
     } catch (error) {
       refused = `refused with ${(error as Error).name}`;
     }

@@ -1,4 +1,5 @@
-export { createRedisStore, type RedisStore, type RedisStoreOptions, type DrainOptions } from './redis-store.js';
+export { createRedisStore } from './redis-store.js';
+export type { RedisStore, RedisStoreOptions, DrainOptions } from './redis-store-options.js';
 export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
 export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
 export type { RedisKeys } from './keys.js';

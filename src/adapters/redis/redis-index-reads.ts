@@ -1,0 +1,147 @@
+/**
+ * Reading the Redis store's global indexes (pending approvals, running runs).
+ * They live outside the runs' slots, so they are hints: every read checks a
+ * member against its run's head and removes what no longer holds.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage } from '../../ports/snapshot-store.js';
+import { expiredBound, padExpiry, parsePendingMember, type RedisKeys } from './keys.js';
+import { sendBatch, type BatchCommand } from './redis-batch.js';
+import { decodeCursor, decodeIndex, encodeCursor, indexedHead, pageLimit, parseRunningMember, type StoredHead } from './redis-encoding.js';
+import type { Outbox } from './redis-outbox.js';
+import { guarded } from './unavailable.js';
+
+export interface IndexReads {
+  listPending(options: ListPendingOptions): Promise<PendingPage>;
+  /** Runs with a pending request whose `expiresAt` is at or before `now`. */
+  expiredRuns(now: number, limit: number): Promise<string[]>;
+  /** Running runs whose leases all ended by `now`, or idle since before `staleBefore`. */
+  abandonedRuns(now: number, staleBefore: number, limit: number): Promise<string[]>;
+}
+
+export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox: Pick<Outbox, 'applyIndex'>): IndexReads {
+  const send = (commands: readonly BatchCommand[]) => sendBatch(redis, commands);
+
+  const readHeads = async (runIds: Iterable<string>): Promise<Map<string, StoredHead | undefined>> => {
+    const unique = [...new Set(runIds)];
+    const replies = (await guarded('read run heads', () => send(unique.map((runId): BatchCommand => ['hmget', keys.head(runId), 'v', 'h', 'x'])))) as (string | null)[][];
+    const heads = new Map<string, StoredHead | undefined>();
+    unique.forEach((runId, index) => {
+      const [version, head, indexText] = replies[index]!;
+      heads.set(runId, version == null || head == null ? undefined : { version: Number(version), head: indexedHead(head), index: indexText ?? '' });
+    });
+    return heads;
+  };
+
+  const removePending = (stale: readonly string[]): BatchCommand[] => {
+    const byKey = new Map<string, string[]>();
+    for (const member of stale) {
+      const parsed = parsePendingMember(member);
+      for (const key of [keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : [])]) byKey.set(key, [...(byKey.get(key) ?? []), member]);
+    }
+    return [...byKey].map(([key, members]): BatchCommand => ['zrem', key, ...members]);
+  };
+
+  /** The request a pending member stands for, if its run still waits for it. */
+  const pendingRequest = (member: string, heads: Map<string, StoredHead | undefined>) => {
+    const parsed = parsePendingMember(member);
+    const stored = parsed && heads.get(parsed.runId);
+    if (!parsed || !stored || stored.head.status !== 'awaitingApproval') return undefined;
+    const request = stored.head.pendingApprovals.find((item) => item.approvalId === parsed.approvalId);
+    if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
+    return { runId: stored.head.runId, agentName: stored.head.agentName, request };
+  };
+
+  return {
+    async listPending(listOptions) {
+      const limit = pageLimit(listOptions.limit);
+      const key = listOptions.agent === undefined ? keys.pending : keys.pendingAgent(listOptions.agent);
+      let start = listOptions.cursor === undefined ? '-' : `(${decodeCursor(listOptions.cursor)}`;
+      const items: { member: string; entry: PendingApprovalEntry }[] = [];
+      const stale: string[] = [];
+      let exhausted = false;
+      let lastScanned: string | undefined;
+      // Stale members (a run that stopped waiting) are skipped and removed; a bounded number of reads keeps a page cheap.
+      for (let round = 0; round < 8 && items.length <= limit; round++) {
+        // Read a little ahead, more each round, so a run of stale entries costs a few round trips, not one per entry.
+        const want = round === 0 ? limit + 1 : Math.min(Math.max(limit + 1 - items.length, 25 << round), 1000);
+        const members = await guarded('list pending approvals', () => redis.zrangebylex(key, start, '+', 'LIMIT', 0, want));
+        if (members.length === 0) {
+          exhausted = true;
+          break;
+        }
+        const heads = await readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
+        for (const member of members) {
+          const entry = pendingRequest(member, heads);
+          if (entry) items.push({ member, entry });
+          else stale.push(member);
+          lastScanned = member;
+          if (items.length > limit) break;
+        }
+        start = `(${lastScanned!}`;
+        if (items.length <= limit && members.length < want) {
+          exhausted = true;
+          break;
+        }
+      }
+      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale)));
+      const page = items.slice(0, limit);
+      const cursor = items.length > limit ? page.at(-1)!.member : exhausted ? undefined : lastScanned;
+      return { items: page.map((item) => item.entry), ...(cursor === undefined ? {} : { cursor: encodeCursor(cursor) }) };
+    },
+
+    async expiredRuns(now, limit) {
+      const due: string[] = [];
+      const stale: string[] = [];
+      let start = '-';
+      for (let round = 0; round < 8 && due.length < limit; round++) {
+        const batch = Math.max(limit - due.length, 50);
+        const members = await guarded('list expired approvals', () => redis.zrangebylex(keys.pending, start, expiredBound(now), 'LIMIT', 0, batch));
+        if (members.length === 0) break;
+        const heads = await readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
+        for (const member of members) {
+          const entry = pendingRequest(member, heads);
+          if (!entry) stale.push(member);
+          else if (entry.request.expiresAt !== undefined && entry.request.expiresAt <= now && !due.includes(entry.runId) && due.length < limit) due.push(entry.runId);
+        }
+        start = `(${members.at(-1)!}`;
+        if (members.length < batch) break;
+      }
+      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale)));
+      return due;
+    },
+
+    async abandonedRuns(now, staleBefore, limit) {
+      const due: string[] = [];
+      for (const [key, max] of [
+        [keys.runningLease, String(now)],
+        [keys.runningIdle, `(${staleBefore}`],
+      ] as const) {
+        let offset = 0;
+        for (let round = 0; round < 8 && due.length < limit; round++) {
+          const batch = Math.max(limit - due.length, 50);
+          const members = await guarded('list running runs', () => redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch));
+          if (members.length === 0) break;
+          const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
+          const heads = await readHeads(parsed.flatMap((item) => item.run?.runId ?? []));
+          const repairs: BatchCommand[] = [];
+          for (const { member, run } of parsed) {
+            const stored = run && heads.get(run.runId);
+            if (!run || !stored || stored.version !== run.version || stored.head.status !== 'running') {
+              // A hint from an older commit: drop it and put back what the run's current commit indexes.
+              repairs.push(['zrem', key, member], ...outbox.applyIndex([], decodeIndex(stored?.index)));
+              continue;
+            }
+            offset++;
+            const leased = stored.head.toolCalls.filter((record) => record.status === 'executing');
+            const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : stored.head.updatedAt < staleBefore;
+            if (abandoned && !due.includes(run.runId) && due.length < limit) due.push(run.runId);
+          }
+          await guarded('repair the running index', () => send(repairs));
+          if (members.length < batch) break;
+        }
+      }
+      return due;
+    },
+  };
+}

@@ -50,6 +50,7 @@ describe('audit', () => {
       'approval-resolved',
       'approval-requested',
       'approval-resolved',
+      'tool-finished',
       'run-completed',
     ]);
   });

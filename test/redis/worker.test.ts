@@ -361,7 +361,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     await notifier.close();
     expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
     for (const run of paused) {
-      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-requested', 'approval-resolved', 'run-completed']);
+      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
     }
     expect(errors).toEqual([]);
   });

@@ -28,6 +28,7 @@ export {
   type ModelRequest,
   type OnExpire,
   type RunError,
+  type RunOrigin,
   type RunStatus,
   type ToolCall,
   type ToolCallRecord,

@@ -16,14 +16,17 @@ import { initialSnapshot, step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
-import type { AgentSnapshot, AssistantMessage, Message, ToolCall, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, AssistantMessage, Message, RunOrigin, ToolCall, ToolCallRecord } from './types.js';
 import { parseOptions } from '../options.js';
+import { originSchema } from './origin-schema.js';
 
 /** What starts a run: one user message, or a conversation so far. */
 export interface ExecuteInput {
   readonly input: string | readonly Message[];
   /** Choose the run id (for example your own request id); a random one otherwise. */
   readonly runId?: string;
+  /** Where the run came from (a chat, a channel), so channels send its approvals back there. */
+  readonly origin?: RunOrigin;
 }
 
 export interface ExecuteOptions {
@@ -69,6 +72,7 @@ const historySchema = z
 const inputSchema = z.object({
   input: z.union([z.string().min(1, 'is empty; pass the user message'), historySchema]),
   runId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"').optional(),
+  origin: originSchema.optional(),
 });
 
 function isSnapshot(value: unknown): value is AgentSnapshot {
@@ -92,6 +96,7 @@ function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; e
     runApprovals: [],
     turns: 0,
     maxTurns: agent.settings.maxTurns,
+    ...(input.origin === undefined ? {} : { origin: { ...input.origin } }),
     version: 0,
     createdAt: now,
     updatedAt: now,

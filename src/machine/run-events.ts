@@ -1,5 +1,5 @@
 import { isErrorResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunOrigin, ToolCallRecord } from './types.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;
@@ -10,7 +10,14 @@ export const TOOL_RESULT_EXCERPT = 1000;
  * `approvalId`), so a channel can show how the call it asked about ended.
  */
 export type RunEvent =
-  | { readonly type: 'approval-requested'; readonly runId: string; readonly agentName: string; readonly request: ApprovalRequest }
+  | {
+      readonly type: 'approval-requested';
+      readonly runId: string;
+      readonly agentName: string;
+      readonly request: ApprovalRequest;
+      /** Where the run came from, so a channel can ask there (`ExecuteInput.origin`). */
+      readonly origin?: RunOrigin;
+    }
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
   | { readonly type: 'run-completed'; readonly runId: string; readonly agentName: string; readonly output: string }
   | { readonly type: 'run-failed'; readonly runId: string; readonly agentName: string; readonly error: RunError }
@@ -65,7 +72,7 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
   if (after.pendingApprovals !== before?.pendingApprovals) {
     const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
     for (const request of after.pendingApprovals) {
-      if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request });
+      if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request, ...(after.origin === undefined ? {} : { origin: after.origin }) });
     }
   }
   if (after.toolCalls !== before?.toolCalls) {

@@ -4,6 +4,7 @@ import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
+import { originSchema } from './origin-schema.js';
 
 /** The wire format versions `deserialize` reads. */
 // 2: signatures cover the whole request and the whole decision (v1 ones are still read, see README "Signed decisions").
@@ -82,6 +83,7 @@ export const headSchema = z.object({
   runApprovalsSince: z.number().int().nonnegative().optional(),
   turns: z.number().int().nonnegative(),
   maxTurns: z.number().int().positive(),
+  origin: originSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),
   updatedAt: z.number(),

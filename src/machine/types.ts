@@ -171,6 +171,24 @@ export interface RunError {
 }
 
 /**
+ * Where a run came from: the channel a person started it in and their
+ * address there (a Telegram chat id, a Slack channel, an email address), so
+ * its approvals go back to the same place. Set with `execute({ input, origin })`
+ * or `runtime.start(agent, { input, origin })`; carried on `approval-requested` events.
+ *
+ * @example
+ * await runtime.start('files', { input: text, origin: { channel: 'telegram', address: String(message.chat.id) } });
+ */
+export interface RunOrigin {
+  /** The channel's name, as its adapter knows it: `telegram`, `slack`, `discord`, `email`, or your own. */
+  readonly channel: string;
+  /** Where on that channel: a chat, channel or user id, or an address. */
+  readonly address: string;
+  /** A thread or topic inside it, where the channel has them. */
+  readonly thread?: string;
+}
+
+/**
  * An immutable, serializable picture of a run. Every function that "changes"
  * a snapshot returns a new, deeply frozen one.
  */
@@ -193,6 +211,8 @@ export interface AgentSnapshot {
   readonly runApprovalsSince?: number;
   readonly turns: number;
   readonly maxTurns: number;
+  /** Where the run came from, when its starter said (`ExecuteInput.origin`). */
+  readonly origin?: RunOrigin;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;

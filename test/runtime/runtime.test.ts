@@ -6,6 +6,8 @@ import {
   createMemoryOnceStore,
   createMemoryStore,
   createRuntime,
+  deserialize,
+  serialize,
   isLinkedRuntime,
   DecisionConflictError,
   LinkTokenError,
@@ -432,6 +434,20 @@ describe('events', () => {
     expect((errors[0] as Error).message).toBe('webhook down');
     const requested = seen[0]!.event;
     expect(requested.type === 'approval-requested' && requested.request.approvalId).toBe(paused.pendingApprovals[0]!.approvalId);
+  });
+});
+
+describe('origin', () => {
+  it('keeps where a run came from through storage and announces it with each approval request, so a channel asks there', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const seen: RunEvent[] = [];
+    runtime.subscribe((event) => void seen.push(event));
+    const origin = { channel: 'telegram', address: '-100123', thread: '7' };
+    const paused = await runtime.start(counting.agent.name, { input: 'pay', origin });
+    expect(deserialize(serialize(paused)).origin).toEqual(origin);
+    expect(seen[0]).toMatchObject({ type: 'approval-requested', origin });
+    await expect(runtime.start(counting.agent.name, { input: 'pay', origin: { channel: 'Telegram!', address: '1' } })).rejects.toThrow(/origin.channel must be a channel name/);
   });
 });
 

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
-import { HttpProblem, problem } from './problem.js';
-import { readRawBody } from './read-body.js';
+import { HttpProblem, problem } from '../web/problem.js';
+import { readRawBody } from '../web/read-body.js';
 import { checkWebhookHeaders, verifyWebhook } from './standard-webhooks.js';
 
 export interface AuthSettings {

@@ -3,10 +3,10 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
-import { classifyRefusal, linkRun } from './decision-replies.js';
-import { decideWithLink } from './record-then-resume.js';
-import { HttpProblem, problem } from './problem.js';
-import { parseJsonBody, readRawBody } from './read-body.js';
+import { classifyRefusal, linkRun } from '../channels/refusal.js';
+import { decideWithLink } from '../channels/decide-click.js';
+import { HttpProblem, problem } from '../web/problem.js';
+import { parseJsonBody, readRawBody } from '../web/read-body.js';
 import { escapeSlack, SLACK_ACTION_IDS, slackWho } from './slack-message.js';
 
 /**

@@ -5,10 +5,10 @@ import { isCountersignError } from '../errors.js';
 import { publicError } from '../machine/public-text.js';
 import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
 import type { AppEnv } from './app-env.js';
-import { classifyRefusal, linkRun } from './decision-replies.js';
-import { decideWithLink } from './record-then-resume.js';
-import { HttpProblem, problem } from './problem.js';
-import { parseJsonBody, readRawBody } from './read-body.js';
+import { classifyRefusal, linkRun } from '../channels/refusal.js';
+import { decideWithLink } from '../channels/decide-click.js';
+import { HttpProblem, problem } from '../web/problem.js';
+import { parseJsonBody, readRawBody } from '../web/read-body.js';
 import { botApi, escapeTelegram, fitTelegram, TELEGRAM_CALLBACK_PREFIX, TELEGRAM_TEXT_LIMIT, telegramKey, telegramWho } from './telegram-api.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { TargetMismatchError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
-import { parseJsonBody } from './read-body.js';
+import { parseJsonBody } from '../web/read-body.js';
 
 interface Target {
   readonly runId?: string | undefined;

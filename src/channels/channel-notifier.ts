@@ -1,0 +1,167 @@
+// The notifier every chat and mail channel is: which events it acts on, a queue per run, retries, each approval
+// asked once however often its event is delivered (a OnceStore claim), the posted message remembered so it can be
+// updated in place from any process, and failures reported without secrets. A channel supplies only a driver: how
+// to post a card and how to update it.
+import { randomUUID } from 'node:crypto';
+import { createDeliveryQueue } from '../delivery/delivery-queue.js';
+import { withRetries, type RetryPolicy } from '../delivery/retry.js';
+import type { ApprovalLinkTokens } from '../links/approval-links.js';
+import { publicError } from '../machine/public-text.js';
+import type { RunEvent } from '../machine/run-events.js';
+import type { ApprovalRequest, RunOrigin } from '../machine/types.js';
+import type { Notifier } from '../ports/notifier.js';
+import type { LinkedRuntime } from '../runtime/runtime.js';
+import type { CardOutcome } from './wording.js';
+
+/** What a channel shows to ask for one decision. */
+export interface ApprovalCard {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly request: ApprovalRequest;
+  /** The one-click tokens its buttons or links carry. */
+  readonly tokens: ApprovalLinkTokens;
+  /** Where the run came from, when its starter said: a channel may ask there. */
+  readonly origin?: RunOrigin;
+}
+
+/** How a posted card is updated: the reference `post` returned (undefined when it returned none), and what happened. */
+export interface CardUpdate<Ref> {
+  readonly runId: string;
+  readonly approvalId: string;
+  readonly ref: Ref | undefined;
+  readonly outcome: CardOutcome;
+}
+
+/**
+ * What a channel adds to the kit: how to post a card and how to update it.
+ * Throw a `DeliveryError` (retryable or not) for a failure; other errors are
+ * not retried. `Ref` must be plain JSON: it is kept in the OnceStore so any
+ * process can update the card.
+ */
+export interface ChannelDriver<Ref> {
+  /** Lower-case name: keys in the OnceStore, the prefix of its deciders (`slack:U123`). */
+  readonly name: string;
+  post(card: ApprovalCard): Promise<Ref | undefined>;
+  /** Called when the approval was decided (by anyone, or by expiry) and when the approved call finished. */
+  update(update: CardUpdate<Ref>): Promise<void>;
+  /** Removes what must never be reported (a bot token in a URL) from error text. */
+  redact?(text: string): string;
+}
+
+/**
+ * What a channel notifier was doing when something failed, for `onError`.
+ *
+ * @example
+ * createSlackNotifier({ runtime, token, channel, onError: (error, { channel, operation, runId }) => log.warn({ err: error, channel, operation, runId }) });
+ */
+export interface ChannelErrorContext {
+  readonly channel: string;
+  /** `post`: the card could not be posted after the last try; `update`: it could not be updated. */
+  readonly operation: 'post' | 'update';
+  readonly runId: string;
+  readonly approvalId: string;
+}
+
+export interface ChannelNotifierSettings {
+  readonly runtime: LinkedRuntime;
+  /** How long the buttons work (never past the approval's own expiry). */
+  readonly linkTtlMs: number;
+  readonly retry: RetryPolicy;
+  readonly concurrency: number;
+  readonly clock: () => number;
+  readonly onError?: (error: unknown, context: ChannelErrorContext) => void;
+}
+
+/**
+ * A `Notifier` for one channel: `publish` queues and returns at once, `flush`
+ * waits for everything queued.
+ *
+ * @example
+ * const slack: ChannelNotifier = createSlackNotifier({ runtime, token, channel });
+ * runtime.subscribe((event) => void slack.publish([event]));
+ * await slack.flush(); // before the process exits
+ */
+export interface ChannelNotifier extends Notifier {
+  publish(events: readonly RunEvent[]): Promise<void>;
+  flush(): Promise<void>;
+}
+
+/** A card is remembered this long past its buttons' expiry, so the call's end can still be shown on it. */
+const KEPT_AFTER_EXPIRY_MS = 7 * 86_400_000;
+
+interface Held<Ref> {
+  readonly ref: Ref | null;
+}
+
+/** The notifier for `driver`. */
+export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings: ChannelNotifierSettings): ChannelNotifier {
+  const { runtime, clock } = settings;
+  const { once } = runtime;
+  const queue = createDeliveryQueue({ concurrency: settings.concurrency });
+  const cardKey = (runId: string, approvalId: string) => `${driver.name}:card:${runId}:${approvalId}`;
+
+  const report = (error: unknown, context: Omit<ChannelErrorContext, 'channel'>) => {
+    try {
+      settings.onError?.(publicError(error, driver.redact), { channel: driver.name, ...context });
+    } catch {
+      // The reporter's own failure has nowhere left to go.
+    }
+  };
+
+  const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>) => {
+    const { runId, request } = event;
+    const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
+    const now = clock();
+    const expiresAt = Math.min(now + settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
+    if (expiresAt <= now) return;
+    const key = cardKey(runId, request.approvalId);
+    const keep = expiresAt - now + KEPT_AFTER_EXPIRY_MS;
+    const claim = `posting:${randomUUID()}`;
+    try {
+      // A redelivered event (another instance, a stream's retry) finds the claim: the card is asked for once.
+      if ((await once.putIfAbsent(key, claim, keep)) !== undefined) return;
+    } catch (error) {
+      report(error, context);
+      return;
+    }
+    const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
+    try {
+      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }), settings.retry);
+      await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
+    } catch (error) {
+      report(error, context);
+      // Let a later delivery of the same event try again.
+      await once.replace(key, claim, undefined, keep).catch(() => {});
+    }
+  };
+
+  const show = async (runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined) => {
+    const context = { operation: 'update' as const, runId, approvalId };
+    try {
+      const held = await once.get(cardKey(runId, approvalId));
+      // Never asked here (a rule decided, another channel's card), or still being posted elsewhere.
+      if (held === undefined || held.startsWith('posting:')) return;
+      const { ref } = JSON.parse(held) as Held<Ref>;
+      // A click in this channel already rewrote a card it has no handle on.
+      if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${driver.name}:`)) return;
+      const marker = `${driver.name}:shown:${runId}:${approvalId}:${outcome.kind}`;
+      if ((await once.putIfAbsent(marker, '1', KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
+      await withRetries(() => driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), settings.retry);
+    } catch (error) {
+      report(error, context);
+    }
+  };
+
+  return {
+    async publish(events) {
+      for (const event of events) {
+        if (event.type === 'approval-requested') queue.enqueue(event.runId, () => ask(event));
+        else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
+          const { entry } = event;
+          queue.enqueue(event.runId, () => show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by));
+        } else if (event.type === 'tool-finished') queue.enqueue(event.runId, () => show(event.runId, event.approvalId, { kind: 'finished', event }, undefined));
+      }
+    },
+    flush: () => queue.flush(),
+  };
+}

@@ -1,0 +1,72 @@
+// A click on a one-click link or a chat button: its decision is recorded first (awaited, however long the store
+// takes; a failure is thrown and answered as a refusal), and only then does the run go on, here for up to
+// resumeTimeoutMs. answerClick turns the outcome into the words every channel shares.
+import type { AgentSnapshot } from '../machine/types.js';
+import { awaitRun } from '../runtime/await-run.js';
+import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
+import type { Markup } from './markup.js';
+import { classifyRefusal, linkRun } from './refusal.js';
+import { decidedReply, refusalReply, type ClickReply } from './wording.js';
+
+export interface LinkDecisionSettings {
+  readonly resumeMode: 'inline' | 'enqueue';
+  readonly resumeTimeoutMs: number;
+  /** Who clicked, when the token was minted for nobody in particular. */
+  readonly approvedBy?: string;
+  /** The denier's own words (a deny token only). */
+  readonly reason?: string;
+  /** A run that went on after the answer and failed later. */
+  readonly onLateError: (error: unknown, runId: string) => void;
+}
+
+/**
+ * Spends a one-click token and records its decision (queueing the run in
+ * enqueue mode), then, inline, resumes a run it made ready for up to
+ * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then:
+ * the decision is recorded either way, never assumed.
+ */
+export async function decideWithLink(runtime: LinkedRuntime, token: string, settings: LinkDecisionSettings): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
+  const recorded = await runtime.respondWithLink(token, {
+    mode: settings.resumeMode === 'enqueue' ? 'enqueue' : 'record',
+    ...(settings.approvedBy === undefined ? {} : { approvedBy: settings.approvedBy }),
+    ...(settings.reason === undefined ? {} : { reason: settings.reason }),
+  });
+  if (settings.resumeMode === 'enqueue' || recorded.duplicate || recorded.status !== 'running') return { result: recorded, carryingOn: false };
+  const { runId } = recorded.snapshot;
+  const work: Promise<AgentSnapshot> = runtime.resume(runId);
+  const outcome = await awaitRun(work, settings.resumeTimeoutMs, (error) => settings.onLateError(error, runId));
+  if (!outcome.done) return { result: recorded, carryingOn: true };
+  return { result: { ...recorded, snapshot: outcome.value, status: outcome.value.status }, carryingOn: false };
+}
+
+/** One click to answer: the token its button carried, who clicked (`slack:U123`), and how the channel writes. */
+export interface Click extends Omit<LinkDecisionSettings, 'approvedBy' | 'onLateError'> {
+  readonly token: string;
+  readonly clicker: string;
+  /** The channel's name as people read it (`Slack`), for "Approvals from Slack are not set up". */
+  readonly channel: string;
+  readonly markup: Markup;
+  /** A failure nobody was told about in the reply (an unexpected error, a run that failed after the reply), with its run when known. */
+  readonly onError: (error: unknown, context: { readonly operation: 'click' | 'resume'; readonly runId?: string }) => void;
+}
+
+/**
+ * Decides `click` and says what to tell the clicker: the decision recorded
+ * (and how the run stands), or why nothing was done, in the wording every
+ * channel shares. Never throws.
+ */
+export async function answerClick(runtime: LinkedRuntime, click: Click): Promise<ClickReply> {
+  try {
+    const { result, carryingOn } = await decideWithLink(runtime, click.token, {
+      ...click,
+      approvedBy: click.clicker,
+      onLateError: (error, runId) => click.onError(error, { operation: 'resume', runId }),
+    });
+    return decidedReply(result, carryingOn, click.clicker, click.markup);
+  } catch (error) {
+    const refusal = await classifyRefusal(runtime, error);
+    if (refusal.kind === 'unexpected') void linkRun(runtime, click.token).then(({ runId }) => click.onError(error, { operation: 'click', ...(runId === undefined ? {} : { runId }) }));
+    return refusalReply(refusal, click.clicker, click.channel, click.markup);
+  }
+}
+

@@ -1,0 +1,78 @@
+// Every sentence a chat channel says about a decision, written once: what the clicker is told (a short line for a
+// toast and a full one for the message), and how a card reads once its approval ended. Each channel renders them
+// with its own Markup, so the words are the same on Slack, Telegram, Discord and email.
+import type { RunEvent } from '../machine/run-events.js';
+import type { AuditEntry } from '../machine/types.js';
+import type { LinkRespondResult } from '../runtime/runtime.js';
+import type { Markup } from './markup.js';
+import type { Refusal } from './refusal.js';
+
+/** What a clicker is told: `short` fits a toast (200 characters, plain), `text` the message; `replace` says whether the card itself should read it. */
+export interface ClickReply {
+  readonly short: string;
+  readonly text: string;
+  readonly replace: boolean;
+}
+
+const reply = (short: string, text: string, replace: boolean): ClickReply => ({ short, text, replace });
+
+/** The reply to a click whose decision was recorded (`carryingOn`: the run was still going when the reply was due). */
+export function decidedReply(result: LinkRespondResult, carryingOn: boolean, clicker: string, m: Markup): ClickReply {
+  if (carryingOn) return reply('Decision recorded.', `Decision by ${m.who(clicker)} recorded; the run is carrying on.`, true);
+  const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
+  const tool = entry ? ` ${m.strong(m.escape(entry.toolName))},` : '';
+  if (result.duplicate) {
+    return reply('Already decided; nothing was done again.', `Already ${entry?.decision ?? 'decided'} by ${m.who(entry?.by)}:${tool} run is ${result.status}.`, true);
+  }
+  const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+  return reply(`${verb}.`, `${verb} by ${m.who(entry?.by ?? clicker)}:${tool} run is ${result.status}.`, true);
+}
+
+/** The reply to a click that decided nothing, by why (`classifyRefusal`). */
+export function refusalReply(refusal: Refusal, clicker: string, channel: string, m: Markup): ClickReply {
+  switch (refusal.kind) {
+    case 'used': {
+      const who = refusal.entry ? `${refusal.entry.decision} by ${m.who(refusal.entry.by)}` : 'decided';
+      return reply('Already used; nothing was done again.', `Already ${who}; this button was used before, so nothing was done again.`, true);
+    }
+    case 'expired':
+      return reply('These buttons have expired.', 'These buttons have expired; nothing was done. Ask the agent again.', true);
+    case 'invalid':
+      return reply('This button is not valid; nothing was done.', 'This button is not valid (its token does not verify); nothing was done.', false);
+    case 'conflict':
+      return reply('Already decided.', `Already ${refusal.winner?.decision ?? 'decided'} by ${m.who(refusal.winner?.by)}; your click changed nothing.`, true);
+    case 'approval_expired':
+      return reply('This approval expired.', 'This approval expired before the click; nothing was done.', true);
+    case 'gone':
+      return reply('No longer pending.', 'This approval is no longer pending; nothing was done.', true);
+    case 'not_allowed':
+      return reply('You may not decide this approval.', `${m.who(clicker)} may not decide this approval; nothing was done. Ask one of its approvers.`, false);
+    case 'store':
+      return reply('Not recorded; click again in a moment.', 'Your decision could not be recorded just now; click again in a moment.', false);
+    case 'unexpected':
+      return refusal.config
+        ? reply('Not set up on this server.', `Approvals from ${channel} are not set up on this server; nothing was done.`, false)
+        : reply('Something went wrong; try again.', 'Something went wrong; your decision may not be recorded. Try again.', false);
+  }
+}
+
+/** How an approval ended, or how the call it allowed ended: what a card reads once it is no longer a question. */
+export type CardOutcome =
+  | { readonly kind: 'decided'; readonly entry: AuditEntry }
+  | { readonly kind: 'finished'; readonly event: Extract<RunEvent, { type: 'tool-finished' }> };
+
+/** The line a card shows for `outcome`, at most `excerpt` characters of a tool's result. */
+export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): string {
+  if (outcome.kind === 'finished') {
+    const { event } = outcome;
+    const result = event.result.length > excerpt ? `${event.result.slice(0, excerpt)}…` : event.result;
+    return event.status === 'succeeded'
+      ? `▶️ ${m.strong(m.escape(event.toolName))} ran: ${m.code(m.escape(result))}`
+      : `⚠️ ${m.strong(m.escape(event.toolName))} failed: ${m.code(m.escape(result))}`;
+  }
+  const { entry } = outcome;
+  if (entry.source === 'expiry') return `⌛ Nobody decided in time: the approval expired and was ${entry.decision}.`;
+  const reason = entry.decision === 'denied' && entry.reason ? `: ${m.escape(entry.reason)}` : '';
+  const scope = entry.scope === 'run' ? ' for the rest of this run' : '';
+  return entry.decision === 'approved' ? `✅ Approved${scope} by ${m.who(entry.by)}.` : `❌ Denied by ${m.who(entry.by)}${reason}.`;
+}

@@ -1,0 +1,76 @@
+/**
+ * An ordered queue per key (a run): work for one key runs one at a time, in
+ * the order it was queued; work for different keys runs side by side, at
+ * most `concurrency` at once. A failing piece of work never stops the next.
+ *
+ * @example
+ * const queue = createDeliveryQueue({ concurrency: 8 });
+ * queue.enqueue(event.runId, () => post(event));
+ * await queue.flush();
+ */
+export interface DeliveryQueue {
+  /** Queues `work` behind the earlier work of `key`; returns at once. */
+  enqueue(key: string, work: () => Promise<void>): void;
+  /** Resolves once everything queued so far (and queued while waiting) has finished. */
+  flush(): Promise<void>;
+  /** Pieces of work queued or running. */
+  readonly size: number;
+}
+
+export function createDeliveryQueue(options: { readonly concurrency: number }): DeliveryQueue {
+  const lanes = new Map<string, (() => Promise<void>)[]>();
+  const waiting: string[] = [];
+  const idle = new Set<() => void>();
+  let running = 0;
+  let size = 0;
+
+  const settle = () => {
+    if (size > 0) return;
+    for (const resolve of idle) resolve();
+    idle.clear();
+  };
+  const pump = () => {
+    while (running < options.concurrency && waiting.length > 0) {
+      const key = waiting.shift()!;
+      const lane = lanes.get(key)!;
+      running += 1;
+      void (async () => {
+        while (lane.length > 0) {
+          const work = lane[0]!;
+          try {
+            await work();
+          } catch {
+            // The work reports its own failures; the lane goes on.
+          }
+          lane.shift();
+          size -= 1;
+        }
+        lanes.delete(key);
+        running -= 1;
+        pump();
+        settle();
+      })();
+    }
+  };
+
+  return {
+    enqueue(key, work) {
+      size += 1;
+      const lane = lanes.get(key);
+      if (lane) {
+        lane.push(work);
+        return;
+      }
+      lanes.set(key, [work]);
+      waiting.push(key);
+      pump();
+    },
+    flush() {
+      if (size === 0) return Promise.resolve();
+      return new Promise((resolve) => idle.add(resolve));
+    },
+    get size() {
+      return size;
+    },
+  };
+}

@@ -1,0 +1,198 @@
+// The contract every approval channel passes (webhook, Slack, Telegram, email, Discord): delivery order,
+// retries (with the service's Retry-After), one card per approval however often its event is delivered,
+// the card updated when the approval is decided elsewhere and when the call finishes, the shared refusal
+// wording, escaping of what the model wrote, and no secret in any reported error. A channel's test file
+// implements ChannelHarness against a fake of its service on loopback and calls channelContract(harness).
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type Notifier, type RunEvent } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+export const CONTRACT_LINK_SECRET = 'contract-link-secret-0123456789abcdef';
+
+/** What the model wrote into the request: mentions and markup of every channel, which must reach a person as plain text. */
+export const HOSTILE_TEXT = 'Deploy <!channel> @everyone <@U123> <b>bold</b> *star* & `tick`';
+
+/** What the fake service of a channel was asked to do, in order. */
+export interface Delivery {
+  /** `post`: a card asking for a decision; `update`: a card edited, or a line about it posted. */
+  readonly kind: 'post' | 'update';
+  /** What a person reads, after the channel's markup is rendered (escapes decoded, tags dropped). */
+  readonly visible: string;
+  /** Mentions or markup that would be active in what was sent and did not come from the channel itself. */
+  readonly active: readonly string[];
+}
+
+/** How the fake service answers the next posts: a status (and Retry-After seconds) per request, then success. */
+export type FaultPlan = readonly { readonly status: number; readonly retryAfterSeconds?: number }[];
+
+export interface ChannelFixture {
+  /** The channel's notifier, subscribed to nothing: the contract publishes to it. */
+  readonly notifier: Notifier & { flush(): Promise<void> };
+  /** Makes another notifier of the same channel on the same runtime (another process of the app). */
+  another(): Notifier & { flush(): Promise<void> };
+  /** Everything the fake service was asked to do, in order. */
+  deliveries(): readonly Delivery[];
+  /** Waits the notifier asked for between tries, in milliseconds. */
+  readonly sleeps: readonly number[];
+  /** What the notifier reported to onError. */
+  readonly errors: readonly unknown[];
+  /**
+   * Clicks a button of the `index`th posted card as `user` (a channel user id) and resolves with what the clicker was
+   * told. Absent for a channel without buttons (webhooks).
+   */
+  click?(index: number, button: 'approve' | 'deny', user: string): Promise<string>;
+  /** How a decider named `user` in this channel is recorded (`slack:U1`). */
+  readonly decider?: (user: string) => string;
+  close(): Promise<void>;
+}
+
+export interface ChannelHarness {
+  readonly name: string;
+  /** Secrets of the channel's configuration that must never appear in a reported error. */
+  readonly secrets: readonly string[];
+  /** Makes the channel for `runtime`, its fake service answering per `faults` first. */
+  setup(runtime: LinkedRuntime, options: { readonly faults?: FaultPlan; readonly echoSecretsInErrors?: boolean }): Promise<ChannelFixture>;
+}
+
+interface World {
+  readonly runtime: LinkedRuntime;
+  readonly events: RunEvent[];
+  readonly executed: string[];
+}
+
+function world(options: { readonly calls?: number; readonly approvers?: string[] } = {}): World {
+  const executed: string[] = [];
+  const deploy = defineTool({
+    name: 'deploy',
+    description: 'Deploy a service',
+    input: z.object({ target: z.string(), note: z.string() }),
+    needsApproval: true,
+    ...(options.approvers ? { approvers: options.approvers } : {}),
+    approvalPrompt: () => HOSTILE_TEXT,
+    execute: async ({ target }) => {
+      executed.push(target);
+      return `deployed ${target}`;
+    },
+  });
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool'
+      ? textTurn('done')
+      : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
+  );
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
+    store: createMemoryStore(),
+    links: { secret: CONTRACT_LINK_SECRET },
+  });
+  const events: RunEvent[] = [];
+  runtime.subscribe((event) => void events.push(event));
+  return { runtime, events, executed };
+}
+
+export function channelContract(harness: ChannelHarness): void {
+  describe(`the channel contract: ${harness.name}`, () => {
+    const open: ChannelFixture[] = [];
+    const setup = async (runtime: LinkedRuntime, options: Parameters<ChannelHarness['setup']>[1] = {}) => {
+      const fixture = await harness.setup(runtime, options);
+      open.push(fixture);
+      return fixture;
+    };
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((fixture) => fixture.close()));
+    });
+
+    it('posts one card per approval, in the order they were asked, each showing what the model wrote as plain text', async () => {
+      const w = world({ calls: 3 });
+      const fixture = await setup(w.runtime);
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      const posts = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
+      expect(posts).toHaveLength(3);
+      expect(posts.map((post) => /svc-\d/.exec(post.visible)?.[0])).toEqual(['svc-0', 'svc-1', 'svc-2']);
+      for (const post of posts) {
+        expect(post.visible).toContain('deploy');
+        expect(post.visible).toContain(HOSTILE_TEXT);
+        expect(post.active).toEqual([]);
+      }
+      expect(run.pendingApprovals).toHaveLength(3);
+    });
+
+    it('retries a failing service with backoff and honours its Retry-After, posting the card once', async () => {
+      const w = world();
+      const fixture = await setup(w.runtime, { faults: [{ status: 503 }, { status: 429, retryAfterSeconds: 2 }] });
+      await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      expect(fixture.deliveries().filter((delivery) => delivery.kind === 'post')).toHaveLength(1);
+      expect(fixture.sleeps).toHaveLength(2);
+      expect(fixture.sleeps[1]).toBe(2000);
+      expect(fixture.errors).toEqual([]);
+    });
+
+    it('asks once however often the event is delivered, also by another process of the app', async () => {
+      const w = world();
+      const fixture = await setup(w.runtime);
+      await w.runtime.start('ops', { input: 'go' });
+      const other = fixture.another();
+      await Promise.all([fixture.notifier.publish(w.events), other.publish(w.events), fixture.notifier.publish(w.events)]);
+      await Promise.all([fixture.notifier.flush(), other.flush()]);
+      expect(fixture.deliveries().filter((delivery) => delivery.kind === 'post')).toHaveLength(1);
+    });
+
+    it('updates the card when the approval is decided elsewhere and when the call finishes', async () => {
+      const w = world();
+      const fixture = await setup(w.runtime);
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice@example.com' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      const updates = fixture.deliveries().filter((delivery) => delivery.kind === 'update');
+      expect(updates.some((update) => update.visible.includes('Approved by alice@example.com'))).toBe(true);
+      expect(updates.some((update) => update.visible.includes('deploy ran') && update.visible.includes('deployed svc-0'))).toBe(true);
+      expect(w.executed).toEqual(['svc-0']);
+    });
+
+    it('reports a refusing service to onError without any secret, and never to the run', async () => {
+      const w = world();
+      const fixture = await setup(w.runtime, { faults: [{ status: 403 }], echoSecretsInErrors: true });
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      expect(fixture.errors.length).toBeGreaterThan(0);
+      for (const error of fixture.errors) {
+        const text = `${String(error)} ${String((error as Error).cause ?? '')} ${JSON.stringify(error)}`;
+        for (const secret of harness.secrets) expect(text).not.toContain(secret);
+      }
+      expect((await w.runtime.get(run.runId)).status).toBe('awaitingApproval');
+    });
+
+    it('decides on a click once, tells a second click it was already decided, and refuses someone who may not decide', async () => {
+      const w = world({ calls: 2 });
+      const fixture = await setup(w.runtime);
+      if (!fixture.click || !fixture.decider) return expect(harness.name).toBe('webhooks');
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      expect(await fixture.click(0, 'approve', 'U1')).toMatch(/^Approved by .*: .*deploy.*, run is awaitingApproval\.$/s);
+      expect(await fixture.click(0, 'approve', 'U2')).toMatch(/Already approved by .*; this button was used before, so nothing was done again\./);
+      expect(await fixture.click(1, 'deny', 'U2')).toMatch(/^Denied by .*: .*deploy.*, run is completed\.$/s);
+      const audit = (await w.runtime.get(run.runId)).audit;
+      expect(audit.map((entry) => [entry.decision, entry.by])).toEqual([
+        ['approved', fixture.decider('U1')],
+        ['denied', fixture.decider('U2')],
+      ]);
+
+      const guarded = world({ approvers: ['someone-else'] });
+      const second = await setup(guarded.runtime);
+      await guarded.runtime.start('ops', { input: 'go' });
+      await second.notifier.publish(guarded.events);
+      await second.notifier.flush();
+      expect(await second.click!(0, 'approve', 'U3')).toMatch(/may not decide this approval; nothing was done\. Ask one of its approvers\./);
+      expect(guarded.executed).toEqual([]);
+    });
+  });
+}

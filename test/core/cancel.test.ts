@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { StopReason, cancel, withApprovalResponse, type AgentSnapshot } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { fakeClock, newLedger, pathTool, testAgent } from '../support/core-harness.js';
+import { newLedger, pathTool } from '../support/core-harness.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 /** A promise with its resolver, to know when a tool or model call has started. */
 function signal<T = void>() {
@@ -28,7 +29,7 @@ function waitingTool(started: { resolve: () => void }, seen: { aborted?: boolean
 
 describe('cancel', () => {
   it('ends a paused run with stop reason cancelled and the reason in error', async () => {
-    const clock = fakeClock();
+    const clock = testClock();
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]), tools: [pathTool('long_job', newLedger())], clock });
     const paused = await agent.execute({ input: 'go' });
     const stopped = cancel(paused, 'user closed the chat', { agent, now: clock() + 5 });

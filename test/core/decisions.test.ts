@@ -16,12 +16,13 @@ import {
   type AgentSnapshot,
 } from 'countersign';
 import { createScriptedModel, lastToolResults, textTurn, toolCallTurn } from 'countersign/testing';
-import { fakeClock, newLedger, parsedResult, pathTool, testAgent } from '../support/core-harness.js';
+import { newLedger, parsedResult, pathTool } from '../support/core-harness.js';
+import { testAgent, testClock, thrown } from '../support/test-kit.js';
 
 /** An agent whose model asks for `calls` in one turn and then answers "done". */
 function setup(calls: { name: string; path: string; id?: string }[], extra: { approvalTtlMs?: number } = {}) {
   const ledger = newLedger();
-  const clock = fakeClock();
+  const clock = testClock();
   const names = [...new Set(calls.map((call) => call.name))];
   const agent = testAgent({
     model: createScriptedModel([
@@ -34,15 +35,6 @@ function setup(calls: { name: string; path: string; id?: string }[], extra: { ap
     ...extra,
   });
   return { agent, ledger, clock };
-}
-
-function thrown(body: () => unknown): unknown {
-  try {
-    body();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('withApprovalResponse refusals', () => {
@@ -317,7 +309,7 @@ describe('withApprovalResponse outcomes', () => {
         textTurn('done'),
       ]),
       tools: [pathTool('delete_file', ledger), pathTool('move_file', ledger)],
-      clock: fakeClock(),
+      clock: testClock(),
     });
     const paused = await agent.execute({ input: 'go' });
     const [a, , m] = paused.pendingApprovals;

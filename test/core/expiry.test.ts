@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalExpiredError, auditLog, deserialize, expiryDecisions, serialize, withApprovalResponse, type OnExpire } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { fakeClock, newLedger, parsedResult, pathTool, testAgent } from '../support/core-harness.js';
+import { newLedger, parsedResult, pathTool } from '../support/core-harness.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 // A start time with a non-zero millisecond part, so a lost millisecond would show.
 const START = Date.UTC(2026, 2, 3, 4, 5, 6, 789);
 
 function setup(options: { agentTtl?: number; toolTtl?: number; onExpire?: OnExpire; calls?: string[] } = {}) {
   const ledger = newLedger();
-  const clock = fakeClock(START);
+  const clock = testClock(START);
   const calls = options.calls ?? ['slow_tool'];
   const agent = testAgent({
     model: createScriptedModel([toolCallTurn(calls.map((name, index) => ({ id: `call_${index}`, name, args: { path: `/${index}` } }))), textTurn('done')]),

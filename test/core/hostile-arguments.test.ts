@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, defineTool, deserialize, presentArgs, serialize, withApprovalResponse, type ModelRequest } from 'countersign';
+import { defineTool, deserialize, presentArgs, serialize, withApprovalResponse, type ModelRequest } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { canonicalJson, digestOf } from '../../src/machine/digest.js';
+import { testAgent } from '../support/test-kit.js';
 
 /** `levels` objects nested in one another, the innermost holding a string. */
 function nested(levels: number): unknown {
@@ -29,7 +30,7 @@ function agentCalling(args: unknown) {
     requests.push(request);
     return request.messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('write_file', args);
   });
-  const agent = createAgent({ name: `hostile-${Math.random().toString(36).slice(2)}`, model, tools: [tool] });
+  const agent = testAgent({ model, tools: [tool] });
   return { agent, executed, requests };
 }
 

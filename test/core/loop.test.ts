@@ -3,12 +3,13 @@ import { ConfigError, StopReason, defineTool, withApprovalResponse, type Message
 import type { AgentSnapshot } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { z } from 'zod';
-import { fakeClock, newLedger, pathTool, testAgent } from '../support/core-harness.js';
+import { newLedger, pathTool } from '../support/core-harness.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 describe('the agent loop', () => {
   it('a string input is one user message; instructions come first as a system message', async () => {
     const model = createScriptedModel([textTurn('hello back')]);
-    const clock = fakeClock();
+    const clock = testClock();
     const agent = testAgent({ model, tools: [], instructions: 'Be brief.', clock });
     const done = await agent.execute({ input: 'hello' });
     expect(model.calls[0]!.messages).toEqual([
@@ -166,7 +167,7 @@ describe('a start and a result as one step', () => {
     const run = async (checkpoint?: (snapshot: AgentSnapshot) => Promise<void>) => {
       const tool = defineTool({ name: 'read', description: 'read', input: z.object({ path: z.string() }), needsApproval: false, execute: async ({ path }) => path.toUpperCase() });
       const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
-      const agent = testAgent({ name: 'one-step', model, tools: [tool], clock: fakeClock() });
+      const agent = testAgent({ name: 'one-step', model, tools: [tool], clock: testClock() });
       return agent.execute({ input: 'go', runId: 'run_one_step' }, checkpoint ? { checkpoint, leaseOwner: 'me' } : { leaseOwner: 'me' });
     };
     const saved: AgentSnapshot[] = [];

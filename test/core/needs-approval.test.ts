@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolContext } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { newLedger, pathTool, testAgent } from '../support/core-harness.js';
+import { newLedger, pathTool } from '../support/core-harness.js';
+import { testAgent } from '../support/test-kit.js';
 
 type NeedsApproval = Parameters<typeof pathTool>[2] extends infer O ? (O extends { needsApproval?: infer N } ? N : never) : never;
 

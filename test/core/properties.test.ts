@@ -11,7 +11,8 @@ import {
   type Message,
 } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { fakeClock, newLedger, pathTool, testAgent, type Ledger } from '../support/core-harness.js';
+import { newLedger, pathTool, type Ledger } from '../support/core-harness.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 const RUNS = 150;
 
@@ -44,7 +45,7 @@ function scenarioAgent(turns: Scenario['turns'], ledger: Ledger) {
   return testAgent({
     model,
     tools: [pathTool('gated_a', ledger, { needsApproval: true }), pathTool('gated_b', ledger), pathTool('free', ledger, { needsApproval: false })],
-    clock: fakeClock(),
+    clock: testClock(),
     maxTurns: 10,
   });
 }

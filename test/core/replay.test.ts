@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, deserialize, serialize, withApprovalResponse } from 'countersign';
 import { createScriptedModel, lastToolResults, textTurn, toolCallTurn } from 'countersign/testing';
-import { fakeClock, loggedModel, newLedger, parsedResult, pathTool, testAgent } from '../support/core-harness.js';
+import { loggedModel, newLedger, parsedResult, pathTool } from '../support/core-harness.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 describe('resume replays the approved calls', () => {
   it('runs each approved call with its exact toolCallId and arguments before any model call', async () => {
@@ -17,7 +18,7 @@ describe('resume replays the approved calls', () => {
       ],
       ledger,
     );
-    const agent = testAgent({ model, tools: [pathTool('delete_file', ledger)], clock: fakeClock() });
+    const agent = testAgent({ model, tools: [pathTool('delete_file', ledger)], clock: testClock() });
     const paused = await agent.execute({ input: 'go' });
     expect(model.calls).toHaveLength(1);
     expect(ledger.timeline).toEqual(['model:1']);
@@ -71,7 +72,7 @@ describe('resume replays the approved calls', () => {
     const agent = testAgent({
       model,
       tools: [pathTool('read_file', ledger, { needsApproval: false }), pathTool('delete_file', ledger)],
-      clock: fakeClock(),
+      clock: testClock(),
     });
     const paused = await agent.execute({ input: 'go' });
     expect(ledger.timeline).toEqual(['model:1', 'tool:read_file:call_read']);

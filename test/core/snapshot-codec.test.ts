@@ -14,19 +14,11 @@ import {
   type MachineState,
 } from 'countersign';
 import { FIXTURE_AGENT, FIXTURE_RUN_ID, FIXTURE_RUN_ID_V2, FIXTURE_TIME, FIXTURE_V2, fixtureAgent, fixtureHistory, type FixtureCalls } from '../support/snapshot-fixture-agent.js';
+import { thrown } from '../support/test-kit.js';
 
 const fixtureText = readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8');
 const fixtureV2Text = readFileSync(new URL('../fixtures/snapshots/v2.json', import.meta.url), 'utf8');
 const v2Agent = (calls?: FixtureCalls) => fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] });
-
-function thrown(body: () => unknown): unknown {
-  try {
-    body();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 /** A fixture (v1 unless told) as a plain object, changed by `edit`. */
 function altered(edit: (doc: { $schemaVersion: unknown; head: { json: Record<string, any> }; messages: any[] }) => void, text = fixtureText): string {

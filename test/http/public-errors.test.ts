@@ -1,10 +1,10 @@
 // What others read of a failed run (GET /runs/:id, the run.failed webhook) holds
 // neither a URL nor what a model provider wrote: the operator's onError gets those.
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgent, createMemoryStore, createRuntime, type Model } from 'countersign';
+import { createMemoryStore, createRuntime, type Model } from 'countersign';
 import { createApprovalApp, createWebhookNotifier, serve, type ServeHandle } from 'countersign/http';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { testAgent } from '../support/test-kit.js';
 
 const TOKEN = 'test-bearer-token-0123456789';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -30,7 +30,7 @@ describe('a run whose model call failed', () => {
         throw providerError();
       },
     };
-    const agent = createAgent({ name: `failing-${randomUUID().slice(0, 8)}`, model, tools: [] });
+    const agent = testAgent({ model, tools: [] });
     const reported: { error: unknown; operation: string; runId?: string }[] = [];
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore(), notifier, onError: (error, context) => reported.push({ error, ...context }) });
     const server: ServeHandle = await serve(createApprovalApp(runtime, { bearerToken: TOKEN }), { port: 0 });
@@ -71,7 +71,7 @@ describe('a run whose model call failed', () => {
       [plain, 'The model call failed; the details went to the operator (onError), not here.'],
     ];
     for (const [thrown, text] of cases) {
-      const agent = createAgent({ name: `failing-${randomUUID().slice(0, 8)}`, tools: [], model: { generate: () => Promise.reject(thrown) } });
+      const agent = testAgent({ tools: [], model: { generate: () => Promise.reject(thrown) } });
       const seen: unknown[] = [];
       const failed = await agent.execute({ input: 'hello' }, { onError: (error) => seen.push(error) });
       expect(failed.error).toEqual({ code: 'model_error', message: text });

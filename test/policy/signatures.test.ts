@@ -9,6 +9,7 @@ import {
   type AgentSnapshot,
 } from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
+import { thrown } from '../support/test-kit.js';
 
 const decisionSecret = 'test-decision-secret-0123456789';
 
@@ -54,12 +55,9 @@ describe('signed decisions', () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     const [first, second] = paused.pendingApprovals;
     const attempt = () => withApprovalResponse(paused, { approvalId: second!.approvalId, approved: true, signature: first!.signature! }, { agent });
-    expect(attempt).toThrow(ApprovalSignatureError);
-    try {
-      attempt();
-    } catch (error) {
-      expect((error as ApprovalSignatureError).approvalId).toBe(second!.approvalId);
-    }
+    const error = thrown(attempt);
+    expect(error).toBeInstanceOf(ApprovalSignatureError);
+    expect((error as ApprovalSignatureError).approvalId).toBe(second!.approvalId);
     expect(executions.count('transfer')).toBe(0);
   });
 
@@ -133,12 +131,9 @@ describe('approvers', () => {
     const approvalId = snap.pendingApprovals[0]!.approvalId;
     expect(snap.pendingApprovals[0]!.approvers).toEqual(['alice', 'carol']);
     const byBob = () => withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'bob' }, { agent });
-    expect(byBob).toThrow(ApproverNotAllowedError);
-    try {
-      byBob();
-    } catch (error) {
-      expect(error).toMatchObject({ approvalId, approvedBy: 'bob', code: 'approver_not_allowed' });
-    }
+    const refusal = thrown(byBob);
+    expect(refusal).toBeInstanceOf(ApproverNotAllowedError);
+    expect(refusal).toMatchObject({ approvalId, approvedBy: 'bob', code: 'approver_not_allowed' });
     expect(() => withApprovalResponse(snap, { approvalId, approved: true }, { agent })).toThrow(/anonymous approver/);
     expect(withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'carol' }, { agent }).audit.at(-1)).toMatchObject({ by: 'carol' });
   });

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from 'countersign';
 import { expectOpaque } from '../support/opaque-token.js';
-import { countingAgent, manualClock } from '../support/runtime-harness.js';
+import { countingAgent } from '../support/runtime-harness.js';
+import { testClock } from '../support/test-kit.js';
 import { linkUrls } from '../support/link-urls.js';
 
 const secret = 'link-secret-0123456789abcdef';
@@ -10,7 +11,7 @@ const token = (url: string) => url.split('/links/')[1]!;
 
 describe('respondWithLink approvedBy', () => {
   it('records the caller\'s approvedBy for a token minted without one, and the token\'s own when it has one', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock, calls: 2 });
     const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });

@@ -16,7 +16,8 @@ import {
   UnknownApprovalError,
   type RunEvent,
 } from 'countersign';
-import { countingAgent, manualClock } from '../support/runtime-harness.js';
+import { countingAgent } from '../support/runtime-harness.js';
+import { testClock } from '../support/test-kit.js';
 import { linkUrls } from '../support/link-urls.js';
 
 describe('createRuntime', () => {
@@ -48,7 +49,7 @@ describe('createRuntime', () => {
   });
 
   it('keeps a once-only value until its TTL runs out, by the store\'s clock', async () => {
-    const clock = manualClock(1_000);
+    const clock = testClock(1_000);
     const once = createMemoryOnceStore({ clock });
     expect(await once.putIfAbsent('k', 'a', 100)).toBeUndefined();
     clock.advance(99);
@@ -86,7 +87,7 @@ describe('createRuntime', () => {
   });
 
   it('refuses a conflicting decision with the decision that won', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], clock });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
@@ -180,7 +181,7 @@ describe('createRuntime', () => {
 
 describe('expiry sweeps', () => {
   it('denies each expired request exactly once, even with several sweepers, and the run finishes', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
     const store = createMemoryStore({ clock });
     const sweepers = [createRuntime({ agents: [counting.agent], store, clock }), createRuntime({ agents: [counting.agent], store, clock })];
@@ -200,7 +201,7 @@ describe('expiry sweeps', () => {
 
 describe('recover', () => {
   it('asks a person again about a non-idempotent call whose process died, and never runs it twice silently', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const store = createMemoryStore({ clock });
     const dying = countingAgent({ clock, leaseMs: 30_000, name: 'recover-plain', during: () => new Promise(() => {}) });
     const first = createRuntime({ agents: [dying.agent], store, clock });
@@ -224,7 +225,7 @@ describe('recover', () => {
   });
 
   it('a retried delivery carries on a run its first responder left stalled, but not one still in progress', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const store = createMemoryStore({ clock });
     const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
@@ -242,7 +243,7 @@ describe('recover', () => {
   });
 
   it('runs an idempotent call again with the same idempotency key', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const store = createMemoryStore({ clock });
     const dying = countingAgent({ clock, leaseMs: 30_000, idempotent: true, name: 'recover-idem', during: () => new Promise(() => {}) });
     const first = createRuntime({ agents: [dying.agent], store, clock });
@@ -259,7 +260,7 @@ describe('recover', () => {
   });
 
   it('resumes a run whose decision was committed but whose process died before resuming', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const store = createMemoryStore({ clock });
     const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
@@ -313,7 +314,7 @@ describe("mode 'enqueue'", () => {
 
 describe("the runtime's clock decides expiry", () => {
   it("refuses an expired request whatever respondedAt the caller sends, and records the caller's time without trusting it", async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
     const runtime = createRuntime({ agents: [counting.agent], clock });
     const expired = await runtime.start(counting.agent.name, { input: 'pay' });
@@ -331,7 +332,7 @@ describe("the runtime's clock decides expiry", () => {
 
 describe('housekeeping goes on past a run that cannot', () => {
   /** Runs of a known agent and of one this runtime no longer has (its resume throws AgentNotFoundError), the orphan first. */
-  const runsOfTwoAgents = async (clock: ReturnType<typeof manualClock>, decide: boolean) => {
+  const runsOfTwoAgents = async (clock: ReturnType<typeof testClock>, decide: boolean) => {
     const store = createMemoryStore({ clock });
     const orphan = countingAgent({ clock, approvalTtlMs: 60_000 });
     const healthy = countingAgent({ clock, approvalTtlMs: 60_000 });
@@ -344,7 +345,7 @@ describe('housekeeping goes on past a run that cannot', () => {
   };
 
   it('recover reports a run whose resume throws, counts it as failed, and still recovers the healthy ones', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const { runs, healthy, after, errors } = await runsOfTwoAgents(clock, true);
     clock.advance(10_001);
     expect(await after.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 1 });
@@ -354,7 +355,7 @@ describe('housekeeping goes on past a run that cannot', () => {
   });
 
   it('sweepExpired reports a run that cannot go on after its expiry, counts it as failed, and still sweeps the others', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const { runs, after, errors } = await runsOfTwoAgents(clock, false);
     clock.advance(60_001);
     expect(await after.sweepExpired()).toEqual({ runs: 2, expired: 2, failed: 1 });
@@ -367,7 +368,7 @@ describe('one-click links', () => {
   const secret = 'link-secret-0123456789abcdef';
 
   it('decides with a link once; a reused, forged or foreign token is refused', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock, calls: 2 });
     const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
@@ -391,7 +392,7 @@ describe('one-click links', () => {
   });
 
   it('never outlives the approval it decides', async () => {
-    const clock = manualClock();
+    const clock = testClock();
     const counting = countingAgent({ clock, approvalTtlMs: 5_000 });
     const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });

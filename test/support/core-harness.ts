@@ -1,25 +1,7 @@
-// Helpers for the core tests: a fake clock, tools that record every execution, and agents with unique names.
-import { randomUUID } from 'node:crypto';
+// Helpers for the core tests: tools that record every execution, and agents with unique names.
 import { z } from 'zod';
-import { createAgent, defineTool, type AgentConfig, type Tool, type ToolDefinition, type ToolExecuteContext } from 'countersign';
+import { defineTool, type Tool, type ToolDefinition, type ToolExecuteContext } from 'countersign';
 import { createScriptedModel, type ScriptedModel, type ScriptedTurn } from 'countersign/testing';
-
-/** A clock tests move by hand; never sleeps. */
-export interface FakeClock {
-  (): number;
-  advance(ms: number): number;
-  set(ms: number): void;
-}
-
-export function fakeClock(start = Date.UTC(2026, 0, 1, 12, 0, 0, 0)): FakeClock {
-  let now = start;
-  const clock = (() => now) as FakeClock;
-  clock.advance = (ms) => (now += ms);
-  clock.set = (ms) => {
-    now = ms;
-  };
-  return clock;
-}
 
 /** One execution of a recorded tool: what it received. */
 export interface Execution {
@@ -78,13 +60,6 @@ export function loggedModel(script: readonly ScriptedTurn[], ledger: Ledger): Sc
       return inner.generate(request);
     },
   };
-}
-
-export type TestAgentConfig = Omit<AgentConfig, 'name'> & { name?: string };
-
-/** An agent with a unique name, so runs, events and stored rules of different tests never share an agent name. */
-export function testAgent(config: TestAgentConfig) {
-  return createAgent({ name: config.name ?? `core-${randomUUID().slice(0, 8)}`, ...config });
 }
 
 /** Parses a tool message's content. */

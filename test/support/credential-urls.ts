@@ -1,6 +1,7 @@
 // URLs with user-info are refused wherever countersign takes a URL; these helpers check one place.
 import { expect } from 'vitest';
 import { ConfigError } from 'countersign';
+import { thrown } from './test-kit.js';
 
 const PASSWORD = 'pa55-SECRET-word';
 
@@ -14,14 +15,9 @@ export function withCredentials(url: string): string {
 
 /** `create()` throws a ConfigError naming `option` and where the credential goes, and never repeats the password. */
 export function expectCredentialsRefused(create: () => unknown, option: string, instead: RegExp): void {
-  let thrown: unknown;
-  try {
-    create();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ConfigError);
-  const message = (thrown as Error).message;
+  const error = thrown(create);
+  expect(error).toBeInstanceOf(ConfigError);
+  const message = (error as Error).message;
   expect(message).toContain(`${option} must not carry a user name or password`);
   expect(message).toMatch(instead);
   expect(message).not.toContain(PASSWORD);

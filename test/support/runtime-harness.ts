@@ -1,8 +1,8 @@
 // Agents for runtime tests: a gated tool whose executions are counted, driven by a scripted model.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { createAgent, defineTool, type Agent } from 'countersign';
+import { defineTool, type Agent } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { testAgent } from './test-kit.js';
 
 export interface CountingAgent {
   readonly agent: Agent;
@@ -43,8 +43,8 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
       ? textTurn('paid')
       : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'send_payment', args: { to: `acct-${index}`, cents: 100 + index } }))),
   );
-  const agent = createAgent({
-    name: options.name ?? `payments-${randomUUID().slice(0, 8)}`,
+  const agent = testAgent({
+    ...(options.name === undefined ? {} : { name: options.name }),
     model,
     tools: [tool],
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -54,12 +54,3 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
   return { agent, executions, modelCalls: () => model.calls.length };
 }
 
-/** A clock tests move by hand. */
-export function manualClock(start = 1_700_000_000_000) {
-  let now = start;
-  const clock = () => now;
-  clock.advance = (ms: number) => {
-    now += ms;
-  };
-  return clock;
-}

@@ -1,77 +1,35 @@
+// The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
+// with retries), resuming and announcing share them, so they stay together here (a little over 300 lines). What
+// stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
+// one-click links (link-runtime.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createMemoryOnceStore } from '../adapters/memory-once-store.js';
 import { createMemoryStore } from '../adapters/memory-store.js';
-import type { OnceStore } from '../ports/once-store.js';
 import { AgentNotFoundError, ConfigError, RunNotFoundError, VersionConflictError } from '../errors.js';
+import type { ApprovalLinkOptions } from '../links/link-service.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import { startedRun, type ExecuteInput } from '../machine/execute.js';
 import { expiryDecisions } from '../machine/expiry.js';
-import { functionSchema } from '../machine/function-schema.js';
-import type { Notifier } from '../ports/notifier.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
-import type { CommitOptions, CommitReceipt, ListPendingOptions, SnapshotStore } from '../ports/snapshot-store.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
-import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
-import { withLinks } from './link-runtime.js';
-import type { ResumeQueue } from '../ports/resume-queue.js';
-import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
-import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
 import { parseOptions } from '../options.js';
+import type { ResumeQueue } from '../ports/resume-queue.js';
+import type { CommitOptions, CommitReceipt, ListPendingOptions } from '../ports/snapshot-store.js';
+import { withLinks } from './link-runtime.js';
+import { hasLiveLease, runtimeMaintenance } from './runtime-maintenance.js';
+import { runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
+import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 
-export interface RuntimeOptions {
-  /** The agents whose runs this runtime starts and resumes, found by their `name`. */
-  readonly agents: readonly Agent[];
-  /** Where runs live. Default: `createMemoryStore()` (this process only). */
-  readonly store?: SnapshotStore;
-  /**
-   * Where webhook ids, spent links and chat button ids are kept once. Default: the store's own (`store.once`), else,
-   * for a store only this process uses, one in memory. A shared store without one needs this option.
-   */
-  readonly once?: OnceStore;
-  /** Told of every event after the state it announces is committed. Failures go to `onError`, never to the run. */
-  readonly notifier?: Notifier;
-  /** Where `respond(..., { mode: 'enqueue' })` puts resume jobs for workers. */
-  readonly queue?: ResumeQueue;
-  /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
-  readonly clock?: () => number;
-  /**
-   * The secret one-click tokens (links, chat buttons, inboxes) are sealed with, and how long they work by default.
-   * A runtime made with it is a `LinkedRuntime`; URLs are the app's to build (`approvalLinkUrl(baseUrl, token)`).
-   */
-  readonly links?: Omit<ApprovalLinkOptions, 'clock'>;
-  /** How often a decision is retried after losing a compare-and-set race. Default 10. */
-  readonly maxRetries?: number;
-  /** A run left `running` without progress this long is taken over by `recover()`. Default 60 s. */
-  readonly staleAfterMs?: number;
-  /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
-  readonly workerId?: string;
-  /**
-   * Failures that must not stop a run (a notifier that threw), with what was
-   * being done; also the full error of a failed model call (`operation: 'model'`),
-   * of which the run's `error` keeps only a public text.
-   */
-  readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
-}
+export type { RuntimeOptions } from './runtime-options.js';
 
 const runIdSchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 characters');
-const optionsSchema = z.object({
-  agents: z.array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent')).min(1, 'is empty; pass the agents this runtime runs'),
-  store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
-  once: z.custom<OnceStore>((value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function', 'must implement OnceStore (putIfAbsent, get, replace)').optional(),
-  notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
-  queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
-  clock: functionSchema().optional(),
-  links: linkOptionsSchema.omit({ clock: true }).optional(),
-  maxRetries: z.number().int().min(0).max(100).optional(),
-  staleAfterMs: z.number().int().positive().optional(),
-  workerId: z.string().min(1).optional(),
-  onError: functionSchema().optional(),
-});
+
 /** The receipt of a commit that did nothing beyond the write. */
 const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
@@ -109,7 +67,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createRuntime(options: RuntimeOptions & { readonly links: Omit<ApprovalLinkOptions, 'clock'> }): LinkedRuntime;
 export function createRuntime(options: RuntimeOptions): Runtime;
 export function createRuntime(options: RuntimeOptions): Runtime {
-  parse(optionsSchema, options, 'createRuntime');
+  parse(runtimeOptionsSchema, options, 'createRuntime');
   const agents = new Map<string, Agent>();
   for (const agent of options.agents) {
     if (agents.has(agent.name)) throw new ConfigError(`createRuntime: two agents are named ${agent.name}; agent names must be unique.`);
@@ -237,9 +195,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
-  const hasLiveLease = (snapshot: AgentSnapshot, now: number) =>
-    snapshot.toolCalls.some((record) => record.status === 'executing' && (record.lease?.until ?? 0) > now);
-
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
@@ -320,6 +275,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return withApprovalResponse(current, response, { agent });
   };
 
+  const maintenance = runtimeMaintenance({
+    store,
+    clock,
+    staleAfterMs,
+    expire: (runId, now) =>
+      update(runId, (current) => {
+        const decisions = expiryDecisions(current, now);
+        if (decisions.length === 0) return { unchanged: 0 };
+        return { next: step(current, { type: 'DECIDED', at: now, decisions }), result: decisions.length };
+      }),
+    carryOn: (next) => carryOn(next, options.queue ? 'enqueue' : 'inline'),
+    continueRun,
+    reportError,
+  });
+
   const runtime: Runtime = {
     store,
     once,
@@ -348,51 +318,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       return next;
     },
-    async sweepExpired(now = clock()) {
-      let runs = 0;
-      let expired = 0;
-      let failed = 0;
-      for (const runId of await store.expiredRuns(now, 1000)) {
-        // One run that cannot go on is reported, and the sweep goes on with the others.
-        try {
-          const { next, result, committed } = await update(runId, (current) => {
-            const decisions = expiryDecisions(current, now);
-            if (decisions.length === 0) return { unchanged: 0 };
-            return { next: step(current, { type: 'DECIDED', at: now, decisions }), result: decisions.length };
-          });
-          if (!committed) continue;
-          runs += 1;
-          expired += result;
-          await carryOn(next, options.queue ? 'enqueue' : 'inline');
-        } catch (error) {
-          if (error instanceof RunNotFoundError) continue;
-          failed += 1;
-          reportError(error, 'sweep', runId);
-        }
-      }
-      return { runs, expired, failed };
-    },
-    async recover() {
-      let resumed = 0;
-      let askedAgain = 0;
-      let failed = 0;
-      const now = clock();
-      for (const runId of await store.runsToRecover(now, now - staleAfterMs, 1000)) {
-        // One run whose resume throws is reported, and the pass goes on, so the healthy ones are still recovered.
-        try {
-          const snapshot = await store.load(runId);
-          if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
-          const after = await continueRun(snapshot);
-          const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
-          if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
-          else resumed += 1;
-        } catch (error) {
-          failed += 1;
-          reportError(error, 'recover', runId);
-        }
-      }
-      return { resumed, askedAgain, failed };
-    },
+    ...maintenance,
     subscribe(listener: (event: RunEvent) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { Agent } from '../machine/agent.js';
+import { functionSchema } from '../machine/function-schema.js';
+import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
+import type { Notifier } from '../ports/notifier.js';
+import type { OnceStore } from '../ports/once-store.js';
+import type { ResumeQueue } from '../ports/resume-queue.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
+
+/**
+ * Options of `createRuntime`: the agents and where their runs live, plus what is optional.
+ *
+ * @example
+ * const options: RuntimeOptions = { agents: [agent], store: createRedisStore({ redis }), links: { secret: process.env.LINK_SECRET! } };
+ */
+export interface RuntimeOptions {
+  /** The agents whose runs this runtime starts and resumes, found by their `name`. */
+  readonly agents: readonly Agent[];
+  /** Where runs live. Default: `createMemoryStore()` (this process only). */
+  readonly store?: SnapshotStore;
+  /**
+   * Where webhook ids, spent links and chat button ids are kept once. Default: the store's own (`store.once`), else,
+   * for a store only this process uses, one in memory. A shared store without one needs this option.
+   */
+  readonly once?: OnceStore;
+  /** Told of every event after the state it announces is committed. Failures go to `onError`, never to the run. */
+  readonly notifier?: Notifier;
+  /** Where `respond(..., { mode: 'enqueue' })` puts resume jobs for workers. */
+  readonly queue?: ResumeQueue;
+  /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
+  readonly clock?: () => number;
+  /**
+   * The secret one-click tokens (links, chat buttons, inboxes) are sealed with, and how long they work by default.
+   * A runtime made with it is a `LinkedRuntime`; URLs are the app's to build (`approvalLinkUrl(baseUrl, token)`).
+   */
+  readonly links?: Omit<ApprovalLinkOptions, 'clock'>;
+  /** How often a decision is retried after losing a compare-and-set race. Default 10. */
+  readonly maxRetries?: number;
+  /** A run left `running` without progress this long is taken over by `recover()`. Default 60 s. */
+  readonly staleAfterMs?: number;
+  /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
+  readonly workerId?: string;
+  /**
+   * Failures that must not stop a run (a notifier that threw), with what was
+   * being done; also the full error of a failed model call (`operation: 'model'`),
+   * of which the run's `error` keeps only a public text.
+   */
+  readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
+}
+
+export const runtimeOptionsSchema = z.object({
+  agents: z.array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent')).min(1, 'is empty; pass the agents this runtime runs'),
+  store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
+  once: z.custom<OnceStore>((value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function', 'must implement OnceStore (putIfAbsent, get, replace)').optional(),
+  notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
+  queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
+  clock: functionSchema().optional(),
+  links: linkOptionsSchema.omit({ clock: true }).optional(),
+  maxRetries: z.number().int().min(0).max(100).optional(),
+  staleAfterMs: z.number().int().positive().optional(),
+  workerId: z.string().min(1).optional(),
+  onError: functionSchema().optional(),
+});

@@ -1,3 +1,5 @@
+// The catalogue of every error countersign throws and of every code they carry, in one file on purpose
+// (over 300 lines): one place to read what can go wrong, and the union the compiler checks codes against.
 /**
  * Every `code` a countersign error carries: stable, safe to branch on, and
  * checked by the compiler (a typo in `error.code === '...'` does not compile).

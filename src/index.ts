@@ -1,6 +1,7 @@
 export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
 export { defineTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement, type Approvers } from './machine/define-tool.js';
-export type { ExecuteInput, ExecuteOptions } from './machine/execute.js';
+export type { ExecuteOptions } from './machine/execute.js';
+export type { ExecuteInput } from './machine/new-run.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
 export { cancel, type CancelOptions } from './machine/cancel.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { ConfigError, StoreUnavailableError, VersionConflictError } from '../errors.js';
-import type { ExecuteInput } from '../machine/execute.js';
+import type { ExecuteInput } from '../machine/new-run.js';
 import { httpUrlSchema } from '../machine/url-schema.js';
 import type { AgentSnapshot, ApprovalResponse, Message } from '../machine/types.js';
 import type { RespondResult, Runtime } from '../runtime/runtime.js';

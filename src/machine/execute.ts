@@ -1,33 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
-import { clampDepth, findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
+import { clampDepth } from './argument-shape.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { approversOfCall, evaluateCalls } from './evaluate-calls.js';
 import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
+import { assistantSchema, newRun, type ExecuteInput } from './new-run.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
-import { initialSnapshot, step, stepAll } from './step.js';
+import { step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
-import type { AgentSnapshot, AssistantMessage, Message, RunOrigin, ToolCall, ToolCallRecord } from './types.js';
-import { parseOptions } from '../options.js';
-import { originSchema } from './origin-schema.js';
-
-/** What starts a run: one user message, or a conversation so far. */
-export interface ExecuteInput {
-  readonly input: string | readonly Message[];
-  /** Choose the run id (for example your own request id); a random one otherwise. */
-  readonly runId?: string;
-  /** Where the run came from (a chat, a channel), so channels send its approvals back there. */
-  readonly origin?: RunOrigin;
-}
+import type { AgentSnapshot, AssistantMessage, ToolCall, ToolCallRecord } from './types.js';
 
 export interface ExecuteOptions {
   /** Aborting it cancels the run; a running tool sees its own signal fire. */
@@ -53,62 +42,10 @@ export interface ExecuteOptions {
 
 const processLeaseOwner = `proc_${randomUUID()}`;
 
-const toolCallSchema = z.object({ id: z.string().min(1), name: z.string().min(1), args: z.unknown() });
-const messageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string(),
-  toolCalls: z.array(toolCallSchema).optional(),
-  toolCallId: z.string().optional(),
-});
-const assistantSchema = messageSchema.extend({ role: z.literal('assistant') });
-// A history handed in is the caller's own, not the model's: a call nested too deep there is refused outright (nothing could store the run).
-const historySchema = z
-  .array(messageSchema)
-  .min(1, 'has no messages')
-  .refine(
-    (messages) => messages.every((message) => (message.toolCalls ?? []).every((call) => findShapeProblem(call.args, { allowForbiddenKeys: true }) === undefined)),
-    `has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments`,
-  );
-const inputSchema = z.object({
-  input: z.union([z.string().min(1, 'is empty; pass the user message'), historySchema]),
-  runId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"').optional(),
-  origin: originSchema.optional(),
-});
-
 function isSnapshot(value: unknown): value is AgentSnapshot {
   return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
 }
 
-function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
-  parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint: "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume." });
-  const now = agent.settings.clock();
-  const given: Message[] =
-    typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
-  const instructions = agent.settings.instructions;
-  const messages = instructions && given[0]?.role !== 'system' ? [{ role: 'system' as const, content: instructions }, ...given] : given;
-  const snapshot = initialSnapshot({
-    runId: input.runId ?? `run_${randomUUID()}`,
-    agentName: agent.name,
-    messages: [],
-    pendingApprovals: [],
-    toolCalls: [],
-    audit: [],
-    runApprovals: [],
-    turns: 0,
-    maxTurns: agent.settings.maxTurns,
-    ...(input.origin === undefined ? {} : { origin: { ...input.origin } }),
-    version: 0,
-    createdAt: now,
-    updatedAt: now,
-  });
-  return { snapshot, event: { type: 'START', at: now, messages } };
-}
-
-/** A new run after its start step, before any effect: what `runtime.start` records before the run goes on. */
-export function startedRun(agent: Agent, input: ExecuteInput): AgentSnapshot {
-  const { snapshot, event } = newRun(agent, input);
-  return step(snapshot, event);
-}
 
 /** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
 function withArgsClamped(message: AssistantMessage): AssistantMessage {

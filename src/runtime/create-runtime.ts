@@ -11,7 +11,7 @@ import { AgentNotFoundError, ConfigError, RunNotFoundError, VersionConflictError
 import type { ApprovalLinkOptions } from '../links/link-service.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
-import { startedRun, type ExecuteInput } from '../machine/execute.js';
+import { startedRun, type ExecuteInput } from '../machine/new-run.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { eventsBetween, type RunEvent } from '../machine/run-events.js';
 import { step } from '../machine/step.js';

@@ -2,7 +2,7 @@ import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinkService } from '../links/link-service.js';
 import type { ApprovalLinkTokens, LinkClaim } from '../links/approval-links.js';
-import type { ExecuteInput } from '../machine/execute.js';
+import type { ExecuteInput } from '../machine/new-run.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';

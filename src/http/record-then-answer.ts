@@ -1,0 +1,62 @@
+import type { Context } from 'hono';
+import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
+import type { RespondMode, RespondResult } from '../runtime/runtime.js';
+import { awaitRun } from '../runtime/await-run.js';
+import type { AppEnv } from './app-env.js';
+import { answerJson } from './answer-json.js';
+import { runView } from './run-view.js';
+import type { RouteSettings } from './routes/route-settings.js';
+
+/**
+ * How the write routes answer once a decision or a start is recorded: the run goes on here (inline) for up to
+ * `resumeTimeoutMs`, or on a worker (enqueue); a run still going is a 202 pointing at it.
+ */
+export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report }: RouteSettings) {
+  /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
+  const recordMode: RespondMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
+
+  /**
+   * Runs a recorded run on here, answering 202 when that takes longer than `resumeTimeoutMs` (and reporting its
+   * later failure). Only called once the decision or the run is recorded, so a 202 never stands for a write that
+   * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
+   */
+  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
+    awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
+
+  /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
+  const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
+    recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
+
+  const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
+    answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+
+  /** An enqueued decision's answer: "accepted" once it made the run ready (a worker carries it on), else the run as it stands. */
+  const enqueuedAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
+    snapshot.status === 'running' && !duplicate
+      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
+      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
+
+  /**
+   * Records a decision and queues the run; a signed delivery's claim is settled with the answer in the same commit
+   * where the store can (one round trip for the decision, the job and the answer), else by the claim's middleware.
+   */
+  const decideEnqueued = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
+    const delivery = c.var.delivery;
+    const recorded = await runtime.respond(runId, response, {
+      mode: 'enqueue',
+      ...(delivery === undefined
+        ? {}
+        : {
+            replaceRemembered: (next: AgentSnapshot) => {
+              const answer = enqueuedAnswer(runId, next, false);
+              return delivery.settleWith(answer.status, JSON.stringify(answer.body));
+            },
+          }),
+    });
+    if (recorded.replaced === true) c.set('settled', true);
+    const answer = enqueuedAnswer(runId, recorded.snapshot, recorded.duplicate);
+    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
+  };
+
+  return { recordMode, carryOn, resumeAfter, accepted, decideEnqueued };
+}

@@ -1,0 +1,86 @@
+import { Hono } from 'hono';
+import { StoreUnavailableError } from '../../errors.js';
+import type { AgentSnapshot, ApprovalResponse } from '../../machine/types.js';
+import type { RespondResult } from '../../runtime/runtime.js';
+import { problemFor } from '../../web/problem.js';
+import { parseWith } from '../../web/read-body.js';
+import type { AppEnv } from '../app-env.js';
+import { answerJson } from '../answer-json.js';
+import { blanketDecisions } from '../blanket-decisions.js';
+import { recordThenAnswer } from '../record-then-answer.js';
+import { runView } from '../run-view.js';
+import { batchBody, decisionBody, pendingQuery } from '../schemas.js';
+import { parseTargetedBody } from '../write-target.js';
+import type { RouteSettings } from './route-settings.js';
+
+/** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
+export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
+  const { runtime, resumeMode, read, write, report } = settings;
+  const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued } = recordThenAnswer(settings);
+  const app = new Hono<AppEnv>();
+
+  app.get('/approvals', read, async (c) => {
+    const query = parseWith(pendingQuery, c.req.query(), 'query');
+    const page = await runtime.pending({
+      ...(query.agent === undefined ? {} : { agent: query.agent }),
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+    return c.json({ items: page.items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
+  });
+
+  app.post('/runs/:runId/approvals/:approvalId', ...write, async (c) => {
+    const runId = c.req.param('runId');
+    const body = parseTargetedBody(c, decisionBody);
+    const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
+    if (resumeMode === 'enqueue') return decideEnqueued(c, runId, response);
+    const recorded = await runtime.respond(runId, response, { mode: recordMode });
+    const { duplicate } = recorded;
+    if (resumeMode === 'inline' && recorded.status === 'running') {
+      const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
+      if (!outcome.done) return accepted(c, runId, { duplicate });
+      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
+    }
+    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot) });
+  });
+
+  app.post('/runs/:runId/approvals', ...write, async (c) => {
+    const runId = c.req.param('runId');
+    const body = parseTargetedBody(c, batchBody);
+    const run = await runtime.get(runId);
+    let items: ApprovalResponse[];
+    if ('decisions' in body) {
+      items = body.decisions.map((decision) => decision as ApprovalResponse);
+    } else {
+      items = blanketDecisions(run, { ...body, approved: 'approveAll' in body }, runtime.agent(run.agentName).settings.decisionSecret !== undefined);
+    }
+    // Each decision is recorded on its own, then the run resumes once: here (inline), or on a
+    // worker (enqueue: only the decision that makes the run ready puts it on the queue).
+    const results: Record<string, unknown>[] = [];
+    let latest: AgentSnapshot = run;
+    let recorded = false;
+    for (const item of items) {
+      try {
+        const result: RespondResult = await runtime.respond(runId, item, { mode: recordMode });
+        latest = result.snapshot;
+        recorded ||= !result.duplicate;
+        results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
+      } catch (error) {
+        // Unreachable store: the whole answer is a 503, so no 2xx stands for a decision that was not written (a retry finds the recorded ones as duplicates).
+        if (error instanceof StoreUnavailableError) throw error;
+        const answer = problemFor(error);
+        if (answer.unexpected) report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path });
+        results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
+      }
+    }
+    if (recorded && latest.status === 'running' && resumeMode === 'enqueue') return accepted(c, runId, { results });
+    if (recorded && latest.status === 'running') {
+      const outcome = await carryOn(runtime.resume(runId), 'resume', runId);
+      if (!outcome.done) return accepted(c, runId, { results });
+      latest = outcome.value;
+    }
+    return answerJson(c, { status: latest.status, run: runView(latest), results });
+  });
+
+  return app;
+}

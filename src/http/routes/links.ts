@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import { decideWithLink } from '../../channels/decide-click.js';
+import { requireLinks } from '../../runtime/link-runtime.js';
+import type { AppEnv } from '../app-env.js';
+import { confirmationPage, messagePage } from '../link-pages.js';
+import { linkFailure, linkPage, linkToken } from './link-answers.js';
+import type { RouteSettings } from './route-settings.js';
+
+/**
+ * `GET /links/:token` (a confirmation page that changes nothing, so a link scanner decides nothing) and
+ * `POST /links/:token` (the decision); the token is the credential.
+ */
+export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: RouteSettings): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/links/:token', async (c) => {
+    try {
+      const token = linkToken(c);
+      const { claim, snapshot } = await requireLinks(runtime, 'GET /links').inspectLink(token);
+      const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+      if (!request || snapshot.status !== 'awaitingApproval') {
+        const decided = snapshot.audit.find((entry) => entry.approvalId === claim.approvalId);
+        return linkPage(
+          c,
+          410,
+          messagePage(
+            'Nothing left to decide',
+            decided
+              ? `This approval was already ${decided.decision}${decided.by ? ` by ${decided.by}` : ''}.`
+              : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
+          ),
+        );
+      }
+      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}` }));
+    } catch (error) {
+      return linkFailure(c, error, report);
+    }
+  });
+
+  app.post('/links/:token', async (c) => {
+    try {
+      const token = linkToken(c);
+      const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
+      if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      const { snapshot, duplicate, approvalId } = result;
+      const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
+      const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+      return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
+    } catch (error) {
+      return linkFailure(c, error, report);
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,35 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { AppEnv } from '../app-env.js';
+
+/**
+ * What went wrong where, for `onError`.
+ *
+ * @example
+ * createApprovalApp(runtime, {
+ *   bearerToken,
+ *   onError: (error, { operation, runId }) => logger.error({ err: error, operation, runId }, 'approval app'),
+ * });
+ */
+export interface ApprovalAppErrorContext {
+  /** `request` (an unexpected error answered with 500), `resume`/`start` (a run that went on after a 202 failed later), `events`, `webhook-dedupe`. */
+  readonly operation: string;
+  readonly runId?: string;
+  readonly method?: string;
+  readonly path?: string;
+}
+
+/** What every route module of the approval app is given: the runtime, how a recorded run goes on, its guards and where errors go. */
+export interface RouteSettings {
+  readonly runtime: Runtime;
+  /** Where a decided (or started) run goes on: here before answering, or on a worker through the runtime's queue. */
+  readonly resumeMode: 'inline' | 'enqueue';
+  /** How long a recorded run goes on here before the answer is 202. */
+  readonly resumeTimeoutMs: number;
+  /** Guards of the routes that read: a bearer token. */
+  readonly read: MiddlewareHandler<AppEnv>;
+  /** Guards of the routes that write: a bearer token or a Standard Webhooks signature, the body read, the webhook-id claimed. */
+  readonly write: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
+  /** `onError`, never throwing. */
+  readonly report: (error: unknown, context: ApprovalAppErrorContext) => void;
+}

@@ -1,0 +1,57 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { VersionConflictError } from '../../errors.js';
+import type { ExecuteInput } from '../../machine/new-run.js';
+import type { AgentSnapshot, Message } from '../../machine/types.js';
+import type { Outcome } from '../../runtime/await-run.js';
+import { parseJsonBody } from '../../web/read-body.js';
+import type { AppEnv } from '../app-env.js';
+import { answerJson } from '../answer-json.js';
+import { recordThenAnswer } from '../record-then-answer.js';
+import { runView } from '../run-view.js';
+import { cancelBody, startRunBody } from '../schemas.js';
+import { parseTargetedBody } from '../write-target.js';
+import type { RouteSettings } from './route-settings.js';
+
+/** `POST /runs`, `GET /runs/:runId` and `POST /runs/:runId/cancel`: a run started, read and cancelled. */
+export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
+  const { runtime, resumeMode, read, write } = settings;
+  const { recordMode, carryOn, accepted } = recordThenAnswer(settings);
+  const app = new Hono<AppEnv>();
+
+  app.post('/runs', ...write, async (c) => {
+    const body = parseJsonBody(startRunBody, c.var.rawBody);
+    runtime.agent(body.agent);
+    const caller = c.var.caller;
+    // A signed delivery gets a run id derived from its webhook-id, so a replay cannot start a second run.
+    const runId =
+      body.runId ??
+      (caller.kind === 'webhook'
+        ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}`
+        : `run_${randomUUID()}`);
+    const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
+    const location = { location: `/runs/${encodeURIComponent(runId)}` };
+    try {
+      await runtime.start(body.agent, input, { mode: recordMode });
+    } catch (error) {
+      // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
+      const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
+      if (!existing) throw error;
+      return answerJson(c, { status: existing.status, run: runView(existing), duplicate: true }, 200, location);
+    }
+    if (resumeMode === 'enqueue') return accepted(c, runId);
+    const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
+    if (!outcome.done) return accepted(c, runId);
+    return answerJson(c, { status: outcome.value.status, run: runView(outcome.value) }, 201, location);
+  });
+
+  app.get('/runs/:runId', read, async (c) => c.json(runView(await runtime.get(c.req.param('runId')))));
+
+  app.post('/runs/:runId/cancel', ...write, async (c) => {
+    const body = parseTargetedBody(c, cancelBody);
+    const run = await runtime.cancel(c.req.param('runId'), body.reason);
+    return answerJson(c, { status: run.status, run: runView(run) });
+  });
+
+  return app;
+}

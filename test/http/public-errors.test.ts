@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent, createMemoryStore, createRuntime, type Model } from 'countersign';
-import { createApprovalApp, createWebhookNotifier, serve, type ServeHandle } from 'countersign/http';
+import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
+import { createWebhookNotifier } from 'countersign/webhooks';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'test-bearer-token-0123456789';

@@ -3,10 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type ApprovalRequest, type AuditEntry, type RunEvent } from 'countersign';
-import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/http';
+import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/webhooks';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
-import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
+import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 // The Standard Webhooks known-answer secret; any whsec_ secret of 24+ bytes would do.
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

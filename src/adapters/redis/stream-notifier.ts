@@ -3,7 +3,7 @@ import type { RunEvent } from '../../machine/run-events.js';
 import { redisKeys } from './keys.js';
 import { toStoreError } from './unavailable.js';
 import {
-  abortable,
+  backOff,
   asClient,
   checkTiming,
   defaultConsumerName,
@@ -334,7 +334,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
         } catch (error) {
           if (signal.aborted) break;
           report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
-          await abortable(Math.min(100 * 2 ** failures++, 5_000), signal);
+          await backOff(failures++, signal);
         }
       }
     } finally {

@@ -33,13 +33,14 @@ type FromChild =
 // The child: the approval app on the Redis store, and the trivial handler, each on a free loopback port.
 
 async function serveRole(): Promise<void> {
-  const [{ Hono }, { Redis }, { z }, countersign, { createRedisStore, createRedisResumeQueue }, http, testing] = await Promise.all([
+  const [{ Hono }, { Redis }, { z }, countersign, { createRedisStore, createRedisResumeQueue }, http, { verifyWebhook }, testing] = await Promise.all([
     import('hono'),
     import('ioredis'),
     import('zod'),
     import('countersign'),
     import('countersign/redis'),
     import('countersign/http'),
+    import('countersign/webhooks'),
     import('countersign/testing'),
   ]);
   const send = (message: FromChild) => process.send!(message);
@@ -64,7 +65,7 @@ async function serveRole(): Promise<void> {
   const noop = new Hono().post('/runs/:runId/approvals/:approvalId', async (c) => {
     const raw = await c.req.text();
     const headers = { id: c.req.header('webhook-id'), timestamp: c.req.header('webhook-timestamp'), signature: c.req.header('webhook-signature') };
-    if (http.verifyWebhook([SECRET], headers, raw, Math.floor(Date.now() / 1000)) !== undefined) return c.json({ error: 'bad signature' }, 401);
+    if (verifyWebhook([SECRET], headers, raw, Math.floor(Date.now() / 1000)) !== undefined) return c.json({ error: 'bad signature' }, 401);
     return c.json({ ok: true });
   });
   const options = { webhookSecret: SECRET, bearerToken: `bench-${randomUUID()}` };
@@ -179,7 +180,7 @@ async function load(options: AutocannonOptions, seconds: number): Promise<Measur
 }
 
 async function measureRole(): Promise<void> {
-  const [{ signWebhook }] = await Promise.all([import('countersign/http')]);
+  const [{ signWebhook }] = await Promise.all([import('countersign/webhooks')]);
   // HTTP_BENCH_PROFILE=<dir> writes a CPU profile of the server process there, to see where a decision's time goes.
   const profile = process.env['HTTP_BENCH_PROFILE'];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], {

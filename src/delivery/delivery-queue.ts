@@ -1,4 +1,15 @@
 /**
+ * What a piece of queued work may do with its concurrency slot.
+ *
+ * @example
+ * queue.enqueue(runId, ({ idle }) => withRetries(send, { ...policy, sleep: (ms) => idle(() => wait(ms)) }));
+ */
+export interface LaneSlot {
+  /** Runs `pause` (a wait between tries) without holding a slot, so other keys' work goes ahead meanwhile; the lane keeps its place in line. */
+  idle<T>(pause: () => Promise<T>): Promise<T>;
+}
+
+/**
  * An ordered queue per key (a run): work for one key runs one at a time, in
  * the order it was queued; work for different keys runs side by side, at
  * most `concurrency` at once. A failing piece of work never stops the next.
@@ -10,7 +21,7 @@
  */
 export interface DeliveryQueue {
   /** Queues `work` behind the earlier work of `key`; returns at once. */
-  enqueue(key: string, work: () => Promise<void>): void;
+  enqueue(key: string, work: (slot: LaneSlot) => Promise<void>): void;
   /** Resolves once everything queued so far (and queued while waiting) has finished. */
   flush(): Promise<void>;
   /** Pieces of work queued or running. */
@@ -18,16 +29,42 @@ export interface DeliveryQueue {
 }
 
 export function createDeliveryQueue(options: { readonly concurrency: number }): DeliveryQueue {
-  const lanes = new Map<string, (() => Promise<void>)[]>();
+  const lanes = new Map<string, ((slot: LaneSlot) => Promise<void>)[]>();
   const waiting: string[] = [];
-  const idle = new Set<() => void>();
+  /** Lanes back from `idle`, waiting for a slot: served before lanes that have not started. */
+  const returning: (() => void)[] = [];
+  const flushers = new Set<() => void>();
   let running = 0;
   let size = 0;
 
   const settle = () => {
     if (size > 0) return;
-    for (const resolve of idle) resolve();
-    idle.clear();
+    for (const resolve of flushers) resolve();
+    flushers.clear();
+  };
+  const release = () => {
+    const next = returning.shift();
+    // The slot passes straight to a returning lane; `running` stays as it is.
+    if (next) return next();
+    running -= 1;
+    pump();
+  };
+  const reacquire = (): Promise<void> => {
+    if (running < options.concurrency) {
+      running += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => returning.push(resolve));
+  };
+  const slot: LaneSlot = {
+    async idle(pause) {
+      release();
+      try {
+        return await pause();
+      } finally {
+        await reacquire();
+      }
+    },
   };
   const pump = () => {
     while (running < options.concurrency && waiting.length > 0) {
@@ -38,7 +75,7 @@ export function createDeliveryQueue(options: { readonly concurrency: number }): 
         while (lane.length > 0) {
           const work = lane[0]!;
           try {
-            await work();
+            await work(slot);
           } catch {
             // The work reports its own failures; the lane goes on.
           }
@@ -46,8 +83,7 @@ export function createDeliveryQueue(options: { readonly concurrency: number }): 
           size -= 1;
         }
         lanes.delete(key);
-        running -= 1;
-        pump();
+        release();
         settle();
       })();
     }
@@ -67,7 +103,7 @@ export function createDeliveryQueue(options: { readonly concurrency: number }): 
     },
     flush() {
       if (size === 0) return Promise.resolve();
-      return new Promise((resolve) => idle.add(resolve));
+      return new Promise((resolve) => flushers.add(resolve));
     },
     get size() {
       return size;

@@ -14,6 +14,7 @@ export function parseRetryAfter(value: string | number | null | undefined, now: 
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.ceil(value * 1000) : undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
+  // Every HTTP-date form starts with the day's name; Date.parse alone would read '-5' as the year -5.
+  const date = /^[A-Za-z]{3}/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

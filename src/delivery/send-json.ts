@@ -14,6 +14,8 @@ export interface SendOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sent as JSON; left out for none. */
   readonly body?: unknown;
+  /** A body already serialized, sent byte for byte (a signed webhook body); wins over `body`. */
+  readonly rawBody?: string;
   /** One try is abandoned after this long. */
   readonly timeoutMs: number;
   /** How much of the answer to read. Default 64 KiB. */
@@ -43,40 +45,56 @@ async function bodyStart(response: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
+/** What a request that got no answer failed with: the system's code (ECONNREFUSED) when there is one. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * One JSON request to a service, no redirects followed. Resolves with the
  * answer for a 2xx; throws a `DeliveryError` otherwise: retryable for a
  * network failure, a timeout, 408, 429 and 5xx (with the `Retry-After` it
  * asked for), final for anything else. Messages name the service and the
- * status, never the URL.
+ * status, never the URL (a redirect's target is cut to its host).
  *
  * @example
  * const answer = await sendJson(fetch, 'https://hooks.slack.com/services/...', { body: { text: 'hi' }, timeoutMs: 10_000, service: 'Slack' });
  */
 export async function sendJson(fetchImpl: typeof fetch, url: string | URL, options: SendOptions): Promise<JsonAnswer> {
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   let response: Response;
   try {
     response = await fetchImpl(url, {
       method: options.method ?? 'POST',
-      headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }), ...options.headers },
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }), ...options.headers },
+      ...(body === undefined ? {} : { body }),
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    const why = timedOut ? `timed out after ${options.timeoutMs} ms` : `could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-    throw new DeliveryError(`${options.service} ${why}`, { retryable: true, cause: error });
+    const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : networkReason(error);
+    throw new DeliveryError(`${options.service} ${timedOut ? reason : `could not be reached: ${reason}`}`, { retryable: true, reason, cause: error });
   }
   const text = await bodyStart(response, options.maxBodyBytes ?? 65_536);
   const { status } = response;
   if (status >= 200 && status < 300) return { status, headers: response.headers, text };
-  const hint = status >= 300 && status < 400 ? ' (a redirect, not followed)' : status === 429 ? ' (rate limited)' : '';
+  const hint =
+    status >= 300 && status < 400
+      ? ` (redirect to ${response.headers.get('location') ?? 'nowhere'} not followed; configure the final URL)`
+      : status === 429
+        ? ' (rate limited)'
+        : '';
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  const reason = `HTTP ${status}${hint}${excerpt ? `: ${excerpt}` : ''}`;
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-  throw new DeliveryError(`${options.service} answered HTTP ${status}${hint}${excerpt ? `: ${excerpt}` : ''}`, {
+  throw new DeliveryError(`${options.service} answered ${reason}`, {
     retryable: status === 408 || status === 429 || status >= 500,
     status,
+    reason,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });
 }

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
 import { HttpProblem, problem } from '../web/problem.js';
 import { readRawBody } from '../web/read-body.js';
-import { checkWebhookHeaders, verifyWebhook } from './standard-webhooks.js';
+import { checkWebhookHeaders, verifyWebhook } from '../adapters/webhooks/standard-webhooks.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];

@@ -2,7 +2,8 @@
 // neither a URL nor what a model provider wrote: the operator's onError gets those.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore, createRuntime, type Model } from 'countersign';
-import { createApprovalApp, createWebhookNotifier, serve, type ServeHandle } from 'countersign/http';
+import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
+import { createWebhookNotifier } from 'countersign/webhooks';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { testAgent } from '../support/test-kit.js';
 

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createRuntime, type RunEvent } from 'countersign';
 import { createApprovalApp, type EventFeed } from 'countersign/http';
 import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 'countersign/redis';
+import { createWebhookNotifier } from 'countersign/webhooks';
 import { countingAgent } from '../support/runtime-harness.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 import { deferred, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -298,6 +300,40 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     controller.abort();
     await done;
     expect(seen).toEqual({ latest: ['run_new'], earliest: ['run_old', 'run_new'] });
+  });
+
+  it('drives a channel notifier in one line: two instances consuming one group send each event once, and each group gets its own copy', async () => {
+    const { add, notifier, errors, pending } = setup();
+    const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+    const receivers = { webhooks: await startReceiver(), audit: await startReceiver() };
+    const instances = [
+      { group: 'webhooks', consumer: 'instance-a' },
+      { group: 'webhooks', consumer: 'instance-b' },
+      { group: 'audit', consumer: 'instance-a' },
+    ] as const;
+    const controller = new AbortController();
+    const readers = instances.map(({ group, consumer }) => {
+      const channel = createWebhookNotifier({ url: receivers[group].url, secret, events: ['run.completed'] });
+      return { stream: notifier({ group, consumer }), channel };
+    });
+    await Promise.all(readers.map(({ stream }) => stream.createGroup()));
+    const done = Promise.all(readers.map(({ stream, channel }) => stream.consume((event) => channel.publish([event]).then(() => channel.flush()), { signal: controller.signal })));
+    const runIds = Array.from({ length: 30 }, (_, index) => `run_${index}`);
+    for (const runId of runIds) await add(completed(runId));
+    await until(() => receivers.webhooks.deliveries.length >= runIds.length && receivers.audit.deliveries.length >= runIds.length, 'both groups delivered every event');
+    await until(async () => (await pending('webhooks')) === 0 && (await pending('audit')) === 0, 'every event is acked');
+    controller.abort();
+    await done;
+    try {
+      for (const receiver of Object.values(receivers)) {
+        const runs = receiver.deliveries.map((delivery) => (JSON.parse(delivery.body) as { data: { runId: string } }).data.runId);
+        expect(runs.sort()).toEqual([...runIds].sort());
+        expect(new Set(receiver.deliveries.map((delivery) => delivery.headers['webhook-id'])).size).toBe(runIds.length);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await Promise.all(Object.values(receivers).map((receiver) => receiver.close()));
+    }
   });
 
   it('feeds live events to every subscriber, with the entry id, until it unsubscribes; nothing written after subscribe is missed', async () => {

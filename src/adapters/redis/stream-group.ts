@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { retryDelay, type RetryPolicy } from '../../delivery/retry.js';
 import { ConfigError } from '../../errors.js';
 import { toStoreError } from './unavailable.js';
 
@@ -117,7 +118,15 @@ export function entriesOfReadReply(reply: unknown): Entry[] {
   return [];
 }
 
-export function abortable(ms: number, signal: AbortSignal): Promise<void> {
+/** How a reader waits while Redis fails: 100 ms, doubling up to 5 s, jittered so instances do not retry in step; it never gives up. */
+const REDIS_BACKOFF: RetryPolicy = { maxAttempts: Number.POSITIVE_INFINITY, backoffMs: 100, maxBackoffMs: 5_000 };
+
+/** The wait after `failures` failures in a row (0 for the first), until `signal` aborts. */
+export function backOff(failures: number, signal: AbortSignal): Promise<void> {
+  return abortable(retryDelay(failures + 2, REDIS_BACKOFF), signal);
+}
+
+function abortable(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
@@ -218,7 +227,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       report({ error, phase: 'group' });
-      await abortable(Math.min(100 * 2 ** attempt, 5_000), signal);
+      await backOff(attempt, signal);
     }
   }
 
@@ -404,7 +413,7 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
           await recreateGroup();
         } else {
           report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
-          await abortable(Math.min(100 * 2 ** failures++, 5_000), signal);
+          await backOff(failures++, signal);
         }
         continue;
       }

@@ -3,7 +3,7 @@ import type { RunEvent } from '../../machine/run-events.js';
 import { redisKeys } from './keys.js';
 import { toStoreError } from './unavailable.js';
 import {
-  abortable,
+  backOff,
   asClient,
   checkTiming,
   defaultConsumerName,
@@ -196,6 +196,20 @@ function defaultOnError(info: StreamErrorInfo): void {
  * through a consumer group: at-least-once, acknowledged only after the handler
  * resolves; a consumer that dies leaves its events to be claimed by the others.
  *
+ * Any channel notifier (anything with `publish(events)`: webhooks, Slack,
+ * Telegram …) is driven from it in one line, so an app running several
+ * instances sends each event once per group, even when the instance that
+ * committed it dies: give each channel its own group, and have every
+ * instance consume it. Awaiting `flush()` acks an event only once the
+ * channel has delivered it (or given up); a redelivered event is harmless,
+ * as channels ask once per approval and webhooks keep the same `webhook-id`.
+ *
+ * @example
+ * // Every instance of the app, for the webhook channel:
+ * const stream = createStreamNotifier({ redis, group: 'webhooks' });
+ * const webhooks = createWebhookNotifier({ url, secret });
+ * await stream.consume((event) => webhooks.publish([event]).then(() => webhooks.flush()), { signal });
+ *
  * @example
  * import { Redis } from 'ioredis';
  * import { createStreamNotifier } from 'countersign/redis';
@@ -320,7 +334,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
         } catch (error) {
           if (signal.aborted) break;
           report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
-          await abortable(Math.min(100 * 2 ** failures++, 5_000), signal);
+          await backOff(failures++, signal);
         }
       }
     } finally {

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhook, webhookSignature } from '../../src/http/standard-webhooks.js';
+import { signWebhook, verifyWebhook, webhookSignature } from 'countersign/webhooks';
 
 // The known-answer vector of the Standard Webhooks specification.
 const vector = {

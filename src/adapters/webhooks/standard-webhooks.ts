@@ -1,13 +1,23 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The headers of a Standard Webhooks delivery. */
+/**
+ * The headers of a Standard Webhooks delivery.
+ *
+ * @example
+ * const headers: WebhookHeaders = signWebhook(secret, 'msg_1', Math.floor(Date.now() / 1000), body);
+ */
 export interface WebhookHeaders {
   readonly 'webhook-id': string;
   readonly 'webhook-timestamp': string;
   readonly 'webhook-signature': string;
 }
 
-/** Why a delivery's signature was refused. */
+/**
+ * Why a delivery's signature was refused.
+ *
+ * @example
+ * const rejection: WebhookRejection | undefined = verifyWebhook([secret], { id, timestamp, signature }, body, Math.floor(Date.now() / 1000));
+ */
 export type WebhookRejection = 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature';
 
 const SECRET_PREFIX = 'whsec_';
@@ -17,7 +27,12 @@ export function webhookKey(secret: string): Buffer {
   return secret.startsWith(SECRET_PREFIX) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 
-/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, as Standard Webhooks defines it. */
+/**
+ * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, as Standard Webhooks defines it.
+ *
+ * @example
+ * const signature = webhookSignature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_1', 1_700_000_000, '{"decision":"approve"}');
+ */
 export function webhookSignature(secret: string, id: string, timestamp: number | string, body: string): string {
   return `v1,${createHmac('sha256', webhookKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
@@ -70,6 +85,11 @@ export function checkWebhookHeaders(
  * the timestamp must be within `toleranceSeconds` of `nowSeconds` in either
  * direction, and one `v1,` entry of the signature header must match one
  * secret, compared in constant time. Returns `undefined` when it verifies.
+ *
+ * @example
+ * const headers = { id: req.header('webhook-id'), timestamp: req.header('webhook-timestamp'), signature: req.header('webhook-signature') };
+ * const rejection = verifyWebhook([process.env.WEBHOOK_SECRET!], headers, await req.text(), Math.floor(Date.now() / 1000));
+ * if (rejection) return new Response(rejection, { status: 401 });
  */
 export function verifyWebhook(
   secrets: readonly string[],

@@ -3,10 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type ApprovalRequest, type AuditEntry, type RunEvent } from 'countersign';
-import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/http';
+import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/webhooks';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
-import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
+import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 // The Standard Webhooks known-answer secret; any whsec_ secret of 24+ bytes would do.
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -394,6 +394,16 @@ describe('retries', () => {
     expect(verified(last).type).toBe('approval.requested');
   });
 
+  it('lets other runs use the concurrency slot while a delivery waits between tries', async () => {
+    const target = await receiver((delivery) => (delivery.seq === 1 ? 500 : 200));
+    // The wait ends once run_2 has arrived (or after a while, when it never could: then the order below shows it).
+    const sleep = () => Promise.race([target.waitFor(2), new Promise<void>((resolve) => setTimeout(resolve, 2000))]);
+    const notifier = notifierFor(target, { sleep, concurrency: 1 });
+    await notifier.publish([requested('run_1'), requested('run_2')]);
+    await notifier.flush();
+    expect(target.deliveries.map((delivery) => verified(delivery).data.runId)).toEqual(['run_1', 'run_2', 'run_1']);
+  });
+
   it('puts at most `concurrency` deliveries on the wire at once', async () => {
     let open = 0;
     let most = 0;
@@ -459,6 +469,26 @@ describe('through createRuntime', () => {
     expect(target.deliveries.some((delivery) => delivery.body.includes('sk-live-do-not-leak'))).toBe(false);
     expect(executed).toEqual(['acct-9']);
     expect(onError).not.toHaveBeenCalled();
+  });
+
+  it('sends tool.finished, when listed, with how the approved call ended', async () => {
+    const target = await receiver();
+    const notifier = notifierFor(target, { events: ['tool.finished'] });
+    const tool = defineTool({ name: 'wipe', description: 'Wipe', input: z.object({ path: z.string() }), needsApproval: true, execute: ({ path }) => `wiped ${path}` });
+    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('wipe', { path: '/tmp/x' })));
+    const agent = createAgent({ name: `wipe-${randomUUID().slice(0, 8)}`, model, tools: [tool] });
+    const runtime = createRuntime({ agents: [agent], store: createMemoryStore(), notifier });
+    const paused = await runtime.start(agent.name, { input: 'wipe' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    await runtime.respond(paused.runId, { approvalId, approved: true, approvedBy: 'alice' });
+    await notifier.flush();
+    expect(target.deliveries.map((delivery) => verified(delivery))).toEqual([
+      {
+        type: 'tool.finished',
+        timestamp: expect.any(String),
+        data: { runId: paused.runId, agentName: agent.name, approvalId, toolCallId: paused.pendingApprovals[0]!.toolCallId, toolName: 'wipe', status: 'succeeded', result: 'wiped /tmp/x' },
+      },
+    ]);
   });
 
   it('lets a run finish while the receiver is down; the events end as dead letters, not run errors', async () => {

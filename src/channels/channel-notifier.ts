@@ -3,8 +3,8 @@
 // updated in place from any process, and failures reported without secrets. A channel supplies only a driver: how
 // to post a card and how to update it.
 import { randomUUID } from 'node:crypto';
-import { createDeliveryQueue } from '../delivery/delivery-queue.js';
-import { withRetries, type RetryPolicy } from '../delivery/retry.js';
+import { createDeliveryQueue, type LaneSlot } from '../delivery/delivery-queue.js';
+import { wait, withRetries, type RetryPolicy } from '../delivery/retry.js';
 import type { ApprovalLinkTokens } from '../links/approval-links.js';
 import { publicError } from '../machine/public-text.js';
 import type { RunEvent } from '../machine/run-events.js';
@@ -99,6 +99,8 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
   const { once } = runtime;
   const queue = createDeliveryQueue({ concurrency: settings.concurrency });
   const cardKey = (runId: string, approvalId: string) => `${driver.name}:card:${runId}:${approvalId}`;
+  /** The retry policy for one lane: waiting between tries frees the lane's concurrency slot. */
+  const retryIn = ({ idle }: LaneSlot): RetryPolicy => ({ ...settings.retry, sleep: (ms) => idle(() => (settings.retry.sleep ?? wait)(ms)) });
 
   const report = (error: unknown, context: Omit<ChannelErrorContext, 'channel'>) => {
     try {
@@ -108,7 +110,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     }
   };
 
-  const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>) => {
+  const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>, slot: LaneSlot) => {
     const { runId, request } = event;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
     const now = clock();
@@ -126,7 +128,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     }
     const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
     try {
-      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }), settings.retry);
+      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }), retryIn(slot));
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
     } catch (error) {
       report(error, context);
@@ -135,7 +137,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     }
   };
 
-  const show = async (runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined) => {
+  const show = async (runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined, slot: LaneSlot) => {
     const context = { operation: 'update' as const, runId, approvalId };
     try {
       const held = await once.get(cardKey(runId, approvalId));
@@ -146,7 +148,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
       if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${driver.name}:`)) return;
       const marker = `${driver.name}:shown:${runId}:${approvalId}:${outcome.kind}`;
       if ((await once.putIfAbsent(marker, '1', KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      await withRetries(() => driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), settings.retry);
+      await withRetries(() => driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), retryIn(slot));
     } catch (error) {
       report(error, context);
     }
@@ -155,11 +157,11 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
   return {
     async publish(events) {
       for (const event of events) {
-        if (event.type === 'approval-requested') queue.enqueue(event.runId, () => ask(event));
+        if (event.type === 'approval-requested') queue.enqueue(event.runId, (slot) => ask(event, slot));
         else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
           const { entry } = event;
-          queue.enqueue(event.runId, () => show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by));
-        } else if (event.type === 'tool-finished') queue.enqueue(event.runId, () => show(event.runId, event.approvalId, { kind: 'finished', event }, undefined));
+          queue.enqueue(event.runId, (slot) => show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot));
+        } else if (event.type === 'tool-finished') queue.enqueue(event.runId, (slot) => show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot));
       }
     },
     flush: () => queue.flush(),

@@ -20,8 +20,8 @@ export interface SmtpFault {
 export interface FakeSmtp {
   readonly port: number;
   readonly received: ReceivedMail[];
-  /** Replies to the next messages, in order, before any is accepted again. */
-  readonly faults: SmtpFault[];
+  /** Replies to the next messages, in order (`null` accepts one), before every message is accepted again. */
+  readonly faults: (SmtpFault | null)[];
   /** Messages received for `address`, in order. */
   inbox(address: string): ReceivedMail[];
   close(): Promise<void>;
@@ -29,7 +29,7 @@ export interface FakeSmtp {
 
 export async function startFakeSmtp(options: { readonly auth?: { readonly user: string; readonly pass: string } } = {}): Promise<FakeSmtp> {
   const received: ReceivedMail[] = [];
-  const faults: SmtpFault[] = [];
+  const faults: (SmtpFault | null)[] = [];
   const { auth } = options;
   const server = new SMTPServer({
     disabledCommands: auth === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],

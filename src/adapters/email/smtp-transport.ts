@@ -93,7 +93,8 @@ export function smtpFailure(error: unknown, redact: (text: string) => string): u
   if (isCountersignError(error)) return error;
   const { responseCode, code, response, message } = (error ?? {}) as { responseCode?: unknown; code?: unknown; response?: unknown; message?: unknown };
   if (typeof responseCode === 'number') {
-    const said = redact(String(response ?? message ?? '')).replace(/\s+/g, ' ').trim().slice(0, 200);
+    // The server's reply (its code left out: the message names it), whitespace made single spaces.
+    const said = redact(String(response ?? message ?? '')).replace(/^\d{3}[ -]/, '').replace(/\s+/g, ' ').trim().slice(0, 200);
     const retryable = responseCode >= 400 && responseCode < 500;
     const wait = retryable ? askedWait(said) : undefined;
     return new DeliveryError(`The SMTP server answered ${responseCode}${said ? `: ${said}` : ''}`, { retryable, status: responseCode, ...(wait === undefined ? {} : { retryAfterMs: wait }) });

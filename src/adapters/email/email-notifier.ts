@@ -81,8 +81,8 @@ async function recipientsOf(card: ApprovalCard, to: EmailRecipients): Promise<re
     const what = bad === undefined ? 'no address' : `${JSON.stringify(bad.slice(0, 80))}, which is not a bare address`;
     throw new ConfigError(`createEmailNotifier: the recipients of run ${card.runId} (to, or the run's email origin) gave ${what}. Give addresses like alice@example.com.`, 'invalid_config');
   }
-  const seen = new Set<string>();
-  return list.filter((address) => !seen.has(address.toLowerCase()) && seen.add(address.toLowerCase()));
+  // Each address once, however it is capitalised.
+  return [...new Map(list.map((address) => [address.toLowerCase(), address] as const)).values()];
 }
 
 const retryable = (error: unknown) => error instanceof DeliveryError && error.retryable;

@@ -23,7 +23,12 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('countersign/webhooks')).toContain('loaded');
   });
 
+  it("import 'countersign/email' loads without nodemailer, hono or ioredis", () => {
+    expect(importWithoutPeers('countersign/email')).toContain('loaded');
+  });
+
   it('the hook does catch a peer import (so the test above can fail)', () => {
     expect(importWithoutPeers('ioredis')).toContain('optional peer dependency loaded: ioredis');
+    expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');
   });
 });

@@ -28,12 +28,17 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
   return reply(`${verb}.`, `${verb} by ${m.who(entry?.by ?? clicker)}:${tool} run is ${result.status}.`, true);
 }
 
+/** What a button or link of an approval that is no longer pending says when it is opened again. */
+export function settledText(entry: AuditEntry, m: Markup): string {
+  return `Already ${entry.decision} by ${m.who(entry.by)}; nothing was done again.`;
+}
+
 /** The reply to a click that decided nothing, by why (`classifyRefusal`). */
 export function refusalReply(refusal: Refusal, clicker: string, channel: string, m: Markup): ClickReply {
   switch (refusal.kind) {
     case 'used': {
-      const who = refusal.entry ? `${refusal.entry.decision} by ${m.who(refusal.entry.by)}` : 'decided';
-      return reply('Already used; nothing was done again.', `Already ${who}; this button was used before, so nothing was done again.`, true);
+      const text = refusal.entry ? settledText(refusal.entry, m) : 'Already decided; nothing was done again.';
+      return reply('Already used; nothing was done again.', `${text} This button was used before.`, true);
     }
     case 'expired':
       return reply('These buttons have expired.', 'These buttons have expired; nothing was done. Ask the agent again.', true);

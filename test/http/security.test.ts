@@ -286,13 +286,13 @@ describe('one-click links', () => {
     expect((await h.runtime.get(runId)).audit[0]).toMatchObject({ by: 'alice@example.com', decision: 'approved' });
     const reused = await h.app.request(pathOf(links.approve), { method: 'POST' });
     expect(reused.status).toBe(410);
-    expect(await reused.text()).toContain('already used');
+    expect(await reused.text()).toContain('nothing was done again. This button was used before.');
     const denyAfter = await h.app.request(pathOf(links.deny), { method: 'POST' });
     expect(denyAfter.status).toBe(409);
     expect(h.executed).toEqual(['/tmp/x']);
     const stale = await h.app.request(pathOf(links.approve));
     expect(stale.status).toBe(410);
-    expect(await stale.text()).toContain('already approved');
+    expect(await stale.text()).toContain('Already approved by alice@example.com; nothing was done again.');
   });
 
   it('a deny link denies', async () => {

@@ -19,7 +19,7 @@ export function inboxRoutes({ runtime, report }: RouteSettings): Hono<AppEnv> {
       const linkPath = (linkToken: string) => `../links/${linkToken}`;
       return linkPage(c, 200, inboxPage(page, { ...(next === undefined ? {} : { next }), linkPath }));
     } catch (error) {
-      return linkFailure(c, error, report);
+      return linkFailure(c, error, { report, runtime });
     }
   });
   return app;

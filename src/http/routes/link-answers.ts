@@ -1,5 +1,8 @@
 import type { Context } from 'hono';
-import { ConfigError } from '../../errors.js';
+import type { Markup } from '../../channels/markup.js';
+import { classifyRefusal } from '../../channels/refusal.js';
+import { refusalReply } from '../../channels/wording.js';
+import { isCountersignError } from '../../errors.js';
 import { HttpProblem, problem, problemFor } from '../../web/problem.js';
 import type { AppEnv } from '../app-env.js';
 import { LINK_PAGE_HEADERS, messagePage } from '../link-pages.js';
@@ -15,13 +18,19 @@ export function linkToken(c: Context<AppEnv>): string {
   return token;
 }
 
-/** A failure of a link or inbox page, told as a page a person reads (with the problem's status and headers); an unexpected one is reported. */
-export function linkFailure(c: Context<AppEnv>, error: unknown, report: RouteSettings['report']): Response {
-  if (error instanceof ConfigError && /links/.test(error.message)) {
+/** How the link pages write the wording every channel shares: plain text (the page escapes it), deciders by name. */
+export const pageMarkup: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+
+/**
+ * A failure of a link or inbox page, told as a page a person reads (with the problem's status and headers), in the
+ * words every channel uses for the same refusal; an unexpected one is reported.
+ */
+export async function linkFailure(c: Context<AppEnv>, error: unknown, settings: Pick<RouteSettings, 'report' | 'runtime'>): Promise<Response> {
+  if (isCountersignError(error) && error.code === 'links_not_configured') {
     return linkPage(c, 404, messagePage('Links are not enabled', 'This server does not serve one-click approval links.'));
   }
   const answer = problemFor(error);
-  if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.routePath });
+  if (answer.unexpected) settings.report(error, { operation: 'request', method: c.req.method, path: c.req.routePath });
   const title =
     answer.problem.code === 'invalid_link_token'
       ? 'This link cannot be used'
@@ -30,7 +39,12 @@ export function linkFailure(c: Context<AppEnv>, error: unknown, report: RouteSet
         : answer.problem.status >= 500
           ? 'Something went wrong'
           : 'This approval cannot be decided';
-  const detail = answer.unexpected ? 'The decision was not recorded. Try the link again later.' : answer.problem.detail;
+  const refusal = await classifyRefusal(settings.runtime, error);
+  const detail = answer.unexpected
+    ? 'The decision was not recorded. Try the link again later.'
+    : refusal.kind === 'unexpected'
+      ? answer.problem.detail
+      : refusalReply(refusal, 'You', 'links', pageMarkup).text;
   const response = linkPage(c, answer.problem.status, messagePage(title, detail));
   for (const [name, value] of Object.entries(answer.headers)) response.headers.set(name, value);
   return response;

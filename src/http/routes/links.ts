@@ -3,7 +3,8 @@ import { decideWithLink } from '../../channels/decide-click.js';
 import { requireLinks } from '../../runtime/link-runtime.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
-import { linkFailure, linkPage, linkToken } from './link-answers.js';
+import { decidedReply, settledText } from '../../channels/wording.js';
+import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
 import type { RouteSettings } from './route-settings.js';
 
 /**
@@ -25,15 +26,13 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
           410,
           messagePage(
             'Nothing left to decide',
-            decided
-              ? `This approval was already ${decided.decision}${decided.by ? ` by ${decided.by}` : ''}.`
-              : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
+            decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
           ),
         );
       }
       return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}` }));
     } catch (error) {
-      return linkFailure(c, error, report);
+      return linkFailure(c, error, { report, runtime });
     }
   });
 
@@ -42,12 +41,12 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
       const token = linkToken(c);
       const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
-      const { snapshot, duplicate, approvalId } = result;
-      const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
+      const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
-      return linkPage(c, 200, messagePage(duplicate ? 'Already recorded' : verb, `Run ${snapshot.runId} is now ${snapshot.status}. You can close this page.`));
+      const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;
+      return linkPage(c, 200, messagePage(result.duplicate ? 'Already recorded' : verb, `${said} You can close this page.`));
     } catch (error) {
-      return linkFailure(c, error, report);
+      return linkFailure(c, error, { report, runtime });
     }
   });
 

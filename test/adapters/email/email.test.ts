@@ -102,7 +102,7 @@ describe('createEmailNotifier', () => {
     expect(await clickLink(link)).toMatch(/^Approved: /);
     const entry = (await w.runtime.get(run.runId)).audit.find((item) => item.approvalId === run.pendingApprovals[0]!.approvalId);
     expect(entry).toMatchObject({ decision: 'approved', by: BOB, scope: 'run' });
-    expect(await clickLink(linkOf(alice[0]!, 'Deny'))).toContain('already approved by bob@example.test');
+    expect(await clickLink(linkOf(alice[0]!, 'Deny'))).toContain('Already approved by bob@example.test');
   });
 
   it('sends a run that came from an email address back to that address only', async () => {

@@ -56,8 +56,8 @@ export function renderMessage(json: Record<string, unknown>): { readonly visible
 export interface DiscordApp {
   /** The public key as the Developer Portal shows it: 64 hex characters. */
   readonly publicKey: string;
-  /** Sends `interaction` signed (at `timestamp` seconds, default now), optionally with the body changed after signing. */
-  send(interaction: unknown, options?: { readonly timestamp?: number; readonly tamper?: (body: string) => string; readonly signature?: string }): Promise<Response>;
+  /** Sends `interaction` signed (at `timestamp` seconds, default now); `tamper` changes the body or the timestamp header after signing. */
+  send(interaction: unknown, options?: { readonly timestamp?: number; readonly tamper?: { readonly body?: (body: string) => string; readonly timestamp?: string } }): Promise<Response>;
   /** Waits for the work the route left running after its answers. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -77,11 +77,11 @@ export async function startDiscordApp(makeRoute: (publicKey: string) => ChannelR
     send(interaction, options = {}) {
       const body = JSON.stringify(interaction);
       const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-      const signature = options.signature ?? sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
+      const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
       return fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp },
-        body: options.tamper ? options.tamper(body) : body,
+        headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': options.tamper?.timestamp ?? timestamp },
+        body: options.tamper?.body ? options.tamper.body(body) : body,
       });
     },
     async settle() {

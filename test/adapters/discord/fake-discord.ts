@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 export const DISCORD_BOT_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GxYzAb.test-bot-token_0123456789abcdefghij';
 export const CHANNEL_ID = '1100000000000000001';
 export const APPLICATION_ID = '1200000000000000001';
+/** The id of the first message the fake posts; each next one is one more. */
+export const FIRST_MESSAGE_ID = '1300000000000000000';
 
 export interface DiscordRequest {
   readonly method: string;
@@ -34,7 +36,7 @@ export async function startFakeDiscord(options: { readonly faults?: readonly Dis
   const requests: DiscordRequest[] = [];
   const succeeded: DiscordRequest[] = [];
   const faults = [...(options.faults ?? [])];
-  let nextId = 1_300_000_000_000_000_000n;
+  let nextId = BigInt(FIRST_MESSAGE_ID);
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));

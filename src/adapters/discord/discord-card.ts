@@ -26,7 +26,7 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
   );
   const warnings = request.warnings.length === 0 ? '' : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 800);
   const above = [head, warnings].filter((part) => part !== '').join('\n');
-  const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n\n```'.length - 4, '\n```');
+  const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');
   const button = (style: number, label: string, id: string) => ({ type: 2, style, label, custom_id: `${CUSTOM_ID_PREFIX}${id}` });
   return {
     embeds: [

@@ -53,7 +53,7 @@ const optionsSchema = optionsObject({
   runtime: linkedRuntimeSchema,
   publicKey: z.string().regex(/^[0-9a-f]{64}$/i, 'must be the application\'s public key: 64 hex characters from the Developer Portal (General Information)'),
   applicationId: z.string().regex(SNOWFLAKE_PATTERN, 'must be the application id (digits) from the Developer Portal (General Information)'),
-  apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'nothing: the interactions endpoint needs no credential' }).optional(),
+  apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'no option (interaction webhooks take none)' }).optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
   resumeTimeoutMs: z.number().int().min(0).max(15 * 60_000).optional(),
   maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
@@ -109,6 +109,10 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
   } catch {
     throw new ConfigError('createDiscordInteractions: publicKey is not an Ed25519 public key; copy it again from the Developer Portal (General Information).', 'invalid_config');
   }
+  const resumeMode = options.resumeMode ?? 'inline';
+  if (resumeMode === 'enqueue' && runtime.queue === undefined) {
+    throw new ConfigError("createDiscordInteractions: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue }); or use resumeMode 'inline'.", 'missing_option');
+  }
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
   const call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });
@@ -144,7 +148,7 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
       clicker,
       channel: 'Discord',
       markup: discordMarkup,
-      resumeMode: options.resumeMode ?? 'inline',
+      resumeMode,
       resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
       onError: report,
       ...(reason ? { reason } : {}),

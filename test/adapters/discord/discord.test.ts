@@ -28,12 +28,12 @@ interface World {
   interact(body: Record<string, unknown>, user?: string): Promise<{ answer: { type: number; data?: Record<string, unknown> }; token: string }>;
 }
 
-async function world(options: { readonly faults?: DiscordFault[]; readonly approvers?: string[] } = {}): Promise<World> {
+async function world(options: { readonly faults?: DiscordFault[]; readonly approvers?: string[]; readonly notes?: string[] } = {}): Promise<World> {
   const executed: string[] = [];
   const deploy = defineTool({
     name: 'deploy',
     description: 'Deploy a service',
-    input: z.object({ target: z.string() }),
+    input: z.object({ target: z.string(), notes: z.array(z.string()).optional() }),
     needsApproval: true,
     ...(options.approvers ? { approvers: options.approvers } : {}),
     execute: async ({ target }) => {
@@ -41,7 +41,7 @@ async function world(options: { readonly faults?: DiscordFault[]; readonly appro
       return `deployed ${target}`;
     },
   });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web' } }])));
+  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web', ...(options.notes ? { notes: options.notes } : {}) } }])));
   const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model, tools: [deploy] })], store: createMemoryStore(), links: { secret: 'discord-test-link-secret-0123456789' } });
   const events: RunEvent[] = [];
   runtime.subscribe((event) => void events.push(event));
@@ -188,6 +188,15 @@ describe('the notifier', () => {
     expect(renderMessage(edits[0]!.json)).toEqual({ visible: '❌ Denied by bob@example.com: use *staging*.', active: [] });
   });
 
+  it('cuts long arguments visibly inside the code block, so the card stays within Discord\'s 4096 characters', async () => {
+    const w = await world({ notes: Array.from({ length: 10 }, () => `${'x'.repeat(900)}\`\`\``) });
+    await w.ask();
+    const embed = (w.fake.posts()[0]!.json['embeds'] as { description: string }[])[0]!;
+    expect(embed.description.length).toBeLessThanOrEqual(4096);
+    expect(embed.description).toMatch(/xx\n```\n… \(cut: \d+ characters in all\)$/);
+    expect(renderMessage(w.fake.posts()[0]!.json).active).toEqual([]);
+  });
+
   it("waits as long as a 429's JSON retry_after says (seconds, with fractions), before its whole-second Retry-After header", async () => {
     const w = await world({ faults: [{ status: 429, retryAfterSeconds: 1.5 }] });
     await w.ask();
@@ -210,6 +219,7 @@ describe('the notifier', () => {
     expect(token.message).not.toContain(DISCORD_BOT_TOKEN);
     expect(refusal(() => createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: '#general' })).message).toMatch(/channelId must be a Discord id/);
     expect(refusal(() => createDiscordInteractions({ runtime, publicKey: 'zz', applicationId: APPLICATION_ID })).message).toMatch(/publicKey must be the application's public key/);
+    expect(refusal(() => createDiscordInteractions({ runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, resumeMode: 'enqueue' }))).toMatchObject({ code: 'missing_option' });
     const extra = { runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, botToken: DISCORD_BOT_TOKEN };
     expect(refusal(() => createDiscordInteractions(extra as never))).toMatchObject({ code: 'unknown_option' });
   });

@@ -168,7 +168,8 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
     let token: string | undefined;
     try {
       token = await tokenOfButton(runtime.once, 'discord', customId.slice(CUSTOM_ID_PREFIX.length));
-    } catch {
+    } catch (error) {
+      report(error, { operation: 'click' });
       return privately(refusalReply({ kind: 'store' }, clicker, 'Discord', discordMarkup));
     }
     if (token === undefined) return privately(refusalReply({ kind: 'expired' }, clicker, 'Discord', discordMarkup));

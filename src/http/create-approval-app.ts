@@ -20,7 +20,6 @@ import { parseJsonBody, parseWith, tooLarge } from '../web/read-body.js';
 import { decideWithLink } from '../channels/decide-click.js';
 import { awaitRun, type Outcome } from '../runtime/await-run.js';
 import { runView } from './run-view.js';
-import { slackActions, type SlackActionsOptions } from './slack-actions.js';
 import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
 import { TELEGRAM_BOT_TOKEN_PATTERN } from './telegram-notifier.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
@@ -86,11 +85,6 @@ export interface ApprovalAppOptions {
   /** Interval of the SSE heartbeat comments. Default 15 s. */
   readonly heartbeatMs?: number;
   /**
-   * Take button clicks from a Slack app at `POST /slack/actions` (its interactivity request URL), authenticated by
-   * Slack's request signature, not by `bearerToken` or `webhookSecret`. Pair with `createSlackNotifier`.
-   */
-  readonly slack?: SlackActionsOptions;
-  /**
    * Take button clicks from a Telegram bot at `POST /telegram/webhook` (the URL given to `setWebhook`), authenticated by
    * the `X-Telegram-Bot-Api-Secret-Token` header, not by `bearerToken` or `webhookSecret`. Pair with `createTelegramNotifier`.
    */
@@ -114,13 +108,6 @@ const optionsSchema = z.object({
   events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
   heartbeatMs: z.number().int().min(10).optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  slack: z
-    .strictObject({
-      signingSecret: z.union([z.string().min(16, 'must be the Slack app\'s signing secret'), z.array(z.string().min(16, 'must be the Slack app\'s signing secret')).min(1)]),
-      responseUrlOrigins: z.array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' })).min(1).optional(),
-      fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
-    })
-    .optional(),
   telegram: z
     .strictObject({
       secretToken: z.string().regex(TELEGRAM_SECRET_TOKEN_PATTERN, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram\'s rule for secret_token)'),
@@ -279,10 +266,6 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   app.get('/healthz', (c) => c.json({ ok: true }));
   const document = openApiDocument();
   app.get('/openapi.json', (c) => c.json(document));
-  if (options.slack) {
-    const slackSettings = { ...options.slack, clock, maxBodyBytes, resumeMode, resumeTimeoutMs };
-    app.post('/slack/actions', slackActions(requireLinks(runtime, 'createApprovalApp({ slack })'), { ...slackSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/slack/actions' }) }));
-  }
   if (options.telegram) {
     const telegramSettings = { ...options.telegram, maxBodyBytes, resumeMode, resumeTimeoutMs };
     app.post('/telegram/webhook', telegramWebhook(requireLinks(runtime, 'createApprovalApp({ telegram })'), { ...telegramSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/telegram/webhook' }) }));

@@ -14,9 +14,6 @@ export { openApiDocument } from './openapi.js';
 export { runView, type RunView } from './run-view.js';
 export { problemFor, HttpProblem, type Problem } from '../web/problem.js';
 export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from './standard-webhooks.js';
-export { createSlackNotifier, type SlackNotifier, type SlackNotifierErrorContext, type SlackNotifierOptions } from './slack-notifier.js';
-export type { SlackActionsOptions } from './slack-actions.js';
-export { escapeSlack, SLACK_ACTION_IDS } from './slack-message.js';
 export {
   createTelegramNotifier,
   telegramApprovalText,

@@ -103,13 +103,13 @@ export async function world(options: WorldOptions = {}): Promise<World> {
   return { runtime, store, slack, notifier, route, executed, notifierErrors, routeErrors, waits };
 }
 
-/** Starts a run that pauses on delete_file and returns the card the notifier posted for it. */
+/** Starts a run that pauses on delete_file and returns the card the notifier posted for it (lines about earlier runs skipped). */
 export async function paused(w: World, path = '/tmp/x', origin?: RunOrigin) {
   const before = w.slack.messages().length;
   const run = await w.runtime.start('files', { input: path, ...(origin ? { origin } : {}) });
   expect(run.status).toBe('awaitingApproval');
   await w.notifier.flush();
-  const card: SlackRequest | undefined = w.slack.messages()[before];
+  const card: SlackRequest | undefined = w.slack.messages().slice(before).find((message) => Array.isArray(message.json['blocks']));
   if (!card) throw new Error(`no Slack card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
   return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, card };
 }

@@ -21,8 +21,6 @@ import { decideWithLink } from '../channels/decide-click.js';
 import { awaitRun, type Outcome } from '../runtime/await-run.js';
 import { runView } from './run-view.js';
 import { slackActions, type SlackActionsOptions } from './slack-actions.js';
-import { TELEGRAM_SECRET_TOKEN_PATTERN, telegramWebhook, type TelegramWebhookOptions } from './telegram-webhook.js';
-import { TELEGRAM_BOT_TOKEN_PATTERN } from './telegram-notifier.js';
 import { batchBody, cancelBody, decisionBody, pendingQuery, startRunBody } from './schemas.js';
 import { claimDeliveries } from './webhook-replay.js';
 import { parseTargetedBody } from './write-target.js';
@@ -90,11 +88,6 @@ export interface ApprovalAppOptions {
    * Slack's request signature, not by `bearerToken` or `webhookSecret`. Pair with `createSlackNotifier`.
    */
   readonly slack?: SlackActionsOptions;
-  /**
-   * Take button clicks from a Telegram bot at `POST /telegram/webhook` (the URL given to `setWebhook`), authenticated by
-   * the `X-Telegram-Bot-Api-Secret-Token` header, not by `bearerToken` or `webhookSecret`. Pair with `createTelegramNotifier`.
-   */
-  readonly telegram?: TelegramWebhookOptions;
   /** Unexpected errors (answered with a bare 500) and failures of runs that went on after a 202. */
   readonly onError?: (error: unknown, context: ApprovalAppErrorContext) => void;
 }
@@ -118,14 +111,6 @@ const optionsSchema = z.object({
     .strictObject({
       signingSecret: z.union([z.string().min(16, 'must be the Slack app\'s signing secret'), z.array(z.string().min(16, 'must be the Slack app\'s signing secret')).min(1)]),
       responseUrlOrigins: z.array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' })).min(1).optional(),
-      fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
-    })
-    .optional(),
-  telegram: z
-    .strictObject({
-      secretToken: z.string().regex(TELEGRAM_SECRET_TOKEN_PATTERN, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram\'s rule for secret_token)'),
-      botToken: z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)'),
-      apiUrl: httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' }).optional(),
       fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a function').optional(),
     })
     .optional(),
@@ -282,10 +267,6 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   if (options.slack) {
     const slackSettings = { ...options.slack, clock, maxBodyBytes, resumeMode, resumeTimeoutMs };
     app.post('/slack/actions', slackActions(requireLinks(runtime, 'createApprovalApp({ slack })'), { ...slackSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/slack/actions' }) }));
-  }
-  if (options.telegram) {
-    const telegramSettings = { ...options.telegram, maxBodyBytes, resumeMode, resumeTimeoutMs };
-    app.post('/telegram/webhook', telegramWebhook(requireLinks(runtime, 'createApprovalApp({ telegram })'), { ...telegramSettings, onError: (error, context) => report(error, { ...context, method: 'POST', path: '/telegram/webhook' }) }));
   }
 
   app.post('/runs', ...write, async (c) => {

@@ -17,12 +17,3 @@ export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type
 export { createSlackNotifier, type SlackNotifier, type SlackNotifierErrorContext, type SlackNotifierOptions } from './slack-notifier.js';
 export type { SlackActionsOptions } from './slack-actions.js';
 export { escapeSlack, SLACK_ACTION_IDS } from './slack-message.js';
-export {
-  createTelegramNotifier,
-  telegramApprovalText,
-  type TelegramNotifier,
-  type TelegramNotifierErrorContext,
-  type TelegramNotifierOptions,
-} from './telegram-notifier.js';
-export type { TelegramWebhookOptions } from './telegram-webhook.js';
-export { escapeTelegram } from './telegram-api.js';

@@ -265,15 +265,12 @@ describe('bodies that stall or are cut off', () => {
     expect((await h.runtime.get(runId)).status).toBe('awaitingApproval');
   });
 
-  it('Slack and Telegram requests with a stale timestamp or a wrong secret are refused before their (chunked) bodies arrive', async () => {
-    const h = harness({
-      app: { slack: { signingSecret: 'slack-signing-secret-0123456789' }, telegram: { secretToken: 'telegram_secret-0123', botToken: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } },
-    });
+  it('Slack requests with a stale timestamp or a bad signature are refused before their (chunked) bodies arrive', async () => {
+    const h = harness({ app: { slack: { signingSecret: 'slack-signing-secret-0123456789' } } });
     const { base } = await serveApp(h.app);
     const attempts: [string, Record<string, string>, string][] = [
       ['/slack/actions', { 'x-slack-request-timestamp': String(Math.floor(NOW_MS / 1000) - 3600), 'x-slack-signature': `v0=${'0'.repeat(64)}` }, 'invalid_slack_signature'],
       ['/slack/actions', { 'x-slack-request-timestamp': 'soon', 'x-slack-signature': `v0=${'0'.repeat(64)}` }, 'invalid_slack_signature'],
-      ['/telegram/webhook', { 'x-telegram-bot-api-secret-token': 'wrong_secret' }, 'invalid_telegram_secret'],
     ];
     for (const [path, headers, code] of attempts) {
       const { req, answer } = rawRequest(base, path, { headers: { ...headers, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: 'payload=', hold: true });

@@ -44,6 +44,7 @@ export async function telegramWorld(
   const tool = defineTool({
     name: 'delete_file',
     description: 'Delete a file',
+    connector: 'files <prod>',
     input: z.object({ path: z.string().min(1), apiToken: z.string() }),
     needsApproval: true,
     ...(options.approvers ? { approvers: options.approvers } : {}),

@@ -51,8 +51,15 @@ export function cardKeyboard(ids: ButtonIds) {
   };
 }
 
-/** The card's text with `line` below it; a line too long for the room left is shown as cut plain text. */
+const ARGS_BLOCK = /\n<pre>[\s\S]*?<\/pre>/;
+
+/**
+ * The card's text with `line` below it. Without room left, the arguments make way first; a line that still does
+ * not fit is shown as cut plain text.
+ */
 export function withLine(card: string, line: string): string {
   const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
-  return `${card}\n\n${line.length <= room ? line : fitEscaped(e(plainText(line)), room)}`;
+  if (line.length <= room) return `${card}\n\n${line}`;
+  if (ARGS_BLOCK.test(card)) return withLine(card.replace(ARGS_BLOCK, '\n<i>(arguments left out to make room)</i>'), line);
+  return `${card}\n\n${fitEscaped(e(plainText(line)), Math.max(0, room))}`;
 }

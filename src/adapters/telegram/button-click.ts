@@ -41,8 +41,9 @@ export async function answerButton(handling: UpdateHandling, query: CallbackQuer
   const { message } = query;
   const claim = claimOf(handling, token);
   if (claim?.decision === 'deny' && message !== undefined) {
-    const snapshot = await handling.runtime.get(claim.runId);
-    const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+    // A run gone, or a store down: deciding answers why, with no prompt.
+    const snapshot = await handling.runtime.get(claim.runId).catch(() => undefined);
+    const request = snapshot?.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
     // Decided already: deciding again answers how, with no prompt.
     if (request !== undefined) return askReason(handling, { ...query, message }, token, request, claim.expiresAt);
   }

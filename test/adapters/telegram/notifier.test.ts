@@ -64,11 +64,14 @@ describe('createTelegramNotifier: the card', () => {
     expect(text).toContain('… (cut:');
     expect(text).not.toMatch(/&[a-z]{0,3}\n… \(cut/);
     expect(renderHtml(text).error).toBeUndefined();
-    await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'ops', reason: 'r'.repeat(2000) });
+    await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'ops', reason: `${'r'.repeat(1500)} why` });
     await w.notifier.flush();
-    const edits = w.telegram.calls('editMessageText');
-    expect(edits).toHaveLength(1);
-    expect((edits[0]!.json['text'] as string).length).toBeLessThanOrEqual(4096);
+    const [edit] = w.telegram.calls('editMessageText');
+    const edited = edit!.json['text'] as string;
+    expect(edited.length).toBeLessThanOrEqual(4096);
+    // No room left for the reason: the arguments made way, the rest of the card and the whole line are there.
+    expect(renderHtml(edited).visible).toContain('(arguments left out to make room)');
+    expect(renderHtml(edited).visible).toContain(`❌ Denied by ops: ${'r'.repeat(1500)} why.`);
     expect(w.notifierErrors).toEqual([]);
   });
 });
@@ -91,7 +94,7 @@ describe('createTelegramNotifier: where cards go', () => {
 });
 
 describe('createTelegramNotifier: the card once the approval ends', () => {
-  it('edits the card in its own chat, buttons removed, when it is decided elsewhere and again when the tool finishes', async () => {
+  it('edits the card in its own chat, buttons removed, when it is decided elsewhere and again when the tool finishes, keeping each line', async () => {
     const w = await world();
     const { card, runId, approvalId } = await paused(w, '/tmp/y', { channel: 'telegram', address: '-100333' });
     await w.runtime.respond(runId, { approvalId, approved: true, approvedBy: 'bob <b@x>' });
@@ -105,7 +108,7 @@ describe('createTelegramNotifier: the card once the approval ends', () => {
     const [decided, finished] = edits.map((edit) => renderHtml(edit.json['text'] as string).visible);
     const original = renderHtml(card.request.json['text'] as string).visible;
     expect(decided).toBe(`${original}\n\n✅ Approved by bob <b@x>.`);
-    expect(finished).toBe(`${original}\n\n▶️ delete_file ran: {"deleted":"/tmp/y"}`);
+    expect(finished).toBe(`${original}\n\n✅ Approved by bob <b@x>.\n\n▶️ delete_file ran: {"deleted":"/tmp/y"}`);
   });
 
   it("shows a denier's reason from elsewhere, escaped", async () => {

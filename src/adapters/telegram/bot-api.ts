@@ -42,7 +42,8 @@ function readAnswer(text: string): Answer | undefined {
 function retryAfterFromBody(fetchImpl: typeof fetch): typeof fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (response.status < 400 || response.headers.has('retry-after')) return response;
+    // A large body is no Bot API answer: sendJson reads (the start of) it as it is.
+    if (response.status < 400 || response.headers.has('retry-after') || Number(response.headers.get('content-length') ?? 0) > 65_536) return response;
     const text = await response.text().catch(() => '');
     const seconds = readAnswer(text)?.parameters?.retry_after;
     const headers = new Headers(response.headers);

@@ -35,6 +35,10 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('countersign/slack')).toContain('loaded');
   });
 
+  it("import 'countersign/telegram' loads without hono or ioredis", () => {
+    expect(importWithoutPeers('countersign/telegram')).toContain('loaded');
+  });
+
   it('the hook does catch a peer import (so the test above can fail)', () => {
     expect(importWithoutPeers('ioredis')).toContain('optional peer dependency loaded: ioredis');
     expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');

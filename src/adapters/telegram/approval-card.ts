@@ -1,0 +1,65 @@
+// The message that asks a Telegram chat to decide one approval: what it reads (everything from the request
+// escaped, the whole within Telegram's 4096 characters, room kept for the line that later says how it ended),
+// its three buttons, and that text again with such a line.
+import type { ApprovalCard } from '../../channels/channel-notifier.js';
+import type { ButtonIds } from '../../channels/button-ids.js';
+import { argsJson, escapeMarkup, fitEscaped } from '../../channels/markup.js';
+import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
+import { plainText } from './telegram-markup.js';
+
+/** What `callback_data` of the buttons starts with; the webhook acts only on these. */
+export const CALLBACK_PREFIX = 'cs:';
+
+/** Kept free below the limit for an outcome or reply line (a tool's result excerpt, a denier's reason). */
+const LINE_ROOM = 1200;
+
+const e = escapeMarkup;
+
+/** The card's HTML; its buttons work until `card.tokens.expiresAt`. */
+export function cardText(card: ApprovalCard): string {
+  const { runId, agentName, request, tokens } = card;
+  const head = fitEscaped(
+    `<b>${e(request.toolName)}</b> wants to run for agent <b>${e(agentName)}</b>` +
+      (request.connector === undefined ? '' : ` through <b>${e(request.connector)}</b>`) +
+      `.\n${e(request.description)}` +
+      (request.reason ? `\nWhy a person decides: ${e(request.reason)}` : '') +
+      (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
+    1200,
+  );
+  const warnings =
+    request.warnings.length === 0
+      ? ''
+      : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 600);
+  const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · buttons work until ${new Date(tokens.expiresAt).toISOString()}</i>`;
+  // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.
+  const fixed = ['<b>Approval needed</b>', head, warnings, foot].filter((part) => part !== '');
+  const room = TELEGRAM_TEXT_LIMIT - LINE_ROOM - fixed.join('\n').length - '\n<pre></pre>'.length;
+  const args = `<pre>${fitEscaped(e(argsJson(request.args)), room)}</pre>`;
+  return [...fixed.slice(0, -1), args, foot].join('\n');
+}
+
+/** The inline keyboard: approve once, approve for the rest of the run, deny (with a reason). */
+export function cardKeyboard(ids: ButtonIds) {
+  return {
+    inline_keyboard: [
+      [
+        { text: '✅ Approve', callback_data: `${CALLBACK_PREFIX}${ids.approve}` },
+        { text: '✅ Approve for this run', callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` },
+      ],
+      [{ text: '❌ Deny', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }],
+    ],
+  };
+}
+
+const ARGS_BLOCK = /\n<pre>[\s\S]*?<\/pre>/;
+
+/**
+ * The card's text with `line` below it. Without room left, the arguments make way first; a line that still does
+ * not fit is shown as cut plain text.
+ */
+export function withLine(card: string, line: string): string {
+  const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
+  if (line.length <= room) return `${card}\n\n${line}`;
+  if (ARGS_BLOCK.test(card)) return withLine(card.replace(ARGS_BLOCK, '\n<i>(arguments left out to make room)</i>'), line);
+  return `${card}\n\n${fitEscaped(e(plainText(line)), Math.max(0, room))}`;
+}

@@ -1,0 +1,182 @@
+// A runtime whose tool needs approval, a fake Bot API on loopback, the Telegram notifier subscribed to the runtime,
+// and the webhook route, called as Telegram calls it (secret-token header, Update JSON), its background work awaited.
+import { z } from 'zod';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
+import type { ChannelNotifier } from 'countersign/channels';
+import { createTelegramNotifier, createTelegramUpdates, type TelegramNotifierOptions, type TelegramUpdatesOptions } from 'countersign/telegram';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram, type TelegramRequest } from '../../support/fake-telegram.js';
+
+export const SECRET_TOKEN = 'webhook_secret-0123456789';
+export const SECRET_VALUE = 'sk-live-abc123SECRETvalue';
+
+export interface Reported {
+  readonly error: unknown;
+  readonly operation: string;
+}
+
+export interface TelegramWorld {
+  readonly runtime: LinkedRuntime;
+  readonly store: SnapshotStore;
+  readonly telegram: FakeTelegram;
+  readonly notifier: ChannelNotifier;
+  readonly route: ReturnType<typeof createTelegramUpdates>;
+  readonly executed: string[];
+  readonly notifierErrors: Reported[];
+  readonly updateErrors: Reported[];
+  /** Posts `update` to the route as Telegram does and waits for the work it started. */
+  deliver(update: unknown, secret?: string | null): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let nextUpdateId = 5000;
+
+export async function telegramWorld(
+  options: { readonly approvers?: string[]; readonly notifier?: Partial<TelegramNotifierOptions>; readonly updates?: Partial<TelegramUpdatesOptions>; readonly telegram?: FakeTelegram } = {},
+): Promise<TelegramWorld> {
+  const telegram = options.telegram ?? (await startFakeTelegram());
+  const executed: string[] = [];
+  const model = createScriptedModel((request) => {
+    const last = request.messages.at(-1)!;
+    if (last.role === 'tool') return textTurn(`done: ${last.content}`);
+    return toolCallTurn([{ name: 'delete_file', args: { path: last.content, apiToken: SECRET_VALUE } }]);
+  });
+  const tool = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    connector: 'files <prod>',
+    input: z.object({ path: z.string().min(1), apiToken: z.string() }),
+    needsApproval: true,
+    ...(options.approvers ? { approvers: options.approvers } : {}),
+    approvalPrompt: (input) => `Delete ${input.path}?`,
+    execute: async (input) => {
+      executed.push(input.path);
+      return { deleted: input.path };
+    },
+  });
+  const store = createMemoryStore();
+  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [tool] })], store, links: { secret: 'link-secret-0123456789abcdef' } });
+  const notifierErrors: Reported[] = [];
+  const updateErrors: Reported[] = [];
+  const notifier = createTelegramNotifier({
+    runtime,
+    botToken: TELEGRAM_BOT_TOKEN,
+    chatId: CHAT_ID,
+    apiUrl: telegram.apiUrl,
+    sleep: async () => {},
+    onError: (error, context) => notifierErrors.push({ error, operation: context.operation }),
+    ...options.notifier,
+  });
+  runtime.subscribe((event) => void notifier.publish([event]));
+  const route = createTelegramUpdates({
+    runtime,
+    botToken: TELEGRAM_BOT_TOKEN,
+    secretToken: SECRET_TOKEN,
+    apiUrl: telegram.apiUrl,
+    onError: (error, context) => updateErrors.push({ error, operation: context.operation }),
+    ...options.updates,
+  });
+  return {
+    runtime,
+    store,
+    telegram,
+    notifier,
+    route,
+    executed,
+    notifierErrors,
+    updateErrors,
+    async deliver(update, secret = SECRET_TOKEN) {
+      const work: Promise<unknown>[] = [];
+      const response = await route.fetch(
+        new Request('http://approvals.test/telegram/webhook', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+          body: typeof update === 'string' ? update : JSON.stringify(update),
+        }),
+        { waitUntil: (promise) => void work.push(promise) },
+      );
+      await Promise.all(work);
+      await notifier.flush();
+      return response;
+    },
+    async close() {
+      await notifier.flush();
+      if (!options.telegram) await telegram.close();
+    },
+  };
+}
+
+export interface Button {
+  readonly text: string;
+  readonly callback_data: string;
+}
+
+/** A posted card: the sendMessage request, its message id and chat, and its buttons. */
+export interface Card {
+  readonly request: TelegramRequest;
+  readonly messageId: number;
+  readonly chatId: number;
+  readonly approve: Button;
+  readonly approveForRun: Button;
+  readonly deny: Button;
+}
+
+/** The cards posted so far (sendMessage requests with buttons), with the ids Telegram gave them. */
+export function cards(telegram: FakeTelegram): Card[] {
+  const found: Card[] = [];
+  for (const request of telegram.calls('sendMessage')) {
+    const { messageId } = request;
+    const keyboard = (request.json['reply_markup'] as { inline_keyboard?: Button[][] } | undefined)?.inline_keyboard;
+    if (!keyboard || messageId === undefined) continue;
+    const [approve, approveForRun, deny] = keyboard.flat();
+    const chat = request.json['chat_id'];
+    found.push({ request, messageId, chatId: typeof chat === 'string' ? Number(chat) : (chat as number), approve: approve!, approveForRun: approveForRun!, deny: deny! });
+  }
+  return found;
+}
+
+/** Starts a run that pauses on delete_file and returns it with the card posted for it. */
+export async function paused(w: TelegramWorld, path = '/tmp/x', origin?: RunOrigin) {
+  const run = await w.runtime.start('files', { input: path, ...(origin === undefined ? {} : { origin }) });
+  await w.notifier.flush();
+  const card = cards(w.telegram).at(-1);
+  if (!card) throw new Error(`no card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
+  return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, card };
+}
+
+/** The Update Telegram sends when `userId` presses `button` on `card`. */
+export function clickUpdate(card: Card, button: Button, userId: number) {
+  return {
+    update_id: ++nextUpdateId,
+    callback_query: {
+      id: `cq-${nextUpdateId}`,
+      from: { id: userId, is_bot: false, first_name: 'Alice' },
+      message: { message_id: card.messageId, date: 1_700_000_000, chat: { id: card.chatId, type: 'supergroup' }, text: 'Approval needed' },
+      chat_instance: '-123456789',
+      data: button.callback_data,
+    },
+  };
+}
+
+/** The Update Telegram sends when `userId` replies `text` to message `replyTo` in `chatId`. */
+export function replyUpdate(chatId: number, replyTo: number, text: string, userId: number) {
+  return {
+    update_id: ++nextUpdateId,
+    message: {
+      message_id: 9000 + nextUpdateId,
+      date: 1_700_000_000,
+      chat: { id: chatId, type: 'supergroup' },
+      from: { id: userId, is_bot: false, first_name: 'Bob' },
+      text,
+      reply_to_message: { message_id: replyTo, date: 1_700_000_000, chat: { id: chatId, type: 'supergroup' }, text: 'why deny?' },
+    },
+  };
+}
+
+/** The force-reply prompts the route sent (sendMessage with force_reply), with the message ids Telegram gave them. */
+export function prompts(telegram: FakeTelegram): { readonly request: TelegramRequest; readonly messageId: number }[] {
+  return telegram
+    .calls('sendMessage')
+    .filter((request) => (request.json['reply_markup'] as { force_reply?: boolean } | undefined)?.force_reply === true && request.messageId !== undefined)
+    .map((request) => ({ request, messageId: request.messageId! }));
+}

@@ -1,16 +1,15 @@
 // A run that pauses on delete_file (its apiToken redacted in the display copy), a fake Slack on loopback, the Slack
 // notifier and the Slack actions route on the same runtime: what the notifier and actions tests share.
 import { afterEach, expect } from 'vitest';
-import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
+import { createMemoryStore, createRuntime, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
 import type { ChannelNotifier, ChannelRoute } from 'countersign/channels';
 import { createSlackActions, createSlackNotifier, type SlackActionsOptions, type SlackNotifierOptions } from 'countersign/slack';
-import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { fileAgent } from '../../support/file-agent.js';
 import { BOT_TOKEN, startFakeSlack, type FakeSlack, type SlackRequest } from '../../support/fake-slack.js';
 import { interact, NOW_MS, signedRequest, SIGNING_SECRET } from './interactions.js';
 
 export const LINK_SECRET = 'link-secret-0123456789abcdef';
-export const SECRET_VALUE = 'sk-live-abc123SECRETvalue';
+export { SECRET_VALUE } from '../../support/file-agent.js';
 
 export interface World {
   readonly runtime: LinkedRuntime;
@@ -53,32 +52,18 @@ export const afterThis = (close: () => Promise<void>) => void closers.push(close
 export async function world(options: WorldOptions = {}): Promise<World> {
   const slack = options.slack ?? (await startFakeSlack());
   if (!options.slack) afterThis(() => slack.close());
-  const executed: string[] = [];
   const notifierErrors: World['notifierErrors'] = [];
   const routeErrors: World['routeErrors'] = [];
   const waits: number[] = [];
-  const model = createScriptedModel((request) => {
-    const last = request.messages.at(-1)!;
-    if (last.role === 'tool') return textTurn(`done: ${last.content}`);
-    return toolCallTurn([{ name: 'delete_file', args: { path: last.content, apiToken: SECRET_VALUE } }]);
-  });
-  const tool = defineTool({
-    name: 'delete_file',
-    description: 'Delete a file',
-    input: z.object({ path: z.string().min(1), apiToken: z.string() }),
-    needsApproval: true,
+  const { agent, executed } = fileAgent({
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.connector ? { connector: options.connector } : {}),
-    approvalPrompt: (input) => `Delete ${input.path}?`,
-    execute: async (input) => {
-      await options.gate;
-      executed.push(input.path);
-      return { deleted: input.path };
-    },
+    ...(options.gate ? { gate: options.gate } : {}),
+    ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
   });
   const store = options.store ?? createMemoryStore();
   const runtime = createRuntime({
-    agents: [createAgent({ name: 'files', model, tools: [tool], ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}) })],
+    agents: [agent],
     store,
     links: { secret: LINK_SECRET },
   });

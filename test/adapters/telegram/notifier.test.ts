@@ -1,24 +1,14 @@
 // createTelegramNotifier against a fake Bot API on loopback: what a card reads and where it goes, its buttons,
 // how it is edited when the approval ends, and failures reported without the bot token.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, createAgent, createRuntime } from 'countersign';
 import { createTelegramNotifier } from 'countersign/telegram';
 import { createScriptedModel, textTurn } from 'countersign/testing';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
 import { CHAT_ID, renderHtml, startFakeTelegram, TELEGRAM_BOT_TOKEN } from '../../support/fake-telegram.js';
-import { cards, paused, SECRET_VALUE, telegramWorld, type TelegramWorld } from './telegram-world.js';
+import { cards, paused, SECRET_VALUE, telegramWorlds } from './telegram-world.js';
 
-const open: TelegramWorld[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((w) => w.close()));
-  for (const close of closers.splice(0)) await close();
-});
-const world = async (options: Parameters<typeof telegramWorld>[0] = {}) => {
-  const w = await telegramWorld(options);
-  open.push(w);
-  return w;
-};
+const { world, closers } = telegramWorlds();
 
 describe('createTelegramNotifier: the card', () => {
   it('is HTML with the redacted, escaped arguments, connector and warnings, and three buttons whose callback_data fits 64 bytes', async () => {

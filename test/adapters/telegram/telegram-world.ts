@@ -1,14 +1,14 @@
 // A runtime whose tool needs approval, a fake Bot API on loopback, the Telegram notifier subscribed to the runtime,
 // and the webhook route, called as Telegram calls it (secret-token header, Update JSON), its background work awaited.
-import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
+import { afterEach } from 'vitest';
+import { createMemoryStore, createRuntime, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
 import type { ChannelNotifier } from 'countersign/channels';
 import { createTelegramNotifier, createTelegramUpdates, type TelegramNotifierOptions, type TelegramUpdatesOptions } from 'countersign/telegram';
-import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { fileAgent } from '../../support/file-agent.js';
 import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram, type TelegramRequest } from '../../support/fake-telegram.js';
 
 export const SECRET_TOKEN = 'webhook_secret-0123456789';
-export const SECRET_VALUE = 'sk-live-abc123SECRETvalue';
+export { SECRET_VALUE } from '../../support/file-agent.js';
 
 export interface Reported {
   readonly error: unknown;
@@ -35,27 +35,10 @@ export async function telegramWorld(
   options: { readonly approvers?: string[]; readonly notifier?: Partial<TelegramNotifierOptions>; readonly updates?: Partial<TelegramUpdatesOptions>; readonly telegram?: FakeTelegram } = {},
 ): Promise<TelegramWorld> {
   const telegram = options.telegram ?? (await startFakeTelegram());
-  const executed: string[] = [];
-  const model = createScriptedModel((request) => {
-    const last = request.messages.at(-1)!;
-    if (last.role === 'tool') return textTurn(`done: ${last.content}`);
-    return toolCallTurn([{ name: 'delete_file', args: { path: last.content, apiToken: SECRET_VALUE } }]);
-  });
-  const tool = defineTool({
-    name: 'delete_file',
-    description: 'Delete a file',
-    connector: 'files <prod>',
-    input: z.object({ path: z.string().min(1), apiToken: z.string() }),
-    needsApproval: true,
-    ...(options.approvers ? { approvers: options.approvers } : {}),
-    approvalPrompt: (input) => `Delete ${input.path}?`,
-    execute: async (input) => {
-      executed.push(input.path);
-      return { deleted: input.path };
-    },
-  });
+  // The connector carries markup of its own, so every card shows it escaped.
+  const { agent, executed } = fileAgent({ connector: 'files <prod>', ...(options.approvers ? { approvers: options.approvers } : {}) });
   const store = createMemoryStore();
-  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [tool] })], store, links: { secret: 'link-secret-0123456789abcdef' } });
+  const runtime = createRuntime({ agents: [agent], store, links: { secret: 'link-secret-0123456789abcdef' } });
   const notifierErrors: Reported[] = [];
   const updateErrors: Reported[] = [];
   const notifier = createTelegramNotifier({
@@ -179,4 +162,20 @@ export function prompts(telegram: FakeTelegram): { readonly request: TelegramReq
     .calls('sendMessage')
     .filter((request) => (request.json['reply_markup'] as { force_reply?: boolean } | undefined)?.force_reply === true && request.messageId !== undefined)
     .map((request) => ({ request, messageId: request.messageId! }));
+}
+
+/** Worlds for one test file, each closed after its test (with anything pushed on `closers`). */
+export function telegramWorlds() {
+  const open: TelegramWorld[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((w) => w.close()));
+    for (const close of closers.splice(0)) await close();
+  });
+  const world = async (options: Parameters<typeof telegramWorld>[0] = {}) => {
+    const w = await telegramWorld(options);
+    open.push(w);
+    return w;
+  };
+  return { world, closers };
 }

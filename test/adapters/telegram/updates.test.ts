@@ -3,23 +3,13 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelegramUpdates } from 'countersign/telegram';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
 import { renderHtml, startFakeTelegram, TELEGRAM_BOT_TOKEN } from '../../support/fake-telegram.js';
-import { clickUpdate, paused, prompts, replyUpdate, SECRET_TOKEN, telegramWorld, type TelegramWorld } from './telegram-world.js';
+import { clickUpdate, paused, prompts, replyUpdate, SECRET_TOKEN, telegramWorlds, type TelegramWorld } from './telegram-world.js';
 
-const open: TelegramWorld[] = [];
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((w) => w.close()));
-  for (const close of closers.splice(0)) await close();
-});
-const world = async (options: Parameters<typeof telegramWorld>[0] = {}) => {
-  const w = await telegramWorld(options);
-  open.push(w);
-  return w;
-};
+const { world, closers } = telegramWorlds();
 
 const state = async (w: TelegramWorld, runId: string) => JSON.stringify(await w.store.load(runId));
 const visible = (text: unknown) => renderHtml(String(text)).visible;

@@ -1,5 +1,6 @@
 export { DeliveryError } from './delivery-error.js';
+export { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings } from './delivery-options.js';
 export { createDeliveryQueue, type DeliveryQueue, type LaneSlot } from './delivery-queue.js';
 export { parseRetryAfter } from './retry-after.js';
-export { withRetries, retryDelay, retryOptionsShape, wait, type RetryPolicy } from './retry.js';
+export { withRetries, retryDelay, wait, type RetryPolicy } from './retry.js';
 export { sendJson, type JsonAnswer, type SendOptions } from './send-json.js';

@@ -18,3 +18,21 @@ export function parseRetryAfter(value: string | number | null | undefined, now: 
   const date = /^[A-Za-z]{3}/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+/**
+ * The wait a service put in its JSON body, in milliseconds: Telegram's
+ * `{ ok: false, parameters: { retry_after: 3 } }` or Discord's
+ * `{ retry_after: 1.5 }`. Undefined for a body that says none.
+ */
+export function bodyRetryAfter(text: string): number | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const body = value as { readonly retry_after?: unknown; readonly parameters?: { readonly retry_after?: unknown } | null };
+  const seconds = body.retry_after ?? body.parameters?.retry_after;
+  return typeof seconds === 'number' ? parseRetryAfter(seconds) : undefined;
+}

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import { functionSchema } from '../machine/function-schema.js';
 import { DeliveryError } from './delivery-error.js';
 
 /**
@@ -21,15 +19,6 @@ export interface RetryPolicy {
   /** Numbers in [0, 1) for the jitter. Default `Math.random`. */
   readonly random?: () => number;
 }
-
-/** The retry options every channel takes, for its options schema. */
-export const retryOptionsShape = {
-  maxAttempts: z.number().int('must be a whole number').min(1).max(100).optional(),
-  backoffMs: z.number().int('must be a whole number').min(0).max(86_400_000).optional(),
-  maxBackoffMs: z.number().int('must be a whole number').min(0).max(86_400_000).optional(),
-  sleep: functionSchema().optional(),
-  random: functionSchema().optional(),
-};
 
 export const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,5 @@
 import { DeliveryError } from './delivery-error.js';
-import { parseRetryAfter } from './retry-after.js';
+import { bodyRetryAfter, parseRetryAfter } from './retry-after.js';
 
 /** What a service answered: status, headers and the start of the body. */
 export interface JsonAnswer {
@@ -56,8 +56,9 @@ function networkReason(error: unknown): string {
 /**
  * One JSON request to a service, no redirects followed. Resolves with the
  * answer for a 2xx; throws a `DeliveryError` otherwise: retryable for a
- * network failure, a timeout, 408, 429 and 5xx (with the `Retry-After` it
- * asked for), final for anything else. Messages name the service and the
+ * network failure, a timeout, 408, 429 and 5xx (with the wait it asked for:
+ * a `retry_after` in its JSON body, as Telegram and Discord send it, else its
+ * `Retry-After` header), final for anything else. Messages name the service and the
  * status, never the URL (a redirect's target is cut to its host).
  *
  * @example
@@ -90,7 +91,8 @@ export async function sendJson(fetchImpl: typeof fetch, url: string | URL, optio
         : '';
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   const reason = `HTTP ${status}${hint}${excerpt ? `: ${excerpt}` : ''}`;
-  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+  // A JSON body's retry_after is preferred: Discord's has fractions of a second, its header only whole seconds.
+  const retryAfterMs = bodyRetryAfter(text) ?? parseRetryAfter(response.headers.get('retry-after'));
   throw new DeliveryError(`${options.service} answered ${reason}`, {
     retryable: status === 408 || status === 429 || status >= 500,
     status,

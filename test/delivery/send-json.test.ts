@@ -56,6 +56,28 @@ describe('sendJson', () => {
     expect(down).toMatchObject({ retryable: true, status: 503, retryAfterMs: undefined, message: 'The service answered HTTP 503: down', reason: 'HTTP 503: down' });
   });
 
+  it("waits a Telegram refusal's parameters.retry_after from its JSON body", async () => {
+    const body = JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } });
+    const target = await receiver(() => ({ status: 429, body }));
+    const error = await failure(sendJson(fetch, secretUrl(target.url), options));
+    expect(error).toMatchObject({ retryable: true, status: 429, retryAfterMs: 7000 });
+  });
+
+  it("prefers a Discord 429's JSON retry_after, with fractions, to its whole-second Retry-After header", async () => {
+    const body = JSON.stringify({ message: 'You are being rate limited.', retry_after: 1.25, global: false });
+    const target = await receiver(() => ({ status: 429, headers: { 'retry-after': '2' }, body }));
+    const error = await failure(sendJson(fetch, secretUrl(target.url), options));
+    expect(error).toMatchObject({ retryable: true, status: 429, retryAfterMs: 1250 });
+  });
+
+  it('falls back to the Retry-After header when the JSON body names no usable wait', async () => {
+    const bodies = [JSON.stringify({ retry_after: 'soon' }), JSON.stringify({ parameters: null }), 'not json'];
+    const target = await receiver((delivery) => ({ status: 429, headers: { 'retry-after': '4' }, body: bodies[delivery.seq - 1]! }));
+    for (const _ of bodies) {
+      expect(await failure(sendJson(fetch, secretUrl(target.url), options))).toMatchObject({ retryAfterMs: 4000 });
+    }
+  });
+
   it('throws a final error for a 404, quoting the body with any URL in it cut to its host', async () => {
     const target = await receiver((delivery) => ({ status: 404, body: `no hook at http://127.0.0.1${delivery.headers['x-echo'] ?? ''}` }));
     const error = await failure(sendJson(fetch, secretUrl(target.url), { ...options, headers: { 'x-echo': '/T0/path-secret-81x?token=query-secret-42y' } }));

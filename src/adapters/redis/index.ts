@@ -3,7 +3,10 @@ export type { RedisStore, RedisStoreOptions, DrainOptions } from './redis-store-
 export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
 export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
 export type { RedisKeys } from './keys.js';
-export { createStreamNotifier, parseEventEntry, type StreamNotifier, type StreamNotifierOptions, type StreamEventHandler, type StreamEventListener, type StreamEventMeta } from './stream-notifier.js';
+export { createStreamNotifier } from './stream-notifier.js';
+export { parseEventEntry } from './stream-event-entry.js';
+export type { StreamNotifier, StreamNotifierOptions, StreamEventHandler, StreamEventListener, StreamEventMeta } from './stream-notifier-options.js';
 export { createRedisResumeQueue, type RedisResumeQueue, type RedisResumeQueueOptions } from './resume-queue.js';
 export { createWorker, WORKER_GROUP, type Worker, type WorkerOptions, type WorkerErrorInfo } from './worker.js';
-export type { StreamErrorInfo, RedisClient } from './stream-group.js';
+export type { StreamErrorInfo } from './stream-error-info.js';
+export type { RedisClient } from './redis-client.js';

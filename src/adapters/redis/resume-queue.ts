@@ -1,7 +1,7 @@
 import { ConfigError } from '../../errors.js';
 import type { ResumeQueue } from '../../ports/resume-queue.js';
 import { redisKeys } from './keys.js';
-import { asClient, type RedisClient } from './stream-group.js';
+import { asClient, type RedisClient } from './redis-client.js';
 import { guarded } from './unavailable.js';
 
 /**

@@ -1,191 +1,14 @@
+// createStreamNotifier: the run-event stream read through a consumer group (`consume`, at-least-once) or as a
+// live feed (`subscribe`), on the same key and with the same default prefix as the Redis store.
 import { ConfigError } from '../../errors.js';
-import type { RunEvent } from '../../machine/run-events.js';
 import { redisKeys } from './keys.js';
-import { toStoreError } from './unavailable.js';
-import {
-  backOff,
-  asClient,
-  checkTiming,
-  defaultConsumerName,
-  ensureGroup,
-  entriesOfReadReply,
-  runGroupReader,
-  type RedisClient,
-  type StreamErrorInfo,
-} from './stream-group.js';
-
-/**
- * What a consumer learns about the stream entry an event came in.
- *
- * @example
- * const handler: StreamEventHandler = async (event, { id, deliveries }) => {
- *   if (deliveries > 1 && (await sent.has(id))) return; // at-least-once: skip what was already done
- *   await slack.post(event);
- *   await sent.add(id);
- * };
- */
-export interface StreamEventMeta {
-  /**
-   * The stream entry id (`<ms>-<seq>`); stable across redeliveries of this
-   * entry. The store may also publish one event twice (its outbox drain after
-   * a crash), under a new id: where an effect must happen once, deduplicate by
-   * the event itself (type, runId, approvalId).
-   */
-  readonly id: string;
-  /** 1 on first delivery; more when the entry comes again after a failed handler or a dead consumer. */
-  readonly deliveries: number;
-}
-
-/**
- * Receives one event; the entry is acknowledged only after this resolves. A
- * rejection leaves it pending, to be delivered again after `claimIdleMs`.
- *
- * @example
- * const handler: StreamEventHandler = async (event) => {
- *   if (event.type === 'approval-requested') await mailer.send(event.request);
- * };
- */
-export type StreamEventHandler = (event: RunEvent, meta: StreamEventMeta) => Promise<void> | void;
-
-/**
- * Receives the live feed of `subscribe`; called synchronously, so hand slow work off.
- *
- * @example
- * const listener: StreamEventListener = (event, { id }) => sse.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
- */
-export type StreamEventListener = (event: RunEvent, meta: { readonly id: string }) => void;
-
-/**
- * Options of `createStreamNotifier`.
- *
- * @example
- * const options: StreamNotifierOptions = { redis, prefix: 'myapp:', group: 'slack', concurrency: 4, onError: (info) => log.warn(info) };
- */
-export interface StreamNotifierOptions {
-  /** Any ioredis client; blocking reads run on `redis.duplicate()` connections, so this one stays free. */
-  readonly redis: RedisClient;
-  /** Key prefix shared with the Redis store; events are read from `${prefix}events`. Default `'cs:'`, the same as the store's. */
-  readonly prefix?: string;
-  /** The consumer group: each group sees every event once; consumers in a group share the work. */
-  readonly group: string;
-  /** This consumer's name inside the group. Default: `<hostname>:<pid>:<random>`, unique per notifier. */
-  readonly consumer?: string;
-  /**
-   * Where a group that does not exist yet starts: `'latest'` (default) with
-   * events written from now on, `'earliest'` with every event still in the stream.
-   */
-  readonly from?: 'latest' | 'earliest';
-  /**
-   * How long one blocking read waits for new events, in ms; keep it below the
-   * client's `commandTimeout`, if one is set. Default 5,000.
-   */
-  readonly blockMs?: number;
-  /**
-   * An entry unacknowledged this long (its consumer died, or its handler
-   * failed) is claimed and delivered again, in ms. Entries a live consumer is
-   * still handling are kept fresh and never claimed. Default 30,000.
-   */
-  readonly claimIdleMs?: number;
-  /** Most events read (and held) at once. Default 50. */
-  readonly batch?: number;
-  /**
-   * Most handlers running at once. Default 1: events are handled in stream
-   * order, except that an event whose handler failed comes again later, after
-   * newer ones.
-   */
-  readonly concurrency?: number;
-  /**
-   * An entry delivered more times than this is copied to `${prefix}events:dead`,
-   * acknowledged and reported to `onError` (phase `'dead-letter'`). Default 20.
-   */
-  readonly maxDeliveries?: number;
-  /** Problems handled without stopping: Redis errors (retried), failing handlers, malformed entries. Default: `console.error`. */
-  readonly onError?: (info: StreamErrorInfo) => void;
-}
-
-/**
- * A reader of the run-event stream: `consume` through a consumer group, or a
- * live `subscribe` feed. Also fits `createApprovalApp(runtime, { events })`.
- *
- * @example
- * const notifier: StreamNotifier = createStreamNotifier({ redis, group: 'audit' });
- * await notifier.createGroup();
- */
-export interface StreamNotifier {
-  /** The stream read: `${prefix}events`. */
-  readonly key: string;
-  readonly group: string;
-  readonly consumer: string;
-  /**
-   * Creates the consumer group now (idempotent). With `from: 'latest'`, call it
-   * at deploy time so events written before the first `consume` are kept.
-   */
-  createGroup(): Promise<void>;
-  /**
-   * Hands every event of the group to `handler`, at least once, until `signal`
-   * aborts or `close()` is called; then stops reading, lets the handlers
-   * already running finish (acking them) and resolves. A handler that rejects
-   * leaves its event pending: it is delivered again after `claimIdleMs`. One
-   * `consume` at a time per notifier; run more notifiers (consumer names) to
-   * spread the load.
-   */
-  consume(handler: StreamEventHandler, options?: { readonly signal?: AbortSignal }): Promise<void>;
-  /**
-   * A live feed (for server-sent events): every listener in every process
-   * sees each event written while it is subscribed (the first listener also
-   * those of the second before it subscribed, so nothing is lost while the
-   * feed connects). No consumer group and no
-   * acknowledgements, so nothing is redelivered; use `consume` where an event
-   * must not be missed. Returns a function that unsubscribes.
-   */
-  subscribe(listener: StreamEventListener): () => void;
-  /**
-   * Stops `consume` and the live feed for good and waits for the handlers in
-   * flight; the `redis` client passed in stays open. Idempotent.
-   */
-  close(): Promise<void>;
-}
-
-const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
-  'approval-requested',
-  'approval-resolved',
-  'run-completed',
-  'run-failed',
-  'run-cancelled',
-  'tool-finished',
-]);
-
-/**
- * The RunEvent of a stream entry (fields `type`, `runId`, `event`), or an
- * Error saying why it is not one; for tools that read the stream directly.
- *
- * @example
- * for (const [id, flat] of await redis.xrange('cs:events', '-', '+')) {
- *   const fields = Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]));
- *   const event = parseEventEntry(fields);
- *   if (!(event instanceof Error)) console.log(id, event.type, event.runId);
- * }
- */
-export function parseEventEntry(fields: Readonly<Record<string, string>>): RunEvent | Error {
-  const json = fields['event'];
-  if (json === undefined) return new Error('The entry has no `event` field.');
-  let event: unknown;
-  try {
-    event = JSON.parse(json);
-  } catch (error) {
-    return new Error(`The \`event\` field is not JSON: ${(error as Error).message}`);
-  }
-  if (typeof event !== 'object' || event === null) return new Error('The `event` field is not a JSON object.');
-  const { type, runId } = event as { type?: unknown; runId?: unknown };
-  if (typeof type !== 'string' || !EVENT_TYPES.has(type)) {
-    return new Error(`Unknown event type ${JSON.stringify(type)}; known: ${[...EVENT_TYPES].join(', ')}. Upgrade countersign where this reader runs.`);
-  }
-  if (typeof runId !== 'string') return new Error('The event has no string `runId`.');
-  if (fields['runId'] !== undefined && fields['runId'] !== runId) {
-    return new Error(`The entry's runId field (${fields['runId']}) does not match the event's (${runId}).`);
-  }
-  return event as RunEvent;
-}
+import { checkTiming, defaultConsumerName, ensureGroup } from './consumer-group.js';
+import { guardedHook } from './error-hook.js';
+import { createLiveFeed } from './live-feed.js';
+import type { StreamErrorInfo } from './stream-error-info.js';
+import { parseEventEntry } from './stream-event-entry.js';
+import { runGroupReader } from './stream-group.js';
+import type { StreamNotifier, StreamNotifierOptions } from './stream-notifier-options.js';
 
 function defaultOnError(info: StreamErrorInfo): void {
   console.error(`countersign stream (${info.phase}${info.entryId ? ` ${info.entryId}` : ''}):`, info.error);
@@ -236,14 +59,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
   const maxDeliveries = options.maxDeliveries ?? 20;
   checkTiming('createStreamNotifier', { blockMs, claimIdleMs, batch, concurrency, maxDeliveries });
   const startId = options.from === 'earliest' ? '0' : '$';
-  const onError = options.onError ?? defaultOnError;
-  const report = (info: StreamErrorInfo) => {
-    try {
-      onError(info);
-    } catch {
-      // A throwing error hook must not take the reader down.
-    }
-  };
+  const report = guardedHook(options.onError ?? defaultOnError);
 
   let consuming: { controller: AbortController; done: Promise<void> } | undefined;
 
@@ -296,59 +112,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
     return done;
   };
 
-  const listeners = new Set<StreamEventListener>();
-  let tail: { controller: AbortController; done: Promise<void> } | undefined;
-
-  /** Reads the stream from entries written at `sinceMs` on, for the live listeners. */
-  const runTail = async (signal: AbortSignal, sinceMs: number) => {
-    const connection = asClient(options.redis).duplicate();
-    connection.on('error', () => {});
-    const interrupt = () => connection.disconnect();
-    signal.addEventListener('abort', interrupt, { once: true });
-    try {
-      // Entry ids start with the time they were written. Starting from the time of
-      // the subscribe call (not from the newest entry once connected, nor '$' on
-      // every read) loses nothing written while the connection comes up.
-      let last = `${Math.max(0, sinceMs)}-0`;
-      let failures = 0;
-      while (!signal.aborted) {
-        try {
-          const reply = await connection.call('XREAD', 'COUNT', batch, 'BLOCK', blockMs, 'STREAMS', key, last);
-          failures = 0;
-          for (const entry of entriesOfReadReply(reply)) {
-            last = entry.id;
-            if (entry.fields === null) continue;
-            const event = parseEventEntry(entry.fields);
-            if (event instanceof Error) {
-              report({ error: event, phase: 'malformed', entryId: entry.id });
-              continue;
-            }
-            for (const listener of [...listeners]) {
-              try {
-                listener(event, { id: entry.id });
-              } catch (error) {
-                report({ error, phase: 'handler', entryId: entry.id });
-              }
-            }
-          }
-        } catch (error) {
-          if (signal.aborted) break;
-          report({ error: toStoreError(`read ${key}`, error), phase: 'read' });
-          await backOff(failures++, signal);
-        }
-      }
-    } finally {
-      signal.removeEventListener('abort', interrupt);
-      connection.disconnect();
-    }
-  };
-
-  const stopTail = () => {
-    const current = tail;
-    tail = undefined;
-    current?.controller.abort();
-    return current?.done ?? Promise.resolve();
-  };
+  const feed = createLiveFeed({ redis: options.redis, key, batch, blockMs, report });
 
   return {
     key,
@@ -358,23 +122,13 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
     consume,
     subscribe(listener) {
       if (closed) throw closedError();
-      listeners.add(listener);
-      if (!tail) {
-        const controller = new AbortController();
-        // A second back covers the connection's start and a little clock skew with the Redis server.
-        tail = { controller, done: runTail(controller.signal, Date.now() - 1_000) };
-      }
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) void stopTail();
-      };
+      return feed.subscribe(listener);
     },
     async close() {
       closed = true;
-      listeners.clear();
       const current = consuming;
       current?.controller.abort();
-      await Promise.allSettled([stopTail(), current?.done]);
+      await Promise.allSettled([feed.close(), current?.done]);
     },
   };
 }

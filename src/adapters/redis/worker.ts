@@ -1,7 +1,11 @@
 import { ConfigError, StoreUnavailableError } from '../../errors.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { redisKeys } from './keys.js';
-import { checkTiming, defaultConsumerName, runGroupReader, type RedisClient, type StreamErrorInfo } from './stream-group.js';
+import { checkTiming, defaultConsumerName } from './consumer-group.js';
+import { guardedHook } from './error-hook.js';
+import type { RedisClient } from './redis-client.js';
+import type { StreamErrorInfo } from './stream-error-info.js';
+import { runGroupReader } from './stream-group.js';
 
 /**
  * The consumer group every worker reads `${prefix}jobs` through.
@@ -130,14 +134,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const recoverEveryMs = options.recoverEveryMs ?? 60_000;
   checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries, ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }) });
   if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
-  const onError = options.onError ?? defaultOnError;
-  const report = (info: WorkerErrorInfo) => {
-    try {
-      onError(info);
-    } catch {
-      // A throwing error hook must not take the worker down.
-    }
-  };
+  const report = guardedHook<WorkerErrorInfo>(options.onError ?? defaultOnError);
 
   let inFlight = 0;
 

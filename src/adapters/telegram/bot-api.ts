@@ -1,9 +1,8 @@
 // The Telegram Bot API as countersign calls it: one JSON POST to `${apiUrl}/bot<token>/<method>` through the
-// delivery kit's sendJson (no redirects, timeouts, retryable statuses), Telegram's own answer read (`ok`,
-// `description`, `parameters.retry_after`), and the bot token removed from every error it throws.
+// delivery kit's sendJson (no redirects, timeouts, retryable statuses, the wait of `parameters.retry_after`),
+// Telegram's own answer read (`ok`, `description`), and the bot token removed from every error it throws.
 import { z } from 'zod';
 import { DeliveryError } from '../../delivery/delivery-error.js';
-import { parseRetryAfter } from '../../delivery/retry-after.js';
 import { sendJson } from '../../delivery/send-json.js';
 
 /** Telegram's limit on a message's text. */
@@ -23,7 +22,6 @@ interface Answer {
   readonly ok?: unknown;
   readonly result?: unknown;
   readonly description?: unknown;
-  readonly parameters?: { readonly retry_after?: unknown };
 }
 
 function readAnswer(text: string): Answer | undefined {
@@ -35,28 +33,9 @@ function readAnswer(text: string): Answer | undefined {
   }
 }
 
-/**
- * Telegram says how long to wait in its body (`parameters.retry_after`, seconds), not always in a header: a
- * refusal is given the `Retry-After` header it meant, so sendJson's one parser reads it.
- */
-function retryAfterFromBody(fetchImpl: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const response = await fetchImpl(input, init);
-    // A large body is no Bot API answer: sendJson reads (the start of) it as it is.
-    if (response.status < 400 || response.headers.has('retry-after') || Number(response.headers.get('content-length') ?? 0) > 65_536) return response;
-    const text = await response.text().catch(() => '');
-    const seconds = readAnswer(text)?.parameters?.retry_after;
-    const headers = new Headers(response.headers);
-    const waitMs = typeof seconds === 'number' ? parseRetryAfter(seconds) : undefined;
-    if (waitMs !== undefined) headers.set('retry-after', String(waitMs / 1000));
-    return new Response(text, { status: response.status, statusText: response.statusText, headers });
-  };
-}
-
 /** A Bot API caller on `apiUrl` with `botToken`. */
 export function botApi(options: { readonly apiUrl: string; readonly botToken: string; readonly fetch: typeof fetch; readonly timeoutMs: number }): BotApi {
   const base = options.apiUrl.replace(/\/+$/, '');
-  const fetchImpl = retryAfterFromBody(options.fetch);
   const redact = (text: string) => text.split(options.botToken).join('<bot token>').replace(/\d{1,20}:[A-Za-z0-9_-]{20,}/g, '<bot token>');
   const refuse = (error: DeliveryError) =>
     new DeliveryError(redact(error.message), {
@@ -70,7 +49,7 @@ export function botApi(options: { readonly apiUrl: string; readonly botToken: st
     async call(method, body) {
       let text: string;
       try {
-        ({ text } = await sendJson(fetchImpl, `${base}/bot${options.botToken}/${method}`, { body, timeoutMs: options.timeoutMs, service: `Telegram ${method}` }));
+        ({ text } = await sendJson(options.fetch, `${base}/bot${options.botToken}/${method}`, { body, timeoutMs: options.timeoutMs, service: `Telegram ${method}` }));
       } catch (error) {
         // Its cause could quote the URL, and the URL holds the token: only the redacted message goes on.
         throw error instanceof DeliveryError ? refuse(error) : new DeliveryError(redact(`Telegram ${method} failed: ${String(error)}`), { retryable: false });

@@ -2,7 +2,8 @@
 // (per-run order, concurrency, retries with backoff and Retry-After), with dead letters for what never arrived.
 import { createDeliveryQueue } from '../../delivery/delivery-queue.js';
 import { DeliveryError } from '../../delivery/delivery-error.js';
-import { wait, withRetries, type RetryPolicy } from '../../delivery/retry.js';
+import { deliverySettings } from '../../delivery/delivery-options.js';
+import { wait, withRetries } from '../../delivery/retry.js';
 import { sendJson } from '../../delivery/send-json.js';
 import { publicText } from '../../machine/public-text.js';
 import type { RunEvent } from '../../machine/run-events.js';
@@ -49,7 +50,8 @@ function withoutSecrets(text: string, secrets: readonly string[]): string {
  * every retry and every process sends the same one and the receiver can
  * deduplicate), `webhook-timestamp` and `webhook-signature` headers, signed
  * anew on each try. A try fails on a network error, a timeout or a non-2xx
- * answer and is retried with exponential backoff and jitter, except for a 4xx
+ * answer and is retried with exponential backoff and jitter (by default 8
+ * tries, waits of at most 5 min, unlike a channel's 5 and 30 s), except for a 4xx
  * other than 408 and 429 and for a redirect (not followed), which no retry
  * would change; a `Retry-After` is honoured (up to `maxBackoffMs`). After the
  * last try the delivery becomes a dead letter (`deadLetters()`, `onDeadLetter`).
@@ -73,17 +75,10 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   const { url } = options;
   const secrets: readonly string[] = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.resolved']);
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const clock = options.clock ?? Date.now;
-  const sleep = options.sleep ?? wait;
-  const policy: RetryPolicy = {
-    maxAttempts: options.maxAttempts ?? 8,
-    backoffMs: options.backoffMs ?? 1000,
-    maxBackoffMs: options.maxBackoffMs ?? 300_000,
-    ...(options.random === undefined ? {} : { random: options.random }),
-  };
-  const queue = createDeliveryQueue({ concurrency: options.concurrency ?? 8 });
+  // The webhook notifier's own defaults: more tries, and longer waits, than a channel's.
+  const { retry, timeoutMs, concurrency, fetch: fetchImpl, clock } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
+  const sleep = retry.sleep ?? wait;
+  const queue = createDeliveryQueue({ concurrency });
   const dead = createDeadLetters({
     keep: options.deadLetters ?? 1000,
     ...(options.onDeadLetter === undefined ? {} : { onDeadLetter: options.onDeadLetter }),
@@ -111,7 +106,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
           return sendJson(fetchImpl, url, { rawBody: delivery.body, headers: headersFor(delivery), timeoutMs, maxBodyBytes: 512, service: 'The webhook receiver' });
         },
         // A delivery waiting between tries holds no concurrency slot.
-        { ...policy, sleep: (ms) => idle(() => sleep(ms)) },
+        { ...retry, sleep: (ms) => idle(() => sleep(ms)) },
       );
     } catch (error) {
       const reason = error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);

@@ -1,8 +1,7 @@
-// The options of createWebhookNotifier and their schema: where to send, how to sign, which events, and delivery
-// (tries, backoff, timeout, concurrency) read with the same checks as every channel's.
+// The options of createWebhookNotifier and their schema: where to send, how to sign, which events, and the
+// delivery kit's options (tries, backoff, timeout, concurrency) read with the same checks as every channel's.
 import { z } from 'zod';
-import { channelOptionsShape } from '../../channels/channel-options.js';
-import { retryOptionsShape } from '../../delivery/retry.js';
+import { deliveryOptionsShape, type DeliveryOptions } from '../../delivery/delivery-options.js';
 import { functionSchema } from '../../machine/function-schema.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import { optionsObject } from '../../options.js';
@@ -11,11 +10,14 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.js'
 
 /**
  * Options of `createWebhookNotifier`; only `url` and `secret` are required.
+ * Delivery is a channel's (`DeliveryOptions`) with two defaults of its own:
+ * `maxAttempts` 8 and `maxBackoffMs` 300,000 (5 min). `clock` also stamps
+ * the `webhook-timestamp` header and the body's `timestamp`.
  *
  * @example
  * const options: WebhookNotifierOptions = { url: 'https://bot.example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', maxAttempts: 5 };
  */
-export interface WebhookNotifierOptions {
+export interface WebhookNotifierOptions extends DeliveryOptions {
   /** Where to POST; `http:` or `https:`. */
   readonly url: string;
   /**
@@ -26,26 +28,8 @@ export interface WebhookNotifierOptions {
   readonly secret: string | readonly string[];
   /** Which events to send. Default `['approval.requested', 'approval.resolved']`; `tool.finished` and the `run.*` events only when listed. */
   readonly events?: readonly WebhookEventType[];
-  /** Tries per event, the first included. Default 8. */
-  readonly maxAttempts?: number;
-  /** Wait before the second try; doubles each time, with jitter (50 to 100 % of it). Default 1000 ms. */
-  readonly backoffMs?: number;
-  /** Longest wait between tries, also the cap on a receiver's `Retry-After`. Default 300,000 ms (5 min). */
-  readonly maxBackoffMs?: number;
-  /** One try is abandoned (and counts as failed) after this long. Default 10,000 ms. */
-  readonly timeoutMs?: number;
-  /** How many deliveries may be on the wire at once (one waiting between tries holds none). Events of one run are always sent in order, one at a time. Default 8. */
-  readonly concurrency?: number;
   /** How many dead letters `deadLetters()` keeps, the oldest dropped first; `onDeadLetter` sees all of them. Default 1000. */
   readonly deadLetters?: number;
-  /** Default `globalThis.fetch`. */
-  readonly fetch?: typeof fetch;
-  /** Epoch milliseconds, for the `webhook-timestamp` header and the body's `timestamp`. Default `Date.now`. */
-  readonly clock?: () => number;
-  /** Waits between tries; inject one that returns at once in tests. Default `setTimeout`. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Numbers in [0, 1) for the jitter. Default `Math.random`. */
-  readonly random?: () => number;
   /** Told of every delivery that failed its last try, e.g. to persist it; may return a promise (`flush()` waits for it). */
   readonly onDeadLetter?: (entry: WebhookDeadLetter) => void | Promise<void>;
   /** Failures of `onDeadLetter` itself, which have nowhere else to go. */
@@ -73,11 +57,7 @@ export const webhookOptionsSchema = optionsObject({
     .array(z.enum(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`))
     .min(1, 'is empty; leave it out to send approval.requested and approval.resolved')
     .optional(),
-  ...retryOptionsShape,
-  timeoutMs: channelOptionsShape.timeoutMs,
-  concurrency: channelOptionsShape.concurrency,
-  fetch: channelOptionsShape.fetch,
-  clock: channelOptionsShape.clock,
+  ...deliveryOptionsShape,
   deadLetters: z.number().int('must be a whole number').min(0).optional(),
   onDeadLetter: functionSchema().optional(),
   onError: functionSchema().optional(),

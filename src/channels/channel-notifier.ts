@@ -4,7 +4,7 @@
 // to post a card and how to update it.
 import { randomUUID } from 'node:crypto';
 import { createDeliveryQueue, type LaneSlot } from '../delivery/delivery-queue.js';
-import { wait, withRetries, type RetryPolicy } from '../delivery/retry.js';
+import { freeingSlot, withRetries, type RetryPolicy } from '../delivery/retry.js';
 import type { ApprovalLinkTokens } from '../links/approval-links.js';
 import { publicError } from '../machine/public-text.js';
 import type { RunEvent } from '../machine/run-events.js';
@@ -99,8 +99,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
   const { once } = runtime;
   const queue = createDeliveryQueue({ concurrency: settings.concurrency });
   const cardKey = (runId: string, approvalId: string) => `${driver.name}:card:${runId}:${approvalId}`;
-  /** The retry policy for one lane: waiting between tries frees the lane's concurrency slot. */
-  const retryIn = ({ idle }: LaneSlot): RetryPolicy => ({ ...settings.retry, sleep: (ms) => idle(() => (settings.retry.sleep ?? wait)(ms)) });
+  const retryIn = (slot: LaneSlot) => freeingSlot(settings.retry, slot);
 
   const report = (error: unknown, context: Omit<ChannelErrorContext, 'channel'>) => {
     try {

@@ -1,4 +1,5 @@
 import { DeliveryError } from './delivery-error.js';
+import type { LaneSlot } from './delivery-queue.js';
 
 /**
  * How a delivery is retried: tries, exponential backoff with jitter, and the
@@ -47,4 +48,10 @@ export async function withRetries<T>(attempt: (tryNumber: number) => Promise<T>,
       await sleep(retryDelay(tries + 1, policy, error.retryAfterMs));
     }
   }
+}
+
+/** `policy` for work in a queue lane: waiting between tries frees the lane's concurrency slot. */
+export function freeingSlot(policy: RetryPolicy, slot: LaneSlot): RetryPolicy {
+  const sleep = policy.sleep ?? wait;
+  return { ...policy, sleep: (ms) => slot.idle(() => sleep(ms)) };
 }

@@ -1,9 +1,9 @@
 // The webhook channel: run events POSTed to one URL as signed Standard Webhooks, through the delivery kit
 // (per-run order, concurrency, retries with backoff and Retry-After), with dead letters for what never arrived.
-import { createDeliveryQueue } from '../../delivery/delivery-queue.js';
+import { createDeliveryQueue, type LaneSlot } from '../../delivery/delivery-queue.js';
 import { DeliveryError } from '../../delivery/delivery-error.js';
 import { deliverySettings } from '../../delivery/delivery-options.js';
-import { wait, withRetries } from '../../delivery/retry.js';
+import { freeingSlot, withRetries } from '../../delivery/retry.js';
 import { sendJson } from '../../delivery/send-json.js';
 import { publicText } from '../../machine/public-text.js';
 import type { RunEvent } from '../../machine/run-events.js';
@@ -77,7 +77,6 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.resolved']);
   // The webhook notifier's own defaults: more tries, and longer waits, than a channel's.
   const { retry, timeoutMs, concurrency, fetch: fetchImpl, clock } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
-  const sleep = retry.sleep ?? wait;
   const queue = createDeliveryQueue({ concurrency });
   const dead = createDeadLetters({
     keep: options.deadLetters ?? 1000,
@@ -97,7 +96,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
     };
   };
 
-  const deliver = async (delivery: Delivery, idle: <T>(pause: () => Promise<T>) => Promise<T>) => {
+  const deliver = async (delivery: Delivery, slot: LaneSlot) => {
     let attempts = 0;
     try {
       await withRetries(
@@ -106,7 +105,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
           return sendJson(fetchImpl, url, { rawBody: delivery.body, headers: headersFor(delivery), timeoutMs, maxBodyBytes: 512, service: 'The webhook receiver' });
         },
         // A delivery waiting between tries holds no concurrency slot.
-        { ...retry, sleep: (ms) => idle(() => sleep(ms)) },
+        freeingSlot(retry, slot),
       );
     } catch (error) {
       const reason = error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);
@@ -123,7 +122,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
     }
   };
 
-  const enqueue = (delivery: Delivery) => queue.enqueue(delivery.event.data.runId, ({ idle }) => deliver(delivery, idle));
+  const enqueue = (delivery: Delivery) => queue.enqueue(delivery.event.data.runId, (slot) => deliver(delivery, slot));
 
   return {
     async publish(events) {

@@ -71,7 +71,10 @@ const runtimes: [string, LinkedRuntime][] = [
 ];
 const rows: string[][] = [];
 for (const [name, runtime] of runtimes) {
-  for (const [label, driver] of [['driver does nothing', nothing], ['POST to a loopback service', overHttp]] as const) {
+  for (const [label, driver] of [
+    ['driver does nothing', nothing],
+    ['POST to a loopback service', overHttp],
+  ] as const) {
     const cards = await events(runtime, CARDS);
     await perCard(runtime, driver, cards.slice(0, 200)); // warm-up on other runs
     const times = await perCard(runtime, driver, cards.slice(200));

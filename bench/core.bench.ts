@@ -6,14 +6,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import {
-  createAgent,
-  defineTool,
-  deserialize,
-  serialize,
-  withApprovalResponse,
-  type ToolExecuteContext,
-} from 'countersign';
+import { createAgent, defineTool, deserialize, serialize, withApprovalResponse, type ToolExecuteContext } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { history } from './support/history.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
@@ -66,10 +59,20 @@ const gateSummary: string[] = [];
 for (const how of ['needsApproval false', 'allow rule'] as const) {
   const oneAgent = gateAgent(1, how);
   const one = await measure(`${how} 1 call`, () => oneAgent.execute({ input: 'go' }), { iterations: 2_000 });
-  gateRows.push([how, '1', formatDuration(one.median), formatDuration(one.p99), '(fixed cost of a tool turn, incl. a 2nd model call)', formatDuration(one.median - baseline.median)]);
+  gateRows.push([
+    how,
+    '1',
+    formatDuration(one.median),
+    formatDuration(one.p99),
+    '(fixed cost of a tool turn, incl. a 2nd model call)',
+    formatDuration(one.median - baseline.median),
+  ]);
   for (const calls of [11, 101, 1001]) {
     const agent = gateAgent(calls, how);
-    const sample = await measure(`${how} ${calls} calls`, () => agent.execute({ input: 'go' }), { iterations: calls > 500 ? 15 : calls > 50 ? 300 : 1_000, warmup: calls > 500 ? 3 : 50 });
+    const sample = await measure(`${how} ${calls} calls`, () => agent.execute({ input: 'go' }), {
+      iterations: calls > 500 ? 15 : calls > 50 ? 300 : 1_000,
+      warmup: calls > 500 ? 3 : 50,
+    });
     // The marginal cost of one more call in the same turn: model calls and per-run costs cancel out.
     const perCall = (sample.median - one.median) / (calls - 1);
     gateRows.push([how, String(calls), formatDuration(sample.median), formatDuration(sample.p99), formatDuration(perCall), formatDuration(perCall - direct.median)]);
@@ -95,7 +98,7 @@ process.stdout.write(
 // ---------------------------------------------------------------------------------------------
 
 /** A third of the AI SDK 6's median cycle, where PEERS.md measured it. */
-const TARGET_MS: Record<number, number> = { 0: 1.16 / 3, 1_000: 18.5 / 3 };
+const TARGET_MS: Record<number, number> = { 0: 1.16 / 3, 1000: 18.5 / 3 };
 
 const refund = defineTool({
   name: 'issue_refund',
@@ -148,18 +151,12 @@ for (const count of [0, 10, 100, 1_000, 10_000]) {
     if (iteration < warmup) continue;
     size = Buffer.byteLength(text);
     totals.push(t5 - t0);
-    [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4].forEach((duration, index) => byPhase[index]!.push(duration));
+    for (const [index, duration] of [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4].entries()) byPhase[index]!.push(duration);
   }
   totals.sort((a, b) => a - b);
   for (const list of byPhase) list.sort((a, b) => a - b);
   const median = quantile(totals, 0.5);
-  cycleRows.push([
-    count.toLocaleString('en-US'),
-    `${(size / 1024).toFixed(1)} KB`,
-    formatDuration(median),
-    formatDuration(quantile(totals, 0.99)),
-    target(count, median),
-  ]);
+  cycleRows.push([count.toLocaleString('en-US'), `${(size / 1024).toFixed(1)} KB`, formatDuration(median), formatDuration(quantile(totals, 0.99)), target(count, median)]);
   phaseRows.push([count.toLocaleString('en-US'), ...byPhase.map((list) => formatDuration(quantile(list, 0.5)))]);
 }
 printTable(
@@ -170,5 +167,7 @@ printTable(
 printTable('Where the cycle goes (medians per phase)', ['prior messages', ...phases], phaseRows);
 process.stdout.write(
   `\nThe model is scripted (no network); each cycle makes two model calls and runs one approved tool. ${process.version}, ${process.platform}/${process.arch}, ` +
-    `load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} (other work on the machine shows in the p99 columns).\n`,
+    `load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} (other work on the machine shows in the p99 columns).\n`,
 );

@@ -191,7 +191,7 @@ async function measureRole(): Promise<void> {
   const waiters: (() => void)[] = [];
   child.on('message', (message: FromChild) => {
     replies.push(message);
-    waiters.splice(0).forEach((wake) => wake());
+    for (const wake of waiters.splice(0)) wake();
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const reply = async <T extends FromChild['type']>(type: T): Promise<Extract<FromChild, { type: T }>> => {
@@ -239,15 +239,17 @@ async function measureRole(): Promise<void> {
       let next = 0;
       // autocannon builds a connection's next request ahead of sending it; keep a margin so none repeats.
       const amount = Math.max(CONNECTIONS, requests.length - 2 * CONNECTIONS);
-      const { measured, cpuPerRequest } = await withCpu(() => load(
-        {
-          url: urls[store],
-          connections: CONNECTIONS,
-          amount,
-          requests: [{ setupRequest: (request) => ({ ...request, ...(requests[next++] ?? requests.at(-1)!) }) }],
-        },
-        seconds,
-      ));
+      const { measured, cpuPerRequest } = await withCpu(() =>
+        load(
+          {
+            url: urls[store],
+            connections: CONNECTIONS,
+            amount,
+            requests: [{ setupRequest: (request) => ({ ...request, ...(requests[next++] ?? requests.at(-1)!) }) }],
+          },
+          seconds,
+        ),
+      );
       // Every decided run must have completed (or, record-only, be ready to resume): the rate counts decisions that landed.
       const sample = pairs.slice(0, Math.min(next, pairs.length, 2_000)).map(([runId]) => runId);
       const { statuses } = await ask({ type: 'check', store, runIds: sample }, 'checked');
@@ -259,11 +261,19 @@ async function measureRole(): Promise<void> {
       const requests = Array.from({ length: 100_000 }, (_, index): AutocannonRequest => {
         const runId = `run_${index}`;
         const body = JSON.stringify({ runId, approvalId: `apr_${index}`, approved: true, approvedBy: 'bench' });
-        return { method: 'POST', path: `/runs/${runId}/approvals/apr_${index}`, headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_noop_${index}`, now, body) }, body };
+        return {
+          method: 'POST',
+          path: `/runs/${runId}/approvals/apr_${index}`,
+          headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_noop_${index}`, now, body) },
+          body,
+        };
       });
       let next = 0;
       return withCpu(() =>
-        load({ url: urls.noop, connections: CONNECTIONS, duration: seconds + 1, requests: [{ setupRequest: (request) => ({ ...request, ...requests[next++ % requests.length]! }) }] }, seconds),
+        load(
+          { url: urls.noop, connections: CONNECTIONS, duration: seconds + 1, requests: [{ setupRequest: (request) => ({ ...request, ...requests[next++ % requests.length]! }) }] },
+          seconds,
+        ),
       );
     };
     /** Enough runs for `SECONDS` at the warm-up rate, with a margin; bounded so seeding stays short. */
@@ -291,8 +301,24 @@ async function measureRole(): Promise<void> {
       inline: 'signed decision, Redis, inline (tool and model run, 200)',
     };
     const rows = results.flatMap(({ kind, noop, decided }) => [
-      ['signed no-op (signature check and body read, no store)', rate(noop.measured.rate), cpu(noop.cpuPerRequest), latency(noop.measured.p50), latency(noop.measured.p99), '1.00', String(noop.measured.failures)],
-      [label[kind], rate(decided.measured.rate), cpu(decided.cpuPerRequest), latency(decided.measured.p50), latency(decided.measured.p99), (decided.measured.rate / noop.measured.rate).toFixed(2), String(decided.measured.failures)],
+      [
+        'signed no-op (signature check and body read, no store)',
+        rate(noop.measured.rate),
+        cpu(noop.cpuPerRequest),
+        latency(noop.measured.p50),
+        latency(noop.measured.p99),
+        '1.00',
+        String(noop.measured.failures),
+      ],
+      [
+        label[kind],
+        rate(decided.measured.rate),
+        cpu(decided.cpuPerRequest),
+        latency(decided.measured.p50),
+        latency(decided.measured.p99),
+        (decided.measured.rate / noop.measured.rate).toFixed(2),
+        String(decided.measured.failures),
+      ],
     ]);
     printTable(
       `Signed decisions over HTTP, ${CONNECTIONS} concurrent clients, ~${SECONDS} s each, alternated with the no-op, two rounds (targets: enqueued ≤ 150 µs CPU and ≥ 0.45 of the no-op; inline ≤ 600 µs CPU)`,
@@ -300,7 +326,11 @@ async function measureRole(): Promise<void> {
       rows,
     );
     const statuses = results.map(({ kind, decided }) => `${kind} ${JSON.stringify(decided.statuses)} of ${decided.checked}`).join(', ');
-    process.stdout.write(`\nDecided runs read back: ${statuses}. Load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${availableParallelism()} cores.\n`);
+    process.stdout.write(
+      `\nDecided runs read back: ${statuses}. Load average ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} on ${availableParallelism()} cores.\n`,
+    );
   } finally {
     if (child.connected) {
       const { keysDeleted } = await ask({ type: 'stop' }, 'stopped');

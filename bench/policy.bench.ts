@@ -41,6 +41,8 @@ function tenKilobytes(): Record<string, unknown> {
 const args = tenKilobytes();
 const size = JSON.stringify(args).length;
 const present = await measure('presentArgs 10 KB', () => presentArgs(args), { iterations: 5_000 });
-printTable(`Redaction plus warnings on a ${(size / 1024).toFixed(1)} KB argument object`, ['operation', 'median', 'p99'], [
-  ['presentArgs (redact, escape, warn)', formatDuration(present.median), formatDuration(present.p99)],
-]);
+printTable(
+  `Redaction plus warnings on a ${(size / 1024).toFixed(1)} KB argument object`,
+  ['operation', 'median', 'p99'],
+  [['presentArgs (redact, escape, warn)', formatDuration(present.median), formatDuration(present.p99)]],
+);

@@ -112,7 +112,21 @@ if (section(3)) {
     const version = versions.get(run.runId)!;
     const reply = (await scripts.countersignWriteRun(
       ...store.keys.run(run.runId),
-      version, version + 1, run.messages.length, 0, heads.get(run.runId)!, indexes.get(run.runId)!, 0, `field:${version + 1}`, '', 0, 0, 0, 'inline', store.keys.prefix, '',
+      version,
+      version + 1,
+      run.messages.length,
+      0,
+      heads.get(run.runId)!,
+      indexes.get(run.runId)!,
+      0,
+      `field:${version + 1}`,
+      '',
+      0,
+      0,
+      0,
+      'inline',
+      store.keys.prefix,
+      '',
     )) as number[];
     if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
     versions.set(run.runId, version + 1);
@@ -155,30 +169,54 @@ if (section(3)) {
     const one = await measure(name, () => commit(created[0]!), { iterations: 2_000, warmup: 200 });
     const fifty = await rate(commit, 50, 40_000);
     if (commit === rawCommit) rawRate = fifty.perSecond;
-    rows.push([name, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty.perSecond).toLocaleString('en-US'), micros(fifty.cpu), `${Math.round((fifty.perSecond / rawRate) * 100)}%`]);
+    rows.push([
+      name,
+      formatDuration(one.median),
+      formatDuration(one.p99),
+      Math.round(fifty.perSecond).toLocaleString('en-US'),
+      micros(fifty.cpu),
+      `${Math.round((fifty.perSecond / rawRate) * 100)}%`,
+    ]);
   }
 
   // Decisions through runtime.respond, each on its own paused run, on this connection and on one that auto-pipelines.
-  for (const [label, connection] of [['', redis], [', enableAutoPipelining', connect({ enableAutoPipelining: true })]] as const) {
+  for (const [label, connection] of [
+    ['', redis],
+    [', enableAutoPipelining', connect({ enableAutoPipelining: true })],
+  ] as const) {
     const runtime = createRuntime({ agents: [agent], store: storeOn(connection) });
     for (const mode of ['record', 'inline'] as const) {
       const runs: AgentSnapshot[] = [];
-      for (let filled = 0; filled < 6_000; filled += 200) runs.push(...(await Promise.all(Array.from({ length: 200 }, () => runtime.start(agent.name, { input: 'email someone' })))));
+      for (let filled = 0; filled < 6_000; filled += 200)
+        runs.push(...(await Promise.all(Array.from({ length: 200 }, () => runtime.start(agent.name, { input: 'email someone' })))));
       let next = 0;
       const one = await measure(`respond ${mode}`, () => decide(runtime, runs[next++]!, mode), { iterations: 1_000, warmup: 100 });
       const total = runs.length - next;
       const cpu = process.cpuUsage();
       const started = performance.now();
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        while (next < runs.length) await decide(runtime, runs[next++]!, mode);
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < runs.length) await decide(runtime, runs[next++]!, mode);
+        }),
+      );
       const fifty = total / ((performance.now() - started) / 1000);
       const used = process.cpuUsage(cpu);
       const what = mode === 'record' ? 'decide, compare-and-set' : 'decide, run the tool, call the model, complete';
-      rows.push([`runtime.respond, mode ${mode} (${what})${label}`, formatDuration(one.median), formatDuration(one.p99), Math.round(fifty).toLocaleString('en-US'), micros((used.user + used.system) / total), `${Math.round((fifty / rawRate) * 100)}%`]);
+      rows.push([
+        `runtime.respond, mode ${mode} (${what})${label}`,
+        formatDuration(one.median),
+        formatDuration(one.p99),
+        Math.round(fifty).toLocaleString('en-US'),
+        micros((used.user + used.system) / total),
+        `${Math.round((fifty / rawRate) * 100)}%`,
+      ]);
     }
   }
-  printTable('Commits and decisions on one connection, 50 concurrent callers (target: decisions at least half the raw rate)', ['operation', 'median, 1 in flight', 'p99', 'per second, 50 in flight', 'CPU per op (this process)', 'of raw CAS'], rows);
+  printTable(
+    'Commits and decisions on one connection, 50 concurrent callers (target: decisions at least half the raw rate)',
+    ['operation', 'median, 1 in flight', 'p99', 'per second, 50 in flight', 'CPU per op (this process)', 'of raw CAS'],
+    rows,
+  );
 }
 
 // 4. First page of pending approvals with 100 and 100,000 runs waiting.
@@ -215,14 +253,11 @@ if (section(4)) {
       `${Math.round(waiting / (fill / 1000)).toLocaleString('en-US')}/s`,
     ]);
   }
-  printTable('First page of pending approvals (limit 50; target: the same with 100 and 100,000 waiting)', [
-    'runs waiting',
-    'listPending median',
-    'p99',
-    'one agent of 10, median',
-    'expiredRuns (50 due), median',
-    'store.create rate while filling (500 in flight)',
-  ], rows);
+  printTable(
+    'First page of pending approvals (limit 50; target: the same with 100 and 100,000 waiting)',
+    ['runs waiting', 'listPending median', 'p99', 'one agent of 10, median', 'expiredRuns (50 due), median', 'store.create rate while filling (500 in flight)'],
+    rows,
+  );
 }
 
 // Clean up: only this bench's keys (never FLUSHALL, the server may be shared).

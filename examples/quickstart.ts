@@ -17,10 +17,7 @@ const deleteFile = defineTool({
 });
 
 // A scripted model stands in for a real provider, so this runs offline.
-const model = createScriptedModel([
-  toolCallTurn('delete_file', { path: '/tmp/report.txt' }),
-  textTurn('Deleted /tmp/report.txt.'),
-]);
+const model = createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/report.txt' }), textTurn('Deleted /tmp/report.txt.')]);
 
 const agent = createAgent({ name: 'files', model, tools: [deleteFile], approvalTtlMs: 60 * 60 * 1000 });
 
@@ -30,11 +27,15 @@ console.log(`status: ${paused.status} (${paused.stopReason})`);
 console.log(`approval requested: ${request.description} [${request.toolName} ${JSON.stringify(request.args)}]`);
 
 const stored = serialize(paused); // a string: put it in a database, a queue, a URL-safe store
-const next = withApprovalResponse(deserialize(stored), {
-  approvalId: request.approvalId,
-  approved: true,
-  approvedBy: 'alice',
-}, { agent });
+const next = withApprovalResponse(
+  deserialize(stored),
+  {
+    approvalId: request.approvalId,
+    approved: true,
+    approvedBy: 'alice',
+  },
+  { agent },
+);
 
 const done = await agent.execute(next);
 console.log(`status: ${done.status} (${done.stopReason})`);

@@ -58,11 +58,7 @@ export class CountersignError extends Error {
   readonly code: CountersignErrorCode;
   readonly fault: 'user' | 'library' | 'environment';
 
-  constructor(
-    code: CountersignErrorCode,
-    message: string,
-    options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {},
-  ) {
+  constructor(code: CountersignErrorCode, message: string, options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -78,13 +74,7 @@ export class CountersignError extends Error {
  * if (isCountersignError(error) && error.code === 'approval_expired') retryLater();
  */
 export function isCountersignError(error: unknown): error is CountersignError {
-  return (
-    error instanceof CountersignError ||
-    (error instanceof Error &&
-      typeof (error as { code?: unknown }).code === 'string' &&
-      /Error$/.test(error.name) &&
-      'fault' in error)
-  );
+  return error instanceof CountersignError || (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /Error$/.test(error.name) && 'fault' in error);
 }
 
 /**
@@ -123,9 +113,7 @@ export class UnknownApprovalError extends CountersignError {
     super(
       'unknown_approval',
       `Run ${runId} has no approval ${approvalId}. ` +
-        (pending.length > 0
-          ? `Pending approvals: ${pending.join(', ')}.`
-          : 'It has no pending approvals; load the latest snapshot of the run.'),
+        (pending.length > 0 ? `Pending approvals: ${pending.join(', ')}.` : 'It has no pending approvals; load the latest snapshot of the run.'),
     );
     this.runId = runId;
     this.approvalId = approvalId;
@@ -139,10 +127,7 @@ export class RunNotAwaitingApprovalError extends CountersignError {
   readonly status: string;
 
   constructor(runId: string, approvalId: string, status: string) {
-    super(
-      'run_not_awaiting_approval',
-      `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} can no longer be decided.`,
-    );
+    super('run_not_awaiting_approval', `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} can no longer be decided.`);
     this.runId = runId;
     this.approvalId = approvalId;
     this.status = status;
@@ -253,11 +238,7 @@ export class ToolNotFoundError extends CountersignError {
   readonly toolName: string;
 
   constructor(toolName: string, agentName: string) {
-    super(
-      'tool_not_found',
-      `Agent ${agentName} has no tool named ${toolName}; it was removed or renamed since the run paused. ` +
-        'Deploy the tool again, or deny the approval.',
-    );
+    super('tool_not_found', `Agent ${agentName} has no tool named ${toolName}; it was removed or renamed since the run paused. Deploy the tool again, or deny the approval.`);
     this.toolName = toolName;
   }
 }
@@ -269,10 +250,7 @@ export class VersionConflictError extends CountersignError {
   readonly actual: number | undefined;
 
   constructor(runId: string, expected: number, actual: number | undefined) {
-    super(
-      'version_conflict',
-      `Run ${runId} is at version ${actual ?? '(missing)'}, not ${expected}: another writer committed first. Reload and retry.`,
-    );
+    super('version_conflict', `Run ${runId} is at version ${actual ?? '(missing)'}, not ${expected}: another writer committed first. Reload and retry.`);
     this.runId = runId;
     this.expected = expected;
     this.actual = actual;

@@ -6,13 +6,31 @@ import type { Message } from 'countersign';
 export function history(count: number): Message[] {
   const messages: Message[] = [{ role: 'system', content: 'You are an operations assistant. Ask before changing anything in production; summarise what you did.' }];
   for (let index = 1; messages.length < count; index++) {
-    messages.push({ role: 'user', content: `Request ${index}: please check the status of order ${10_000 + index} for customer ACME-${index % 97} and tell me whether the refund of ${(index * 7) % 500} EUR went through yesterday. The customer says the money has not arrived on their card yet.` });
+    messages.push({
+      role: 'user',
+      content: `Request ${index}: please check the status of order ${10_000 + index} for customer ACME-${index % 97} and tell me whether the refund of ${(index * 7) % 500} EUR went through yesterday. The customer says the money has not arrived on their card yet.`,
+    });
     if (index % 4 === 0 && messages.length + 2 < count) {
-      messages.push({ role: 'assistant', content: 'Let me look that up.', toolCalls: [{ id: `hist_${index}`, name: 'get_order', args: { orderId: `${10_000 + index}`, include: ['payments', 'refunds'] } }] });
-      messages.push({ role: 'tool', toolCallId: `hist_${index}`, content: JSON.stringify({ orderId: `${10_000 + index}`, status: 'shipped', refunds: [{ amount: (index * 7) % 500, currency: 'EUR', state: 'settled', at: '2026-01-14T10:22:31.000Z' }] }) });
+      messages.push({
+        role: 'assistant',
+        content: 'Let me look that up.',
+        toolCalls: [{ id: `hist_${index}`, name: 'get_order', args: { orderId: `${10_000 + index}`, include: ['payments', 'refunds'] } }],
+      });
+      messages.push({
+        role: 'tool',
+        toolCallId: `hist_${index}`,
+        content: JSON.stringify({
+          orderId: `${10_000 + index}`,
+          status: 'shipped',
+          refunds: [{ amount: (index * 7) % 500, currency: 'EUR', state: 'settled', at: '2026-01-14T10:22:31.000Z' }],
+        }),
+      });
     }
     if (messages.length < count) {
-      messages.push({ role: 'assistant', content: `Order ${10_000 + index} is shipped and the refund of ${(index * 7) % 500} EUR was settled on 14 January at 10:22 UTC; card refunds usually take three to five business days to show up. Anything else I can check for ACME-${index % 97}?` });
+      messages.push({
+        role: 'assistant',
+        content: `Order ${10_000 + index} is shipped and the refund of ${(index * 7) % 500} EUR was settled on 14 January at 10:22 UTC; card refunds usually take three to five business days to show up. Anything else I can check for ACME-${index % 97}?`,
+      });
     }
   }
   return messages.slice(0, count);

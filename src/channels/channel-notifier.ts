@@ -127,7 +127,10 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     }
     const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
     try {
-      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }), retryIn(slot));
+      const ref = await withRetries(
+        () => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }),
+        retryIn(slot),
+      );
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
     } catch (error) {
       report(error, context);

@@ -25,7 +25,11 @@ export interface LinkDecisionSettings {
  * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then:
  * the decision is recorded either way, never assumed.
  */
-export async function decideWithLink(runtime: LinkedRuntime, token: string, settings: LinkDecisionSettings): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
+export async function decideWithLink(
+  runtime: LinkedRuntime,
+  token: string,
+  settings: LinkDecisionSettings,
+): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
   const recorded = await runtime.respondWithLink(token, {
     mode: settings.resumeMode === 'enqueue' ? 'enqueue' : 'record',
     ...(settings.approvedBy === undefined ? {} : { approvedBy: settings.approvedBy }),
@@ -65,8 +69,8 @@ export async function answerClick(runtime: LinkedRuntime, click: Click): Promise
     return decidedReply(result, carryingOn, click.clicker, click.markup);
   } catch (error) {
     const refusal = await classifyRefusal(runtime, error);
-    if (refusal.kind === 'unexpected') void linkRun(runtime, click.token).then(({ runId }) => click.onError(error, { operation: 'click', ...(runId === undefined ? {} : { runId }) }));
+    if (refusal.kind === 'unexpected')
+      void linkRun(runtime, click.token).then(({ runId }) => click.onError(error, { operation: 'click', ...(runId === undefined ? {} : { runId }) }));
     return refusalReply(refusal, click.clicker, click.channel, click.markup);
   }
 }
-

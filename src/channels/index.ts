@@ -1,5 +1,13 @@
 // The channel kit: what every approval channel (Slack, Telegram, Discord, email, your own) is built from.
-export { createChannelNotifier, type ApprovalCard, type CardUpdate, type ChannelDriver, type ChannelErrorContext, type ChannelNotifier, type ChannelNotifierSettings } from './channel-notifier.js';
+export {
+  createChannelNotifier,
+  type ApprovalCard,
+  type CardUpdate,
+  type ChannelDriver,
+  type ChannelErrorContext,
+  type ChannelNotifier,
+  type ChannelNotifierSettings,
+} from './channel-notifier.js';
 export { channelOptionsShape, channelSettings, linkedRuntimeSchema, type ChannelOptions } from './channel-options.js';
 export type { DeliveryOptions } from '../delivery/delivery-options.js';
 export type { ChannelRoute } from './channel-route.js';

@@ -62,9 +62,7 @@ export function refusalReply(refusal: Refusal, clicker: string, channel: string,
 }
 
 /** How an approval ended, or how the call it allowed ended: what a card reads once it is no longer a question. */
-export type CardOutcome =
-  | { readonly kind: 'decided'; readonly entry: AuditEntry }
-  | { readonly kind: 'finished'; readonly event: Extract<RunEvent, { type: 'tool-finished' }> };
+export type CardOutcome = { readonly kind: 'decided'; readonly entry: AuditEntry } | { readonly kind: 'finished'; readonly event: Extract<RunEvent, { type: 'tool-finished' }> };
 
 /** The line a card shows for `outcome`, at most `excerpt` characters of a tool's result. */
 export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): string {

@@ -28,9 +28,7 @@ export function formatRequest(runId: string, request: ApprovalRequest, now: numb
   const lines = [
     `${request.toolName}  ${request.description}`,
     `  run ${runId}  approval ${request.approvalId}`,
-    `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${
-      request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''
-    }`,
+    `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''}`,
   ];
   if (request.reason) lines.push(`  why asked: ${request.reason}`);
   if (request.outcomeUnknown) lines.push('  ! this call was interrupted before it reported; it may already have had its effect');
@@ -54,9 +52,7 @@ export function formatRun(snapshot: AgentSnapshot, now: number): string {
   if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${snapshot.error.message}`);
   for (const request of snapshot.pendingApprovals) lines.push(formatRequest(snapshot.runId, request, now).replace(/^/gm, '  '));
   for (const entry of snapshot.audit) {
-    lines.push(
-      `  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`,
-    );
+    lines.push(`  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`);
   }
   return inert(lines.join('\n'));
 }

@@ -37,7 +37,6 @@ commands:
 
 options: --runtime PATH, --json (machine-readable output), --help`;
 
-
 const options = {
   runtime: { type: 'string' },
   agent: { type: 'string' },

@@ -56,7 +56,10 @@ export interface DeliverySettings {
 }
 
 /** `options` with every default filled in; `defaults` for a notifier whose tries and cap differ from a channel's. */
-export function deliverySettings(options: DeliveryOptions, defaults: { readonly maxAttempts: number; readonly maxBackoffMs: number } = { maxAttempts: 5, maxBackoffMs: 30_000 }): DeliverySettings {
+export function deliverySettings(
+  options: DeliveryOptions,
+  defaults: { readonly maxAttempts: number; readonly maxBackoffMs: number } = { maxAttempts: 5, maxBackoffMs: 30_000 },
+): DeliverySettings {
   return {
     retry: {
       maxAttempts: options.maxAttempts ?? defaults.maxAttempts,

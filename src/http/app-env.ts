@@ -1,8 +1,5 @@
 /** Who a request was authenticated as. */
-export type Caller =
-  | { readonly kind: 'bearer' }
-  | { readonly kind: 'webhook'; readonly webhookId: string }
-  | { readonly kind: 'insecure' };
+export type Caller = { readonly kind: 'bearer' } | { readonly kind: 'webhook'; readonly webhookId: string } | { readonly kind: 'insecure' };
 
 /** A claimed webhook-id: what `replaceRemembered` needs to settle it with an answer. */
 export interface DeliveryClaim {

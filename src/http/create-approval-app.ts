@@ -81,8 +81,18 @@ const optionsSchema = optionsObject({
   bearerToken: z.union([tokenSchema, z.array(tokenSchema).min(1)]).optional(),
   webhookSecret: z.union([secretSchema, z.array(secretSchema).min(1)]).optional(),
   insecure: z.boolean().optional(),
-  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
-  resumeTimeoutMs: z.number().int().min(0).max(15 * 60_000).optional(),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .optional(),
+  resumeTimeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(15 * 60_000)
+    .optional(),
   clock: z.custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms').optional(),
   events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
   heartbeatMs: z.number().int().min(10).optional(),
@@ -137,7 +147,10 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
   const resumeMode = options.resumeMode ?? 'inline';
   if (resumeMode === 'enqueue' && runtime.queue === undefined) {
-    throw new ConfigError("createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.", 'missing_option');
+    throw new ConfigError(
+      "createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.",
+      'missing_option',
+    );
   }
 
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
@@ -161,10 +174,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     resumeMode,
     resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
     read: authenticate(auth, { acceptSignature: false, readBody: false }),
-    write: [
-      authenticate(auth, { acceptSignature: true, readBody: true }),
-      claimDeliveries(runtime.once, (error) => report(error, { operation: 'webhook-dedupe' })),
-    ],
+    write: [authenticate(auth, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.once, (error) => report(error, { operation: 'webhook-dedupe' }))],
     report,
   };
 
@@ -194,5 +204,11 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', inboxRoutes(settings))
     .route('/', linkRoutes(settings));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).
-  return app.route('/', channelRoutes(options.channels ?? [], app.routes.filter((route) => route.method !== 'ALL')));
+  return app.route(
+    '/',
+    channelRoutes(
+      options.channels ?? [],
+      app.routes.filter((route) => route.method !== 'ALL'),
+    ),
+  );
 }

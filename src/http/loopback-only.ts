@@ -15,7 +15,13 @@ function isLoopbackOrigin(origin: string): boolean {
 }
 
 function refused(detail: string): HttpProblem {
-  return new HttpProblem(problem(403, 'not_loopback', `${detail} Without authentication (insecure demo mode) the app answers loopback only; configure bearerToken or webhookSecret to serve anything else.`));
+  return new HttpProblem(
+    problem(
+      403,
+      'not_loopback',
+      `${detail} Without authentication (insecure demo mode) the app answers loopback only; configure bearerToken or webhookSecret to serve anything else.`,
+    ),
+  );
 }
 
 /**

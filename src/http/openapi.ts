@@ -68,7 +68,8 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
   const writeSecurity = [{ bearer: [] }, { standardWebhooks: [] }];
   const readSecurity = [{ bearer: [] }];
   const accepted = {
-    description: 'The decision (or the new run) is recorded, and the run is still going after `resumeTimeoutMs` or was queued for a worker; read `GET /runs/{runId}` later. Nothing unrecorded is ever answered 2xx: that is a 503.',
+    description:
+      'The decision (or the new run) is recorded, and the run is still going after `resumeTimeoutMs` or was queued for a worker; read `GET /runs/{runId}` later. Nothing unrecorded is ever answered 2xx: that is a 503.',
     content: json(ref('Accepted')),
   };
   return {
@@ -145,7 +146,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
             ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 503),
           },
         },
-        },
+      },
       '/runs/{runId}/approvals': {
         post: {
           operationId: 'decideMany',

@@ -20,8 +20,7 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report 
    * later failure). Only called once the decision or the run is recorded, so a 202 never stands for a write that
    * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
    */
-  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
-    awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
+  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) => awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
 
   /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
   const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>

@@ -46,15 +46,10 @@ const targetRun = {
     .min(1)
     .max(256)
     .optional()
-    .describe("The run of the URL. Required in a Standard-Webhooks-signed body (the signature covers the body, not the path); checked against the URL."),
+    .describe('The run of the URL. Required in a Standard-Webhooks-signed body (the signature covers the body, not the path); checked against the URL.'),
 };
 const targetApproval = {
-  approvalId: z
-    .string()
-    .min(1)
-    .max(256)
-    .optional()
-    .describe('The approval of the URL. Required in a Standard-Webhooks-signed body; checked against the URL.'),
+  approvalId: z.string().min(1).max(256).optional().describe('The approval of the URL. Required in a Standard-Webhooks-signed body; checked against the URL.'),
 };
 
 /** `POST /runs/:runId/approvals/:approvalId`. The server's clock dates the decision: there is no `respondedAt`. */

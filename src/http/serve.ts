@@ -72,10 +72,8 @@ export interface ServeHandle {
  * await fetch(`${server.url}/healthz`);
  * await server.close();
  */
-export function serve(
-  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
-  options: ServeOptions,
-): Promise<ServeHandle> {
+// biome-ignore lint/suspicious/noExplicitAny: whatever a Fetch app takes after the request (Hono's env and context), Node's bindings go there
+export function serve(app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> }, options: ServeOptions): Promise<ServeHandle> {
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     // Inside the executor: a bad option rejects the promise rather than throwing.

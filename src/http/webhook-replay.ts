@@ -26,8 +26,12 @@ interface Delivery {
 
 /** Method, path and body digest: what makes two deliveries of one webhook-id the same delivery. */
 function fingerprintOf(c: Context<AppEnv>): string {
-  const body = createHash('sha256').update(c.get('rawBody') ?? '', 'utf8').digest('base64url');
-  return createHash('sha256').update(`${c.req.method}\n${new URL(c.req.url).pathname}\n${body}`).digest('base64url');
+  const body = createHash('sha256')
+    .update(c.get('rawBody') ?? '', 'utf8')
+    .digest('base64url');
+  return createHash('sha256')
+    .update(`${c.req.method}\n${new URL(c.req.url).pathname}\n${body}`)
+    .digest('base64url');
 }
 
 function readDelivery(text: string): Delivery | undefined {
@@ -43,16 +47,20 @@ function readDelivery(text: string): Delivery | undefined {
 function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhookId: string): Response {
   if (held?.fingerprint !== fingerprint) {
     throw new HttpProblem(
-      problem(409, 'webhook_id_reused', 'This webhook-id was already used for a different request (method, path or body); nothing was done. Give every new delivery its own webhook-id.', {
-        webhookId,
-      }),
+      problem(
+        409,
+        'webhook_id_reused',
+        'This webhook-id was already used for a different request (method, path or body); nothing was done. Give every new delivery its own webhook-id.',
+        {
+          webhookId,
+        },
+      ),
     );
   }
   if (held.answer === undefined) {
-    throw new HttpProblem(
-      problem(409, 'webhook_in_progress', 'The first delivery of this webhook-id is still being handled; retry it shortly to get its answer.', { webhookId }),
-      { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
-    );
+    throw new HttpProblem(problem(409, 'webhook_in_progress', 'The first delivery of this webhook-id is still being handled; retry it shortly to get its answer.', { webhookId }), {
+      'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS),
+    });
   }
   const headers = new Headers({ 'webhook-replayed': 'true', 'cache-control': 'no-store' });
   if (held.answer.contentType) headers.set('content-type', held.answer.contentType);

@@ -1,15 +1,6 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
-import type {
-  AgentSnapshot,
-  ApprovalRequest,
-  AssistantMessage,
-  AuditEntry,
-  Message,
-  RunError,
-  RunStatus,
-  ToolCallRecord,
-} from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord } from './types.js';
 import { appended } from './derived-array.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
@@ -69,11 +60,12 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
           result: decision.denialResult ?? '',
         };
       }
-      return decision.editedArgs === undefined
-        ? { ...record, status: 'approved' }
-        : { ...record, status: 'approved', editedArgs: decision.editedArgs };
+      return decision.editedArgs === undefined ? { ...record, status: 'approved' } : { ...record, status: 'approved', editedArgs: decision.editedArgs };
     }),
-    audit: appended(context.audit, decisions.map((decision) => decision.audit)),
+    audit: appended(
+      context.audit,
+      decisions.map((decision) => decision.audit),
+    ),
     runApprovals: [...runApprovals],
   };
 }
@@ -95,8 +87,7 @@ export const agentMachine = setup({
   },
   guards: {
     turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
-    asksForTools: ({ event }) =>
-      event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
+    asksForTools: ({ event }) => event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
     somethingToRun: ({ context }) => hasRunnable(context.toolCalls),
     waitingForPeople: ({ context }) => context.pendingApprovals.length > 0,
     decidesEverything: ({ context, event }) => {
@@ -236,10 +227,7 @@ export const agentMachine = setup({
     awaitingApproval: {
       tags: ['awaitingApproval', StopReason.AwaitingApproval],
       on: {
-        DECIDED: [
-          { guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' },
-          { actions: 'recordDecisions' },
-        ],
+        DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

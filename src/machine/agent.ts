@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { ConfigError } from '../errors.js';
-import type { Tool } from './define-tool.js';
+import type { AnyTool, Tool } from './define-tool.js';
 import { execute, type ExecuteOptions } from './execute.js';
 import type { ExecuteInput } from './new-run.js';
 import { InflightRuns } from './inflight.js';
@@ -17,7 +17,7 @@ export interface AgentConfig {
   /** Names the agent in snapshots; a resumed run finds its agent by this name. */
   readonly name: string;
   readonly model: Model;
-  readonly tools: readonly Tool<any>[];
+  readonly tools: readonly AnyTool[];
   /** A system message put first in every new run. */
   readonly instructions?: string;
   /** Model turns before the run stops with `max_turns`. Default 20. */
@@ -44,7 +44,7 @@ export interface AgentConfig {
 /** An agent: its tools, its policy and the loop that runs them. */
 export interface Agent {
   readonly name: string;
-  readonly tools: ReadonlyMap<string, Tool<any>>;
+  readonly tools: ReadonlyMap<string, AnyTool>;
   readonly settings: AgentSettings;
   /**
    * Starts a run from `{ input }` or resumes one from a snapshot, and returns
@@ -78,10 +78,7 @@ export interface AgentSettings {
 
 const configSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
-  model: z.custom<Model>(
-    (value) => typeof (value as Model | undefined)?.generate === 'function',
-    'must have a generate({ messages, tools }) method',
-  ),
+  model: z.custom<Model>((value) => typeof (value as Model | undefined)?.generate === 'function', 'must have a generate({ messages, tools }) method'),
   tools: z.array(z.custom<Tool>((value) => typeof (value as Tool | undefined)?.spec === 'object', 'must be made with defineTool')),
   instructions: z.string().optional(),
   maxTurns: z.number().int().positive().optional(),
@@ -107,7 +104,7 @@ const configSchema = z.object({
  */
 export function createAgent(config: AgentConfig): Agent {
   parseOptions(configSchema, config, 'createAgent', { subject: 'config' });
-  const tools = new Map<string, Tool<any>>();
+  const tools = new Map<string, AnyTool>();
   for (const tool of config.tools) {
     if (tools.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
     tools.set(tool.name, tool);

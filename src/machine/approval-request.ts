@@ -1,6 +1,6 @@
 import { canonicalJson, digestOf, hmac } from './digest.js';
 import { SIGNATURE_V2 } from './decision-signature.js';
-import type { Tool } from './define-tool.js';
+import type { AnyTool } from './define-tool.js';
 import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './present-args.js';
 import { presentText } from './display-text.js';
 import type { ApprovalRequest, OnExpire } from './types.js';
@@ -30,7 +30,7 @@ export function signLegacyRequest(secret: string, request: Pick<ApprovalRequest,
 }
 
 /** The tool's `approvalPrompt` for this input, or its description when there is none, it throws or it returns a non-string. */
-function promptOf(tool: Tool<any>, input: unknown): string {
+function promptOf(tool: AnyTool, input: unknown): string {
   if (!tool.approvalPrompt) return tool.description;
   try {
     const prompt: unknown = tool.approvalPrompt(input);
@@ -47,7 +47,7 @@ export function buildApprovalRequest(
     runId: string;
     approvalId: string;
     toolCallId: string;
-    tool: Tool<any>;
+    tool: AnyTool;
     args: unknown;
     parsedInput: unknown;
     reason?: string | undefined;

@@ -30,10 +30,7 @@ function childPath(path: string, key: string): string {
  * (unless `allowForbiddenKeys`), or objects nested deeper than `maxDepth`.
  * Iterative, so a hostile nesting depth cannot overflow the stack here.
  */
-export function findShapeProblem(
-  value: unknown,
-  options: { readonly maxDepth?: number; readonly allowForbiddenKeys?: boolean } = {},
-): ShapeProblem | undefined {
+export function findShapeProblem(value: unknown, options: { readonly maxDepth?: number; readonly allowForbiddenKeys?: boolean } = {}): ShapeProblem | undefined {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
   while (stack.length > 0) {

@@ -47,7 +47,9 @@ interface StateEntry {
 }
 
 function unsupported(what: string): never {
-  throw new Error(`compileMachine: ${what} is not supported by the compiled executor; keep the machine to flat states, named or inline guards and assign actions, or step it with xstate's transition.`);
+  throw new Error(
+    `compileMachine: ${what} is not supported by the compiled executor; keep the machine to flat states, named or inline guards and assign actions, or step it with xstate's transition.`,
+  );
 }
 
 /**
@@ -78,7 +80,12 @@ export function compileMachine<Context extends object, Event extends { type: str
   const combinators = new Map<unknown, (operands: CompiledGuard[]) => CompiledGuard>([
     [(and([]) as GuardFunction).check, (operands) => (args) => operands.every((operand) => operand(args))],
     [(or([]) as GuardFunction).check, (operands) => (args) => operands.some((operand) => operand(args))],
-    [(not(() => true) as GuardFunction).check, ([operand]) => (args) => !operand!(args)],
+    [
+      (not(() => true) as GuardFunction).check,
+      ([operand]) =>
+        (args) =>
+          !operand!(args),
+    ],
   ]);
   const compileGuard = (guard: unknown): CompiledGuard => {
     const resolved = typeof guard === 'string' ? guards[guard] : (guard as GuardFunction);

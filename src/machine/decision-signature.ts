@@ -8,16 +8,7 @@ export const SIGNATURE_V2 = 'v2.';
 
 /** v1 covered the call and the verdict only: not the scope, source or who decided. */
 function legacyDecisionMac(secret: string, runId: string, entry: AuditEntry): string {
-  return hmac(secret, [
-    'countersign.decision.v1',
-    runId,
-    entry.approvalId ?? '',
-    entry.toolCallId,
-    entry.toolName,
-    entry.decision,
-    entry.argsDigest,
-    entry.editedArgsDigest ?? '',
-  ]);
+  return hmac(secret, ['countersign.decision.v1', runId, entry.approvalId ?? '', entry.toolCallId, entry.toolName, entry.decision, entry.argsDigest, entry.editedArgsDigest ?? '']);
 }
 
 /** v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to widen what runs. */

@@ -29,9 +29,7 @@ export interface ToolDefinition<Input> {
   readonly description: string;
   readonly input: z.ZodType<Input>;
   /** `true` (the default), `false`, or a function of the validated input. */
-  readonly needsApproval?:
-    | boolean
-    | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
+  readonly needsApproval?: boolean | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
   /** The question shown to the approver; defaults to the tool's description. */
   readonly approvalPrompt?: (input: Input) => string;
   readonly execute: (input: Input, ctx: ToolExecuteContext) => unknown;
@@ -51,9 +49,7 @@ export interface Tool<Input = unknown> extends ToolDefinition<Input> {
 }
 
 const definitionSchema = z.object({
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
   description: z.string().min(1, 'describe what the tool does; the model and the approver read it'),
   input: z.custom<z.ZodType>((value) => value instanceof z.ZodType, 'must be a zod schema, e.g. z.object({ path: z.string() })'),
   needsApproval: z.union([z.boolean(), functionSchema()]).optional(),
@@ -64,6 +60,10 @@ const definitionSchema = z.object({
   connector: z.string().min(1).optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
 });
+
+/** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */
+// biome-ignore lint/suspicious/noExplicitAny: tools of every input type share one list
+export type AnyTool = Tool<any>;
 
 /**
  * Declares a tool. Its input is validated with the zod schema before anyone is

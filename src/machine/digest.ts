@@ -12,16 +12,18 @@ import { findShapeProblem, MAX_ENCODE_DEPTH } from './argument-shape.js';
 export function canonicalJson(value: unknown): string {
   const tooDeep = findShapeProblem(value, { maxDepth: MAX_ENCODE_DEPTH, allowForbiddenKeys: true });
   if (tooDeep) throw new ValueTooDeepError('A value to digest', MAX_ENCODE_DEPTH, tooDeep.path);
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (typeof item === 'bigint') return `${item.toString()}n`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-    const keys = Object.keys(item);
-    // Keys already in sorted order are written in that order: no copy (most arguments are small objects written that way).
-    if (isSorted(keys)) return item;
-    const sorted: Record<string, unknown> = Object.create(null);
-    for (const key of keys.sort()) sorted[key] = (item as Record<string, unknown>)[key];
-    return sorted;
-  }) ?? 'null';
+  return (
+    JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === 'bigint') return `${item.toString()}n`;
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+      const keys = Object.keys(item);
+      // Keys already in sorted order are written in that order: no copy (most arguments are small objects written that way).
+      if (isSorted(keys)) return item;
+      const sorted: Record<string, unknown> = Object.create(null);
+      for (const key of keys.sort()) sorted[key] = (item as Record<string, unknown>)[key];
+      return sorted;
+    }) ?? 'null'
+  );
 }
 
 // Read from the namespace, not imported by name: a named import of a missing export fails to link on Node before 20.12.

@@ -46,7 +46,6 @@ function isSnapshot(value: unknown): value is AgentSnapshot {
   return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
 }
 
-
 /** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
 function withArgsClamped(message: AssistantMessage): AssistantMessage {
   if (!message.toolCalls) return message;
@@ -75,9 +74,7 @@ function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: numb
 function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
   if (snapshot.state !== 'executingTools') return [];
   const waiting = new Set(
-    snapshot.toolCalls
-      .filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status))
-      .map((record) => record.approvalId),
+    snapshot.toolCalls.filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status)).map((record) => record.approvalId),
   );
   return snapshot.audit
     .filter((entry) => entry.approvalId !== undefined && waiting.has(entry.approvalId))
@@ -150,7 +147,14 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             const response = await settings.model.generate({ messages: snapshot.messages, tools: settings.specs, signal: controller.signal });
             const parsed = assistantSchema.safeParse(response?.message);
             if (!parsed.success) {
-              await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.` } });
+              await advance({
+                type: 'FAIL',
+                at: settings.clock(),
+                error: {
+                  code: 'invalid_model_response',
+                  message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.`,
+                },
+              });
               break;
             }
             message = withArgsClamped(parsed.data as AssistantMessage);
@@ -199,7 +203,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
                 parsedInput: args,
                 approvers,
                 ruleId,
-                reason: 'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.',
+                reason:
+                  'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.',
                 outcomeUnknown: true,
               },
               { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },

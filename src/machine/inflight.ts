@@ -4,7 +4,10 @@ export class InflightRuns {
 
   register(runId: string, controller: AbortController): () => void {
     let set = this.#controllers.get(runId);
-    if (!set) this.#controllers.set(runId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#controllers.set(runId, set);
+    }
     set.add(controller);
     return () => {
       set.delete(controller);

@@ -36,15 +36,17 @@ const historySchema = z
   );
 const inputSchema = z.object({
   input: z.union([z.string().min(1, 'is empty; pass the user message'), historySchema]),
-  runId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"').optional(),
+  runId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"')
+    .optional(),
   origin: originSchema.optional(),
 });
 
 export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
   parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint: "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume." });
   const now = agent.settings.clock();
-  const given: Message[] =
-    typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
+  const given: Message[] = typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
   const instructions = agent.settings.instructions;
   const messages = instructions && given[0]?.role !== 'system' ? [{ role: 'system' as const, content: instructions }, ...given] : given;
   const snapshot = initialSnapshot({

@@ -15,7 +15,10 @@ const parsedInputs = new WeakMap<readonly ToolCall[], Map<ToolCall, { readonly s
 export function rememberParsedInput(calls: readonly ToolCall[], call: ToolCall, schema: unknown, data: unknown): void {
   if (!Object.isFrozen(call)) return;
   let turn = parsedInputs.get(calls);
-  if (turn === undefined) parsedInputs.set(calls, (turn = new Map()));
+  if (turn === undefined) {
+    turn = new Map();
+    parsedInputs.set(calls, turn);
+  }
   turn.set(call, { schema, data });
 }
 

@@ -19,6 +19,7 @@ export interface PolicyRule {
   readonly id?: string;
   readonly tool?: string;
   readonly connector?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a rule's tool glob can match tools of any input type
   readonly when?: (args: any, ctx: PolicyContext) => boolean | Promise<boolean>;
   readonly action: PolicyAction;
   readonly reason?: string;

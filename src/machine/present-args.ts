@@ -11,8 +11,20 @@ export interface PresentOptions {
 }
 
 export const defaultSecretKeys: readonly string[] = [
-  'key', 'password', 'passwd', 'pwd', 'token', 'secret', 'auth', 'authorization', 'credential', 'credentials',
-  'cookie', 'cookies', 'apikey', 'privatekey',
+  'key',
+  'password',
+  'passwd',
+  'pwd',
+  'token',
+  'secret',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'cookie',
+  'cookies',
+  'apikey',
+  'privatekey',
 ];
 
 const REDACTED = '[REDACTED]';
@@ -55,7 +67,10 @@ export function presentArgs(args: unknown, options: PresentOptions = {}): { disp
   const secretKeys = new Map<string, boolean>();
   const isSecret = (key: string) => {
     let secret = secretKeys.get(key);
-    if (secret === undefined) secretKeys.set(key, (secret = isSecretKey(key, terms)));
+    if (secret === undefined) {
+      secret = isSecretKey(key, terms);
+      secretKeys.set(key, secret);
+    }
     return secret;
   };
 

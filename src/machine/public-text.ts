@@ -9,8 +9,7 @@ import { isCountersignError } from '../errors.js';
 
 // A URL with a scheme, or a host name followed by a path (hooks.slack.com/services/...),
 // each with optional user-info.
-const URL_PATTERN =
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;
+const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;
 
 function hostOnly(match: string): string {
   // Punctuation after a URL is the sentence's, not the URL's: "(see https://x.example/a)."

@@ -54,7 +54,13 @@ function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot):
     const message = after.messages[index]!;
     const record = message.role === 'tool' && message.toolCallId !== undefined ? earlier.get(message.toolCallId) : undefined;
     if (record === undefined || (record.status !== 'approved' && record.status !== 'executing')) continue;
-    finished.push({ toolCallId: record.toolCallId, toolName: record.toolName, approvalId: record.approvalId!, status: isErrorResult(message.content) ? 'failed' : 'succeeded', result: message.content });
+    finished.push({
+      toolCallId: record.toolCallId,
+      toolName: record.toolName,
+      approvalId: record.approvalId!,
+      status: isErrorResult(message.content) ? 'failed' : 'succeeded',
+      result: message.content,
+    });
   }
   return finished;
 }

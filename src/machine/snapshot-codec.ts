@@ -104,9 +104,12 @@ export function checkMessages(messages: unknown, pathPrefix = 'messages'): asser
     throw new SnapshotError(`Invalid snapshot: ${path} ${what}.`, { path, supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
   };
   if (!Array.isArray(messages)) fail(pathPrefix, 'must be an array of messages');
-  (messages as unknown[]).forEach((message, index) => {
+  const list = messages as unknown[];
+  // An index loop: history is the part of a snapshot that grows.
+  for (let index = 0; index < list.length; index++) {
+    const message = list[index];
     const path = `${pathPrefix}[${index}]`;
-    if (typeof message !== 'object' || message === null) return fail(path, 'must be an object');
+    if (typeof message !== 'object' || message === null) fail(path, 'must be an object');
     const { role, content, toolCalls, toolCallId } = message as Record<string, unknown>;
     if (typeof role !== 'string' || !ROLES.has(role)) fail(`${path}.role`, 'must be system, user, assistant or tool');
     if (typeof content !== 'string') fail(`${path}.content`, 'must be a string');
@@ -118,7 +121,7 @@ export function checkMessages(messages: unknown, pathPrefix = 'messages'): asser
         if (typeof id !== 'string' || typeof name !== 'string') fail(`${path}.toolCalls[${callIndex}]`, 'must have string id and name');
       });
     }
-  });
+  }
 }
 
 /** Validates a snapshot head, naming the first offending field. */

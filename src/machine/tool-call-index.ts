@@ -44,11 +44,7 @@ function indexOf(records: readonly ToolCallRecord[]): RecordIndex {
 }
 
 /** The records with every one for `toolCallId` replaced by `change(record)`; the input is untouched. */
-export function replaceRecord(
-  records: readonly ToolCallRecord[],
-  toolCallId: string,
-  change: (record: ToolCallRecord) => ToolCallRecord,
-): ToolCallRecord[] {
+export function replaceRecord(records: readonly ToolCallRecord[], toolCallId: string, change: (record: ToolCallRecord) => ToolCallRecord): ToolCallRecord[] {
   const index = indexOf(records);
   const positions = index.positions.get(toolCallId) ?? [];
   let runnable = index.runnable;

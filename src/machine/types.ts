@@ -65,14 +65,7 @@ export type RunStatus = 'running' | 'awaitingApproval' | 'completed' | 'failed' 
 /** The statechart's states, as stored in a snapshot: read from the machine, not written out again. */
 export type MachineState = StateValueFrom<typeof agentMachine>;
 
-export type ToolCallStatus =
-  | 'pending'
-  | 'approved'
-  | 'denied'
-  | 'executing'
-  | 'succeeded'
-  | 'failed'
-  | 'expired';
+export type ToolCallStatus = 'pending' | 'approved' | 'denied' | 'executing' | 'succeeded' | 'failed' | 'expired';
 
 /** What to do with a request nobody answered before its `expiresAt`. */
 export type OnExpire = 'deny' | 'keep';

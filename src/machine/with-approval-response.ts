@@ -51,11 +51,7 @@ const responseSchema = z.object({
 
 /** Same outcome: same verdict, same scope, same edit. Who and when do not matter. */
 function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): boolean {
-  return (
-    (entry.decision === 'approved') === response.approved &&
-    entry.scope === (response.scope ?? 'once') &&
-    entry.editedArgsDigest === editedArgsDigest
-  );
+  return (entry.decision === 'approved') === response.approved && entry.scope === (response.scope ?? 'once') && entry.editedArgsDigest === editedArgsDigest;
 }
 
 function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
@@ -136,7 +132,11 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   }
   const request = snapshot.pendingApprovals.find((item) => item.approvalId === response.approvalId);
   if (!request) {
-    throw new UnknownApprovalError(snapshot.runId, response.approvalId, snapshot.pendingApprovals.map((item) => item.approvalId));
+    throw new UnknownApprovalError(
+      snapshot.runId,
+      response.approvalId,
+      snapshot.pendingApprovals.map((item) => item.approvalId),
+    );
   }
   if (snapshot.status !== 'awaitingApproval') {
     throw new RunNotAwaitingApprovalError(snapshot.runId, response.approvalId, snapshot.status);
@@ -256,18 +256,10 @@ export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefin
  * const next = denyAll(snap, 'alice', 'not during the freeze', { agent });
  */
 export function denyAll(snapshot: AgentSnapshot, approvedBy: string | undefined, reason: string | undefined, options: DecideOptions): AgentSnapshot {
-  return decideAll(
-    snapshot,
-    { approved: false, ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) },
-    options,
-  );
+  return decideAll(snapshot, { approved: false, ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) }, options);
 }
 
-function decideAll(
-  snapshot: AgentSnapshot,
-  decision: Omit<ApprovalResponse, 'approvalId'>,
-  options: DecideOptions,
-): AgentSnapshot {
+function decideAll(snapshot: AgentSnapshot, decision: Omit<ApprovalResponse, 'approvalId'>, options: DecideOptions): AgentSnapshot {
   let next = snapshot;
   for (const request of snapshot.pendingApprovals) {
     if (!next.pendingApprovals.some((item) => item.approvalId === request.approvalId)) continue;

@@ -121,9 +121,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** Stores `next` (with its events); the receipt says what the store also did in the same write. */
   const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, commitOptions?: CommitOptions): Promise<CommitReceipt> => {
     const events = eventsBetween(previous, next);
-    let receipt: CommitReceipt | void = undefined;
-    if (previous === undefined) await store.create(next, events);
-    else receipt = await store.commit(next, previous.version, events, commitOptions);
+    const receipt = previous === undefined ? await store.create(next, events) : await store.commit(next, previous.version, events, commitOptions);
     announce(events);
     return receipt ?? NOTHING_DONE;
   };
@@ -216,12 +214,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queueFor = (mode: RespondMode, where: string): ResumeQueue | undefined => {
     if (mode !== 'enqueue') return undefined;
     if (!options.queue) {
-      throw new ConfigError(`${where}: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'. Nothing was recorded.`, 'missing_option');
+      throw new ConfigError(
+        `${where}: mode 'enqueue' needs a queue; pass createRuntime({ queue: createRedisResumeQueue({ redis }) }), or use mode 'inline'. Nothing was recorded.`,
+        'missing_option',
+      );
     }
     return options.queue;
   };
-  const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
-    parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
+  const modeOf = (value: RespondMode | undefined, where: string): RespondMode => parse(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
   const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode, queued = false): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;

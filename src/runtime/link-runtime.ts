@@ -56,7 +56,12 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
     async linkTokens(runId, approvalId, linkOptions = {}) {
       const snapshot = await runtime.get(runId);
       const request = snapshot.pendingApprovals.find((item) => item.approvalId === approvalId);
-      if (!request) throw new UnknownApprovalError(runId, approvalId, snapshot.pendingApprovals.map((item) => item.approvalId));
+      if (!request)
+        throw new UnknownApprovalError(
+          runId,
+          approvalId,
+          snapshot.pendingApprovals.map((item) => item.approvalId),
+        );
       const expiresIn = parse(expiresInSchema, linkOptions.expiresIn ?? defaultTtl, 'linkTokens: expiresIn');
       return links.mint({
         runId,

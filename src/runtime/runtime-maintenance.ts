@@ -55,7 +55,7 @@ export function runtimeMaintenance(deps: MaintenanceDeps) {
         // One run whose resume throws is reported, and the pass goes on, so the healthy ones are still recovered.
         try {
           const snapshot = await store.load(runId);
-          if (!snapshot || snapshot.status !== 'running' || hasLiveLease(snapshot, now)) continue;
+          if (snapshot?.status !== 'running' || hasLiveLease(snapshot, now)) continue;
           const after = await deps.continueRun(snapshot);
           const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
           if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;

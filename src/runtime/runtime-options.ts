@@ -49,7 +49,9 @@ export interface RuntimeOptions {
 }
 
 export const runtimeOptionsSchema = z.object({
-  agents: z.array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent')).min(1, 'is empty; pass the agents this runtime runs'),
+  agents: z
+    .array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent'))
+    .min(1, 'is empty; pass the agents this runtime runs'),
   store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
   once: z.custom<OnceStore>((value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function', 'must implement OnceStore (putIfAbsent, get, replace)').optional(),
   notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),

@@ -89,6 +89,7 @@ export const STORE_RETRY_AFTER_SECONDS = 2;
 type Field<E> = (error: E) => Record<string, unknown>;
 
 /** Status and the extra, non-secret fields of each countersign error code. */
+// biome-ignore lint/suspicious/noExplicitAny: each entry reads the fields of its own error class
 const byCode: Readonly<Record<string, { readonly status: number | ((error: CountersignError) => number); readonly data?: Field<any> }>> = {
   invalid_config: { status: 400 },
   unknown_approval: { status: 404, data: (e: { runId: string; approvalId: string }) => ({ runId: e.runId, approvalId: e.approvalId }) },

@@ -97,7 +97,5 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
   const first = issues[0]!;
-  throw new HttpProblem(
-    problem(400, what === 'body' ? 'invalid_body' : 'invalid_query', `The ${what} is invalid: ${first.path || '(root)'}: ${first.message}.`, { issues }),
-  );
+  throw new HttpProblem(problem(400, what === 'body' ? 'invalid_body' : 'invalid_query', `The ${what} is invalid: ${first.path || '(root)'}: ${first.message}.`, { issues }));
 }

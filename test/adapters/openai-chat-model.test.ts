@@ -34,7 +34,10 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const completion = (message: Record<string, unknown>) => ({ status: 200, body: { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }] } });
+const completion = (message: Record<string, unknown>) => ({
+  status: 200,
+  body: { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }] },
+});
 
 describe('createOpenAIChatModel', () => {
   it('drives a full approval round trip over the Chat Completions wire format', async () => {
@@ -69,7 +72,10 @@ describe('createOpenAIChatModel', () => {
     expect(received[0]!.body).toMatchObject({
       model: 'gpt-test',
       temperature: 0,
-      messages: [{ role: 'system', content: 'You manage files.' }, { role: 'user', content: 'remove /tmp/x' }],
+      messages: [
+        { role: 'system', content: 'You manage files.' },
+        { role: 'user', content: 'remove /tmp/x' },
+      ],
       tools: [{ type: 'function', function: { name: 'delete_file', description: 'Delete a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }],
     });
     expect(received[1]!.body.messages.slice(2)).toEqual([
@@ -79,7 +85,10 @@ describe('createOpenAIChatModel', () => {
   });
 
   it('passes arguments that are not JSON on, so the tool schema turns them into an error the model reads', async () => {
-    answers = [completion({ content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'delete_file', arguments: '{"path": ' } }] }), completion({ content: 'sorry' })];
+    answers = [
+      completion({ content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'delete_file', arguments: '{"path": ' } }] }),
+      completion({ content: 'sorry' }),
+    ];
     const agent = createAgent({
       name: 'openai-bad-args',
       model: createOpenAIChatModel({ model: 'gpt-test', baseUrl }),
@@ -95,7 +104,11 @@ describe('createOpenAIChatModel', () => {
     const model = createOpenAIChatModel({ model: 'gpt-test', baseUrl });
     expect((await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).message).toEqual({ role: 'assistant', content: 'hello' });
 
-    answers = [{ status: 503, body: {} }, { status: 503, body: {} }, { status: 503, body: { error: 'down' } }];
+    answers = [
+      { status: 503, body: {} },
+      { status: 503, body: {} },
+      { status: 503, body: { error: 'down' } },
+    ];
     const failing = model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
     await expect(failing).rejects.toBeInstanceOf(ModelProviderError);
     answers = [{ status: 401, body: { error: 'bad key' } }];
@@ -133,6 +146,10 @@ describe('createOpenAIChatModel', () => {
   });
 
   it('refuses a baseUrl with a user name and password, pointing at apiKey or headers instead', () => {
-    expectCredentialsRefused(() => createOpenAIChatModel({ model: 'm', baseUrl: withCredentials('https://llm.example.com/v1') }), 'baseUrl', /Put the credential in apiKey or headers/);
+    expectCredentialsRefused(
+      () => createOpenAIChatModel({ model: 'm', baseUrl: withCredentials('https://llm.example.com/v1') }),
+      'baseUrl',
+      /Put the credential in apiKey or headers/,
+    );
   });
 });

@@ -12,7 +12,11 @@ describe('a channel of your own on countersign/channels', () => {
   it('posts one card per approval, updates it when decided, and decides a click with the shared wording', async () => {
     const tool = defineTool({ name: 'page_oncall', description: 'Page the on-call', input: z.object({ team: z.string() }), needsApproval: true, execute: async () => 'paged' });
     const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'page_oncall', args: { team: 'db' } }])));
-    const runtime = createRuntime({ agents: [testAgent({ name: 'ops', model, tools: [tool] })], store: createMemoryStore(), links: { secret: 'own-channel-secret-0123456789abcdef' } });
+    const runtime = createRuntime({
+      agents: [testAgent({ name: 'ops', model, tools: [tool] })],
+      store: createMemoryStore(),
+      links: { secret: 'own-channel-secret-0123456789abcdef' },
+    });
     const pager = { asked: [] as { id: string; text: string; approve: string }[], edits: [] as string[] };
     const driver: ChannelDriver<{ id: string }> = {
       name: 'pager',
@@ -34,7 +38,15 @@ describe('a channel of your own on countersign/channels', () => {
     await notifier.flush();
     expect(pager.asked).toHaveLength(1);
 
-    const reply = await answerClick(runtime, { token: pager.asked[0]!.approve, clicker: 'pager:alice', channel: 'Pager', markup: plainMarkup, resumeMode: 'inline', resumeTimeoutMs: 5_000, onError: () => {} });
+    const reply = await answerClick(runtime, {
+      token: pager.asked[0]!.approve,
+      clicker: 'pager:alice',
+      channel: 'Pager',
+      markup: plainMarkup,
+      resumeMode: 'inline',
+      resumeTimeoutMs: 5_000,
+      onError: () => {},
+    });
     expect(reply.text).toBe('Approved by pager:alice: page_oncall, run is completed.');
     await notifier.flush();
     expect(pager.edits).toEqual(['p0: ✅ Approved by pager:alice.', 'p0: ▶️ page_oncall ran: paged']);

@@ -60,7 +60,13 @@ describe.skipIf(!url)('countersign worker', () => {
     const stderr = new PassThrough();
     let err = '';
     stderr.on('data', (chunk) => (err += chunk));
-    const code = await runCli(['worker'], { stdout: new PassThrough(), stderr, stdin: Readable.from([]), env: { COUNTERSIGN_RUNTIME: 'x' }, loadRuntime: async () => createRuntime({ agents: [countingAgent().agent] }) });
+    const code = await runCli(['worker'], {
+      stdout: new PassThrough(),
+      stderr,
+      stdin: Readable.from([]),
+      env: { COUNTERSIGN_RUNTIME: 'x' },
+      loadRuntime: async () => createRuntime({ agents: [countingAgent().agent] }),
+    });
     expect(code).toBe(2);
     expect(err).toContain('set REDIS_URL');
   });

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, InvalidEditError, ToolNotFoundError, approveAll, cancel, createAgent, defineTool, denyAll, withApprovalResponse, type AgentSnapshot, type RuleStore, type StoredRule } from 'countersign';
+import {
+  ConfigError,
+  InvalidEditError,
+  ToolNotFoundError,
+  approveAll,
+  cancel,
+  createAgent,
+  defineTool,
+  denyAll,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type RuleStore,
+  type StoredRule,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
 
@@ -56,7 +69,9 @@ describe('the agent a decision belongs to', () => {
     const after = createAgent({ name: 'agents-test-redeployed', model: model(), tools: [pathTool('move_file', ledger)] });
     await expect(after.execute(approved)).rejects.toMatchObject({ name: 'ToolNotFoundError', code: 'tool_not_found', toolName: 'delete_file' });
     await expect(after.execute(approved)).rejects.toBeInstanceOf(ToolNotFoundError);
-    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/b' } }, { agent: after })).toThrow(ToolNotFoundError);
+    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/b' } }, { agent: after })).toThrow(
+      ToolNotFoundError,
+    );
     expect(ledger.count()).toBe(0);
   });
 });

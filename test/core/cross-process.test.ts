@@ -43,8 +43,6 @@ describe('a snapshot crosses processes', () => {
     ]);
     expect(report.output).toBe('Result: [{"sent":true,"to":"ACME"}]');
     expect(report.version).toBeGreaterThan(paused.version);
-    expect(report.audit).toEqual([
-      expect.objectContaining({ approvalId: paused.pendingApprovals[0]!.approvalId, decision: 'approved', source: 'human', by: 'child-approver' }),
-    ]);
+    expect(report.audit).toEqual([expect.objectContaining({ approvalId: paused.pendingApprovals[0]!.approvalId, decision: 'approved', source: 'human', by: 'child-approver' })]);
   });
 });

@@ -145,7 +145,10 @@ describe('withApprovalResponse refusals', () => {
 
 describe('withApprovalResponse outcomes', () => {
   it('returns the very same snapshot for an identical repeat, whoever sends it and whenever', async () => {
-    const { agent } = setup([{ name: 'delete_file', path: '/a' }, { name: 'delete_file', path: '/b' }]);
+    const { agent } = setup([
+      { name: 'delete_file', path: '/a' },
+      { name: 'delete_file', path: '/b' },
+    ]);
     const paused = await agent.execute({ input: 'go' });
     const [first] = paused.pendingApprovals;
     const once = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
@@ -201,7 +204,10 @@ describe('withApprovalResponse outcomes', () => {
   });
 
   it('approveAll decides every pending request and records who', async () => {
-    const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }, { name: 'move_file', path: '/b' }]);
+    const { agent, ledger } = setup([
+      { name: 'delete_file', path: '/a' },
+      { name: 'move_file', path: '/b' },
+    ]);
     const paused = await agent.execute({ input: 'go' });
     const all = approveAll(paused, 'alice', { agent });
     expect(all.pendingApprovals).toEqual([]);
@@ -217,7 +223,10 @@ describe('withApprovalResponse outcomes', () => {
   });
 
   it('denyAll denies every pending request with one reason; nothing runs and the model reads each denial', async () => {
-    const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }, { name: 'move_file', path: '/b' }]);
+    const { agent, ledger } = setup([
+      { name: 'delete_file', path: '/a' },
+      { name: 'move_file', path: '/b' },
+    ]);
     const paused = await agent.execute({ input: 'go' });
     const denied = denyAll(paused, 'alice', 'change freeze', { agent });
     expect(denied.pendingApprovals).toEqual([]);
@@ -228,10 +237,7 @@ describe('withApprovalResponse outcomes', () => {
     expect(ledger.count()).toBe(0);
     expect(done.status).toBe('completed');
     const results = lastToolResults(done.messages.slice(0, -1));
-    expect(results).toEqual([
-      expect.objectContaining({ status: 'denied', reason: 'change freeze' }),
-      expect.objectContaining({ status: 'denied', reason: 'change freeze' }),
-    ]);
+    expect(results).toEqual([expect.objectContaining({ status: 'denied', reason: 'change freeze' }), expect.objectContaining({ status: 'denied', reason: 'change freeze' })]);
     expect((results[0] as { message: string }).message).toMatch(/Do not retry/);
   });
 
@@ -276,13 +282,17 @@ describe('withApprovalResponse outcomes', () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/etc/passwd', id: 'call_x' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const edited = withApprovalResponse(paused, {
-      approvalId: request.approvalId,
-      approved: true,
-      approvedBy: 'alice',
-      args: { path: '/tmp/safe' },
-      reason: 'narrowed the path',
-    }, { agent });
+    const edited = withApprovalResponse(
+      paused,
+      {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        args: { path: '/tmp/safe' },
+        reason: 'narrowed the path',
+      },
+      { agent },
+    );
     expect(edited.toolCalls[0]).toMatchObject({ toolCallId: 'call_x', toolName: 'delete_file', status: 'approved', editedArgs: { path: '/tmp/safe' } });
     const done = await agent.execute(edited);
     expect(ledger.executions).toHaveLength(1);

@@ -13,9 +13,7 @@ function setup(options: { agentTtl?: number; toolTtl?: number; onExpire?: OnExpi
   const calls = options.calls ?? ['slow_tool'];
   const agent = testAgent({
     model: createScriptedModel([toolCallTurn(calls.map((name, index) => ({ id: `call_${index}`, name, args: { path: `/${index}` } }))), textTurn('done')]),
-    tools: [...new Set(calls)].map((name) =>
-      pathTool(name, ledger, name === 'quick_tool' && options.toolTtl !== undefined ? { approvalTtlMs: options.toolTtl } : {}),
-    ),
+    tools: [...new Set(calls)].map((name) => pathTool(name, ledger, name === 'quick_tool' && options.toolTtl !== undefined ? { approvalTtlMs: options.toolTtl } : {})),
     clock,
     ...(options.agentTtl === undefined ? {} : { approvalTtlMs: options.agentTtl }),
     ...(options.onExpire === undefined ? {} : { onExpire: options.onExpire }),

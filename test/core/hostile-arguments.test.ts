@@ -59,7 +59,9 @@ describe('model arguments with prototype keys or extreme depth are invalid calls
     expect(deep.executed).toEqual([]);
     // The history keeps the call cut at the limit, so the run can still be stored.
     expect(deserialize(serialize(done)).status).toBe('completed');
-    expect(deep.requests[1]!.messages.at(-1)!.content).toMatch(/Invalid arguments for write_file: data\.inner[.a-z…]*: nests deeper than 64 levels\. Call again with arguments at most 64 levels deep/);
+    expect(deep.requests[1]!.messages.at(-1)!.content).toMatch(
+      /Invalid arguments for write_file: data\.inner[.a-z…]*: nests deeper than 64 levels\. Call again with arguments at most 64 levels deep/,
+    );
 
     // The root object and 63 below it: 64 levels, the most a call (and an HTTP body) may have.
     const edge = agentCalling({ path: '/tmp/a', data: nested(63) });

@@ -66,7 +66,11 @@ describe('the agent loop', () => {
       tools: [],
     });
     const done = await agent.execute({ input: 'hi' });
-    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'model_error', message: 'The model call failed; the details went to the operator (onError), not here.' } });
+    expect(done).toMatchObject({
+      status: 'failed',
+      stopReason: StopReason.Error,
+      error: { code: 'model_error', message: 'The model call failed; the details went to the operator (onError), not here.' },
+    });
   });
 
   it('a model answer that is not an assistant message fails the run with invalid_model_response', async () => {
@@ -83,16 +87,10 @@ describe('the agent loop', () => {
 
   it('tool return values reach the model as text: strings as they are, objects as JSON, undefined as ok', async () => {
     const results: unknown[] = ['plain text', { n: 1, big: 2n }, undefined];
-    const tools = results.map((value, index) =>
-      defineTool({ name: `t${index}`, description: 'returns a value', input: z.object({}), needsApproval: false, execute: () => value }),
-    );
+    const tools = results.map((value, index) => defineTool({ name: `t${index}`, description: 'returns a value', input: z.object({}), needsApproval: false, execute: () => value }));
     const model = createScriptedModel([toolCallTurn(tools.map((tool) => ({ name: tool.name, args: {} }))), textTurn('ok')]);
     await testAgent({ model, tools }).execute({ input: 'go' });
-    expect(model.calls[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
-      'plain text',
-      '{"n":1,"big":"2"}',
-      '{"status":"ok"}',
-    ]);
+    expect(model.calls[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['plain text', '{"n":1,"big":"2"}', '{"status":"ok"}']);
   });
 
   it('checkpoints a frozen snapshot before every effect and before returning, versions rising', async () => {
@@ -100,12 +98,31 @@ describe('the agent loop', () => {
     const lastSaved = () => seen.at(-1);
     const atEffect: string[] = [];
     const model = createScriptedModel([
-      () => (atEffect.push(`model 1 after v${lastSaved()?.version} ${lastSaved()?.state}`), toolCallTurn([{ name: 'look', args: { path: '/a' } }, { name: 'look', args: { path: '/b' } }])),
-      () => (atEffect.push(`model 2 after ${lastSaved()?.messages.filter((message) => message.role === 'tool').length} tool results`), textTurn('ok')),
+      () => {
+        atEffect.push(`model 1 after v${lastSaved()?.version} ${lastSaved()?.state}`);
+        return toolCallTurn([
+          { name: 'look', args: { path: '/a' } },
+          { name: 'look', args: { path: '/b' } },
+        ]);
+      },
+      () => {
+        atEffect.push(`model 2 after ${lastSaved()?.messages.filter((message) => message.role === 'tool').length} tool results`);
+        return textTurn('ok');
+      },
     ]);
     const agent = testAgent({
       model,
-      tools: [pathTool('look', newLedger(), { needsApproval: false, execute: ({ path }) => void atEffect.push(`tool ${path} while ${lastSaved()!.toolCalls.map((record) => record.status).join('/')}`) })],
+      tools: [
+        pathTool('look', newLedger(), {
+          needsApproval: false,
+          execute: ({ path }) =>
+            void atEffect.push(
+              `tool ${path} while ${lastSaved()!
+                .toolCalls.map((record) => record.status)
+                .join('/')}`,
+            ),
+        }),
+      ],
     });
     const done = await agent.execute(
       { input: 'go' },
@@ -141,8 +158,7 @@ describe('parsing a call once', () => {
       return { path: value.path, parse: parses };
     });
     const seen: unknown[] = [];
-    const tool = (name: string, needsApproval: boolean) =>
-      defineTool({ name, description: name, input, needsApproval, execute: async (value) => void seen.push(value) });
+    const tool = (name: string, needsApproval: boolean) => defineTool({ name, description: name, input, needsApproval, execute: async (value) => void seen.push(value) });
     const model = createScriptedModel([
       toolCallTurn([
         { id: 'c1', name: 'read', args: { path: '/a' } },

@@ -31,7 +31,7 @@ describe('needsApproval', () => {
   });
 
   for (const kind of ['sync', 'async'] as const) {
-    const wrap = <T,>(value: T) => (kind === 'sync' ? value : Promise.resolve(value));
+    const wrap = <T>(value: T) => (kind === 'sync' ? value : Promise.resolve(value));
 
     it(`a ${kind} function returning a boolean decides per call`, async () => {
       const predicate = (input: { path: string }) => wrap(input.path.startsWith('/etc'));
@@ -40,8 +40,7 @@ describe('needsApproval', () => {
     });
 
     it(`a ${kind} function returning { required, reason } asks with that reason, or lets the call run`, async () => {
-      const predicate = (input: { path: string }) =>
-        wrap(input.path.startsWith('/etc') ? { required: true, reason: 'system file' } : { required: false, reason: 'scratch space' });
+      const predicate = (input: { path: string }) => wrap(input.path.startsWith('/etc') ? { required: true, reason: 'system file' } : { required: false, reason: 'scratch space' });
       const asked = await run(predicate, '/etc/hosts');
       expect(asked.asked).toBe(true);
       expect(asked.snap.pendingApprovals[0]!.reason).toBe('system file');

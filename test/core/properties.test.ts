@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  approveAll,
-  cancel,
-  denyAll,
-  deserialize,
-  serialize,
-  withApprovalResponse,
-  type AgentSnapshot,
-  type Message,
-} from 'countersign';
+import { approveAll, cancel, denyAll, deserialize, serialize, withApprovalResponse, type AgentSnapshot, type Message } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool, type Ledger } from '../support/core-harness.js';
 import { testAgent, testClock } from '../support/test-kit.js';
@@ -67,7 +58,8 @@ async function play(s: Scenario, ledger: Ledger): Promise<Played> {
   const checkpoint = async (snap: AgentSnapshot) => {
     snapshots.push(snap);
     if (snap.state === 'executingTools' || snap.state === 'awaitingApproval') {
-      for (const record of snap.toolCalls) if (!runApprovedAtEvaluation.has(record.toolCallId)) runApprovedAtEvaluation.set(record.toolCallId, snapshots.at(-2)?.runApprovals ?? []);
+      for (const record of snap.toolCalls)
+        if (!runApprovedAtEvaluation.has(record.toolCallId)) runApprovedAtEvaluation.set(record.toolCallId, snapshots.at(-2)?.runApprovals ?? []);
     }
   };
   const asked = new Map<string, Verdict>();
@@ -80,12 +72,16 @@ async function play(s: Scenario, ledger: Ledger): Promise<Played> {
       const verdict = s.verdicts[index]!;
       if (s.overTheWire[index]) snap = deserialize(serialize(snap));
       asked.set(request.toolCallId, verdict);
-      snap = withApprovalResponse(snap, {
-        approvalId: request.approvalId,
-        approved: verdict !== 'deny',
-        ...(verdict === 'approve-run' ? { scope: 'run' as const } : {}),
-        ...(verdict === 'edit' ? { args: { path: `/edited/${request.toolCallId}` } } : {}),
-      }, { agent });
+      snap = withApprovalResponse(
+        snap,
+        {
+          approvalId: request.approvalId,
+          approved: verdict !== 'deny',
+          ...(verdict === 'approve-run' ? { scope: 'run' as const } : {}),
+          ...(verdict === 'edit' ? { args: { path: `/edited/${request.toolCallId}` } } : {}),
+        },
+        { agent },
+      );
       snapshots.push(snap);
     }
     snap = await agent.execute(snap, { checkpoint });
@@ -153,11 +149,14 @@ describe('properties', () => {
   const jsonArgs = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
   const message: fc.Arbitrary<Message> = fc.oneof(
     fc.record({ role: fc.constantFrom('system' as const, 'user' as const), content: fc.string({ unit: 'grapheme' }) }, plain),
-    fc.record({
-      role: fc.constant('assistant' as const),
-      content: fc.string(),
-      toolCalls: fc.array(fc.record({ id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), args: jsonArgs }, plain), { maxLength: 3 }),
-    }, plain),
+    fc.record(
+      {
+        role: fc.constant('assistant' as const),
+        content: fc.string(),
+        toolCalls: fc.array(fc.record({ id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), args: jsonArgs }, plain), { maxLength: 3 }),
+      },
+      plain,
+    ),
     fc.record({ role: fc.constant('tool' as const), content: fc.string({ unit: 'binary' }), toolCallId: fc.string() }, plain),
   );
 

@@ -24,7 +24,13 @@ describe('resume replays the approved calls', () => {
     expect(ledger.timeline).toEqual(['model:1']);
 
     const resumed = deserialize(serialize(paused));
-    const done = await agent.execute(withApprovalResponse(withApprovalResponse(resumed, { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true }, { agent }), { approvalId: resumed.pendingApprovals[1]!.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(
+        withApprovalResponse(resumed, { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+        { approvalId: resumed.pendingApprovals[1]!.approvalId, approved: true },
+        { agent },
+      ),
+    );
 
     expect(ledger.timeline).toEqual(['model:1', 'tool:delete_file:call_first', 'tool:delete_file:call_second', 'model:2']);
     expect(model.calls).toHaveLength(2);
@@ -91,10 +97,7 @@ describe('resume replays the approved calls', () => {
 
   it('a tool that throws after approval becomes an error result the model reads, and the loop goes on', async () => {
     const ledger = newLedger();
-    const model = createScriptedModel([
-      toolCallTurn('delete_file', { path: '/a' }),
-      (request) => textTurn(`saw: ${JSON.stringify(lastToolResults(request.messages))}`),
-    ]);
+    const model = createScriptedModel([toolCallTurn('delete_file', { path: '/a' }), (request) => textTurn(`saw: ${JSON.stringify(lastToolResults(request.messages))}`)]);
     const agent = testAgent({
       model,
       tools: [
@@ -114,7 +117,7 @@ describe('resume replays the approved calls', () => {
     expect(done.output).toContain('disk on fire');
   });
 
-  it("malformed model arguments become a tool error result naming the field; nobody is asked, nothing runs", async () => {
+  it('malformed model arguments become a tool error result naming the field; nobody is asked, nothing runs', async () => {
     const ledger = newLedger();
     const model = createScriptedModel([toolCallTurn('delete_file', { path: 42 }), textTurn('I will fix the path')]);
     const agent = testAgent({ model, tools: [pathTool('delete_file', ledger)] });

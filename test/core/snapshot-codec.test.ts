@@ -76,7 +76,13 @@ describe('snapshot fixture v2', () => {
     const snap = deserialize(fixtureV2Text);
     expect(snap).toMatchObject({ runId: FIXTURE_RUN_ID_V2, agentName: FIXTURE_AGENT, status: 'awaitingApproval', version: 5 });
     expect(snap.pendingApprovals).toEqual([
-      expect.objectContaining({ toolName: 'delete_file', approvers: ['alice', 'bob'], ruleId: 'deletes-need-an-owner', expiresAt: FIXTURE_TIME + 86_400_000, signature: expect.stringMatching(v2) }),
+      expect.objectContaining({
+        toolName: 'delete_file',
+        approvers: ['alice', 'bob'],
+        ruleId: 'deletes-need-an-owner',
+        expiresAt: FIXTURE_TIME + 86_400_000,
+        signature: expect.stringMatching(v2),
+      }),
     ]);
     expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', signature: expect.stringMatching(v2) })]);
   });
@@ -90,7 +96,9 @@ describe('snapshot fixture v2', () => {
     const agent = v2Agent(calls);
     const snap = deserialize(fixtureV2Text);
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(ApproverNotAllowedError);
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(
+      ApproverNotAllowedError,
+    );
     const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! }, { agent }));
     expect(done.status).toBe('completed');
     expect(calls.read).toEqual([]);
@@ -115,7 +123,9 @@ describe('snapshot fixture v2', () => {
           }, fixtureV2Text),
         );
         const request = snap.pendingApprovals[0]!;
-        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
+        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(
+          ApprovalSignatureError,
+        );
       }
     }
     expect(calls.deleted).toEqual([]);
@@ -140,8 +150,12 @@ describe('a request signed the v1 way, read under a decision secret', () => {
     const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { decisionSecret: secret });
     const snap = signedV1();
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent })).toThrow(/older countersign/);
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }, { agent }));
+    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent })).toThrow(
+      /older countersign/,
+    );
+    const done = await agent.execute(
+      withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }, { agent }),
+    );
     expect(done.status).toBe('completed');
     expect(calls.deleted).toEqual([]);
   });

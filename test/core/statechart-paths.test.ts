@@ -88,9 +88,21 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
     case 'evaluatingTools': {
       const [gated, other] = currentCalls(context);
       const base = (call: { id: string; name: string }) => ({ toolCallId: call.id, toolName: call.name, attempts: 0 });
-      const run = (call: { id: string; name: string }): CallEvaluation => ({ kind: 'run', record: { ...base(call), status: 'approved' }, audit: audit(call.id, call.name, 'approved', { source: 'tool' }) });
-      const ask = (call: { id: string; name: string }): CallEvaluation => ({ kind: 'ask', record: { ...base(call), status: 'pending', approvalId: `apr_${call.id}` }, request: request(call.id, call.name) });
-      const refused = (call: { id: string; name: string }): CallEvaluation => ({ kind: 'settled', record: { ...base(call), status: 'denied', result: '{"status":"denied"}' }, audit: audit(call.id, call.name, 'denied', { source: 'rule' }) });
+      const run = (call: { id: string; name: string }): CallEvaluation => ({
+        kind: 'run',
+        record: { ...base(call), status: 'approved' },
+        audit: audit(call.id, call.name, 'approved', { source: 'tool' }),
+      });
+      const ask = (call: { id: string; name: string }): CallEvaluation => ({
+        kind: 'ask',
+        record: { ...base(call), status: 'pending', approvalId: `apr_${call.id}` },
+        request: request(call.id, call.name),
+      });
+      const refused = (call: { id: string; name: string }): CallEvaluation => ({
+        kind: 'settled',
+        record: { ...base(call), status: 'denied', result: '{"status":"denied"}' },
+        audit: audit(call.id, call.name, 'denied', { source: 'rule' }),
+      });
       const invalid = (call: { id: string; name: string }): CallEvaluation => ({ kind: 'settled', record: { ...base(call), status: 'failed', result: '{"status":"error"}' } });
       return [
         { type: 'TOOLS_EVALUATED', at, evaluations: [ask(gated!), run(other!)] },
@@ -109,7 +121,14 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         { type: 'TOOL_FINISHED', at, toolCallId: record.toolCallId, ok: false, result: '{"status":"error"}' },
         // A call is interrupted at most once per path, so the walk stays finite and short.
         ...(record.attempts === 1
-          ? [{ type: 'TOOL_INTERRUPTED' as const, at, toolCallId: record.toolCallId, request: { ...request(record.toolCallId, record.toolName, `apr_again_${record.toolCallId}`), outcomeUnknown: true } }]
+          ? [
+              {
+                type: 'TOOL_INTERRUPTED' as const,
+                at,
+                toolCallId: record.toolCallId,
+                request: { ...request(record.toolCallId, record.toolName, `apr_again_${record.toolCallId}`), outcomeUnknown: true },
+              },
+            ]
           : []),
         ...common,
       ];

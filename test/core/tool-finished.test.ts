@@ -8,7 +8,12 @@ function agentWith(execute: (input: { path: string }) => Promise<unknown>, event
   const tool = defineTool({ name: 'delete_file', description: 'Delete a file', input: z.object({ path: z.string() }), needsApproval: true, execute });
   const read = defineTool({ name: 'read_file', description: 'Read a file', input: z.object({ path: z.string() }), needsApproval: false, execute: async () => 'text' });
   const model = createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'read_file', args: { path: '/a' } }, { name: 'delete_file', args: { path: '/a' } }]),
+    messages.at(-1)?.role === 'tool'
+      ? textTurn('done')
+      : toolCallTurn([
+          { name: 'read_file', args: { path: '/a' } },
+          { name: 'delete_file', args: { path: '/a' } },
+        ]),
   );
   return createAgent({ name: 'files', model, tools: [tool, read], onEvent: (event) => void events.push(event) });
 }

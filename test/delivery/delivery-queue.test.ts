@@ -30,12 +30,12 @@ describe('createDeliveryQueue', () => {
     const queue = createDeliveryQueue({ concurrency: 2 });
     const gates = [deferred(), deferred(), deferred(), deferred()];
     const started: number[] = [];
-    gates.forEach((gate, index) =>
+    for (const [index, gate] of gates.entries()) {
       queue.enqueue(`run_${index}`, async () => {
         started.push(index);
         await gate.promise;
-      }),
-    );
+      });
+    }
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
     gates[1]!.resolve();

@@ -45,7 +45,7 @@ describe('withRetries', () => {
     expect(sleeps).toHaveLength(2);
   });
 
-  it("waits what the service asked (Retry-After), capped at maxBackoffMs", async () => {
+  it('waits what the service asked (Retry-After), capped at maxBackoffMs', async () => {
     const { sleeps, policy: p } = policy({ maxBackoffMs: 60_000 });
     const asked = [7_000, 3_600_000];
     await withRetries(async (tryNumber) => {
@@ -59,7 +59,13 @@ describe('retryDelay', () => {
   it('waits 50 to 100 % of the doubled backoff, never more than maxBackoffMs', () => {
     const base = { maxAttempts: 10, backoffMs: 1000, maxBackoffMs: 5000 };
     for (const random of [0, 0.25, 0.5, 0.999999]) {
-      for (const [next, full] of [[2, 1000], [3, 2000], [4, 4000], [5, 5000], [9, 5000]] as const) {
+      for (const [next, full] of [
+        [2, 1000],
+        [3, 2000],
+        [4, 4000],
+        [5, 5000],
+        [9, 5000],
+      ] as const) {
         const delay = retryDelay(next, { ...base, random: () => random });
         expect(delay).toBeGreaterThanOrEqual(full / 2);
         expect(delay).toBeLessThanOrEqual(full);

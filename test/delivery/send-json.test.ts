@@ -48,7 +48,10 @@ describe('sendJson', () => {
   });
 
   it('throws a retryable error for 429 carrying its Retry-After, and for 503', async () => {
-    const answers: ReceiverAnswer[] = [{ status: 429, headers: { 'retry-after': '3' } }, { status: 503, body: 'down' }];
+    const answers: ReceiverAnswer[] = [
+      { status: 429, headers: { 'retry-after': '3' } },
+      { status: 503, body: 'down' },
+    ];
     const target = await receiver((delivery) => answers[delivery.seq - 1]!);
     const limited = await failure(sendJson(fetch, secretUrl(target.url), options));
     expect(limited).toMatchObject({ retryable: true, status: 429, retryAfterMs: 3000, reason: 'HTTP 429 (rate limited)' });

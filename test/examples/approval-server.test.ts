@@ -3,7 +3,6 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 
-
 describe('examples/approval-server.ts (npm run demo)', () => {
   it('serves the app, prints a link whose page changes nothing and whose form approves, and reports the run completed', async () => {
     const port = await freePort();

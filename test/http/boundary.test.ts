@@ -267,7 +267,7 @@ describe('bodies that stall or are cut off', () => {
 });
 
 describe('serve() timeouts', () => {
-  it('defaults well below Node\'s 300 s request timeout, and can be set', async () => {
+  it("defaults well below Node's 300 s request timeout, and can be set", async () => {
     const h = harness();
     const { server } = await serveApp(h.app);
     expect(server.server).toMatchObject({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 });
@@ -281,7 +281,11 @@ describe('serve() timeouts', () => {
     const h = harness();
     const { base, handled } = await serveApp(h.app, { port: 0, requestTimeoutMs: 200, headersTimeoutMs: 200 });
     const { runId } = await startPaused(h);
-    const { req, answer } = rawRequest(base, `/runs/${runId}/cancel`, { headers: { ...bearer(), 'content-type': 'application/json', 'content-length': '1000' }, body: '{', hold: true });
+    const { req, answer } = rawRequest(base, `/runs/${runId}/cancel`, {
+      headers: { ...bearer(), 'content-type': 'application/json', 'content-length': '1000' },
+      body: '{',
+      hold: true,
+    });
     const result = await answer;
     req.destroy();
     // Node answers 408 and closes the connection; the handler waiting for the body gives up as a client error.

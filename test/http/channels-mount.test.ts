@@ -14,7 +14,11 @@ interface Delivery {
 }
 
 /** A channel that takes any request, hands a piece of background work to `waitUntil`, and answers 202 with its own header. */
-function fakeChannel(path = '/chat/actions', answer: (request: Request) => Promise<Response> | Response = () => new Response('{"ok":true}', { status: 202, headers: { 'content-type': 'application/json', 'x-chat': 'seen' } })) {
+function fakeChannel(
+  path = '/chat/actions',
+  answer: (request: Request) => Promise<Response> | Response = () =>
+    new Response('{"ok":true}', { status: 202, headers: { 'content-type': 'application/json', 'x-chat': 'seen' } }),
+) {
   const deliveries: Delivery[] = [];
   const background: Promise<unknown>[] = [];
   const route: ChannelRoute = {
@@ -31,7 +35,11 @@ function fakeChannel(path = '/chat/actions', answer: (request: Request) => Promi
   return { route, deliveries, background };
 }
 
-const post = (body: string, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', 'x-chat-signature': 'v1=abc', ...headers }, body });
+const post = (body: string, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-chat-signature': 'v1=abc', ...headers },
+  body,
+});
 
 /** An execution context like a serverless platform's, keeping what it was asked to wait for. */
 function platformContext(): ExecutionContext & { readonly waited: Promise<unknown>[] } {
@@ -40,7 +48,7 @@ function platformContext(): ExecutionContext & { readonly waited: Promise<unknow
 }
 
 describe('createApprovalApp({ channels })', () => {
-  it('mounts a channel at its path, reached without a bearer token, and passes its answer through with the app\'s security headers', async () => {
+  it("mounts a channel at its path, reached without a bearer token, and passes its answer through with the app's security headers", async () => {
     const channel = fakeChannel();
     const h = harness({ app: { channels: [channel.route] } });
     const res = await h.app.request('/chat/actions', post('{"click":"approve"}'));
@@ -54,7 +62,7 @@ describe('createApprovalApp({ channels })', () => {
     expect((await h.app.request('/approvals', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
 
-  it('hands the platform\'s waitUntil to the channel when there is one, and none on Node', async () => {
+  it("hands the platform's waitUntil to the channel when there is one, and none on Node", async () => {
     const channel = fakeChannel();
     const h = harness({ app: { channels: [channel.route] } });
     const platform = platformContext();
@@ -64,7 +72,7 @@ describe('createApprovalApp({ channels })', () => {
     expect(channel.deliveries.map((delivery) => delivery.waitUntil === undefined)).toEqual([false, true]);
   });
 
-  it('answers a channel\'s failure as a bare 500 problem reported to onError, and refuses a declared body over the limit before the channel', async () => {
+  it("answers a channel's failure as a bare 500 problem reported to onError, and refuses a declared body over the limit before the channel", async () => {
     const failure = new Error('the channel broke');
     const channel = fakeChannel('/chat/actions', () => Promise.reject(failure));
     const h = harness({ app: { channels: [channel.route], maxBodyBytes: 1024 } });

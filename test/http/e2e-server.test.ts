@@ -94,7 +94,10 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     expect(elsewhere.status).toBe(403);
     expect(await elsewhere.json()).toMatchObject({ code: 'target_mismatch' });
 
-    const view = (await (await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { status: string; pendingApprovals: { approvalId: string }[] };
+    const view = (await (await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      status: string;
+      pendingApprovals: { approvalId: string }[];
+    };
     expect(view.pendingApprovals.map((request) => request.approvalId)).toEqual([b]);
     expect((await h.runtime.get(otherRun)).status).toBe('awaitingApproval');
     expect(h.executed).toEqual([]);
@@ -131,7 +134,13 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
       let written = 0;
       let answered = false;
       const req = httpRequest(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (res) => {
           answered = true;
           let body = '';

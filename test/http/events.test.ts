@@ -56,7 +56,7 @@ describe('GET /events', () => {
     await events.cancel();
   });
 
-  it('filters by ?runId= (the other run\'s events never arrive) and sends run-cancelled', async () => {
+  it("filters by ?runId= (the other run's events never arrive) and sends run-cancelled", async () => {
     const h = harness();
     const first = await startPaused(h, '/one');
     const events = sseReader(await h.app.request(`/events?runId=${first.runId}`, { headers: bearer() }));
@@ -93,7 +93,15 @@ describe('GET /events', () => {
   it('reads from an injected feed (say, a Redis stream reader), not only this process', async () => {
     let push: (event: RunEvent) => void = () => undefined;
     const h = harness();
-    const app = createApprovalApp(h.runtime, { bearerToken: TOKEN, events: { subscribe: (listener) => ((push = listener), () => undefined) } });
+    const app = createApprovalApp(h.runtime, {
+      bearerToken: TOKEN,
+      events: {
+        subscribe: (listener) => {
+          push = listener;
+          return () => undefined;
+        },
+      },
+    });
     const events = sseReader(await app.request('/events?agent=remote', { headers: bearer() }));
     await events.next();
     push({ type: 'run-completed', runId: 'run_elsewhere', agentName: 'other', output: 'no' });

@@ -50,9 +50,18 @@ function paymentAgent(name: string, calls: number, extra: { decisionSecret?: str
 function countingStore(inner: SnapshotStore) {
   const writes: string[] = [];
   const store: SnapshotStore = {
-    create: (snapshot, events) => (writes.push(`create ${snapshot.runId}`), inner.create(snapshot, events)),
-    commit: (next, expected, events) => (writes.push(`commit ${next.runId}@${next.version}`), inner.commit(next, expected, events)),
-    delete: (runId) => (writes.push(`delete ${runId}`), inner.delete(runId)),
+    create: (snapshot, events) => {
+      writes.push(`create ${snapshot.runId}`);
+      return inner.create(snapshot, events);
+    },
+    commit: (next, expected, events) => {
+      writes.push(`commit ${next.runId}@${next.version}`);
+      return inner.commit(next, expected, events);
+    },
+    delete: (runId) => {
+      writes.push(`delete ${runId}`);
+      return inner.delete(runId);
+    },
     load: (runId) => inner.load(runId),
     listPending: (options) => inner.listPending(options),
     expiredRuns: (now, limit) => inner.expiredRuns(now, limit),
@@ -123,9 +132,43 @@ const hostileSegment = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '..', '.', '%2e%2e', '%2E%2E%2F', '..%2f..%2f', '..%5c..%5c', '%00', '%', '%zz', '%ff%fe%fd', '%C0%AE%C0%AE', '\u202Erun', '🙂',
-      'run_1%2Fapprovals', '__proto__', 'constructor', 'prototype', 'toString', ' ', '%20', '\\..\\..', '//', ';', '*', '?x=1', '#frag',
-      '%2523', 'null', 'undefined', '0', '-1', '1e400', 'ſ', 'İ', '\uFEFF', '\u0000', 'run\r\nX-Evil: 1',
+      '..',
+      '.',
+      '%2e%2e',
+      '%2E%2E%2F',
+      '..%2f..%2f',
+      '..%5c..%5c',
+      '%00',
+      '%',
+      '%zz',
+      '%ff%fe%fd',
+      '%C0%AE%C0%AE',
+      '\u202Erun',
+      '🙂',
+      'run_1%2Fapprovals',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      ' ',
+      '%20',
+      '\\..\\..',
+      '//',
+      ';',
+      '*',
+      '?x=1',
+      '#frag',
+      '%2523',
+      'null',
+      'undefined',
+      '0',
+      '-1',
+      '1e400',
+      'ſ',
+      'İ',
+      '\uFEFF',
+      '\u0000',
+      'run\r\nX-Evil: 1',
     ),
   },
   { weight: 1, arbitrary: fc.integer({ min: 300, max: 6000 }).map((length) => 'r'.repeat(length)) },
@@ -136,20 +179,38 @@ const percentEncodeAll = (text: string) => [...Buffer.from(text, 'utf8')].map((b
 
 const query = fc.oneof(
   fc.constant(''),
-  fc.array(fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('limit', 'cursor', 'agent', 'status', '__proto__', 'a[b]')), hostileSegment), { maxLength: 4 })
+  fc
+    .array(fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('limit', 'cursor', 'agent', 'status', '__proto__', 'a[b]')), hostileSegment), { maxLength: 4 })
     .map((pairs) => `?${pairs.map(([key, value]) => `${key}=${value}`).join('&')}`),
   fc.constantFrom('?', '??', '?&&&', '?=', '?%', '?limit=1&limit=2', `?${'x'.repeat(9000)}=1`),
 );
 
-const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/).filter((name) => !['content-type', 'authorization', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-length', 'transfer-encoding', 'host'].includes(name));
-const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code)), maxLength: 60 }).map((value) => value.trim());
+const headerName = fc
+  .stringMatching(/^[a-z][a-z0-9-]{0,20}$/)
+  .filter((name) => !['content-type', 'authorization', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-length', 'transfer-encoding', 'host'].includes(name));
+const headerValue = fc
+  .string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((code) => code !== 0x7f)
+      .map((code) => String.fromCharCode(code)),
+    maxLength: 60,
+  })
+  .map((value) => value.trim());
 const extraHeaders = fc.array(
   fc.oneof(
     fc.tuple(headerName, headerValue),
     fc.constantFrom<[string, string]>(
-      ['x-forwarded-for', '127.0.0.1'], ['x-http-method-override', 'DELETE'], ['accept', 'text/html'], ['accept-encoding', 'gzip, br'],
-      ['origin', 'https://evil.example'], ['cookie', 'session=1'], ['x-forwarded-host', 'evil.example'], ['range', 'bytes=0-1'],
-      ['content-encoding', 'gzip'], ['expect', '100-continue'],
+      ['x-forwarded-for', '127.0.0.1'],
+      ['x-http-method-override', 'DELETE'],
+      ['accept', 'text/html'],
+      ['accept-encoding', 'gzip, br'],
+      ['origin', 'https://evil.example'],
+      ['cookie', 'session=1'],
+      ['x-forwarded-host', 'evil.example'],
+      ['range', 'bytes=0-1'],
+      ['content-encoding', 'gzip'],
+      ['expect', '100-continue'],
     ),
   ),
   { maxLength: 3 },
@@ -160,8 +221,17 @@ const contentType = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      undefined, '', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16',
-      'application/problem+json', 'application/xml', 'application/json, text/plain', ';;;', 'application/json; charset="\u00ff"',
+      undefined,
+      '',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/problem+json',
+      'application/xml',
+      'application/json, text/plain',
+      ';;;',
+      'application/json; charset="\u00ff"',
     ),
   },
   { weight: 1, arbitrary: headerValue },
@@ -185,7 +255,16 @@ const decisionLike = fc.record(
 
 const batchLike = fc.oneof(
   fc.record({ approveAll: fc.oneof(fc.constant(true), fc.anything()), denyAll: fc.anything(), approvedBy: fc.anything(), reason: fc.anything() }, { requiredKeys: [] }),
-  fc.record({ decisions: fc.oneof(fc.array(decisionLike.map((item) => ({ approvalId: 'appr', ...item })), { maxLength: 3 }), fc.anything(), fc.constant(Array.from({ length: 101 }, () => ({ approvalId: 'a', approved: true })))) }),
+  fc.record({
+    decisions: fc.oneof(
+      fc.array(
+        decisionLike.map((item) => ({ approvalId: 'appr', ...item })),
+        { maxLength: 3 },
+      ),
+      fc.anything(),
+      fc.constant(Array.from({ length: 101 }, () => ({ approvalId: 'a', approved: true }))),
+    ),
+  }),
 );
 
 const startLike = fc.record(
@@ -203,18 +282,42 @@ const jsonText = fc.oneof(
   { weight: 1, arbitrary: startLike.map((value) => JSON.stringify(value) ?? '') },
   { weight: 2, arbitrary: fc.json({ maxDepth: 4 }) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 30_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)) },
-  { weight: 1, arbitrary: fc.integer({ min: 60, max: 10_000 }).map((depth) => '{"approved":true,"args":' + '{"a":'.repeat(depth) + '1' + '}'.repeat(depth + 1)) },
+  { weight: 1, arbitrary: fc.integer({ min: 60, max: 10_000 }).map((depth) => `{"approved":true,"args":${'{"a":'.repeat(depth)}1${'}'.repeat(depth + 1)}`) },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      '{"approved":1e999}', '{"approved":true,"reason":1e999}', '{"approved":-0}', '{"approved":123456789012345678901234567890}',
-      '{"approved":true,"args":{"to":"x","cents":1e999}}', '{"approved":true,"args":{"to":"x","cents":9007199254740993}}',
-      '{"__proto__":{"approved":true},"approved":"yes"}', '{"approved":true,"__proto__":{"isAdmin":true}}',
-      '{"approved":true,"constructor":{"prototype":{"polluted":true}}}', '{"approved":true,"args":{"__proto__":{"cents":1}}}',
-      '{"decisions":[{"approvalId":"x","approved":true,"__proto__":{}}]}', '{"approveAll":true,"approvedBy":"a","prototype":1}',
-      '{"approved":true,"approved":"dup"}', '{"approved":true}garbage', '{"approved":tru}', '{', '}', '', ' ', '\n\t', 'null', 'true', '[]',
-      '"x"', '0', '\u0000', '\uFEFF{"approved":true}', '{"approved":true,"scope":"run","signature":"' + 'A'.repeat(512) + '="}',
-      '{"reason":"' + '\\u0000'.repeat(100) + '"}', '{"reason":"\\ud800"}', '{"approved":NaN}', '{"approved":Infinity}',
+      '{"approved":1e999}',
+      '{"approved":true,"reason":1e999}',
+      '{"approved":-0}',
+      '{"approved":123456789012345678901234567890}',
+      '{"approved":true,"args":{"to":"x","cents":1e999}}',
+      '{"approved":true,"args":{"to":"x","cents":9007199254740993}}',
+      '{"__proto__":{"approved":true},"approved":"yes"}',
+      '{"approved":true,"__proto__":{"isAdmin":true}}',
+      '{"approved":true,"constructor":{"prototype":{"polluted":true}}}',
+      '{"approved":true,"args":{"__proto__":{"cents":1}}}',
+      '{"decisions":[{"approvalId":"x","approved":true,"__proto__":{}}]}',
+      '{"approveAll":true,"approvedBy":"a","prototype":1}',
+      '{"approved":true,"approved":"dup"}',
+      '{"approved":true}garbage',
+      '{"approved":tru}',
+      '{',
+      '}',
+      '',
+      ' ',
+      '\n\t',
+      'null',
+      'true',
+      '[]',
+      '"x"',
+      '0',
+      '\u0000',
+      '\uFEFF{"approved":true}',
+      `{"approved":true,"scope":"run","signature":"${'A'.repeat(512)}="}`,
+      `{"reason":"${'\\u0000'.repeat(100)}"}`,
+      '{"reason":"\\ud800"}',
+      '{"approved":NaN}',
+      '{"approved":Infinity}',
     ),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
@@ -243,14 +346,30 @@ const wellFormedDecision = fc
   )
   .map((decision) => JSON.stringify(decision));
 
-const webhookId = fc.oneof(fc.constant('msg_').chain((prefix) => fc.stringMatching(/^[A-Za-z0-9]{1,24}$/).map((rest) => prefix + rest)), fc.uuid());
+const webhookId = fc.oneof(
+  fc.constant('msg_').chain((prefix) => fc.stringMatching(/^[A-Za-z0-9]{1,24}$/).map((rest) => prefix + rest)),
+  fc.uuid(),
+);
 
-const goodAuth: fc.Arbitrary<Auth> = fc.oneof(fc.constant({ kind: 'bearer' as const }), webhookId.map((id) => ({ kind: 'signature' as const, id })));
+const goodAuth: fc.Arbitrary<Auth> = fc.oneof(
+  fc.constant({ kind: 'bearer' as const }),
+  webhookId.map((id) => ({ kind: 'signature' as const, id })),
+);
 const badAuth: fc.Arbitrary<Auth> = fc.oneof(
   fc.constant({ kind: 'none' as const }),
   fc
     .oneof(
-      fc.constantFrom(`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Basic ${TOKEN}`, TOKEN, 'Bearer', 'Bearer ', `Bearer ${TOKEN.toUpperCase()}`, `Bearer ${TOKEN} extra`, `Bearer\t${TOKEN}`),
+      fc.constantFrom(
+        `Bearer ${TOKEN}x`,
+        `Bearer ${TOKEN.slice(0, -1)}`,
+        `Basic ${TOKEN}`,
+        TOKEN,
+        'Bearer',
+        'Bearer ',
+        `Bearer ${TOKEN.toUpperCase()}`,
+        `Bearer ${TOKEN} extra`,
+        `Bearer\t${TOKEN}`,
+      ),
       headerValue.map((value) => `Bearer ${value}`),
       headerValue,
     )
@@ -293,7 +412,10 @@ describe('the approval app under hostile input', () => {
     const seed = async (kind: RunKind, agent: Agent) => {
       const run = await runtime.start(agent.name, { input: 'pay the suppliers' });
       runs.set(run.runId, kind);
-      approvals.set(run.runId, run.pendingApprovals.map((request) => request.approvalId));
+      approvals.set(
+        run.runId,
+        run.pendingApprovals.map((request) => request.approvalId),
+      );
       return run;
     };
     await seed('plain', agents.plain);
@@ -334,7 +456,11 @@ describe('the approval app under hostile input', () => {
       case 'bad-bearer':
         return [['authorization', auth.header]];
       case 'signature':
-        return [['webhook-id', auth.id], ['webhook-timestamp', String(now)], ['webhook-signature', webhookSignature(SECRET, auth.id, now, raw)]];
+        return [
+          ['webhook-id', auth.id],
+          ['webhook-timestamp', String(now)],
+          ['webhook-signature', webhookSignature(SECRET, auth.id, now, raw)],
+        ];
       case 'bad-signature': {
         const at = auth.flaw === 'stale' ? now + auth.skewSeconds : now;
         const good = webhookSignature(SECRET, auth.id, at, raw);
@@ -369,7 +495,9 @@ describe('the approval app under hostile input', () => {
       { weight: 2, arbitrary: hostileSegment },
     );
     const approvalRef = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...approvalIds) }, { weight: 2, arbitrary: hostileSegment });
-    const junkPath = fc.array(fc.oneof(fc.constantFrom('runs', 'approvals', 'events', 'links', 'cancel', 'openapi.json', 'healthz', ...runIds), hostileSegment), { minLength: 0, maxLength: 6 }).map((segments) => `/${segments.join('/')}`);
+    const junkPath = fc
+      .array(fc.oneof(fc.constantFrom('runs', 'approvals', 'events', 'links', 'cancel', 'openapi.json', 'healthz', ...runIds), hostileSegment), { minLength: 0, maxLength: 6 })
+      .map((segments) => `/${segments.join('/')}`);
     const method = fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') },
       { weight: 1, arbitrary: fc.stringMatching(/^[A-Z]{1,12}$/).filter((name) => !['CONNECT', 'TRACE', 'TRACK'].includes(name)) },
@@ -393,17 +521,54 @@ describe('the approval app under hostile input', () => {
           .tuple(fc.constantFrom(...pairs), wellFormedDecision)
           .map(([[run, approval], text]) => ({ label: 'decision-semantic', method: 'POST', target: `/runs/${run}/approvals/${approval}`, body: { kind: 'text' as const, text } })),
       ),
-      weighted(6, fc.tuple(runRef, approvalRef, query).map(([run, approval, q]) => ({ label: 'decision', method: 'POST', target: `/runs/${run}/approvals/${approval}${q}` }))),
-      weighted(2, fc.tuple(runRef, query).map(([run, q]) => ({ label: 'batch', method: 'POST', target: `/runs/${run}/approvals${q}` }))),
-      weighted(2, fc.tuple(runRef, query).map(([run, q]) => ({ label: 'cancel', method: 'POST', target: `/runs/${run}/cancel${q}` }))),
-      weighted(2, query.map((q) => ({ label: 'start', method: 'POST', target: `/runs${q}` }))),
-      weighted(2, fc.tuple(fc.constantFrom('GET', 'HEAD'), runRef, query).map(([verb, run, q]) => ({ label: 'read-run', method: verb, target: `/runs/${run}${q}` }))),
-      weighted(1, fc.tuple(badLimit, listingExtra).map(([limit, extra]) => ({ label: 'list-bad-query', method: 'GET', target: `/approvals?limit=${limit}${extra}` }))),
-      weighted(1, fc.oneof(fc.constant('agent='), fc.constant(`runId=${'r'.repeat(257)}`), fc.constant('agent=' + 'a'.repeat(129))).map((q) => ({ label: 'events-bad-query', method: 'GET', target: `/events?${q}` }))),
-      weighted(1, fc.tuple(fc.constantFrom('GET', 'POST'), hostileSegment).map(([verb, token]) => ({ label: 'link-forged', method: verb, target: `/links/${token}` }))),
-      weighted(1, fc.tuple(fc.constantFrom('GET', 'POST'), fc.constantFrom(...seeded.linkTokens), fc.nat()).map(([verb, token, index]) => ({ label: 'link-tampered', method: verb, target: `/links/${tamper(token, index)}` }))),
-      weighted(1, fc.constantFrom(...seeded.linkTokens).map((token) => ({ label: 'link-show', method: 'GET', target: `/links/${token}` }))),
-      weighted(4, fc.tuple(method, junkPath, query).map(([verb, path, q]) => ({ label: 'random', method: verb, target: `${path}${q}` }))),
+      weighted(
+        6,
+        fc.tuple(runRef, approvalRef, query).map(([run, approval, q]) => ({ label: 'decision', method: 'POST', target: `/runs/${run}/approvals/${approval}${q}` })),
+      ),
+      weighted(
+        2,
+        fc.tuple(runRef, query).map(([run, q]) => ({ label: 'batch', method: 'POST', target: `/runs/${run}/approvals${q}` })),
+      ),
+      weighted(
+        2,
+        fc.tuple(runRef, query).map(([run, q]) => ({ label: 'cancel', method: 'POST', target: `/runs/${run}/cancel${q}` })),
+      ),
+      weighted(
+        2,
+        query.map((q) => ({ label: 'start', method: 'POST', target: `/runs${q}` })),
+      ),
+      weighted(
+        2,
+        fc.tuple(fc.constantFrom('GET', 'HEAD'), runRef, query).map(([verb, run, q]) => ({ label: 'read-run', method: verb, target: `/runs/${run}${q}` })),
+      ),
+      weighted(
+        1,
+        fc.tuple(badLimit, listingExtra).map(([limit, extra]) => ({ label: 'list-bad-query', method: 'GET', target: `/approvals?limit=${limit}${extra}` })),
+      ),
+      weighted(
+        1,
+        fc
+          .oneof(fc.constant('agent='), fc.constant(`runId=${'r'.repeat(257)}`), fc.constant(`agent=${'a'.repeat(129)}`))
+          .map((q) => ({ label: 'events-bad-query', method: 'GET', target: `/events?${q}` })),
+      ),
+      weighted(
+        1,
+        fc.tuple(fc.constantFrom('GET', 'POST'), hostileSegment).map(([verb, token]) => ({ label: 'link-forged', method: verb, target: `/links/${token}` })),
+      ),
+      weighted(
+        1,
+        fc
+          .tuple(fc.constantFrom('GET', 'POST'), fc.constantFrom(...seeded.linkTokens), fc.nat())
+          .map(([verb, token, index]) => ({ label: 'link-tampered', method: verb, target: `/links/${tamper(token, index)}` })),
+      ),
+      weighted(
+        1,
+        fc.constantFrom(...seeded.linkTokens).map((token) => ({ label: 'link-show', method: 'GET', target: `/links/${token}` })),
+      ),
+      weighted(
+        4,
+        fc.tuple(method, junkPath, query).map(([verb, path, q]) => ({ label: 'random', method: verb, target: `${path}${q}` })),
+      ),
     );
   }
 
@@ -437,18 +602,22 @@ describe('the approval app under hostile input', () => {
     }
   }
   /** What a sender signs: the body's text (for raw bytes, their UTF-8 reading where there is one). */
-  const rawText = (payload: Body) => (payload.kind === 'text' ? payload.text : payload.kind === 'bytes' ? (serverText(payload) ?? Buffer.from(payload.bytes).toString('latin1')) : '');
+  const rawText = (payload: Body) =>
+    payload.kind === 'text' ? payload.text : payload.kind === 'bytes' ? (serverText(payload) ?? Buffer.from(payload.bytes).toString('latin1')) : '';
 
   /** The path as the server sees it: normalized by the URL parser, each segment percent-decoded. */
   function routeOf(target: string): string[] {
     const { pathname } = new URL(`http://localhost${target}`);
-    return pathname.split('/').slice(1).map((segment) => {
-      try {
-        return decodeURIComponent(segment);
-      } catch {
-        return segment;
-      }
-    });
+    return pathname
+      .split('/')
+      .slice(1)
+      .map((segment) => {
+        try {
+          return decodeURIComponent(segment);
+        } catch {
+          return segment;
+        }
+      });
   }
 
   function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -467,8 +636,7 @@ describe('the approval app under hostile input', () => {
    * that might be a valid write is skipped: it would change the store on purpose.
    */
   function expectation(request: FuzzRequest): 'refused' | 'read' | 'skip' {
-    const authenticated =
-      request.auth.kind === 'bearer' || (request.auth.kind === 'signature' && request.method === 'POST');
+    const authenticated = request.auth.kind === 'bearer' || (request.auth.kind === 'signature' && request.method === 'POST');
     const segments = routeOf(request.target);
     const method = request.method;
     const isGet = method === 'GET' || method === 'HEAD';
@@ -581,8 +749,27 @@ describe('the approval app under hostile input', () => {
   }
 
   const INVISIBLE = [
-    '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u034F', '\u061C', '\u180E', '\u2028', '\u2029', '\u202E', '\u2066',
-    '\u3164', '\uFE0F', '\u{E0041}', '\u{E0020}', '\u{E007F}', '\u0000', '\u001B', '\u0085',
+    '\u200B',
+    '\u200C',
+    '\u200D',
+    '\u2060',
+    '\uFEFF',
+    '\u00AD',
+    '\u034F',
+    '\u061C',
+    '\u180E',
+    '\u2028',
+    '\u2029',
+    '\u202E',
+    '\u2066',
+    '\u3164',
+    '\uFE0F',
+    '\u{E0041}',
+    '\u{E0020}',
+    '\u{E007F}',
+    '\u0000',
+    '\u001B',
+    '\u0085',
   ];
   const invisible = fc.array(fc.constantFrom(...INVISIBLE), { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
   /** `text` with invisible characters somewhere in it (at either end included). */
@@ -593,35 +780,69 @@ describe('the approval app under hostile input', () => {
     const pair = fc.constantFrom(...pairs);
     const otherPairs = fc.tuple(pair, pair).filter(([a, b]) => a.runId !== b.runId || a.approvalId !== b.approvalId);
     const otherRuns = otherPairs.filter(([a, b]) => a.runId !== b.runId);
-    const auth = fc.oneof(fc.constant({ kind: 'bearer' as const }), webhookId.map((id) => ({ kind: 'signed' as const, id, signAs: id })));
+    const auth = fc.oneof(
+      fc.constant({ kind: 'bearer' as const }),
+      webhookId.map((id) => ({ kind: 'signed' as const, id, signAs: id })),
+    );
     const signedOnly = webhookId.map((id) => ({ kind: 'signed' as const, id, signAs: id }));
-    const decision = fc.record({ approved: fc.boolean(), approvedBy: fc.constantFrom('alice', 'bob', 'slack:U1'), reason: fc.string({ maxLength: 20 }) }, { requiredKeys: ['approved'] });
+    const decision = fc.record(
+      { approved: fc.boolean(), approvedBy: fc.constantFrom('alice', 'bob', 'slack:U1'), reason: fc.string({ maxLength: 20 }) },
+      { requiredKeys: ['approved'] },
+    );
     const where = (run: string, approval?: string) => `/runs/${encodeURIComponent(run)}${approval === undefined ? '' : `/approvals/${encodeURIComponent(approval)}`}`;
     // A body that names another run or approval than its URL, sent with either credential.
     const crossTarget = fc.oneof(
       fc.tuple(otherPairs, decision, auth).map(([[named, at], body, credential]) => ({
-        label: 'replay-decision', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: named.runId, approvalId: named.approvalId, ...body }), auth: credential,
+        label: 'replay-decision',
+        target: where(at.runId, at.approvalId),
+        text: JSON.stringify({ runId: named.runId, approvalId: named.approvalId, ...body }),
+        auth: credential,
       })),
       fc.tuple(otherRuns, fc.constantFrom('approveAll', 'denyAll'), auth).map(([[named, at], verb, credential]) => ({
-        label: 'replay-blanket', target: `${where(at.runId)}/approvals`, text: JSON.stringify({ runId: named.runId, [verb]: true, approvedBy: 'ops' }), auth: credential,
+        label: 'replay-blanket',
+        target: `${where(at.runId)}/approvals`,
+        text: JSON.stringify({ runId: named.runId, [verb]: true, approvedBy: 'ops' }),
+        auth: credential,
       })),
       fc.tuple(otherRuns, decision, auth).map(([[named, at], body, credential]) => ({
-        label: 'replay-batch', target: `${where(at.runId)}/approvals`, text: JSON.stringify({ runId: named.runId, decisions: [{ approvalId: at.approvalId, ...body }] }), auth: credential,
+        label: 'replay-batch',
+        target: `${where(at.runId)}/approvals`,
+        text: JSON.stringify({ runId: named.runId, decisions: [{ approvalId: at.approvalId, ...body }] }),
+        auth: credential,
       })),
-      fc.tuple(otherRuns, auth).map(([[named, at], credential]) => ({ label: 'replay-cancel', target: `${where(at.runId)}/cancel`, text: JSON.stringify({ runId: named.runId }), auth: credential })),
+      fc
+        .tuple(otherRuns, auth)
+        .map(([[named, at], credential]) => ({ label: 'replay-cancel', target: `${where(at.runId)}/cancel`, text: JSON.stringify({ runId: named.runId }), auth: credential })),
     );
     // Signed bodies that name no target, and signed deliveries sent under an id other than the one they were signed for.
-    const untargeted = fc.tuple(pair, decision, signedOnly).map(([at, body, credential]) => ({ label: 'signed-untargeted', target: where(at.runId, at.approvalId), text: JSON.stringify(body), auth: credential }));
-    const otherId = fc.tuple(pair, decision, webhookId, webhookId).filter(([, , a, b]) => a !== b).map(([at, body, id, signAs]) => ({
-      label: 'signed-other-id', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, ...body }), auth: { kind: 'signed' as const, id, signAs },
-    }));
+    const untargeted = fc
+      .tuple(pair, decision, signedOnly)
+      .map(([at, body, credential]) => ({ label: 'signed-untargeted', target: where(at.runId, at.approvalId), text: JSON.stringify(body), auth: credential }));
+    const otherId = fc
+      .tuple(pair, decision, webhookId, webhookId)
+      .filter(([, , a, b]) => a !== b)
+      .map(([at, body, id, signAs]) => ({
+        label: 'signed-other-id',
+        target: where(at.runId, at.approvalId),
+        text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, ...body }),
+        auth: { kind: 'signed' as const, id, signAs },
+      }));
     // Nested past the limit (64) in the arguments, the reason or the target itself.
-    const deep = fc.tuple(pair, fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('args', 'reason', 'runId'), fc.constantFrom('[', '{"a":'), auth).map(([at, depth, field, open]) => {
-      const close = open === '[' ? ']' : '}';
-      const nested = `${open.repeat(depth)}${open === '[' ? '' : '1'}${close.repeat(depth)}`;
-      const fields: Record<string, string> = { runId: JSON.stringify(at.runId), approvalId: JSON.stringify(at.approvalId), approved: 'true', [field]: nested };
-      return { label: `deep-${field}`, target: where(at.runId, at.approvalId), text: `{${Object.entries(fields).map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`, auth: { kind: 'bearer' as const } };
-    });
+    const deep = fc
+      .tuple(pair, fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('args', 'reason', 'runId'), fc.constantFrom('[', '{"a":'), auth)
+      .map(([at, depth, field, open]) => {
+        const close = open === '[' ? ']' : '}';
+        const nested = `${open.repeat(depth)}${open === '[' ? '' : '1'}${close.repeat(depth)}`;
+        const fields: Record<string, string> = { runId: JSON.stringify(at.runId), approvalId: JSON.stringify(at.approvalId), approved: 'true', [field]: nested };
+        return {
+          label: `deep-${field}`,
+          target: where(at.runId, at.approvalId),
+          text: `{${Object.entries(fields)
+            .map(([key, value]) => `${JSON.stringify(key)}:${value}`)
+            .join(',')}}`,
+          auth: { kind: 'bearer' as const },
+        };
+      });
     // Invisible characters in ids (path and body), keys, and every value of a decision to a run that cannot take it.
     const refusing = pairs.filter((item) => ['signed', 'expired', 'cancelled'].includes(seeded.runs.get(item.runId)!));
     const hiddenInPath = fc.tuple(pair, fc.boolean(), auth).chain(([at, inRun, credential]) =>
@@ -632,20 +853,39 @@ describe('the approval app under hostile input', () => {
       }),
     );
     const hiddenTarget = fc.tuple(pair, fc.constantFrom('runId', 'approvalId'), auth).chain(([at, field, credential]) =>
-      hide(at[field]).map((hidden) => ({ label: 'invisible-target', target: where(at.runId, at.approvalId), text: JSON.stringify({ ...at, [field]: hidden, approved: true }), auth: credential })),
+      hide(at[field]).map((hidden) => ({
+        label: 'invisible-target',
+        target: where(at.runId, at.approvalId),
+        text: JSON.stringify({ ...at, [field]: hidden, approved: true }),
+        auth: credential,
+      })),
     );
-    const hiddenKey = fc.tuple(pair, fc.constantFrom('approved', 'approvedBy', 'reason', 'scope', 'signature', 'args', 'runId', 'approvalId'), auth).chain(([at, key, credential]) =>
-      hide(key).map((hidden) => ({ label: 'invisible-key', target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, [hidden]: 'x' }), auth: credential })),
-    );
+    const hiddenKey = fc
+      .tuple(pair, fc.constantFrom('approved', 'approvedBy', 'reason', 'scope', 'signature', 'args', 'runId', 'approvalId'), auth)
+      .chain(([at, key, credential]) =>
+        hide(key).map((hidden) => ({
+          label: 'invisible-key',
+          target: where(at.runId, at.approvalId),
+          text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, [hidden]: 'x' }),
+          auth: credential,
+        })),
+      );
     const hiddenValue = fc.tuple(fc.constantFrom(...refusing), fc.constantFrom('approvedBy', 'reason', 'signature', 'scope', 'to'), auth).chain(([at, field, credential]) =>
       hide(field === 'scope' ? 'once' : field === 'to' ? 'acct-0' : 'alice').map((hidden) => {
         const value = field === 'to' ? { args: { to: hidden, cents: 100 } } : { [field]: hidden };
-        return { label: `invisible-${field}`, target: where(at.runId, at.approvalId), text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, ...value }), auth: credential };
+        return {
+          label: `invisible-${field}`,
+          target: where(at.runId, at.approvalId),
+          text: JSON.stringify({ runId: at.runId, approvalId: at.approvalId, approved: true, ...value }),
+          auth: credential,
+        };
       }),
     );
-    const hiddenStart = fc.tuple(fc.constantFrom(...seeded.agentNames), auth).chain(([agent, credential]) =>
-      hide(agent).map((hidden) => ({ label: 'invisible-agent', target: '/runs', text: JSON.stringify({ agent: hidden, input: 'pay the suppliers' }), auth: credential })),
-    );
+    const hiddenStart = fc
+      .tuple(fc.constantFrom(...seeded.agentNames), auth)
+      .chain(([agent, credential]) =>
+        hide(agent).map((hidden) => ({ label: 'invisible-agent', target: '/runs', text: JSON.stringify({ agent: hidden, input: 'pay the suppliers' }), auth: credential })),
+      );
     // A write whose body stops mid-way: the client hung up.
     const cutOff = fc.tuple(pair, decision, auth, fc.boolean(), fc.nat()).map(([at, body, credential, declareLength, cut]) => {
       const text = JSON.stringify({ runId: at.runId, approvalId: at.approvalId, ...body });
@@ -683,7 +923,10 @@ describe('the approval app under hostile input', () => {
         // Sometimes every signed request of the batch reuses the first one's webhook-id (with its own path and body).
         const firstId = batch.map((request) => (request.auth.kind === 'signed' ? request.auth.id : undefined)).find((id) => id !== undefined);
         for (const request of batch) {
-          const auth = shareId && firstId !== undefined && request.auth.kind === 'signed' ? { ...request.auth, id: firstId, signAs: request.auth.signAs === request.auth.id ? firstId : request.auth.signAs } : request.auth;
+          const auth =
+            shareId && firstId !== undefined && request.auth.kind === 'signed'
+              ? { ...request.auth, id: firstId, signAs: request.auth.signAs === request.auth.id ? firstId : request.auth.signAs }
+              : request.auth;
           const response = await sendHostile({ ...request, auth });
           labels.set(request.label, (labels.get(request.label) ?? 0) + 1);
           const text = await response.text();
@@ -697,7 +940,19 @@ describe('the approval app under hostile input', () => {
       }),
       { numRuns: 700, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
-    for (const label of ['replay-decision', 'replay-blanket', 'replay-batch', 'replay-cancel', 'signed-untargeted', 'signed-other-id', 'deep-args', 'invisible-path', 'invisible-key', 'invisible-signature', 'aborted']) {
+    for (const label of [
+      'replay-decision',
+      'replay-blanket',
+      'replay-batch',
+      'replay-cancel',
+      'signed-untargeted',
+      'signed-other-id',
+      'deep-args',
+      'invisible-path',
+      'invisible-key',
+      'invisible-signature',
+      'aborted',
+    ]) {
       expect(labels.get(label) ?? 0, `${label} in ${JSON.stringify([...labels])}`).toBeGreaterThan(0);
     }
     expect(await dumpStore(runtime, seeded.runs.keys())).toBe(baseline);

@@ -202,7 +202,15 @@ describe('batch decisions', () => {
     const runId = start.body['run'].runId as string;
     const [a, b] = start.body['run'].pendingApprovals.map((request: Body) => request['approvalId'] as string);
     const partial = await read(
-      await h.app.request(`/runs/${runId}/approvals`, json({ decisions: [{ approvalId: a, approved: true }, { approvalId: 'apr_nope', approved: true }] })),
+      await h.app.request(
+        `/runs/${runId}/approvals`,
+        json({
+          decisions: [
+            { approvalId: a, approved: true },
+            { approvalId: 'apr_nope', approved: true },
+          ],
+        }),
+      ),
     );
     expect(partial.status).toBe(200);
     expect(partial.body['status']).toBe('awaitingApproval');
@@ -210,7 +218,17 @@ describe('batch decisions', () => {
       { approvalId: a, ok: true, duplicate: false },
       { approvalId: 'apr_nope', ok: false, problem: expect.objectContaining({ status: 404, code: 'unknown_approval' }) },
     ]);
-    const rest = await read(await h.app.request(`/runs/${runId}/approvals`, json({ decisions: [{ approvalId: a, approved: true }, { approvalId: b, approved: false }] })));
+    const rest = await read(
+      await h.app.request(
+        `/runs/${runId}/approvals`,
+        json({
+          decisions: [
+            { approvalId: a, approved: true },
+            { approvalId: b, approved: false },
+          ],
+        }),
+      ),
+    );
     expect(rest.body['status']).toBe('completed');
     expect(rest.body['results']).toEqual([
       { approvalId: a, ok: true, duplicate: true },
@@ -354,7 +372,18 @@ describe('GET /openapi.json and /healthz', () => {
     const doc = (await res.json()) as Body;
     expect(doc['openapi']).toBe('3.1.0');
     expect(Object.keys(doc['paths']).sort()).toEqual(
-      ['/approvals', '/events', '/healthz', '/links/{token}', '/openapi.json', '/runs', '/runs/{runId}', '/runs/{runId}/approvals', '/runs/{runId}/approvals/{approvalId}', '/runs/{runId}/cancel'].sort(),
+      [
+        '/approvals',
+        '/events',
+        '/healthz',
+        '/links/{token}',
+        '/openapi.json',
+        '/runs',
+        '/runs/{runId}',
+        '/runs/{runId}/approvals',
+        '/runs/{runId}/approvals/{approvalId}',
+        '/runs/{runId}/cancel',
+      ].sort(),
     );
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });

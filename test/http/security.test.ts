@@ -21,7 +21,7 @@ describe('Standard Webhooks signatures on writes', () => {
   it('checks the signature over the bytes that were signed, a leading BOM included', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const body = '\uFEFF' + JSON.stringify({ approved: true, approvedBy: 'slack:U123' });
+    const body = `\uFEFF${JSON.stringify({ approved: true, approvedBy: 'slack:U123' })}`;
     const res = await h.app.request(decisionPath(runId, approvalId), post(body, signed(body)));
     // Authenticated (not 401); the BOM is then not JSON, and nothing is decided.
     expect(res.status).toBe(400);
@@ -40,7 +40,7 @@ describe('Standard Webhooks signatures on writes', () => {
       ['empty signature header', { ...good, 'webhook-signature': '' }, 'invalid_webhook_signature', 'missing_headers'],
       ['no id', { ...good, 'webhook-id': '' }, 'invalid_webhook_signature', 'missing_headers'],
       ['no timestamp', { ...good, 'webhook-timestamp': '' }, 'invalid_webhook_signature', 'missing_headers'],
-      ['wrong secret', signed(body, { secret: 'whsec_' + Buffer.from('another key of 32 bytes, really!').toString('base64') }), 'invalid_webhook_signature', 'bad_signature'],
+      ['wrong secret', signed(body, { secret: `whsec_${Buffer.from('another key of 32 bytes, really!').toString('base64')}` }), 'invalid_webhook_signature', 'bad_signature'],
       ['truncated', { ...good, 'webhook-signature': good['webhook-signature']!.slice(0, -8) }, 'invalid_webhook_signature', 'bad_signature'],
       ['v2 scheme', { ...good, 'webhook-signature': good['webhook-signature']!.replace('v1,', 'v2,') }, 'invalid_webhook_signature', 'bad_signature'],
       ['301 s old', signed(body, { at: NOW_MS - 301_000 }), 'invalid_webhook_signature', 'stale_timestamp'],
@@ -62,10 +62,13 @@ describe('Standard Webhooks signatures on writes', () => {
   });
 
   it('accepts the edge of the window (±300 s) and any of several secrets while keys rotate', async () => {
-    const next = 'whsec_' + Buffer.from('the next key, thirty-two bytes!!').toString('base64');
+    const next = `whsec_${Buffer.from('the next key, thirty-two bytes!!').toString('base64')}`;
     const h = harness({ app: { webhookSecret: [next, SECRET] } });
     const { runId } = await startPaused(h);
-    for (const [at, secret] of [[NOW_MS - 300_000, SECRET], [NOW_MS + 300_000, next]] as const) {
+    for (const [at, secret] of [
+      [NOW_MS - 300_000, SECRET],
+      [NOW_MS + 300_000, next],
+    ] as const) {
       const body = JSON.stringify({ runId });
       const res = await h.app.request(`/runs/${runId}/cancel`, post(body, signed(body, { at, secret })));
       expect(res.status).toBe(200);
@@ -314,7 +317,9 @@ describe('one-click links', () => {
     const token = pathOf(links.approve).slice('/links/'.length);
     const [payload, mac] = token.split('.') as [string, string];
     // Tokens are sealed: a retargeting attempt splices another approval's body onto this token's tag.
-    const [otherPayload] = pathOf((await linkUrls(h.runtime, b.runId, b.approvalId, { expiresIn: 60_000 })).approve).slice('/links/'.length).split('.') as [string];
+    const [otherPayload] = pathOf((await linkUrls(h.runtime, b.runId, b.approvalId, { expiresIn: 60_000 })).approve)
+      .slice('/links/'.length)
+      .split('.') as [string];
     const retargeted = otherPayload;
     const before = [await stateOf(h, a.runId), await stateOf(h, b.runId)];
     const cases: [string, number][] = [

@@ -4,11 +4,10 @@ import { describe, expect, it } from 'vitest';
 function importWithoutPeers(specifier: string): string {
   const script = `await import(${JSON.stringify(specifier)}); console.log('loaded');`;
   try {
-    return execFileSync(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/support/forbid-optional-peers.mjs', '--input-type=module', '-e', script],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    return execFileSync(process.execPath, ['--import', 'tsx', '--import', './test/support/forbid-optional-peers.mjs', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (error) {
     return String((error as { stderr?: string }).stderr);
   }

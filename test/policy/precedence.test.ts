@@ -12,8 +12,7 @@ async function decide(rules: PolicyRule[], toolSays: ToolSays, defaultAction?: P
     policy: { rules, ...(defaultAction === undefined ? {} : { default: defaultAction }) },
   });
   const snap = await agent.execute({ input: 'go' });
-  const outcome: PolicyAction =
-    snap.status === 'awaitingApproval' ? 'ask' : executions.count('act') === 1 ? 'allow' : 'deny';
+  const outcome: PolicyAction = snap.status === 'awaitingApproval' ? 'ask' : executions.count('act') === 1 ? 'allow' : 'deny';
   return { snap, outcome, executions };
 }
 
@@ -36,7 +35,13 @@ describe('policy precedence', () => {
     for (const second of actions) {
       const strongest = [first, second].includes('deny') ? 'deny' : [first, second].includes('ask') ? 'ask' : 'allow';
       it(`rules ${first} then ${second}: ${strongest} wins whatever the order`, async () => {
-        const { outcome } = await decide([{ tool: 'act', action: first }, { tool: '*', action: second }], false);
+        const { outcome } = await decide(
+          [
+            { tool: 'act', action: first },
+            { tool: '*', action: second },
+          ],
+          false,
+        );
         expect(outcome).toBe(strongest);
       });
     }

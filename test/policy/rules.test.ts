@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  approveAll,
-  clearRunApprovals,
-  createMemoryRuleStore,
-  presets,
-  withApprovalResponse,
-  type AgentSnapshot,
-  type PolicyRule,
-} from 'countersign';
+import { approveAll, clearRunApprovals, createMemoryRuleStore, presets, withApprovalResponse, type AgentSnapshot, type PolicyRule } from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 
 async function outcomeFor(toolName: string, rules: PolicyRule[], options: { connector?: string; description?: string; args?: unknown } = {}) {
@@ -141,7 +133,9 @@ describe('persisted rules', () => {
     const allowed = agentCalling([[{ name: 'search', args: {} }]], { tools: [tool], ruleStore: rules, policy: { rules: [{ tool: 'search', action: 'allow' }] } });
     expect((await allowed.execute({ input: 'go' })).status).toBe('completed');
     await rules.add({ tool: 'search', action: 'deny', reason: 'stop' });
-    const denied = await agentCalling([[{ name: 'search', args: {} }]], { tools: [tool], ruleStore: rules, policy: { rules: [{ tool: 'search', action: 'allow' }] } }).execute({ input: 'go' });
+    const denied = await agentCalling([[{ name: 'search', args: {} }]], { tools: [tool], ruleStore: rules, policy: { rules: [{ tool: 'search', action: 'allow' }] } }).execute({
+      input: 'go',
+    });
     expect(denied.audit[0]).toMatchObject({ decision: 'denied', source: 'rule', reason: 'stop' });
   });
 

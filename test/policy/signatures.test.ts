@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApprovalSignatureError,
-  ApproverNotAllowedError,
-  clearRunApprovals,
-  deserialize,
-  serialize,
-  withApprovalResponse,
-  type AgentSnapshot,
-} from 'countersign';
+import { ApprovalSignatureError, ApproverNotAllowedError, clearRunApprovals, deserialize, serialize, withApprovalResponse, type AgentSnapshot } from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 import { thrown } from '../support/test-kit.js';
 
@@ -24,7 +16,12 @@ async function pausedTwoCalls() {
   const executions = newExecutions();
   const tool = recordingTool('transfer', { needsApproval: true }, executions);
   const agent = agentCalling(
-    [[{ name: 'transfer', args: { to: 'alice', amount: 10 } }, { name: 'transfer', args: { to: 'bob', amount: 20 } }]],
+    [
+      [
+        { name: 'transfer', args: { to: 'alice', amount: 10 } },
+        { name: 'transfer', args: { to: 'bob', amount: 20 } },
+      ],
+    ],
     { tools: [tool], decisionSecret },
   );
   const paused = await agent.execute({ input: 'pay them' });
@@ -69,9 +66,7 @@ describe('signed decisions', () => {
       assistant.toolCalls[0].args.amount = 10_000;
     });
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(
-      /no longer matches/,
-    );
+    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(/no longer matches/);
     expect(executions.count('transfer')).toBe(0);
   });
 
@@ -140,7 +135,9 @@ describe('approvers', () => {
 
   it("a tool's approvers (a list or a predicate) decide when no rule does", async () => {
     const { agent: listedAgent, snap: listed } = await paused({ toolApprovers: ['ops'] });
-    expect(() => withApprovalResponse(listed, { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' }, { agent: listedAgent })).toThrow(ApproverNotAllowedError);
+    expect(() => withApprovalResponse(listed, { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' }, { agent: listedAgent })).toThrow(
+      ApproverNotAllowedError,
+    );
     const { agent, snap: predicate } = await paused({ toolApprovers: (by) => by?.endsWith('@ops.example.com') ?? false });
     const approvalId = predicate.pendingApprovals[0]!.approvalId;
     expect(() => withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'eve@example.com' }, { agent })).toThrow(ApproverNotAllowedError);
@@ -183,22 +180,47 @@ describe('run memory and approvers', () => {
 
   for (const cfo of ['list', 'predicate'] as const) {
     it(`scope 'run' from a non-approver leaves a sibling reserved for the CFO (${cfo}) pending`, async () => {
-      const { agent, executions } = payments([[{ name: 'transfer_funds', args: small }, { name: 'transfer_funds', args: big }]], cfo, decisionSecret);
+      const { agent, executions } = payments(
+        [
+          [
+            { name: 'transfer_funds', args: small },
+            { name: 'transfer_funds', args: big },
+          ],
+        ],
+        cfo,
+        decisionSecret,
+      );
       const paused = await agent.execute({ input: 'pay' });
       const [first, second] = paused.pendingApprovals;
       const remembered = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice', scope: 'run', ...echo(first!) }, { agent });
       expect(remembered.status).toBe('awaitingApproval');
       expect(remembered.pendingApprovals.map((request) => request.approvalId)).toEqual([second!.approvalId]);
-      expect(() => withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) }, { agent })).toThrow(ApproverNotAllowedError);
+      expect(() => withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) }, { agent })).toThrow(
+        ApproverNotAllowedError,
+      );
       const done = await agent.execute(withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'cfo', ...echo(second!) }, { agent }));
       expect(executions.byTool.get('transfer_funds')).toEqual([small, big]);
-      expect(done.audit.map((entry) => [entry.source, entry.by])).toEqual([['human', 'alice'], ['human', 'cfo']]);
+      expect(done.audit.map((entry) => [entry.source, entry.by])).toEqual([
+        ['human', 'alice'],
+        ['human', 'cfo'],
+      ]);
     });
 
     it(`scope 'run' from a non-approver does not let a later call reserved for the CFO (${cfo}) run unasked`, async () => {
-      const { agent, executions } = payments([[{ name: 'transfer_funds', args: small }], [{ name: 'transfer_funds', args: small }, { name: 'transfer_funds', args: big }]], cfo);
+      const { agent, executions } = payments(
+        [
+          [{ name: 'transfer_funds', args: small }],
+          [
+            { name: 'transfer_funds', args: small },
+            { name: 'transfer_funds', args: big },
+          ],
+        ],
+        cfo,
+      );
       const paused = await agent.execute({ input: 'pay' });
-      const next = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent }));
+      const next = await agent.execute(
+        withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent }),
+      );
       expect(next.status).toBe('awaitingApproval');
       expect(next.pendingApprovals).toEqual([expect.objectContaining({ args: big, ruleId: 'big-transfers' })]);
       expect(executions.byTool.get('transfer_funds')).toEqual([small, small]);
@@ -224,10 +246,12 @@ describe('run memory and approvers', () => {
     expect(executions.count('transfer_funds')).toBe(0);
   });
 
-  it("memory granted by someone who satisfies the approvers covers later calls they reserve", async () => {
+  it('memory granted by someone who satisfies the approvers covers later calls they reserve', async () => {
     const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }], [{ name: 'transfer_funds', args: big }]], 'list');
     const paused = await agent.execute({ input: 'pay' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' }, { agent }),
+    );
     expect(done.status).toBe('completed');
     expect(executions.byTool.get('transfer_funds')).toEqual([big, big]);
     expect(done.audit.at(-1)).toMatchObject({ source: 'memory', by: 'cfo' });
@@ -239,7 +263,9 @@ describe('run memory and approvers', () => {
     const agent = agentCalling([[{ name: 'deploy', args: {} }]], { tools: [tool], policy: { rules: [{ tool: 'deploy', action: 'ask', reason: 'deploys ask' }] } });
     const paused = await agent.execute({ input: 'go' });
     expect(paused.pendingApprovals[0]!.approvers).toEqual(['ops']);
-    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' }, { agent })).toThrow(ApproverNotAllowedError);
+    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' }, { agent })).toThrow(
+      ApproverNotAllowedError,
+    );
     expect(executions.count('deploy')).toBe(0);
   });
 });
@@ -250,12 +276,22 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const executions = newExecutions();
     const tools = ['deploy', 'notify', 'delete_file'].map((name) => recordingTool(name, { needsApproval: true }, executions));
     const agent = agentCalling(
-      [[{ name: 'deploy', args: { env: 'staging' } }], [{ name: 'notify', args: {} }], [{ name: 'deploy', args: { env: 'prod' } }, { name: 'delete_file', args: { path: '/etc' } }, { name: 'notify', args: {} }]],
+      [
+        [{ name: 'deploy', args: { env: 'staging' } }],
+        [{ name: 'notify', args: {} }],
+        [
+          { name: 'deploy', args: { env: 'prod' } },
+          { name: 'delete_file', args: { path: '/etc' } },
+          { name: 'notify', args: {} },
+        ],
+      ],
       { tools, decisionSecret },
     );
     const first = await agent.execute({ input: 'go' });
     const deploy = first.pendingApprovals[0]!;
-    const paused = await agent.execute(withApprovalResponse(first, { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! }, { agent }));
+    const paused = await agent.execute(
+      withApprovalResponse(first, { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! }, { agent }),
+    );
     expect(paused.pendingApprovals.map((request) => request.toolName)).toEqual(['notify']);
     return { agent, paused, executions };
   }
@@ -295,7 +331,12 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
       decisionSecret,
       approvalTtlMs: 60_000,
       clock: () => now,
-      policy: { rules: [{ id: 'cfo-only', tool: 'transfer', action: 'ask', approvers: ['cfo'], reason: 'large payment' }, { id: 'other', tool: 'other', action: 'ask' }] },
+      policy: {
+        rules: [
+          { id: 'cfo-only', tool: 'transfer', action: 'ask', approvers: ['cfo'], reason: 'large payment' },
+          { id: 'other', tool: 'other', action: 'ask' },
+        ],
+      },
     });
     const paused = await agent.execute({ input: 'pay' });
     return { agent, paused, executions, later: () => (now += 120_000) };
@@ -315,7 +356,9 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
       const { agent, paused, executions } = await pausedOnGuardedTransfer();
       const altered = tamper(paused, (envelope) => alter(envelope.head.json.pendingApprovals[0]));
       const request = altered.pendingApprovals[0]!;
-      expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
+      expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! }, { agent })).toThrow(
+        ApprovalSignatureError,
+      );
       expect(executions.count('transfer')).toBe(0);
     });
   }
@@ -325,11 +368,13 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const altered = tamper(paused, (envelope) => (envelope.head.json.pendingApprovals[0].expiresAt += 86_400_000));
     later();
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
+    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! }, { agent })).toThrow(
+      ApprovalSignatureError,
+    );
     expect(executions.count('transfer')).toBe(0);
   });
 
-  it("runs a call only on its own approval, not on an earlier approval of a call with the same id and arguments", async () => {
+  it('runs a call only on its own approval, not on an earlier approval of a call with the same id and arguments', async () => {
     const executions = newExecutions();
     const tool = recordingTool('deploy', { needsApproval: true }, executions);
     const call = { id: 'call_same', name: 'deploy', args: { env: 'prod' } };

@@ -36,7 +36,7 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(await runtime.get(run.runId)).toEqual(result.snapshot);
   });
 
-  it('records and queues a decision in one round trip when the queue is on the store\'s connection: the commit script adds the job', async () => {
+  it("records and queues a decision in one round trip when the queue is on the store's connection: the commit script adds the job", async () => {
     const { agent, sent, roundTrips } = setup();
     const watched = watchedCommands(redis, sent);
     const queue = createRedisResumeQueue({ redis: watched, prefix });

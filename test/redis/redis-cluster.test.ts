@@ -53,7 +53,22 @@ describe.skipIf(skip)(skip ? 'Redis Cluster (SKIPPED: redis-server is not on the
       nodes.push(
         spawn(
           'redis-server',
-          ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--save', '', '--appendonly', 'no', '--dir', dir],
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${port}.conf`),
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+          ],
           { stdio: 'ignore' },
         ),
       );

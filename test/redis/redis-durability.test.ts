@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveAll, ConfigError, StoreUnavailableError } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
@@ -13,7 +13,6 @@ import { connect, pausedRun, until } from './redis-harness.js';
 import { freePort } from '../support/free-port.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-
 
 describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledgement', () => {
   const children: ChildProcess[] = [];

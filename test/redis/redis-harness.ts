@@ -60,10 +60,13 @@ export async function bytesSent(redis: Redis, body: () => Promise<unknown>): Pro
 
 /** Earlier conversation: `count` messages of user and assistant turns, about 250 bytes each. */
 export function history(count: number): Message[] {
-  return Array.from({ length: count }, (_, index): Message => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(9)}`,
-  }));
+  return Array.from(
+    { length: count },
+    (_, index): Message => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${index}: ${'lorem ipsum dolor sit amet '.repeat(9)}`,
+    }),
+  );
 }
 
 export interface PausedRunOptions {
@@ -88,9 +91,7 @@ export function emailAgent(options: PausedRunOptions = {}) {
     name: options.agentName ?? `redis-${randomUUID().slice(0, 8)}`,
     ...(options.clock ? { clock: options.clock } : {}),
     tools: [tool],
-    model: createScriptedModel(({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }),
-    ),
+    model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }))),
   });
 }
 

@@ -16,7 +16,6 @@ import { freePort } from '../support/free-port.js';
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 const required = process.env['COUNTERSIGN_REQUIRE_REDIS'] === '1';
 
-
 async function waitForPing(redis: Redis): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
     try {
@@ -34,7 +33,9 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
   let server: ChildProcess | undefined;
   let port = 0;
   const startServer = () => {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' });
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], {
+      stdio: 'ignore',
+    });
   };
   afterAll(() => {
     server?.kill('SIGKILL');

@@ -44,7 +44,10 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     for (const ttlMs of [5_000, 1_000, 5_000, undefined, 5_000, 3_000, undefined]) runs.push((await pausedRun({ clock, ...(ttlMs === undefined ? {} : { ttlMs }) })).run);
     for (const run of runs) await store.create(run);
     const expected = runs
-      .map((run) => ({ runId: run.runId, key: `${String(run.pendingApprovals[0]!.expiresAt ?? Number.MAX_SAFE_INTEGER).padStart(16, '0')}|${run.pendingApprovals[0]!.approvalId}` }))
+      .map((run) => ({
+        runId: run.runId,
+        key: `${String(run.pendingApprovals[0]!.expiresAt ?? Number.MAX_SAFE_INTEGER).padStart(16, '0')}|${run.pendingApprovals[0]!.approvalId}`,
+      }))
       .sort((a, b) => (a.key < b.key ? -1 : 1))
       .map((item) => item.runId);
     expect((await store.listPending()).items.map((item) => item.runId)).toEqual(expected);
@@ -145,7 +148,9 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const page = await store.listPending({ limit: 1 });
     expect(page.items.map((item) => item.runId)).toEqual([live.runId]);
     expect(page.cursor).toBeUndefined();
-    expect(await redis.zrange(store.keys.pending, "0", "-1")).toEqual([pendingMember(live.pendingApprovals[0]!.expiresAt, live.pendingApprovals[0]!.approvalId, live.runId, live.agentName)]);
+    expect(await redis.zrange(store.keys.pending, '0', '-1')).toEqual([
+      pendingMember(live.pendingApprovals[0]!.expiresAt, live.pendingApprovals[0]!.approvalId, live.runId, live.agentName),
+    ]);
     expect(await redis.zcard(store.keys.pendingAgent(decidedRun.agentName))).toBe(0);
   });
 
@@ -208,7 +213,7 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     // The lease hint is dropped, the idle one put back, and found in the same pass.
     expect(await store.runsToRecover(now, now - 60_000, 100)).toEqual([run.runId]);
     expect(await redis.zcard(store.keys.runningLease)).toBe(0);
-    expect(await redis.zrange(store.keys.runningIdle, "0", "-1")).toEqual([`${second.version}@${run.runId}`]);
+    expect(await redis.zrange(store.keys.runningIdle, '0', '-1')).toEqual([`${second.version}@${run.runId}`]);
     expect(await store.runsToRecover(now, now - 60 * 60_000, 100)).toEqual([]);
   });
 });

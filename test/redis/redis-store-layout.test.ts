@@ -18,9 +18,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     redis.disconnect();
   });
 
-  const resolved = (snapshot: AgentSnapshot): RunEvent[] => [
-    { type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry: snapshot.audit.at(-1)! },
-  ];
+  const resolved = (snapshot: AgentSnapshot): RunEvent[] => [{ type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry: snapshot.audit.at(-1)! }];
 
   /** PTTL of every key the run has (a missing list is no key at all). */
   const ttls = async (s: RedisStore, runId: string) => {
@@ -122,7 +120,7 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
       own.disconnect();
     }
     const [small, large] = measured as [(typeof measured)[0], (typeof measured)[0]];
-    expect(large.snapshot).toBeGreaterThan(100 * small.snapshot / 10); // the history did grow a lot
+    expect(large.snapshot).toBeGreaterThan((100 * small.snapshot) / 10); // the history did grow a lot
     // Only digits of counts may differ ("11" vs "1001").
     expect(Math.abs(large.decision - small.decision)).toBeLessThan(32);
     expect(Math.abs(large.resume - small.resume)).toBeLessThan(32);
@@ -265,7 +263,10 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     const { run, agent } = await pausedRun();
     await store.create(run);
     await redis.set(store.keys.audit(run.runId), 'not a list');
-    await expect(store.commit(approveAll(run, 'alice', { agent }), run.version)).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/WRONGTYPE.*prefix of its own/) });
+    await expect(store.commit(approveAll(run, 'alice', { agent }), run.version)).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: expect.stringMatching(/WRONGTYPE.*prefix of its own/),
+    });
   });
 
   it('deletes every key of a run and its index entries', async () => {

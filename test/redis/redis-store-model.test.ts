@@ -107,8 +107,7 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
                 status: 'running',
                 state: 'executingTools',
                 pendingApprovals: [],
-                toolCalls:
-                  op.leaseIn === undefined ? [] : [{ ...template.toolCalls[0]!, status: 'executing', lease: { owner: 'w', until: NOW + op.leaseIn }, attempts: 1 }],
+                toolCalls: op.leaseIn === undefined ? [] : [{ ...template.toolCalls[0]!, status: 'executing', lease: { owner: 'w', until: NOW + op.leaseIn }, attempts: 1 }],
                 updatedAt: NOW - op.updatedAgo,
               };
               break;
@@ -119,7 +118,10 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
               // A commit from a snapshot one version behind: refused by both.
               if (current) {
                 const behind = { ...current, version: current.version };
-                const outcomes = await Promise.allSettled([memory.commit({ ...behind, version: current.version + 1 }, current.version - 1), redisStore.commit({ ...behind, version: current.version + 1 }, current.version - 1)]);
+                const outcomes = await Promise.allSettled([
+                  memory.commit({ ...behind, version: current.version + 1 }, current.version - 1),
+                  redisStore.commit({ ...behind, version: current.version + 1 }, current.version - 1),
+                ]);
                 for (const outcome of outcomes) expect(outcome.status === 'rejected' && outcome.reason instanceof VersionConflictError).toBe(true);
               }
               continue;

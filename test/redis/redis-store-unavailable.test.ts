@@ -6,7 +6,6 @@ import { createRedisRuleStore, createRedisStore } from 'countersign/redis';
 import { pausedRun } from './redis-harness.js';
 import { freePort as closedPort } from '../support/free-port.js';
 
-
 describe('Redis store: server unreachable', () => {
   const connections: Redis[] = [];
   afterAll(() => {

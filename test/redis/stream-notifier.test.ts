@@ -11,7 +11,6 @@ import { deferred, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
-
 function completed(runId: string): RunEvent {
   return { type: 'run-completed', runId, agentName: 'files', output: `done ${runId}` };
 }
@@ -117,7 +116,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const controller = new AbortController();
     const done = survivor.consume((event, meta) => void seen.push({ runId: event.runId, deliveries: meta.deliveries }), { signal: controller.signal });
     await add(completed('run_4'));
-    await until(() => seen.length >= 4, 'the survivor handled the dead consumer\'s events and the new one');
+    await until(() => seen.length >= 4, "the survivor handled the dead consumer's events and the new one");
     await until(async () => (await pending('slack')) === 0, 'everything is acked');
     controller.abort();
     await done;
@@ -379,7 +378,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
       return JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as RunEvent;
     })();
     let arrived = false;
-    void firstEvent.then(() => (arrived = true), () => (arrived = true));
+    void firstEvent.then(
+      () => (arrived = true),
+      () => (arrived = true),
+    );
     // Events written from another process (here: straight to the stream) reach the client once the feed is live.
     for (let probe = 0; !arrived && probe < 200; probe++) {
       await add(completed(`run_probe_${probe}`));

@@ -4,12 +4,20 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
-import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, WORKER_GROUP, type Worker, type WorkerErrorInfo, type WorkerOptions } from 'countersign/redis';
+import {
+  createRedisResumeQueue,
+  createRedisStore,
+  createStreamNotifier,
+  createWorker,
+  WORKER_GROUP,
+  type Worker,
+  type WorkerErrorInfo,
+  type WorkerOptions,
+} from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
 import { deferred, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
-
 
 /** A runtime whose resume only counts: calls, calls in flight (overall and per run). */
 function fakeRuntime(behavior: (runId: string, call: number) => Promise<void> | void = () => undefined) {
@@ -68,7 +76,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     for (const redis of connections.splice(0)) redis.disconnect();
   });
 
-  it('queues a job as an entry { runId } on ${prefix}jobs', async () => {
+  it('queues a job as an entry { runId } on <prefix>jobs', async () => {
     const { key, redis, queue } = setup();
     expect(queue.key).toBe(key);
     await queue.enqueue('run_1');
@@ -179,7 +187,10 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     await until(() => fake.calls.length >= 1, 'the first job ran');
     // Kill both of the worker's connections (its own and the blocking duplicate), only those.
     const list = String(await redis.call('CLIENT', 'LIST'));
-    const ids = list.split('\n').filter((line) => line.includes(` name=${name} `)).map((line) => /^id=(\d+)/.exec(line)![1]!);
+    const ids = list
+      .split('\n')
+      .filter((line) => line.includes(` name=${name} `))
+      .map((line) => /^id=(\d+)/.exec(line)![1]!);
     expect(ids.length).toBeGreaterThanOrEqual(2);
     for (const id of ids) await redis.call('CLIENT', 'KILL', 'ID', id);
     await queue.enqueue('run_after');
@@ -218,7 +229,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     });
     for (let i = 0; i < 3; i++) await queue.enqueue('run_same');
     worker({ runtime: fake.runtime, concurrency: 4 });
-    await until(async () => fake.calls.length === 1 && (await redis.xpending(key, WORKER_GROUP) as [number])[0] === 3, 'all three jobs are held while the first resume runs');
+    await until(async () => fake.calls.length === 1 && ((await redis.xpending(key, WORKER_GROUP)) as [number])[0] === 3, 'all three jobs are held while the first resume runs');
     release.resolve();
     await until(async () => (await pending()) === 0, 'all three jobs are acked');
     expect(fake.calls).toEqual(['run_same', 'run_same']);
@@ -336,7 +347,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     expect(errors).toEqual([]);
   });
 
-  it('carries runs on the Redis store: a thin tier enqueues, workers with their own runtimes finish them, a notifier sees the store\'s events', async () => {
+  it("carries runs on the Redis store: a thin tier enqueues, workers with their own runtimes finish them, a notifier sees the store's events", async () => {
     const { prefix, connect, worker, errors } = setup();
     const counting = countingAgent();
     const tierRedis = connect();

@@ -10,7 +10,7 @@ const secret = 'link-secret-0123456789abcdef';
 const token = (url: string) => url.split('/links/')[1]!;
 
 describe('respondWithLink approvedBy', () => {
-  it('records the caller\'s approvedBy for a token minted without one, and the token\'s own when it has one', async () => {
+  it("records the caller's approvedBy for a token minted without one, and the token's own when it has one", async () => {
     const clock = testClock();
     const counting = countingAgent({ clock, calls: 2 });
     const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
@@ -50,7 +50,7 @@ describe('respondWithLink approvedBy', () => {
     expect(result.snapshot.audit[0]!.by).toBe('link:approve');
   });
 
-  it('approves for the rest of the run with the approveForRun token, and records a denier\'s own reason with the deny token', async () => {
+  it("approves for the rest of the run with the approveForRun token, and records a denier's own reason with the deny token", async () => {
     const counting = countingAgent({ calls: 2 });
     const runtime = createRuntime({ agents: [counting.agent], links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });

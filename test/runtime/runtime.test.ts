@@ -32,10 +32,12 @@ describe('createRuntime', () => {
   it('mints tokens, not URLs: links take a secret, and a base URL is refused by name (the app owns its routes)', () => {
     const { agent } = countingAgent();
     // @ts-expect-error baseUrl is no runtime option: build URLs with approvalLinkUrl(baseUrl, token)
-    expect(() => createRuntime({ agents: [agent], links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://approvals.example.com' } })).toThrow(expect.objectContaining({ code: 'unknown_option', message: expect.stringMatching(/links has an unknown option baseUrl/) }));
+    expect(() => createRuntime({ agents: [agent], links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://approvals.example.com' } })).toThrow(
+      expect.objectContaining({ code: 'unknown_option', message: expect.stringMatching(/links has an unknown option baseUrl/) }),
+    );
   });
 
-  it('keeps once-only facts in the store\'s OnceStore, one given, or memory; a shared store without one is refused', async () => {
+  it("keeps once-only facts in the store's OnceStore, one given, or memory; a shared store without one is refused", async () => {
     const { agent } = countingAgent();
     const store = createMemoryStore();
     expect(createRuntime({ agents: [agent], store }).once).toBe(store.once);
@@ -43,12 +45,14 @@ describe('createRuntime', () => {
     expect(createRuntime({ agents: [agent], store, once: given }).once).toBe(given);
     const { once: _dropped, ...bare } = store;
     const shared = { ...bare, shared: true };
-    expect(() => createRuntime({ agents: [agent], store: shared })).toThrow(expect.objectContaining({ code: 'missing_option', message: expect.stringMatching(/createRuntime\(\{ once \}\)/) }));
+    expect(() => createRuntime({ agents: [agent], store: shared })).toThrow(
+      expect.objectContaining({ code: 'missing_option', message: expect.stringMatching(/createRuntime\(\{ once \}\)/) }),
+    );
     expect(createRuntime({ agents: [agent], store: shared, once: given }).once).toBe(given);
     expect(() => createRuntime({ agents: [agent], once: {} as never })).toThrow(/once must implement OnceStore/);
   });
 
-  it('keeps a once-only value until its TTL runs out, by the store\'s clock', async () => {
+  it("keeps a once-only value until its TTL runs out, by the store's clock", async () => {
     const clock = testClock(1_000);
     const once = createMemoryOnceStore({ clock });
     expect(await once.putIfAbsent('k', 'a', 100)).toBeUndefined();
@@ -430,7 +434,13 @@ describe('events', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'a' });
     expect(seen.map((item) => item.event.type)).toEqual(['approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
-    expect(seen[2]!.event).toMatchObject({ type: 'tool-finished', approvalId: paused.pendingApprovals[0]!.approvalId, toolName: 'send_payment', status: 'succeeded', result: 'paid acct-0' });
+    expect(seen[2]!.event).toMatchObject({
+      type: 'tool-finished',
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      toolName: 'send_payment',
+      status: 'succeeded',
+      result: 'paid acct-0',
+    });
     await waitFor(async () => errors.length === 4);
     expect((errors[0] as Error).message).toBe('webhook down');
     const requested = seen[0]!.event;

@@ -31,7 +31,6 @@ function ping(url: string, timeoutMs = 500): Promise<boolean> {
   });
 }
 
-
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 

@@ -53,4 +53,3 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
   });
   return { agent, executions, modelCalls: () => model.calls.length };
 }
-

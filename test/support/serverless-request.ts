@@ -19,7 +19,9 @@ try {
     new Request(described.url, { method: described.method, headers: described.headers, ...(described.body === undefined ? {} : { body: described.body }) }),
   );
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   process.stdout.write(JSON.stringify({ status: response.status, headers, body: await response.text() }));
 } finally {
   await redis.quit();

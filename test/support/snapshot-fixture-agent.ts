@@ -86,6 +86,9 @@ export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, cl
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const paused = await fixtureAgent(undefined, undefined, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }).execute({ input: fixtureHistory, runId: FIXTURE_RUN_ID_V2 });
+  const paused = await fixtureAgent(undefined, undefined, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }).execute({
+    input: fixtureHistory,
+    runId: FIXTURE_RUN_ID_V2,
+  });
   process.stdout.write(`${JSON.stringify(JSON.parse(serialize(paused)), null, 2)}\n`);
 }

@@ -2,15 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  approveAll,
-  createAgent,
-  defineTool,
-  VersionConflictError,
-  type AgentSnapshot,
-  type RunEvent,
-  type SnapshotStore,
-} from 'countersign';
+import { approveAll, createAgent, defineTool, VersionConflictError, type AgentSnapshot, type RunEvent, type SnapshotStore } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export interface StoreHarness {
@@ -20,7 +12,7 @@ export interface StoreHarness {
   close?: () => Promise<void>;
 }
 
-let clockNow = 1_700_000_000_000;
+const clockNow = 1_700_000_000_000;
 const clock = () => clockNow;
 
 function pausedAgent(ttlMs?: number) {
@@ -36,9 +28,7 @@ function pausedAgent(ttlMs?: number) {
     name: agentName,
     clock,
     tools: [tool],
-    model: createScriptedModel(({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }),
-    ),
+    model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }))),
   });
   return agent;
 }
@@ -179,7 +169,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
         await store.create(run, [event]);
         expect((await published()).filter((item) => item.runId === run.runId)).toEqual([event]);
-      }));
+      }),
+    );
   });
 }
-

@@ -19,7 +19,13 @@ export interface DiscordApiSettings {
 export function discordApi(settings: DiscordApiSettings) {
   const headers = settings.botToken === undefined ? undefined : { authorization: `Bot ${settings.botToken}` };
   return async (method: 'POST' | 'PATCH', path: string, body: unknown): Promise<unknown> => {
-    const answer = await sendJson(settings.fetch, `${settings.apiUrl}${path}`, { method, body, timeoutMs: settings.timeoutMs, service: 'Discord', ...(headers ? { headers } : {}) });
+    const answer = await sendJson(settings.fetch, `${settings.apiUrl}${path}`, {
+      method,
+      body,
+      timeoutMs: settings.timeoutMs,
+      service: 'Discord',
+      ...(headers ? { headers } : {}),
+    });
     return answer.text === '' ? undefined : (JSON.parse(answer.text) as unknown);
   };
 }

@@ -24,7 +24,10 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
       (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
     1500,
   );
-  const warnings = request.warnings.length === 0 ? '' : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 800);
+  const warnings =
+    request.warnings.length === 0
+      ? ''
+      : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 800);
   const above = [head, warnings].filter((part) => part !== '').join('\n');
   const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');
   const button = (style: number, label: string, id: string) => ({ type: 2, style, label, custom_id: `${CUSTOM_ID_PREFIX}${id}` });

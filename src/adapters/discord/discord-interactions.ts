@@ -51,12 +51,22 @@ export interface DiscordInteractionsOptions {
 
 const optionsSchema = optionsObject({
   runtime: linkedRuntimeSchema,
-  publicKey: z.string().regex(/^[0-9a-f]{64}$/i, 'must be the application\'s public key: 64 hex characters from the Developer Portal (General Information)'),
+  publicKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be the application's public key: 64 hex characters from the Developer Portal (General Information)"),
   applicationId: z.string().regex(SNOWFLAKE_PATTERN, 'must be the application id (digits) from the Developer Portal (General Information)'),
   apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'no option (interaction webhooks take none)' }).optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z.number().int().min(0).max(15 * 60_000).optional(),
-  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+  resumeTimeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(15 * 60_000)
+    .optional(),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .optional(),
   clock: functionSchema().optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
@@ -130,7 +140,7 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
     if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Signature-Timestamp must be whole seconds since the epoch.');
     if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
     if (!verifyEd25519(key, Buffer.from(timestamp + body, 'utf8'), headers.get('x-signature-ed25519') ?? '')) {
-      throw refused('X-Signature-Ed25519 is missing or is not the application\'s signature of this request.');
+      throw refused("X-Signature-Ed25519 is missing or is not the application's signature of this request.");
     }
   };
 
@@ -161,7 +171,7 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
     const customId = interaction.data?.custom_id ?? '';
     const clickerId = interaction.member?.user.id ?? interaction.user?.id;
     if ((interaction.type !== MESSAGE_COMPONENT && interaction.type !== MODAL_SUBMIT) || !customId.startsWith(CUSTOM_ID_PREFIX) || !interaction.token || !clickerId) {
-      throw new HttpProblem(problem(400, 'unsupported_interaction', 'Only PINGs and clicks on countersign\'s own buttons are handled here.'));
+      throw new HttpProblem(problem(400, 'unsupported_interaction', "Only PINGs and clicks on countersign's own buttons are handled here."));
     }
     const clicker = `discord:${clickerId}`;
     const privately = (reply: ClickReply) => ({ type: 4, data: { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS } });

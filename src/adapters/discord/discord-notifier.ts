@@ -46,7 +46,10 @@ const optionsSchema = optionsObject({
 /** The line a card shows once its call finished: how it was decided first, when the run still says. */
 async function finishedText(runtime: LinkedRuntime, outcome: Extract<CardOutcome, { kind: 'finished' }>): Promise<string> {
   const { runId, approvalId } = outcome.event;
-  const entry = await runtime.get(runId).then((run) => run.audit.find((item) => item.approvalId === approvalId), () => undefined);
+  const entry = await runtime.get(runId).then(
+    (run) => run.audit.find((item) => item.approvalId === approvalId),
+    () => undefined,
+  );
   const done = outcomeLine(outcome, discordMarkup);
   return entry ? `${outcomeLine({ kind: 'decided', entry }, discordMarkup)}\n${done}` : done;
 }

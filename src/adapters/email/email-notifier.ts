@@ -59,7 +59,10 @@ const addressSchema = z.string().regex(ADDRESS, 'must be a bare address like ali
 const emailOptionsSchema = optionsObject({
   ...channelOptionsShape,
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be the public http(s) URL of the approval app, like https://approvals.example.com' }),
-  from: z.string().min(3).regex(/^[^\r\n\p{Cc}]+$/u, 'must be one line, like Approvals <approvals@example.com>'),
+  from: z
+    .string()
+    .min(3)
+    .regex(/^[^\r\n\p{Cc}]+$/u, 'must be one line, like Approvals <approvals@example.com>'),
   to: z.union([addressSchema, z.array(addressSchema).min(1), functionSchema()], { error: 'must be an address, a list of addresses, or a function of the card returning them' }),
   smtp: optionsObject({
     host: z.string().min(1),
@@ -69,7 +72,9 @@ const emailOptionsSchema = optionsObject({
     ignoreTLS: z.boolean().optional(),
     auth: optionsObject({ user: z.string().min(1), pass: z.string().min(1) }).optional(),
   }).optional(),
-  transport: z.custom<EmailTransport>((value) => typeof (value as EmailTransport | undefined)?.sendMail === 'function', 'must have a sendMail(message) method, like a nodemailer transport').optional(),
+  transport: z
+    .custom<EmailTransport>((value) => typeof (value as EmailTransport | undefined)?.sendMail === 'function', 'must have a sendMail(message) method, like a nodemailer transport')
+    .optional(),
 });
 
 /** The addresses `card` goes to, checked, each once. */
@@ -79,7 +84,10 @@ async function recipientsOf(card: ApprovalCard, to: EmailRecipients): Promise<re
   const bad = list.find((address) => !ADDRESS.test(address));
   if (bad !== undefined || list.length === 0) {
     const what = bad === undefined ? 'no address' : `${JSON.stringify(bad.slice(0, 80))}, which is not a bare address`;
-    throw new ConfigError(`createEmailNotifier: the recipients of run ${card.runId} (to, or the run's email origin) gave ${what}. Give addresses like alice@example.com.`, 'invalid_config');
+    throw new ConfigError(
+      `createEmailNotifier: the recipients of run ${card.runId} (to, or the run's email origin) gave ${what}. Give addresses like alice@example.com.`,
+      'invalid_config',
+    );
   }
   // Each address once, however it is capitalised.
   return [...new Map(list.map((address) => [address.toLowerCase(), address] as const)).values()];
@@ -109,7 +117,10 @@ const retryable = (error: unknown) => error instanceof DeliveryError && error.re
 export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotifier {
   parseOptions(emailOptionsSchema, options, 'createEmailNotifier');
   if ((options.smtp === undefined) === (options.transport === undefined)) {
-    throw new ConfigError('createEmailNotifier: give either smtp ({ host, port, auth }) or transport (an object with sendMail), not both or neither.', options.smtp === undefined ? 'missing_option' : 'invalid_config');
+    throw new ConfigError(
+      'createEmailNotifier: give either smtp ({ host, port, auth }) or transport (an object with sendMail), not both or neither.',
+      options.smtp === undefined ? 'missing_option' : 'invalid_config',
+    );
   }
   const settings = channelSettings(options);
   const { runtime } = settings;
@@ -140,7 +151,11 @@ export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotif
         recipients,
         async (recipient) => {
           const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt: card.tokens.expiresAt, approvedBy: recipient });
-          const urls = { approve: approvalLinkUrl(baseUrl, tokens.approve), approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun), deny: approvalLinkUrl(baseUrl, tokens.deny) };
+          const urls = {
+            approve: approvalLinkUrl(baseUrl, tokens.approve),
+            approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun),
+            deny: approvalLinkUrl(baseUrl, tokens.deny),
+          };
           await send({ from, to: recipient, subject, ...approvalMail(card, urls), messageId: messageIds[recipient]! });
         },
         retryable,
@@ -155,7 +170,15 @@ export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotif
         Object.keys(ref.messageIds),
         async (recipient) => {
           const parent = ref.messageIds[recipient]!;
-          await send({ from, to: recipient, subject: `Re: ${ref.subject}`, ...body, messageId: stableMessageId(host, parent, outcome.kind), inReplyTo: parent, references: parent });
+          await send({
+            from,
+            to: recipient,
+            subject: `Re: ${ref.subject}`,
+            ...body,
+            messageId: stableMessageId(host, parent, outcome.kind),
+            inReplyTo: parent,
+            references: parent,
+          });
         },
         retryable,
       );

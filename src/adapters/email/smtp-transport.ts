@@ -58,7 +58,10 @@ export function smtpTransport(smtp: SmtpOptions, timeoutMs: number): EmailTransp
     try {
       nodemailer = await import('nodemailer');
     } catch {
-      throw new ConfigError('createEmailNotifier: smtp needs the nodemailer package, which is not installed. Run npm install nodemailer, or pass transport instead.', 'missing_option');
+      throw new ConfigError(
+        'createEmailNotifier: smtp needs the nodemailer package, which is not installed. Run npm install nodemailer, or pass transport instead.',
+        'missing_option',
+      );
     }
     const { auth, ...connection } = smtp;
     const transporter = nodemailer.createTransport({
@@ -94,10 +97,18 @@ export function smtpFailure(error: unknown, redact: (text: string) => string): u
   const { responseCode, code, response, message } = (error ?? {}) as { responseCode?: unknown; code?: unknown; response?: unknown; message?: unknown };
   if (typeof responseCode === 'number') {
     // The server's reply (its code left out: the message names it), whitespace made single spaces.
-    const said = redact(String(response ?? message ?? '')).replace(/^\d{3}[ -]/, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+    const said = redact(String(response ?? message ?? ''))
+      .replace(/^\d{3}[ -]/, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 200);
     const retryable = responseCode >= 400 && responseCode < 500;
     const wait = retryable ? askedWait(said) : undefined;
-    return new DeliveryError(`The SMTP server answered ${responseCode}${said ? `: ${said}` : ''}`, { retryable, status: responseCode, ...(wait === undefined ? {} : { retryAfterMs: wait }) });
+    return new DeliveryError(`The SMTP server answered ${responseCode}${said ? `: ${said}` : ''}`, {
+      retryable,
+      status: responseCode,
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    });
   }
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return new DeliveryError(`The SMTP server could not be reached (${code})`, { retryable: true });
   return new DeliveryError(`The mail could not be sent: ${redact(typeof message === 'string' ? message : String(error))}`, { retryable: false });

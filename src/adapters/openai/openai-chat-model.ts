@@ -60,9 +60,7 @@ const completionSchema = z.object({
       z.object({
         message: z.object({
           content: z.string().nullish(),
-          tool_calls: z
-            .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) }))
-            .nullish(),
+          tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
         }),
       }),
     )
@@ -101,10 +99,14 @@ function parseArguments(text: string): unknown {
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 /**

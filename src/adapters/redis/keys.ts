@@ -51,8 +51,7 @@ export function globEscape(text: string): string {
 export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
   if (/[{}]/.test(prefix)) {
     throw new ConfigError(
-      `Redis prefix ${JSON.stringify(prefix)} contains a brace: a hash tag in the prefix would put every run in one Cluster slot. ` +
-        'Use a prefix without { or }.',
+      `Redis prefix ${JSON.stringify(prefix)} contains a brace: a hash tag in the prefix would put every run in one Cluster slot. Use a prefix without { or }.`,
     );
   }
   const run = (runId: string, part: string) => `${prefix}run:{${runId}}:${part}`;

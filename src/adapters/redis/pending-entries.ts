@@ -73,8 +73,19 @@ export function pendingEntries(options: GroupReaderOptions, report: (info: Strea
     async deadLetter(entry) {
       try {
         await redis.call(
-          'XADD', `${key}:dead`, 'MAXLEN', '~', 10_000, '*',
-          ...Object.entries(entry.fields).flat(), 'deadId', entry.id, 'deadGroup', group, 'deadDeliveries', entry.deliveries,
+          'XADD',
+          `${key}:dead`,
+          'MAXLEN',
+          '~',
+          10_000,
+          '*',
+          ...Object.entries(entry.fields).flat(),
+          'deadId',
+          entry.id,
+          'deadGroup',
+          group,
+          'deadDeliveries',
+          entry.deliveries,
         );
         await ack(entry.id);
         report({

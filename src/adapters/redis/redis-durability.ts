@@ -23,10 +23,16 @@ export function createDurability(redis: Redis | Cluster, wanted: RedisStoreOptio
   if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);
   const durability = wanted === undefined || 'appendfsync' in wanted ? undefined : { replicas: wanted.replicas, timeoutMs: wanted.timeoutMs ?? 1_000 };
   if (durability) {
-    if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1)) throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
-    if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1)) throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
+    if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1))
+      throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
+    if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1))
+      throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
     // WAIT counts the writes of the connection it is sent on; a Cluster sends it to any node.
-    if (redis.isCluster) throw new ConfigError('createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.', 'redis_unsupported');
+    if (redis.isCluster)
+      throw new ConfigError(
+        'createRedisStore: durability waits for replicas with WAIT on the connection that wrote, which a Cluster cannot do; use appendfsync always on every node instead.',
+        'redis_unsupported',
+      );
   }
 
   let fsyncChecked: Promise<void> | undefined;
@@ -36,7 +42,10 @@ export function createDurability(redis: Redis | Cluster, wanted: RedisStoreOptio
         Promise.all([redis.config('GET', 'appendonly'), redis.config('GET', 'appendfsync')]).catch((error: unknown) => {
           // A managed server that renames or hides CONFIG cannot be checked: no retry will help.
           if (error instanceof Error && /unknown command/i.test(error.message)) {
-            throw new ConfigError(`createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`, 'redis_unsupported');
+            throw new ConfigError(
+              `createRedisStore: durability { appendfsync: 'always' } checks the server with CONFIG GET, which it refuses (${error.message}); use durability: { replicas } instead.`,
+              'redis_unsupported',
+            );
           }
           throw error;
         }),

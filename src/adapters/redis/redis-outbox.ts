@@ -37,7 +37,20 @@ export interface OutboxOptions {
 }
 
 export function createOutbox({ redis, keys, connectionPrefix, report }: OutboxOptions): Outbox {
-  const xadd = (event: RunEvent): BatchCommand => ['xadd', keys.events, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event)];
+  const xadd = (event: RunEvent): BatchCommand => [
+    'xadd',
+    keys.events,
+    'MAXLEN',
+    '~',
+    STREAM_MAXLEN,
+    '*',
+    'type',
+    event.type,
+    'runId',
+    event.runId,
+    'event',
+    JSON.stringify(event),
+  ];
 
   const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): BatchCommand[] => {
     const id = (entry: IndexEntry) => `${entry[0]}\u0000${entry[2]}`;
@@ -67,9 +80,7 @@ export function createOutbox({ redis, keys, connectionPrefix, report }: OutboxOp
   };
 
   const drainRun = async (runId: string, cutoff: number): Promise<number> => {
-    const [outbox, currentIndex] = await guarded('read an outbox', () =>
-      Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]),
-    );
+    const [outbox, currentIndex] = await guarded('read an outbox', () => Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]));
     let finished = 0;
     for (const field of Object.keys(outbox).sort()) {
       const [metaText = '', index = '', previous = ''] = outbox[field]!.split('\n');

@@ -87,7 +87,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   // ioredis adds a connection's keyPrefix to command keys but not to SCAN patterns or SCAN results.
   const connectionPrefix = String(
-    (redis.isCluster ? (redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix : (redis as Redis).options.keyPrefix) ?? '',
+    (redis.isCluster ? ((redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix) : (redis as Redis).options.keyPrefix) ?? '',
   );
   /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
@@ -203,7 +203,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       try {
         messages = messageTexts.length === 0 ? [] : JSON.parse(`[${messageTexts.join(',')}]`);
       } catch (error) {
-        throw new SnapshotError(`Invalid snapshot in Redis: a message of run ${runId} is not JSON.`, { path: 'messages', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+        throw new SnapshotError(`Invalid snapshot in Redis: a message of run ${runId} is not JSON.`, {
+          path: 'messages',
+          supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+          cause: error,
+        });
       }
       checkMessages(messages);
       const snapshot = deepFreeze({ ...head, messages } as AgentSnapshot);

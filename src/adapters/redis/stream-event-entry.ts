@@ -1,14 +1,7 @@
 // A run event as the Redis store writes it to the event stream (fields `type`, `runId`, `event`), read back.
 import type { RunEvent } from '../../machine/run-events.js';
 
-const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
-  'approval-requested',
-  'approval-resolved',
-  'run-completed',
-  'run-failed',
-  'run-cancelled',
-  'tool-finished',
-]);
+const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>(['approval-requested', 'approval-resolved', 'run-completed', 'run-failed', 'run-cancelled', 'tool-finished']);
 
 /**
  * The RunEvent of a stream entry (fields `type`, `runId`, `event`), or an

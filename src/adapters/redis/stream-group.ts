@@ -140,7 +140,10 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
   };
   const claimTick = everyTick(claim);
   const claimTimer = setInterval(claimTick, Math.max(Math.floor(options.claimIdleMs / 2), 10));
-  const beatTimer = setInterval(everyTick(() => pending.refresh([...held.keys()], isHeld)), Math.max(Math.floor(options.claimIdleMs / 3), 10));
+  const beatTimer = setInterval(
+    everyTick(() => pending.refresh([...held.keys()], isHeld)),
+    Math.max(Math.floor(options.claimIdleMs / 3), 10),
+  );
   claimTimer.unref();
   beatTimer.unref();
   claimTick();

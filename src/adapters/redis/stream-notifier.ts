@@ -69,9 +69,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
   const consume: StreamNotifier['consume'] = (handler, consumeOptions = {}) => {
     if (closed) return Promise.reject(closedError());
     if (consuming) {
-      return Promise.reject(
-        new ConfigError(`This notifier (consumer ${consumer}) is already consuming; create another notifier with its own consumer name to read in parallel.`),
-      );
+      return Promise.reject(new ConfigError(`This notifier (consumer ${consumer}) is already consuming; create another notifier with its own consumer name to read in parallel.`));
     }
     const controller = new AbortController();
     const outer = consumeOptions.signal;

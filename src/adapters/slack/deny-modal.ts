@@ -47,9 +47,7 @@ export function denyModal(context: DenyContext): Readonly<Record<string, unknown
 export const denySubmissionView = z.looseObject({
   callback_id: z.string().max(255).optional(),
   private_metadata: z.string().max(METADATA_LIMIT).optional(),
-  state: z
-    .looseObject({ values: z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().max(3000).nullish() }))) })
-    .optional(),
+  state: z.looseObject({ values: z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().max(3000).nullish() }))) }).optional(),
 });
 
 /** The context and the typed reason (trimmed; undefined when left empty) of a submitted deny modal, or undefined for a metadata that is not ours. */
@@ -61,5 +59,8 @@ export function readDenySubmission(view: z.output<typeof denySubmissionView>): {
     return undefined;
   }
   const reason = view.state?.values[REASON_ID]?.[REASON_ID]?.value?.trim();
-  return { context: { token: context.token, updated: context.updated, ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }) }, reason: reason || undefined };
+  return {
+    context: { token: context.token, updated: context.updated, ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }) },
+    reason: reason || undefined,
+  };
 }

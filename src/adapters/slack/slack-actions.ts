@@ -63,16 +63,29 @@ export interface SlackActionsOptions {
   readonly onError?: (error: unknown, context: SlackActionsErrorContext) => void;
 }
 
-const signingSecretSchema = z.string().min(16, 'must be the Slack app\'s signing secret (Basic Information → App Credentials)');
+const signingSecretSchema = z.string().min(16, "must be the Slack app's signing secret (Basic Information → App Credentials)");
 const optionsSchema = optionsObject({
   runtime: linkedRuntimeSchema,
   signingSecret: z.union([signingSecretSchema, z.array(signingSecretSchema).min(1).max(2)]),
   token: z.string().regex(SLACK_TOKEN_PATTERN, 'must be a Slack bot token (xoxb-...)').optional(),
   apiUrl: httpUrlSchema({ example: DEFAULT_API_URL, credential: 'token' }).optional(),
-  responseUrlOrigins: z.array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' })).min(1).optional(),
+  responseUrlOrigins: z
+    .array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' }))
+    .min(1)
+    .optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z.number().int('must be a whole number').min(0).max(15 * 60_000).optional(),
-  maxBodyBytes: z.number().int('must be a whole number').min(1024).max(16 * 1024 * 1024).optional(),
+  resumeTimeoutMs: z
+    .number()
+    .int('must be a whole number')
+    .min(0)
+    .max(15 * 60_000)
+    .optional(),
+  maxBodyBytes: z
+    .number()
+    .int('must be a whole number')
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .optional(),
   clock: functionSchema().optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
@@ -88,7 +101,14 @@ const blockActionsSchema = z.looseObject({
   trigger_id: z.string().max(256).optional(),
   response_url: z.string().max(2048).optional(),
   actions: z.array(z.looseObject({ action_id: z.string().max(255), block_id: z.string().max(255).optional(), value: z.string().max(4096).optional() })).max(25),
-  message: z.looseObject({ blocks: z.array(z.looseObject({ type: z.string().max(64) })).max(100).optional() }).optional(),
+  message: z
+    .looseObject({
+      blocks: z
+        .array(z.looseObject({ type: z.string().max(64) }))
+        .max(100)
+        .optional(),
+    })
+    .optional(),
 });
 const viewSubmissionSchema = z.looseObject({ user: slackUser, view: denySubmissionView });
 
@@ -128,7 +148,8 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
     fetch: fetchImpl,
     timeoutMs: 10_000,
   };
-  const api: SlackApi | undefined = options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
+  const api: SlackApi | undefined =
+    options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
   const ours = new Set<string>(Object.values(SLACK_ACTION_IDS));
 
   const report = (error: unknown, context: SlackActionsErrorContext) => {
@@ -186,7 +207,7 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
       const action = clicked.actions.find((item) => ours.has(item.action_id));
       // Other apps' buttons are acknowledged and left alone.
       if (action === undefined) return undefined;
-      if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', 'A block_actions payload needs the action\'s value.'));
+      if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
       const click: Click = {
         token: action.value,
         user: clicked.user.id,
@@ -201,7 +222,7 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
       const submitted = parseWith(viewSubmissionSchema, payload, 'body');
       if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
       const read = readDenySubmission(submitted.view);
-      if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', 'The deny form\'s private_metadata is not the one countersign set.'));
+      if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."));
       return decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
     }
     return undefined;

@@ -51,7 +51,9 @@ function summaryOf(card: ApprovalCard): string {
 export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { readonly message: SlackMessage; readonly summary: string } {
   const { request, tokens, runId } = card;
   if ([tokens.approve, tokens.approveForRun, tokens.deny].some((token) => token.length > BUTTON_VALUE_LIMIT)) {
-    throw new ConfigError(`createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`);
+    throw new ConfigError(
+      `createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`,
+    );
   }
   const summary = summaryOf(card);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
@@ -59,7 +61,7 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
   const blocks: Record<string, unknown>[] = [
     { type: 'header', text: plain('Approval needed') },
     { type: 'section', text: mrkdwn(summary) },
-    { type: 'section', text: mrkdwn('```' + fitEscaped(args, SECTION_LIMIT - 3, '```')) },
+    { type: 'section', text: mrkdwn(`\`\`\`${fitEscaped(args, SECTION_LIMIT - 3, '```')}`) },
   ];
   if (request.warnings.length > 0) {
     const lines = request.warnings.map((warning) => `• \`${slackEscape(warning.path || '(arguments)')}\`: ${slackEscape(warning.message)}`);
@@ -87,5 +89,11 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
 /** The card once answered: its summary, then how it ended (one line each: the decision, then the call's end). */
 export function answeredCard(summary: string, lines: readonly string[]): SlackMessage {
   const outcome = fitEscaped(lines.join('\n'), SECTION_LIMIT);
-  return { text: fitEscaped(lines.at(-1) ?? '', 300), blocks: [{ type: 'section', text: mrkdwn(summary) }, { type: 'section', text: mrkdwn(outcome) }] };
+  return {
+    text: fitEscaped(lines.at(-1) ?? '', 300),
+    blocks: [
+      { type: 'section', text: mrkdwn(summary) },
+      { type: 'section', text: mrkdwn(outcome) },
+    ],
+  };
 }

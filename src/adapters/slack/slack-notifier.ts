@@ -42,7 +42,10 @@ const optionsSchema = optionsObject({
   ...channelOptionsShape,
   webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
   token: z.string().regex(SLACK_TOKEN_PATTERN, 'must be a Slack bot token (xoxb-...)').optional(),
-  channel: z.string().regex(/^[^\s]{1,256}$/, 'must be a channel id, e.g. C0123456789').optional(),
+  channel: z
+    .string()
+    .regex(/^[^\s]{1,256}$/, 'must be a channel id, e.g. C0123456789')
+    .optional(),
   apiUrl: httpUrlSchema({ example: DEFAULT_API_URL, credential: 'token' }).optional(),
 });
 
@@ -85,7 +88,10 @@ export function createSlackNotifier(options: SlackNotifierOptions): ChannelNotif
   parseOptions(optionsSchema, options, 'createSlackNotifier');
   const { webhookUrl, token, channel } = options;
   if ((webhookUrl === undefined) === (token === undefined)) {
-    throw new ConfigError('createSlackNotifier: pass either webhookUrl (an incoming webhook) or token and channel (a bot with chat:write), not both and not neither.', 'missing_option');
+    throw new ConfigError(
+      'createSlackNotifier: pass either webhookUrl (an incoming webhook) or token and channel (a bot with chat:write), not both and not neither.',
+      'missing_option',
+    );
   }
   if (token !== undefined && channel === undefined) {
     throw new ConfigError('createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".', 'missing_option');
@@ -94,7 +100,9 @@ export function createSlackNotifier(options: SlackNotifierOptions): ChannelNotif
   const { runtime } = settings;
   const api: SlackApi | undefined = token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token, fetch: settings.fetch, timeoutMs: settings.timeoutMs };
   // The webhook URL's path is its secret, quoted in full or alone.
-  const secrets = [token, webhookUrl, webhookUrl === undefined ? undefined : new URL(webhookUrl).pathname].filter((secret): secret is string => secret !== undefined && secret.length > 1);
+  const secrets = [token, webhookUrl, webhookUrl === undefined ? undefined : new URL(webhookUrl).pathname].filter(
+    (secret): secret is string => secret !== undefined && secret.length > 1,
+  );
   const toWebhook = (body: SlackMessage) =>
     sendJson(settings.fetch, webhookUrl!, { body: { ...body, unfurl_links: false, unfurl_media: false }, timeoutMs: settings.timeoutMs, service: 'Slack' });
 

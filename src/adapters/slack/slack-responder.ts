@@ -36,5 +36,9 @@ export async function respond(settings: ResponderSettings, responseUrl: string, 
     throw new Error(`Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...settings.origins].join(', ')}); the answer was not posted.`);
   }
   const body = bodyOf(answer);
-  await withRetries(() => sendJson(settings.fetch, url, { body, timeoutMs: settings.timeoutMs, service: 'Slack (response_url)' }), { maxAttempts: 2, backoffMs: 500, maxBackoffMs: 2000 });
+  await withRetries(() => sendJson(settings.fetch, url, { body, timeoutMs: settings.timeoutMs, service: 'Slack (response_url)' }), {
+    maxAttempts: 2,
+    backoffMs: 500,
+    maxBackoffMs: 2000,
+  });
 }

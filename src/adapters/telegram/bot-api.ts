@@ -36,7 +36,11 @@ function readAnswer(text: string): Answer | undefined {
 /** A Bot API caller on `apiUrl` with `botToken`. */
 export function botApi(options: { readonly apiUrl: string; readonly botToken: string; readonly fetch: typeof fetch; readonly timeoutMs: number }): BotApi {
   const base = options.apiUrl.replace(/\/+$/, '');
-  const redact = (text: string) => text.split(options.botToken).join('<bot token>').replace(/\d{1,20}:[A-Za-z0-9_-]{20,}/g, '<bot token>');
+  const redact = (text: string) =>
+    text
+      .split(options.botToken)
+      .join('<bot token>')
+      .replace(/\d{1,20}:[A-Za-z0-9_-]{20,}/g, '<bot token>');
   const refuse = (error: DeliveryError) =>
     new DeliveryError(redact(error.message), {
       retryable: error.retryable,

@@ -35,7 +35,11 @@ async function tell(handling: UpdateHandling, query: CallbackQuery, reply: Click
 export async function answerButton(handling: UpdateHandling, query: CallbackQuery & { data: string }): Promise<void> {
   const token = await tokenOfButton(handling.runtime.once, 'telegram', query.data.slice(CALLBACK_PREFIX.length));
   if (token === undefined) {
-    await tryBotApi(handling, 'answerCallbackQuery', { callback_query_id: query.id, text: 'This button is no longer valid (unknown or expired); nothing was done.', show_alert: true });
+    await tryBotApi(handling, 'answerCallbackQuery', {
+      callback_query_id: query.id,
+      text: 'This button is no longer valid (unknown or expired); nothing was done.',
+      show_alert: true,
+    });
     return;
   }
   const { message } = query;

@@ -20,7 +20,13 @@ interface Pending {
 const keyOf = (chatId: number | string, promptId: number) => `telegram:reason:${chatId}:${promptId}`;
 
 /** Asks the clicker of Deny on the card of `query` why, for the pending `request` that `token` denies until `expiresAt`. */
-export async function askReason(handling: UpdateHandling, query: CallbackQuery & { message: TelegramMessage }, token: string, request: ApprovalRequest, expiresAt: number): Promise<void> {
+export async function askReason(
+  handling: UpdateHandling,
+  query: CallbackQuery & { message: TelegramMessage },
+  token: string,
+  request: ApprovalRequest,
+  expiresAt: number,
+): Promise<void> {
   const { message, from } = query;
   await tryBotApi(handling, 'answerCallbackQuery', { callback_query_id: query.id, text: 'Reply to the message below with a reason, or send /skip.' });
   const asker = `<a href="tg://user?id=${from.id}">Telegram user ${from.id}</a>`;
@@ -57,5 +63,10 @@ export async function answerReason(handling: UpdateHandling, message: TelegramMe
     await showOnCard(handling.api, once, pending.card, reply.text).catch((error: unknown) => handling.report(error, { operation: 'bot-api' }));
     return;
   }
-  await tryBotApi(handling, 'sendMessage', { chat_id: message.chat.id, text: reply.text, parse_mode: 'HTML', reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true } });
+  await tryBotApi(handling, 'sendMessage', {
+    chat_id: message.chat.id,
+    text: reply.text,
+    parse_mode: 'HTML',
+    reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
+  });
 }

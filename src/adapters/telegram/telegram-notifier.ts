@@ -73,7 +73,13 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
       const ids = await storeButtonIds(once, 'telegram', card.tokens, now);
       const text = cardText(card);
       const sent = sentMessage(
-        await api.call('sendMessage', { ...destination(card, options.chatId), text, parse_mode: 'HTML', reply_markup: cardKeyboard(ids), link_preview_options: { is_disabled: true } }),
+        await api.call('sendMessage', {
+          ...destination(card, options.chatId),
+          text,
+          parse_mode: 'HTML',
+          reply_markup: cardKeyboard(ids),
+          link_preview_options: { is_disabled: true },
+        }),
       );
       await keepCardText(once, sent, text, card.tokens.expiresAt - now);
       return sent;

@@ -54,8 +54,18 @@ const optionsSchema = optionsObject({
   secretToken: z.string().regex(SECRET_TOKEN_PATTERN, "must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)"),
   apiUrl: apiUrlSchema.optional(),
   resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z.number().int('must be a whole number').min(0).max(15 * 60_000).optional(),
-  maxBodyBytes: z.number().int('must be a whole number').min(1024).max(16 * 1024 * 1024).optional(),
+  resumeTimeoutMs: z
+    .number()
+    .int('must be a whole number')
+    .min(0)
+    .max(15 * 60_000)
+    .optional(),
+  maxBodyBytes: z
+    .number()
+    .int('must be a whole number')
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
 });

@@ -69,12 +69,38 @@ function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]
 }
 
 const REQUEST_FIELDS = [
-  'approvalId', 'toolCallId', 'toolName', 'args', 'argsDigest', 'description', 'reason', 'requestedAt', 'expiresAt',
-  'onExpire', 'connector', 'warnings', 'ruleId', 'approvers', 'signature', 'outcomeUnknown',
+  'approvalId',
+  'toolCallId',
+  'toolName',
+  'args',
+  'argsDigest',
+  'description',
+  'reason',
+  'requestedAt',
+  'expiresAt',
+  'onExpire',
+  'connector',
+  'warnings',
+  'ruleId',
+  'approvers',
+  'signature',
+  'outcomeUnknown',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
-  'approvalId', 'toolCallId', 'toolName', 'decision', 'source', 'scope', 'at', 'by', 'reason', 'ruleId', 'argsDigest',
-  'editedArgsDigest', 'claimedAt', 'signature',
+  'approvalId',
+  'toolCallId',
+  'toolName',
+  'decision',
+  'source',
+  'scope',
+  'at',
+  'by',
+  'reason',
+  'ruleId',
+  'argsDigest',
+  'editedArgsDigest',
+  'claimedAt',
+  'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
 const FINISHED_FIELDS = ['approvalId', 'toolCallId', 'toolName', 'status', 'result'] as const satisfies readonly (keyof WebhookToolFinished)[];
 type ToolFinishedEvent = Extract<RunEvent, { type: 'tool-finished' }>;
@@ -121,5 +147,8 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
  * retry, and a second process announcing the same fact, carries the same id.
  */
 export function webhookIdOf(type: WebhookEventType, runId: string, identity: string): string {
-  return `msg_${createHash('sha256').update(JSON.stringify([type, runId, identity])).digest('base64url').slice(0, 32)}`;
+  return `msg_${createHash('sha256')
+    .update(JSON.stringify([type, runId, identity]))
+    .digest('base64url')
+    .slice(0, 32)}`;
 }

@@ -41,13 +41,10 @@ const SECRET_HINT = ' Use the whsec_ secret your receiver was given (whsec_ then
 const secretSchema = z
   .string('must be a string')
   .refine((value) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value), { message: `must be a whsec_ secret.${SECRET_HINT}`, abort: true })
-  .refine(
-    (value) => {
-      const bytes = Buffer.from(value.slice('whsec_'.length), 'base64').length;
-      return bytes >= 24 && bytes <= 64;
-    },
-    `must hold 24 to 64 bytes of key after whsec_.${SECRET_HINT}`,
-  );
+  .refine((value) => {
+    const bytes = Buffer.from(value.slice('whsec_'.length), 'base64').length;
+    return bytes >= 24 && bytes <= 64;
+  }, `must hold 24 to 64 bytes of key after whsec_.${SECRET_HINT}`);
 
 // An option misspelt (maxAttempt) is refused, not ignored without a word.
 export const webhookOptionsSchema = optionsObject({

@@ -35,7 +35,10 @@ export function channelRoutes(channels: readonly ChannelRoute[], taken: readonly
     }
     const clash = taken.find((route) => patternServes(route.path, channel.path));
     if (clash !== undefined) {
-      throw new ConfigError(`createApprovalApp: the channel at ${channel.path} collides with the app's route ${clash.method} ${clash.path}; give the channel another path.`, 'invalid_config');
+      throw new ConfigError(
+        `createApprovalApp: the channel at ${channel.path} collides with the app's route ${clash.method} ${clash.path}; give the channel another path.`,
+        'invalid_config',
+      );
     }
     mounted.add(channel.path);
     app.on(channel.method, channel.path, (c) => {

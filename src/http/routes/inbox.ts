@@ -13,8 +13,13 @@ export function inboxRoutes({ runtime, report }: RouteSettings): Hono<AppEnv> {
       const token = linkToken(c);
       const cursor = c.req.query('cursor');
       const agent = c.req.query('agent');
-      const page = await requireLinks(runtime, 'GET /inbox').reviewInbox(token, { limit: 50, ...(cursor === undefined ? {} : { cursor }), ...(agent === undefined ? {} : { agent }) });
-      const next = page.cursor === undefined ? undefined : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
+      const page = await requireLinks(runtime, 'GET /inbox').reviewInbox(token, {
+        limit: 50,
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(agent === undefined ? {} : { agent }),
+      });
+      const next =
+        page.cursor === undefined ? undefined : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
       // Relative form targets, like the link pages', so the app can be mounted under a prefix.
       const linkPath = (linkToken: string) => `../links/${linkToken}`;
       return linkPage(c, 200, inboxPage(page, { ...(next === undefined ? {} : { next }), linkPath }));

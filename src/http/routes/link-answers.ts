@@ -14,7 +14,8 @@ export const linkPage = (c: Context<AppEnv>, status: number, html: string) => c.
 /** The token of a link or inbox URL; a malformed one (oversized included) reads as a bad link, not as a configuration error. */
 export function linkToken(c: Context<AppEnv>): string {
   const token = c.req.param('token') ?? '';
-  if (!/^[A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100}$/.test(token)) throw new HttpProblem(problem(401, 'invalid_link_token', 'This approval link is malformed; open the link exactly as it was sent.', { reason: 'malformed' }));
+  if (!/^[A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100}$/.test(token))
+    throw new HttpProblem(problem(401, 'invalid_link_token', 'This approval link is malformed; open the link exactly as it was sent.', { reason: 'malformed' }));
   return token;
 }
 

@@ -24,10 +24,7 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
         return linkPage(
           c,
           410,
-          messagePage(
-            'Nothing left to decide',
-            decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
-          ),
+          messagePage('Nothing left to decide', decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`),
         );
       }
       return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}` }));
@@ -39,7 +36,11 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, { resumeMode, resumeTimeoutMs, onLateError: (error, runId) => report(error, { operation: 'resume', runId }) });
+      const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, {
+        resumeMode,
+        resumeTimeoutMs,
+        onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
+      });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';

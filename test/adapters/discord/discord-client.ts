@@ -57,7 +57,10 @@ export interface DiscordApp {
   /** The public key as the Developer Portal shows it: 64 hex characters. */
   readonly publicKey: string;
   /** Sends `interaction` signed (at `timestamp` seconds, default now); `tamper` changes the body or the timestamp header after signing. */
-  send(interaction: unknown, options?: { readonly timestamp?: number; readonly tamper?: { readonly body?: (body: string) => string; readonly timestamp?: string } }): Promise<Response>;
+  send(
+    interaction: unknown,
+    options?: { readonly timestamp?: number; readonly tamper?: { readonly body?: (body: string) => string; readonly timestamp?: string } },
+  ): Promise<Response>;
   /** Waits for the work the route left running after its answers. */
   settle(): Promise<void>;
   close(): Promise<void>;

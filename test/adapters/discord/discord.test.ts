@@ -41,8 +41,14 @@ async function world(options: { readonly faults?: DiscordFault[]; readonly appro
       return `deployed ${target}`;
     },
   });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web', ...(options.notes ? { notes: options.notes } : {}) } }])));
-  const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model, tools: [deploy] })], store: createMemoryStore(), links: { secret: 'discord-test-link-secret-0123456789' } });
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web', ...(options.notes ? { notes: options.notes } : {}) } }]),
+  );
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
+    store: createMemoryStore(),
+    links: { secret: 'discord-test-link-secret-0123456789' },
+  });
   const events: RunEvent[] = [];
   runtime.subscribe((event) => void events.push(event));
   const fake = await startFakeDiscord(options.faults ? { faults: options.faults } : {});
@@ -82,9 +88,21 @@ const webhookCalls = (fake: FakeDiscord, token: string) => fake.requests.filter(
 describe('the signature check', () => {
   // RFC 8032, section 7.1: TEST 1, 2 and 3 (public key, message, signature). Discord signs with plain Ed25519.
   const vectors = [
-    ['d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', '', 'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b'],
-    ['3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c', '72', '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00'],
-    ['fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025', 'af82', '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a'],
+    [
+      'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+      '',
+      'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+    ],
+    [
+      '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+      '72',
+      '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+    ],
+    [
+      'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025',
+      'af82',
+      '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
+    ],
   ] as const;
 
   it.each(vectors)('accepts RFC 8032 vector with key %s and refuses it altered', (key, message, signature) => {
@@ -188,7 +206,7 @@ describe('the notifier', () => {
     expect(renderMessage(edits[0]!.json)).toEqual({ visible: '❌ Denied by bob@example.com: use *staging*.', active: [] });
   });
 
-  it('cuts long arguments visibly inside the code block, so the card stays within Discord\'s 4096 characters', async () => {
+  it("cuts long arguments visibly inside the code block, so the card stays within Discord's 4096 characters", async () => {
     const w = await world({ notes: Array.from({ length: 10 }, () => `${'x'.repeat(900)}\`\`\``) });
     await w.ask();
     const embed = (w.fake.posts()[0]!.json['embeds'] as { description: string }[])[0]!;
@@ -219,7 +237,9 @@ describe('the notifier', () => {
     expect(token.message).not.toContain(DISCORD_BOT_TOKEN);
     expect(refusal(() => createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: '#general' })).message).toMatch(/channelId must be a Discord id/);
     expect(refusal(() => createDiscordInteractions({ runtime, publicKey: 'zz', applicationId: APPLICATION_ID })).message).toMatch(/publicKey must be the application's public key/);
-    expect(refusal(() => createDiscordInteractions({ runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, resumeMode: 'enqueue' }))).toMatchObject({ code: 'missing_option' });
+    expect(refusal(() => createDiscordInteractions({ runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, resumeMode: 'enqueue' }))).toMatchObject({
+      code: 'missing_option',
+    });
     const extra = { runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, botToken: DISCORD_BOT_TOKEN };
     expect(refusal(() => createDiscordInteractions(extra as never))).toMatchObject({ code: 'unknown_option' });
   });
@@ -229,7 +249,10 @@ describe('escapeDiscord', () => {
   it.each([
     ['*bold* _it_ ~~gone~~ `code` ||spoiler|| [link](https://x.example)', '\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~ \\`code\\` \\|\\|spoiler\\|\\| \\[link\\](https://x.example)'],
     ['> quote\n# Title\n-# small\n  - item\n+ plus\n12. twelve\nnot # a heading', '\\> quote\n\\# Title\n\\-# small\n  \\- item\n\\+ plus\n12\\. twelve\nnot # a heading'],
-    ['@everyone @here <@123> <@!123> <@&456> <#789> <:emoji:1> <t:0>', '@\u200beveryone @\u200bhere <\u200b@123\\> <\u200b@!123\\> <\u200b@&456\\> <\u200b#789\\> <\u200b:emoji:1\\> <\u200bt:0\\>'],
+    [
+      '@everyone @here <@123> <@!123> <@&456> <#789> <:emoji:1> <t:0>',
+      '@\u200beveryone @\u200bhere <\u200b@123\\> <\u200b@!123\\> <\u200b@&456\\> <\u200b#789\\> <\u200b:emoji:1\\> <\u200bt:0\\>',
+    ],
     ['C:\\path\\*', 'C:\\\\path\\\\\\*'],
   ])('escapes %j', (text, escaped) => {
     expect(escapeDiscord(text)).toBe(escaped);

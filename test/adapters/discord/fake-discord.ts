@@ -66,7 +66,7 @@ export async function startFakeDiscord(options: { readonly faults?: readonly Dis
         return reply(200, message(post[1]!, String(nextId++)));
       }
       if (edit && request.method === 'PATCH') return reply(200, message(edit[1]!, edit[2]!));
-      if (hook && hook[3] && request.method === 'PATCH') return reply(200, message(CHANNEL_ID, '1'));
+      if (hook?.[3] && request.method === 'PATCH') return reply(200, message(CHANNEL_ID, '1'));
       if (hook && request.method === 'POST') return reply(200, message(CHANNEL_ID, String(nextId++)));
       return reply(404, { message: '404: Not Found', code: 0 });
     });

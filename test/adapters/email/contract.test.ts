@@ -46,7 +46,11 @@ channelContract({
       another: () => createEmailNotifier(options),
       deliveries: () =>
         smtp.inbox(addressOf(USERS[0]!)).map(
-          (mail): Delivery => ({ kind: mail.mail.header('in-reply-to') === undefined ? 'post' : 'update', visible: visibleText(mail), active: activeInHtml(mail.mail.html ?? '') }),
+          (mail): Delivery => ({
+            kind: mail.mail.header('in-reply-to') === undefined ? 'post' : 'update',
+            visible: visibleText(mail),
+            active: activeInHtml(mail.mail.html ?? ''),
+          }),
         ),
       sleeps,
       errors,

@@ -39,7 +39,11 @@ async function world(options: { readonly description?: string; readonly auth?: b
     execute: async ({ target }) => `deployed ${target}`,
   });
   const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web' } }])));
-  const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model, tools: [deploy] })], store: createMemoryStore(), links: { secret: 'email-test-link-secret-0123456789' } });
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
+    store: createMemoryStore(),
+    links: { secret: 'email-test-link-secret-0123456789' },
+  });
   const events: RunEvent[] = [];
   runtime.subscribe((event) => void events.push(event));
   const auth = options.auth ? { user: 'countersign', pass: SMTP_PASSWORD } : undefined;
@@ -89,7 +93,10 @@ describe('createEmailNotifier', () => {
     expect(bob).toHaveLength(1);
     expect(alice[0]!.mail.header('subject')).toBe('Approval needed: deploy for ops');
     expect(alice[0]!.mail.header('message-id')).not.toBe(bob[0]!.mail.header('message-id'));
-    for (const [mail, address] of [[alice[0]!, ALICE], [bob[0]!, BOB]] as const) {
+    for (const [mail, address] of [
+      [alice[0]!, ALICE],
+      [bob[0]!, BOB],
+    ] as const) {
       for (const label of ['Approve', 'Approve for this run', 'Deny'] as const) {
         expect(w.runtime.links.verify(tokenOf(linkOf(mail, label))).approvedBy).toBe(address);
       }
@@ -162,7 +169,10 @@ describe('createEmailNotifier', () => {
     await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dave@example.test' });
     await notifier.publish(w.events.splice(0));
     await notifier.flush();
-    const followUps = w.smtp.inbox(ALICE).slice(1).map((received) => received.mail);
+    const followUps = w.smtp
+      .inbox(ALICE)
+      .slice(1)
+      .map((received) => received.mail);
     expect(followUps).toHaveLength(2);
     const parent = first.header('message-id')!;
     expect(parent).toMatch(/^<countersign\.[0-9a-f]{32}@127\.0\.0\.1>$/);

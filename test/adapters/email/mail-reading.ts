@@ -10,7 +10,11 @@ const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>',
 
 export function decodeEntities(text: string): string {
   return text.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, name: string) =>
-    name.startsWith('#x') || name.startsWith('#X') ? String.fromCodePoint(parseInt(name.slice(2), 16)) : name.startsWith('#') ? String.fromCodePoint(Number(name.slice(1))) : (ENTITIES[name.toLowerCase()] ?? entity),
+    name.startsWith('#x') || name.startsWith('#X')
+      ? String.fromCodePoint(parseInt(name.slice(2), 16))
+      : name.startsWith('#')
+        ? String.fromCodePoint(Number(name.slice(1)))
+        : (ENTITIES[name.toLowerCase()] ?? entity),
   );
 }
 
@@ -32,7 +36,12 @@ export function activeInHtml(html: string): string[] {
 
 const URL_PATTERN = /https?:\/\/\S+/g;
 /** Words as read: links and list bullets aside. */
-const words = (text: string) => text.replace(URL_PATTERN, ' ').replace(/^- /gm, '').split(/[\s:]+/).filter(Boolean);
+const words = (text: string) =>
+  text
+    .replace(URL_PATTERN, ' ')
+    .replace(/^- /gm, '')
+    .split(/[\s:]+/)
+    .filter(Boolean);
 
 /** The text part, after checking that the HTML part reads the same words (links aside). */
 export function visibleText(received: ReceivedMail): string {

@@ -12,7 +12,11 @@ vi.mock('nodemailer', () => {
 it('reports a missing nodemailer as a missing_option ConfigError naming npm install nodemailer', async () => {
   const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), needsApproval: true, execute: async () => 'ok' });
   const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: {} }])));
-  const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model, tools: [deploy] })], store: createMemoryStore(), links: { secret: 'email-test-link-secret-0123456789' } });
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
+    store: createMemoryStore(),
+    links: { secret: 'email-test-link-secret-0123456789' },
+  });
   const events: RunEvent[] = [];
   runtime.subscribe((event) => void events.push(event));
   const errors: unknown[] = [];

@@ -38,7 +38,10 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
         responseUrlOrigins: [slack.origin],
         clock: () => NOW_MS,
       });
-      const sent = () => slack.requests.filter((request) => !faulted.has(request) && (request.path === '/api/chat.postMessage' || request.path === '/api/chat.update' || request.path.startsWith('/services/')));
+      const sent = () =>
+        slack.requests.filter(
+          (request) => !faulted.has(request) && (request.path === '/api/chat.postMessage' || request.path === '/api/chat.update' || request.path.startsWith('/services/')),
+        );
       const isCard = (request: SlackRequest) => request.path !== '/api/chat.update' && Array.isArray(request.json['blocks']);
       const send = (payload: unknown) => interact(route, signedRequest(`${slack.origin}/slack/actions`, payload));
       return {
@@ -59,7 +62,16 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
           const card = sent().filter(isCard)[index]!;
           const pressed = button(card, which);
           const before = slack.responses().length;
-          await send(blockActions({ value: pressed.value, actionId: SLACK_ACTION_IDS[which], blockId: pressed.blockId, user, responseUrl: slack.responseUrl(), message: { blocks: card.json['blocks'] } }));
+          await send(
+            blockActions({
+              value: pressed.value,
+              actionId: SLACK_ACTION_IDS[which],
+              blockId: pressed.blockId,
+              user,
+              responseUrl: slack.responseUrl(),
+              message: { blocks: card.json['blocks'] },
+            }),
+          );
           const modal = slack.calls('views.open').at(-1);
           if (which === 'deny' && mode === 'bot') await send(viewSubmission(modal!.json['view'] as Record<string, unknown>, user, null));
           return renderMrkdwn(String(slack.responses()[before]!.json['text']));

@@ -73,10 +73,16 @@ export function viewSubmission(view: Record<string, unknown>, user: string, reas
 }
 
 /** A request as Slack signs it; `at` (seconds), `secret` and `headers` change what is signed or sent. */
-export function signedRequest(url: string, payload: unknown, options: { readonly at?: number; readonly secret?: string; readonly headers?: Record<string, string>; readonly body?: string } = {}): Request {
+export function signedRequest(
+  url: string,
+  payload: unknown,
+  options: { readonly at?: number; readonly secret?: string; readonly headers?: Record<string, string>; readonly body?: string } = {},
+): Request {
   const body = options.body ?? new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const at = String(options.at ?? NOW_S);
-  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET).update(`v0:${at}:${body}`).digest('hex')}`;
+  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET)
+    .update(`v0:${at}:${body}`)
+    .digest('hex')}`;
   return new Request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': at, 'x-slack-signature': signature, ...options.headers },

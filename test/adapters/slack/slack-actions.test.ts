@@ -6,7 +6,7 @@ import { serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, createAgent, createRuntime } from 'countersign';
-import { createSlackActions, SLACK_ACTION_IDS } from 'countersign/slack';
+import { createSlackActions, type SLACK_ACTION_IDS } from 'countersign/slack';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn } from 'countersign/testing';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
@@ -70,7 +70,9 @@ describe('createSlackActions: clicks', () => {
     const { runId, card } = await paused(w);
     const approve = button(card, 'approve');
     const pending: Promise<unknown>[] = [];
-    const res = await w.route.fetch(signedRequest(`${w.slack.origin}/slack/actions`, blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() })), { waitUntil: (work) => void pending.push(work) });
+    const res = await w.route.fetch(signedRequest(`${w.slack.origin}/slack/actions`, blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() })), {
+      waitUntil: (work) => void pending.push(work),
+    });
     expect(res.status).toBe(200);
     // The tool is still held: the answer did not wait for it, and nothing was posted yet.
     expect(w.executed).toEqual([]);
@@ -102,7 +104,7 @@ describe('createSlackActions: clicks', () => {
     expect(w.executed).toEqual([]);
   });
 
-  it('on a bot\'s card, tells the clicker alone (the notifier edits the card)', async () => {
+  it("on a bot's card, tells the clicker alone (the notifier edits the card)", async () => {
     const w = await world({ bot: true });
     const { card } = await paused(w);
     await click(w, card, 'approve', 'U123');
@@ -149,7 +151,11 @@ describe('createSlackActions: clicks', () => {
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
     await click(w, card, 'approve', 'U0OTHER');
-    expect(lastAnswer(w)).toEqual({ replace_original: false, response_type: 'ephemeral', text: '<@U0OTHER> may not decide this approval; nothing was done. Ask one of its approvers.' });
+    expect(lastAnswer(w)).toEqual({
+      replace_original: false,
+      response_type: 'ephemeral',
+      text: '<@U0OTHER> may not decide this approval; nothing was done. Ask one of its approvers.',
+    });
     expect(await state(w, runId)).toBe(before);
     await click(w, card, 'approve', 'U0ALLOWED');
     expect(lastAnswer(w)['text']).toBe('Approved by <@U0ALLOWED>: *delete_file*, run is completed.');
@@ -165,7 +171,7 @@ describe('createSlackActions: clicks', () => {
     expect((await w.runtime.get(runId)).audit[0]!.by).toBe('alice@example.com');
   });
 
-  it('acknowledges other interactions and other apps\' buttons with 200 and does nothing', async () => {
+  it("acknowledges other interactions and other apps' buttons with 200 and does nothing", async () => {
     const w = await world();
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
@@ -179,7 +185,7 @@ describe('createSlackActions: clicks', () => {
 });
 
 describe('createSlackActions: deny with a reason', () => {
-  it('opens a modal with the click\'s trigger_id, and its submission denies with the typed reason', async () => {
+  it("opens a modal with the click's trigger_id, and its submission denies with the typed reason", async () => {
     const w = await world({ bot: true });
     const { runId, card } = await paused(w);
     await click(w, card, 'deny', 'U456');
@@ -213,7 +219,9 @@ describe('createSlackActions: deny with a reason', () => {
   });
 
   it('tells the clicker when the modal cannot be opened, and decides nothing', async () => {
-    const slack = await startFakeSlack((request) => (request.path === '/api/views.open' ? { status: 200, body: JSON.stringify({ ok: false, error: 'expired_trigger_id' }) } : undefined));
+    const slack = await startFakeSlack((request) =>
+      request.path === '/api/views.open' ? { status: 200, body: JSON.stringify({ ok: false, error: 'expired_trigger_id' }) } : undefined,
+    );
     afterThis(() => slack.close());
     const w = await world({ slack, bot: true });
     const { runId, card } = await paused(w);
@@ -225,7 +233,7 @@ describe('createSlackActions: deny with a reason', () => {
   });
 });
 
-describe('createSlackActions: Slack\'s signature', () => {
+describe("createSlackActions: Slack's signature", () => {
   it.each([
     ['a wrong secret', { secret: 'another-signing-secret-0123456' }, 'bad_signature'],
     ['an empty signature', { headers: { 'x-slack-signature': '' } }, 'missing_headers'],
@@ -255,14 +263,15 @@ describe('createSlackActions: Slack\'s signature', () => {
     expect((await send(w, other, { secret: 'the-new-signing-secret-0123456' })).status).toBe(200);
   });
 
-  it('verifies Slack\'s own worked example (docs: verifying requests from Slack)', async () => {
+  it("verifies Slack's own worked example (docs: verifying requests from Slack)", async () => {
     const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
     const route = createSlackActions({ runtime, signingSecret: '8f742231b10e8888abcd99yyyzzz85a5', clock: () => 1531420618_000 });
     const body =
       'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner' +
       '&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN' +
       '&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
-    const post = (signature: string) => route.fetch(new Request('http://127.0.0.1/slack/actions', { method: 'POST', headers: { 'x-slack-request-timestamp': '1531420618', 'x-slack-signature': signature }, body }));
+    const post = (signature: string) =>
+      route.fetch(new Request('http://127.0.0.1/slack/actions', { method: 'POST', headers: { 'x-slack-request-timestamp': '1531420618', 'x-slack-signature': signature }, body }));
     // The signature verifies; a slash command has no payload field, so the body is refused after it.
     const good = await post('v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
     expect(good.status).toBe(400);
@@ -276,13 +285,25 @@ describe('createSlackActions: Slack\'s signature', () => {
     afterThis(() => new Promise((resolve) => server.close(() => resolve())));
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as { port: number };
-    for (const headers of [{ 'x-slack-request-timestamp': String(NOW_S - 3600), 'x-slack-signature': `v0=${'0'.repeat(64)}` }, { 'x-slack-request-timestamp': 'soon', 'x-slack-signature': `v0=${'0'.repeat(64)}` }]) {
+    for (const headers of [
+      { 'x-slack-request-timestamp': String(NOW_S - 3600), 'x-slack-signature': `v0=${'0'.repeat(64)}` },
+      { 'x-slack-request-timestamp': 'soon', 'x-slack-signature': `v0=${'0'.repeat(64)}` },
+    ]) {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/slack/actions', method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/slack/actions',
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         // The body is never finished: only an answer given before it lets this resolve.
         req.write('payload=');
@@ -322,7 +343,11 @@ describe('createSlackActions: options', () => {
     expect(refusal(() => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigin: ['https://x.example'] })).code).toBe('unknown_option');
     // @ts-expect-error the signing secret is required
     expect(refusal(() => createSlackActions({ runtime })).message).toMatch(/^createSlackActions: signingSecret/);
-    expectCredentialsRefused(() => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigins: [withCredentials('https://hooks.slack.com')] }), 'responseUrlOrigins.0', /Put the credential in signingSecret/);
+    expectCredentialsRefused(
+      () => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigins: [withCredentials('https://hooks.slack.com')] }),
+      'responseUrlOrigins.0',
+      /Put the credential in signingSecret/,
+    );
   });
 });
 

@@ -60,7 +60,7 @@ describe('createSlackNotifier: the card', () => {
     expect(w.notifierErrors).toEqual([]);
   });
 
-  it('cuts long arguments to Slack\'s 3000-character section limit, visibly, and never inside an entity', async () => {
+  it("cuts long arguments to Slack's 3000-character section limit, visibly, and never inside an entity", async () => {
     const w = await world();
     const { card } = await paused(w, `/tmp/${'<&>'.repeat(1500)}`);
     const args = (card.json['blocks'] as Block[])[2]!.text!.text;
@@ -111,7 +111,7 @@ describe('createSlackNotifier with a bot', () => {
     expect(w.notifierErrors).toEqual([]);
   });
 
-  it('shows a denial\'s reason on the card, escaped', async () => {
+  it("shows a denial's reason on the card, escaped", async () => {
     const w = await world({ bot: true });
     const { runId, approvalId } = await paused(w);
     await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'slack:U0BOSS', reason: 'not <!here>' });
@@ -208,7 +208,10 @@ describe('createSlackNotifier: delivery through a webhook', () => {
     // Tokens that long need ids longer than runs have today; a runtime that mints them stands in.
     const long = (runtime: LinkedRuntime) =>
       new Proxy(runtime, {
-        get: (target, key) => (key === 'links' ? { ...target.links, mint: (input: Parameters<LinkedRuntime['links']['mint']>[0]) => ({ ...target.links.mint(input), approveForRun: 'x'.repeat(2001) }) } : Reflect.get(target, key)),
+        get: (target, key) =>
+          key === 'links'
+            ? { ...target.links, mint: (input: Parameters<LinkedRuntime['links']['mint']>[0]) => ({ ...target.links.mint(input), approveForRun: 'x'.repeat(2001) }) }
+            : Reflect.get(target, key),
       });
     const w = await world({ wrap: long });
     const run = await w.runtime.start('files', { input: '/tmp/x' });
@@ -255,7 +258,15 @@ describe('createSlackNotifier: options', () => {
 
   it('refuses webhook and API URLs with a user name and password, pointing at the token instead', () => {
     const runtime = bare();
-    expectCredentialsRefused(() => createSlackNotifier({ runtime, webhookUrl: withCredentials('https://hooks.slack.com/services/T000/B000/XXXX') }), 'webhookUrl', /Put the credential in token/);
-    expectCredentialsRefused(() => createSlackNotifier({ runtime, token: 'xoxb-123456789', channel: 'C1', apiUrl: withCredentials('https://slack.com/api') }), 'apiUrl', /Put the credential in token/);
+    expectCredentialsRefused(
+      () => createSlackNotifier({ runtime, webhookUrl: withCredentials('https://hooks.slack.com/services/T000/B000/XXXX') }),
+      'webhookUrl',
+      /Put the credential in token/,
+    );
+    expectCredentialsRefused(
+      () => createSlackNotifier({ runtime, token: 'xoxb-123456789', channel: 'C1', apiUrl: withCredentials('https://slack.com/api') }),
+      'apiUrl',
+      /Put the credential in token/,
+    );
   });
 });

@@ -94,13 +94,17 @@ export async function paused(w: World, path = '/tmp/x', origin?: RunOrigin) {
   const run = await w.runtime.start('files', { input: path, ...(origin ? { origin } : {}) });
   expect(run.status).toBe('awaitingApproval');
   await w.notifier.flush();
-  const card: SlackRequest | undefined = w.slack.messages().slice(before).find((message) => Array.isArray(message.json['blocks']));
+  const card: SlackRequest | undefined = w.slack
+    .messages()
+    .slice(before)
+    .find((message) => Array.isArray(message.json['blocks']));
   if (!card) throw new Error(`no Slack card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
   return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, card };
 }
 
 /** Posts a signed interaction to the route and waits for its background work. */
-export const send = (w: World, payload: unknown, options: Parameters<typeof signedRequest>[2] = {}) => interact(w.route, signedRequest(`${w.slack.origin}/slack/actions`, payload, options));
+export const send = (w: World, payload: unknown, options: Parameters<typeof signedRequest>[2] = {}) =>
+  interact(w.route, signedRequest(`${w.slack.origin}/slack/actions`, payload, options));
 
 /** The run as stored, to show that a refused request changed nothing. */
 export const state = async (w: World, runId: string) => JSON.stringify(await w.store.load(runId));

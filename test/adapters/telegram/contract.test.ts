@@ -49,7 +49,11 @@ channelContract({
     const route = createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: SECRET_TOKEN, apiUrl: telegram.apiUrl, onError: (error) => errors.push(error) });
     const deliver = async (update: unknown) => {
       const work: Promise<unknown>[] = [];
-      const request = new Request('http://approvals.test/telegram/webhook', { method: 'POST', headers: { 'x-telegram-bot-api-secret-token': SECRET_TOKEN }, body: JSON.stringify(update) });
+      const request = new Request('http://approvals.test/telegram/webhook', {
+        method: 'POST',
+        headers: { 'x-telegram-bot-api-secret-token': SECRET_TOKEN },
+        body: JSON.stringify(update),
+      });
       await route.fetch(request, { waitUntil: (promise) => void work.push(promise) });
       await Promise.all(work);
     };

@@ -67,13 +67,17 @@ describe('createTelegramNotifier: the card', () => {
 });
 
 describe('createTelegramNotifier: where cards go', () => {
-  it("asks in the chat (and forum topic) each run came from, and in the default chat for a run from elsewhere", async () => {
+  it('asks in the chat (and forum topic) each run came from, and in the default chat for a run from elsewhere', async () => {
     const w = await world();
     await paused(w, '/tmp/a', { channel: 'telegram', address: '-100111', thread: '7' });
     await paused(w, '/tmp/b', { channel: 'telegram', address: '222' });
     await paused(w, '/tmp/c');
     await paused(w, '/tmp/d', { channel: 'slack', address: 'C123' });
-    const sent = cards(w.telegram).map((card) => [card.request.json['chat_id'], card.request.json['message_thread_id'], /\/tmp\/\w/.exec(card.request.json['text'] as string)?.[0]]);
+    const sent = cards(w.telegram).map((card) => [
+      card.request.json['chat_id'],
+      card.request.json['message_thread_id'],
+      /\/tmp\/\w/.exec(card.request.json['text'] as string)?.[0],
+    ]);
     expect(sent).toEqual([
       ['-100111', 7, '/tmp/a'],
       ['222', undefined, '/tmp/b'],
@@ -151,7 +155,9 @@ describe('createTelegramNotifier: failures', () => {
     let limited = 1;
     const telegram = await startFakeTelegram((request) => {
       if (request.json['chat_id'] === '@redirected') return { status: 302, headers: { location: 'http://example.invalid/' } };
-      return limited-- > 0 ? { status: 429, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } }) } : undefined;
+      return limited-- > 0
+        ? { status: 429, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } }) }
+        : undefined;
     });
     closers.push(() => telegram.close());
     const waits: number[] = [];
@@ -182,6 +188,10 @@ describe('createTelegramNotifier: options', () => {
     expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: 'general' })).toThrow(/chatId must be a chat id or @channelusername/);
     // @ts-expect-error a misspelt option is refused by name
     expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, chat: 1 })).toThrow(/unknown option chat/);
-    expectCredentialsRefused(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, apiUrl: withCredentials('https://api.telegram.org') }), 'apiUrl', /Put the credential in botToken/);
+    expectCredentialsRefused(
+      () => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, apiUrl: withCredentials('https://api.telegram.org') }),
+      'apiUrl',
+      /Put the credential in botToken/,
+    );
   });
 });

@@ -32,7 +32,12 @@ export interface TelegramWorld {
 let nextUpdateId = 5000;
 
 export async function telegramWorld(
-  options: { readonly approvers?: string[]; readonly notifier?: Partial<TelegramNotifierOptions>; readonly updates?: Partial<TelegramUpdatesOptions>; readonly telegram?: FakeTelegram } = {},
+  options: {
+    readonly approvers?: string[];
+    readonly notifier?: Partial<TelegramNotifierOptions>;
+    readonly updates?: Partial<TelegramUpdatesOptions>;
+    readonly telegram?: FakeTelegram;
+  } = {},
 ): Promise<TelegramWorld> {
   const telegram = options.telegram ?? (await startFakeTelegram());
   // The connector carries markup of its own, so every card shows it escaped.

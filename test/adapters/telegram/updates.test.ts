@@ -68,7 +68,13 @@ describe('POST /telegram/webhook over a socket', () => {
     }
     // A body that never ends is not waited for.
     const url = new URL(base);
-    const held = httpRequest({ host: url.hostname, port: url.port, path: '/telegram/webhook', method: 'POST', headers: { 'transfer-encoding': 'chunked', 'x-telegram-bot-api-secret-token': 'wrong' } });
+    const held = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: '/telegram/webhook',
+      method: 'POST',
+      headers: { 'transfer-encoding': 'chunked', 'x-telegram-bot-api-secret-token': 'wrong' },
+    });
     held.write('{"update_id":');
     const status = await new Promise<number | undefined>((resolve) => held.on('response', (res) => resolve(res.statusCode)));
     held.destroy();
@@ -103,7 +109,9 @@ describe('POST /telegram/webhook: buttons', () => {
     const first = await paused(w, '/tmp/1');
     await w.deliver(clickUpdate(first.card, first.card.approve, 1));
     await w.deliver(clickUpdate(first.card, first.card.approve, 2));
-    expect(lastLine(w.telegram.calls('editMessageText').at(-1)!.json['text'])).toMatch(/^Already approved by Telegram user 1; nothing was done again\. This button was used before\./);
+    expect(lastLine(w.telegram.calls('editMessageText').at(-1)!.json['text'])).toMatch(
+      /^Already approved by Telegram user 1; nothing was done again\. This button was used before\./,
+    );
     const second = await paused(w, '/tmp/2');
     await w.runtime.respond(second.runId, { approvalId: second.approvalId, approved: true, approvedBy: 'bob <b@x>' });
     await w.notifier.flush();
@@ -131,7 +139,7 @@ describe('POST /telegram/webhook: buttons', () => {
     expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'approved', by: 'telegram:1' });
   });
 
-  it('acknowledges other updates and other bots\' buttons with 200 and does nothing; a body that is not JSON is a 400', async () => {
+  it("acknowledges other updates and other bots' buttons with 200 and does nothing; a body that is not JSON is a 400", async () => {
     const w = await world();
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
@@ -144,7 +152,9 @@ describe('POST /telegram/webhook: buttons', () => {
 
   it('never puts the bot token into onError when the Bot API refuses the answers; the decision stands', async () => {
     const telegram = await startFakeTelegram((request) =>
-      request.method === 'sendMessage' ? undefined : { status: 400, body: JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: bot${TELEGRAM_BOT_TOKEN} message is not modified` }) },
+      request.method === 'sendMessage'
+        ? undefined
+        : { status: 400, body: JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: bot${TELEGRAM_BOT_TOKEN} message is not modified` }) },
     );
     closers.push(() => telegram.close());
     const w = await world({ telegram });
@@ -208,11 +218,17 @@ describe('POST /telegram/webhook: deny with a reason', () => {
 describe('createTelegramUpdates: options', () => {
   it('refuses a secret token Telegram would refuse and an apiUrl with credentials, never quoting a secret', async () => {
     const { runtime } = await world();
-    expect(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'has spaces and !' })).toThrow(/createTelegramUpdates: secretToken must be 1 to 256 characters/);
+    expect(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'has spaces and !' })).toThrow(
+      /createTelegramUpdates: secretToken must be 1 to 256 characters/,
+    );
     expect(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'x'.repeat(257) })).toThrow(/secretToken/);
     const badToken = () => createTelegramUpdates({ runtime, botToken: 'nope secret-value', secretToken: SECRET_TOKEN });
     expect(badToken).toThrow(/createTelegramUpdates: botToken must be a bot token/);
     expect(badToken).not.toThrow(/secret-value/);
-    expectCredentialsRefused(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: SECRET_TOKEN, apiUrl: withCredentials('https://api.telegram.org') }), 'apiUrl', /Put the credential in botToken/);
+    expectCredentialsRefused(
+      () => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: SECRET_TOKEN, apiUrl: withCredentials('https://api.telegram.org') }),
+      'apiUrl',
+      /Put the credential in botToken/,
+    );
   });
 });

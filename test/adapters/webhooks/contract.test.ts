@@ -3,7 +3,7 @@
 // kit's own wording (outcomeLine, as plain text). A receiver deduplicates on webhook-id (the Standard Webhooks
 // contract: a repeated id is dropped), so deliveries with the same id count once, and only deliveries the receiver
 // accepted (verified signature, answered 2xx) count at all. Webhooks have no buttons: the click test ends early.
-import { type LinkedRuntime } from 'countersign';
+import type { LinkedRuntime } from 'countersign';
 import { outcomeLine, type CardOutcome, type Markup } from 'countersign/channels';
 import { createWebhookNotifier, verifyWebhook, type WebhookDeadLetter, type WebhookEvent } from 'countersign/webhooks';
 import { channelContract, type ChannelFixture, type Delivery } from '../../support/channel-contract.js';

@@ -10,7 +10,11 @@ const vector = {
   body: '{"test": 2432232314}',
   signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
 };
-const headersOf = (signature: string, timestamp = String(vector.timestamp), id: string | undefined = vector.id): { id: string | undefined; timestamp: string; signature: string } => ({ id, timestamp, signature });
+const headersOf = (
+  signature: string,
+  timestamp = String(vector.timestamp),
+  id: string | undefined = vector.id,
+): { id: string | undefined; timestamp: string; signature: string } => ({ id, timestamp, signature });
 
 describe('Standard Webhooks signatures', () => {
   it('reproduces the specification known-answer vector', () => {
@@ -29,7 +33,7 @@ describe('Standard Webhooks signatures', () => {
   });
 
   it('accepts any of several secrets and any of several signatures, for key rotation', () => {
-    const rotated = 'whsec_' + Buffer.from('a new key of thirty-two bytes!!!').toString('base64');
+    const rotated = `whsec_${Buffer.from('a new key of thirty-two bytes!!!').toString('base64')}`;
     const both = `v1,AAAA ${vector.signature}`;
     expect(verifyWebhook([rotated, vector.secret], headersOf(both), vector.body, vector.timestamp)).toBeUndefined();
   });
@@ -38,13 +42,13 @@ describe('Standard Webhooks signatures', () => {
     const check = (headers: ReturnType<typeof headersOf>, now = vector.timestamp) => verifyWebhook([vector.secret], headers, vector.body, now);
     expect(check(headersOf(''))).toBe('missing_headers');
     expect(check({ ...headersOf(vector.signature), id: undefined })).toBe('missing_headers');
-    expect(check(headersOf('v1,' + Buffer.alloc(32).toString('base64')))).toBe('bad_signature');
+    expect(check(headersOf(`v1,${Buffer.alloc(32).toString('base64')}`))).toBe('bad_signature');
     expect(check(headersOf(vector.signature.slice(0, -6)))).toBe('bad_signature');
     expect(check(headersOf(vector.signature.replace('v1,', 'v2,')))).toBe('bad_signature');
     expect(check(headersOf(vector.signature, 'soon'))).toBe('bad_timestamp');
     expect(check(headersOf(vector.signature), vector.timestamp + 301)).toBe('stale_timestamp');
     expect(check(headersOf(vector.signature), vector.timestamp - 301)).toBe('stale_timestamp');
     expect(check(headersOf(vector.signature), vector.timestamp + 300)).toBeUndefined();
-    expect(verifyWebhook([vector.secret], headersOf(vector.signature), vector.body + ' ', vector.timestamp)).toBe('bad_signature');
+    expect(verifyWebhook([vector.secret], headersOf(vector.signature), `${vector.body} `, vector.timestamp)).toBe('bad_signature');
   });
 });

@@ -141,7 +141,12 @@ describe('deliveries', () => {
     const target = await receiver();
     const runEvents: RunEvent[] = [
       resolved(),
-      { type: 'approval-resolved', runId: 'run_1', agentName: 'payments', entry: { ...entry, approvalId: undefined, source: 'rule', toolCallId: 'call_2' } as unknown as AuditEntry },
+      {
+        type: 'approval-resolved',
+        runId: 'run_1',
+        agentName: 'payments',
+        entry: { ...entry, approvalId: undefined, source: 'rule', toolCallId: 'call_2' } as unknown as AuditEntry,
+      },
       { type: 'run-completed', runId: 'run_1', agentName: 'payments', output: 'paid' },
       { type: 'run-failed', runId: 'run_2', agentName: 'payments', error: { code: 'model_error', message: 'boom' } },
       { type: 'run-cancelled', runId: 'run_3', agentName: 'payments', reason: 'operator' },
@@ -262,7 +267,10 @@ describe('retries', () => {
     await second.publish([requested()]);
     await second.flush();
     const errors = [...first.deadLetters(), ...second.deadLetters()].map((letter) => letter.lastError);
-    expect(errors).toEqual(['HTTP 404: no_service for hooks.slack.com/… (see hooks.slack.com/…)', 'HTTP 302 (redirect to elsewhere.example/… not followed; configure the final URL)']);
+    expect(errors).toEqual([
+      'HTTP 404: no_service for hooks.slack.com/… (see hooks.slack.com/…)',
+      'HTTP 302 (redirect to elsewhere.example/… not followed; configure the final URL)',
+    ]);
   });
 
   it('does not follow or retry a redirect, and says where it pointed', async () => {
@@ -455,7 +463,13 @@ describe('through createRuntime', () => {
     const asked = verified(target.deliveries[0]!);
     expect(asked).toMatchObject({
       type: 'approval.requested',
-      data: { runId: paused.runId, agentName: agent.name, approvalId: paused.pendingApprovals[0]!.approvalId, toolName: 'send_payment', args: { to: 'acct-9', cents: 500, apiKey: '[REDACTED]' } },
+      data: {
+        runId: paused.runId,
+        agentName: agent.name,
+        approvalId: paused.pendingApprovals[0]!.approvalId,
+        toolName: 'send_payment',
+        args: { to: 'acct-9', cents: 500, apiKey: '[REDACTED]' },
+      },
     });
     expect(target.deliveries[0]!.body).not.toContain('sk-live-do-not-leak');
 
@@ -486,7 +500,15 @@ describe('through createRuntime', () => {
       {
         type: 'tool.finished',
         timestamp: expect.any(String),
-        data: { runId: paused.runId, agentName: agent.name, approvalId, toolCallId: paused.pendingApprovals[0]!.toolCallId, toolName: 'wipe', status: 'succeeded', result: 'wiped /tmp/x' },
+        data: {
+          runId: paused.runId,
+          agentName: agent.name,
+          approvalId,
+          toolCallId: paused.pendingApprovals[0]!.toolCallId,
+          toolName: 'wipe',
+          status: 'succeeded',
+          result: 'wiped /tmp/x',
+        },
       },
     ]);
   });

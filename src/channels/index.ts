@@ -15,4 +15,4 @@ export { answerClick, decideWithLink, type Click } from './decide-click.js';
 export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from './markup.js';
 export { classifyRefusal, type Refusal } from './refusal.js';
-export { decidedReply, outcomeLine, refusalReply, type CardOutcome, type ClickReply } from './wording.js';
+export { cardHead, cardWarnings, decidedReply, outcomeLine, refusalReply, settledText, type CardOutcome, type ClickReply } from './wording.js';

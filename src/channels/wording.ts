@@ -2,9 +2,9 @@
 // toast and a full one for the message), and how a card reads once its approval ended. Each channel renders them
 // with its own Markup, so the words are the same on Slack, Telegram, Discord and email.
 import type { RunEvent } from '../machine/run-events.js';
-import type { AuditEntry } from '../machine/types.js';
+import type { ApprovalRequest, AuditEntry } from '../machine/types.js';
 import type { LinkRespondResult } from '../runtime/runtime.js';
-import type { Markup } from './markup.js';
+import { fitEscaped, type Markup } from './markup.js';
 import type { Refusal } from './refusal.js';
 
 /** What a clicker is told: `short` fits a toast (200 characters, plain), `text` the message; `replace` says whether the card itself should read it. */
@@ -78,4 +78,25 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
   const reason = entry.decision === 'denied' && entry.reason ? `: ${m.escape(entry.reason)}` : '';
   const scope = entry.scope === 'run' ? ' for the rest of this run' : '';
   return entry.decision === 'approved' ? `✅ Approved${scope} by ${m.who(entry.by)}.` : `❌ Denied by ${m.who(entry.by)}${reason}.`;
+}
+
+/**
+ * A card's opening: who wants to run what (and through which connector), the model's description, why a person
+ * decides, and an interrupted call's note; escaped and marked up, at most `limit` characters.
+ */
+export function cardHead(request: ApprovalRequest, agentName: string, m: Markup, limit: number): string {
+  const connector = request.connector === undefined ? '' : ` through ${m.strong(m.escape(request.connector))}`;
+  return fitEscaped(
+    `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.\n${m.escape(request.description)}` +
+      (request.reason ? `\nWhy a person decides: ${m.escape(request.reason)}` : '') +
+      (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
+    limit,
+  );
+}
+
+/** A card's warnings about the displayed arguments, '' when there are none; at most `limit` characters. */
+export function cardWarnings(request: ApprovalRequest, m: Markup, limit: number): string {
+  if (request.warnings.length === 0) return '';
+  const lines = request.warnings.map((warning) => `• ${m.escape(warning.path || '(arguments)')}: ${m.escape(warning.message)}`);
+  return fitEscaped(`⚠️ Check the arguments carefully:\n${lines.join('\n')}`, limit);
 }

@@ -20,6 +20,7 @@ import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
 import { claimDeliveries } from './webhook-replay.js';
+import { answerOptionsShape } from '../web/answer-options.js';
 
 export type { ApprovalAppErrorContext } from './routes/route-settings.js';
 
@@ -78,25 +79,13 @@ const secretSchema = z
   .refine((secret) => Buffer.from(secret.slice(6), 'base64').length >= 16, 'must hold at least 16 bytes of key after whsec_');
 const tokenSchema = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible ASCII characters');
 const optionsSchema = optionsObject({
+  ...answerOptionsShape,
   bearerToken: z.union([tokenSchema, z.array(tokenSchema).min(1)]).optional(),
   webhookSecret: z.union([secretSchema, z.array(secretSchema).min(1)]).optional(),
   insecure: z.boolean().optional(),
-  maxBodyBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .optional(),
-  resumeTimeoutMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(15 * 60_000)
-    .optional(),
   clock: z.custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms').optional(),
   events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
   heartbeatMs: z.number().int().min(10).optional(),
-  resumeMode: z.enum(['inline', 'enqueue']).optional(),
   channels: z
     .array(
       z.object({

@@ -4,7 +4,8 @@
 import type { ButtonIds } from '../../channels/button-ids.js';
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped } from '../../channels/markup.js';
-import { escapeDiscord as e, fenceSafe } from './discord-markup.js';
+import { cardHead, cardWarnings } from '../../channels/wording.js';
+import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */
 const DESCRIPTION_LIMIT = 4096;
@@ -18,16 +19,8 @@ export const NO_MENTIONS = { parse: [] } as const;
 /** The body of POST /channels/{id}/messages for `card`. */
 export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, unknown> {
   const { request, agentName, runId, tokens } = card;
-  const head = fitEscaped(
-    `**${e(request.toolName)}** wants to run for agent **${e(agentName)}**${request.connector ? ` through **${e(request.connector)}**` : ''}.\n${e(request.description)}` +
-      (request.reason ? `\nWhy a person decides: ${e(request.reason)}` : '') +
-      (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
-    1500,
-  );
-  const warnings =
-    request.warnings.length === 0
-      ? ''
-      : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 800);
+  const head = cardHead(request, agentName, discordMarkup, 1500);
+  const warnings = cardWarnings(request, discordMarkup, 800);
   const above = [head, warnings].filter((part) => part !== '').join('\n');
   const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');
   const button = (style: number, label: string, id: string) => ({ type: 2, style, label, custom_id: `${CUSTOM_ID_PREFIX}${id}` });

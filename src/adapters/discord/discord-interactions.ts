@@ -19,6 +19,7 @@ import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js
 import { CUSTOM_ID_PREFIX, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
 import { ed25519PublicKey, verifyEd25519 } from './discord-signature.js';
+import { answerOptionsShape } from '../../web/answer-options.js';
 
 /**
  * Options of `createDiscordInteractions`.
@@ -50,23 +51,11 @@ export interface DiscordInteractionsOptions {
 }
 
 const optionsSchema = optionsObject({
+  ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
   publicKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be the application's public key: 64 hex characters from the Developer Portal (General Information)"),
   applicationId: z.string().regex(SNOWFLAKE_PATTERN, 'must be the application id (digits) from the Developer Portal (General Information)'),
   apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'no option (interaction webhooks take none)' }).optional(),
-  resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(15 * 60_000)
-    .optional(),
-  maxBodyBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .optional(),
   clock: functionSchema().optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),

@@ -18,6 +18,7 @@ import { DECISION_BLOCK_IDS, SLACK_ACTION_IDS } from './slack-card.js';
 import { slackMarkup } from './slack-markup.js';
 import { respond, type Answer, type ResponderSettings } from './slack-responder.js';
 import { signedHeaders, verifySignature } from './slack-signature.js';
+import { answerOptionsShape } from '../../web/answer-options.js';
 
 /**
  * What `createSlackActions` was doing when something failed: `click` (an unexpected refusal), `resume` (a run that
@@ -65,6 +66,7 @@ export interface SlackActionsOptions {
 
 const signingSecretSchema = z.string().min(16, "must be the Slack app's signing secret (Basic Information → App Credentials)");
 const optionsSchema = optionsObject({
+  ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
   signingSecret: z.union([signingSecretSchema, z.array(signingSecretSchema).min(1).max(2)]),
   token: z.string().regex(SLACK_TOKEN_PATTERN, 'must be a Slack bot token (xoxb-...)').optional(),
@@ -72,19 +74,6 @@ const optionsSchema = optionsObject({
   responseUrlOrigins: z
     .array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' }))
     .min(1)
-    .optional(),
-  resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z
-    .number()
-    .int('must be a whole number')
-    .min(0)
-    .max(15 * 60_000)
-    .optional(),
-  maxBodyBytes: z
-    .number()
-    .int('must be a whole number')
-    .min(1024)
-    .max(16 * 1024 * 1024)
     .optional(),
   clock: functionSchema().optional(),
   fetch: functionSchema().optional(),

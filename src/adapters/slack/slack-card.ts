@@ -4,7 +4,8 @@
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../channels/markup.js';
 import { ConfigError } from '../../errors.js';
-import { mrkdwn, plain, SECTION_LIMIT, slackEscape } from './slack-markup.js';
+import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
+import { cardHead, cardWarnings } from '../../channels/wording.js';
 
 /**
  * The `action_id`s of the card's buttons; `createSlackActions` acts on these only.
@@ -32,18 +33,6 @@ export interface SlackMessage {
   readonly blocks?: readonly Record<string, unknown>[];
 }
 
-/** What the call is: tool, agent, connector, the model's description, why a person decides. */
-function summaryOf(card: ApprovalCard): string {
-  const { request } = card;
-  const connector = request.connector === undefined ? '' : ` through connector *${slackEscape(request.connector)}*`;
-  return fitEscaped(
-    `*${slackEscape(request.toolName)}* wants to run for agent *${slackEscape(card.agentName)}*${connector}.\n${slackEscape(request.description)}` +
-      (request.reason ? `\n_Why a person decides:_ ${slackEscape(request.reason)}` : '') +
-      (request.outcomeUnknown ? '\n:grey_question: This call was interrupted before; it may or may not have had its effect.' : ''),
-    SECTION_LIMIT,
-  );
-}
-
 /**
  * The card asking to decide `card`, and the summary to keep for its later updates. Throws a `ConfigError` when a
  * token is longer than a button may carry (Slack would refuse the whole message).
@@ -55,7 +44,7 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
       `createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`,
     );
   }
-  const summary = summaryOf(card);
+  const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
   const args = escapeMarkup(argsJson(request.args)).replace(/`/g, '\\u0060');
   const blocks: Record<string, unknown>[] = [
@@ -63,10 +52,8 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
     { type: 'section', text: mrkdwn(summary) },
     { type: 'section', text: mrkdwn(`\`\`\`${fitEscaped(args, SECTION_LIMIT - 3, '```')}`) },
   ];
-  if (request.warnings.length > 0) {
-    const lines = request.warnings.map((warning) => `• \`${slackEscape(warning.path || '(arguments)')}\`: ${slackEscape(warning.message)}`);
-    blocks.push({ type: 'section', text: mrkdwn(fitEscaped(`:warning: *Check the arguments carefully:*\n${lines.join('\n')}`, SECTION_LIMIT)) });
-  }
+  const warnings = cardWarnings(request, slackMarkup, SECTION_LIMIT);
+  if (warnings !== '') blocks.push({ type: 'section', text: mrkdwn(warnings) });
   const seconds = Math.floor(tokens.expiresAt / 1000);
   const until = `<!date^${seconds}^{date_short_pretty} {time}|${new Date(tokens.expiresAt).toISOString()}>`;
   blocks.push({

@@ -5,7 +5,8 @@ import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import type { ButtonIds } from '../../channels/button-ids.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../channels/markup.js';
 import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
-import { plainText } from './telegram-markup.js';
+import { plainText, telegramMarkup } from './telegram-markup.js';
+import { cardHead, cardWarnings } from '../../channels/wording.js';
 
 /** What `callback_data` of the buttons starts with; the webhook acts only on these. */
 export const CALLBACK_PREFIX = 'cs:';
@@ -18,18 +19,8 @@ const e = escapeMarkup;
 /** The card's HTML; its buttons work until `card.tokens.expiresAt`. */
 export function cardText(card: ApprovalCard): string {
   const { runId, agentName, request, tokens } = card;
-  const head = fitEscaped(
-    `<b>${e(request.toolName)}</b> wants to run for agent <b>${e(agentName)}</b>` +
-      (request.connector === undefined ? '' : ` through <b>${e(request.connector)}</b>`) +
-      `.\n${e(request.description)}` +
-      (request.reason ? `\nWhy a person decides: ${e(request.reason)}` : '') +
-      (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
-    1200,
-  );
-  const warnings =
-    request.warnings.length === 0
-      ? ''
-      : fitEscaped(`⚠️ Check the arguments carefully:\n${request.warnings.map((warning) => `• ${e(warning.path || '(arguments)')}: ${e(warning.message)}`).join('\n')}`, 600);
+  const head = cardHead(request, agentName, telegramMarkup, 1200);
+  const warnings = cardWarnings(request, telegramMarkup, 600);
   const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · buttons work until ${new Date(tokens.expiresAt).toISOString()}</i>`;
   // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.
   const fixed = ['<b>Approval needed</b>', head, warnings, foot].filter((part) => part !== '');

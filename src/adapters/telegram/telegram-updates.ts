@@ -14,6 +14,7 @@ import { answerReason } from './deny-reason.js';
 import { apiUrlSchema, botTokenSchema } from './telegram-notifier.js';
 import { updateSchema } from './update-schema.js';
 import type { TelegramUpdatesErrorContext, UpdateHandling } from './update-handling.js';
+import { answerOptionsShape } from '../../web/answer-options.js';
 
 /**
  * Options of `createTelegramUpdates`.
@@ -49,23 +50,11 @@ const SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 const UPDATE_KEPT_MS = 86_400_000;
 
 const optionsSchema = optionsObject({
+  ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
   botToken: botTokenSchema,
   secretToken: z.string().regex(SECRET_TOKEN_PATTERN, "must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)"),
   apiUrl: apiUrlSchema.optional(),
-  resumeMode: z.enum(['inline', 'enqueue']).optional(),
-  resumeTimeoutMs: z
-    .number()
-    .int('must be a whole number')
-    .min(0)
-    .max(15 * 60_000)
-    .optional(),
-  maxBodyBytes: z
-    .number()
-    .int('must be a whole number')
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
 });

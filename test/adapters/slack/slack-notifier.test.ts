@@ -37,10 +37,10 @@ describe('createSlackNotifier: the card', () => {
     for (const text of blockTexts(card.json)) expect(text.length).toBeLessThanOrEqual(3000);
     for (const block of blocks.filter((item) => item.type === 'section')) expect(block.text).toMatchObject({ type: 'mrkdwn', verbatim: true });
     const summary = renderMrkdwn(blocks[1]!.text!.text);
-    expect(summary).toContain('delete_file wants to run for agent files through connector files-prod.');
+    expect(summary).toContain('delete_file wants to run for agent files through files-prod.');
     expect(summary).toContain('Delete <!channel><script>alert(1)</script>&');
     expect(blocks[2]!.text!.text).toMatch(/^```[\s\S]*"apiToken": "\[REDACTED\]"[\s\S]*```$/);
-    expect(blocks[3]!.text!.text).toContain(':warning:');
+    expect(blocks[3]!.text!.text).toContain('⚠️ Check the arguments carefully:');
     expect(blocks[3]!.text!.text).toContain('bidirectional');
     expect(blocks[4]!.elements![0]!.text).toContain(runId);
 

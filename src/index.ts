@@ -24,9 +24,14 @@ export {
   type AuditEntry,
   type DecisionSource,
   type MachineState,
+  type FinishReason,
+  type JsonValue,
   type Message,
+  type MessagePart,
   type Model,
   type ModelRequest,
+  type ModelResponse,
+  type ProviderMetadata,
   type OnExpire,
   type RunError,
   type RunOrigin,
@@ -35,6 +40,7 @@ export {
   type ToolCallRecord,
   type ToolCallStatus,
   type ToolSpec,
+  type Usage,
 } from './machine/types.js';
 export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';

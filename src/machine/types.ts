@@ -1,21 +1,93 @@
 import type { StateValueFrom } from 'xstate';
 import type { agentMachine } from './agent-machine.js';
+
+/** A JSON value: what survives a snapshot byte for byte. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * Data a provider adapter keeps with a message, a part or a tool call and
+ * sends back unchanged on the next request (an Anthropic thinking signature,
+ * an OpenAI reasoning item's id), keyed by provider: `{ anthropic: { ... } }`.
+ * Opaque to countersign, JSON, stored with the run.
+ */
+export type ProviderMetadata = { readonly [provider: string]: { readonly [key: string]: JsonValue } };
+
 /** A call the model asked for, as it appears in an assistant message. */
 export interface ToolCall {
   readonly id: string;
   readonly name: string;
   readonly args: unknown;
+  readonly providerMetadata?: ProviderMetadata;
 }
+
+/**
+ * One piece of a message beyond its plain `content`:
+ * - `text`: text, as the provider split it;
+ * - `reasoning`: the model's thinking, with what the provider needs to accept it back (Anthropic's `signature`, or
+ *   the encrypted content of OpenAI reasoning and of Anthropic redacted thinking in `encryptedContent`, `text`
+ *   then empty);
+ * - `file`: an image or a document, by `url` or base64 `data`, with its media type;
+ * - `tool-result`: how a call ended (`outcome`), for adapters whose providers mark errors and denials; `output` is
+ *   a structured result when there is one, the message's `content` otherwise.
+ *
+ * @example
+ * const part: MessagePart = { type: 'reasoning', text: 'The user wants /tmp cleared…', signature: 'EqQBCgIYAhIM…' };
+ */
+export type MessagePart =
+  | { readonly type: 'text'; readonly text: string; readonly providerMetadata?: ProviderMetadata }
+  | {
+      readonly type: 'reasoning';
+      readonly text: string;
+      readonly signature?: string;
+      readonly encryptedContent?: string;
+      readonly providerMetadata?: ProviderMetadata;
+    }
+  | {
+      readonly type: 'file';
+      readonly mediaType: string;
+      readonly data?: string;
+      readonly url?: string;
+      readonly filename?: string;
+      readonly providerMetadata?: ProviderMetadata;
+    }
+  | {
+      readonly type: 'tool-result';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly outcome: 'ok' | 'error' | 'denied';
+      readonly output?: JsonValue;
+      readonly providerMetadata?: ProviderMetadata;
+    };
+
+/** Tokens a model call used, as its provider counted them. */
+export interface Usage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  /** Of the output, how many went to reasoning. */
+  readonly reasoningTokens?: number;
+  /** Of the input, how many were read from the provider's prompt cache. */
+  readonly cachedInputTokens?: number;
+}
+
+/** Why the model stopped. */
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
 
 /**
  * One message of the conversation. History is kept JSON-native (strings and
  * plain objects) so a snapshot with a long history stays cheap to encode.
+ * `content` is the text for readers that want a string; `parts` carry what a
+ * provider needs beyond it (reasoning, files, how a tool call ended).
  */
 export interface Message {
   readonly role: 'system' | 'user' | 'assistant' | 'tool';
   readonly content: string;
+  readonly parts?: readonly MessagePart[];
   readonly toolCalls?: readonly ToolCall[];
   readonly toolCallId?: string;
+  readonly providerMetadata?: ProviderMetadata;
+  /** On an assistant message: what its model call used, and why it stopped. */
+  readonly usage?: Usage;
+  readonly finishReason?: FinishReason;
 }
 
 /** The assistant's turn, as a `Model` returns it. */
@@ -36,18 +108,25 @@ export interface ModelRequest {
   readonly signal?: AbortSignal;
 }
 
+/** What a model call answers: the assistant's message, and optionally what it used and why it stopped. */
+export interface ModelResponse {
+  readonly message: AssistantMessage;
+  readonly usage?: Usage;
+  readonly finishReason?: FinishReason;
+}
+
 /**
  * The port every model provider adapter implements.
  *
  * @example
  * const model: Model = {
  *   async generate({ messages }) {
- *     return { message: { role: 'assistant', content: `you said ${messages.at(-1)?.content}` } };
+ *     return { message: { role: 'assistant', content: `you said ${messages.at(-1)?.content}` }, usage: { inputTokens: 12, outputTokens: 4 } };
  *   },
  * };
  */
 export interface Model {
-  generate(request: ModelRequest): Promise<{ message: AssistantMessage }>;
+  generate(request: ModelRequest): Promise<ModelResponse>;
 }
 
 /** Why `execute` returned. */
@@ -204,6 +283,8 @@ export interface AgentSnapshot {
   readonly runApprovalsSince?: number;
   readonly turns: number;
   readonly maxTurns: number;
+  /** Tokens used by every model call of the run so far (each assistant message has its own call's `usage`). */
+  readonly usage?: Usage;
   /** Where the run came from, when its starter said (`ExecuteInput.origin`). */
   readonly origin?: RunOrigin;
   readonly version: number;

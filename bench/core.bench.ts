@@ -1,14 +1,15 @@
 // The core loop: (a) what the approval gate costs per auto-approved tool call, against calling the
 // tool's execute directly; (b) the full pause/resume cycle (execute, serialize, deserialize, approve,
 // execute) with 0, 10, 100, 1,000 and 10,000 prior messages, against a third of the Vercel AI SDK 6's
-// medians for the same cycle (1.16 ms at 0 messages, 18.5 ms at 1,000; PEERS.md).
+// medians for the same cycle (1.16 ms at 0 messages, 18.5 ms at 1,000; PEERS.md); (c) the same cycle with reasoning
+// parts, signatures, usage and tool-result parts against it (the richer message's cost, target within 10 %).
 // Run: npx tsx bench/core.bench.ts   (or npm run bench -- core)
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { createAgent, defineTool, deserialize, serialize, withApprovalResponse, type ToolExecuteContext } from 'countersign';
+import { createAgent, defineTool, deserialize, serialize, withApprovalResponse, type AssistantMessage, type Message, type ToolExecuteContext } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { history } from './support/history.js';
+import { history, historyWithParts } from './support/history.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -165,6 +166,70 @@ printTable(
   cycleRows,
 );
 printTable('Where the cycle goes (medians per phase)', ['prior messages', ...phases], phaseRows);
+
+// ---------------------------------------------------------------------------------------------
+// (c) The richer message: the same cycle with reasoning parts, signatures, usage and tool-result parts
+// ---------------------------------------------------------------------------------------------
+
+const reasoningAskTurn: AssistantMessage = {
+  ...askTurn,
+  parts: [
+    { type: 'reasoning', text: 'A refund of 45 EUR on order 10042: this needs a person.', signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ' },
+    { type: 'text', text: askTurn.content },
+  ],
+};
+const partsAgent = createAgent({
+  name: 'bench-cycle-parts',
+  model: {
+    generate: async (request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? { message: doneTurn, usage: { inputTokens: 1300, outputTokens: 12 }, finishReason: 'stop' }
+        : { message: reasoningAskTurn, usage: { inputTokens: 1200, outputTokens: 80, reasoningTokens: 40 }, finishReason: 'tool-calls' },
+  },
+  tools: [refund],
+});
+
+async function cycleOnce(agent: typeof cycleAgent, input: string | Message[]): Promise<number> {
+  const started = performance.now();
+  const paused = await agent.execute({ input });
+  const loaded = deserialize(serialize(paused));
+  const approved = withApprovalResponse(loaded, { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { agent });
+  const done = await agent.execute(approved);
+  if (done.status !== 'completed') throw new Error(`cycle ended ${done.status}`);
+  return performance.now() - started;
+}
+
+const partsRows: string[][] = [];
+for (const count of [0, 1_000]) {
+  const plainInput = count === 0 ? 'Please refund order 10042.' : history(count);
+  const partsInput = count === 0 ? 'Please refund order 10042.' : historyWithParts(count);
+  const iterations = count >= 1_000 ? 300 : 1_000;
+  const plain: number[] = [];
+  const rich: number[] = [];
+  // Alternated cycle by cycle, so both see the same machine state.
+  for (let iteration = 0; iteration < iterations + 50; iteration++) {
+    const a = await cycleOnce(cycleAgent, plainInput);
+    const b = await cycleOnce(partsAgent, partsInput);
+    if (iteration < 50) continue;
+    plain.push(a);
+    rich.push(b);
+  }
+  plain.sort((x, y) => x - y);
+  rich.sort((x, y) => x - y);
+  const [plainMedian, richMedian] = [quantile(plain, 0.5), quantile(rich, 0.5)];
+  partsRows.push([
+    count.toLocaleString('en-US'),
+    formatDuration(plainMedian),
+    formatDuration(richMedian),
+    `${(((richMedian - plainMedian) / plainMedian) * 100).toFixed(1)} %`,
+    `${(Buffer.byteLength(serialize(await partsAgent.execute({ input: partsInput }))) / 1024).toFixed(1)} KB`,
+  ]);
+}
+printTable(
+  'The richer message: the full cycle with reasoning parts, signatures, usage and tool-result parts in the history and the new turn (target: within 10 %)',
+  ['prior messages', 'plain (median)', 'with parts (median)', 'difference', 'serialized with parts'],
+  partsRows,
+);
 process.stdout.write(
   `\nThe model is scripted (no network); each cycle makes two model calls and runs one approved tool. ${process.version}, ${process.platform}/${process.arch}, ` +
     `load average ${loadavg()

@@ -35,3 +35,29 @@ export function history(count: number): Message[] {
   }
   return messages.slice(0, count);
 }
+
+/**
+ * The same conversation as `history(count)`, as a reasoning model and a provider adapter leave it: every assistant
+ * message carries its reasoning (text and a signature) and usage, every tool result its tool-result part.
+ */
+export function historyWithParts(count: number): Message[] {
+  return history(count).map((message) => {
+    if (message.role === 'assistant') {
+      return {
+        ...message,
+        parts: [
+          {
+            type: 'reasoning',
+            text: 'The customer asks about a refund; look the order up before answering.',
+            signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+          },
+          { type: 'text', text: message.content },
+        ],
+        usage: { inputTokens: 1200, outputTokens: 80, reasoningTokens: 40 },
+        finishReason: message.toolCalls ? 'tool-calls' : 'stop',
+      };
+    }
+    if (message.role === 'tool') return { ...message, parts: [{ type: 'tool-result', toolCallId: message.toolCallId!, toolName: 'get_order', outcome: 'ok' }] };
+    return message;
+  });
+}

@@ -175,7 +175,6 @@ const reasoningAskTurn: AssistantMessage = {
   ...askTurn,
   parts: [
     { type: 'reasoning', text: 'A refund of 45 EUR on order 10042: this needs a person.', signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ' },
-    { type: 'text', text: askTurn.content },
   ],
 };
 const partsAgent = createAgent({

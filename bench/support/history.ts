@@ -45,13 +45,13 @@ export function historyWithParts(count: number): Message[] {
     if (message.role === 'assistant') {
       return {
         ...message,
+        // The text stays in `content`: a text part only where a provider split it among other parts.
         parts: [
           {
             type: 'reasoning',
             text: 'The customer asks about a refund; look the order up before answering.',
             signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
           },
-          { type: 'text', text: message.content },
         ],
         usage: { inputTokens: 1200, outputTokens: 80, reasoningTokens: 40 },
         finishReason: message.toolCalls ? 'tool-calls' : 'stop',

@@ -1,7 +1,12 @@
 // What a message may hold, checked where one comes in: a model's answer, a history handed to execute.
 import { z } from 'zod';
+import { isPlainJson } from './plain-json.js';
+import type { JsonValue } from './types.js';
 
-const metadataSchema = z.record(z.string(), z.record(z.string(), z.json()));
+// One walk of our own rather than z.json(): a recursive zod schema tracks cycles on every visit, which made checking a
+// history with parts several times slower than the history itself.
+const jsonSchema = z.custom<JsonValue>(isPlainJson, 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)');
+const metadataSchema = z.record(z.string(), z.record(z.string(), jsonSchema));
 const withMetadata = { providerMetadata: metadataSchema.optional() };
 
 export const partSchema = z.discriminatedUnion('type', [
@@ -15,7 +20,7 @@ export const partSchema = z.discriminatedUnion('type', [
     toolCallId: z.string().min(1),
     toolName: z.string().min(1),
     outcome: z.enum(['ok', 'error', 'denied']),
-    output: z.json().optional(),
+    output: jsonSchema.optional(),
     ...withMetadata,
   }),
 ]);

@@ -1,11 +1,12 @@
 // How a run starts: the caller's input checked (one message or a history), and the new run's first snapshot.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ConfigError } from '../errors.js';
 import { parseOptions } from '../options.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
-import { messageSchema } from './message-schema.js';
+import { checkMessageList } from './check-messages.js';
 import { originSchema } from './origin-schema.js';
 import { initialSnapshot, step } from './step.js';
 import type { AgentSnapshot, Message, RunOrigin } from './types.js';
@@ -19,16 +20,9 @@ export interface ExecuteInput {
   readonly origin?: RunOrigin;
 }
 
-// A history handed in is the caller's own, not the model's: a call nested too deep there is refused outright (nothing could store the run).
-const historySchema = z
-  .array(messageSchema)
-  .min(1, 'has no messages')
-  .refine(
-    (messages) => messages.every((message) => (message.toolCalls ?? []).every((call) => findShapeProblem(call.args, { allowForbiddenKeys: true }) === undefined)),
-    `has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments`,
-  );
+// The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
 const inputSchema = z.object({
-  input: z.union([z.string().min(1, 'is empty; pass the user message'), historySchema]),
+  input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(z.unknown()).min(1, 'has no messages')]),
   runId: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"')
@@ -36,8 +30,24 @@ const inputSchema = z.object({
   origin: originSchema.optional(),
 });
 
+/** A history handed in is the caller's own: checked like a snapshot's, and a call nested too deep is refused outright (nothing could store the run). */
+function checkHistory(messages: unknown): asserts messages is Message[] {
+  checkMessageList(messages, 'input', (path, what) => {
+    throw new ConfigError(`execute: ${path} ${what}.`);
+  });
+  for (const message of messages) {
+    for (const call of message.toolCalls ?? []) {
+      if (findShapeProblem(call.args, { allowForbiddenKeys: true }) !== undefined) {
+        throw new ConfigError(`execute: input has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments.`);
+      }
+    }
+  }
+}
+
 export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
-  parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint: "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume." });
+  const hint = "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume.";
+  parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint });
+  if (typeof input.input !== 'string') checkHistory(input.input);
   const now = agent.settings.clock();
   const given: Message[] = typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
   const instructions = agent.settings.instructions;

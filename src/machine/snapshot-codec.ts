@@ -4,6 +4,7 @@ import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
+import { checkMessageList } from './check-messages.js';
 import { usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 
@@ -95,43 +96,14 @@ export const headSchema = z.object({
 
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
 
-const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const PART_TYPES = new Set(['text', 'reasoning', 'file', 'tool-result']);
-
 /**
  * A lean check of the history: one pass over plain objects, no schema
  * machinery, because history is the part that grows.
  */
 export function checkMessages(messages: unknown, pathPrefix = 'messages'): asserts messages is Message[] {
-  const fail = (path: string, what: string): never => {
+  checkMessageList(messages, pathPrefix, (path, what) => {
     throw new SnapshotError(`Invalid snapshot: ${path} ${what}.`, { path, supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
-  };
-  if (!Array.isArray(messages)) fail(pathPrefix, 'must be an array of messages');
-  const list = messages as unknown[];
-  // An index loop: history is the part of a snapshot that grows.
-  for (let index = 0; index < list.length; index++) {
-    const message = list[index];
-    const path = `${pathPrefix}[${index}]`;
-    if (typeof message !== 'object' || message === null) fail(path, 'must be an object');
-    const { role, content, toolCalls, toolCallId, parts } = message as Record<string, unknown>;
-    if (typeof role !== 'string' || !ROLES.has(role)) fail(`${path}.role`, 'must be system, user, assistant or tool');
-    if (typeof content !== 'string') fail(`${path}.content`, 'must be a string');
-    if (toolCallId !== undefined && typeof toolCallId !== 'string') fail(`${path}.toolCallId`, 'must be a string');
-    if (parts !== undefined) {
-      if (!Array.isArray(parts)) return fail(`${path}.parts`, 'must be an array');
-      for (let partIndex = 0; partIndex < parts.length; partIndex++) {
-        const type = parts[partIndex]?.type;
-        if (!PART_TYPES.has(type)) fail(`${path}.parts[${partIndex}].type`, 'must be text, reasoning, file or tool-result');
-      }
-    }
-    if (toolCalls !== undefined) {
-      if (!Array.isArray(toolCalls)) return fail(`${path}.toolCalls`, 'must be an array');
-      toolCalls.forEach((call: unknown, callIndex) => {
-        const { id, name } = (call ?? {}) as Record<string, unknown>;
-        if (typeof id !== 'string' || typeof name !== 'string') fail(`${path}.toolCalls[${callIndex}]`, 'must have string id and name');
-      });
-    }
-  }
+  });
 }
 
 /** Validates a snapshot head, naming the first offending field. */

@@ -76,7 +76,9 @@ export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' |
  * One message of the conversation. History is kept JSON-native (strings and
  * plain objects) so a snapshot with a long history stays cheap to encode.
  * `content` is the text for readers that want a string; `parts` carry what a
- * provider needs beyond it (reasoning, files, how a tool call ended).
+ * provider needs beyond it (reasoning, files, how a tool call ended). An
+ * adapter adds `text` parts only where the provider split the text among
+ * other parts: the history is what a snapshot stores, so it holds the text once.
  */
 export interface Message {
   readonly role: 'system' | 'user' | 'assistant' | 'tool';

@@ -19,8 +19,7 @@ export interface AnthropicConversation {
 type Part<Type extends MessagePart['type']> = Extract<MessagePart, { type: Type }>;
 
 /** Anthropic's own metadata on a message, part or call: `{ anthropic: { cacheControl, redacted } }`. */
-const anthropicOf = (carrier: { readonly providerMetadata?: ProviderMetadata }): { readonly [key: string]: JsonValue } | undefined =>
-  carrier.providerMetadata?.['anthropic'];
+const anthropicOf = (carrier: { readonly providerMetadata?: ProviderMetadata }): { readonly [key: string]: JsonValue } | undefined => carrier.providerMetadata?.['anthropic'];
 
 /** The prompt-caching marker a part or message carries, as the API spells it. */
 function cacheControlOf(carrier: { readonly providerMetadata?: ProviderMetadata }): { cache_control?: JsonValue } {

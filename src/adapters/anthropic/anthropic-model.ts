@@ -33,9 +33,7 @@ const optionsSchema = optionsObject({
   model: z.string().min(1, 'names no model, e.g. claude-sonnet-4-5'),
   apiKey: z.string().min(1, 'is empty: pass your Anthropic API key, e.g. apiKey: process.env.ANTHROPIC_API_KEY'),
   baseUrl: httpUrlSchema({ example: 'https://api.anthropic.com', credential: 'apiKey or headers' }).optional(),
-  thinking: z
-    .union([optionsObject({ budgetTokens: z.number().int().min(1024, 'must be at least 1024, the least the Messages API accepts') }), z.literal(false)])
-    .optional(),
+  thinking: z.union([optionsObject({ budgetTokens: z.number().int().min(1024, 'must be at least 1024, the least the Messages API accepts') }), z.literal(false)]).optional(),
   maxTokens: positiveInteger.optional(),
   headers: z.record(z.string(), z.string()).optional(),
   fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function').optional(),

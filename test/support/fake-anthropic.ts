@@ -15,9 +15,9 @@ export interface AnthropicRequest {
   readonly json: { readonly messages: readonly WireTurn[]; readonly thinking?: unknown; readonly [field: string]: unknown };
 }
 
-interface WireTurn {
+export interface WireTurn {
   readonly role: string;
-  readonly content: readonly { readonly type: string; readonly id?: string; readonly tool_use_id?: string }[];
+  readonly content: readonly { readonly type: string; readonly id?: string; readonly tool_use_id?: string; readonly [field: string]: unknown }[];
 }
 
 /** An HTTP answer: a status, a JSON body, headers. */

@@ -58,8 +58,8 @@ const toolUseBlock = (call: ToolCall): AnthropicBlock => ({ type: 'tool_use', id
 /** Text parts when the message has them (they may carry cache markers), else its `content`; never an empty block. */
 function textBlocks(message: Message): AnthropicBlock[] {
   const texts = (message.parts ?? []).filter((part): part is Part<'text'> => part.type === 'text');
-  const blocks = texts.length > 0 ? texts.map((part) => textBlock(part.text, part)) : [textBlock(message.content)];
-  return blocks.filter((block) => block['text'] !== '');
+  const sources: readonly { readonly text: string; readonly providerMetadata?: ProviderMetadata }[] = texts.length > 0 ? texts : [{ text: message.content }];
+  return sources.filter((source) => source.text !== '').map((source) => textBlock(source.text, source));
 }
 
 function userBlocks(message: Message): AnthropicBlock[] {

@@ -21,7 +21,21 @@ export interface RetryPolicy {
   readonly random?: () => number;
 }
 
-export const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`; rejects with `signal.reason` as soon as `signal` aborts. */
+export function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
+}
 
 /** The wait before try `next` (2 for the second try): a service's own ask, else jittered exponential backoff; capped. */
 export function retryDelay(next: number, policy: RetryPolicy, asked?: number): number {

@@ -18,6 +18,8 @@ export interface SendOptions {
   readonly rawBody?: string;
   /** One try is abandoned after this long. */
   readonly timeoutMs: number;
+  /** The caller's abort: the request is abandoned and `signal.reason` thrown as is (not a `DeliveryError`, so never retried). */
+  readonly signal?: AbortSignal;
   /** How much of the answer to read. Default 64 KiB. */
   readonly maxBodyBytes?: number;
   /** Names the service in error messages (`Slack`, `the webhook receiver`). */
@@ -73,9 +75,10 @@ export async function sendJson(fetchImpl: typeof fetch, url: string | URL, optio
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }), ...options.headers },
       ...(body === undefined ? {} : { body }),
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : networkReason(error);
     throw new DeliveryError(`${options.service} ${timedOut ? reason : `could not be reached: ${reason}`}`, { retryable: true, reason, cause: error });

@@ -21,7 +21,20 @@ export interface RetryPolicy {
   readonly random?: () => number;
 }
 
-export const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`; rejects with the signal's reason as soon as `signal` aborts. */
+export const wait = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 
 /** The wait before try `next` (2 for the second try): a service's own ask, else jittered exponential backoff; capped. */
 export function retryDelay(next: number, policy: RetryPolicy, asked?: number): number {

@@ -1,1 +1,2 @@
-export { createOpenAIChatModel, ModelProviderError, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export { ModelProviderError } from '../model-errors.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { CountersignError } from '../../errors.js';
 import { httpStatusText } from '../../machine/public-text.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { AssistantMessage, Message, Model, ModelRequest, ToolSpec } from '../../machine/types.js';
 import { parseOptions } from '../../options.js';
+import { ModelProviderError } from '../model-errors.js';
 
 export interface OpenAIChatModelOptions {
   /** The model name, e.g. `gpt-4.1-mini`. */
@@ -17,31 +17,6 @@ export interface OpenAIChatModelOptions {
   /** Retries on 429 and 5xx, honouring Retry-After. Default 2. */
   readonly maxRetries?: number;
   readonly fetch?: typeof fetch;
-}
-
-/**
- * The provider answered with an error, or with something that is not a chat
- * completion. `message` says only the status; what the provider wrote (which
- * can echo the API key) is on `detail`, which is not enumerable, so a logger
- * that serializes the error's own fields leaves it out; read it on purpose.
- *
- * @example
- * try {
- *   await model.generate({ messages, tools: [] });
- * } catch (error) {
- *   if (error instanceof ModelProviderError) privateLog.warn(error.status, error.detail);
- * }
- */
-export class ModelProviderError extends CountersignError {
-  readonly status: number | undefined;
-  /** The start of the provider's answer; may hold secrets it echoed. */
-  declare readonly detail: string;
-
-  constructor(message: string, status?: number, detail = '') {
-    super('model_provider_error', message, { fault: 'environment' });
-    this.status = status;
-    Object.defineProperty(this, 'detail', { value: detail, enumerable: false });
-  }
 }
 
 const optionsSchema = z.object({

@@ -27,7 +27,16 @@ const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3q
 
 /** An Anthropic Messages API answer (https://docs.anthropic.com/en/api/messages). */
 const anthropicMessage = (content: unknown[], stopReason: string, usage: Record<string, number> = { input_tokens: 1, output_tokens: 1 }) => ({
-  body: { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: stopReason, stop_sequence: null, usage },
+  body: {
+    id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5-20250929',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  },
 });
 
 const anthropicModel = (options: { maxRetries?: number } = {}) =>
@@ -298,7 +307,12 @@ describe('createAiSdkModel with specification v2 and others', () => {
       messages: [
         { role: 'user', content: 'Delete /etc/b' },
         { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'delete_file', args: { path: '/etc/b' } }] },
-        { role: 'tool', toolCallId: 'c1', content: 'The approver denied this call.', parts: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'delete_file', outcome: 'denied' }] },
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          content: 'The approver denied this call.',
+          parts: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'delete_file', outcome: 'denied' }],
+        },
       ],
       tools: [deleteFile],
     });
@@ -345,6 +359,8 @@ describe('createAiSdkModel with specification v2 and others', () => {
   it('refuses what is not a language model, and unknown options by name', () => {
     expect(() => createAiSdkModel({ model: 'claude-sonnet-4-5' as never })).toThrow(/model must be an AI SDK language model/);
     const { model } = handMadeModel('v3', {});
-    expect(() => createAiSdkModel({ model: model as never, temprature: 1 } as never)).toThrow(expect.objectContaining({ code: 'unknown_option', message: expect.stringContaining('temprature') }));
+    expect(() => createAiSdkModel({ model: model as never, temprature: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'unknown_option', message: expect.stringContaining('temprature') }),
+    );
   });
 });

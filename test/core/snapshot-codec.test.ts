@@ -12,8 +12,22 @@ import {
   withApprovalResponse,
   type AgentSnapshot,
   type MachineState,
+  type Model,
+  type ModelRequest,
 } from 'countersign';
-import { FIXTURE_AGENT, FIXTURE_RUN_ID, FIXTURE_RUN_ID_V2, FIXTURE_TIME, FIXTURE_V2, fixtureAgent, fixtureHistory, type FixtureCalls } from '../support/snapshot-fixture-agent.js';
+import {
+  FIXTURE_AGENT,
+  FIXTURE_RUN_ID,
+  FIXTURE_RUN_ID_PARTS,
+  FIXTURE_RUN_ID_V2,
+  FIXTURE_TIME,
+  FIXTURE_V2,
+  fixtureAgent,
+  fixtureHistory,
+  partsAnswer,
+  partsHistory,
+  type FixtureCalls,
+} from '../support/snapshot-fixture-agent.js';
 import { thrown } from '../support/test-kit.js';
 
 const fixtureText = readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8');
@@ -129,6 +143,42 @@ describe('snapshot fixture v2', () => {
       }
     }
     expect(calls.deleted).toEqual([]);
+  });
+});
+
+describe('snapshot fixture v2 with every message part', () => {
+  const partsText = readFileSync(new URL('../fixtures/snapshots/v2-parts.json', import.meta.url), 'utf8');
+  const modelOf = (seen: ModelRequest[]): Model => ({
+    generate: async (request) => {
+      seen.push(request);
+      return { message: { role: 'assistant', content: 'Deleted /srv/reports/q3-draft.pdf.' }, usage: { inputTokens: 1200, outputTokens: 12 } };
+    },
+  });
+
+  it('keeps loading: text, reasoning with signature and encrypted content, files by data and url, tool results, provider metadata and usage', () => {
+    const snap = deserialize(partsText);
+    expect(snap.runId).toBe(FIXTURE_RUN_ID_PARTS);
+    expect(snap.messages.slice(0, partsHistory.length)).toEqual(partsHistory);
+    expect(snap.messages.at(-1)).toEqual({ ...partsAnswer, usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 }, finishReason: 'tool-calls' });
+    expect(snap.usage).toEqual({ inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 });
+    expect(JSON.parse(serialize(snap))).toEqual(JSON.parse(partsText));
+  });
+
+  it('resumes in a fresh agent and hands the model every part back unchanged, with the new results marked ok', async () => {
+    const seen: ModelRequest[] = [];
+    const calls: FixtureCalls = { read: [], deleted: [] };
+    const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }, undefined, modelOf(seen));
+    const snap = deserialize(partsText);
+    const request = snap.pendingApprovals[0]!;
+    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent }));
+    expect(done.status).toBe('completed');
+    const sent = seen[0]!.messages;
+    expect(JSON.stringify(sent.slice(0, snap.messages.length))).toBe(JSON.stringify(snap.messages));
+    expect(sent.slice(snap.messages.length).map((message) => message.parts)).toEqual([
+      [{ type: 'tool-result', toolCallId: 'call_read_1', toolName: 'read_file', outcome: 'ok' }],
+      [{ type: 'tool-result', toolCallId: 'call_delete_1', toolName: 'delete_file', outcome: 'ok' }],
+    ]);
+    expect(done.usage).toEqual({ inputTokens: 2224, outputTokens: 108, reasoningTokens: 60 });
   });
 });
 

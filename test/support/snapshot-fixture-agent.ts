@@ -1,10 +1,12 @@
 // The agent behind test/fixtures/snapshots/v*.json. Each fixture is frozen: it was written once and must
 // keep loading as it is. v1.json came from `fixtureAgent()` (no options, run id run_fixture-v1) when the
 // wire format was 1; v2.json from `npx tsx test/support/snapshot-fixture-agent.ts > test/fixtures/snapshots/v2.json`
-// (FIXTURE_V2, run id run_fixture-v2). A new wire version gets a new file; never regenerate an old one.
+// (FIXTURE_V2, run id run_fixture-v2); v2-parts.json from `npx tsx test/support/snapshot-fixture-agent.ts parts`
+// (every message part kind, provider metadata and usage, run id run_fixture-v2-parts). A new wire version gets a new
+// file; never regenerate an old one.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { createAgent, defineTool, serialize, type Agent, type Message, type ToolExecuteContext } from 'countersign';
+import { createAgent, defineTool, serialize, type Agent, type Message, type Model, type ModelResponse, type ToolExecuteContext } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export const FIXTURE_AGENT = 'fixture-files';
@@ -35,7 +37,15 @@ export interface FixtureCalls {
 }
 
 /** Creates (and registers) the agent with the name and tools the fixture was written with. */
-export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, clock: () => number = () => FIXTURE_TIME, options: FixtureOptions = {}): Agent {
+export function fixtureAgent(
+  calls: FixtureCalls = { read: [], deleted: [] },
+  clock: () => number = () => FIXTURE_TIME,
+  options: FixtureOptions = {},
+  /** The first answer, when the fixture's model said more than the scripted calls (v2-parts.json). */
+  firstAnswer?: ModelResponse,
+  /** Another model, for a test that watches what it is sent. */
+  model?: Model,
+): Agent {
   const readFile = defineTool({
     name: 'read_file',
     description: 'Read the metadata of a file',
@@ -60,18 +70,22 @@ export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, cl
   return createAgent({
     name: FIXTURE_AGENT,
     // Answers from the conversation, so a fresh agent resuming the fixture gets the final answer.
-    model: createScriptedModel((request) =>
-      request.messages.at(-1)?.role === 'tool'
-        ? textTurn('Deleted /srv/reports/q3-draft.pdf.')
-        : toolCallTurn(
-            [
-              { id: 'call_read_1', name: 'read_file', args: { path: '/srv/reports/q3-draft.pdf' } },
-              { id: 'call_delete_1', name: 'delete_file', args: { path: '/srv/reports/q3-draft.pdf' } },
-            ],
-            undefined,
-            'Let me check the draft first, then delete it.',
-          ),
-    ),
+    model:
+      model ??
+      (firstAnswer
+        ? { generate: async (request) => (request.messages.at(-1)?.role === 'tool' ? { message: textTurn('Deleted /srv/reports/q3-draft.pdf.') } : firstAnswer) }
+        : createScriptedModel((request) =>
+            request.messages.at(-1)?.role === 'tool'
+              ? textTurn('Deleted /srv/reports/q3-draft.pdf.')
+              : toolCallTurn(
+                  [
+                    { id: 'call_read_1', name: 'read_file', args: { path: '/srv/reports/q3-draft.pdf' } },
+                    { id: 'call_delete_1', name: 'delete_file', args: { path: '/srv/reports/q3-draft.pdf' } },
+                  ],
+                  undefined,
+                  'Let me check the draft first, then delete it.',
+                ),
+          )),
     tools: [readFile, deleteFile],
     approvalTtlMs: 24 * 60 * 60 * 1000,
     clock,
@@ -85,10 +99,80 @@ export function fixtureAgent(calls: FixtureCalls = { read: [], deleted: [] }, cl
   });
 }
 
+export const FIXTURE_RUN_ID_PARTS = 'run_fixture-v2-parts';
+
+/** The history of v2-parts.json: a picture, an earlier tool turn with reasoning and a failed call, a new request. */
+export const partsHistory: Message[] = [
+  { role: 'system', content: 'You tidy up files. Ask before deleting anything.' },
+  {
+    role: 'user',
+    content: 'Which of these reports is the draft?',
+    parts: [
+      { type: 'text', text: 'Which of these reports is the draft?' },
+      { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', filename: 'listing.png' },
+      { type: 'file', mediaType: 'application/pdf', url: 'https://files.example.com/q3-draft.pdf' },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: '',
+    parts: [
+      {
+        type: 'reasoning',
+        text: 'The listing shows two PDFs; read both.',
+        signature: 'EqQBCgIYAhIMsig-one',
+        providerMetadata: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      },
+    ],
+    toolCalls: [
+      { id: 'call_read_0', name: 'read_file', args: { path: '/srv/reports/q3.pdf' }, providerMetadata: { openai: { itemId: 'fc_000' } } },
+      { id: 'call_read_00', name: 'read_file', args: { path: '/srv/reports/missing.pdf' } },
+    ],
+    usage: { inputTokens: 812, outputTokens: 64, reasoningTokens: 40, cachedInputTokens: 512 },
+    finishReason: 'tool-calls',
+    providerMetadata: { anthropic: { responseId: 'msg_0001' } },
+  },
+  {
+    role: 'tool',
+    toolCallId: 'call_read_0',
+    content: '{"path":"/srv/reports/q3.pdf","size":48213}',
+    parts: [{ type: 'tool-result', toolCallId: 'call_read_0', toolName: 'read_file', outcome: 'ok', output: { path: '/srv/reports/q3.pdf', size: 48213 } }],
+  },
+  {
+    role: 'tool',
+    toolCallId: 'call_read_00',
+    content: '{"status":"error","error":"No such file"}',
+    parts: [{ type: 'tool-result', toolCallId: 'call_read_00', toolName: 'read_file', outcome: 'error' }],
+  },
+  { role: 'assistant', content: 'q3-draft.pdf is the draft.', parts: [{ type: 'text', text: 'q3-draft.pdf is the draft.' }] },
+  { role: 'user', content: 'Remove the draft, it is outdated.' },
+];
+
+/** What the model answered when v2-parts.json was written: hidden and visible reasoning, then the calls. */
+export const partsAnswer = {
+  role: 'assistant',
+  content: 'Let me check the draft first, then delete it.',
+  parts: [
+    { type: 'reasoning', text: 'Deleting is irreversible; check the file first.', signature: 'EqQBCgIYAhIMsig-two' },
+    { type: 'reasoning', text: '', encryptedContent: 'gAAAAABoEncryptedReasoning==', providerMetadata: { openai: { itemId: 'rs_0002' } } },
+    { type: 'text', text: 'Let me check the draft first, then delete it.' },
+  ],
+  toolCalls: [
+    { id: 'call_read_1', name: 'read_file', args: { path: '/srv/reports/q3-draft.pdf' }, providerMetadata: { openai: { itemId: 'fc_0003' } } },
+    { id: 'call_delete_1', name: 'delete_file', args: { path: '/srv/reports/q3-draft.pdf' } },
+  ],
+  providerMetadata: { anthropic: { responseId: 'msg_0002' } },
+} as const satisfies Message;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const paused = await fixtureAgent(undefined, undefined, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }).execute({
-    input: fixtureHistory,
-    runId: FIXTURE_RUN_ID_V2,
-  });
+  const options = { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] };
+  const parts = process.argv[2] === 'parts';
+  const agent = fixtureAgent(
+    undefined,
+    undefined,
+    options,
+    parts ? { message: partsAnswer, usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 }, finishReason: 'tool-calls' } : undefined,
+  );
+  const paused = await agent.execute({ input: parts ? partsHistory : fixtureHistory, runId: parts ? FIXTURE_RUN_ID_PARTS : FIXTURE_RUN_ID_V2 });
   process.stdout.write(`${JSON.stringify(JSON.parse(serialize(paused)), null, 2)}\n`);
 }

@@ -5,6 +5,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, type Message, type ToolSpec } from 'countersign';
 import { createAiSdkModel, ModelProviderError } from 'countersign/ai-sdk';
+import { freePort } from '../../support/free-port.js';
 import { type FakeProviderApi, startFakeProviderApi } from './fake-provider-api.js';
 
 let api: FakeProviderApi;
@@ -186,6 +187,13 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
     }
     expect(failure.detail).toBe(JSON.stringify(refusal));
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('reports a provider it cannot reach as a ModelProviderError without a status', async () => {
+    const model = createAiSdkModel({ model: createAnthropic({ baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: ANTHROPIC_KEY })('claude-sonnet-4-5'), maxRetries: 0 });
+    const failure = await model.generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelProviderError);
+    expect(failure).toMatchObject({ status: undefined, message: 'The model provider could not be called, or its answer could not be read.' });
   });
 
   it('passes an abort through as it is, without a retry', async () => {

@@ -14,7 +14,8 @@ function importWithoutPeers(specifier: string): string {
 }
 
 describe('optional peer dependencies', () => {
-  // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis or nodemailer.
+  // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis,
+  // nodemailer, ai or @ai-sdk/* (countersign/ai-sdk takes only types from the AI SDK).
   const subpaths = [
     'countersign',
     'countersign/channels',
@@ -25,8 +26,9 @@ describe('optional peer dependencies', () => {
     'countersign/discord',
     'countersign/openai',
     'countersign/anthropic',
+    'countersign/ai-sdk',
   ];
-  it.each(subpaths)("import '%s' loads without hono, ioredis or nodemailer", (specifier) => {
+  it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer or the AI SDK", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
   });
 
@@ -34,5 +36,7 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('ioredis')).toContain('optional peer dependency loaded: ioredis');
     expect(importWithoutPeers('hono')).toContain('optional peer dependency loaded: hono');
     expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');
+    expect(importWithoutPeers('ai')).toContain('optional peer dependency loaded: ai');
+    expect(importWithoutPeers('@ai-sdk/provider')).toContain('optional peer dependency loaded: @ai-sdk/provider');
   });
 });

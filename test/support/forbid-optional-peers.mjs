@@ -6,7 +6,7 @@ register(
   'data:text/javascript,' +
     encodeURIComponent(`
       export async function resolve(specifier, context, next) {
-        if (/^(ioredis|hono|@hono\\/node-server|nodemailer)(\\/|$)/.test(specifier)) {
+        if (/^(ioredis|hono|@hono\\/node-server|nodemailer|ai|@ai-sdk\\/[^/]+)(\\/|$)/.test(specifier)) {
           throw new Error('optional peer dependency loaded: ' + specifier);
         }
         return next(specifier, context);

@@ -1,1 +1,3 @@
-export { createOpenAIChatModel, ModelProviderError, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export { ModelProviderError } from '../model-errors.js';
+export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export type { OpenAIEndpointOptions } from './openai-endpoint.js';

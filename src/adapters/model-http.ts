@@ -1,0 +1,105 @@
+// How a model adapter talks to its provider over HTTP: one POST with retries on 429, 5xx, timeouts and network
+// failures (honouring Retry-After, through the delivery kit's withRetries), aborted by the request's signal, and
+// every failure a ModelProviderError whose message never holds the key, the body sent or the provider's answer.
+// postToModel resolves with the open Response, so a streaming call can read the same answer as events.
+import type { z } from 'zod';
+import { DeliveryError } from '../delivery/delivery-error.js';
+import { parseRetryAfter } from '../delivery/retry-after.js';
+import { withRetries } from '../delivery/retry.js';
+import { httpStatusText } from '../machine/public-text.js';
+import { ModelProviderError } from './model-errors.js';
+
+/** Where and how a model adapter posts. */
+export interface ModelEndpoint {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly fetch: typeof fetch;
+  /** Tries after the first, on 429, 5xx, a timeout or a network failure. */
+  readonly maxRetries: number;
+  /** One try is abandoned after this long. */
+  readonly timeoutMs: number;
+}
+
+/** The start of what a provider wrote, kept on `ModelProviderError.detail`. */
+const DETAIL_CHARS = 2000;
+
+/** A wait that ends early, rejecting with the signal's reason, when the request is aborted. */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+/** A network failure's system code (ECONNREFUSED) when it has one. */
+function networkCode(error: unknown): string {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' ? code : 'network error';
+}
+
+/** One try: the answer for a 2xx; a retryable DeliveryError for what another try could fix; a ModelProviderError otherwise. */
+async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSignal | undefined, failures: { detail: string }): Promise<Response> {
+  const timeout = AbortSignal.timeout(endpoint.timeoutMs);
+  let response: Response;
+  try {
+    response = await endpoint.fetch(endpoint.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...endpoint.headers },
+      body,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    const reason = timeout.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkCode(error)})`;
+    throw new DeliveryError(`The model provider ${reason}.`, { retryable: true, reason });
+  }
+  if (response.ok) return response;
+  const text = await response.text().catch(() => '');
+  failures.detail = text.slice(0, DETAIL_CHARS);
+  const message = `The model provider answered ${httpStatusText(response.status)}.`;
+  if (response.status === 408 || response.status === 429 || response.status >= 500) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    throw new DeliveryError(message, { retryable: true, status: response.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  }
+  throw new ModelProviderError(message, response.status, failures.detail);
+}
+
+/**
+ * POSTs `body` (JSON text) to the endpoint and resolves with the provider's
+ * 2xx answer, body unread. Retries 408, 429, 5xx, timeouts and network
+ * failures up to `maxRetries` times, waiting what Retry-After asks (at most a
+ * minute) or a jittered backoff; `signal` aborts the call and any wait.
+ * Throws `ModelProviderError` for every failure.
+ */
+export async function postToModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): Promise<Response> {
+  const failures = { detail: '' };
+  try {
+    return await withRetries(() => tryOnce(endpoint, body, signal, failures), {
+      maxAttempts: endpoint.maxRetries + 1,
+      backoffMs: 500,
+      maxBackoffMs: 60_000,
+      sleep: (ms) => abortableSleep(ms, signal),
+    });
+  } catch (error) {
+    if (!(error instanceof DeliveryError)) throw error;
+    throw new ModelProviderError(error.message, error.status, failures.detail);
+  }
+}
+
+/** The JSON answer read with `schema`, or a ModelProviderError saying it is not `what` (the answer on `detail` only). */
+export async function readModelAnswer<S extends z.ZodType>(response: Response, schema: S, what: string): Promise<z.output<S>> {
+  const text = await response.text();
+  try {
+    return schema.parse(JSON.parse(text));
+  } catch {
+    throw new ModelProviderError(`The model provider answered HTTP ${response.status} with something that is not ${what}.`, response.status, text.slice(0, DETAIL_CHARS));
+  }
+}

@@ -31,6 +31,7 @@ export {
   type Model,
   type ModelRequest,
   type ModelResponse,
+  type ModelStreamPart,
   type ProviderMetadata,
   type OnExpire,
   type RunError,

@@ -1,6 +1,6 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
-import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage } from './types.js';
 import { appended } from './derived-array.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
@@ -37,9 +37,35 @@ export type AgentEvent =
 
 const stamp = (at: number) => ({ updatedAt: at });
 
+/** How a call ended, as a tool-result part tells a provider: it ran, it failed, or it did not run. */
+const OUTCOMES: Readonly<Record<ToolCallStatus, 'ok' | 'error' | 'denied'>> = {
+  succeeded: 'ok',
+  failed: 'error',
+  denied: 'denied',
+  expired: 'denied',
+  pending: 'error',
+  approved: 'error',
+  executing: 'error',
+};
+
 /** Tool results of the finished turn, in the order the model asked for the calls. */
 function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
-  return records.map((record) => ({ role: 'tool', toolCallId: record.toolCallId, content: record.result ?? '' }));
+  return records.map((record) => ({
+    role: 'tool',
+    toolCallId: record.toolCallId,
+    content: record.result ?? '',
+    parts: [{ type: 'tool-result', toolCallId: record.toolCallId, toolName: record.toolName, outcome: OUTCOMES[record.status] }],
+  }));
+}
+
+/** `total` plus `more`, field by field; a field neither has stays out. */
+function addUsage(total: Usage | undefined, more: Usage): Usage {
+  const sum: { -readonly [K in keyof Usage]: number } = {};
+  for (const key of ['inputTokens', 'outputTokens', 'reasoningTokens', 'cachedInputTokens'] as const) {
+    const value = (total?.[key] ?? 0) + (more[key] ?? 0);
+    if (total?.[key] !== undefined || more[key] !== undefined) sum[key] = value;
+  }
+  return sum;
 }
 
 function applyDecisions(context: RunContext, decisions: readonly Decision[]): Partial<RunContext> {
@@ -104,7 +130,8 @@ export const agentMachine = setup({
     }),
     recordAssistantTurn: assign(({ context, event }) => {
       assertEvent(event, 'MODEL_RESPONDED');
-      return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...stamp(event.at) };
+      const usage = event.message.usage === undefined ? {} : { usage: addUsage(context.usage, event.message.usage) };
+      return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...usage, ...stamp(event.at) };
     }),
     recordFinalAnswer: assign(({ event }) => {
       assertEvent(event, 'MODEL_RESPONDED');

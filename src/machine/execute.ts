@@ -8,7 +8,8 @@ import { currentToolCalls } from './current-tool-calls.js';
 import { approversOfCall, evaluateCalls } from './evaluate-calls.js';
 import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
-import { assistantSchema, newRun, type ExecuteInput } from './new-run.js';
+import { assistantSchema } from './message-schema.js';
+import { newRun, type ExecuteInput } from './new-run.js';
 import { modelFailureText } from './public-text.js';
 import { eventsBetween, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
@@ -16,7 +17,7 @@ import { step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
-import type { AgentSnapshot, AssistantMessage, ToolCall, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, AssistantMessage, ModelResponse, ToolCall, ToolCallRecord } from './types.js';
 
 export interface ExecuteOptions {
   /** Aborting it cancels the run; a running tool sees its own signal fire. */
@@ -47,6 +48,18 @@ function isSnapshot(value: unknown): value is AgentSnapshot {
 }
 
 /** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
+/** The assistant message to check and keep: the model's, with what its call used and why it stopped when the answer says. */
+function answeredMessage(response: ModelResponse | undefined): unknown {
+  const message = response?.message;
+  if (response?.usage === undefined && response?.finishReason === undefined) return message;
+  if (typeof message !== 'object' || message === null) return message;
+  return {
+    ...message,
+    ...(response.usage === undefined ? {} : { usage: response.usage }),
+    ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+  };
+}
+
 function withArgsClamped(message: AssistantMessage): AssistantMessage {
   if (!message.toolCalls) return message;
   const toolCalls = message.toolCalls.map((call) => {
@@ -145,7 +158,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           await save();
           try {
             const response = await settings.model.generate({ messages: snapshot.messages, tools: settings.specs, signal: controller.signal });
-            const parsed = assistantSchema.safeParse(response?.message);
+            const parsed = assistantSchema.safeParse(answeredMessage(response));
             if (!parsed.success) {
               await advance({
                 type: 'FAIL',

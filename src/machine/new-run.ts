@@ -5,6 +5,7 @@ import { parseOptions } from '../options.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
+import { messageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { initialSnapshot, step } from './step.js';
 import type { AgentSnapshot, Message, RunOrigin } from './types.js';
@@ -18,14 +19,6 @@ export interface ExecuteInput {
   readonly origin?: RunOrigin;
 }
 
-const toolCallSchema = z.object({ id: z.string().min(1), name: z.string().min(1), args: z.unknown() });
-const messageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string(),
-  toolCalls: z.array(toolCallSchema).optional(),
-  toolCallId: z.string().optional(),
-});
-export const assistantSchema = messageSchema.extend({ role: z.literal('assistant') });
 // A history handed in is the caller's own, not the model's: a call nested too deep there is refused outright (nothing could store the run).
 const historySchema = z
   .array(messageSchema)

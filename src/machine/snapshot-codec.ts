@@ -4,6 +4,7 @@ import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
+import { usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 
 /** The wire format versions `deserialize` reads. */
@@ -84,6 +85,7 @@ export const headSchema = z.object({
   turns: z.number().int().nonnegative(),
   maxTurns: z.number().int().positive(),
   origin: originSchema.optional(),
+  usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),
   updatedAt: z.number(),
@@ -94,6 +96,7 @@ export const headSchema = z.object({
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+const PART_TYPES = new Set(['text', 'reasoning', 'file', 'tool-result']);
 
 /**
  * A lean check of the history: one pass over plain objects, no schema
@@ -110,10 +113,17 @@ export function checkMessages(messages: unknown, pathPrefix = 'messages'): asser
     const message = list[index];
     const path = `${pathPrefix}[${index}]`;
     if (typeof message !== 'object' || message === null) fail(path, 'must be an object');
-    const { role, content, toolCalls, toolCallId } = message as Record<string, unknown>;
+    const { role, content, toolCalls, toolCallId, parts } = message as Record<string, unknown>;
     if (typeof role !== 'string' || !ROLES.has(role)) fail(`${path}.role`, 'must be system, user, assistant or tool');
     if (typeof content !== 'string') fail(`${path}.content`, 'must be a string');
     if (toolCallId !== undefined && typeof toolCallId !== 'string') fail(`${path}.toolCallId`, 'must be a string');
+    if (parts !== undefined) {
+      if (!Array.isArray(parts)) return fail(`${path}.parts`, 'must be an array');
+      for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+        const type = parts[partIndex]?.type;
+        if (!PART_TYPES.has(type)) fail(`${path}.parts[${partIndex}].type`, 'must be text, reasoning, file or tool-result');
+      }
+    }
     if (toolCalls !== undefined) {
       if (!Array.isArray(toolCalls)) return fail(`${path}.toolCalls`, 'must be an array');
       toolCalls.forEach((call: unknown, callIndex) => {

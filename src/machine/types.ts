@@ -116,7 +116,22 @@ export interface ModelResponse {
 }
 
 /**
- * The port every model provider adapter implements.
+ * One piece of a streamed model answer: deltas as the provider sends them, then `finish` with the whole answer,
+ * exactly what `generate` would have returned.
+ *
+ * @example
+ * const part: ModelStreamPart = { type: 'text-delta', delta: 'Deleting ' };
+ */
+export type ModelStreamPart =
+  | { readonly type: 'text-delta'; readonly delta: string }
+  | { readonly type: 'reasoning-delta'; readonly delta: string }
+  | { readonly type: 'tool-call-delta'; readonly toolCallId: string; readonly toolName?: string; readonly argsDelta: string }
+  | { readonly type: 'finish'; readonly response: ModelResponse };
+
+/**
+ * The port every model provider adapter implements. `stream`, when present,
+ * is used by `execute`: its deltas go out as `model-delta` run events and its
+ * `finish` is committed exactly as `generate`'s answer would be.
  *
  * @example
  * const model: Model = {
@@ -127,6 +142,7 @@ export interface ModelResponse {
  */
 export interface Model {
   generate(request: ModelRequest): Promise<ModelResponse>;
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
 
 /** Why `execute` returned. */

@@ -67,7 +67,7 @@ function assistantItems(message: Message, store: boolean): Item[] {
     const last = items.at(-1);
     const sameItem = id !== undefined && last?.['id'] === id && last['type'] === (part.type === 'text' ? 'message' : part.type);
     if (part.type === 'reasoning') {
-      if (!(part.encryptedContent !== undefined || (store && id !== undefined))) continue;
+      if (!sameItem && part.encryptedContent === undefined && !(store && id !== undefined)) continue;
       const item = sameItem ? (last as ReasoningItem) : ({ type: 'reasoning', ...(id === undefined ? {} : { id }), summary: [] } as ReasoningItem);
       if (part.text !== '') item.summary.push({ type: 'summary_text', text: part.text });
       if (part.encryptedContent !== undefined) item.encrypted_content = part.encryptedContent;

@@ -50,6 +50,11 @@ const messageItem = (text: string) => ({
 const toolsWire = [{ type: 'function', name: 'delete_file', description: 'Delete a file', parameters: deleteSpec.parameters, strict: false }];
 /** A function_call output item as it goes back in: its fields, without the status. */
 const sentBack = ({ status: _status, ...item }: Record<string, unknown>) => item;
+/** The same, in the order the adapter writes its fields. */
+const sentCall = (n: number, path: string) => {
+  const { id, call_id, name, arguments: args } = callItem(n, path);
+  return { type: 'function_call', call_id, name, arguments: args, id };
+};
 
 describe('createOpenAIResponsesModel', () => {
   it('maps a reasoning item and two function calls, then sends them back byte for byte after a JSON round trip with an error and a denial', async () => {
@@ -79,7 +84,12 @@ describe('createOpenAIResponsesModel', () => {
         role: 'assistant',
         content: '',
         parts: [
-          { type: 'reasoning', text: '**Clearing files**\n\nThe user wants both files gone.', encryptedContent: reasoningItem.encrypted_content, providerMetadata: { openai: { itemId: reasoningItem.id } } },
+          {
+            type: 'reasoning',
+            text: '**Clearing files**\n\nThe user wants both files gone.',
+            encryptedContent: reasoningItem.encrypted_content,
+            providerMetadata: { openai: { itemId: reasoningItem.id } },
+          },
           { type: 'reasoning', text: 'Delete them in parallel.', providerMetadata: { openai: { itemId: reasoningItem.id } } },
         ],
         toolCalls: [
@@ -113,8 +123,8 @@ describe('createOpenAIResponsesModel', () => {
         input: [
           { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
           { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
-          { type: 'function_call', call_id: 'call_Ab1xYz', name: 'delete_file', arguments: '{"path":"/tmp/a"}', id: 'fc_68c1f0a2b3c4d5e1' },
-          { type: 'function_call', call_id: 'call_Ab2xYz', name: 'delete_file', arguments: '{"path":"/tmp/b"}', id: 'fc_68c1f0a2b3c4d5e2' },
+          sentCall(1, '/tmp/a'),
+          sentCall(2, '/tmp/b'),
           { type: 'function_call_output', call_id: 'call_Ab1xYz', output: failed },
           { type: 'function_call_output', call_id: 'call_Ab2xYz', output: denied },
         ],
@@ -133,6 +143,65 @@ describe('createOpenAIResponsesModel', () => {
       parts: [{ type: 'text', text: 'I could not delete /tmp/a (permission denied); /tmp/b was kept.', providerMetadata: { openai: { itemId: 'msg_68c1f0a2b3c4d5f0' } } }],
     });
     expect(second.finishReason).toBe('stop');
+  });
+
+  it('an agent paused for approval, serialized and resumed sends the reasoning and calls back unchanged, with an error and a denial', async () => {
+    const deleteFile = defineTool({
+      name: 'delete_file',
+      description: 'Delete a file',
+      input: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: async ({ path }) => {
+        if (path === '/tmp/a') throw new Error('EACCES');
+        return { deleted: path };
+      },
+    });
+    const agent = createAgent({
+      name: 'responses-round-trip',
+      instructions: 'You manage files.',
+      model: createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl }),
+      tools: [deleteFile],
+    });
+    fake.script(
+      { output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')], usage: { input_tokens: 900, output_tokens: 150, output_tokens_details: { reasoning_tokens: 100 } } },
+      { output: [messageItem('/tmp/a could not be deleted; /tmp/b was kept.')], usage: { input_tokens: 1100, output_tokens: 20 } },
+    );
+    const paused = await agent.execute({ input: 'Clear /tmp/a and /tmp/b' });
+    expect(paused.pendingApprovals.map((request) => request.toolCallId)).toEqual(['call_Ab1xYz', 'call_Ab2xYz']);
+
+    let next = deserialize(serialize(paused));
+    const [first, second] = next.pendingApprovals;
+    next = withApprovalResponse(next, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+    next = withApprovalResponse(next, { approvalId: second!.approvalId, approved: false, approvedBy: 'alice', reason: 'keep b' }, { agent });
+    const done = await agent.execute(deserialize(serialize(next)));
+
+    expect(done).toMatchObject({
+      status: 'completed',
+      output: '/tmp/a could not be deleted; /tmp/b was kept.',
+      usage: { inputTokens: 2000, outputTokens: 170, reasoningTokens: 100 },
+    });
+    const results = done.messages.filter((message) => message.role === 'tool');
+    expect(results.map((message) => message.parts?.[0])).toMatchObject([{ outcome: 'error' }, { outcome: 'denied' }]);
+    expect(results[0]!.content).toContain('EACCES');
+    expect(results[1]!.content).toContain('keep b');
+    expect(fake.requests[1]!.raw).toBe(
+      JSON.stringify({
+        model: 'gpt-5-mini',
+        instructions: 'You manage files.',
+        input: [
+          { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
+          { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
+          sentCall(1, '/tmp/a'),
+          sentCall(2, '/tmp/b'),
+          { type: 'function_call_output', call_id: 'call_Ab1xYz', output: results[0]!.content },
+          { type: 'function_call_output', call_id: 'call_Ab2xYz', output: results[1]!.content },
+        ],
+        // The tool's JSON Schema as countersign makes it from the zod input.
+        tools: [{ ...toolsWire[0], parameters: { ...deleteSpec.parameters, additionalProperties: false } }],
+        store: false,
+        include: ['reasoning.encrypted_content'],
+      }),
+    );
   });
 
   it('sends an assistant text back as its message item, and later system messages as developer messages', async () => {
@@ -190,7 +259,10 @@ describe('createOpenAIResponsesModel', () => {
     const { encrypted_content: _, ...storedReasoning } = reasoningItem;
     fake.script({ output: [storedReasoning, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
     const first = await model.generate({ messages: [{ role: 'user', content: 'clear /tmp/a' }], tools: [deleteSpec] });
-    await model.generate({ messages: [{ role: 'user', content: 'clear /tmp/a' }, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: '{"deleted":"/tmp/a"}' }], tools: [deleteSpec] });
+    await model.generate({
+      messages: [{ role: 'user', content: 'clear /tmp/a' }, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: '{"deleted":"/tmp/a"}' }],
+      tools: [deleteSpec],
+    });
     expect(fake.requests[0]!.json).not.toHaveProperty('include');
     expect(fake.requests[1]!.json).toMatchObject({ store: true });
     expect(fake.requests[1]!.json).not.toHaveProperty('previous_response_id');
@@ -222,9 +294,7 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it("refuses previousResponseId 'auto' without store: true, and other bad options, with a ConfigError", () => {
-    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', previousResponseId: 'auto' })).toThrow(
-      "createOpenAIResponsesModel: previousResponseId 'auto' needs store: true",
-    );
+    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', previousResponseId: 'auto' })).toThrow("createOpenAIResponsesModel: previousResponseId 'auto' needs store: true");
     expect(() => createOpenAIResponsesModel({ model: '' })).toThrow(ConfigError);
     expect(() => createOpenAIResponsesModel({ model: 'gpt-5', reasoning: { effort: 'extreme' as never } })).toThrow(/reasoning\.effort/);
     expect(() => createOpenAIResponsesModel({ model: 'gpt-5', stream: true } as never)).toThrow(expect.objectContaining({ code: 'unknown_option' }));

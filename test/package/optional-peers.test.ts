@@ -14,8 +14,17 @@ function importWithoutPeers(specifier: string): string {
 }
 
 describe('optional peer dependencies', () => {
-  // The core, the channel kit and every channel: none loads hono, @hono/node-server, ioredis or nodemailer.
-  const subpaths = ['countersign', 'countersign/channels', 'countersign/webhooks', 'countersign/slack', 'countersign/telegram', 'countersign/email', 'countersign/discord'];
+  // The core, the channel kit, every channel and the OpenAI models: none loads hono, @hono/node-server, ioredis or nodemailer.
+  const subpaths = [
+    'countersign',
+    'countersign/channels',
+    'countersign/webhooks',
+    'countersign/slack',
+    'countersign/telegram',
+    'countersign/email',
+    'countersign/discord',
+    'countersign/openai',
+  ];
   it.each(subpaths)("import '%s' loads without hono, ioredis or nodemailer", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
   });

@@ -68,9 +68,14 @@ export async function startFakeResponses(): Promise<FakeResponses> {
         response.end(JSON.stringify(body));
       };
       const key = /^Bearer (.*)$/.exec(request.headers.authorization ?? '')?.[1];
-      if (request.method !== 'POST' || request.url !== '/v1/responses') return send(404, error(404, `Invalid URL (${request.method} ${request.url})`, 'invalid_request_error').body);
+      if (request.method !== 'POST' || request.url !== '/v1/responses')
+        return send(404, error(404, `Invalid URL (${request.method} ${request.url})`, 'invalid_request_error').body);
       if (key !== OPENAI_KEY) {
-        return send(401, error(401, `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key').body);
+        return send(
+          401,
+          error(401, `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key')
+            .body,
+        );
       }
       const answer = answers.shift() ?? { status: 500, body: error(500, 'no answer scripted', 'server_error').body };
       if (!('output' in answer)) return send(answer.status, answer.body, answer.headers);

@@ -60,7 +60,6 @@ const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
   content_filter: 'content-filter',
 };
 
-
 /**
  * A `Model` over any OpenAI-compatible Chat Completions API (OpenAI, Azure
  * OpenAI, vLLM, Ollama, LiteLLM, ...), with plain `fetch`: no SDK to install.

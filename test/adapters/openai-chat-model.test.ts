@@ -148,7 +148,13 @@ describe('createOpenAIChatModel', () => {
           id: 'chatcmpl-2',
           object: 'chat.completion',
           choices: [{ index: 0, message: { role: 'assistant', content: 'The first half' }, finish_reason: 'length' }],
-          usage: { prompt_tokens: 40, completion_tokens: 100, total_tokens: 140, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 64 } },
+          usage: {
+            prompt_tokens: 40,
+            completion_tokens: 100,
+            total_tokens: 140,
+            prompt_tokens_details: { cached_tokens: 32 },
+            completion_tokens_details: { reasoning_tokens: 64 },
+          },
         },
       },
     ];

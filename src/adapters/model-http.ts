@@ -2,10 +2,12 @@
 // failures (honouring Retry-After, through the delivery kit's withRetries), aborted by the request's signal, and
 // every failure a ModelProviderError whose message never holds the key, the body sent or the provider's answer.
 // postToModel resolves with the open Response, so a streaming call can read the same answer as events.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import { DeliveryError } from '../delivery/delivery-error.js';
 import { parseRetryAfter } from '../delivery/retry-after.js';
 import { withRetries } from '../delivery/retry.js';
+import { networkReason } from '../delivery/send-json.js';
 import { httpStatusText } from '../machine/public-text.js';
 import { ModelProviderError } from './model-errors.js';
 
@@ -24,26 +26,10 @@ export interface ModelEndpoint {
 const DETAIL_CHARS = 2000;
 
 /** A wait that ends early, rejecting with the signal's reason, when the request is aborted. */
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', abort, { once: true });
+const abortableSleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  delay(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
   });
-}
-
-/** A network failure's system code (ECONNREFUSED) when it has one. */
-function networkCode(error: unknown): string {
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return typeof code === 'string' ? code : 'network error';
-}
 
 /** One try: the answer for a 2xx; a retryable DeliveryError for what another try could fix; a ModelProviderError otherwise. */
 async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSignal | undefined, failures: { detail: string }): Promise<Response> {
@@ -58,7 +44,7 @@ async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSigna
     });
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    const reason = timeout.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkCode(error)})`;
+    const reason = timeout.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkReason(error)})`;
     throw new DeliveryError(`The model provider ${reason}.`, { retryable: true, reason });
   }
   if (response.ok) return response;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ToolSpec } from 'countersign';
 import { createOpenAIResponsesModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
+import { freePort } from '../support/free-port.js';
 import { type FakeResponses, OPENAI_KEY, startFakeResponses } from '../support/fake-openai-responses.js';
 
 let fake: FakeResponses;
@@ -344,6 +345,20 @@ describe('createOpenAIResponsesModel', () => {
     expect(seen).not.toContain('4111');
     // What OpenAI wrote (echoing the key) is kept for the operator, on purpose only.
     expect((error as ModelProviderError).detail).toContain(`Incorrect API key provided: ${wrongKey}`);
+  });
+
+  it('a provider that cannot be reached or does not answer in time is a ModelProviderError saying so', async () => {
+    const closed = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: `http://127.0.0.1:${await freePort()}/v1`, maxRetries: 0 });
+    await expect(closed.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('The model provider could not be reached (ECONNREFUSED).');
+
+    let tries = 0;
+    const silent: typeof fetch = (_url, init) => {
+      tries += 1;
+      return new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    };
+    const slow = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, timeoutMs: 20, maxRetries: 1, fetch: silent });
+    await expect(slow.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('The model provider did not answer within 20 ms.');
+    expect(tries).toBe(2);
   });
 
   it('an answer that is not a response is a ModelProviderError', async () => {

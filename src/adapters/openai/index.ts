@@ -1,4 +1,3 @@
 export { ModelProviderError } from '../model-errors.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
-export type { OpenAIEndpointOptions } from './openai-endpoint.js';
 export { createOpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses-model.js';

@@ -6,6 +6,12 @@ import { usageOf } from '../model-usage.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { argumentsText, parseArguments } from './tool-arguments.js';
 
+/**
+ * Options of `createOpenAIChatModel`: model, apiKey, baseUrl, headers, extra body fields, maxRetries, timeoutMs, fetch.
+ *
+ * @example
+ * const options: OpenAIChatModelOptions = { model: 'gpt-4.1-mini', apiKey: process.env.OPENAI_API_KEY, body: { temperature: 0 } };
+ */
 export type OpenAIChatModelOptions = OpenAIEndpointOptions;
 
 const optionsSchema = optionsObject(openAIEndpointShape);

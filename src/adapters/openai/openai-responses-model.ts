@@ -6,6 +6,13 @@ import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from 
 import { responsesRequestBody } from './responses-input.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
 
+/**
+ * Options of `createOpenAIResponsesModel`: the endpoint's (model, apiKey, baseUrl, headers, body, maxRetries,
+ * timeoutMs, fetch) and the Responses API's own.
+ *
+ * @example
+ * const options: OpenAIResponsesModelOptions = { model: 'gpt-5-mini', apiKey: process.env.OPENAI_API_KEY, store: false, reasoning: { effort: 'low', summary: 'auto' } };
+ */
 export interface OpenAIResponsesModelOptions extends OpenAIEndpointOptions {
   /**
    * Let OpenAI keep the responses (`store: true`). Default false: nothing is

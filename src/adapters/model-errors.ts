@@ -1,10 +1,11 @@
 import { CountersignError } from '../errors.js';
 
 /**
- * A model provider answered with an error, could not be reached, or answered
- * something that is not a model's answer. `message` says only the status; what the provider wrote (which
- * can echo the API key) is on `detail`, which is not enumerable, so a logger
- * that serializes the error's own fields leaves it out; read it on purpose.
+ * The provider answered with an error, with something that is not a model
+ * answer, or not at all. `message` says only the status (or the timeout, or
+ * the network error's code); what the provider wrote (which can echo the API
+ * key) is on `detail`, which is not enumerable, so a logger that serializes
+ * the error's own fields leaves it out; read it on purpose.
  *
  * @example
  * try {

@@ -1,72 +1,93 @@
-// One JSON call to a model provider, for every adapter that speaks plain HTTP: the delivery kit's retries
-// (429, 5xx, Retry-After), the caller's abort, and every failure as a ModelProviderError that names the
-// status only (the provider's words, which can echo the key, stay on `detail`).
+// How a model adapter talks to its provider over HTTP: one POST with retries on 429, 5xx, timeouts and network
+// failures (honouring Retry-After, through the delivery kit's withRetries), aborted by the request's signal, and
+// every failure a ModelProviderError whose message never holds the key, the body sent or the provider's answer.
+// postToModel resolves with the open Response, so a streaming call can read the same answer as events.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import { DeliveryError } from '../delivery/delivery-error.js';
-import { wait, withRetries } from '../delivery/retry.js';
-import { sendJson } from '../delivery/send-json.js';
+import { parseRetryAfter } from '../delivery/retry-after.js';
+import { withRetries } from '../delivery/retry.js';
+import { networkReason } from '../delivery/send-json.js';
 import { httpStatusText } from '../machine/public-text.js';
 import { ModelProviderError } from './model-errors.js';
 
-export interface ModelCall<Answer> {
-  /** Names the provider in error messages (`Anthropic`). */
-  readonly provider: string;
+/** Where and how a model adapter posts. */
+export interface ModelEndpoint {
+  /** Names the provider in error messages (`Anthropic`). Default `The model provider`. */
+  readonly provider?: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: unknown;
-  /** Reads the answer; an answer it refuses is a `ModelProviderError` naming `answerName`. */
-  readonly answer: z.ZodType<Answer>;
-  readonly answerName: string;
   readonly fetch: typeof fetch;
-  /** Tries after the first, on 429 and 5xx. */
+  /** Tries after the first, on 429, 5xx, a timeout or a network failure. */
   readonly maxRetries: number;
   /** One try is abandoned after this long. */
   readonly timeoutMs: number;
-  readonly signal?: AbortSignal | undefined;
 }
 
-/** Model answers can be long (thinking, long texts): read up to this much. */
-const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** The start of what a provider wrote, kept on `ModelProviderError.detail`. */
+const DETAIL_CHARS = 2000;
 
-function providerError(provider: string, error: DeliveryError): ModelProviderError {
-  const message = error.status === undefined ? `${provider}: ${error.reason}.` : `${provider} answered ${httpStatusText(error.status)}.`;
-  return new ModelProviderError(message, error.status, error.reason);
+/** A wait that ends early, rejecting with the signal's reason, when the request is aborted. */
+const abortableSleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  delay(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
+  });
+
+/** One try: the answer for a 2xx; a retryable DeliveryError for what another try could fix; a ModelProviderError otherwise. */
+async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSignal | undefined, failures: { detail: string }): Promise<Response> {
+  const timeout = AbortSignal.timeout(endpoint.timeoutMs);
+  let response: Response;
+  try {
+    response = await endpoint.fetch(endpoint.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...endpoint.headers },
+      body,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    const reason = timeout.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkReason(error)})`;
+    throw new DeliveryError(`${endpoint.provider ?? 'The model provider'} ${reason}.`, { retryable: true, reason });
+  }
+  if (response.ok) return response;
+  const text = await response.text().catch(() => '');
+  failures.detail = text.slice(0, DETAIL_CHARS);
+  const message = `${endpoint.provider ?? 'The model provider'} answered ${httpStatusText(response.status)}.`;
+  if (response.status === 408 || response.status === 429 || response.status >= 500) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    throw new DeliveryError(message, { retryable: true, status: response.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  }
+  throw new ModelProviderError(message, response.status, failures.detail);
 }
 
 /**
- * POSTs `body` as JSON and resolves with the answer read by `answer`. Retries
- * 429 and 5xx answers, network failures and timeouts up to `maxRetries`
- * times, waiting what the provider asked (`Retry-After`) or backing off.
- * Aborting `signal` stops at once with its reason, between tries too.
+ * POSTs `body` (JSON text) to the endpoint and resolves with the provider's
+ * 2xx answer, body unread. Retries 408, 429, 5xx, timeouts and network
+ * failures up to `maxRetries` times, waiting what Retry-After asks (at most a
+ * minute) or a jittered backoff; `signal` aborts the call and any wait.
+ * Throws `ModelProviderError` for every failure.
  */
-export async function postModelRequest<Answer>(call: ModelCall<Answer>): Promise<Answer> {
-  const { signal } = call;
-  let text: string;
+export async function postToModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): Promise<Response> {
+  const failures = { detail: '' };
   try {
-    ({ text } = await withRetries(
-      () =>
-        sendJson(call.fetch, call.url, {
-          headers: call.headers,
-          body: call.body,
-          timeoutMs: call.timeoutMs,
-          maxBodyBytes: MAX_ANSWER_BYTES,
-          service: call.provider,
-          ...(signal ? { signal } : {}),
-        }),
-      { maxAttempts: call.maxRetries + 1, backoffMs: 500, maxBackoffMs: 60_000, sleep: (ms) => wait(ms, signal) },
-    ));
+    return await withRetries(() => tryOnce(endpoint, body, signal, failures), {
+      maxAttempts: endpoint.maxRetries + 1,
+      backoffMs: 500,
+      maxBackoffMs: 60_000,
+      sleep: (ms) => abortableSleep(ms, signal),
+    });
   } catch (error) {
-    throw error instanceof DeliveryError ? providerError(call.provider, error) : error;
+    if (!(error instanceof DeliveryError)) throw error;
+    throw new ModelProviderError(error.message, error.status, failures.detail);
   }
-  // An abort while the body was read leaves it cut short: the abort is the answer, not a parse failure.
-  signal?.throwIfAborted();
-  let json: unknown;
+}
+
+/** The JSON answer read with `schema`, or a ModelProviderError saying it is not `what` (the answer on `detail` only). */
+export async function readModelAnswer<S extends z.ZodType>(response: Response, schema: S, what: string, provider = 'The model provider'): Promise<z.output<S>> {
+  const text = await response.text();
   try {
-    json = JSON.parse(text);
+    return schema.parse(JSON.parse(text));
   } catch {
-    json = undefined;
+    throw new ModelProviderError(`${provider} answered HTTP ${response.status} with something that is not ${what}.`, response.status, text.slice(0, DETAIL_CHARS));
   }
-  const parsed = call.answer.safeParse(json);
-  if (!parsed.success) throw new ModelProviderError(`${call.provider} answered with something that is not ${call.answerName}.`, 200, text.slice(0, 2000));
-  return parsed.data;
 }

@@ -48,7 +48,7 @@ async function bodyStart(response: Response, limit: number): Promise<string> {
 }
 
 /** What a request that got no answer failed with: the system's code (ECONNREFUSED) when there is one. */
-function networkReason(error: unknown): string {
+export function networkReason(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   if (typeof cause?.message === 'string') return cause.message;

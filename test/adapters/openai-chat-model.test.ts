@@ -140,6 +140,32 @@ describe('createOpenAIChatModel', () => {
     expect(error.detail).toContain('sk-live-KEY');
   });
 
+  it('returns what the call used and why it stopped', async () => {
+    answers = [
+      {
+        status: 200,
+        body: {
+          id: 'chatcmpl-2',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'The first half' }, finish_reason: 'length' }],
+          usage: {
+            prompt_tokens: 40,
+            completion_tokens: 100,
+            total_tokens: 140,
+            prompt_tokens_details: { cached_tokens: 32 },
+            completion_tokens_details: { reasoning_tokens: 64 },
+          },
+        },
+      },
+    ];
+    const model = createOpenAIChatModel({ model: 'gpt-test', baseUrl });
+    expect(await model.generate({ messages: [{ role: 'user', content: 'write a lot' }], tools: [] })).toStrictEqual({
+      message: { role: 'assistant', content: 'The first half' },
+      usage: { inputTokens: 40, outputTokens: 100, reasoningTokens: 64, cachedInputTokens: 32 },
+      finishReason: 'length',
+    });
+  });
+
   it('refuses bad options with a ConfigError', () => {
     expect(() => createOpenAIChatModel({ model: '' })).toThrow(ConfigError);
     expect(() => createOpenAIChatModel({ model: 'm', baseUrl: 'not a url' })).toThrow(/baseUrl/);

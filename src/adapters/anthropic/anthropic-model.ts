@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { Model, ModelRequest, ModelResponse } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
-import { postModelRequest } from '../model-http.js';
+import { postToModel, readModelAnswer, type ModelEndpoint } from '../model-http.js';
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';
 import { anthropicRequestBody } from './anthropic-request.js';
 
@@ -63,23 +63,19 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   const thinkingBudget = options.thinking ? options.thinking.budgetTokens : undefined;
   const settings = { model: options.model, maxTokens: options.maxTokens ?? (thinkingBudget ?? 0) + 4096, thinkingBudget };
   const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
-  const headers = { 'x-api-key': options.apiKey, 'anthropic-version': options.anthropicVersion ?? '2023-06-01', ...options.headers };
+  const endpoint: ModelEndpoint = {
+    provider: 'Anthropic',
+    url,
+    headers: { 'x-api-key': options.apiKey, 'anthropic-version': options.anthropicVersion ?? '2023-06-01', ...options.headers },
+    fetch: options.fetch ?? fetch,
+    maxRetries: options.maxRetries ?? 2,
+    timeoutMs: options.timeoutMs ?? 600_000,
+  };
 
   return {
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      const answer = await postModelRequest({
-        provider: 'Anthropic',
-        url,
-        headers,
-        body: anthropicRequestBody(settings, request),
-        answer: anthropicAnswerSchema,
-        answerName: 'a Messages API message',
-        fetch: options.fetch ?? fetch,
-        maxRetries: options.maxRetries ?? 2,
-        timeoutMs: options.timeoutMs ?? 600_000,
-        signal: request.signal,
-      });
-      return responseOf(answer);
+      const response = await postToModel(endpoint, JSON.stringify(anthropicRequestBody(settings, request)), request.signal);
+      return responseOf(await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'));
     },
   };
 }

@@ -1,2 +1,3 @@
-export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
 export { ModelProviderError } from '../model-errors.js';
+export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export { createOpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses-model.js';

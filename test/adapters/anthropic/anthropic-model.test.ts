@@ -119,7 +119,7 @@ describe('createAnthropicModel', () => {
       'x-api-key': ANTHROPIC_API_KEY,
       'anthropic-version': '2023-06-01',
       'anthropic-beta': 'test-beta-2025-01-01',
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': 'application/json',
     });
     expect(request!.body).toBe(JSON.stringify({ model: 'claude-test', max_tokens: 1000, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] }));
   });
@@ -240,7 +240,7 @@ describe('createAnthropicModel', () => {
       .generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
-    expect((error as Error).message).toBe('Anthropic answered with something that is not a Messages API message.');
+    expect((error as Error).message).toBe('Anthropic answered HTTP 200 with something that is not a Messages API message.');
   });
 
   it('stops when the request is aborted, while waiting for the answer or between tries', async () => {

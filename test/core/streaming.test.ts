@@ -40,7 +40,7 @@ const lookup = defineTool({
   execute: async (input) => ({ id: input.id, owner: 'alice' }),
 });
 
-const isDelta = (event: RunEvent): event is ModelDeltaEvent => event.type === 'model-delta';
+const isDelta = (event: { readonly type: string }): event is ModelDeltaEvent => event.type === 'model-delta';
 const joined = (deltas: readonly ModelDeltaEvent[], kind: ModelDeltaEvent['kind'], toolCallId?: string) =>
   deltas
     .filter((delta) => delta.kind === kind && delta.toolCallId === toolCallId)

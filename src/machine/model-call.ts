@@ -38,7 +38,12 @@ async function readStream(
  * at once (a `model-delta` of the call's turn), else through `generate`, with no other work. Rejects as the model
  * call does (a stream that ends without `finish` rejects too).
  */
-export function callModel(model: Model, request: ModelRequest & { readonly signal: AbortSignal }, snapshot: AgentSnapshot, onDelta: (event: ModelDeltaEvent) => void): Promise<ModelResponse> {
+export function callModel(
+  model: Model,
+  request: ModelRequest & { readonly signal: AbortSignal },
+  snapshot: AgentSnapshot,
+  onDelta: (event: ModelDeltaEvent) => void,
+): Promise<ModelResponse> {
   if (!model.stream) return model.generate(request);
   const of = { type: 'model-delta', runId: snapshot.runId, agentName: snapshot.agentName, turn: snapshot.turns + 1 } as const;
   return readStream(model.stream(request), of, request.signal, onDelta);
@@ -71,7 +76,11 @@ export function answerEvent(response: ModelResponse | undefined, at: number): Ag
   const parsed = assistantSchema.safeParse(answeredMessage(response));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { type: 'FAIL', at, error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${issue.message} at ${issue.path.join('.')}.` } };
+    return {
+      type: 'FAIL',
+      at,
+      error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${issue.message} at ${issue.path.join('.')}.` },
+    };
   }
   return { type: 'MODEL_RESPONDED', at, message: withArgsClamped(parsed.data as AssistantMessage) };
 }

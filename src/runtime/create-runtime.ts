@@ -1,5 +1,5 @@
 // The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
-// with retries), resuming and announcing share them, so they stay together here (a little over 300 lines). What
+// with retries), resuming and announcing share them, so they stay together here (about 340 lines). What
 // stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
 // one-click links (link-runtime.ts).
 import { randomUUID } from 'node:crypto';

@@ -87,7 +87,12 @@ describe('a streaming model in the loop', () => {
       ['call_a', 'lookup'],
       ['call_b', 'lookup'],
     ]);
-    expect(joined(deltas.filter((delta) => delta.turn === 2), 'text')).toBe('Both belong to alice.');
+    expect(
+      joined(
+        deltas.filter((delta) => delta.turn === 2),
+        'text',
+      ),
+    ).toBe('Both belong to alice.');
 
     // Each turn's deltas all come before the first commit that holds its answer, and no commit holds a delta.
     for (const turn of [1, 2]) {
@@ -112,7 +117,11 @@ describe('a streaming model in the loop', () => {
   it('pauses for approval as usual: approval-requested comes after the deltas of the turn that asked', async () => {
     const events: RunEvent[] = [];
     const gated = defineTool({ name: 'delete_file', description: 'Delete', input: z.object({ path: z.string() }), execute: async () => 'deleted' });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/x' })], { stream: true }), tools: [gated], onEvent: (event) => events.push(event) });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/x' })], { stream: true }),
+      tools: [gated],
+      onEvent: (event) => events.push(event),
+    });
     const paused = await agent.execute({ input: 'remove /tmp/x' });
     expect(paused.status).toBe('awaitingApproval');
     expect(events.map((event) => event.type)).toEqual([...events.filter(isDelta).map(() => 'model-delta'), 'approval-requested']);

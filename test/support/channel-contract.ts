@@ -75,10 +75,11 @@ function world(options: { readonly calls?: number; readonly approvers?: string[]
       return `deployed ${target}`;
     },
   });
-  const model = createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool'
-      ? textTurn('done')
-      : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
+  const model = createScriptedModel(
+    ({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('done')
+        : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
     { stream: options.stream ?? false },
   );
   const runtime = createRuntime({

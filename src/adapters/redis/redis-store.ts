@@ -283,7 +283,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
 
     async publishTransient(events) {
-      await guarded('publish model deltas', () => sendBatch(redis, events.map((event) => addEventCommand(keys.events, event))));
+      await guarded('publish model deltas', () =>
+        sendBatch(
+          redis,
+          events.map((event) => addEventCommand(keys.events, event)),
+        ),
+      );
     },
 
     drainOutboxes: (drainOptions: DrainOptions = {}) => outbox.drain(drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS)),

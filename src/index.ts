@@ -6,7 +6,7 @@ export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from '.
 export { cancel, type CancelOptions } from './machine/cancel.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
 export { expiryDecisions } from './machine/expiry.js';
-export type { RunEvent } from './machine/run-events.js';
+export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
 export { presets } from './machine/presets.js';
 export { clearRunApprovals, auditLog } from './machine/run-memory.js';

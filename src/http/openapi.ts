@@ -170,7 +170,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
       '/events': {
         get: {
           operationId: 'events',
-          summary: 'Server-sent events: approval-requested, approval-resolved, run-completed, run-failed, run-cancelled (data: the event as JSON).',
+          summary: 'Server-sent events: approval-requested, approval-resolved, tool-finished, run-completed, run-failed, run-cancelled, model-delta (data: the event as JSON).',
           security: readSecurity,
           parameters: queryParameters(eventsQuery),
           responses: { '200': { description: 'An event stream with heartbeat comments.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(400, 401) },

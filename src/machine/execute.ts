@@ -3,21 +3,20 @@ import { ConfigError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
-import { clampDepth } from './argument-shape.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { approversOfCall, evaluateCalls } from './evaluate-calls.js';
 import { turnLookup, verifyApprovedCall } from './decision-signature.js';
 import { expiryDecisions } from './expiry.js';
-import { assistantSchema } from './message-schema.js';
+import { answerEvent, callModel } from './model-call.js';
 import { newRun, type ExecuteInput } from './new-run.js';
 import { modelFailureText } from './public-text.js';
-import { eventsBetween, type RunEvent } from './run-events.js';
+import { eventsBetween, type ModelDeltaEvent, type RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
-import type { AgentSnapshot, AssistantMessage, ModelResponse, ToolCall, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, ToolCall, ToolCallRecord } from './types.js';
 
 export interface ExecuteOptions {
   /** Aborting it cancels the run; a running tool sees its own signal fire. */
@@ -39,34 +38,18 @@ export interface ExecuteOptions {
    * the API key or a URL with a secret. `createRuntime` wires its own `onError` here.
    */
   readonly onError?: (error: unknown, context: { readonly operation: 'model'; readonly runId: string }) => void;
+  /**
+   * Told each `model-delta` of a streaming model (`Model.stream`) as it comes, besides the agent's `onEvent`.
+   * Deltas are not state: no checkpoint carries them. `createRuntime` passes them to its listeners, its notifier
+   * and, where the store has one, the store's event stream.
+   */
+  readonly onModelDelta?: (event: ModelDeltaEvent) => void;
 }
 
 const processLeaseOwner = `proc_${randomUUID()}`;
 
 function isSnapshot(value: unknown): value is AgentSnapshot {
   return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
-}
-
-/** The model's message with over-deep call arguments cut at the limit, so the history stays encodable; those calls are then refused (evaluateCalls). */
-/** The assistant message to check and keep: the model's, with what its call used and why it stopped when the answer says. */
-function answeredMessage(response: ModelResponse | undefined): unknown {
-  const message = response?.message;
-  if (response?.usage === undefined && response?.finishReason === undefined) return message;
-  if (typeof message !== 'object' || message === null) return message;
-  return {
-    ...message,
-    ...(response.usage === undefined ? {} : { usage: response.usage }),
-    ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-  };
-}
-
-function withArgsClamped(message: AssistantMessage): AssistantMessage {
-  if (!message.toolCalls) return message;
-  const toolCalls = message.toolCalls.map((call) => {
-    const args = clampDepth(call.args);
-    return args === call.args ? call : { ...call, args };
-  });
-  return toolCalls.every((call, index) => call === message.toolCalls![index]) ? message : { ...message, toolCalls };
 }
 
 /**
@@ -120,6 +103,15 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
       }
     }
   };
+  /** A streaming model's delta: out at once, to `onEvent` and `onModelDelta`, and never into the snapshot. */
+  const announceDelta = (event: ModelDeltaEvent) => {
+    emit([event]);
+    try {
+      options.onModelDelta?.(event);
+    } catch {
+      // As with onEvent: the listener's failure is its own.
+    }
+  };
   let unsaved = false;
   const verified = new Set<string>();
   const advance = async (...events: AgentEvent[]) => {
@@ -154,23 +146,11 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
       }
       switch (snapshot.state) {
         case 'callingModel': {
-          let message: AssistantMessage;
+          let answered: AgentEvent;
           await save();
           try {
-            const response = await settings.model.generate({ messages: snapshot.messages, tools: settings.specs, signal: controller.signal });
-            const parsed = assistantSchema.safeParse(answeredMessage(response));
-            if (!parsed.success) {
-              await advance({
-                type: 'FAIL',
-                at: settings.clock(),
-                error: {
-                  code: 'invalid_model_response',
-                  message: `The model returned an invalid assistant message: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')}.`,
-                },
-              });
-              break;
-            }
-            message = withArgsClamped(parsed.data as AssistantMessage);
+            const request = { messages: snapshot.messages, tools: settings.specs, signal: controller.signal };
+            answered = answerEvent(await callModel(settings.model, request, snapshot, announceDelta), settings.clock());
           } catch (error) {
             if (controller.signal.aborted) break;
             try {
@@ -181,7 +161,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
             await advance({ type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: modelFailureText(error) } });
             break;
           }
-          await advance({ type: 'MODEL_RESPONDED', at: settings.clock(), message });
+          await advance(answered);
           break;
         }
         case 'evaluatingTools':

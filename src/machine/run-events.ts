@@ -5,11 +5,36 @@ import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunOrigin, T
 export const TOOL_RESULT_EXCERPT = 1000;
 
 /**
+ * A piece of a model's answer as it streams in (the model has `stream`): text, reasoning, or a tool call's
+ * arguments (JSON text, `toolCallId` and, on its first piece, `toolName`). `turn` is the model call's number in
+ * the run, from 1. Sent at once and never committed: the answer is state only once the whole of it is; a listener
+ * that misses a delta (a reconnecting client, another process) does not get it again.
+ *
+ * @example
+ * runtime.subscribe((event) => {
+ *   if (event.type === 'model-delta' && event.kind === 'text') process.stdout.write(event.delta);
+ * });
+ */
+export interface ModelDeltaEvent {
+  readonly type: 'model-delta';
+  readonly runId: string;
+  readonly agentName: string;
+  readonly turn: number;
+  readonly kind: 'text' | 'reasoning' | 'tool-call';
+  readonly delta: string;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+}
+
+/**
  * What happened to a run, announced to `onEvent`, notifiers and streams.
  * `tool-finished` is announced for calls a person decided (they have an
  * `approvalId`), so a channel can show how the call it asked about ended.
+ * `model-delta` comes from a streaming model as it answers; it is the only
+ * event that announces no committed state (see `ModelDeltaEvent`).
  */
 export type RunEvent =
+  | ModelDeltaEvent
   | {
       readonly type: 'approval-requested';
       readonly runId: string;
@@ -65,7 +90,7 @@ function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot):
   return finished;
 }
 
-/** The events that lead from `before` to `after` (a later snapshot of the same run). */
+/** The events that lead from `before` to `after` (a later snapshot of the same run); never a `model-delta`, which no snapshot holds. */
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
   const { runId, agentName } = after;
   const events: RunEvent[] = [];

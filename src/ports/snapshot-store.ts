@@ -102,6 +102,13 @@ export interface SnapshotStore {
    */
   readonly once?: OnceStore;
   /**
+   * Optional: publishes events that announce no state (a streaming model's `model-delta`) where this store
+   * publishes its commits' events, at once and with no commit, so readers of that feed see a model's answer as it
+   * comes. Best-effort: nothing is stored or retried, and a reader that was not listening never gets them.
+   * `createRuntime` calls it for every delta; leave it out where nobody reads the store's events (memory).
+   */
+  publishTransient?(events: readonly RunEvent[]): Promise<void>;
+  /**
    * True when other processes and machines read and write these runs (Redis).
    * Whatever can write there can then forge a run's state, so `createRuntime`
    * warns once when an agent has no `decisionSecret`. Leave it out for a store

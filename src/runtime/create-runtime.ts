@@ -1,5 +1,5 @@
 // The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
-// with retries), resuming and announcing share them, so they stay together here (a little over 300 lines). What
+// with retries), resuming and announcing share them, so they stay together here (about 340 lines). What
 // stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
 // one-click links (link-runtime.ts).
 import { randomUUID } from 'node:crypto';
@@ -13,7 +13,7 @@ import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import { startedRun, type ExecuteInput } from '../machine/new-run.js';
 import { expiryDecisions } from '../machine/expiry.js';
-import { eventsBetween, type RunEvent } from '../machine/run-events.js';
+import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../machine/run-events.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
@@ -99,7 +99,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** The full error of a failed model call: the run's own `error` only says what others may read. */
   const reportModelError = (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId);
 
-  /** Tells listeners and the notifier what a commit that just landed announced. */
+  /** Tells listeners and the notifier what a commit that just landed announced (or a model's delta). */
   const announce = (events: readonly RunEvent[]) => {
     if (events.length === 0) return;
     for (const event of events) {
@@ -112,6 +112,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
     }
     options.notifier?.publish(events).catch((error: unknown) => reportError(error, 'notify', events[0]!.runId));
+  };
+
+  /**
+   * Tells listeners, the notifier and the store's event stream of a streaming model's delta at once: it announces
+   * no state, so it waits for no commit, and nothing replays it to whoever was not listening.
+   */
+  const announceDelta = (event: ModelDeltaEvent) => {
+    const events = [event];
+    announce(events);
+    store.publishTransient?.(events).catch((error: unknown) => reportError(error, 'notify', event.runId));
   };
 
   type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
@@ -197,7 +207,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
     try {
-      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError });
+      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta });
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(snapshot.runId);

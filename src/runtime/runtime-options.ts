@@ -23,7 +23,10 @@ export interface RuntimeOptions {
    * for a store only this process uses, one in memory. A shared store without one needs this option.
    */
   readonly once?: OnceStore;
-  /** Told of every event after the state it announces is committed. Failures go to `onError`, never to the run. */
+  /**
+   * Told of every event after the state it announces is committed, and of each `model-delta` of a streaming model
+   * at once (it announces no state; best-effort, never replayed). Failures go to `onError`, never to the run.
+   */
   readonly notifier?: Notifier;
   /** Where `respond(..., { mode: 'enqueue' })` puts resume jobs for workers. */
   readonly queue?: ResumeQueue;

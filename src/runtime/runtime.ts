@@ -96,7 +96,11 @@ export interface Runtime {
    * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.
    */
   recover(): Promise<{ readonly resumed: number; readonly askedAgain: number; readonly failed: number }>;
-  /** Events of the commits this runtime makes, as they land. Returns a function that unsubscribes. */
+  /**
+   * Events of the commits this runtime makes, as they land, and the `model-delta` events of the streaming models
+   * it runs, as they come (best-effort: a delta is no state, so it is not stored and not replayed to a listener
+   * that subscribes later). Returns a function that unsubscribes.
+   */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
 

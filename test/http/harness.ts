@@ -34,6 +34,8 @@ export interface HarnessOptions {
   readonly approvalTtlMs?: number;
   readonly clock?: () => number;
   readonly agentName?: string;
+  /** The model streams its turns (`createScriptedModel(script, { stream: true })`). */
+  readonly stream?: boolean;
 }
 
 /** The model asks to delete the path of the user's message once per user message, then says it is done. */
@@ -49,7 +51,7 @@ export function harness(options: HarnessOptions = {}): Harness {
   const errors: unknown[] = [];
   let releaseAll: () => void = () => undefined;
   let gate = options.holdTool ? new Promise<void>((resolve) => (releaseAll = resolve)) : Promise.resolve();
-  const model = createScriptedModel(deleteScript);
+  const model = createScriptedModel(deleteScript, { stream: options.stream ?? false });
   const tool = defineTool({
     name: 'delete_file',
     description: 'Delete a file',

@@ -61,7 +61,7 @@ interface World {
   readonly executed: string[];
 }
 
-function world(options: { readonly calls?: number; readonly approvers?: string[] } = {}): World {
+function world(options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean } = {}): World {
   const executed: string[] = [];
   const deploy = defineTool({
     name: 'deploy',
@@ -75,10 +75,12 @@ function world(options: { readonly calls?: number; readonly approvers?: string[]
       return `deployed ${target}`;
     },
   });
-  const model = createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool'
-      ? textTurn('done')
-      : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
+  const model = createScriptedModel(
+    ({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('done')
+        : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
+    { stream: options.stream ?? false },
   );
   const runtime = createRuntime({
     agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
@@ -154,6 +156,23 @@ export function channelContract(harness: ChannelHarness): void {
       expect(updates.some((update) => update.visible.includes('Approved by alice@example.com'))).toBe(true);
       expect(updates.some((update) => update.visible.includes('deploy ran') && update.visible.includes('deployed svc-0'))).toBe(true);
       expect(w.executed).toEqual(['svc-0']);
+    });
+
+    it("ignores a streaming model's deltas: its run is asked about and updated exactly as one whose model does not stream", async () => {
+      const deliveriesOf = async (stream: boolean) => {
+        const w = world({ stream });
+        const fixture = await setup(w.runtime);
+        const run = await w.runtime.start('ops', { input: 'go' });
+        await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice@example.com' });
+        expect(w.events.some((event) => event.type === 'model-delta')).toBe(stream);
+        await fixture.notifier.publish(w.events);
+        await fixture.notifier.flush();
+        expect(fixture.errors).toEqual([]);
+        return fixture.deliveries().map((delivery) => delivery.kind);
+      };
+      const streamed = await deliveriesOf(true);
+      expect(streamed).toEqual(await deliveriesOf(false));
+      expect(streamed[0]).toBe('post');
     });
 
     it('reports a refusing service to onError without any secret, and never to the run', async () => {

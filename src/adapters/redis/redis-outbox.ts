@@ -9,7 +9,7 @@ import type { RunEvent } from '../../machine/run-events.js';
 import { globEscape, type RedisKeys } from './keys.js';
 import { sendBatch, type BatchCommand } from './redis-batch.js';
 import { decodeIndex, type IndexEntry } from './redis-encoding.js';
-import { STREAM_MAXLEN } from './scripts.js';
+import { addEventCommand } from './stream-event-entry.js';
 import { guarded, toStoreError } from './unavailable.js';
 
 export interface Outbox {
@@ -37,20 +37,7 @@ export interface OutboxOptions {
 }
 
 export function createOutbox({ redis, keys, connectionPrefix, report }: OutboxOptions): Outbox {
-  const xadd = (event: RunEvent): BatchCommand => [
-    'xadd',
-    keys.events,
-    'MAXLEN',
-    '~',
-    STREAM_MAXLEN,
-    '*',
-    'type',
-    event.type,
-    'runId',
-    event.runId,
-    'event',
-    JSON.stringify(event),
-  ];
+  const xadd = (event: RunEvent) => addEventCommand(keys.events, event);
 
   const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): BatchCommand[] => {
     const id = (entry: IndexEntry) => `${entry[0]}\u0000${entry[2]}`;

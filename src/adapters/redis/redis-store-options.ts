@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { RunEvent } from '../../machine/run-events.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import type { SnapshotStore } from '../../ports/snapshot-store.js';
 import type { RedisKeys } from './keys.js';
@@ -84,4 +85,6 @@ export interface RedisStore extends SnapshotStore {
    * finished. `runsToRecover` calls it first.
    */
   drainOutboxes(options?: DrainOptions): Promise<number>;
+  /** Adds events to the stream `${prefix}events` with no commit (one pipelined XADD each): see `SnapshotStore.publishTransient`. */
+  publishTransient(events: readonly RunEvent[]): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { RunCache } from './redis-run-cache.js';
 import type { DrainOptions, RedisStore, RedisStoreOptions } from './redis-store-options.js';
 import { jobStreamOf } from './resume-queue.js';
 import { registerScripts } from './scripts.js';
+import { addEventCommand } from './stream-event-entry.js';
 import { guarded } from './unavailable.js';
 
 const DAY = 86_400_000;
@@ -38,7 +39,9 @@ const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
  * queues the commit's events in the outbox, atomically. Right after it, the
  * events go to the stream `${prefix}events` (fields `type`, `runId`, `event`)
  * and the pending and running indexes are updated; a process that dies in
- * between leaves that work in the outbox for `drainOutboxes`.
+ * between leaves that work in the outbox for `drainOutboxes`. A streaming
+ * model's `model-delta` events go to the same stream at once, with no commit
+ * (`publishTransient`).
  *
  * Indexes: `${prefix}pending` and `${prefix}pending:agent:<name>` hold one
  * member per pending approval, ordered by expiry then approval id (all scores
@@ -278,6 +281,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
+
+    async publishTransient(events) {
+      await guarded('publish model deltas', () =>
+        sendBatch(
+          redis,
+          events.map((event) => addEventCommand(keys.events, event)),
+        ),
+      );
+    },
 
     drainOutboxes: (drainOptions: DrainOptions = {}) => outbox.drain(drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS)),
   };

@@ -1,7 +1,22 @@
-// A run event as the Redis store writes it to the event stream (fields `type`, `runId`, `event`), read back.
+// A run event as the Redis store writes it to the event stream (fields `type`, `runId`, `event`), and read back.
 import type { RunEvent } from '../../machine/run-events.js';
+import type { BatchCommand } from './redis-batch.js';
+import { STREAM_MAXLEN } from './scripts.js';
 
-const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>(['approval-requested', 'approval-resolved', 'run-completed', 'run-failed', 'run-cancelled', 'tool-finished']);
+const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
+  'approval-requested',
+  'approval-resolved',
+  'run-completed',
+  'run-failed',
+  'run-cancelled',
+  'tool-finished',
+  'model-delta',
+]);
+
+/** The XADD that writes `event` to the stream `key`, trimmed as the commit script trims it. */
+export function addEventCommand(key: string, event: RunEvent): BatchCommand {
+  return ['xadd', key, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event)];
+}
 
 /**
  * The RunEvent of a stream entry (fields `type`, `runId`, `event`), or an

@@ -23,7 +23,15 @@ async function readStream(
         onDelta({ ...of, kind: 'reasoning', delta: part.delta });
         break;
       case 'tool-call-delta':
-        onDelta({ ...of, kind: 'tool-call', delta: part.argsDelta, toolCallId: part.toolCallId, ...(part.toolName === undefined ? {} : { toolName: part.toolName }) });
+        // Never the arguments: they may hold secrets, and a piece of JSON cannot be redacted.
+        onDelta({
+          ...of,
+          kind: 'tool-call',
+          delta: '',
+          toolCallId: part.toolCallId,
+          argsChars: part.argsDelta.length,
+          ...(part.toolName === undefined ? {} : { toolName: part.toolName }),
+        });
         break;
       case 'finish':
         return part.response;

@@ -5,8 +5,10 @@ import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunOrigin, T
 export const TOOL_RESULT_EXCERPT = 1000;
 
 /**
- * A piece of a model's answer as it streams in (the model has `stream`): text, reasoning, or a tool call's
- * arguments (JSON text, `toolCallId` and, on its first piece, `toolName`). `turn` is the model call's number in
+ * A piece of a model's answer as it streams in (the model has `stream`): text, reasoning, or progress on a tool
+ * call's arguments (`toolCallId`, on its first piece `toolName`, and `argsChars`, how many characters arrived; never
+ * the arguments themselves, which can hold secrets that cannot be redacted before they are whole: the approval
+ * request shows them, redacted, the moment the turn ends). `turn` is the model call's number in
  * the run, from 1. Sent at once and never committed: the answer is state only once the whole of it is; a listener
  * that misses a delta (a reconnecting client, another process) does not get it again.
  *
@@ -21,9 +23,12 @@ export interface ModelDeltaEvent {
   readonly agentName: string;
   readonly turn: number;
   readonly kind: 'text' | 'reasoning' | 'tool-call';
+  /** The text or reasoning that arrived; empty for a tool call. */
   readonly delta: string;
   readonly toolCallId?: string;
   readonly toolName?: string;
+  /** For a tool call: how many characters of its arguments arrived with this piece. */
+  readonly argsChars?: number;
 }
 
 /**

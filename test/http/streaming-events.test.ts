@@ -67,7 +67,9 @@ describe('model deltas on GET /events over a socket', () => {
     const call = paused.messages.at(-1)!.toolCalls![0]!;
     const argsOfCall = deltas.filter((delta) => delta.turn === 1 && delta.toolCallId === call.id);
     expect(argsOfCall[0]).toMatchObject({ kind: 'tool-call', toolName: 'delete_file' });
-    expect(JSON.parse(argsOfCall.map((delta) => delta.delta).join(''))).toEqual(call.args);
+    // How much of the arguments arrived, never what (the approval request shows them, redacted).
+    expect(argsOfCall.reduce((sum, delta) => sum + (delta.argsChars ?? 0), 0)).toBe(JSON.stringify(call.args).length);
+    expect(argsOfCall.map((delta) => delta.delta).join('')).toBe('');
     const answer = deltas.filter((delta) => delta.turn === 2 && delta.kind === 'text');
     expect(answer.map((delta) => delta.delta).join('')).toBe(seen.find((event) => event.type === 'run-completed' && 'output' in event)!.output);
     expect(errors).toEqual([]);

@@ -1,6 +1,7 @@
 // A loopback HTTP server that answers a provider's JSON API with scripted answers and records every request
 // byte for byte: the real @ai-sdk/anthropic and @ai-sdk/openai packages talk to it through their baseURL. The
-// answers are the providers' documented JSON shapes, written in the tests that script them.
+// answers are the providers' documented JSON shapes (or server-sent events, for a streamed answer), written in the
+// tests that script them.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,11 +14,16 @@ export interface ProviderRequest {
   readonly json: any;
 }
 
-export interface ScriptedAnswer {
-  readonly status?: number;
-  readonly body: unknown;
-  readonly headers?: Record<string, string>;
+/** One server-sent event: `event: <event>` and `data: <JSON of data>`. */
+export interface ScriptedEvent {
+  readonly event: string;
+  readonly data: unknown;
 }
+
+/** A JSON `body`, or `events` sent as `text/event-stream` (the streaming answer of the provider's API). */
+export type ScriptedAnswer =
+  | { readonly status?: number; readonly body: unknown; readonly headers?: Record<string, string> }
+  | { readonly events: readonly ScriptedEvent[]; readonly headers?: Record<string, string> };
 
 export interface FakeProviderApi {
   /** `http://127.0.0.1:port/v1`, what tests pass as `baseURL`. */
@@ -38,6 +44,12 @@ export async function startFakeProviderApi(): Promise<FakeProviderApi> {
       const body = Buffer.concat(chunks).toString('utf8');
       requests.push({ path: request.url ?? '', headers: request.headers, body, json: body === '' ? undefined : JSON.parse(body) });
       const answer = answers.shift() ?? { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'no answer scripted' } } };
+      if ('events' in answer) {
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...answer.headers });
+        for (const { event, data } of answer.events) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        response.end();
+        return;
+      }
       response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
       response.end(JSON.stringify(answer.body));
     });

@@ -29,21 +29,26 @@ export interface FakeProviderApi {
   /** `http://127.0.0.1:port/v1`, what tests pass as `baseURL`. */
   readonly baseURL: string;
   readonly requests: ProviderRequest[];
-  /** Answers, in order, for the next requests; a request with none scripted gets a 500. */
-  script(...answers: ScriptedAnswer[]): void;
+  /**
+   * Answers, in order, for the next requests; a request with none scripted gets a 500. A function answers as the
+   * request asks (e.g. streamed when its body says `stream: true`, as the real API does).
+   */
+  script(...answers: (ScriptedAnswer | ((request: ProviderRequest) => ScriptedAnswer))[]): void;
   close(): Promise<void>;
 }
 
 export async function startFakeProviderApi(): Promise<FakeProviderApi> {
   const requests: ProviderRequest[] = [];
-  const answers: ScriptedAnswer[] = [];
+  const answers: (ScriptedAnswer | ((request: ProviderRequest) => ScriptedAnswer))[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ path: request.url ?? '', headers: request.headers, body, json: body === '' ? undefined : JSON.parse(body) });
-      const answer = answers.shift() ?? { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'no answer scripted' } } };
+      const recorded: ProviderRequest = { path: request.url ?? '', headers: request.headers, body, json: body === '' ? undefined : JSON.parse(body) };
+      requests.push(recorded);
+      const next = answers.shift() ?? { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'no answer scripted' } } };
+      const answer = typeof next === 'function' ? next(recorded) : next;
       if ('events' in answer) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...answer.headers });
         for (const { event, data } of answer.events) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

@@ -48,6 +48,6 @@ export function providerError(error: unknown): unknown {
 export function streamError(error: unknown): Error {
   const mapped = providerError(error);
   if (mapped instanceof ModelProviderError) return mapped;
-  const detail = error instanceof Error ? error.message : JSON.stringify(error) ?? String(error);
+  const detail = error instanceof Error ? error.message : (JSON.stringify(error) ?? String(error));
   return new ModelProviderError('The model provider stopped its answer with an error.', undefined, detail.slice(0, 2000));
 }

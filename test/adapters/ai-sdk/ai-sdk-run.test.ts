@@ -18,7 +18,6 @@ afterAll(() => api.close());
 const SIGNATURE = 'ErUBCkYIBxgCIkB0Yx2c+q0/3JtmB9hQm8Zr3xd4qkVtb+8Y1x0T2o5mQ==';
 const THINKING = 'Two deletions; /etc/hosts is a system file, so that one needs a person.';
 
-
 describe('a run over createAiSdkModel and fromAiSdkTools', () => {
   it('pauses for the gated call, survives serialize and deserialize, and sends the signed thinking back unchanged with both results', async () => {
     // The model streams: each answer comes as the Messages API's server-sent events.
@@ -33,7 +32,12 @@ describe('a run over createAiSdkModel and fromAiSdkTools', () => {
         stopReason: 'tool_use',
         usage: { input_tokens: 80, output_tokens: 60 },
       }),
-      anthropicReply({ id: 'msg_02', content: [{ type: 'text', text: 'Deleted /tmp/cache; /etc/hosts was kept.' }], stopReason: 'end_turn', usage: { input_tokens: 140, output_tokens: 12 } }),
+      anthropicReply({
+        id: 'msg_02',
+        content: [{ type: 'text', text: 'Deleted /tmp/cache; /etc/hosts was kept.' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 140, output_tokens: 12 },
+      }),
     );
     const deleted: string[] = [];
     const agent = createAgent({

@@ -43,7 +43,12 @@ const answer: AnthropicAnswer = {
   stopReason: 'tool_use',
   usage: { input_tokens: 50, output_tokens: 90 },
 };
-const text = (id: string, words: string): AnthropicAnswer => ({ id, content: [{ type: 'text', text: words }], stopReason: 'end_turn', usage: { input_tokens: 20, output_tokens: 5 } });
+const text = (id: string, words: string): AnthropicAnswer => ({
+  id,
+  content: [{ type: 'text', text: words }],
+  stopReason: 'end_turn',
+  usage: { input_tokens: 20, output_tokens: 5 },
+});
 
 const model = (maxRetries?: number) =>
   createAiSdkModel({
@@ -101,7 +106,12 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
         ...messages,
         finish.response.message,
         { role: 'tool', toolCallId: 'toolu_01A', content: 'deleted /tmp/a', parts: [{ type: 'tool-result', toolCallId: 'toolu_01A', toolName: 'delete_file', outcome: 'ok' }] },
-        { role: 'tool', toolCallId: 'toolu_01B', content: 'denied: not /etc', parts: [{ type: 'tool-result', toolCallId: 'toolu_01B', toolName: 'delete_file', outcome: 'denied' }] },
+        {
+          role: 'tool',
+          toolCallId: 'toolu_01B',
+          content: 'denied: not /etc',
+          parts: [{ type: 'tool-result', toolCallId: 'toolu_01B', toolName: 'delete_file', outcome: 'denied' }],
+        },
       ]),
     ) as Message[];
     await model().generate({ messages: history, tools: [deleteFile] });
@@ -145,6 +155,24 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     expect(error.message).toBe('The model provider stopped its answer with an error.');
     expect(error.detail).toContain('overloaded_error');
     for (const shown of [error.message, JSON.stringify(error), error.stack ?? '', error.detail]) expect(shown).not.toContain(KEY);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('stops at an abort mid-answer and rejects with the abort itself, not a provider error', async () => {
+    const { events } = anthropicEvents(text('msg_04', 'Deleting both files.'));
+    api.script({ events: events.slice(0, 4), open: true });
+    const controller = new AbortController();
+    const seen: ModelStreamPart[] = [];
+    const failure = await (async () => {
+      for await (const part of model().stream!({ messages, tools: [], signal: controller.signal })) {
+        seen.push(part);
+        controller.abort();
+      }
+    })().catch((error: unknown) => error);
+
+    expect(seen).toEqual([{ type: 'text-delta', delta: 'Deleting b' }]);
+    expect(failure).not.toBeInstanceOf(ModelProviderError);
+    expect((failure as Error).name).toBe('AbortError');
     expect(api.requests).toHaveLength(1);
   });
 

@@ -34,7 +34,8 @@ export const anthropicMessage = (answer: AnthropicAnswer): ScriptedAnswer => ({ 
 export const halves = (text: string): string[] => [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))];
 
 function deltas(block: AnthropicBlock): object[] {
-  if (block.type === 'thinking') return [...halves(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }];
+  if (block.type === 'thinking')
+    return [...halves(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }];
   if (block.type === 'text') return halves(block.text).map((text) => ({ type: 'text_delta', text }));
   if (block.type === 'tool_use') return halves(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
   return [];

@@ -23,7 +23,11 @@ export interface ScriptedEvent {
 /** A JSON `body`, or `events` sent as `text/event-stream` (the streaming answer of the provider's API). */
 export type ScriptedAnswer =
   | { readonly status?: number; readonly body: unknown; readonly headers?: Record<string, string> }
-  | { readonly events: readonly ScriptedEvent[]; readonly headers?: Record<string, string> };
+  | {
+      readonly events: readonly ScriptedEvent[];
+      readonly headers?: Record<string, string> /** Leave the answer unfinished, as a provider still writing. */;
+      readonly open?: boolean;
+    };
 
 export interface FakeProviderApi {
   /** `http://127.0.0.1:port/v1`, what tests pass as `baseURL`. */
@@ -52,7 +56,7 @@ export async function startFakeProviderApi(): Promise<FakeProviderApi> {
       if ('events' in answer) {
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...answer.headers });
         for (const { event, data } of answer.events) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        response.end();
+        if (!answer.open) response.end();
         return;
       }
       response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
@@ -64,6 +68,10 @@ export async function startFakeProviderApi(): Promise<FakeProviderApi> {
     baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
     script: (...next) => answers.push(...next),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -3,6 +3,7 @@
 // turn is stored exactly as a generated one.
 import type { LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ModelStreamPart } from '../../machine/types.js';
+import { ModelProviderError } from '../model-errors.js';
 import { fromGenerateResult } from './ai-sdk-answer.js';
 import { streamError } from './ai-sdk-errors.js';
 import type { SpecDialect } from './spec-versions.js';
@@ -25,7 +26,8 @@ class Answer {
   /** Text and metadata for a started block; the latest metadata wins, as in the AI SDK's own streamText. */
   extend(id: string, text: string, providerMetadata: unknown): void {
     const block = this.blocks.get(id);
-    if (!block) throw streamError(new Error(`The stream continued a text or reasoning part (${id}) it never started.`));
+    if (!block)
+      throw new ModelProviderError("The model provider's answer could not be read.", undefined, `a stream part continued a text or reasoning part (${id}) that never started`);
     block.text += text;
     if (providerMetadata !== undefined) block.providerMetadata = providerMetadata;
   }
@@ -93,6 +95,6 @@ export async function* fromStream(stream: ReadableStream<unknown>, dialect: Spec
     // Stops the provider's answer when the reader stopped early (an abort, a failure); a no-op once it ended.
     await reader.cancel().catch(() => undefined);
   }
-  if (!answer.finish) throw streamError(new Error('The stream ended before the answer was finished.'));
+  if (!answer.finish) throw new ModelProviderError("The model provider's answer ended before it was finished.");
   yield { type: 'finish', response: fromGenerateResult({ ...answer.finish, content: answer.content }, dialect) };
 }

@@ -207,3 +207,96 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     expect(assistant?.parts?.[0]).toEqual({ type: 'reasoning', text: 'Two files; /etc needs a person.', providerMetadata: { anthropic: { signature: SIGNATURE } } });
   });
 });
+
+describe('createAiSdkModel streaming a v2 model', () => {
+  it('maps v2 parts: deltas of its own tool calls only, the latest metadata of a part, flat usage, and files and calls in the finish', async () => {
+    const parts = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: 'resp-1', modelId: 'm-1' },
+      { type: 'raw', rawValue: { anything: true } },
+      { type: 'reasoning-start', id: 'r1', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: null } } },
+      { type: 'reasoning-delta', id: 'r1', delta: 'Checking.' },
+      { type: 'reasoning-end', id: 'r1', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } } },
+      { type: 'tool-input-start', id: 'ws_1', toolName: 'web_search', providerExecuted: true },
+      { type: 'tool-input-delta', id: 'ws_1', delta: '{"query":"x"}' },
+      { type: 'tool-input-end', id: 'ws_1' },
+      { type: 'tool-call', toolCallId: 'ws_1', toolName: 'web_search', input: '{"query":"x"}', providerExecuted: true },
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'Here it is.' },
+      { type: 'text-end', id: 't1' },
+      { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      { type: 'tool-input-start', id: 'call_1', toolName: 'delete_file' },
+      { type: 'tool-input-delta', id: 'call_1', delta: '{"path":"/tmp/a"}' },
+      { type: 'tool-input-end', id: 'call_1' },
+      { type: 'tool-call', toolCallId: 'call_1', toolName: 'delete_file', input: '{"path":"/tmp/a"}' },
+      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, reasoningTokens: 3 } },
+    ];
+    const model = {
+      specificationVersion: 'v2',
+      provider: 'hand-made',
+      modelId: 'm-1',
+      supportedUrls: {},
+      doGenerate: async () => {
+        throw new Error('not used');
+      },
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      }),
+    };
+    const streamed = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [deleteFile] }));
+
+    expect(streamed.slice(0, -1)).toEqual([
+      { type: 'reasoning-delta', delta: 'Checking.' },
+      { type: 'text-delta', delta: 'Here it is.' },
+      { type: 'tool-call-delta', toolCallId: 'call_1', toolName: 'delete_file', argsDelta: '{"path":"/tmp/a"}' },
+    ]);
+    expect(streamed.at(-1)).toEqual({
+      type: 'finish',
+      response: {
+        message: {
+          role: 'assistant',
+          content: 'Here it is.',
+          parts: [
+            { type: 'reasoning', text: 'Checking.', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } } },
+            { type: 'text', text: 'Here it is.' },
+            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+          ],
+          toolCalls: [{ id: 'call_1', name: 'delete_file', args: { path: '/tmp/a' } }],
+          usage: { inputTokens: 12, outputTokens: 7, reasoningTokens: 3 },
+          finishReason: 'tool-calls',
+        },
+        usage: { inputTokens: 12, outputTokens: 7, reasoningTokens: 3 },
+        finishReason: 'tool-calls',
+      },
+    });
+  });
+
+  it('fails with a ModelProviderError when the stream ends before its finish part', async () => {
+    const model = {
+      specificationVersion: 'v2',
+      provider: 'hand-made',
+      modelId: 'm-1',
+      supportedUrls: {},
+      doGenerate: async () => {
+        throw new Error('not used');
+      },
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: 'text-start', id: 't1' });
+            controller.enqueue({ type: 'text-delta', id: 't1', delta: 'Half an ans' });
+            controller.close();
+          },
+        }),
+      }),
+    };
+    const failure = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [] })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelProviderError);
+    expect((failure as ModelProviderError).message).toBe("The model provider's answer ended before it was finished.");
+  });
+});

@@ -21,7 +21,7 @@ function checkMetadata(value: unknown, path: string, fail: Fail): void {
 }
 
 function checkPart(part: unknown, path: string, fail: Fail): void {
-  if (!isRecord(part)) return fail(path, 'must be an object');
+  if (!isRecord(part)) fail(path, 'must be an object');
   switch (part['type']) {
     case 'text':
       if (!isString(part['text'])) fail(`${path}.text`, 'must be a string');
@@ -44,7 +44,7 @@ function checkPart(part: unknown, path: string, fail: Fail): void {
       if (part['output'] !== undefined && !isPlainJson(part['output'])) fail(`${path}.output`, 'must be plain JSON');
       break;
     default:
-      return fail(`${path}.type`, 'must be text, reasoning, file or tool-result');
+      fail(`${path}.type`, 'must be text, reasoning, file or tool-result');
   }
   checkMetadata(part['providerMetadata'], `${path}.providerMetadata`, fail);
 }

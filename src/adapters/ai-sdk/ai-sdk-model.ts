@@ -1,14 +1,12 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import { DeliveryError } from '../../delivery/delivery-error.js';
-import { parseRetryAfter } from '../../delivery/retry-after.js';
 import { wait, withRetries } from '../../delivery/retry.js';
-import { httpStatusText } from '../../machine/public-text.js';
-import type { JsonValue, Model, ModelRequest, ModelResponse } from '../../machine/types.js';
+import type { JsonValue, Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
-import { ModelProviderError } from '../model-errors.js';
 import { fromGenerateResult, type GenerateResult } from './ai-sdk-answer.js';
+import { asDelivery, providerError } from './ai-sdk-errors.js';
+import { fromStream } from './ai-sdk-stream.js';
 import { toFunctionTools, toPrompt } from './ai-sdk-prompt.js';
 import { dialects, specVersions, type SpecVersion } from './spec-versions.js';
 
@@ -34,44 +32,12 @@ const optionsSchema = optionsObject({
   maxRetries: z.number().int().min(0).max(10).optional(),
 });
 
-/** The wait a provider asked for: `retry-after-ms` (Anthropic, OpenAI), else `Retry-After`. */
-function askedWait(headers: Record<string, string | undefined>): { retryAfterMs?: number } {
-  const milliseconds = headers['retry-after-ms'];
-  const asked = milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds.trim()) ? Number(milliseconds) : parseRetryAfter(headers['retry-after']);
-  return asked === undefined ? {} : { retryAfterMs: asked };
-}
-
-/** The failure as the retry loop sees it: a refusal of the provider's API is retryable when the AI SDK says so. */
-function asDelivery(error: unknown): unknown {
-  if (!(typeof error === 'object' && error !== null && Symbol.for('vercel.ai.error.AI_APICallError') in error)) return error;
-  const api = error as { statusCode?: number; isRetryable?: boolean; responseHeaders?: Record<string, string> };
-  return new DeliveryError('The model provider refused the call', {
-    retryable: api.isRetryable === true,
-    ...(api.statusCode === undefined ? {} : { status: api.statusCode }),
-    ...askedWait(api.responseHeaders ?? {}),
-    cause: error,
-  });
-}
-
-/**
- * A provider failure as a `ModelProviderError` that names the status only; what the provider wrote goes to
- * `detail`. Errors that are not the AI SDK's (an abort, a bug) pass through unchanged.
- */
-function providerError(error: unknown): unknown {
-  const failure = error instanceof DeliveryError ? error.cause : error;
-  if (!(typeof failure === 'object' && failure !== null && Symbol.for('vercel.ai.error') in failure)) return error;
-  const { statusCode, responseBody, message } = failure as { statusCode?: number; responseBody?: string; message?: string };
-  const detail = (responseBody ?? message ?? '').slice(0, 2000);
-  return statusCode === undefined
-    ? new ModelProviderError('The model provider could not be called, or its answer could not be read.', undefined, detail)
-    : new ModelProviderError(`The model provider answered ${httpStatusText(statusCode)}.`, statusCode, detail);
-}
-
 /**
  * A `Model` over any AI SDK language model (specification v2 or v3): the provider package makes the request,
  * countersign gives it the conversation and gates the tool calls. Reasoning comes back as parts with the
  * provider's metadata (an Anthropic thinking signature, an OpenAI item id) and goes back unchanged on the next
- * call, also after the run was stored and resumed.
+ * call, also after the run was stored and resumed. The model streams (`doStream`): its text, reasoning and tool
+ * input arrive as `model-delta` run events, and the turn is stored exactly as a generated one would be.
  *
  * @example
  * import { createAnthropic } from '@ai-sdk/anthropic';
@@ -95,24 +61,38 @@ export function createAiSdkModel(options: AiSdkModelOptions): Model {
   const model = options.model as LanguageModelV3;
   const policy = { maxAttempts: (options.maxRetries ?? 2) + 1, backoffMs: 500, maxBackoffMs: 30_000 };
 
+  const callOptions = (request: ModelRequest): LanguageModelV3CallOptions => ({
+    prompt: toPrompt(request.messages, dialect),
+    ...(request.tools.length > 0 ? { tools: toFunctionTools(request.tools) } : {}),
+    ...(options.providerOptions ? { providerOptions: options.providerOptions as SharedV3ProviderOptions } : {}),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(request.signal ? { abortSignal: request.signal } : {}),
+  });
+  /** A provider call, retried while refused with a retryable status (429, 5xx), honouring the wait it asked for. */
+  const withProviderRetries = <T>(request: ModelRequest, call: () => PromiseLike<T>): Promise<T> =>
+    withRetries(() => Promise.resolve(call()).catch((error: unknown) => Promise.reject(request.signal?.aborted ? error : asDelivery(error))), {
+      ...policy,
+      sleep: (ms) => wait(ms, request.signal),
+    });
+  const failure = (request: ModelRequest, error: unknown): unknown => (request.signal?.aborted ? error : providerError(error));
+
   return {
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      const call: LanguageModelV3CallOptions = {
-        prompt: toPrompt(request.messages, dialect),
-        ...(request.tools.length > 0 ? { tools: toFunctionTools(request.tools) } : {}),
-        ...(options.providerOptions ? { providerOptions: options.providerOptions as SharedV3ProviderOptions } : {}),
-        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-        ...(request.signal ? { abortSignal: request.signal } : {}),
-      };
       try {
-        const result = await withRetries(
-          () => Promise.resolve(model.doGenerate(call)).catch((error: unknown) => Promise.reject(request.signal?.aborted ? error : asDelivery(error))),
-          { ...policy, sleep: (ms) => wait(ms, request.signal) },
-        );
+        const result = await withProviderRetries(request, () => model.doGenerate(callOptions(request)));
         return fromGenerateResult(result as GenerateResult, dialect);
       } catch (error) {
-        throw request.signal?.aborted ? error : providerError(error);
+        throw failure(request, error);
+      }
+    },
+    /** Retries only the opening of the stream: once deltas went out, a failure ends the call. */
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+      try {
+        const { stream } = await withProviderRetries(request, () => model.doStream(callOptions(request)));
+        yield* fromStream(stream, dialect);
+      } catch (error) {
+        throw failure(request, error);
       }
     },
   };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, deserialize, serialize, withApprovalResponse } from 'countersign';
 import { createAiSdkModel, fromAiSdkTools } from 'countersign/ai-sdk';
+import { anthropicReply } from './anthropic-wire.js';
 import { type FakeProviderApi, startFakeProviderApi } from './fake-provider-api.js';
 
 let api: FakeProviderApi;
@@ -17,24 +18,26 @@ afterAll(() => api.close());
 const SIGNATURE = 'ErUBCkYIBxgCIkB0Yx2c+q0/3JtmB9hQm8Zr3xd4qkVtb+8Y1x0T2o5mQ==';
 const THINKING = 'Two deletions; /etc/hosts is a system file, so that one needs a person.';
 
-const message = (id: string, content: unknown[], stopReason: string, usage: Record<string, number>) => ({
-  body: { id, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: stopReason, stop_sequence: null, usage },
-});
-
 describe('a run over createAiSdkModel and fromAiSdkTools', () => {
   it('pauses for the gated call, survives serialize and deserialize, and sends the signed thinking back unchanged with both results', async () => {
+    // The model streams: each answer comes as the Messages API's server-sent events.
     api.script(
-      message(
-        'msg_01',
-        [
+      anthropicReply({
+        id: 'msg_01',
+        content: [
           { type: 'thinking', thinking: THINKING, signature: SIGNATURE },
           { type: 'tool_use', id: 'toolu_tmp', name: 'delete_file', input: { path: '/tmp/cache' } },
           { type: 'tool_use', id: 'toolu_etc', name: 'delete_file', input: { path: '/etc/hosts' } },
         ],
-        'tool_use',
-        { input_tokens: 80, output_tokens: 60 },
-      ),
-      message('msg_02', [{ type: 'text', text: 'Deleted /tmp/cache; /etc/hosts was kept.' }], 'end_turn', { input_tokens: 140, output_tokens: 12 }),
+        stopReason: 'tool_use',
+        usage: { input_tokens: 80, output_tokens: 60 },
+      }),
+      anthropicReply({
+        id: 'msg_02',
+        content: [{ type: 'text', text: 'Deleted /tmp/cache; /etc/hosts was kept.' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 140, output_tokens: 12 },
+      }),
     );
     const deleted: string[] = [];
     const agent = createAgent({

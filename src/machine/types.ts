@@ -1,3 +1,6 @@
+// The vocabulary of a run, in one file on purpose (a little over 300 lines): messages and their parts, the Model
+// port, tool calls and their records, approval requests, the audit and the snapshot that holds them all, so the
+// shape of what is stored can be read in one place.
 import type { StateValueFrom } from 'xstate';
 import type { agentMachine } from './agent-machine.js';
 

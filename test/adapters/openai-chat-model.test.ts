@@ -58,7 +58,8 @@ beforeAll(async () => {
       if (json.stream === true && answer.status === 200) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         const chunks = chunksOf(answer.body, json.stream_options?.include_usage === true);
-        const sent = answer.errorAfter === undefined ? chunks : [...chunks.slice(0, answer.errorAfter), { error: { message: 'The server had an error.', type: 'server_error', code: null } }];
+        const sent =
+          answer.errorAfter === undefined ? chunks : [...chunks.slice(0, answer.errorAfter), { error: { message: 'The server had an error.', type: 'server_error', code: null } }];
         for (const chunk of sent) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
         return response.end(answer.errorAfter === undefined ? 'data: [DONE]\n\n' : '');
       }

@@ -47,9 +47,14 @@ const answer: ScriptedAnswer = {
   output: [reasoningItem, messageItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')],
   usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 180, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 1380 },
 };
-const request: ModelRequest = { messages: [{ role: 'system', content: 'You manage files.' }, { role: 'user', content: 'Clear /tmp/a and /tmp/b' }], tools: [deleteSpec] };
-const model = () =>
-  createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, reasoning: { effort: 'low', summary: 'auto' }, maxRetries: 1 });
+const request: ModelRequest = {
+  messages: [
+    { role: 'system', content: 'You manage files.' },
+    { role: 'user', content: 'Clear /tmp/a and /tmp/b' },
+  ],
+  tools: [deleteSpec],
+};
+const model = () => createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, reasoning: { effort: 'low', summary: 'auto' }, maxRetries: 1 });
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const all: ModelStreamPart[] = [];

@@ -136,7 +136,8 @@ function stream(response: ServerResponse, answer: AnthropicReply, held: (() => v
       write(events.slice(answer.interrupt!.after));
       response.end();
     });
-  } else if (answer.interrupt?.with === 'cut') response.socket?.end(); // after what was written, without the last chunk
+  } else if (answer.interrupt?.with === 'cut')
+    response.socket?.end(); // after what was written, without the last chunk
   else if (answer.interrupt?.with === 'error') {
     response.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
   } else if (!answer.interrupt) response.end();
@@ -175,7 +176,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     answer: (...next) => answers.push(...next),
-    resume: () => held.splice(0).forEach((rest) => rest()),
+    resume: () => {
+      for (const rest of held.splice(0)) rest();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

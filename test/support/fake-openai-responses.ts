@@ -111,7 +111,10 @@ function responseEvents(response: Record<string, any>, errorAfter: number | unde
     ...(response['output'] as Record<string, any>[]).flatMap(itemEvents),
     { type: final, response },
   ];
-  const sent = errorAfter === undefined ? events : [...events.slice(0, errorAfter), { type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null }];
+  const sent =
+    errorAfter === undefined
+      ? events
+      : [...events.slice(0, errorAfter), { type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null }];
   return sent.map((event, sequence_number) => ({ ...event, sequence_number }));
 }
 

@@ -39,7 +39,10 @@ export async function* chatStreamParts(events: AsyncIterable<ServerSentEvent>): 
   let usage: z.infer<typeof chatUsageSchema> | null = null;
   for await (const event of events) {
     if (event.data === '[DONE]') {
-      const completion = completionSchema.safeParse({ choices: [{ message: { content, tool_calls: calls.map(({ id, ...call }) => ({ id, function: call })) }, finish_reason: finishReason }], usage });
+      const completion = completionSchema.safeParse({
+        choices: [{ message: { content, tool_calls: calls.map(({ id, ...call }) => ({ id, function: call })) }, finish_reason: finishReason }],
+        usage,
+      });
       if (!completion.success) throw new ModelProviderError('The model provider streamed chunks that do not add up to a chat completion.');
       yield { type: 'finish', response: chatAnswer(completion.data) };
       return;
@@ -56,7 +59,8 @@ export async function* chatStreamParts(events: AsyncIterable<ServerSentEvent>): 
         yield { type: 'text-delta', delta: choice.delta.content };
       }
       for (const delta of choice.delta?.tool_calls ?? []) {
-        const call = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+        calls[delta.index] ??= { id: '', name: '', arguments: '' };
+        const call = calls[delta.index]!;
         call.id ||= delta.id ?? '';
         call.name ||= delta.function?.name ?? '';
         call.arguments += delta.function?.arguments ?? '';

@@ -22,7 +22,11 @@ const deleteFile: ToolSpec = {
 const model = (options: Partial<Parameters<typeof createAnthropicModel>[0]> = {}) =>
   createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fake.baseUrl, thinking: { budgetTokens: 2048 }, maxRetries: 0, ...options });
 
-const thinkingBlock = { type: 'thinking', thinking: 'Two deletions: "/tmp/a" and /etc/b ⚠️ 🧹 \u2028 both now.\\n', signature: 'EqQBCkYIBxgCKkDxQ3l0ZXN+/9dGhpbmtpbmc=AbCdEf0123456789+/==' };
+const thinkingBlock = {
+  type: 'thinking',
+  thinking: 'Two deletions: "/tmp/a" and /etc/b ⚠️ 🧹 \u2028 both now.\\n',
+  signature: 'EqQBCkYIBxgCKkDxQ3l0ZXN+/9dGhpbmtpbmc=AbCdEf0123456789+/==',
+};
 const redactedBlock = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2==' };
 const toolUseA = { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'delete_file', input: { path: '/tmp/a', note: 'the "first" one' } };
 const toolUseB = { type: 'tool_use', id: 'toolu_01B7x8y9z0ab12cd34ef56gh', name: 'delete_file', input: { path: '/etc/b' } };
@@ -31,7 +35,13 @@ const answer = (): AnthropicReply =>
     stop_reason: 'tool_use',
     usage: { input_tokens: 120, output_tokens: 80, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
   });
-const request: ModelRequest = { messages: [{ role: 'system', content: 'You manage files.' }, { role: 'user', content: 'remove /tmp/a and /etc/b' }], tools: [deleteFile] };
+const request: ModelRequest = {
+  messages: [
+    { role: 'system', content: 'You manage files.' },
+    { role: 'user', content: 'remove /tmp/a and /etc/b' },
+  ],
+  tools: [deleteFile],
+};
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const all: ModelStreamPart[] = [];
@@ -71,7 +81,9 @@ describe('createAnthropicModel stream', () => {
     await collect(model().stream!({ messages: [...stored, ...results], tools: [deleteFile] }));
 
     const sent = fake.requests[1]!.json.messages[1]!;
-    expect(JSON.stringify(sent)).toBe(JSON.stringify({ role: 'assistant', content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB] }));
+    expect(JSON.stringify(sent)).toBe(
+      JSON.stringify({ role: 'assistant', content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB] }),
+    );
   });
 
   it('retries a refusal before the stream begins, honouring Retry-After', async () => {

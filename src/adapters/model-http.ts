@@ -1,7 +1,8 @@
 // How a model adapter talks to its provider over HTTP: one POST with retries on 429, 5xx, timeouts and network
 // failures (honouring Retry-After, through the delivery kit's withRetries), aborted by the request's signal, and
 // every failure a ModelProviderError whose message never holds the key, the body sent or the provider's answer.
-// postToModel resolves with the open Response, so a streaming call can read the same answer as events.
+// postToModel resolves with the open Response; streamFromModel reads it as server-sent events, its timeout and
+// retries covering only the wait for the answer's headers (a stream that breaks later is not replayed).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import { DeliveryError } from '../delivery/delivery-error.js';
@@ -10,6 +11,7 @@ import { withRetries } from '../delivery/retry.js';
 import { networkReason } from '../delivery/send-json.js';
 import { httpStatusText } from '../machine/public-text.js';
 import { ModelProviderError } from './model-errors.js';
+import { serverSentEvents, type ServerSentEvent } from './server-sent-events.js';
 
 /** Where and how a model adapter posts. */
 export interface ModelEndpoint {
@@ -20,9 +22,11 @@ export interface ModelEndpoint {
   readonly fetch: typeof fetch;
   /** Tries after the first, on 429, 5xx, a timeout or a network failure. */
   readonly maxRetries: number;
-  /** One try is abandoned after this long. */
+  /** One try is abandoned after this long (a streamed one when its headers have not come by then). */
   readonly timeoutMs: number;
 }
+
+const nameOf = (endpoint: ModelEndpoint): string => endpoint.provider ?? 'The model provider';
 
 /** The start of what a provider wrote, kept on `ModelProviderError.detail`. */
 const DETAIL_CHARS = 2000;
@@ -33,26 +37,35 @@ const abortableSleep = (ms: number, signal: AbortSignal | undefined): Promise<vo
     throw signal?.aborted ? signal.reason : error;
   });
 
+/** How one POST reads its answer: whole (the timeout covers the body too) or as a stream (it covers the headers only). */
+interface PostShape {
+  readonly streamed: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
 /** One try: the answer for a 2xx; a retryable DeliveryError for what another try could fix; a ModelProviderError otherwise. */
-async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSignal | undefined, failures: { detail: string }): Promise<Response> {
-  const timeout = AbortSignal.timeout(endpoint.timeoutMs);
+async function tryOnce(endpoint: ModelEndpoint, body: string, { streamed, signal }: PostShape, failures: { detail: string }): Promise<Response> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), endpoint.timeoutMs).unref();
   let response: Response;
   try {
     response = await endpoint.fetch(endpoint.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...endpoint.headers },
+      headers: { 'content-type': 'application/json', ...(streamed ? { accept: 'text/event-stream' } : {}), ...endpoint.headers },
       body,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
     });
   } catch (error) {
+    clearTimeout(timer);
     if (signal?.aborted) throw signal.reason;
-    const reason = timeout.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkReason(error)})`;
-    throw new DeliveryError(`${endpoint.provider ?? 'The model provider'} ${reason}.`, { retryable: true, reason });
+    const reason = timeout.signal.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkReason(error)})`;
+    throw new DeliveryError(`${nameOf(endpoint)} ${reason}.`, { retryable: true, reason });
   }
+  if (streamed) clearTimeout(timer);
   if (response.ok) return response;
   const text = await response.text().catch(() => '');
   failures.detail = text.slice(0, DETAIL_CHARS);
-  const message = `${endpoint.provider ?? 'The model provider'} answered ${httpStatusText(response.status)}.`;
+  const message = `${nameOf(endpoint)} answered ${httpStatusText(response.status)}.`;
   if (response.status === 408 || response.status === 429 || response.status >= 500) {
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
     throw new DeliveryError(message, { retryable: true, status: response.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
@@ -67,10 +80,15 @@ async function tryOnce(endpoint: ModelEndpoint, body: string, signal: AbortSigna
  * minute) or a jittered backoff; `signal` aborts the call and any wait.
  * Throws `ModelProviderError` for every failure.
  */
-export async function postToModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): Promise<Response> {
+export function postToModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): Promise<Response> {
+  return post(endpoint, body, { streamed: false, signal });
+}
+
+async function post(endpoint: ModelEndpoint, body: string, shape: PostShape): Promise<Response> {
+  const { signal } = shape;
   const failures = { detail: '' };
   try {
-    return await withRetries(() => tryOnce(endpoint, body, signal, failures), {
+    return await withRetries(() => tryOnce(endpoint, body, shape, failures), {
       maxAttempts: endpoint.maxRetries + 1,
       backoffMs: 500,
       maxBackoffMs: 60_000,
@@ -89,5 +107,32 @@ export async function readModelAnswer<S extends z.ZodType>(response: Response, s
     return schema.parse(JSON.parse(text));
   } catch {
     throw new ModelProviderError(`${provider} answered HTTP ${response.status} with something that is not ${what}.`, response.status, text.slice(0, DETAIL_CHARS));
+  }
+}
+
+/**
+ * POSTs `body` (JSON text asking for a stream) as `postToModel` does, and
+ * yields the answer's server-sent events as they arrive. Retries and the
+ * timeout cover the wait for the answer's headers only; once the stream has
+ * begun, a break is a `ModelProviderError` (nothing is replayed), and
+ * `signal` stops the reading with its reason.
+ */
+export async function* streamFromModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): AsyncGenerator<ServerSentEvent> {
+  const response = await post(endpoint, body, { streamed: true, signal });
+  if (!response.body) throw new ModelProviderError(`${nameOf(endpoint)} answered HTTP ${response.status} with no body to stream.`, response.status);
+  try {
+    yield* serverSentEvents(response.body);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new ModelProviderError(`${nameOf(endpoint)} broke off its stream (${networkReason(error)}).`, response.status);
+  }
+}
+
+/** The JSON data of a streamed event read with `schema`, or a ModelProviderError saying it is not `what` (the data on `detail` only). */
+export function readEventData<S extends z.ZodType>(event: ServerSentEvent, schema: S, what: string, provider = 'The model provider'): z.output<S> {
+  try {
+    return schema.parse(JSON.parse(event.data));
+  } catch {
+    throw new ModelProviderError(`${provider} streamed a "${event.event}" event that is not ${what}.`, undefined, event.data.slice(0, DETAIL_CHARS));
   }
 }

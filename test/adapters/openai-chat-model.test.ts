@@ -1,9 +1,11 @@
-// A fake OpenAI Chat Completions server on loopback, speaking the real wire format.
+// A fake OpenAI Chat Completions server on loopback, speaking the real wire format: a request with `stream: true`
+// gets the scripted completion as OpenAI streams it (chat.completion.chunk events, content and arguments in pieces,
+// a usage chunk when stream_options.include_usage asks, then data: [DONE]), or cut short by an error chunk.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approveAll, ConfigError, createAgent, defineTool } from 'countersign';
+import { approveAll, ConfigError, createAgent, defineTool, type ModelStreamPart } from 'countersign';
 import { createOpenAIChatModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 
@@ -15,7 +17,35 @@ interface Received {
 let server: Server;
 let baseUrl: string;
 const received: Received[] = [];
-let answers: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
+let answers: { status: number; body: unknown; headers?: Record<string, string>; errorAfter?: number }[] = [];
+
+/** Text in pieces as the API streams it (at least two when it can). */
+const pieces = (text: string) => {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  return Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
+};
+
+/** The chunks OpenAI streams for `completion` (its first choice), with a last usage chunk when `withUsage`. */
+function chunksOf(completion: any, withUsage: boolean): unknown[] {
+  const { message, finish_reason } = completion.choices[0];
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: 1_764_000_000,
+    model: 'gpt-test',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(withUsage ? { usage: null } : {}),
+  });
+  const chunks: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  chunks.push(...pieces(message.content ?? '').map((content) => chunk({ content })));
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    chunks.push(...pieces(call.function.arguments).map((args) => chunk({ tool_calls: [{ index, function: { arguments: args } }] })));
+  }
+  chunks.push(chunk({}, finish_reason));
+  if (withUsage) chunks.push({ ...(chunk({}) as object), choices: [], usage: completion.usage ?? { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+  return chunks;
+}
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -24,6 +54,15 @@ beforeAll(async () => {
     request.on('end', () => {
       received.push({ headers: request.headers, body: JSON.parse(text) });
       const answer = answers.shift() ?? { status: 500, body: { error: 'no answer scripted' } };
+      const json = received.at(-1)!.body;
+      if (json.stream === true && answer.status === 200) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunks = chunksOf(answer.body, json.stream_options?.include_usage === true);
+        const sent =
+          answer.errorAfter === undefined ? chunks : [...chunks.slice(0, answer.errorAfter), { error: { message: 'The server had an error.', type: 'server_error', code: null } }];
+        for (const chunk of sent) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        return response.end(answer.errorAfter === undefined ? 'data: [DONE]\n\n' : '');
+      }
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       response.end(JSON.stringify(answer.body));
     });
@@ -69,9 +108,12 @@ describe('createOpenAIChatModel', () => {
     expect(deleted).toEqual(['/tmp/x']);
 
     expect(received[0]!.headers.authorization).toBe('Bearer sk-test');
+    // The model streams (it has `stream`), asking for usage in the last chunk.
     expect(received[0]!.body).toMatchObject({
       model: 'gpt-test',
       temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
       messages: [
         { role: 'system', content: 'You manage files.' },
         { role: 'user', content: 'remove /tmp/x' },
@@ -164,6 +206,59 @@ describe('createOpenAIChatModel', () => {
       usage: { inputTokens: 40, outputTokens: 100, reasoningTokens: 64, cachedInputTokens: 32 },
       finishReason: 'length',
     });
+  });
+
+  it('streams deltas that add up to the answer, and finishes with exactly what generate returns', async () => {
+    const answer = {
+      status: 200,
+      body: {
+        id: 'chatcmpl-3',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: 'Deleting "both" ⚠️ now.',
+              tool_calls: [
+                { id: 'call_1', type: 'function', function: { name: 'delete_file', arguments: '{"path":"/tmp/a"}' } },
+                { id: 'call_2', type: 'function', function: { name: 'delete_file', arguments: '{"path":"/tmp/b"}' } },
+              ],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: { prompt_tokens: 40, completion_tokens: 30, total_tokens: 70, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      },
+    };
+    answers = [answer, answer];
+    received.length = 0;
+    const model = createOpenAIChatModel({ model: 'gpt-test', baseUrl });
+    const request = { messages: [{ role: 'user' as const, content: 'clear both' }], tools: [] };
+    const generated = await model.generate(request);
+    const parts: ModelStreamPart[] = [];
+    for await (const part of model.stream!(request)) parts.push(part);
+
+    expect(parts.at(-1)).toStrictEqual({ type: 'finish', response: generated });
+    expect(generated.message.toolCalls).toHaveLength(2);
+    expect(parts.flatMap((part) => (part.type === 'text-delta' ? [part.delta] : [])).join('')).toBe('Deleting "both" ⚠️ now.');
+    const args = (id: string) => parts.flatMap((part) => (part.type === 'tool-call-delta' && part.toolCallId === id ? [part.argsDelta] : [])).join('');
+    expect([args('call_1'), args('call_2')]).toEqual(['{"path":"/tmp/a"}', '{"path":"/tmp/b"}']);
+    expect(received[1]!.body).toStrictEqual({ ...received[0]!.body, stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('a stream cut short by an error chunk is a ModelProviderError, not replayed', async () => {
+    answers = [{ ...completion({ content: 'a long answer that breaks' }), errorAfter: 2 }];
+    received.length = 0;
+    const model = createOpenAIChatModel({ model: 'gpt-test', baseUrl, maxRetries: 2 });
+    const seen: ModelStreamPart[] = [];
+    const error = await (async () => {
+      for await (const part of model.stream!({ messages: [{ role: 'user', content: 'hi' }], tools: [] })) seen.push(part);
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as Error).message).toContain('server_error');
+    expect(seen.map((part) => part.type)).toEqual(['text-delta']);
+    expect(received).toHaveLength(1);
   });
 
   it('refuses bad options with a ConfigError', () => {

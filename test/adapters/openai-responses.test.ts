@@ -2,7 +2,7 @@
 // items with encrypted content and item ids sent back byte for byte after a pause and a snapshot round trip.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ToolSpec } from 'countersign';
+import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ModelDeltaEvent, type ToolSpec } from 'countersign';
 import { createOpenAIResponsesModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { freePort } from '../support/free-port.js';
@@ -146,7 +146,7 @@ describe('createOpenAIResponsesModel', () => {
     expect(second.finishReason).toBe('stop');
   });
 
-  it('an agent paused for approval, serialized and resumed sends the reasoning and calls back unchanged, with an error and a denial', async () => {
+  it('an agent paused for approval, streaming, serialized and resumed sends the reasoning and calls back unchanged, with an error and a denial', async () => {
     const deleteFile = defineTool({
       name: 'delete_file',
       description: 'Delete a file',
@@ -157,11 +157,15 @@ describe('createOpenAIResponsesModel', () => {
         return { deleted: path };
       },
     });
+    const deltas: ModelDeltaEvent[] = [];
     const agent = createAgent({
       name: 'responses-round-trip',
       instructions: 'You manage files.',
       model: createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl }),
       tools: [deleteFile],
+      onEvent: (event) => {
+        if (event.type === 'model-delta') deltas.push(event);
+      },
     });
     fake.script(
       { output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')], usage: { input_tokens: 900, output_tokens: 150, output_tokens_details: { reasoning_tokens: 100 } } },
@@ -169,6 +173,10 @@ describe('createOpenAIResponsesModel', () => {
     );
     const paused = await agent.execute({ input: 'Clear /tmp/a and /tmp/b' });
     expect(paused.pendingApprovals.map((request) => request.toolCallId)).toEqual(['call_Ab1xYz', 'call_Ab2xYz']);
+    // The model streams (it has `stream`): its reasoning summary reached onEvent as it came, piece by piece.
+    const reasoned = deltas.filter((event) => event.kind === 'reasoning').map((event) => event.delta);
+    expect(reasoned.length).toBeGreaterThan(1);
+    expect(reasoned.join('')).toBe(reasoningItem.summary.map((summary) => summary.text).join(''));
 
     let next = deserialize(serialize(paused));
     const [first, second] = next.pendingApprovals;
@@ -201,6 +209,7 @@ describe('createOpenAIResponsesModel', () => {
         tools: [{ ...toolsWire[0], parameters: { ...deleteSpec.parameters, additionalProperties: false } }],
         store: false,
         include: ['reasoning.encrypted_content'],
+        stream: true,
       }),
     );
   });

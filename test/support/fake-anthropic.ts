@@ -3,6 +3,10 @@
 // key, echoing it as a careless proxy might; 400 invalid_request_error for a conversation the real API refuses:
 // turns not alternating, a tool_use without its tool_result in the very next user turn, or, with thinking on,
 // a last assistant turn that does not start with its thinking). Every request is recorded, body as sent.
+// A request with `stream: true` gets the same scripted message as the API streams it: server-sent events
+// message_start, content_block_start/delta/stop per block (text, thinking and tool input in pieces, the signature
+// as a signature_delta), ping, message_delta with stop_reason and usage, message_stop; or a stream interrupted
+// after some events (cut, an `error` event, or held open).
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -20,11 +24,12 @@ export interface WireTurn {
   readonly content: readonly { readonly type: string; readonly id?: string; readonly tool_use_id?: string; readonly [field: string]: unknown }[];
 }
 
-/** An HTTP answer: a status, a JSON body, headers. */
+/** An HTTP answer: a status, a JSON body, headers; streamed, it can stop after `interrupt.after` events. */
 export interface AnthropicReply {
   readonly status: number;
   readonly body: unknown;
   readonly headers?: Record<string, string>;
+  readonly interrupt?: { readonly after: number; readonly with: 'cut' | 'error' | 'hold' };
 }
 
 /** A scripted answer, or `hold` to answer never (for aborts). */
@@ -36,6 +41,8 @@ export interface FakeAnthropic {
   readonly requests: AnthropicRequest[];
   /** Answers for the next requests, in order; when none is left, a 500. */
   answer(...answers: AnthropicAnswer[]): void;
+  /** Sends the rest of every stream held open (`interrupt.with: 'hold'`). */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -79,6 +86,63 @@ function refusal(json: AnthropicRequest['json']): string | undefined {
   return undefined;
 }
 
+/** Splits text in pieces as the API streams it (a few characters each, at least two pieces when it can). */
+export function pieces(text: string): string[] {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  return Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
+}
+
+interface StreamedMessage {
+  readonly content: readonly Record<string, unknown>[];
+  readonly stop_reason: string;
+  readonly usage: Record<string, number>;
+  readonly [field: string]: unknown;
+}
+
+/** The events the Messages API streams for `message`. */
+export function messageEvents(message: StreamedMessage): { event: string; data: Record<string, unknown> }[] {
+  const event = (type: string, data: Record<string, unknown> = {}) => ({ event: type, data: { type, ...data } });
+  const { output_tokens: outputTokens, ...inputCounts } = message.usage;
+  const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...inputCounts, output_tokens: 1 } } }), event('ping')];
+  for (const [index, block] of message.content.entries()) {
+    const delta = (data: Record<string, unknown>) => event('content_block_delta', { index, delta: data });
+    if (block['type'] === 'text') {
+      events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      events.push(...pieces(String(block['text'])).map((text) => delta({ type: 'text_delta', text })));
+    } else if (block['type'] === 'thinking') {
+      events.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } }));
+      events.push(...pieces(String(block['thinking'])).map((thinking) => delta({ type: 'thinking_delta', thinking })));
+      events.push(delta({ type: 'signature_delta', signature: block['signature'] }));
+    } else if (block['type'] === 'tool_use') {
+      events.push(event('content_block_start', { index, content_block: { ...block, input: {} } }));
+      events.push(...pieces(JSON.stringify(block['input'])).map((partial_json) => delta({ type: 'input_json_delta', partial_json })));
+    } else events.push(event('content_block_start', { index, content_block: block }));
+    events.push(event('content_block_stop', { index }));
+  }
+  events.push(event('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  events.push(event('message_stop'));
+  return events;
+}
+
+function stream(response: ServerResponse, answer: AnthropicReply, held: (() => void)[]): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_test' });
+  const events = messageEvents(answer.body as StreamedMessage);
+  const write = (some: typeof events) => {
+    for (const { event, data } of some) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  write(answer.interrupt ? events.slice(0, answer.interrupt.after) : events);
+  if (answer.interrupt?.with === 'hold') {
+    held.push(() => {
+      write(events.slice(answer.interrupt!.after));
+      response.end();
+    });
+  } else if (answer.interrupt?.with === 'cut')
+    response.socket?.end(); // after what was written, without the last chunk
+  else if (answer.interrupt?.with === 'error') {
+    response.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
+  } else if (!answer.interrupt) response.end();
+}
+
 function send(response: ServerResponse, answer: AnthropicReply): void {
   response.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_test', ...answer.headers });
   response.end(JSON.stringify(answer.body));
@@ -87,6 +151,7 @@ function send(response: ServerResponse, answer: AnthropicReply): void {
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const requests: AnthropicRequest[] = [];
   const answers: AnthropicAnswer[] = [];
+  const held: (() => void)[] = [];
   const server = createServer((request, response) => {
     let body = '';
     request.setEncoding('utf8');
@@ -101,7 +166,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       const refused = refusal(json);
       if (refused) return send(response, apiError(400, 'invalid_request_error', refused));
       const answer = answers.shift() ?? apiError(500, 'api_error', 'no answer scripted');
-      if (answer !== 'hold') send(response, answer);
+      if (answer === 'hold') return;
+      if (json['stream'] === true && answer.status === 200) stream(response, answer, held);
+      else send(response, answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,6 +176,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     answer: (...next) => answers.push(...next),
+    resume: () => {
+      for (const rest of held.splice(0)) rest();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

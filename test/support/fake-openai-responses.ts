@@ -2,7 +2,10 @@
 // objects (or errors) as OpenAI writes them. It checks what OpenAI checks on the way in: the bearer key (401 that
 // echoes the key it got, as OpenAI does), a previous_response_id it stored, a function_call_output answering a call
 // in the conversation, a reasoning item sent back with store false carrying its encrypted content. Every request is
-// recorded with its raw body.
+// recorded with its raw body. A request with `stream: true` gets the same Response as OpenAI streams it: server-sent
+// events response.created, .in_progress, per output item output_item.added, its content parts, text, reasoning
+// summary and argument deltas in pieces with their .done events, output_item.done, then response.completed (or
+// .incomplete, .failed) carrying the whole Response; or, with `streamError`, an `error` event after some events.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,7 +18,14 @@ export interface ResponsesRequest {
 
 /** A scripted answer: output items (made into a whole Response object), or an HTTP error. */
 export type ScriptedAnswer =
-  | { readonly output: readonly Record<string, unknown>[]; readonly usage?: Record<string, unknown>; readonly status?: string; readonly incomplete?: string }
+  | {
+      readonly output: readonly Record<string, unknown>[];
+      readonly usage?: Record<string, unknown>;
+      readonly status?: string;
+      readonly incomplete?: string;
+      /** Streamed: an `error` event after this many events, in place of the rest. */
+      readonly streamErrorAfter?: number;
+    }
   | { readonly status: number; readonly body: unknown; readonly headers?: Record<string, string> };
 
 export interface FakeResponses {
@@ -52,6 +62,62 @@ function refusal(json: Record<string, any>, stored: ReadonlySet<string>): { stat
   return undefined;
 }
 
+/** Splits text in pieces as the API streams it (at least two when it can). */
+function pieces(text: string): string[] {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  return Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
+}
+
+/** The events (type and fields, sequence numbers left out) OpenAI streams while producing one output item. */
+function itemEvents(item: Record<string, any>, output_index: number): Record<string, unknown>[] {
+  const item_id = item['id'];
+  const events: Record<string, unknown>[] = [];
+  if (item['type'] === 'message') {
+    events.push({ type: 'response.output_item.added', output_index, item: { ...item, status: 'in_progress', content: [] } });
+    for (const [content_index, part] of (item['content'] as Record<string, any>[]).entries()) {
+      const kind = part['type'] === 'refusal' ? 'refusal' : 'output_text';
+      const text: string = part['type'] === 'refusal' ? part['refusal'] : part['text'];
+      const at = { item_id, output_index, content_index };
+      events.push({ type: 'response.content_part.added', ...at, part: { ...part, [kind === 'refusal' ? 'refusal' : 'text']: '' } });
+      events.push(...pieces(text).map((delta) => ({ type: `response.${kind}.delta`, ...at, delta, ...(kind === 'output_text' ? { logprobs: [] } : {}) })));
+      events.push({ type: `response.${kind}.done`, ...at, [kind === 'refusal' ? 'refusal' : 'text']: text });
+      events.push({ type: 'response.content_part.done', ...at, part });
+    }
+  } else if (item['type'] === 'reasoning') {
+    events.push({ type: 'response.output_item.added', output_index, item: { ...item, summary: [], encrypted_content: null } });
+    for (const [summary_index, summary] of ((item['summary'] ?? []) as Record<string, any>[]).entries()) {
+      const at = { item_id, output_index, summary_index };
+      events.push({ type: 'response.reasoning_summary_part.added', ...at, part: { type: 'summary_text', text: '' } });
+      events.push(...pieces(summary['text']).map((delta) => ({ type: 'response.reasoning_summary_text.delta', ...at, delta })));
+      events.push({ type: 'response.reasoning_summary_text.done', ...at, text: summary['text'] });
+      events.push({ type: 'response.reasoning_summary_part.done', ...at, part: summary });
+    }
+  } else if (item['type'] === 'function_call') {
+    events.push({ type: 'response.output_item.added', output_index, item: { ...item, arguments: '', status: 'in_progress' } });
+    events.push(...pieces(item['arguments']).map((delta) => ({ type: 'response.function_call_arguments.delta', item_id, output_index, delta })));
+    events.push({ type: 'response.function_call_arguments.done', item_id, output_index, arguments: item['arguments'] });
+  } else events.push({ type: 'response.output_item.added', output_index, item });
+  events.push({ type: 'response.output_item.done', output_index, item });
+  return events;
+}
+
+/** The events OpenAI streams for `response`, numbered, cut short by an `error` event after `errorAfter` when given. */
+function responseEvents(response: Record<string, any>, errorAfter: number | undefined): Record<string, unknown>[] {
+  const pending = { ...response, status: 'in_progress', output: [], usage: null };
+  const final = response['status'] === 'completed' ? 'response.completed' : response['status'] === 'failed' ? 'response.failed' : 'response.incomplete';
+  const events = [
+    { type: 'response.created', response: pending },
+    { type: 'response.in_progress', response: pending },
+    ...(response['output'] as Record<string, any>[]).flatMap(itemEvents),
+    { type: final, response },
+  ];
+  const sent =
+    errorAfter === undefined
+      ? events
+      : [...events.slice(0, errorAfter), { type: 'error', code: 'server_error', message: 'The server had an error while processing your request.', param: null }];
+  return sent.map((event, sequence_number) => ({ ...event, sequence_number }));
+}
+
 export async function startFakeResponses(): Promise<FakeResponses> {
   const requests: ResponsesRequest[] = [];
   const answers: ScriptedAnswer[] = [];
@@ -84,7 +150,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
       counter += 1;
       const id = `resp_${counter.toString().padStart(4, '0')}`;
       if (json['store'] !== false) stored.add(id);
-      send(200, {
+      const body = {
         id,
         object: 'response',
         created_at: 1_764_000_000 + counter,
@@ -100,7 +166,11 @@ export async function startFakeResponses(): Promise<FakeResponses> {
         store: json['store'] ?? true,
         tools: json['tools'] ?? [],
         usage: answer.usage ?? { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 },
-      });
+      };
+      if (json['stream'] !== true) return send(200, body);
+      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      for (const event of responseEvents(body, answer.streamErrorAfter)) response.write(`event: ${event['type']}\ndata: ${JSON.stringify(event)}\n\n`);
+      response.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

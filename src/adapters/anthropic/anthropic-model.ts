@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { httpUrlSchema } from '../../machine/url-schema.js';
-import type { Model, ModelRequest, ModelResponse } from '../../machine/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
-import { postToModel, readModelAnswer, type ModelEndpoint } from '../model-http.js';
+import { postToModel, readModelAnswer, streamFromModel, type ModelEndpoint } from '../model-http.js';
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';
 import { anthropicRequestBody } from './anthropic-request.js';
+import { anthropicStreamParts } from './anthropic-stream.js';
 
 export interface AnthropicModelOptions {
   /** The model name, e.g. `claude-sonnet-4-5`. */
@@ -52,6 +53,8 @@ const optionsSchema = optionsObject({
  * unchanged after a pause for approval; parallel tool results go back in one
  * user turn, errors and denials flagged `is_error`. Prompt-caching markers are
  * read from `providerMetadata.anthropic.cacheControl` on messages and parts.
+ * `stream` asks for server-sent events and yields text, thinking and tool
+ * input deltas, then the same answer `generate` would have returned.
  *
  * @example
  * import { createAnthropicModel } from 'countersign/anthropic';
@@ -76,6 +79,10 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const response = await postToModel(endpoint, JSON.stringify(anthropicRequestBody(settings, request)), request.signal);
       return responseOf(await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'));
+    },
+    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+      const body = JSON.stringify({ ...anthropicRequestBody(settings, request), stream: true });
+      return anthropicStreamParts(streamFromModel(endpoint, body, request.signal));
     },
   };
 }

@@ -1,4 +1,4 @@
-// The body of a Messages API request, built the same way for a plain call and (later) a streamed one.
+// The body of a Messages API request, built the same way for a plain call and a streamed one (which adds stream: true).
 import type { ModelRequest, ToolSpec } from '../../machine/types.js';
 import { toAnthropicConversation } from './anthropic-messages.js';
 

@@ -1,10 +1,10 @@
-import { z } from 'zod';
-import type { FinishReason, Message, Model, ModelRequest, ModelResponse, ToolSpec } from '../../machine/types.js';
+import type { Message, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
-import { postToModel, readModelAnswer } from '../model-http.js';
-import { usageOf } from '../model-usage.js';
+import { postToModel, readModelAnswer, streamFromModel } from '../model-http.js';
+import { chatAnswer, completionSchema } from './chat-output.js';
+import { chatStreamParts } from './chat-stream.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
-import { argumentsText, parseArguments } from './tool-arguments.js';
+import { argumentsText } from './tool-arguments.js';
 
 /**
  * Options of `createOpenAIChatModel`: model, apiKey, baseUrl, headers, extra body fields, maxRetries, timeoutMs, fetch.
@@ -15,28 +15,6 @@ import { argumentsText, parseArguments } from './tool-arguments.js';
 export type OpenAIChatModelOptions = OpenAIEndpointOptions;
 
 const optionsSchema = optionsObject(openAIEndpointShape);
-
-const completionSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        message: z.object({
-          content: z.string().nullish(),
-          tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
-        }),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .min(1),
-  usage: z
-    .object({
-      prompt_tokens: z.number().optional(),
-      completion_tokens: z.number().optional(),
-      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
-      completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
-    })
-    .nullish(),
-});
 
 function toWire(message: Message): Record<string, unknown> {
   if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
@@ -58,17 +36,11 @@ function toolsToWire(tools: readonly ToolSpec[]): Record<string, unknown>[] {
   return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
 }
 
-const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
-  stop: 'stop',
-  length: 'length',
-  tool_calls: 'tool-calls',
-  function_call: 'tool-calls',
-  content_filter: 'content-filter',
-};
-
 /**
  * A `Model` over any OpenAI-compatible Chat Completions API (OpenAI, Azure
  * OpenAI, vLLM, Ollama, LiteLLM, ...), with plain `fetch`: no SDK to install.
+ * `stream` asks for chunks (with usage) and yields text and argument deltas,
+ * then the same answer `generate` would have returned.
  *
  * @example
  * import { createOpenAIChatModel } from 'countersign/openai';
@@ -79,30 +51,21 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
   parseOptions(optionsSchema, options, 'createOpenAIChatModel');
   const endpoint = openAIEndpoint(options, '/chat/completions');
 
+  const body = (request: ModelRequest) => ({
+    ...options.body,
+    model: options.model,
+    messages: request.messages.map(toWire),
+    ...(request.tools.length > 0 ? { tools: toolsToWire(request.tools) } : {}),
+  });
+
   return {
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      const body = JSON.stringify({
-        ...options.body,
-        model: options.model,
-        messages: request.messages.map(toWire),
-        ...(request.tools.length > 0 ? { tools: toolsToWire(request.tools) } : {}),
-      });
-      const response = await postToModel(endpoint, body, request.signal);
-      const completion = await readModelAnswer(response, completionSchema, 'a chat completion');
-      const choice = completion.choices[0]!;
-      const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }));
-      const usage = usageOf({
-        inputTokens: completion.usage?.prompt_tokens,
-        outputTokens: completion.usage?.completion_tokens,
-        reasoningTokens: completion.usage?.completion_tokens_details?.reasoning_tokens,
-        cachedInputTokens: completion.usage?.prompt_tokens_details?.cached_tokens,
-      });
-      const finishReason = choice.finish_reason ? (FINISH_REASONS[choice.finish_reason] ?? 'other') : undefined;
-      return {
-        message: { role: 'assistant', content: choice.message.content ?? '', ...(toolCalls.length > 0 ? { toolCalls } : {}) },
-        ...(usage === undefined ? {} : { usage }),
-        ...(finishReason === undefined ? {} : { finishReason }),
-      };
+      const response = await postToModel(endpoint, JSON.stringify(body(request)), request.signal);
+      return chatAnswer(await readModelAnswer(response, completionSchema, 'a chat completion'));
+    },
+    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+      const streamed = JSON.stringify({ ...body(request), stream: true, stream_options: { include_usage: true } });
+      return chatStreamParts(streamFromModel(endpoint, streamed, request.signal));
     },
   };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Model, ModelRequest, ModelResponse } from '../../machine/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
-import { postToModel, readModelAnswer } from '../model-http.js';
+import { postToModel, readModelAnswer, streamFromModel } from '../model-http.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { responsesRequestBody } from './responses-input.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
+import { responsesStreamParts } from './responses-stream.js';
 
 /**
  * Options of `createOpenAIResponsesModel`: the endpoint's (model, apiKey, baseUrl, headers, body, maxRetries,
@@ -55,7 +56,9 @@ const optionsSchema = optionsObject({
  * plain `fetch`: no SDK to install. Reasoning items (with their encrypted
  * content), message and function call ids come back as parts and
  * `providerMetadata`, so a run paused for approval and resumed from its
- * snapshot sends them back to the API unchanged.
+ * snapshot sends them back to the API unchanged. `stream` asks for
+ * server-sent events and yields text, reasoning summary and argument deltas,
+ * then the same answer `generate` would have returned.
  *
  * @example
  * import { createOpenAIResponsesModel } from 'countersign/openai';
@@ -79,6 +82,10 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const response = await postToModel(endpoint, JSON.stringify(responsesRequestBody(settings, request)), request.signal);
       return responsesAnswer(await readModelAnswer(response, responseSchema, 'a response'));
+    },
+    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+      const body = JSON.stringify({ ...responsesRequestBody(settings, request), stream: true });
+      return responsesStreamParts(streamFromModel(endpoint, body, request.signal));
     },
   };
 }

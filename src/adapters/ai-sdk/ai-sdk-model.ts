@@ -9,6 +9,7 @@ import { asDelivery, providerError } from './ai-sdk-errors.js';
 import { fromStream } from './ai-sdk-stream.js';
 import { toFunctionTools, toPrompt } from './ai-sdk-prompt.js';
 import { dialects, specVersions, type SpecVersion } from './spec-versions.js';
+import { streamOptionShape, streamingAsAsked } from '../streaming-option.js';
 
 export interface AiSdkModelOptions {
   /** An AI SDK language model: `anthropic('claude-sonnet-4-5')`, `openai.responses('gpt-5')`, any v2 or v3 provider. */
@@ -19,6 +20,8 @@ export interface AiSdkModelOptions {
   readonly temperature?: number;
   /** Retries of a call the provider refused with a retryable status (429, 5xx), honouring Retry-After. Default 2. */
   readonly maxRetries?: number;
+  /** Default true: the run streams (deltas go out as `model-delta` events); false for a gateway that cannot pass server-sent events. */
+  readonly stream?: boolean;
 }
 
 const optionsSchema = optionsObject({
@@ -30,6 +33,7 @@ const optionsSchema = optionsObject({
   maxOutputTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
+  ...streamOptionShape,
 });
 
 /**
@@ -77,23 +81,26 @@ export function createAiSdkModel(options: AiSdkModelOptions): Model {
     });
   const failure = (request: ModelRequest, error: unknown): unknown => (request.signal?.aborted ? error : providerError(error));
 
-  return {
-    async generate(request: ModelRequest): Promise<ModelResponse> {
-      try {
-        const result = await withProviderRetries(request, () => model.doGenerate(callOptions(request)));
-        return fromGenerateResult(result as GenerateResult, dialect);
-      } catch (error) {
-        throw failure(request, error);
-      }
+  return streamingAsAsked(
+    {
+      async generate(request: ModelRequest): Promise<ModelResponse> {
+        try {
+          const result = await withProviderRetries(request, () => model.doGenerate(callOptions(request)));
+          return fromGenerateResult(result as GenerateResult, dialect);
+        } catch (error) {
+          throw failure(request, error);
+        }
+      },
+      /** Retries only the opening of the stream: once deltas went out, a failure ends the call. */
+      async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+        try {
+          const { stream } = await withProviderRetries(request, () => model.doStream(callOptions(request)));
+          yield* fromStream(stream, dialect);
+        } catch (error) {
+          throw failure(request, error);
+        }
+      },
     },
-    /** Retries only the opening of the stream: once deltas went out, a failure ends the call. */
-    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
-      try {
-        const { stream } = await withProviderRetries(request, () => model.doStream(callOptions(request)));
-        yield* fromStream(stream, dialect);
-      } catch (error) {
-        throw failure(request, error);
-      }
-    },
-  };
+    options.stream,
+  );
 }

@@ -6,6 +6,7 @@ import { postToModel, readModelAnswer, streamFromModel, type ModelEndpoint } fro
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';
 import { anthropicRequestBody } from './anthropic-request.js';
 import { anthropicStreamParts } from './anthropic-stream.js';
+import { streamOptionShape, streamingAsAsked } from '../streaming-option.js';
 
 export interface AnthropicModelOptions {
   /** The model name, e.g. `claude-sonnet-4-5`. */
@@ -26,6 +27,8 @@ export interface AnthropicModelOptions {
   readonly timeoutMs?: number;
   /** The `anthropic-version` header. Default `2023-06-01`. */
   readonly anthropicVersion?: string;
+  /** Default true: the run streams (deltas go out as `model-delta` events); false for a gateway that cannot pass server-sent events. */
+  readonly stream?: boolean;
 }
 
 const positiveInteger = z.number().int().positive();
@@ -41,6 +44,7 @@ const optionsSchema = optionsObject({
   maxRetries: z.number().int().min(0).max(10).optional(),
   timeoutMs: positiveInteger.optional(),
   anthropicVersion: z.string().min(1).optional(),
+  ...streamOptionShape,
 }).refine((options) => !options.thinking || options.maxTokens === undefined || options.maxTokens > options.thinking.budgetTokens, {
   message: 'must be above thinking.budgetTokens: the answer has to fit after the thinking. Raise maxTokens or lower the budget.',
   path: ['maxTokens'],
@@ -75,14 +79,17 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     timeoutMs: options.timeoutMs ?? 600_000,
   };
 
-  return {
-    async generate(request: ModelRequest): Promise<ModelResponse> {
-      const response = await postToModel(endpoint, JSON.stringify(anthropicRequestBody(settings, request)), request.signal);
-      return responseOf(await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'));
+  return streamingAsAsked(
+    {
+      async generate(request: ModelRequest): Promise<ModelResponse> {
+        const response = await postToModel(endpoint, JSON.stringify(anthropicRequestBody(settings, request)), request.signal);
+        return responseOf(await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'));
+      },
+      stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+        const body = JSON.stringify({ ...anthropicRequestBody(settings, request), stream: true });
+        return anthropicStreamParts(streamFromModel(endpoint, body, request.signal));
+      },
     },
-    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
-      const body = JSON.stringify({ ...anthropicRequestBody(settings, request), stream: true });
-      return anthropicStreamParts(streamFromModel(endpoint, body, request.signal));
-    },
-  };
+    options.stream,
+  );
 }

@@ -5,6 +5,7 @@ import { chatAnswer, completionSchema } from './chat-output.js';
 import { chatStreamParts } from './chat-stream.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { argumentsText } from './tool-arguments.js';
+import { streamingAsAsked } from '../streaming-option.js';
 
 /**
  * Options of `createOpenAIChatModel`: model, apiKey, baseUrl, headers, extra body fields, maxRetries, timeoutMs, fetch.
@@ -58,14 +59,17 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
     ...(request.tools.length > 0 ? { tools: toolsToWire(request.tools) } : {}),
   });
 
-  return {
-    async generate(request: ModelRequest): Promise<ModelResponse> {
-      const response = await postToModel(endpoint, JSON.stringify(body(request)), request.signal);
-      return chatAnswer(await readModelAnswer(response, completionSchema, 'a chat completion'));
+  return streamingAsAsked(
+    {
+      async generate(request: ModelRequest): Promise<ModelResponse> {
+        const response = await postToModel(endpoint, JSON.stringify(body(request)), request.signal);
+        return chatAnswer(await readModelAnswer(response, completionSchema, 'a chat completion'));
+      },
+      stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+        const streamed = JSON.stringify({ ...body(request), stream: true, stream_options: { include_usage: true } });
+        return chatStreamParts(streamFromModel(endpoint, streamed, request.signal));
+      },
     },
-    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
-      const streamed = JSON.stringify({ ...body(request), stream: true, stream_options: { include_usage: true } });
-      return chatStreamParts(streamFromModel(endpoint, streamed, request.signal));
-    },
-  };
+    options.stream,
+  );
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { functionSchema } from '../../machine/function-schema.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { ModelEndpoint } from '../model-http.js';
+import { streamOptionShape } from '../streaming-option.js';
 
 /** What every OpenAI model adapter takes. */
 export interface OpenAIEndpointOptions {
@@ -21,6 +22,8 @@ export interface OpenAIEndpointOptions {
   /** One try is abandoned after this long. Default 600,000 ms (ten minutes: reasoning models think a while). */
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** Default true: the run streams (deltas go out as `model-delta` events); false for a gateway that cannot pass server-sent events. */
+  readonly stream?: boolean;
 }
 
 /** For an adapter's `optionsObject({ ...openAIEndpointShape, ...its own })`. */
@@ -33,6 +36,7 @@ export const openAIEndpointShape = {
   maxRetries: z.number().int('must be a whole number').min(0).max(10).optional(),
   timeoutMs: z.number().int('must be a whole number').min(1).max(3_600_000).optional(),
   fetch: functionSchema().optional(),
+  ...streamOptionShape,
 };
 
 /** The endpoint at `path` (`/responses`) under the base URL, with the key and headers. */

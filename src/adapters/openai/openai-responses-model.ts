@@ -6,6 +6,7 @@ import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from 
 import { responsesRequestBody } from './responses-input.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
 import { responsesStreamParts } from './responses-stream.js';
+import { streamingAsAsked } from '../streaming-option.js';
 
 /**
  * Options of `createOpenAIResponsesModel`: the endpoint's (model, apiKey, baseUrl, headers, body, maxRetries,
@@ -78,14 +79,17 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
     ...(options.body === undefined ? {} : { body: options.body }),
   };
 
-  return {
-    async generate(request: ModelRequest): Promise<ModelResponse> {
-      const response = await postToModel(endpoint, JSON.stringify(responsesRequestBody(settings, request)), request.signal);
-      return responsesAnswer(await readModelAnswer(response, responseSchema, 'a response'));
+  return streamingAsAsked(
+    {
+      async generate(request: ModelRequest): Promise<ModelResponse> {
+        const response = await postToModel(endpoint, JSON.stringify(responsesRequestBody(settings, request)), request.signal);
+        return responsesAnswer(await readModelAnswer(response, responseSchema, 'a response'));
+      },
+      stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+        const body = JSON.stringify({ ...responsesRequestBody(settings, request), stream: true });
+        return responsesStreamParts(streamFromModel(endpoint, body, request.signal));
+      },
     },
-    stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
-      const body = JSON.stringify({ ...responsesRequestBody(settings, request), stream: true });
-      return responsesStreamParts(streamFromModel(endpoint, body, request.signal));
-    },
-  };
+    options.stream,
+  );
 }

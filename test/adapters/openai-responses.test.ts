@@ -307,7 +307,7 @@ describe('createOpenAIResponsesModel', () => {
     expect(() => createOpenAIResponsesModel({ model: 'gpt-5', previousResponseId: 'auto' })).toThrow("createOpenAIResponsesModel: previousResponseId 'auto' needs store: true");
     expect(() => createOpenAIResponsesModel({ model: '' })).toThrow(ConfigError);
     expect(() => createOpenAIResponsesModel({ model: 'gpt-5', reasoning: { effort: 'extreme' as never } })).toThrow(/reasoning\.effort/);
-    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', stream: true } as never)).toThrow(expect.objectContaining({ code: 'unknown_option' }));
+    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', streaming: true } as never)).toThrow(expect.objectContaining({ code: 'unknown_option' }));
     expectCredentialsRefused(
       () => createOpenAIResponsesModel({ model: 'gpt-5', baseUrl: withCredentials('https://llm.example.com/v1') }),
       'baseUrl',

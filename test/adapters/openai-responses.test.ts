@@ -1,53 +1,18 @@
 // createOpenAIResponsesModel against a fake OpenAI Responses API on loopback: request bodies field by field, reasoning
 // items with encrypted content and item ids sent back byte for byte after a pause and a snapshot round trip.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ModelDeltaEvent, type ToolSpec } from 'countersign';
+import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ModelDeltaEvent } from 'countersign';
 import { createOpenAIResponsesModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { freePort } from '../support/free-port.js';
-import { type FakeResponses, OPENAI_KEY, startFakeResponses } from '../support/fake-openai-responses.js';
+import { OPENAI_KEY, startFakeResponses } from '../support/fake-openai-responses.js';
+import { deleteSpec, useFake } from '../support/model-fixtures.js';
+import { callItem, messageItem, reasoningItemOf } from '../support/responses-items.js';
 
-let fake: FakeResponses;
-beforeAll(async () => {
-  fake = await startFakeResponses();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-});
+const fakes = useFake(startFakeResponses);
+const reasoningItem = reasoningItemOf('**Clearing files**\n\nThe user wants both files gone.');
 
-const deleteSpec: ToolSpec = {
-  name: 'delete_file',
-  description: 'Delete a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-};
-
-// Output items as OpenAI writes them (openai-node's ResponseReasoningItem, ResponseFunctionToolCall, ResponseOutputMessage).
-const reasoningItem = {
-  id: 'rs_68c1f0a2b3c4d5e6',
-  type: 'reasoning',
-  summary: [
-    { type: 'summary_text', text: '**Clearing files**\n\nThe user wants both files gone.' },
-    { type: 'summary_text', text: 'Delete them in parallel.' },
-  ],
-  encrypted_content: 'gAAAAABowPEq3Jz-7yN0k1E4_encrypted+reasoning/blob==',
-};
-const callItem = (n: number, path: string) => ({
-  id: `fc_68c1f0a2b3c4d5e${n}`,
-  type: 'function_call',
-  status: 'completed',
-  arguments: JSON.stringify({ path }),
-  call_id: `call_Ab${n}xYz`,
-  name: 'delete_file',
-});
-const messageItem = (text: string) => ({
-  id: 'msg_68c1f0a2b3c4d5f0',
-  type: 'message',
-  status: 'completed',
-  role: 'assistant',
-  content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
-});
 const toolsWire = [{ type: 'function', name: 'delete_file', description: 'Delete a file', parameters: deleteSpec.parameters, strict: false }];
 /** A function_call output item as it goes back in: its fields, without the status. */
 const sentBack = ({ status: _status, ...item }: Record<string, unknown>) => item;
@@ -59,19 +24,19 @@ const sentCall = (n: number, path: string) => {
 
 describe('createOpenAIResponsesModel', () => {
   it('maps a reasoning item and two function calls, then sends them back byte for byte after a JSON round trip with an error and a denial', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, reasoning: { effort: 'low', summary: 'auto' } });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, reasoning: { effort: 'low', summary: 'auto' } });
     const start: Message[] = [
       { role: 'system', content: 'You manage files.' },
       { role: 'user', content: 'Clear /tmp/a and /tmp/b' },
     ];
-    fake.script({
+    fakes.current.script({
       output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')],
       usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 180, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 1380 },
     });
     const first = await model.generate({ messages: start, tools: [deleteSpec] });
 
-    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
-    expect(fake.requests[0]!.json).toStrictEqual({
+    expect(fakes.current.requests[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(fakes.current.requests[0]!.json).toStrictEqual({
       model: 'gpt-5-mini',
       instructions: 'You manage files.',
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] }],
@@ -114,10 +79,10 @@ describe('createOpenAIResponsesModel', () => {
         { role: 'tool', toolCallId: 'call_Ab2xYz', content: denied, parts: [{ type: 'tool-result', toolCallId: 'call_Ab2xYz', toolName: 'delete_file', outcome: 'denied' }] },
       ]),
     );
-    fake.script({ output: [messageItem('I could not delete /tmp/a (permission denied); /tmp/b was kept.')] });
+    fakes.current.script({ output: [messageItem('I could not delete /tmp/a (permission denied); /tmp/b was kept.')] });
     const second = await model.generate({ messages: history, tools: [deleteSpec] });
 
-    expect(fake.requests[1]!.raw).toBe(
+    expect(fakes.current.requests[1]!.raw).toBe(
       JSON.stringify({
         model: 'gpt-5-mini',
         instructions: 'You manage files.',
@@ -136,7 +101,7 @@ describe('createOpenAIResponsesModel', () => {
       }),
     );
     // The items OpenAI answered with go back with every field they had (a function call's status aside).
-    const input = fake.requests[1]!.json['input'];
+    const input = fakes.current.requests[1]!.json['input'];
     expect(input[1]).toStrictEqual(reasoningItem);
     expect(input.slice(2, 4)).toStrictEqual([sentBack(callItem(1, '/tmp/a')), sentBack(callItem(2, '/tmp/b'))]);
     expect(second.message).toMatchObject({
@@ -161,13 +126,13 @@ describe('createOpenAIResponsesModel', () => {
     const agent = createAgent({
       name: 'responses-round-trip',
       instructions: 'You manage files.',
-      model: createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl }),
+      model: createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl }),
       tools: [deleteFile],
       onEvent: (event) => {
         if (event.type === 'model-delta') deltas.push(event);
       },
     });
-    fake.script(
+    fakes.current.script(
       { output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')], usage: { input_tokens: 900, output_tokens: 150, output_tokens_details: { reasoning_tokens: 100 } } },
       { output: [messageItem('/tmp/a could not be deleted; /tmp/b was kept.')], usage: { input_tokens: 1100, output_tokens: 20 } },
     );
@@ -193,7 +158,7 @@ describe('createOpenAIResponsesModel', () => {
     expect(results.map((message) => message.parts?.[0])).toMatchObject([{ outcome: 'error' }, { outcome: 'denied' }]);
     expect(results[0]!.content).toContain('EACCES');
     expect(results[1]!.content).toContain('keep b');
-    expect(fake.requests[1]!.raw).toBe(
+    expect(fakes.current.requests[1]!.raw).toBe(
       JSON.stringify({
         model: 'gpt-5-mini',
         instructions: 'You manage files.',
@@ -215,12 +180,12 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('sends an assistant text back as its message item, and later system messages as developer messages', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-4.1', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, encryptedReasoning: false });
-    fake.script({ output: [messageItem('Hello.')] });
+    const model = createOpenAIResponsesModel({ model: 'gpt-4.1', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, encryptedReasoning: false });
+    fakes.current.script({ output: [messageItem('Hello.')] });
     const hello = await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
-    fake.script({ output: [messageItem('Bye.')] });
+    fakes.current.script({ output: [messageItem('Bye.')] });
     await model.generate({ messages: [{ role: 'user', content: 'hi' }, hello.message, { role: 'system', content: 'Be brief.' }, { role: 'user', content: 'bye' }], tools: [] });
-    expect(fake.requests[1]!.json).toStrictEqual({
+    expect(fakes.current.requests[1]!.json).toStrictEqual({
       model: 'gpt-4.1',
       input: [
         { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
@@ -233,8 +198,8 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('sends images and files as input_image and input_file', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl });
-    fake.script({ output: [messageItem('A cat, and an invoice.')] });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl });
+    fakes.current.script({ output: [messageItem('A cat, and an invoice.')] });
     await model.generate({
       messages: [
         {
@@ -250,7 +215,7 @@ describe('createOpenAIResponsesModel', () => {
       ],
       tools: [],
     });
-    expect(fake.requests[0]!.json['input']).toStrictEqual([
+    expect(fakes.current.requests[0]!.json['input']).toStrictEqual([
       {
         role: 'user',
         content: [
@@ -265,18 +230,18 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('with store: true sends store and no include; reasoning without encrypted content goes back by id', async () => {
-    const model = createOpenAIResponsesModel({ model: 'o4-mini', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, store: true });
+    const model = createOpenAIResponsesModel({ model: 'o4-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, store: true });
     const { encrypted_content: _, ...storedReasoning } = reasoningItem;
-    fake.script({ output: [storedReasoning, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
+    fakes.current.script({ output: [storedReasoning, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
     const first = await model.generate({ messages: [{ role: 'user', content: 'clear /tmp/a' }], tools: [deleteSpec] });
     await model.generate({
       messages: [{ role: 'user', content: 'clear /tmp/a' }, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: '{"deleted":"/tmp/a"}' }],
       tools: [deleteSpec],
     });
-    expect(fake.requests[0]!.json).not.toHaveProperty('include');
-    expect(fake.requests[1]!.json).toMatchObject({ store: true });
-    expect(fake.requests[1]!.json).not.toHaveProperty('previous_response_id');
-    expect(fake.requests[1]!.json['input'].slice(1)).toStrictEqual([
+    expect(fakes.current.requests[0]!.json).not.toHaveProperty('include');
+    expect(fakes.current.requests[1]!.json).toMatchObject({ store: true });
+    expect(fakes.current.requests[1]!.json).not.toHaveProperty('previous_response_id');
+    expect(fakes.current.requests[1]!.json['input'].slice(1)).toStrictEqual([
       { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary },
       sentBack(callItem(1, '/tmp/a')),
       { type: 'function_call_output', call_id: 'call_Ab1xYz', output: '{"deleted":"/tmp/a"}' },
@@ -284,16 +249,16 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it("with previousResponseId 'auto' continues from the last response and sends only what came after it", async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, store: true, previousResponseId: 'auto' });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, store: true, previousResponseId: 'auto' });
     const start: Message[] = [
       { role: 'system', content: 'You manage files.' },
       { role: 'user', content: 'clear /tmp/a' },
     ];
-    fake.script({ output: [reasoningItem, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
+    fakes.current.script({ output: [reasoningItem, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
     const first = await model.generate({ messages: start, tools: [deleteSpec] });
     await model.generate({ messages: [...start, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: 'ok' }], tools: [deleteSpec] });
-    expect(fake.requests[0]!.json).not.toHaveProperty('previous_response_id');
-    expect(fake.requests[1]!.json).toStrictEqual({
+    expect(fakes.current.requests[0]!.json).not.toHaveProperty('previous_response_id');
+    expect(fakes.current.requests[1]!.json).toStrictEqual({
       model: 'gpt-5',
       instructions: 'You manage files.',
       input: [{ type: 'function_call_output', call_id: 'call_Ab1xYz', output: 'ok' }],
@@ -316,8 +281,8 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('maps an incomplete answer to finishReason length', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl });
-    fake.script({ output: [messageItem('The first half')], incomplete: 'max_output_tokens' });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl });
+    fakes.current.script({ output: [messageItem('The first half')], incomplete: 'max_output_tokens' });
     expect(await model.generate({ messages: [{ role: 'user', content: 'write a lot' }], tools: [] })).toMatchObject({
       message: { content: 'The first half' },
       finishReason: 'length',
@@ -325,30 +290,30 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('retries a 429, waiting what Retry-After asks; the request signal aborts the wait', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl });
     const rateLimited = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
-    fake.script({ ...rateLimited, headers: { 'retry-after': '0' } }, { output: [messageItem('Hello.')] });
+    fakes.current.script({ ...rateLimited, headers: { 'retry-after': '0' } }, { output: [messageItem('Hello.')] });
     expect((await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).message.content).toBe('Hello.');
-    expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[1]!.raw).toBe(fake.requests[0]!.raw);
+    expect(fakes.current.requests).toHaveLength(2);
+    expect(fakes.current.requests[1]!.raw).toBe(fakes.current.requests[0]!.raw);
 
-    fake.requests.length = 0;
-    fake.script({ ...rateLimited, headers: { 'retry-after': '30' } });
+    fakes.current.requests.length = 0;
+    fakes.current.script({ ...rateLimited, headers: { 'retry-after': '30' } });
     const controller = new AbortController();
     const waiting = model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: controller.signal });
-    await expect.poll(() => fake.requests.length).toBe(1);
+    await expect.poll(() => fakes.current.requests.length).toBe(1);
     controller.abort(new Error('user cancelled'));
     await expect(waiting).rejects.toThrow('user cancelled');
-    expect(fake.requests).toHaveLength(1);
+    expect(fakes.current.requests).toHaveLength(1);
   });
 
   it('a 401 is a ModelProviderError whose message and JSON hold neither the key nor the request', async () => {
     const wrongKey = 'sk-proj-WRONG9876543210zyxwvutsrqpon';
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: wrongKey, baseUrl: fake.baseUrl });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: wrongKey, baseUrl: fakes.current.baseUrl });
     const error = await model.generate({ messages: [{ role: 'user', content: 'my card is 4111 1111 1111 1111' }], tools: [] }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ status: 401, message: 'The model provider answered HTTP 401 (authentication).' });
-    expect(fake.requests).toHaveLength(1);
+    expect(fakes.current.requests).toHaveLength(1);
     const seen = `${(error as Error).message} ${(error as Error).stack} ${JSON.stringify(error)}`;
     expect(seen).not.toContain(wrongKey);
     expect(seen).not.toContain('4111');
@@ -371,8 +336,8 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('an answer that is not a response is a ModelProviderError', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fake.baseUrl, maxRetries: 0 });
-    fake.script({ status: 200, body: { object: 'list', data: [] } });
+    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, maxRetries: 0 });
+    fakes.current.script({ status: 200, body: { object: 'list', data: [] } });
     await expect(model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
       'The model provider answered HTTP 200 with something that is not a response.',
     );

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, type Message, type ToolSpec } from 'countersign';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, type Message } from 'countersign';
 import { createAnthropicModel, ModelProviderError } from 'countersign/anthropic';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
-import { ANTHROPIC_API_KEY, type FakeAnthropic, messageAnswer, startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { ANTHROPIC_API_KEY, messageAnswer, startFakeAnthropic } from '../../support/fake-anthropic.js';
 import { thrown } from '../../support/test-kit.js';
+import { deleteSpec, useFake } from '../../support/model-fixtures.js';
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-});
-
-const deleteFile: ToolSpec = {
-  name: 'delete_file',
-  description: 'Delete a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-};
+const fakes = useFake(startFakeAnthropic);
 
 const model = (options: Partial<Parameters<typeof createAnthropicModel>[0]> = {}) =>
-  createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fake.baseUrl, ...options });
+  createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fakes.current.baseUrl, ...options });
 
 // Text a JSON round trip could disturb if anything re-encoded it: quotes, escapes, astral and line-separator characters.
 const thinkingBlock = {
@@ -38,7 +26,7 @@ const toolUseB = { type: 'tool_use', id: 'toolu_01B7x8y9z0ab12cd34ef56gh', name:
 
 describe('createAnthropicModel', () => {
   it('keeps thinking, redacted thinking and parallel tool calls through a snapshot round trip and sends them back unchanged', async () => {
-    fake.answer(
+    fakes.current.answer(
       messageAnswer([thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both." }, toolUseA, toolUseB], {
         stop_reason: 'tool_use',
         usage: { input_tokens: 120, output_tokens: 80, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
@@ -50,7 +38,7 @@ describe('createAnthropicModel', () => {
       { role: 'system', content: 'You manage files.' },
       { role: 'user', content: 'remove /tmp/a and /etc/b' },
     ];
-    const first = await thinking.generate({ messages: opening, tools: [deleteFile] });
+    const first = await thinking.generate({ messages: opening, tools: [deleteSpec] });
 
     expect(first.message).toEqual({
       role: 'assistant',
@@ -83,7 +71,7 @@ describe('createAnthropicModel', () => {
       },
       { role: 'tool', toolCallId: toolUseB.id, content: denied, parts: [{ type: 'tool-result', toolCallId: toolUseB.id, toolName: 'delete_file', outcome: 'denied' }] },
     ];
-    const second = await thinking.generate({ messages: history, tools: [deleteFile] });
+    const second = await thinking.generate({ messages: history, tools: [deleteSpec] });
     expect(second.message.content).toBe('Could not delete either file.');
 
     const expected = {
@@ -101,10 +89,10 @@ describe('createAnthropicModel', () => {
           ],
         },
       ],
-      tools: [{ name: 'delete_file', description: 'Delete a file', input_schema: deleteFile.parameters }],
+      tools: [{ name: 'delete_file', description: 'Delete a file', input_schema: deleteSpec.parameters }],
       thinking: { type: 'enabled', budget_tokens: 2048 },
     };
-    const body = fake.requests[1]!.body;
+    const body = fakes.current.requests[1]!.body;
     expect(body).toBe(JSON.stringify(expected));
     // The blocks the API signed are in the request exactly as the API wrote them.
     expect(body).toContain(JSON.stringify(thinkingBlock));
@@ -112,9 +100,9 @@ describe('createAnthropicModel', () => {
   });
 
   it('sends the key and version headers, and no thinking unless asked', async () => {
-    fake.answer(messageAnswer([{ type: 'text', text: 'hi' }]));
+    fakes.current.answer(messageAnswer([{ type: 'text', text: 'hi' }]));
     await model({ maxTokens: 1000, headers: { 'anthropic-beta': 'test-beta-2025-01-01' } }).generate({ messages: [{ role: 'user', content: 'hello' }], tools: [] });
-    const [request] = fake.requests;
+    const [request] = fakes.current.requests;
     expect(request!.headers).toMatchObject({
       'x-api-key': ANTHROPIC_API_KEY,
       'anthropic-version': '2023-06-01',
@@ -125,7 +113,7 @@ describe('createAnthropicModel', () => {
   });
 
   it('passes prompt-caching markers through and sends images and documents as blocks', async () => {
-    fake.answer(messageAnswer([{ type: 'text', text: 'ok' }]));
+    fakes.current.answer(messageAnswer([{ type: 'text', text: 'ok' }]));
     const ephemeral = { type: 'ephemeral' };
     await model().generate({
       messages: [
@@ -141,7 +129,7 @@ describe('createAnthropicModel', () => {
       ],
       tools: [],
     });
-    expect(fake.requests[0]!.json).toMatchObject({
+    expect(fakes.current.requests[0]!.json).toMatchObject({
       system: [{ type: 'text', text: 'A long, stable system prompt.', cache_control: ephemeral }],
       messages: [
         {
@@ -157,7 +145,7 @@ describe('createAnthropicModel', () => {
   });
 
   it("merges consecutive turns of one role and leaves out reasoning that is not Anthropic's", async () => {
-    fake.answer(messageAnswer([{ type: 'text', text: 'ok' }]));
+    fakes.current.answer(messageAnswer([{ type: 'text', text: 'ok' }]));
     await model().generate({
       messages: [
         { role: 'user', content: 'first' },
@@ -167,7 +155,7 @@ describe('createAnthropicModel', () => {
       ],
       tools: [],
     });
-    expect(fake.requests[0]!.json.messages).toEqual([
+    expect(fakes.current.requests[0]!.json.messages).toEqual([
       {
         role: 'user',
         content: [
@@ -186,34 +174,34 @@ describe('createAnthropicModel', () => {
     ['refusal', 'content-filter'],
     ['pause_turn', 'other'],
   ] as const)('maps stop_reason %s to finishReason %s', async (stopReason, finishReason) => {
-    fake.answer(messageAnswer([{ type: 'text', text: 'cut' }], { stop_reason: stopReason }));
+    fakes.current.answer(messageAnswer([{ type: 'text', text: 'cut' }], { stop_reason: stopReason }));
     const { finishReason: got, message } = await model().generate({ messages: [{ role: 'user', content: 'go' }], tools: [] });
     expect(got).toBe(finishReason);
     expect(message.finishReason).toBe(finishReason);
   });
 
   it('retries a 429 after the Retry-After the API asked for, then answers', async () => {
-    fake.answer({
+    fakes.current.answer({
       status: 429,
       body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } },
       headers: { 'retry-after': '0' },
     });
-    fake.answer(messageAnswer([{ type: 'text', text: 'after the wait' }]));
+    fakes.current.answer(messageAnswer([{ type: 'text', text: 'after the wait' }]));
     const { message } = await model().generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
     expect(message.content).toBe('after the wait');
-    expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[1]!.body).toBe(fake.requests[0]!.body);
+    expect(fakes.current.requests).toHaveLength(2);
+    expect(fakes.current.requests[1]!.body).toBe(fakes.current.requests[0]!.body);
   });
 
   it('gives up after maxRetries on an overloaded API with a ModelProviderError carrying the status', async () => {
     const overloaded = { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } };
-    fake.answer(overloaded, overloaded);
+    fakes.current.answer(overloaded, overloaded);
     const error = await model({ maxRetries: 1 })
       .generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ status: 529, code: 'model_provider_error', message: 'Anthropic answered HTTP 529 (provider error).' });
-    expect(fake.requests).toHaveLength(2);
+    expect(fakes.current.requests).toHaveLength(2);
   });
 
   it('turns a 401 into a ModelProviderError that does not repeat the key, even when the answer echoes it', async () => {
@@ -231,11 +219,11 @@ describe('createAnthropicModel', () => {
     }
     // What the API said stays on `detail`, for the operator to read on purpose.
     expect(providerError.detail).toContain('authentication_error');
-    expect(fake.requests).toHaveLength(1);
+    expect(fakes.current.requests).toHaveLength(1);
   });
 
   it('refuses an answer that is not a message', async () => {
-    fake.answer({ status: 200, body: { hello: 'world' } });
+    fakes.current.answer({ status: 200, body: { hello: 'world' } });
     const error = await model()
       .generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })
       .catch((caught: unknown) => caught);
@@ -244,20 +232,20 @@ describe('createAnthropicModel', () => {
   });
 
   it('stops when the request is aborted, while waiting for the answer or between tries', async () => {
-    fake.answer('hold');
+    fakes.current.answer('hold');
     const waiting = new AbortController();
     const pending = model().generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: waiting.signal });
-    await expect.poll(() => fake.requests.length).toBe(1);
+    await expect.poll(() => fakes.current.requests.length).toBe(1);
     waiting.abort(new Error('the run was cancelled'));
     await expect(pending).rejects.toThrow('the run was cancelled');
 
-    fake.answer({ status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '600' } });
+    fakes.current.answer({ status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '600' } });
     const between = new AbortController();
     const retrying = model().generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: between.signal });
-    await expect.poll(() => fake.requests.length).toBe(2);
+    await expect.poll(() => fakes.current.requests.length).toBe(2);
     between.abort(new Error('cancelled during the wait'));
     await expect(retrying).rejects.toThrow('cancelled during the wait');
-    expect(fake.requests).toHaveLength(2);
+    expect(fakes.current.requests).toHaveLength(2);
   });
 
   it('refuses options it cannot use, naming the option', () => {

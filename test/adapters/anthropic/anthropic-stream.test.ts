@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Message, ModelRequest, ModelStreamPart, ToolSpec } from 'countersign';
+import type { Message, ModelRequest, ModelStreamPart } from 'countersign';
 import { createAnthropicModel, ModelProviderError } from 'countersign/anthropic';
-import { ANTHROPIC_API_KEY, type AnthropicReply, type FakeAnthropic, messageAnswer, startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { ANTHROPIC_API_KEY, type AnthropicReply, messageAnswer, startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { deleteSpec, useFake } from '../../support/model-fixtures.js';
 
-let fake: FakeAnthropic;
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-});
-
-const deleteFile: ToolSpec = {
-  name: 'delete_file',
-  description: 'Delete a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-};
+const fakes = useFake(startFakeAnthropic);
 
 const model = (options: Partial<Parameters<typeof createAnthropicModel>[0]> = {}) =>
-  createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fake.baseUrl, thinking: { budgetTokens: 2048 }, maxRetries: 0, ...options });
+  createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fakes.current.baseUrl, thinking: { budgetTokens: 2048 }, maxRetries: 0, ...options });
 
 const thinkingBlock = {
   type: 'thinking',
@@ -40,7 +28,7 @@ const request: ModelRequest = {
     { role: 'system', content: 'You manage files.' },
     { role: 'user', content: 'remove /tmp/a and /etc/b' },
   ],
-  tools: [deleteFile],
+  tools: [deleteSpec],
 };
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
@@ -51,7 +39,7 @@ async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStre
 
 describe('createAnthropicModel stream', () => {
   it('streams deltas that add up to the answer, and finishes with exactly what generate returns', async () => {
-    fake.answer(answer(), answer());
+    fakes.current.answer(answer(), answer());
     const generated = await model().generate(request);
     const parts = await collect(model().stream!(request));
 
@@ -66,38 +54,38 @@ describe('createAnthropicModel stream', () => {
     expect(JSON.parse(args(toolUseB.id))).toEqual(toolUseB.input);
     expect(parts.filter((part) => part.type === 'tool-call-delta').every((part) => part.toolName === 'delete_file')).toBe(true);
 
-    const [plain, streamed] = fake.requests;
+    const [plain, streamed] = fakes.current.requests;
     expect(streamed!.body).toBe(JSON.stringify({ ...JSON.parse(plain!.body), stream: true }));
     expect(streamed!.headers['accept']).toBe('text/event-stream');
   });
 
   it('sends a streamed turn back, after a JSON round trip, with its thinking and signature unchanged', async () => {
-    fake.answer(answer(), messageAnswer([{ type: 'text', text: 'Done.' }]));
+    fakes.current.answer(answer(), messageAnswer([{ type: 'text', text: 'Done.' }]));
     const parts = await collect(model().stream!(request));
     const finish = parts.at(-1)!;
     if (finish.type !== 'finish') throw new Error('no finish');
     const stored = JSON.parse(JSON.stringify([...request.messages, finish.response.message])) as Message[];
     const results: Message[] = [toolUseA, toolUseB].map((use) => ({ role: 'tool', toolCallId: use.id, content: 'deleted' }));
-    await collect(model().stream!({ messages: [...stored, ...results], tools: [deleteFile] }));
+    await collect(model().stream!({ messages: [...stored, ...results], tools: [deleteSpec] }));
 
-    const sent = fake.requests[1]!.json.messages[1]!;
+    const sent = fakes.current.requests[1]!.json.messages[1]!;
     expect(JSON.stringify(sent)).toBe(
       JSON.stringify({ role: 'assistant', content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB] }),
     );
   });
 
   it('retries a refusal before the stream begins, honouring Retry-After', async () => {
-    fake.answer({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } }, answer());
+    fakes.current.answer({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } }, answer());
     const parts = await collect(model({ maxRetries: 1 }).stream!(request));
     expect(parts.at(-1)?.type).toBe('finish');
-    expect(fake.requests).toHaveLength(2);
+    expect(fakes.current.requests).toHaveLength(2);
   });
 
   it('throws a ModelProviderError, without replaying, when the stream breaks off or reports an error midway', async () => {
     for (const interruption of ['cut', 'error'] as const) {
-      fake.requests.length = 0;
+      fakes.current.requests.length = 0;
       // A replay would find no answer scripted (a 500) and show as a second request.
-      fake.answer({ ...answer(), interrupt: { after: 6, with: interruption } });
+      fakes.current.answer({ ...answer(), interrupt: { after: 6, with: interruption } });
       const seen: ModelStreamPart[] = [];
       const error = await (async () => {
         for await (const part of model({ maxRetries: 2 }).stream!(request)) seen.push(part);
@@ -108,25 +96,25 @@ describe('createAnthropicModel stream', () => {
       if (interruption === 'error') expect((error as Error).message).toContain('overloaded_error');
       expect(seen.length).toBeGreaterThan(0);
       expect(seen.some((part) => part.type === 'finish')).toBe(false);
-      expect(fake.requests).toHaveLength(1);
+      expect(fakes.current.requests).toHaveLength(1);
     }
   });
 
   it('applies the timeout to the wait for the first byte only', async () => {
-    fake.answer({ ...answer(), interrupt: { after: 5, with: 'hold' } });
+    fakes.current.answer({ ...answer(), interrupt: { after: 5, with: 'hold' } });
     const parts: ModelStreamPart[] = [];
     for await (const part of model({ timeoutMs: 300 }).stream!(request)) {
       parts.push(part);
       if (parts.length === 1) {
         await delay(600);
-        fake.resume();
+        fakes.current.resume();
       }
     }
     expect(parts.at(-1)?.type).toBe('finish');
   });
 
   it('stops reading when the signal aborts midway', async () => {
-    fake.answer({ ...answer(), interrupt: { after: 5, with: 'hold' } });
+    fakes.current.answer({ ...answer(), interrupt: { after: 5, with: 'hold' } });
     const controller = new AbortController();
     const reason = new Error('the run was cancelled');
     const error = await (async () => {
@@ -135,6 +123,6 @@ describe('createAnthropicModel stream', () => {
       }
     })().catch((caught: unknown) => caught);
     expect(error).toBe(reason);
-    fake.resume();
+    fakes.current.resume();
   });
 });

@@ -2,21 +2,15 @@
 // pointed at a loopback server speaking Anthropic's Messages API; their output and the requests they made are read.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicReply } from '../adapters/ai-sdk/anthropic-wire.js';
-import { type FakeProviderApi, startFakeProviderApi } from '../adapters/ai-sdk/fake-provider-api.js';
+import { startFakeProviderApi } from '../adapters/ai-sdk/fake-provider-api.js';
+import { useFake } from '../support/model-fixtures.js';
 
 const KEY = 'sk-ant-api03-example-key';
 const SIGNATURE = 'EqQBCkYIBxgCKkCfGx3bOL2+Q9nEexampleSignature/Zk=';
 
-let api: FakeProviderApi;
-beforeAll(async () => {
-  api = await startFakeProviderApi();
-});
-afterAll(() => api.close());
-beforeEach(() => {
-  api.requests.length = 0;
-});
+const apis = useFake(startFakeProviderApi);
 
 /** Runs an example to its end with the API's address and key in its environment; rejects (with its stderr) when it fails. */
 async function runExample(file: string, baseUrl: string): Promise<string[]> {
@@ -27,7 +21,7 @@ async function runExample(file: string, baseUrl: string): Promise<string[]> {
 
 describe('the model examples', () => {
   it('examples/ai-sdk.ts streams the answers, pauses for delete_file, is approved and finishes', async () => {
-    api.script(
+    apis.current.script(
       anthropicReply({
         id: 'msg_01',
         content: [
@@ -40,7 +34,7 @@ describe('the model examples', () => {
       anthropicReply({ id: 'msg_02', content: [{ type: 'text', text: 'Deleted /tmp/report.txt.' }], stopReason: 'end_turn', usage: { input_tokens: 380, output_tokens: 10 } }),
     );
     // @ai-sdk/anthropic reads ANTHROPIC_BASE_URL with the /v1 path.
-    const lines = await runExample('examples/ai-sdk.ts', api.baseURL);
+    const lines = await runExample('examples/ai-sdk.ts', apis.current.baseURL);
 
     expect(lines).toEqual([
       "I'll delete /tmp/report.txt.",
@@ -52,11 +46,11 @@ describe('the model examples', () => {
       'files left: /tmp/notes.txt',
       'tokens: 680 in, 50 out',
     ]);
-    expect(api.requests.map((request) => [request.path, request.headers['x-api-key'], request.json.stream])).toEqual([
+    expect(apis.current.requests.map((request) => [request.path, request.headers['x-api-key'], request.json.stream])).toEqual([
       ['/v1/messages', KEY, true],
       ['/v1/messages', KEY, true],
     ]);
-    expect(api.requests[1]!.json.messages.at(-1)).toEqual({
+    expect(apis.current.requests[1]!.json.messages.at(-1)).toEqual({
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '{"deleted":true,"path":"/tmp/report.txt"}' }],
     });
@@ -64,7 +58,7 @@ describe('the model examples', () => {
 
   it('examples/anthropic.ts thinks, pauses for the refund, is stored and resumed, and sends the signed thinking back unchanged', async () => {
     const thought = 'The order never arrived; a refund of 1200 cents to acct-42 needs a person.';
-    api.script(
+    apis.current.script(
       anthropicReply({
         id: 'msg_01',
         content: [
@@ -77,7 +71,7 @@ describe('the model examples', () => {
       anthropicReply({ id: 'msg_02', content: [{ type: 'text', text: 'Refunded $12.00 to acct-42.' }], stopReason: 'end_turn', usage: { input_tokens: 420, output_tokens: 12 } }),
     );
     // createAnthropicModel, as Anthropic's SDK, reads the API's origin.
-    const lines = await runExample('examples/anthropic.ts', api.baseURL.replace(/\/v1$/, ''));
+    const lines = await runExample('examples/anthropic.ts', apis.current.baseURL.replace(/\/v1$/, ''));
 
     expect(lines).toEqual([
       'status: awaitingApproval',
@@ -88,7 +82,7 @@ describe('the model examples', () => {
       'answer: Refunded $12.00 to acct-42.',
       'acct-42 balance: $132.00',
     ]);
-    const [first, second] = api.requests;
+    const [first, second] = apis.current.requests;
     expect(first!.json.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(second!.headers['x-api-key']).toBe(KEY);
     expect(second!.body).toContain(`{"type":"thinking","thinking":${JSON.stringify(thought)},"signature":"${SIGNATURE}"}`);

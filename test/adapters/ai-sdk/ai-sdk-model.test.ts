@@ -2,20 +2,14 @@
 // answering in the providers' documented JSON, and with hand-made v2 and unknown-version model objects.
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, type Message, type ToolSpec } from 'countersign';
 import { createAiSdkModel, ModelProviderError } from 'countersign/ai-sdk';
 import { freePort } from '../../support/free-port.js';
-import { type FakeProviderApi, startFakeProviderApi } from './fake-provider-api.js';
+import { startFakeProviderApi } from './fake-provider-api.js';
+import { useFake } from '../../support/model-fixtures.js';
 
-let api: FakeProviderApi;
-beforeAll(async () => {
-  api = await startFakeProviderApi();
-});
-afterAll(() => api.close());
-beforeEach(() => {
-  api.requests.length = 0;
-});
+const apis = useFake(startFakeProviderApi);
 
 const ANTHROPIC_KEY = 'sk-ant-api03-secret-key';
 const deleteFile: ToolSpec = {
@@ -42,7 +36,7 @@ const anthropicMessage = (content: unknown[], stopReason: string, usage: Record<
 
 const anthropicModel = (options: { maxRetries?: number } = {}) =>
   createAiSdkModel({
-    model: createAnthropic({ baseURL: api.baseURL, apiKey: ANTHROPIC_KEY })('claude-sonnet-4-5'),
+    model: createAnthropic({ baseURL: apis.current.baseURL, apiKey: ANTHROPIC_KEY })('claude-sonnet-4-5'),
     providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2000 } } },
     maxOutputTokens: 1000,
     ...options,
@@ -50,7 +44,7 @@ const anthropicModel = (options: { maxRetries?: number } = {}) =>
 
 describe('createAiSdkModel over @ai-sdk/anthropic', () => {
   it('keeps thinking, redacted thinking and tool calls through a JSON round trip and sends them back byte for byte with the tool results in one user turn', async () => {
-    api.script(
+    apis.current.script(
       anthropicMessage(
         [
           { type: 'thinking', thinking: 'The user wants three files gone; /etc needs care.', signature: SIGNATURE },
@@ -71,7 +65,7 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
     ];
     const answer = await model.generate({ messages: start, tools: [deleteFile] });
 
-    const first = api.requests[0]!;
+    const first = apis.current.requests[0]!;
     expect(first.path).toBe('/v1/messages');
     expect(first.headers['x-api-key']).toBe(ANTHROPIC_KEY);
     expect(first.json).toEqual({
@@ -118,10 +112,10 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
         },
       ]),
     ) as Message[];
-    api.script(anthropicMessage([{ type: 'text', text: 'Deleted /tmp/a; /etc/b was refused; /tmp/c failed.' }], 'end_turn'));
+    apis.current.script(anthropicMessage([{ type: 'text', text: 'Deleted /tmp/a; /etc/b was refused; /tmp/c failed.' }], 'end_turn'));
     const final = await model.generate({ messages: stored, tools: [deleteFile] });
 
-    const second = api.requests[1]!;
+    const second = apis.current.requests[1]!;
     expect(second.body).toContain(`{"type":"thinking","thinking":"The user wants three files gone; /etc needs care.","signature":"${SIGNATURE}"}`);
     expect(second.body).toContain(`{"type":"redacted_thinking","data":"${REDACTED}"}`);
     expect(second.json.messages).toEqual([
@@ -151,30 +145,30 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
   });
 
   it('retries a 429 after the wait its retry-after asks for, then answers', async () => {
-    api.script(
+    apis.current.script(
       { status: 429, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } },
       anthropicMessage([{ type: 'text', text: 'Hello.' }], 'end_turn'),
     );
     const answer = await anthropicModel().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] });
     expect(answer.message.content).toBe('Hello.');
-    expect(api.requests).toHaveLength(2);
-    expect(api.requests[1]!.body).toBe(api.requests[0]!.body);
+    expect(apis.current.requests).toHaveLength(2);
+    expect(apis.current.requests[1]!.body).toBe(apis.current.requests[0]!.body);
   });
 
   it('gives up after maxRetries with a ModelProviderError that names the status', async () => {
     const overloaded = { status: 529, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
-    api.script(overloaded, overloaded);
+    apis.current.script(overloaded, overloaded);
     const failure = await anthropicModel({ maxRetries: 1 })
       .generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelProviderError);
     expect((failure as ModelProviderError).status).toBe(529);
-    expect(api.requests).toHaveLength(2);
+    expect(apis.current.requests).toHaveLength(2);
   });
 
   it('does not retry a 401, and its error holds neither the API key nor the request in its message or its serialized fields', async () => {
     const refusal = { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${ANTHROPIC_KEY}` } };
-    api.script({ status: 401, body: refusal });
+    apis.current.script({ status: 401, body: refusal });
     const failure = (await anthropicModel()
       .generate({ messages: [{ role: 'user', content: 'the secret plan' }], tools: [] })
       .catch((error: unknown) => error)) as ModelProviderError;
@@ -186,7 +180,7 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
       expect(text).not.toContain('the secret plan');
     }
     expect(failure.detail).toBe(JSON.stringify(refusal));
-    expect(api.requests).toHaveLength(1);
+    expect(apis.current.requests).toHaveLength(1);
   });
 
   it('reports a provider it cannot reach as a ModelProviderError without a status', async () => {
@@ -204,13 +198,13 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
       .catch((error: unknown) => error);
     expect(failure).not.toBeInstanceOf(ModelProviderError);
     expect((failure as Error).name).toBe('AbortError');
-    expect(api.requests.length).toBeLessThanOrEqual(1);
+    expect(apis.current.requests.length).toBeLessThanOrEqual(1);
   });
 });
 
 describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
   it('keeps encrypted reasoning and item ids, counts reasoning and cached tokens, and sends a failed call back as its output', async () => {
-    api.script({
+    apis.current.script({
       body: {
         id: 'resp_67ccd2bed1ec8190b14f964abc054267',
         object: 'response',
@@ -228,12 +222,12 @@ describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
       },
     });
     const model = createAiSdkModel({
-      model: createOpenAI({ baseURL: api.baseURL, apiKey: 'sk-proj-secret' }).responses('gpt-5'),
+      model: createOpenAI({ baseURL: apis.current.baseURL, apiKey: 'sk-proj-secret' }).responses('gpt-5'),
       providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
     });
     const answer = await model.generate({ messages: [{ role: 'user', content: 'Delete /tmp/a' }], tools: [deleteFile] });
-    expect(api.requests[0]!.path).toBe('/v1/responses');
-    expect(api.requests[0]!.json).toEqual({
+    expect(apis.current.requests[0]!.path).toBe('/v1/responses');
+    expect(apis.current.requests[0]!.json).toEqual({
       model: 'gpt-5',
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'Delete /tmp/a' }] }],
       store: false,
@@ -254,7 +248,7 @@ describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
         { role: 'tool', toolCallId: 'call_1', content: 'EACCES', parts: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'delete_file', outcome: 'error' }] },
       ]),
     ) as Message[];
-    api.script({
+    apis.current.script({
       body: {
         id: 'resp_2',
         object: 'response',
@@ -268,7 +262,7 @@ describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
       },
     });
     await model.generate({ messages: stored, tools: [] });
-    expect(api.requests[1]!.json.input).toEqual([
+    expect(apis.current.requests[1]!.json.input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'Delete /tmp/a' }] },
       { type: 'reasoning', id: 'rs_1', encrypted_content: 'gAAAAABo-encrypted', summary: [{ type: 'summary_text', text: 'Deleting a temp file.' }] },
       { role: 'assistant', content: [{ type: 'output_text', text: 'On it.' }], id: 'msg_1' },

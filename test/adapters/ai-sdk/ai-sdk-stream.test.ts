@@ -2,21 +2,15 @@
 // Messages API's server-sent events (https://docs.anthropic.com/en/docs/build-with-claude/streaming): the same
 // answer, streamed and not, must give the same stored turn.
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, defineTool, type Message, type ModelResponse, type ModelStreamPart, type RunEvent, type ToolSpec } from 'countersign';
 import { createAiSdkModel, ModelProviderError } from 'countersign/ai-sdk';
 import { type AnthropicAnswer, anthropicEvents, anthropicMessage } from './anthropic-wire.js';
-import { type FakeProviderApi, startFakeProviderApi } from './fake-provider-api.js';
+import { startFakeProviderApi } from './fake-provider-api.js';
+import { useFake } from '../../support/model-fixtures.js';
 
-let api: FakeProviderApi;
-beforeAll(async () => {
-  api = await startFakeProviderApi();
-});
-afterAll(() => api.close());
-beforeEach(() => {
-  api.requests.length = 0;
-});
+const apis = useFake(startFakeProviderApi);
 
 const KEY = 'sk-ant-api03-stream-secret';
 const SIGNATURE = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/=';
@@ -52,7 +46,7 @@ const text = (id: string, words: string): AnthropicAnswer => ({
 
 const model = (maxRetries?: number) =>
   createAiSdkModel({
-    model: createAnthropic({ baseURL: api.baseURL, apiKey: KEY })('claude-sonnet-4-5'),
+    model: createAnthropic({ baseURL: apis.current.baseURL, apiKey: KEY })('claude-sonnet-4-5'),
     providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2000 } } },
     maxOutputTokens: 1000,
     ...(maxRetries === undefined ? {} : { maxRetries }),
@@ -66,7 +60,7 @@ async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStre
 
 describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
   it('yields text, reasoning and tool input as they arrive, then a finish equal to the generated answer, signatures included', async () => {
-    api.script(anthropicMessage(answer), anthropicEvents(answer));
+    apis.current.script(anthropicMessage(answer), anthropicEvents(answer));
     const generated = await model().generate({ messages, tools: [deleteFile] });
     const streamed = await collect(model().stream!({ messages, tools: [deleteFile] }));
 
@@ -90,7 +84,7 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     expect(finish.response).toEqual(generated);
 
     // The same request, asked to stream (@ai-sdk/anthropic also asks for the tool input as it is written).
-    const [generateRequest, streamRequest] = api.requests;
+    const [generateRequest, streamRequest] = apis.current.requests;
     expect(streamRequest!.json).toEqual({
       ...generateRequest!.json,
       stream: true,
@@ -99,7 +93,7 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
   });
 
   it('sends the streamed thinking back byte for byte after a JSON round trip of the history', async () => {
-    api.script(anthropicEvents(answer), anthropicMessage(text('msg_02', 'Done.')));
+    apis.current.script(anthropicEvents(answer), anthropicMessage(text('msg_02', 'Done.')));
     const finish = (await collect(model().stream!({ messages, tools: [deleteFile] }))).at(-1) as { type: 'finish'; response: ModelResponse };
     const history = JSON.parse(
       JSON.stringify([
@@ -116,7 +110,7 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     ) as Message[];
     await model().generate({ messages: history, tools: [deleteFile] });
 
-    const next = api.requests[1]!;
+    const next = apis.current.requests[1]!;
     expect(next.body).toContain(`{"type":"thinking","thinking":"Two files; /etc needs a person.","signature":"${SIGNATURE}"},{"type":"redacted_thinking","data":"${REDACTED}"}`);
     expect(next.json.messages[1]).toEqual({
       role: 'assistant',
@@ -131,19 +125,19 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
   });
 
   it('retries a refused opening after the wait it asks for, then streams', async () => {
-    api.script(
+    apis.current.script(
       { status: 429, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } },
       anthropicEvents(text('msg_02', 'Hello there.')),
     );
     const parts = await collect(model().stream!({ messages, tools: [] }));
-    expect(api.requests).toHaveLength(2);
+    expect(apis.current.requests).toHaveLength(2);
     expect(parts.map((part) => part.type)).toEqual(['text-delta', 'text-delta', 'finish']);
     expect((parts.at(-1) as { response: ModelResponse }).response.message.content).toBe('Hello there.');
   });
 
   it('ends with a ModelProviderError, without the key, when the provider reports an error mid-answer', async () => {
     const { events } = anthropicEvents(text('msg_03', 'Deleting both files.'));
-    api.script({ events: [...events.slice(0, 4), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+    apis.current.script({ events: [...events.slice(0, 4), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
     const seen: ModelStreamPart[] = [];
     const failure = await (async () => {
       for await (const part of model(0).stream!({ messages, tools: [] })) seen.push(part);
@@ -155,12 +149,12 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     expect(error.message).toBe('The model provider stopped its answer with an error.');
     expect(error.detail).toContain('overloaded_error');
     for (const shown of [error.message, JSON.stringify(error), error.stack ?? '', error.detail]) expect(shown).not.toContain(KEY);
-    expect(api.requests).toHaveLength(1);
+    expect(apis.current.requests).toHaveLength(1);
   });
 
   it('stops at an abort mid-answer and rejects with the abort itself, not a provider error', async () => {
     const { events } = anthropicEvents(text('msg_04', 'Deleting both files.'));
-    api.script({ events: events.slice(0, 4), open: true });
+    apis.current.script({ events: events.slice(0, 4), open: true });
     const controller = new AbortController();
     const seen: ModelStreamPart[] = [];
     const failure = await (async () => {
@@ -173,11 +167,11 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     expect(seen).toEqual([{ type: 'text-delta', delta: 'Deleting b' }]);
     expect(failure).not.toBeInstanceOf(ModelProviderError);
     expect((failure as Error).name).toBe('AbortError');
-    expect(api.requests).toHaveLength(1);
+    expect(apis.current.requests).toHaveLength(1);
   });
 
   it('drives a run: the deltas reach onEvent as model-delta events and the paused run holds the streamed turn', async () => {
-    api.script(anthropicEvents(answer));
+    apis.current.script(anthropicEvents(answer));
     const events: RunEvent[] = [];
     const agent = createAgent({
       name: 'streamed-files',

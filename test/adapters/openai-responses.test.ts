@@ -22,6 +22,20 @@ const sentCall = (n: number, path: string) => {
   return { type: 'function_call', call_id, name, arguments: args, id };
 };
 
+/** The start of the request after the two calls: the conversation with the reasoning item, both calls and their outputs. */
+const followUp = (outputA: string, outputB: string) => ({
+  model: 'gpt-5-mini',
+  instructions: 'You manage files.',
+  input: [
+    { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
+    { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
+    sentCall(1, '/tmp/a'),
+    sentCall(2, '/tmp/b'),
+    { type: 'function_call_output', call_id: 'call_Ab1xYz', output: outputA },
+    { type: 'function_call_output', call_id: 'call_Ab2xYz', output: outputB },
+  ],
+});
+
 describe('createOpenAIResponsesModel', () => {
   it('maps a reasoning item and two function calls, then sends them back byte for byte after a JSON round trip with an error and a denial', async () => {
     const model = createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, reasoning: { effort: 'low', summary: 'auto' } });
@@ -84,16 +98,7 @@ describe('createOpenAIResponsesModel', () => {
 
     expect(fakes.current.requests[1]!.raw).toBe(
       JSON.stringify({
-        model: 'gpt-5-mini',
-        instructions: 'You manage files.',
-        input: [
-          { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
-          { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
-          sentCall(1, '/tmp/a'),
-          sentCall(2, '/tmp/b'),
-          { type: 'function_call_output', call_id: 'call_Ab1xYz', output: failed },
-          { type: 'function_call_output', call_id: 'call_Ab2xYz', output: denied },
-        ],
+        ...followUp(failed, denied),
         tools: toolsWire,
         store: false,
         include: ['reasoning.encrypted_content'],
@@ -160,16 +165,7 @@ describe('createOpenAIResponsesModel', () => {
     expect(results[1]!.content).toContain('keep b');
     expect(fakes.current.requests[1]!.raw).toBe(
       JSON.stringify({
-        model: 'gpt-5-mini',
-        instructions: 'You manage files.',
-        input: [
-          { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
-          { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
-          sentCall(1, '/tmp/a'),
-          sentCall(2, '/tmp/b'),
-          { type: 'function_call_output', call_id: 'call_Ab1xYz', output: results[0]!.content },
-          { type: 'function_call_output', call_id: 'call_Ab2xYz', output: results[1]!.content },
-        ],
+        ...followUp(results[0]!.content, results[1]!.content),
         // The tool's JSON Schema as countersign makes it from the zod input.
         tools: [{ ...toolsWire[0], parameters: { ...deleteSpec.parameters, additionalProperties: false } }],
         store: false,

@@ -225,23 +225,7 @@ describe('createAiSdkModel streaming a v2 model', () => {
       { type: 'tool-call', toolCallId: 'call_1', toolName: 'delete_file', input: '{"path":"/tmp/a"}' },
       { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, reasoningTokens: 3 } },
     ];
-    const model = {
-      specificationVersion: 'v2',
-      provider: 'hand-made',
-      modelId: 'm-1',
-      supportedUrls: {},
-      doGenerate: async () => {
-        throw new Error('not used');
-      },
-      doStream: async () => ({
-        stream: new ReadableStream({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
-            controller.close();
-          },
-        }),
-      }),
-    };
+    const model = handMadeV2(parts);
     const streamed = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [deleteFile] }));
 
     expect(streamed.slice(0, -1)).toEqual([
@@ -271,26 +255,33 @@ describe('createAiSdkModel streaming a v2 model', () => {
   });
 
   it('fails with a ModelProviderError when the stream ends before its finish part', async () => {
-    const model = {
-      specificationVersion: 'v2',
-      provider: 'hand-made',
-      modelId: 'm-1',
-      supportedUrls: {},
-      doGenerate: async () => {
-        throw new Error('not used');
-      },
-      doStream: async () => ({
-        stream: new ReadableStream({
-          start(controller) {
-            controller.enqueue({ type: 'text-start', id: 't1' });
-            controller.enqueue({ type: 'text-delta', id: 't1', delta: 'Half an ans' });
-            controller.close();
-          },
-        }),
-      }),
-    };
+    const model = handMadeV2([
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'Half an ans' },
+    ]);
     const failure = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [] })).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelProviderError);
     expect((failure as ModelProviderError).message).toBe("The model provider's answer ended before it was finished.");
   });
 });
+
+/** A minimal hand-made v2 language model that streams `parts` (doGenerate is never called). */
+function handMadeV2(parts: readonly unknown[]) {
+  return {
+    specificationVersion: 'v2',
+    provider: 'hand-made',
+    modelId: 'm-1',
+    supportedUrls: {},
+    doGenerate: async () => {
+      throw new Error('not used');
+    },
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    }),
+  };
+}

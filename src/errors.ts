@@ -26,7 +26,8 @@ export type CountersignErrorCode =
   | 'target_mismatch'
   | 'value_too_deep'
   | 'invalid_transition'
-  | 'model_provider_error';
+  | 'model_provider_error'
+  | 'outcome_unknown';
 
 /**
  * The codes of configuration problems (a `ConfigError`): fixed by changing
@@ -342,5 +343,24 @@ export class ValueTooDeepError extends CountersignError {
     );
     this.maxDepth = maxDepth;
     this.path = path;
+  }
+}
+
+/**
+ * Thrown by a tool whose call was cut off after it may have reached the
+ * system it talks to (a dropped connection, a timeout): nobody knows whether
+ * it had its effect. A tool that is not `idempotent` is then put to a person
+ * again, as after a crash; an idempotent one becomes an error result the
+ * model reads.
+ *
+ * @example
+ * execute: async (input, ctx) => {
+ *   try { return await remote.call(input, { signal: ctx.signal }); }
+ *   catch (error) { if (isConnectionLost(error)) throw new OutcomeUnknownError('the github connector disconnected mid-call', { cause: error }); throw error; }
+ * }
+ */
+export class OutcomeUnknownError extends CountersignError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('outcome_unknown', message, { ...options, fault: 'environment' });
   }
 }

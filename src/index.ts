@@ -1,5 +1,14 @@
 export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
-export { defineTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement, type Approvers } from './machine/define-tool.js';
+export {
+  defineTool,
+  type AnyTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolContext,
+  type ToolExecuteContext,
+  type ApprovalRequirement,
+  type Approvers,
+} from './machine/define-tool.js';
 export type { ExecuteOptions } from './machine/execute.js';
 export type { ExecuteInput } from './machine/new-run.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
@@ -9,6 +18,8 @@ export { expiryDecisions } from './machine/expiry.js';
 export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
 export { presets } from './machine/presets.js';
+export { toolResult, type RichToolResult, type ToolResultFile } from './machine/rich-tool-result.js';
+export { annotationBadges } from './machine/tool-annotations.js';
 export { clearRunApprovals, auditLog } from './machine/run-memory.js';
 export { presentArgs, defaultSecretKeys } from './machine/present-args.js';
 export { createMemoryRuleStore } from './adapters/memory-rule-store.js';
@@ -20,6 +31,8 @@ export {
   type ApprovalRequest,
   type ApprovalResponse,
   type ArgsWarning,
+  type ConnectorStatus,
+  type ToolAnnotations,
   type AssistantMessage,
   type AuditEntry,
   type DecisionSource,
@@ -49,6 +62,8 @@ export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js'
 export { createMemoryOnceStore } from './adapters/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
 export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
+export type { ConnectorState } from './runtime/connector-statuses.js';
+export type { ToolSource } from './machine/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
 export { mintLinkToken, readLinkToken, type ApprovalLinkTokens, type LinkClaim, type LinkTarget, type InboxClaim } from './links/approval-links.js';

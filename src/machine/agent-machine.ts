@@ -2,6 +2,7 @@ import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
 import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage } from './types.js';
 import { appended } from './derived-array.js';
+import type { ToolResultExtras } from './rich-tool-result.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
 /** The run data the statechart carries; state, status and stop reason derive from the state value. */
@@ -28,7 +29,7 @@ export type AgentEvent =
   | { type: 'MODEL_RESPONDED'; at: number; message: AssistantMessage }
   | { type: 'TOOLS_EVALUATED'; at: number; evaluations: readonly CallEvaluation[] }
   | { type: 'TOOL_STARTED'; at: number; toolCallId: string; lease: { owner: string; until: number } }
-  | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string }
+  | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string; extras?: ToolResultExtras }
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
   | { type: 'FORGET_RUN_APPROVALS'; at: number }
@@ -54,7 +55,16 @@ function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
     role: 'tool',
     toolCallId: record.toolCallId,
     content: record.result ?? '',
-    parts: [{ type: 'tool-result', toolCallId: record.toolCallId, toolName: record.toolName, outcome: OUTCOMES[record.status] }],
+    parts: [
+      ...(record.resultFiles ?? []),
+      {
+        type: 'tool-result',
+        toolCallId: record.toolCallId,
+        toolName: record.toolName,
+        outcome: OUTCOMES[record.status],
+        ...(record.resultOutput === undefined ? {} : { output: record.resultOutput }),
+      },
+    ],
   }));
 }
 
@@ -171,6 +181,8 @@ export const agentMachine = setup({
           ...record,
           status: event.ok ? 'succeeded' : 'failed',
           result: event.result,
+          ...(event.extras?.files === undefined ? {} : { resultFiles: event.extras.files }),
+          ...(event.extras?.output === undefined ? {} : { resultOutput: event.extras.output }),
         })),
         ...stamp(event.at),
       };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { ConfigError } from '../errors.js';
 import type { AnyTool, Tool } from './define-tool.js';
+import { isToolSource, ToolSet, type ToolSource } from './tool-set.js';
 import { execute, type ExecuteOptions } from './execute.js';
 import type { ExecuteInput } from './new-run.js';
 import { InflightRuns } from './inflight.js';
@@ -17,7 +18,11 @@ export interface AgentConfig {
   /** Names the agent in snapshots; a resumed run finds its agent by this name. */
   readonly name: string;
   readonly model: Model;
-  readonly tools: readonly AnyTool[];
+  /**
+   * Tools made with `defineTool`, and sources of tools that can change while
+   * the agent lives (an MCP connection): a source's tools are read at every turn.
+   */
+  readonly tools: readonly (AnyTool | ToolSource)[];
   /** A system message put first in every new run. */
   readonly instructions?: string;
   /** Model turns before the run stops with `max_turns`. Default 20. */
@@ -79,7 +84,12 @@ export interface AgentSettings {
 const configSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
   model: z.custom<Model>((value) => typeof (value as Model | undefined)?.generate === 'function', 'must have a generate({ messages, tools }) method'),
-  tools: z.array(z.custom<Tool>((value) => typeof (value as Tool | undefined)?.spec === 'object', 'must be made with defineTool')),
+  tools: z.array(
+    z.custom<Tool | ToolSource>(
+      (value) => typeof (value as Tool | undefined)?.spec === 'object' || (typeof value === 'object' && value !== null && isToolSource(value as ToolSource)),
+      'must be made with defineTool, or be a source of tools such as an MCP connection',
+    ),
+  ),
   instructions: z.string().optional(),
   maxTurns: z.number().int().positive().optional(),
   approvalTtlMs: z.number().int().positive().optional(),
@@ -104,14 +114,17 @@ const configSchema = z.object({
  */
 export function createAgent(config: AgentConfig): Agent {
   parseOptions(configSchema, config, 'createAgent', { subject: 'config' });
-  const tools = new Map<string, AnyTool>();
-  for (const tool of config.tools) {
-    if (tools.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
-    tools.set(tool.name, tool);
+  const names = new Set<string>();
+  for (const tool of config.tools.flatMap((entry) => (isToolSource(entry) ? entry.tools : [entry]))) {
+    if (names.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
+    names.add(tool.name);
   }
+  const tools = new ToolSet(config.tools);
   const settings: AgentSettings = Object.freeze({
     model: config.model,
-    specs: config.tools.map((tool) => tool.spec),
+    get specs() {
+      return tools.specs;
+    },
     instructions: config.instructions,
     maxTurns: config.maxTurns ?? 20,
     approvalTtlMs: config.approvalTtlMs,

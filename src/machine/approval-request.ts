@@ -70,6 +70,14 @@ export function buildApprovalRequest(
   const maxLength = settings.present.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
   const description = presentText(promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
   const reason = call.reason === undefined ? undefined : presentText(call.reason, 'reason', maxLength, warnings);
+  const connectorStatus = call.tool.connectorStatus?.();
+  if (connectorStatus !== undefined && connectorStatus !== 'connected') {
+    warnings.unshift({
+      code: 'connector-disconnected',
+      path: '',
+      message: `Connector ${call.tool.connector ?? call.tool.name} is ${connectorStatus}: an approved call waits for it to come back, and fails if it does not.`,
+    });
+  }
   const unsigned: ApprovalRequest = {
     ...base,
     args: display,
@@ -79,6 +87,7 @@ export function buildApprovalRequest(
     ...(reason === undefined ? {} : { reason }),
     ...(ttl === undefined ? {} : { expiresAt: settings.now + ttl, onExpire: settings.onExpire }),
     ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
+    ...(call.tool.annotations === undefined ? {} : { annotations: call.tool.annotations }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),

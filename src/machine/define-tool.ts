@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { toolAnnotationsSchema } from './tool-annotations.js';
 import { functionSchema } from './function-schema.js';
-import type { Message, ToolSpec } from './types.js';
+import type { ConnectorStatus, Message, ToolAnnotations, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
@@ -37,8 +38,18 @@ export interface ToolDefinition<Input> {
   readonly approvalTtlMs?: number;
   /** Safe to run again with the same idempotency key after a crash. */
   readonly idempotent?: boolean;
+  /** Has no side effects: the read-only preset (`presets.readOnlyAutoApprove`) allows it whatever its name. */
+  readonly readOnly?: boolean;
+  /** Hints shown to the approver as badges (MCP tool annotations); they change no policy. */
+  readonly annotations?: ToolAnnotations;
   /** The external system this tool talks to (`github`, `slack`), for policy globs. */
   readonly connector?: string;
+  /**
+   * The connector's status now. A request made while it is not `connected`
+   * carries a `connector-disconnected` warning, and the runtime lists it in
+   * `connectors()`.
+   */
+  readonly connectorStatus?: () => ConnectorStatus;
   /** Who may decide calls of this tool; anyone when left out. */
   readonly approvers?: Approvers;
 }
@@ -57,7 +68,10 @@ const definitionSchema = z.object({
   execute: functionSchema('must be a function (input, ctx) => result'),
   approvalTtlMs: z.number().int().positive().optional(),
   idempotent: z.boolean().optional(),
+  readOnly: z.boolean().optional(),
+  annotations: toolAnnotationsSchema.optional(),
   connector: z.string().min(1).optional(),
+  connectorStatus: functionSchema('must be a function () => ConnectorStatus').optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
 });
 

@@ -31,7 +31,13 @@ async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCo
   const tool = agent.tools.get(call.name)!;
   const policyCtx: PolicyContext = {
     ...ctx,
-    tool: { name: tool.name, description: tool.description, ...(tool.connector === undefined ? {} : { connector: tool.connector }) },
+    tool: {
+      name: tool.name,
+      description: tool.description,
+      ...(tool.connector === undefined ? {} : { connector: tool.connector }),
+      ...(tool.readOnly === undefined ? {} : { readOnly: tool.readOnly }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    },
   };
   const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
   const fromConfig = await agent.settings.rules.strongest(target);

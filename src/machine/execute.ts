@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ConfigError, ToolNotFoundError } from '../errors.js';
+import { ConfigError, OutcomeUnknownError, ToolNotFoundError } from '../errors.js';
 import type { Agent } from './agent.js';
+import type { AnyTool } from './define-tool.js';
 import type { AgentEvent } from './agent-machine.js';
 import { buildApprovalRequest } from './approval-request.js';
 import { currentToolCalls } from './current-tool-calls.js';
@@ -16,6 +17,7 @@ import { step, stepAll } from './step.js';
 import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
+import { richResultOf, type ToolResultExtras } from './rich-tool-result.js';
 import type { AgentSnapshot, ToolCall, ToolCallRecord } from './types.js';
 
 export interface ExecuteOptions {
@@ -47,6 +49,21 @@ export interface ExecuteOptions {
 }
 
 const processLeaseOwner = `proc_${randomUUID()}`;
+
+/**
+ * The event that puts a call whose outcome is unknown (its process died, or it was cut off mid-call) to a person
+ * again, asked of the same approvers the policy names for it.
+ */
+async function askAgain(agent: Agent, snapshot: AgentSnapshot, record: ToolCallRecord, tool: AnyTool, args: unknown, reason: string): Promise<AgentEvent> {
+  const settings = agent.settings;
+  const now = settings.clock();
+  const { approvers, ruleId } = await approversOfCall(agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
+  const request = buildApprovalRequest(
+    { runId: snapshot.runId, approvalId: `apr_${randomUUID()}`, toolCallId: record.toolCallId, tool, args, parsedInput: args, approvers, ruleId, reason, outcomeUnknown: true },
+    { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },
+  );
+  return { type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request };
+}
 
 function isSnapshot(value: unknown): value is AgentSnapshot {
   return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
@@ -184,25 +201,9 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           const { args, call, calls } = callFor(snapshot, record, position);
           if (record.status === 'executing' && !tool.idempotent) {
             // A previous process started this call and stopped before it reported: a person decides whether to run it again.
-            const now = settings.clock();
-            const { approvers, ruleId } = await approversOfCall(agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
-            const request = buildApprovalRequest(
-              {
-                runId: snapshot.runId,
-                approvalId: `apr_${randomUUID()}`,
-                toolCallId: record.toolCallId,
-                tool,
-                args,
-                parsedInput: args,
-                approvers,
-                ruleId,
-                reason:
-                  'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.',
-                outcomeUnknown: true,
-              },
-              { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },
-            );
-            await advance({ type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request });
+            const reason =
+              'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.';
+            await advance(await askAgain(agent, snapshot, record, tool, args, reason));
             break;
           }
           const startedAt = settings.clock();
@@ -216,7 +217,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
           const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
           const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
-          let outcome: { ok: boolean; result: string };
+          let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
           if (!parsed.success) {
             outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
           } else {
@@ -228,8 +229,16 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
                 signal: controller.signal,
                 messages: snapshot.messages,
               });
-              outcome = { ok: true, result: resultContent(value) };
+              const rich = richResultOf(value);
+              outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };
             } catch (error) {
+              if (error instanceof OutcomeUnknownError && !tool.idempotent) {
+                // Cut off after it may have reached the other side: as after a crash, a person decides whether to run it again.
+                const reason = `This call was cut off before it reported a result (${error.message}); it may or may not have taken effect. Approve to run it again, deny to skip it.`;
+                const interrupted = await askAgain(agent, snapshot, record, tool, args, reason);
+                await (options.checkpoint ? advance(interrupted) : advance(started, interrupted));
+                break;
+              }
               outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
             }
           }

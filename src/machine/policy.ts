@@ -2,13 +2,21 @@ import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { Glob } from './glob.js';
 import type { Approvers, ToolContext } from './define-tool.js';
+import type { ToolAnnotations } from './types.js';
 import { parseOptions } from '../options.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
 /** What a rule's `when` sees besides the arguments: the call's context and the tool itself. */
 export interface PolicyContext extends ToolContext {
-  readonly tool: { readonly name: string; readonly description: string; readonly connector?: string };
+  readonly tool: {
+    readonly name: string;
+    readonly description: string;
+    readonly connector?: string;
+    /** The tool's definition declares it free of side effects. */
+    readonly readOnly?: boolean;
+    readonly annotations?: ToolAnnotations;
+  };
 }
 
 /**

@@ -13,14 +13,25 @@ const DANGEROUS = new RegExp(DANGEROUS_WORDS.join('|'), 'i');
  * });
  */
 export const presets = {
-  /** Allows tools whose names start with read, list, get or search. */
+  /**
+   * Allows tools whose names start with read, list, get or search, and tools
+   * whose definition declares them `readOnly` (an MCP tool's `readOnlyHint`
+   * counts only from a server connected with `trustAnnotations: true`).
+   */
   readOnlyAutoApprove(): PolicyRule[] {
-    return ['read', 'list', 'get', 'search'].map((verb) => ({
+    const byName = ['read', 'list', 'get', 'search'].map((verb) => ({
       id: `preset:read-only:${verb}`,
       tool: `${verb}*`,
       action: 'allow' as const,
       reason: `read-only tool (name starts with "${verb}")`,
     }));
+    const declared: PolicyRule = {
+      id: 'preset:read-only:declared',
+      action: 'allow',
+      reason: 'read-only tool (its definition says it has no side effects)',
+      when: (_args, ctx) => ctx.tool.readOnly === true,
+    };
+    return [...byName, declared];
   },
   /** Asks for tools whose name or description mentions execute, command, delete, remove, write, shell, drop or send. */
   dangerousByName(): PolicyRule[] {

@@ -1,11 +1,12 @@
 import { SuperJSON } from 'superjson';
 import { z } from 'zod';
+import { toolAnnotationsSchema } from './tool-annotations.js';
 import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
 import { checkMessageList } from './check-messages.js';
-import { usageSchema } from './message-schema.js';
+import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 
 /** The wire format versions `deserialize` reads. */
@@ -17,7 +18,7 @@ export const CURRENT_SCHEMA_VERSION = 2;
 const codec = new SuperJSON();
 
 const warningSchema = z.object({
-  code: z.enum(['bidi-control', 'zero-width', 'invisible', 'escape-lookalike', 'mixed-script', 'truncated']),
+  code: z.enum(['bidi-control', 'zero-width', 'invisible', 'escape-lookalike', 'mixed-script', 'truncated', 'connector-disconnected']),
   path: z.string(),
   message: z.string(),
 });
@@ -35,6 +36,7 @@ export const requestSchema = z.object({
   expiresAt: z.number().optional(),
   onExpire: z.enum(['deny', 'keep']).optional(),
   connector: z.string().optional(),
+  annotations: toolAnnotationsSchema.optional(),
   warnings: z.array(warningSchema),
   ruleId: z.string().optional(),
   approvers: z.array(z.string()).optional(),
@@ -67,6 +69,8 @@ const recordSchema = z.object({
   approvalId: z.string().optional(),
   editedArgs: z.unknown().optional(),
   result: z.string().optional(),
+  resultFiles: z.array(filePartSchema).optional(),
+  resultOutput: jsonSchema.optional(),
   lease: z.object({ owner: z.string(), until: z.number() }).optional(),
   attempts: z.number().int().nonnegative(),
 });

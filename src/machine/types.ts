@@ -170,12 +170,32 @@ export type ToolCallStatus = 'pending' | 'approved' | 'denied' | 'executing' | '
 /** What to do with a request nobody answered before its `expiresAt`. */
 export type OnExpire = 'deny' | 'keep';
 
-/** A finding about the displayed arguments the approver should know of. */
+/**
+ * A finding the approver should know of: about the displayed arguments, or
+ * (`connector-disconnected`, path `''`) that the tool's connector was not
+ * connected when the request was made.
+ */
 export interface ArgsWarning {
-  readonly code: 'bidi-control' | 'zero-width' | 'invisible' | 'escape-lookalike' | 'mixed-script' | 'truncated';
+  readonly code: 'bidi-control' | 'zero-width' | 'invisible' | 'escape-lookalike' | 'mixed-script' | 'truncated' | 'connector-disconnected';
   readonly path: string;
   readonly message: string;
 }
+
+/**
+ * Hints a tool gives about itself (the MCP tool annotations). Shown to the
+ * approver; they loosen no policy unless the tool's definition sets
+ * `readOnly` or `idempotent` itself (an MCP server with `trustAnnotations`).
+ */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** Whether the system behind a connector can be reached: `failed` means reconnecting gave up. */
+export type ConnectorStatus = 'connected' | 'connecting' | 'disconnected' | 'failed';
 
 /** What a person is asked to decide. */
 export interface ApprovalRequest {
@@ -192,6 +212,8 @@ export interface ApprovalRequest {
   readonly expiresAt?: number;
   readonly onExpire?: OnExpire;
   readonly connector?: string;
+  /** What the tool says about itself (MCP annotations), shown as badges; hints only, never trusted by the request. */
+  readonly annotations?: ToolAnnotations;
   readonly warnings: readonly ArgsWarning[];
   /** The policy rule that asked for this approval, if one did. */
   readonly ruleId?: string;
@@ -254,6 +276,10 @@ export interface ToolCallRecord {
   readonly editedArgs?: unknown;
   /** What the model will read as this call's result, once there is one. */
   readonly result?: string;
+  /** Files the tool handed back with its result (`toolResult`), put in the tool message as `file` parts. */
+  readonly resultFiles?: readonly Extract<MessagePart, { type: 'file' }>[];
+  /** The tool's structured result (`toolResult`), the tool message's `tool-result` part `output`. */
+  readonly resultOutput?: JsonValue;
   readonly lease?: { readonly owner: string; readonly until: number };
   readonly attempts: number;
 }

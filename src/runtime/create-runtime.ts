@@ -24,6 +24,7 @@ import { withLinks } from './link-runtime.js';
 import { hasLiveLease, runtimeMaintenance } from './runtime-maintenance.js';
 import { runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
 import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 
 export type { RuntimeOptions } from './runtime-options.js';
@@ -333,6 +334,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    connectors: () => connectorStates(agents.values()),
   };
   return options.links === undefined ? runtime : withLinks(runtime, { ...options.links, clock });
 }

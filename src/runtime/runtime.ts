@@ -1,3 +1,4 @@
+import type { ConnectorState } from './connector-statuses.js';
 import type { Agent } from '../machine/agent.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinkService } from '../links/link-service.js';
@@ -102,6 +103,8 @@ export interface Runtime {
    * that subscribes later). Returns a function that unsubscribes.
    */
   subscribe(listener: (event: RunEvent) => void): () => void;
+  /** The connectors this runtime's agents use (tools with a `connectorStatus`, such as MCP tools) and their status now. */
+  connectors(): readonly ConnectorState[];
 }
 
 /**

@@ -80,6 +80,7 @@ const REQUEST_FIELDS = [
   'expiresAt',
   'onExpire',
   'connector',
+  'annotations',
   'warnings',
   'ruleId',
   'approvers',

@@ -42,7 +42,8 @@ function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-const htmlMarkup: Markup = {
+/** The channels' Markup in HTML: the link pages' and the approval mail's. */
+export const htmlMarkup: Markup = {
   escape: escapeHtml,
   strong: (escaped) => `<strong>${escaped}</strong>`,
   code: (escaped) => `<code>${escaped}</code>`,

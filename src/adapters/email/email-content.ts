@@ -5,7 +5,7 @@ import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../channels/markup.js';
 import { annotationLine, partitionWarnings } from '../../channels/request-notes.js';
 import { outcomeLine, type CardOutcome } from '../../channels/wording.js';
-import { escapeHtml } from '../../http/link-pages.js';
+import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
 
 /** The two bodies of one mail. */
 export interface MailBody {
@@ -44,10 +44,7 @@ const plainFormat: MailFormat = {
 };
 
 const htmlFormat: MailFormat = {
-  escape: escapeHtml,
-  strong: (escaped) => `<strong>${escaped}</strong>`,
-  code: (escaped) => `<code>${escaped}</code>`,
-  who: (by) => escapeHtml(who(by)),
+  ...htmlMarkup,
   paragraph: (inner) => `<p>${inner}</p>`,
   preformatted: (escaped) => `<pre>${escaped}</pre>`,
   list: (items) => `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`,

@@ -15,4 +15,5 @@ export { answerClick, decideWithLink, type Click } from './decide-click.js';
 export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from './markup.js';
 export { classifyRefusal, type Refusal } from './refusal.js';
+export { annotationLine, partitionWarnings, type NoteMarks } from './request-notes.js';
 export { cardHead, cardWarnings, decidedReply, outcomeLine, refusalReply, settledText, type CardOutcome, type ClickReply } from './wording.js';

@@ -6,6 +6,7 @@ import type { ApprovalRequest, AuditEntry } from '../machine/types.js';
 import type { LinkRespondResult } from '../runtime/runtime.js';
 import { fitEscaped, type Markup } from './markup.js';
 import type { Refusal } from './refusal.js';
+import { annotationLine, partitionWarnings } from './request-notes.js';
 
 /** What a clicker is told: `short` fits a toast (200 characters, plain), `text` the message; `replace` says whether the card itself should read it. */
 export interface ClickReply {
@@ -81,22 +82,32 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
 }
 
 /**
- * A card's opening: who wants to run what (and through which connector), the model's description, why a person
- * decides, and an interrupted call's note; escaped and marked up, at most `limit` characters.
+ * A card's opening: who wants to run what (and through which connector), what the tool says about itself, the
+ * model's description, why a person decides, and an interrupted call's note; escaped and marked up, at most `limit`
+ * characters.
  */
 export function cardHead(request: ApprovalRequest, agentName: string, m: Markup, limit: number): string {
   const connector = request.connector === undefined ? '' : ` through ${m.strong(m.escape(request.connector))}`;
+  const claims = annotationLine(request, m);
   return fitEscaped(
-    `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.\n${m.escape(request.description)}` +
+    `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.` +
+      (claims === '' ? '' : `\n${claims}`) +
+      `\n${m.escape(request.description)}` +
       (request.reason ? `\nWhy a person decides: ${m.escape(request.reason)}` : '') +
       (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),
     limit,
   );
 }
 
-/** A card's warnings about the displayed arguments, '' when there are none; at most `limit` characters. */
+/**
+ * A card's warnings, '' when there are none; at most `limit` characters: those about the request (a disconnected
+ * connector) a line each, then those about the displayed arguments.
+ */
 export function cardWarnings(request: ApprovalRequest, m: Markup, limit: number): string {
-  if (request.warnings.length === 0) return '';
-  const lines = request.warnings.map((warning) => `• ${m.escape(warning.path || '(arguments)')}: ${m.escape(warning.message)}`);
-  return fitEscaped(`⚠️ Check the arguments carefully:\n${lines.join('\n')}`, limit);
+  const { request: aboutRequest, args } = partitionWarnings(request);
+  const lines = [
+    ...aboutRequest.map((warning) => `⚠️ ${m.escape(warning.message)}`),
+    ...(args.length === 0 ? [] : ['⚠️ Check the arguments carefully:', ...args.map((warning) => `• ${m.escape(warning.path || '(arguments)')}: ${m.escape(warning.message)}`)]),
+  ];
+  return lines.length === 0 ? '' : fitEscaped(lines.join('\n'), limit);
 }

@@ -1,3 +1,5 @@
+import { annotationLine } from '../channels/request-notes.js';
+import type { Markup } from '../channels/markup.js';
 import { replaceInvisible } from '../machine/display-text.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 
@@ -19,6 +21,13 @@ export function inert(text: string): string {
   return replaceInvisible(text, jsonEscape);
 }
 
+/**
+ * A terminal has no markup: what the channels' wording marks up prints as it is, and its signs are the CLI's own
+ * (`inert` would show an emoji's variation selector as an escape).
+ */
+const terminal: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+const terminalMarks = { claims: '', warning: '! ' };
+
 function when(epochMs: number | undefined): string {
   return epochMs === undefined ? 'never' : new Date(epochMs).toISOString();
 }
@@ -30,9 +39,11 @@ export function formatRequest(runId: string, request: ApprovalRequest, now: numb
     `  run ${runId}  approval ${request.approvalId}`,
     `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''}`,
   ];
+  const claims = annotationLine(request, terminal, terminalMarks);
+  if (claims !== '') lines.push(`  ${claims}`);
   if (request.reason) lines.push(`  why asked: ${request.reason}`);
   if (request.outcomeUnknown) lines.push('  ! this call was interrupted before it reported; it may already have had its effect');
-  for (const warning of request.warnings) lines.push(`  ! ${warning.code} at ${warning.path}: ${warning.message}`);
+  for (const warning of request.warnings) lines.push(`  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`);
   if (request.approvers) lines.push(`  approvers: ${request.approvers.join(', ')}`);
   lines.push(
     ...JSON.stringify(request.args, null, 2)

@@ -11,6 +11,7 @@ import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { connectorRoutes } from './routes/connectors.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -189,6 +190,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', serviceRoutes())
     .route('/', runRoutes(settings))
     .route('/', approvalRoutes(settings))
+    .route('/', connectorRoutes(settings))
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
     .route('/', inboxRoutes(settings))
     .route('/', linkRoutes(settings));

@@ -1,4 +1,7 @@
+import type { Markup } from '../channels/markup.js';
+import { annotationLine, partitionWarnings } from '../channels/request-notes.js';
 import type { LinkClaim } from '../links/approval-links.js';
+import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../machine/types.js';
 
@@ -39,10 +42,28 @@ function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
+/** The channels' Markup in HTML: the link pages' and the approval mail's. */
+export const htmlMarkup: Markup = {
+  escape: escapeHtml,
+  strong: (escaped) => `<strong>${escaped}</strong>`,
+  code: (escaped) => `<code>${escaped}</code>`,
+  who: (by) => escapeHtml(by ?? 'someone'),
+};
+
+/** What the tool says about itself, in a warning box when it says it is destructive; '' when it says nothing. */
+function claimsParagraph(request: ApprovalRequest): string {
+  const line = annotationLine(request, htmlMarkup);
+  if (line === '') return '';
+  return annotationBadges(request.annotations).includes('destructive') ? `<p class="warn">${line}</p>` : `<p>${line}</p>`;
+}
+
+/** Warnings about the request (a disconnected connector) a box each, then those about the arguments in one list. */
 function warningList(request: ApprovalRequest): string {
-  if (request.warnings.length === 0) return '';
-  const items = request.warnings.map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`).join('');
-  return `<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
+  const { request: aboutRequest, args } = partitionWarnings(request);
+  const boxes = aboutRequest.map((warning) => `<p class="warn"><strong>⚠️ ${escapeHtml(warning.message)}</strong></p>`).join('');
+  if (args.length === 0) return boxes;
+  const items = args.map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`).join('');
+  return `${boxes}<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
 }
 
 function stringifyArgs(args: unknown): string {
@@ -55,7 +76,8 @@ function stringifyArgs(args: unknown): string {
 
 /**
  * The page `GET /links/:token` shows: what the link will decide, with the
- * tool name, the redacted arguments and their warnings, and a form that
+ * tool name, what the tool says about itself (its annotations, as its own
+ * claims), the redacted arguments and the warnings, and a form that
  * POSTs the decision. Showing it changes nothing, so a link scanner that
  * fetches the URL cannot approve anything.
  *
@@ -71,6 +93,7 @@ export function confirmationPage(input: { readonly claim: LinkClaim; readonly re
   return layout(
     `${verb} ${request.toolName}?`,
     `<h1>${escapeHtml(verb)} <code>${escapeHtml(request.toolName)}</code>?</h1>` +
+      claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
       `<p>Run <code>${escapeHtml(claim.runId)}</code>, approval <code>${escapeHtml(request.approvalId)}</code>.</p>` +
@@ -96,7 +119,7 @@ export function messagePage(title: string, message: string): string {
 
 /**
  * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
- * page with what it will run (tool, redacted arguments, warnings, expiry)
+ * page with what it will run (tool, its annotations, redacted arguments, warnings, expiry)
  * and Approve and Deny buttons that post its one-click links as the
  * reviewer. Showing it changes nothing.
  *
@@ -113,6 +136,7 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
       : `<p><em>Only ${escapeHtml((request.approvers ?? []).join(', '))} may decide this one.</em></p>`;
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
+      claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
       (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +

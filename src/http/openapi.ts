@@ -4,6 +4,7 @@ import {
   batchAnswerSchema,
   batchBody,
   cancelBody,
+  connectorsAnswerSchema,
   decisionAnswerSchema,
   decisionBody,
   eventsQuery,
@@ -102,6 +103,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
         BatchAnswer: outputSchema(batchAnswerSchema),
         Accepted: outputSchema(acceptedAnswerSchema),
         PendingPage: outputSchema(pendingPageSchema),
+        Connectors: outputSchema(connectorsAnswerSchema),
         Problem: outputSchema(problemSchema),
       },
     },
@@ -131,6 +133,14 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           security: readSecurity,
           parameters: queryParameters(pendingQuery),
           responses: { '200': { description: 'A page; pass `cursor` back for the next.', content: json(ref('PendingPage')) }, ...errors(400, 401, 503) },
+        },
+      },
+      '/connectors': {
+        get: {
+          operationId: 'listConnectors',
+          summary: "The connectors the runtime's agents use (tools with a connector status, such as MCP servers) and their status now.",
+          security: readSecurity,
+          responses: { '200': { description: 'Every connector, once, with the worst status its tools report.', content: json(ref('Connectors')) }, ...errors(401) },
         },
       },
       '/runs/{runId}/approvals/{approvalId}': {

@@ -142,6 +142,15 @@ export const pendingPageSchema = z.object({
   items: z.array(z.object({ runId: z.string(), agentName: z.string(), request: approvalRequestSchema })),
   cursor: z.string().optional(),
 });
+export const connectorsAnswerSchema = z.object({
+  connectors: z.array(
+    z.object({
+      name: z.string(),
+      status: z.enum(['connected', 'connecting', 'disconnected', 'failed']).describe('`failed`: reconnecting gave up.'),
+      agents: z.array(z.string()).describe('Agents with at least one tool on this connector.'),
+    }),
+  ),
+});
 export const problemSchema = z
   .object({ type: z.string(), title: z.string(), status: z.number(), code: z.string(), detail: z.string() })
   .loose()

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { approveAll, ConfigError, createAgent, defineTool, type ModelStreamPart } from 'countersign';
 import { createOpenAIChatModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
+import { CHART_URL, PNG, richToolHistory } from '../support/rich-tool-history.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -180,6 +181,26 @@ describe('createOpenAIChatModel', () => {
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error.message).toBe('The model provider answered HTTP 200 with something that is not a chat completion.');
     expect(error.detail).toContain('sk-live-KEY');
+  });
+
+  it('sends the files tools returned in a user message after the tool messages: images as image_url parts, other files named in text', async () => {
+    received.length = 0;
+    answers = [completion({ content: 'Seen.' })];
+    await createOpenAIChatModel({ model: 'gpt-test', baseUrl }).generate({ messages: await richToolHistory(), tools: [] });
+    expect(received[0]!.body.messages.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_shot', content: 'Screenshot of https://example.com' },
+      { role: 'tool', tool_call_id: 'call_report', content: 'The report and its chart' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Files the tool call call_shot returned:' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          { type: 'text', text: 'Files the tool call call_report returned:' },
+          { type: 'text', text: '[file: application/pdf report.pdf]' },
+          { type: 'image_url', image_url: { url: CHART_URL } },
+        ],
+      },
+    ]);
   });
 
   it('returns what the call used and why it stopped', async () => {

@@ -1,6 +1,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from 'countersign';
+import { z } from 'zod';
+import { createAgent, createRuntime, defineTool, type Runtime } from 'countersign';
+import { createScriptedModel, toolCallTurn } from 'countersign/testing';
 import { runCli } from '../../src/cli/run-cli.js';
 import { countingAgent } from '../support/runtime-harness.js';
 
@@ -77,6 +79,24 @@ describe('countersign CLI', () => {
     expect((await cli(runtime, ['show'])).err).toContain('show takes a run id');
     expect((await cli(runtime, ['approve', 'r', 'a', '--scope', 'forever'])).err).toContain('--scope must be one of once, run');
     expect((await cli(runtime, ['--help'])).code).toBe(0);
+  });
+
+  it("shows the tool's claims about itself (destructive marked like a warning) and that its connector is down, without emoji escapes", async () => {
+    const purge = defineTool({
+      name: 'purge_cache',
+      description: 'Purge the CDN cache',
+      input: z.object({}),
+      annotations: { title: 'Purge everything', destructiveHint: true, openWorldHint: true },
+      connector: 'cdn',
+      connectorStatus: () => 'failed',
+      execute: () => 'purged',
+    });
+    const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model: createScriptedModel([toolCallTurn('purge_cache', {})]), tools: [purge] })] });
+    await runtime.start('ops', { input: 'purge' });
+    const { out } = await cli(runtime, ['pending']);
+    expect(out).toContain('  The tool says: Purge everything · ! destructive · open-world (its own hints, not verified)\n');
+    expect(out).toContain('  ! connector-disconnected: Connector cdn is failed: an approved call waits for it to come back, and fails if it does not.\n');
+    expect(out).not.toContain('\\u');
   });
 
   it('prints no terminal control sequences a tool call smuggled into its description', async () => {

@@ -374,6 +374,7 @@ describe('GET /openapi.json and /healthz', () => {
     expect(Object.keys(doc['paths']).sort()).toEqual(
       [
         '/approvals',
+        '/connectors',
         '/events',
         '/healthz',
         '/links/{token}',

@@ -61,7 +61,14 @@ interface World {
   readonly executed: string[];
 }
 
-function world(options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean } = {}): World {
+/** What the deploy tool says about itself in `world({ claims: true })`, and the connector it goes through, down. */
+const CLAIMS = {
+  annotations: { title: 'Deploy <to> production', destructiveHint: true, openWorldHint: true },
+  connector: 'ci-server',
+  connectorStatus: () => 'disconnected' as const,
+};
+
+function world(options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean; readonly claims?: boolean } = {}): World {
   const executed: string[] = [];
   const deploy = defineTool({
     name: 'deploy',
@@ -69,6 +76,7 @@ function world(options: { readonly calls?: number; readonly approvers?: string[]
     input: z.object({ target: z.string(), note: z.string() }),
     needsApproval: true,
     ...(options.approvers ? { approvers: options.approvers } : {}),
+    ...(options.claims ? CLAIMS : {}),
     approvalPrompt: () => HOSTILE_TEXT,
     execute: async ({ target }) => {
       executed.push(target);
@@ -119,6 +127,19 @@ export function channelContract(harness: ChannelHarness): void {
         expect(post.active).toEqual([]);
       }
       expect(run.pendingApprovals).toHaveLength(3);
+    });
+
+    it("shows the tool's title and badges as its own claims (destructive as a warning) and the warning that its connector is down", async () => {
+      const w = world({ claims: true });
+      const fixture = await setup(w.runtime);
+      await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      const [post] = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
+      expect(post!.visible).toContain('The tool says: Deploy <to> production · ⚠️ destructive · open-world (its own hints, not verified)');
+      expect(post!.visible).toMatch(/⚠️ Connector ci-server is disconnected: an approved call waits for it to come back/);
+      expect(post!.visible).not.toContain('(arguments): Connector');
+      expect(post!.active).toEqual([]);
     });
 
     it('retries a failing service with backoff and honours its Retry-After, posting the card once', async () => {

@@ -11,6 +11,7 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import type { Message, MessagePart, ProviderMetadata, ToolSpec } from '../../machine/types.js';
+import { filesOf } from '../tool-result-files.js';
 import type { SpecDialect } from './spec-versions.js';
 
 type AssistantContent = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'];
@@ -56,9 +57,16 @@ function assistantMessage(message: Message): LanguageModelV3Message {
   return { role: 'assistant', content: [...contentParts(message), ...calls] };
 }
 
-/** How a call ended, from its `tool-result` part; a tool message without one (older runs) ended well. */
+/**
+ * How a call ended, from its `tool-result` part; a tool message without one (older runs) ended well. A result with
+ * files is `content`: its text, then the files; one with a structured output and no files is that `json`.
+ */
 function toolOutput(message: Message, result: Extract<MessagePart, { type: 'tool-result' }> | undefined, dialect: SpecDialect): LanguageModelV3ToolResultOutput {
   const structured = result?.output as JSONValue | undefined;
+  const files = filesOf(message);
+  if (files.length > 0 && (result?.outcome ?? 'ok') === 'ok') {
+    return { type: 'content', value: [...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]), ...files.map(dialect.file)] };
+  }
   switch (result?.outcome ?? 'ok') {
     case 'denied':
       return dialect.denied(message.content);

@@ -1,6 +1,7 @@
 // Our history in the Messages API's shape: system text to the top-level `system`, user and assistant turns
 // alternating, thinking blocks first and as they came, every tool result of a turn in one user turn.
 import type { JsonValue, Message, MessagePart, ProviderMetadata, ToolCall } from '../../machine/types.js';
+import { fileLabel, filesOf } from '../tool-result-files.js';
 
 /** A content block as the Messages API takes it. */
 export type AnthropicBlock = { readonly type: string } & { readonly [field: string]: unknown };
@@ -63,8 +64,7 @@ function textBlocks(message: Message): AnthropicBlock[] {
 }
 
 function userBlocks(message: Message): AnthropicBlock[] {
-  const files = (message.parts ?? []).filter((part): part is Part<'file'> => part.type === 'file');
-  return [...files.map(fileBlock), ...textBlocks(message)];
+  return [...filesOf(message).map(fileBlock), ...textBlocks(message)];
 }
 
 function assistantBlocks(message: Message): AnthropicBlock[] {
@@ -72,13 +72,26 @@ function assistantBlocks(message: Message): AnthropicBlock[] {
   return [...thinking, ...textBlocks(message), ...(message.toolCalls ?? []).map(toolUseBlock)];
 }
 
-/** A tool message as a `tool_result`: an error or a denial sets `is_error` (the content says which). */
+/**
+ * A file in a tool result: images, PDFs and plain text (as data) are blocks the API takes there; any other file is named in
+ * text, so the model knows the tool returned one.
+ */
+function toolFileBlock(part: Part<'file'>): AnthropicBlock {
+  const taken = part.mediaType.startsWith('image/') || part.mediaType === 'application/pdf' || (part.mediaType === 'text/plain' && part.data !== undefined);
+  return taken ? fileBlock(part) : textBlock(fileLabel(part));
+}
+
+/**
+ * A tool message as a `tool_result`: its text, or with files its text and the files as blocks (the API has no place
+ * for a structured output: the text is what the model reads). An error or a denial sets `is_error` (the content says which).
+ */
 function toolResultBlock(message: Message): AnthropicBlock {
   const result = message.parts?.find((part): part is Part<'tool-result'> => part.type === 'tool-result');
+  const files = filesOf(message);
   return {
     type: 'tool_result',
     tool_use_id: message.toolCallId ?? result?.toolCallId,
-    content: message.content,
+    content: files.length === 0 ? message.content : [...(message.content === '' ? [] : [textBlock(message.content)]), ...files.map(toolFileBlock)],
     ...(result && result.outcome !== 'ok' ? { is_error: true } : {}),
     ...cacheControlOf(result ?? {}),
   };

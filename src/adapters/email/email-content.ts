@@ -3,8 +3,9 @@
 // tags and attributes are the template's own.
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../channels/markup.js';
+import { annotationLine, partitionWarnings } from '../../channels/request-notes.js';
 import { outcomeLine, type CardOutcome } from '../../channels/wording.js';
-import { escapeHtml } from '../../http/link-pages.js';
+import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
 
 /** The two bodies of one mail. */
 export interface MailBody {
@@ -43,10 +44,7 @@ const plainFormat: MailFormat = {
 };
 
 const htmlFormat: MailFormat = {
-  escape: escapeHtml,
-  strong: (escaped) => `<strong>${escaped}</strong>`,
-  code: (escaped) => `<code>${escaped}</code>`,
-  who: (by) => escapeHtml(who(by)),
+  ...htmlMarkup,
   paragraph: (inner) => `<p>${inner}</p>`,
   preformatted: (escaped) => `<pre>${escaped}</pre>`,
   list: (items) => `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`,
@@ -62,10 +60,14 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
   const blocks = [f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`), f.paragraph(f.escape(request.description))];
   if (request.reason) blocks.push(f.paragraph(`Why this needs a person: ${f.escape(request.reason)}`));
   if (request.connector) blocks.push(f.paragraph(`Connector: ${f.code(f.escape(request.connector))}`));
+  const claims = annotationLine(request, f);
+  if (claims !== '') blocks.push(f.paragraph(claims));
   if (request.outcomeUnknown) blocks.push(f.paragraph('⚠️ This call was interrupted before; it may already have had its effect.'));
-  if (request.warnings.length > 0) {
+  const warnings = partitionWarnings(request);
+  for (const warning of warnings.request) blocks.push(f.paragraph(f.strong(`⚠️ ${f.escape(warning.message)}`)));
+  if (warnings.args.length > 0) {
     blocks.push(f.paragraph(f.strong('⚠️ Check the arguments carefully:')));
-    blocks.push(f.list(request.warnings.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`)));
+    blocks.push(f.list(warnings.args.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`)));
   }
   blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
   blocks.push(f.list([f.link('Approve', urls.approve), f.link('Approve for this run', urls.approveForRun), f.link('Deny', urls.deny)]));

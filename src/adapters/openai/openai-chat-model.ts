@@ -1,10 +1,10 @@
-import type { Message, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../machine/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { postToModel, readModelAnswer, streamFromModel } from '../model-http.js';
 import { chatAnswer, completionSchema } from './chat-output.js';
 import { chatStreamParts } from './chat-stream.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
-import { argumentsText } from './tool-arguments.js';
+import { toChatMessages } from './chat-messages.js';
 import { streamingAsAsked } from '../streaming-option.js';
 
 /**
@@ -16,22 +16,6 @@ import { streamingAsAsked } from '../streaming-option.js';
 export type OpenAIChatModelOptions = OpenAIEndpointOptions;
 
 const optionsSchema = optionsObject(openAIEndpointShape);
-
-function toWire(message: Message): Record<string, unknown> {
-  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  if (message.role === 'assistant' && message.toolCalls?.length) {
-    return {
-      role: 'assistant',
-      content: message.content || null,
-      tool_calls: message.toolCalls.map((call) => ({
-        id: call.id,
-        type: 'function',
-        function: { name: call.name, arguments: argumentsText(call.args) },
-      })),
-    };
-  }
-  return { role: message.role, content: message.content };
-}
 
 function toolsToWire(tools: readonly ToolSpec[]): Record<string, unknown>[] {
   return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
@@ -55,7 +39,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
   const body = (request: ModelRequest) => ({
     ...options.body,
     model: options.model,
-    messages: request.messages.map(toWire),
+    messages: toChatMessages(request.messages),
     ...(request.tools.length > 0 ? { tools: toolsToWire(request.tools) } : {}),
   });
 

@@ -3,6 +3,7 @@
 // encrypted content, messages, function calls, each with its item id, from parts and providerMetadata.openai), tool
 // results as function_call_output items. With previousResponseId 'auto', what the server already holds is left out.
 import type { Message, MessagePart, ModelRequest, ToolCall, ToolSpec } from '../../machine/types.js';
+import { dataUrl, type FilePart, filesOf } from '../tool-result-files.js';
 import { argumentsText } from './tool-arguments.js';
 
 /** How a Responses model builds its requests. */
@@ -31,11 +32,7 @@ export function responseIdOf(message: Message): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-function dataUrl(part: { readonly mediaType: string; readonly data?: string }): string {
-  return `data:${part.mediaType};base64,${part.data ?? ''}`;
-}
-
-function fileInput(part: Extract<MessagePart, { type: 'file' }>): Item {
+function fileInput(part: FilePart): Item {
   if (part.mediaType.startsWith('image/')) return { type: 'input_image', image_url: part.url ?? dataUrl(part) };
   if (part.url !== undefined) return { type: 'input_file', file_url: part.url };
   return { type: 'input_file', filename: part.filename ?? 'file', file_data: dataUrl(part) };
@@ -87,6 +84,13 @@ function assistantItems(message: Message, store: boolean): Item[] {
   return items;
 }
 
+/** A tool message's output: its text, or with files its text and the files as `input_*` content. */
+function toolOutput(message: Message): string | Item[] {
+  const files = filesOf(message);
+  if (files.length === 0) return message.content;
+  return [...(message.content === '' ? [] : [{ type: 'input_text', text: message.content }]), ...files.map(fileInput)];
+}
+
 function inputItems(message: Message, store: boolean): Item[] {
   switch (message.role) {
     case 'system':
@@ -96,8 +100,9 @@ function inputItems(message: Message, store: boolean): Item[] {
     case 'assistant':
       return assistantItems(message, store);
     case 'tool':
-      // The content already says how the call ended (an error, a denial): the Responses API has no flag for it.
-      return [{ type: 'function_call_output', call_id: message.toolCallId, output: message.content }];
+      // The content already says how the call ended (an error, a denial): the Responses API has no flag for it, and
+      // no place for a structured output (the text is what the model reads). Files make the output a content list.
+      return [{ type: 'function_call_output', call_id: message.toolCallId, output: toolOutput(message) }];
   }
 }
 

@@ -1,0 +1,44 @@
+// What every surface (the link page and inbox, the chat cards, email, the CLI) says about a request beside its
+// arguments, written once: what the tool says about itself (its annotations, shown as its own claims), and the
+// warnings that are not about the arguments (a disconnected connector), shown on their own lines.
+import { annotationBadges } from '../machine/tool-annotations.js';
+import type { ApprovalRequest, ArgsWarning } from '../machine/types.js';
+import type { Markup } from './markup.js';
+
+/** The signs a surface puts before the claims line and before a warning: emoji in chat and mail, plain text in a terminal. */
+export interface NoteMarks {
+  readonly claims: string;
+  readonly warning: string;
+}
+
+const EMOJI_MARKS: NoteMarks = { claims: '🏷️ ', warning: '⚠️ ' };
+
+/**
+ * The line saying what the tool claims about itself: its title and its
+ * badges (`annotationBadges`), a destructive one marked as a warning, and
+ * that these are the tool's own hints; '' when the tool says nothing.
+ *
+ * @example
+ * const plain: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+ * annotationLine({ annotations: { title: 'Delete repository', destructiveHint: true } }, plain);
+ * // '🏷️ The tool says: Delete repository · ⚠️ destructive (its own hints, not verified)'
+ */
+export function annotationLine(request: Pick<ApprovalRequest, 'annotations'>, m: Markup, marks: NoteMarks = EMOJI_MARKS): string {
+  const title = request.annotations?.title;
+  const badges = annotationBadges(request.annotations).map((badge) => (badge === 'destructive' ? m.strong(`${marks.warning}destructive`) : badge));
+  const claims = [...(title === undefined || title === '' ? [] : [m.strong(m.escape(title))]), ...badges];
+  return claims.length === 0 ? '' : `${marks.claims}The tool says: ${claims.join(' · ')} (its own hints, not verified)`;
+}
+
+/**
+ * A request's warnings in two groups: about the request as a whole (a
+ * disconnected connector), each shown on a line of its own, and about its
+ * displayed arguments, shown as a list under "check the arguments".
+ *
+ * @example
+ * const { request: aboutRequest, args } = partitionWarnings(request);
+ */
+export function partitionWarnings(request: Pick<ApprovalRequest, 'warnings'>): { readonly request: readonly ArgsWarning[]; readonly args: readonly ArgsWarning[] } {
+  const aboutRequest = request.warnings.filter((warning) => warning.code === 'connector-disconnected');
+  return { request: aboutRequest, args: request.warnings.filter((warning) => !aboutRequest.includes(warning)) };
+}

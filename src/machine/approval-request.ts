@@ -75,7 +75,7 @@ export function buildApprovalRequest(
     warnings.unshift({
       code: 'connector-disconnected',
       path: '',
-      message: `Connector ${call.tool.connector ?? call.tool.name} is ${connectorStatus}: an approved call waits for it to come back, and fails if it does not.`,
+      message: `Connector ${call.tool.connector ?? call.tool.name} is ${connectorStatus === 'failed' ? 'down (reconnecting gave up)' : connectorStatus}: an approved call waits for it to come back, and fails if it does not.`,
     });
   }
   const unsigned: ApprovalRequest = {

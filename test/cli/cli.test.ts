@@ -95,7 +95,7 @@ describe('countersign CLI', () => {
     await runtime.start('ops', { input: 'purge' });
     const { out } = await cli(runtime, ['pending']);
     expect(out).toContain('  The tool says: Purge everything · ! destructive · open-world (its own hints, not verified)\n');
-    expect(out).toContain('  ! connector-disconnected: Connector cdn is failed: an approved call waits for it to come back, and fails if it does not.\n');
+    expect(out).toContain('  ! connector-disconnected: Connector cdn is down (reconnecting gave up): an approved call waits for it to come back, and fails if it does not.\n');
     expect(out).not.toContain('\\u');
   });
 

@@ -27,7 +27,7 @@ export async function callThrough(
     const client = await link.connected(deadline, options.signal);
     if (client === undefined) {
       const status = link.status === 'failed' ? 'failed' : link.status === 'connecting' ? 'connecting' : 'disconnected';
-      const detail = status === 'failed' ? 'reconnecting gave up' : `it did not come back within ${server.timeoutMs} ms`;
+      const detail = status === 'failed' ? 'reconnecting gave up' : Date.now() < deadline ? 'its client is closed' : `it did not come back within ${server.timeoutMs} ms`;
       throw new ConnectorUnavailableError(server.name, status, `connector ${server.name} is disconnected: ${detail}; the call was not sent.`);
     }
     try {

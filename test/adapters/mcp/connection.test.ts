@@ -56,8 +56,9 @@ describe('connectMcpServer over HTTP', () => {
     const log = callLog();
     const server = await httpFixture(log.file);
     servers.push(server);
-    const connection = await connect({ name: 'remote', url: server.url, ...fast });
+    const connection = await connect({ name: 'remote', url: server.url, headers: { authorization: 'Bearer t0ken' }, ...fast });
     expect((await connection.callTool('read_file', { path: '/a' })).content).toEqual([{ type: 'text', text: 'contents of /a' }]);
+    expect(log.calls().find((entry) => entry['authorization'])).toEqual({ method: 'POST', authorization: 'Bearer t0ken' });
 
     await server.kill();
     await statusReached(connection, 'disconnected');
@@ -68,7 +69,7 @@ describe('connectMcpServer over HTTP', () => {
     await server.start();
     await statusReached(connection, 'connected');
     expect((await connection.callTool('read_file', { path: '/c' })).content).toEqual([{ type: 'text', text: 'contents of /c' }]);
-    expect(log.calls().map((call) => call['tool'])).toEqual(['read_file', 'read_file']);
+    expect(log.calls().flatMap((call) => (call['tool'] ? [call['tool']] : []))).toEqual(['read_file', 'read_file']);
   });
 
   it('a call made while the server is away waits for it and goes through once it is back', async () => {
@@ -96,8 +97,12 @@ describe('connectMcpServer over HTTP', () => {
     const log = callLog();
     const server = await httpFixture(log.file, '--sse');
     servers.push(server);
-    const connection = await connect({ name: 'legacy', url: server.url, headers: { 'x-team': 'ops' } });
+    const connection = await connect({ name: 'legacy', url: server.url, headers: { authorization: 'Bearer old' } });
     expect((await connection.callTool('read_file', { path: '/old' })).content).toEqual([{ type: 'text', text: 'contents of /old' }]);
+    expect(log.calls().filter((entry) => entry['authorization'])).toEqual([
+      { method: 'POST', authorization: 'Bearer old' },
+      { method: 'GET', authorization: 'Bearer old' },
+    ]);
   });
 });
 

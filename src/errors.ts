@@ -27,7 +27,8 @@ export type CountersignErrorCode =
   | 'value_too_deep'
   | 'invalid_transition'
   | 'model_provider_error'
-  | 'outcome_unknown';
+  | 'outcome_unknown'
+  | 'connector_unavailable';
 
 /**
  * The codes of configuration problems (a `ConfigError`): fixed by changing
@@ -362,5 +363,25 @@ export class ValueTooDeepError extends CountersignError {
 export class OutcomeUnknownError extends CountersignError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('outcome_unknown', message, { ...options, fault: 'environment' });
+  }
+}
+
+/**
+ * A connector (an MCP server) could not be reached: the first connection
+ * failed, or a call waited for a reconnect that did not come in time. The
+ * call was not sent, so nothing happened on the other side.
+ *
+ * @example
+ * try { await connection.callTool('create_issue', { title: 'x' }); }
+ * catch (error) { if (error instanceof ConnectorUnavailableError) console.log(error.connector, error.status); }
+ */
+export class ConnectorUnavailableError extends CountersignError {
+  readonly connector: string;
+  readonly status: 'connecting' | 'disconnected' | 'failed';
+
+  constructor(connector: string, status: ConnectorUnavailableError['status'], message: string, options: { cause?: unknown } = {}) {
+    super('connector_unavailable', message, { ...options, fault: 'environment' });
+    this.connector = connector;
+    this.status = status;
   }
 }

@@ -111,7 +111,8 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       continue;
     }
     seen.add(call.id);
-    const tool = agent.tools.get(call.name);
+    // `has`, not `get`: a tool a source stopped offering is found for runs paused on it, never for a new call.
+    const tool = agent.tools.has(call.name) ? agent.tools.get(call.name) : undefined;
     if (!tool) {
       const available = [...agent.tools.keys()].join(', ') || '(none)';
       evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Unknown tool ${call.name}. Available tools: ${available}.`) } });

@@ -20,12 +20,19 @@ export function isToolSource(value: AnyTool | ToolSource): value is ToolSource {
  * map is rebuilt only when a source hands out a new array; a source's tool
  * whose name is taken already (by one of the agent's own or an earlier
  * source's) is left out, so a refresh never replaces a tool under a run.
+ *
+ * A tool a source stops offering is no longer offered to the model, nor listed
+ * by `has`, `keys` or `values`, but `get` still finds it for the life of the
+ * agent: a run that paused on a call of it resumes with the tool's own answer
+ * (an MCP tool says its server no longer offers it) rather than a
+ * `ToolNotFoundError`.
  */
 export class ToolSet implements ReadonlyMap<string, AnyTool> {
   readonly #entries: readonly (AnyTool | ToolSource)[];
   readonly #sources: readonly ToolSource[];
   #seen: readonly (readonly AnyTool[])[] = [];
   #byName = new Map<string, AnyTool>();
+  #former = new Map<string, AnyTool>();
   #specs: readonly ToolSpec[] = [];
 
   constructor(entries: readonly (AnyTool | ToolSource)[]) {
@@ -43,7 +50,7 @@ export class ToolSet implements ReadonlyMap<string, AnyTool> {
     return this.#sync().#byName.size;
   }
   get(name: string): AnyTool | undefined {
-    return this.#sync().#byName.get(name);
+    return this.#sync().#byName.get(name) ?? this.#former.get(name);
   }
   has(name: string): boolean {
     return this.#sync().#byName.has(name);
@@ -77,6 +84,8 @@ export class ToolSet implements ReadonlyMap<string, AnyTool> {
     for (const entry of this.#entries) {
       for (const tool of isToolSource(entry) ? entry.tools : [entry]) if (!byName.has(tool.name)) byName.set(tool.name, tool);
     }
+    for (const [name, tool] of this.#byName) if (!byName.has(name)) this.#former.set(name, tool);
+    for (const name of byName.keys()) this.#former.delete(name);
     this.#byName = byName;
     this.#specs = [...byName.values()].map((tool) => tool.spec);
     return this;

@@ -61,6 +61,28 @@ describe('tool sources', () => {
     expect(agent.settings.specs.map((spec) => spec.description)).toEqual(['The same tool']);
   });
 
+  it('a tool its source drops is not offered again, but a run paused on it resumes with the tool answering', async () => {
+    const gated = echo('gone', { needsApproval: true, execute: () => 'the tool answered after it was dropped' });
+    const source: { tools: readonly AnyTool[] } = { tools: [gated] };
+    const offered: string[][] = [];
+    const model = createScriptedModel([
+      toolCallTurn('gone', { q: 'x' }),
+      (request) => {
+        offered.push(request.tools.map((tool) => tool.name));
+        return toolCallTurn('gone', { q: 'again' });
+      },
+      textTurn('done'),
+    ]);
+    const agent = testAgent({ model, tools: [source] });
+    const paused = await agent.execute({ input: 'go' });
+    source.tools = [];
+    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    expect(offered).toEqual([[]]);
+    expect(toolResults(done.messages)[0]).toBe('the tool answered after it was dropped');
+    expect(toolResults(done.messages)[1]).toMatch(/Unknown tool gone/);
+    expect([...agent.tools.keys()]).toEqual([]);
+  });
+
   it('anything that is neither a tool nor a source is refused by name', () => {
     expect(() => testAgent({ model: createScriptedModel([]), tools: [{ name: 'x' } as unknown as ToolSource] })).toThrow(
       /tools\.0 must be made with defineTool, or be a source of tools/,

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-function importWithoutPeers(specifier: string): string {
+function importWithoutPeers(specifier: string, allowedPeer = ''): string {
   const script = `await import(${JSON.stringify(specifier)}); console.log('loaded');`;
   try {
     return execFileSync(process.execPath, ['--import', 'tsx', '--import', './test/support/forbid-optional-peers.mjs', '--input-type=module', '-e', script], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, COUNTERSIGN_ALLOW_PEER: allowedPeer },
     });
   } catch (error) {
     return String((error as { stderr?: string }).stderr);
@@ -15,7 +16,7 @@ function importWithoutPeers(specifier: string): string {
 
 describe('optional peer dependencies', () => {
   // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis,
-  // nodemailer, ai or @ai-sdk/* (countersign/ai-sdk takes only types from the AI SDK).
+  // nodemailer, ai, @ai-sdk/* or @modelcontextprotocol/sdk (countersign/ai-sdk takes only types from the AI SDK).
   const subpaths = [
     'countersign',
     'countersign/channels',
@@ -28,8 +29,13 @@ describe('optional peer dependencies', () => {
     'countersign/anthropic',
     'countersign/ai-sdk',
   ];
-  it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer or the AI SDK", (specifier) => {
+  it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer, the AI SDK or the MCP SDK", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
+  });
+
+  it("import 'countersign/mcp' loads the MCP SDK and none of the other peers", () => {
+    expect(importWithoutPeers('countersign/mcp', '@modelcontextprotocol/sdk')).toContain('loaded');
+    expect(importWithoutPeers('countersign/mcp')).toContain('optional peer dependency loaded: @modelcontextprotocol/sdk');
   });
 
   it('the hook does catch a peer import (so the test above can fail)', () => {
@@ -38,5 +44,6 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');
     expect(importWithoutPeers('ai')).toContain('optional peer dependency loaded: ai');
     expect(importWithoutPeers('@ai-sdk/provider')).toContain('optional peer dependency loaded: @ai-sdk/provider');
+    expect(importWithoutPeers('@modelcontextprotocol/sdk/client/index.js')).toContain('optional peer dependency loaded: @modelcontextprotocol/sdk');
   });
 });

@@ -1,0 +1,4 @@
+export { connectMcpServer, mcpTools } from './connect.js';
+export type { McpConnection } from './mcp-connection.js';
+export type { McpServerOptions, McpToolOptions, ReconnectOptions, RequireApproval } from './mcp-options.js';
+export { toolResultOf } from './tool-result-of.js';

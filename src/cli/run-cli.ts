@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { isCountersignError } from '../errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { formatRequest, formatRun, inert } from './format.js';
+import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
 import { runWorker } from './run-worker.js';
 import { UsageError } from './usage-error.js';
 
@@ -34,6 +35,7 @@ commands:
   worker [--concurrency N] [--prefix P] [--every MS]
                                               resume runs queued with mode 'enqueue' (jobs in the Redis
                                               at REDIS_URL), sweeping and recovering every MS (30000)
+${GATEWAY_USAGE}
 
 options: --runtime PATH, --json (machine-readable output), --help`;
 
@@ -70,6 +72,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // Every byte the CLI prints passes inert(): text, --json output and error messages carry other people's strings.
   const print = (text: string) => io.stdout.write(`${inert(text)}\n`);
   const printError = (text: string) => io.stderr.write(`${inert(text)}\n`);
+  // The gateway needs no runtime module and has options of its own.
+  if (argv[0] === 'mcp-gateway') return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
@@ -170,14 +174,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
     }
   } catch (error) {
-    if (error instanceof UsageError) {
-      printError(`error: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    const code = isCountersignError(error) ? ` [${error.code}]` : '';
-    printError(`error${code}: ${(error as Error)?.message ?? String(error)}`);
-    return 1;
+    return failed(error, printError);
   }
+}
+
+/** The exit code of a failed command, its error printed: 2 (with the usage) for a usage mistake, 1 for the rest. */
+function failed(error: unknown, printError: (text: string) => void): number {
+  if (error instanceof UsageError) {
+    printError(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const code = isCountersignError(error) ? ` [${error.code}]` : '';
+  printError(`error${code}: ${(error as Error)?.message ?? String(error)}`);
+  return 1;
 }
 
 async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent: string | undefined): Promise<number> {

@@ -26,6 +26,8 @@ import { mcpTool, trustedIdempotent, usableToolName } from './mcp-tool.js';
 export interface McpConnection extends ToolSource {
   /** The server's name, also its tools' `connector`. */
   readonly name: string;
+  /** What goes before each of the server's tool names in `tools` (`''` for none). */
+  readonly prefix: string;
   readonly status: ConnectorStatus;
   /** The countersign tools, a new array whenever the server's tools change. */
   readonly tools: readonly AnyTool[];
@@ -122,6 +124,7 @@ export async function openConnection(where: string, settings: ToolSettings, open
 
   return {
     name: settings.name,
+    prefix: settings.prefix,
     get status() {
       return connected.status;
     },

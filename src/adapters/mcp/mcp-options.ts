@@ -93,7 +93,8 @@ const toolOptionsShape = {
 };
 
 const delayMs = z.number().int('must be a whole number').min(0).max(3_600_000).optional();
-const serverSchema = optionsObject({
+/** The schema of `connectMcpServer`'s options (the gateway extends it). */
+export const serverSchema = optionsObject({
   ...toolOptionsShape,
   reconnect: optionsObject({ initialDelayMs: delayMs, maxDelayMs: delayMs, maxAttempts: z.number().int().min(0).optional() }).optional(),
   command: z.string().min(1).optional(),

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
+import { type Agent, createAgent } from '../../machine/agent.js';
+import { createRuntime } from '../../runtime/create-runtime.js';
+import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
+import { connectMcpServer } from './connect.js';
+import { gatewayCalls } from './gateway-calls.js';
+import { gatewayModel } from './gateway-model.js';
+import { type McpGatewayOptions, readGatewayOptions } from './gateway-options.js';
+import type { McpConnection } from './mcp-connection.js';
+
+/**
+ * An MCP server in front of another: it offers the upstream's tools and
+ * forwards a `tools/call` only once the policy or a person allows it.
+ *
+ * @example
+ * const gateway = await createMcpGateway({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv'] });
+ * await gateway.connect(new StdioServerTransport());
+ */
+export interface McpGateway<R extends Runtime = Runtime> {
+  /** The runtime every call is a run of: decide with `createApprovalApp(gateway.runtime)`, the CLI or a channel. */
+  readonly runtime: R;
+  /** The agent of those runs (named `mcp-gateway.<name>`). */
+  readonly agent: Agent;
+  /** The connection to the upstream server. */
+  readonly connection: McpConnection;
+  /** Serves MCP over `transport` (stdio, or any other); each transport gets its own SDK `Server`, which is returned. */
+  connect(transport: Transport): Promise<Server>;
+  /**
+   * Serves MCP Streamable HTTP (with sessions, so list_changed reaches the
+   * clients) for a Fetch `Request`: mount it at `/mcp` of any Fetch server.
+   */
+  fetch(request: Request): Promise<Response>;
+  /** Closes every client's session, and the upstream connection when the gateway opened it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Puts countersign's policy, approvals, audit and channels in front of any
+ * MCP server. Every `tools/call` becomes a run of one agent whose tools are
+ * the upstream's, in `gateway.runtime`: allowed calls go through, calls that
+ * ask wait up to `waitMs` for a person (then answer "approval pending" with
+ * the approval id; the client retries the identical call to get the
+ * decision, without asking again), denied and expired ones are tool errors
+ * that say who refused and why. Throws `ConfigError` for bad options and
+ * `ConnectorUnavailableError` when the upstream cannot be reached.
+ *
+ * @example
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ * import { createApprovalApp, serve } from 'countersign/http';
+ *
+ * const gateway = await createMcpGateway({
+ *   name: 'github',
+ *   url: 'https://mcp.example.com/mcp',
+ *   policy: { rules: [{ tool: 'list_*', action: 'allow' }, { tool: 'delete_*', action: 'deny', reason: 'never from an agent' }] },
+ * });
+ * await serve(createApprovalApp(gateway.runtime, { bearerToken: process.env.APPROVALS_TOKEN! }), { port: 8787 });
+ * await gateway.connect(new StdioServerTransport());
+ */
+export async function createMcpGateway(options: McpGatewayOptions & { readonly links: NonNullable<McpGatewayOptions['links']> }): Promise<McpGateway<LinkedRuntime>>;
+export async function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway>;
+export async function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway> {
+  const { upstream, settings } = readGatewayOptions(options);
+  const owned = !('callTool' in upstream);
+  const connection = owned ? await connectMcpServer(upstream) : upstream;
+  const agent = createAgent({
+    name: `mcp-gateway.${connection.name}`,
+    model: gatewayModel,
+    tools: [connection],
+    maxTurns: 2,
+    ...(settings.policy === undefined ? {} : { policy: settings.policy }),
+    ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),
+    ...(settings.approvalTtlMs === undefined ? {} : { approvalTtlMs: settings.approvalTtlMs }),
+    ...(settings.decisionSecret === undefined ? {} : { decisionSecret: settings.decisionSecret }),
+  });
+  const runtime = createRuntime({
+    agents: [agent],
+    ...(settings.store === undefined ? {} : { store: settings.store }),
+    ...(settings.notifier === undefined ? {} : { notifier: settings.notifier }),
+    ...(settings.links === undefined ? {} : { links: settings.links }),
+    ...(settings.onError === undefined ? {} : { onError: settings.onError }),
+  });
+  const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs: settings.approvalTtlMs ?? 86_400_000 });
+
+  const listings = (): McpToolListing[] => {
+    const offered = new Set(connection.tools.map((tool) => tool.name));
+    return connection.serverTools.map((listing) => ({ ...listing, name: `${connection.prefix}${listing.name}` })).filter((listing) => offered.has(listing.name));
+  };
+
+  const servers = new Set<Server>();
+  const newServer = (): Server => {
+    const server = new Server({ name: `countersign-gateway-${connection.name}`, version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings() }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const { name, arguments: args = {} } = request.params;
+      if (!connection.tools.some((tool) => tool.name === name)) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool ${name}; the tools are: ${
+            listings()
+              .map((listing) => listing.name)
+              .join(', ') || '(none)'
+          }.`,
+        );
+      }
+      return call(name, args, extra.signal);
+    });
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
+    return server;
+  };
+  // The upstream's tools changed: every client is told, and lists them again.
+  const stopListening = connection.on('tools', () => {
+    for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
+  });
+
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const connect = async (transport: Transport) => {
+    const server = newServer();
+    await server.connect(transport);
+    return server;
+  };
+
+  return {
+    runtime,
+    agent,
+    connection,
+    connect,
+    async fetch(request) {
+      const sessionId = request.headers.get('mcp-session-id');
+      if (sessionId !== null) {
+        const known = sessions.get(sessionId);
+        if (known !== undefined) return known.handleRequest(request);
+        return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize a new session.' }, id: null }, { status: 404 });
+      }
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      const server = await connect(transport);
+      const response = await transport.handleRequest(request);
+      // Not an initialize request: the transport refused it and no session was made.
+      if (transport.sessionId === undefined) await server.close();
+      return response;
+    },
+    async close() {
+      stopListening();
+      sessions.clear();
+      await Promise.all([...servers].map((server) => server.close()));
+      if (owned) await connection.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// The options of createMcpGateway: an upstream (the options of connectMcpServer, or a connection the app made), and
+// what the gateway's runtime and agent take (policy, store, channels, links, how long a call waits).
+import { z } from 'zod';
+import { ConfigError } from '../../errors.js';
+import type { ApprovalLinkOptions } from '../../links/link-service.js';
+import type { PolicyConfig } from '../../machine/policy.js';
+import { optionsObject, parseOptions } from '../../options.js';
+import type { Notifier } from '../../ports/notifier.js';
+import type { RuleStore } from '../../ports/rule-store.js';
+import type { SnapshotStore } from '../../ports/snapshot-store.js';
+import { runtimeOptionsSchema, type RuntimeOptions } from '../../runtime/runtime-options.js';
+import type { McpConnection } from './mcp-connection.js';
+import { type McpServerOptions, serverSchema } from './mcp-options.js';
+
+/**
+ * What the gateway's runtime and agent take, whichever way the upstream is given.
+ *
+ * @example
+ * const settings: McpGatewaySettings = { policy: { rules: [{ tool: 'read_*', action: 'allow' }] }, waitMs: 20_000 };
+ */
+export interface McpGatewaySettings {
+  /** Rules checked before each call (deny beats ask beats allow); with none matching, the tool's approval setting, then ask. */
+  readonly policy?: PolicyConfig;
+  /** Rules added and removed at run time. */
+  readonly ruleStore?: RuleStore;
+  /** Where the calls' runs live. Default: in memory (this process only); `createRedisStore` to decide from elsewhere. */
+  readonly store?: SnapshotStore;
+  /** Told of every approval requested and decided (a channel, a webhook). */
+  readonly notifier?: Notifier;
+  /** One-click links for channels and the approval app's pages; `gateway.runtime` is then a `LinkedRuntime`. */
+  readonly links?: Omit<ApprovalLinkOptions, 'clock'>;
+  /** Time a person has to decide a call. No expiry when left out. */
+  readonly approvalTtlMs?: number;
+  /** How long a tools/call waits for the decision (and the upstream) before answering "pending". Default 25,000 ms. */
+  readonly waitMs?: number;
+  /** Signs every approval request; decisions must echo the signature. */
+  readonly decisionSecret?: string;
+  /** Failures that must not stop a call (a notifier that threw), as `createRuntime`'s `onError`. */
+  readonly onError?: RuntimeOptions['onError'];
+}
+
+/**
+ * Options of `createMcpGateway`: the upstream as `connectMcpServer` takes it
+ * (a command, or a URL, with the per-server tool options), or a `connection`
+ * the app made; and the gateway's settings.
+ *
+ * @example
+ * const options: McpGatewayOptions = { name: 'github', url: 'https://mcp.example.com/mcp', requireApproval: ['create_issue'], waitMs: 20_000 };
+ */
+export type McpGatewayOptions = McpGatewaySettings & (McpServerOptions | { readonly connection: McpConnection });
+
+const settingsShape = {
+  policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
+  ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
+  store: runtimeOptionsSchema.shape.store,
+  notifier: runtimeOptionsSchema.shape.notifier,
+  links: runtimeOptionsSchema.shape.links,
+  approvalTtlMs: z.number().int('must be a whole number').positive().optional(),
+  waitMs: z.number().int('must be a whole number').min(0).max(3_600_000).optional(),
+  decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
+  onError: runtimeOptionsSchema.shape.onError,
+};
+const connectionSchema = z.custom<McpConnection>(
+  (value) => typeof (value as McpConnection | undefined)?.callTool === 'function' && Array.isArray((value as McpConnection).serverTools),
+  'must be a connection made with connectMcpServer or mcpTools',
+);
+const withConnection = optionsObject({ ...settingsShape, connection: connectionSchema });
+const withUpstream = serverSchema.extend(settingsShape);
+
+const settingKeys = Object.keys(settingsShape) as (keyof McpGatewaySettings)[];
+
+/** The options checked and split: the upstream (to connect, or connected), and the settings. */
+export function readGatewayOptions(options: McpGatewayOptions): { upstream: McpServerOptions | McpConnection; settings: McpGatewaySettings } {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('createMcpGateway: pass an options object, e.g. { name, command, args }.');
+  const hasConnection = 'connection' in options;
+  parseOptions(hasConnection ? withConnection : withUpstream, options, 'createMcpGateway', {
+    hint: hasConnection
+      ? 'With a connection, pass only the gateway settings (policy, store, waitMs, ...); its tool options were set when it was made.'
+      : 'Pass { name, command, args } for a local server or { name, url } for a remote one.',
+  });
+  const settings: Record<string, unknown> = {};
+  const upstream: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    // approvalTtlMs is the agent's, for every tool, so the connection's tools leave it to the agent.
+    if ((settingKeys as string[]).includes(key)) settings[key] = value;
+    else upstream[key] = value;
+  }
+  return {
+    upstream: hasConnection ? options.connection : (upstream as unknown as McpServerOptions),
+    settings: settings as McpGatewaySettings,
+  };
+}

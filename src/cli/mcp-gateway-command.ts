@@ -1,0 +1,143 @@
+// `countersign mcp-gateway`: createMcpGateway from the command line. MCP over stdio (--serve-stdio; stdout then
+// carries MCP only, everything else goes to stderr) and/or over Streamable HTTP at /mcp beside the approval app
+// (--port), so a person can decide in the app's console, over its API, or from another process sharing --redis.
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
+import { splitCommandLine } from './command-line.js';
+import { formatRequest, inert } from './format.js';
+import { readRulesFile } from './rules-file.js';
+import { UsageError } from './usage-error.js';
+
+export interface GatewayIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly env: Record<string, string | undefined>;
+  /** Stops the gateway (the CLI ties it to SIGINT and SIGTERM). */
+  readonly signal?: AbortSignal;
+}
+
+export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
+              [--wait-ms N] [--serve-stdio] [--port N]
+                                              an MCP server in front of another: offers its tools, forwards
+                                              only calls the rules or a person allow. --serve-stdio: MCP on
+                                              stdin/stdout; --port: MCP at /mcp and the approval app on one
+                                              port (loopback; env COUNTERSIGN_APPROVALS_TOKEN and/or
+                                              COUNTERSIGN_WEBHOOK_SECRET guard the app, COUNTERSIGN_LINK_SECRET
+                                              enables its links, COUNTERSIGN_DECISION_SECRET signs requests)`;
+
+const options = {
+  upstream: { type: 'string' },
+  'upstream-url': { type: 'string' },
+  name: { type: 'string' },
+  rules: { type: 'string' },
+  redis: { type: 'string' },
+  'wait-ms': { type: 'string' },
+  'serve-stdio': { type: 'boolean' },
+  port: { type: 'string' },
+} as const;
+
+/** Runs the gateway until `io.signal` aborts or, serving stdio only, its client closes stdin. */
+export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Promise<number> {
+  let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const say = (text: string) => io.stderr.write(`${inert(text)}\n`);
+  if ((values.upstream === undefined) === (values['upstream-url'] === undefined))
+    throw new UsageError('mcp-gateway takes --upstream "<command line>" or --upstream-url URL (one of them)');
+  if (values.name === undefined) throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
+  const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
+  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
+  if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
+  if (port === undefined && values.redis === undefined) {
+    throw new UsageError('nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)');
+  }
+  const auth = {
+    ...(io.env['COUNTERSIGN_APPROVALS_TOKEN'] ? { bearerToken: io.env['COUNTERSIGN_APPROVALS_TOKEN'] } : {}),
+    ...(io.env['COUNTERSIGN_WEBHOOK_SECRET'] ? { webhookSecret: io.env['COUNTERSIGN_WEBHOOK_SECRET'] } : {}),
+  };
+  if (port !== undefined && Object.keys(auth).length === 0) {
+    throw new UsageError(
+      'the approval app on --port needs credentials: set COUNTERSIGN_APPROVALS_TOKEN (a bearer token, 16+ characters) and/or COUNTERSIGN_WEBHOOK_SECRET (whsec_...)',
+    );
+  }
+  const rules = values.rules === undefined ? undefined : await readRulesFile(values.rules);
+  const upstream =
+    values.upstream === undefined
+      ? { url: values['upstream-url']! }
+      : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
+
+  const { createMcpGateway } = await import('../adapters/mcp/index.js');
+  const redis = values.redis === undefined ? undefined : await redisStore(values.redis);
+  const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
+  const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
+  const gatewayOptions: McpGatewayOptions = {
+    name: values.name,
+    ...upstream,
+    ...(rules === undefined ? {} : { policy: { rules } }),
+    ...(redis === undefined ? {} : { store: redis.store }),
+    ...(waitMs === undefined ? {} : { waitMs }),
+    ...(linkSecret ? { links: { secret: linkSecret } } : {}),
+    ...(decisionSecret ? { decisionSecret } : {}),
+    onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
+  };
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const gateway = await createMcpGateway(gatewayOptions);
+    stops.push(() => gateway.close());
+    gateway.runtime.subscribe((event) => {
+      if (event.type === 'approval-requested') say(`approval requested:\n${formatRequest(event.runId, event.request, Date.now())}`);
+    });
+    const stopped = new Promise<void>((resolve) => {
+      if (io.signal?.aborted) resolve();
+      io.signal?.addEventListener('abort', () => resolve(), { once: true });
+      // Serving stdio only, the gateway ends with its client.
+      if (port === undefined) io.stdin.once('end', () => resolve());
+    });
+    if (port !== undefined) {
+      const { createApprovalApp, serve } = await import('../http/index.js');
+      const app = createApprovalApp(gateway.runtime, auth);
+      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port });
+      stops.unshift(() => server.close());
+      say(`mcp-gateway ${values.name}: MCP (Streamable HTTP) at ${server.url}/mcp`);
+      say(`approve or deny at ${server.url}/ (the approval app; bearer token from COUNTERSIGN_APPROVALS_TOKEN), e.g.`);
+      say(
+        `  curl -X POST ${server.url}/runs/RUN_ID/approvals/APPROVAL_ID -H "authorization: Bearer $COUNTERSIGN_APPROVALS_TOKEN" -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
+      );
+    }
+    if (values['serve-stdio']) {
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      await gateway.connect(new StdioServerTransport(io.stdin as Readable, io.stdout as Writable));
+      say(`mcp-gateway ${values.name}: MCP on stdin/stdout`);
+    }
+    if (port === undefined) say(`decide from a process on the same Redis, e.g. countersign pending / approve with a runtime module using mode 'record'`);
+    await stopped;
+    return 0;
+  } finally {
+    for (const stop of stops) await stop().catch(() => undefined);
+    await redis?.quit();
+  }
+}
+
+/**
+ * The gateway's environment, for the upstream it starts: its tokens are set where the gateway is started (the SDK
+ * would otherwise pass on only a few safe variables such as PATH and HOME).
+ */
+function definedEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The Redis store at `url` (ioredis and countersign/redis are loaded only here). */
+async function redisStore(url: string): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
+  const [{ Redis }, { createRedisStore }] = await Promise.all([import('ioredis'), import('../adapters/redis/index.js')]);
+  const redis = new Redis(url);
+  redis.on('error', () => {});
+  return { store: createRedisStore({ redis }), quit: () => redis.quit() };
+}

@@ -1,0 +1,39 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { PolicyRule } from '../machine/policy.js';
+import { optionsObject } from '../options.js';
+import { UsageError } from './usage-error.js';
+
+const ruleSchema = optionsObject({
+  id: z.string().min(1).optional(),
+  tool: z.string().min(1).optional(),
+  connector: z.string().min(1).optional(),
+  action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
+  reason: z.string().optional(),
+  approvers: z.array(z.string().min(1)).optional(),
+});
+const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
+
+const SHAPE = 'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids] }';
+
+/** The policy rules of a JSON file (`--rules FILE`); a problem names the file, the rule's index and the fix. */
+export async function readRulesFile(path: string): Promise<PolicyRule[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--rules ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a JSON file`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--rules ${path} is not JSON (${(error as Error).message}); ${SHAPE}`);
+  }
+  const parsed = rulesSchema.safeParse(json);
+  if (parsed.success) return parsed.data as PolicyRule[];
+  const issue = parsed.error.issues[0]!;
+  const [index, ...field] = issue.path;
+  const where = index === undefined ? 'the file' : `rule ${String(index)}${field.length > 0 ? ` ${field.join('.')}` : ''}`;
+  throw new UsageError(`--rules ${path}: ${where} ${issue.message}; ${SHAPE}`);
+}

@@ -1,0 +1,156 @@
+// `countersign mcp-gateway` as a user runs it: the CLI spawned (over stdio as an MCP client config starts it, and
+// with --port), in front of the fixture MCP server, decided over the approval app on the same port.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable, type Stream } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { callLog, fixtureScript } from '../support/mcp-fixture.js';
+import { textOf } from '../support/mcp-gateway-kit.js';
+
+const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const token = 'gateway-cli-token-0123456789';
+const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function rulesFile(rules: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'countersign-rules-')), 'rules.json');
+  writeFileSync(file, JSON.stringify(rules));
+  return file;
+}
+
+/** The approval app's address, from what the gateway prints to stderr. */
+function appUrl(stderr: Stream): Promise<string> {
+  let seen = '';
+  return new Promise((resolve) => {
+    stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /MCP \(Streamable HTTP\) at (http:\/\/[^\s]+)\/mcp/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+  });
+}
+
+async function decide(url: string, approved: boolean, extra: Record<string, unknown> = {}) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  let item: { runId: string; request: { approvalId: string } } | undefined;
+  while (item === undefined) {
+    const page = (await (await fetch(`${url}/approvals`, { headers })).json()) as { items: (typeof item)[] };
+    item = page.items[0];
+    if (item === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const response = await fetch(`${url}/runs/${item.runId}/approvals/${item.request.approvalId}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ approved, approvedBy: 'erin', ...extra }),
+  });
+  expect(response.status).toBe(200);
+}
+
+/** The args of the README's client configuration, after `countersign`. */
+function readmeArgs(): string[] {
+  const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(readme)?.[1];
+  expect(block, 'the README shows an mcpServers configuration').toBeDefined();
+  const server = Object.values((JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers)[0]!;
+  expect(server.command).toBe('npx');
+  expect(server.args.slice(0, 2)).toEqual(['countersign', 'mcp-gateway']);
+  return server.args.slice(2);
+}
+
+/** `args` with the value after `option` replaced. */
+function withValue(args: readonly string[], option: string, value: string): string[] {
+  const index = args.indexOf(option);
+  expect(index, `the command line has ${option}`).toBeGreaterThanOrEqual(0);
+  return args.map((arg, at) => (at === index + 1 ? value : arg));
+}
+
+describe('countersign mcp-gateway', () => {
+  it("runs the README's client configuration over stdio: rules from --rules, a person deciding in the app on --port", async () => {
+    const log = callLog();
+    let args = withValue(readmeArgs(), '--upstream', fixtureCommand);
+    args = withValue(args, '--port', '0');
+    args = withValue(
+      args,
+      '--rules',
+      rulesFile([
+        { tool: 'read_*', action: 'allow' },
+        { id: 'no-rm', tool: 'remove_*', action: 'deny', reason: 'never from an agent' },
+      ]),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', cliScript, 'mcp-gateway', ...args],
+      env: { ...(process.env as Record<string, string>), MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      stderr: 'pipe',
+    });
+    const url = appUrl(transport.stderr!);
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const call = (name: string, callArgs: Record<string, unknown>) => client.callTool({ name, arguments: callArgs }) as Promise<CallToolResult>;
+
+    expect(await call('read_file', { path: '/x' })).toEqual({ content: [{ type: 'text', text: 'contents of /x' }] });
+    expect(textOf(await call('remove_tool', { name: 'pid' }))).toMatch(/^Refused by the approval policy \(rule no-rm\): never from an agent\./);
+    const answer = call('delete_file', { path: '/x' });
+    await decide(await url, true);
+    expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /x' }] });
+    expect(log.calls().map((entry) => entry['tool'])).toEqual(['read_file', 'delete_file']);
+  });
+
+  it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port', async () => {
+    const log = callLog();
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'],
+      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
+    const url = await appUrl(child.stderr!);
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    cleanups.push(() => client.close());
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('delete_file');
+    expect((await fetch(`${url}/approvals`)).status).toBe(401);
+    const answer = client.callTool({ name: 'delete_file', arguments: { path: '/y' } }) as Promise<CallToolResult>;
+    await decide(url, false, { reason: 'keep it' });
+    expect(textOf(await answer)).toMatch(/^Denied by erin: keep it\./);
+    expect(log.calls()).toEqual([]);
+  });
+
+  it('explains a bad command line or rules file with exit code 2, naming the file, the rule and the fix', async () => {
+    const run = async (argv: string[]) => {
+      const stderr = new PassThrough();
+      let err = '';
+      stderr.on('data', (chunk) => (err += chunk));
+      const code = await runCli(argv, { stdout: new PassThrough(), stderr, stdin: Readable.from([]), env: {}, loadRuntime: async () => Promise.reject(new Error('no runtime')) });
+      return { code, err };
+    };
+    const base = ['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--redis', 'redis://127.0.0.1:6379'];
+    const bad = rulesFile([
+      { tool: 'read_*', action: 'allow' },
+      { tool: 'delete_*', action: 'block' },
+    ]);
+    const rules = await run([...base, '--rules', bad]);
+    expect(rules.code).toBe(2);
+    expect(rules.err).toContain(`--rules ${bad}: rule 1 action must be 'allow', 'ask' or 'deny'; each rule is {`);
+    expect((await run([...base, '--rules', rulesFile([{ action: 'ask', when: 'x' }])])).err).toContain('rule 0 has an unknown option when');
+    expect((await run(['mcp-gateway', '--name', 'files', '--serve-stdio'])).err).toContain('mcp-gateway takes --upstream "<command line>" or --upstream-url URL');
+    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio'])).err).toContain('nobody could decide the calls');
+    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'])).err).toContain('set COUNTERSIGN_APPROVALS_TOKEN');
+    expect((await run(['mcp-gateway', '--upstream', 'server "unclosed', '--name', 'files', '--serve-stdio', '--redis', 'redis://x'])).err).toContain(
+      '--upstream has an unclosed " quote',
+    );
+  });
+});

@@ -1,0 +1,50 @@
+// The gateway as the gateway tests drive it: in front of the fixture MCP server (spawned over stdio, counting its
+// calls), with the SDK's own Client connected to it in memory; and a wait for the gateway's next pending approval.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PendingApprovalEntry, Runtime } from 'countersign';
+import { createMcpGateway, type McpGateway, type McpGatewaySettings } from 'countersign/mcp';
+import { callLog, stdioFixture } from './mcp-fixture.js';
+
+const open: { close(): Promise<void> }[] = [];
+
+/** Closes every gateway and client made since the last call (for afterEach). */
+export async function closeGateways(): Promise<void> {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+}
+
+/** A gateway in front of the fixture, its call log, and an MCP client of it. */
+export async function gatewayWithClient(settings: McpGatewaySettings = {}) {
+  const log = callLog();
+  const gateway = await createMcpGateway({ name: 'fixture', ...stdioFixture(log.file), ...settings });
+  open.push(gateway);
+  const client = await clientOf(gateway);
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  return { gateway, log, client, call };
+}
+
+/** A new SDK client connected to the gateway in memory. */
+export async function clientOf(gateway: McpGateway): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.connect(serverSide);
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(clientSide);
+  open.push(client);
+  return client;
+}
+
+/** The first pending approval, once there is one. */
+export async function nextPending(runtime: Runtime): Promise<PendingApprovalEntry> {
+  for (;;) {
+    const [first] = (await runtime.pending()).items;
+    if (first !== undefined) return first;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The text of a result's first content block. */
+export function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
+}

@@ -127,6 +127,13 @@ if (section(3)) {
       'inline',
       store.keys.prefix,
       '',
+      // Nothing folded in: no resume job, no remembered key.
+      '',
+      run.runId,
+      '',
+      '',
+      '',
+      '',
     )) as number[];
     if (reply[0] !== 1) throw new Error(`raw commit refused: ${reply.join(',')}`);
     versions.set(run.runId, version + 1);

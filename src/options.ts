@@ -17,6 +17,22 @@ function codeOf(issue: z.core.$ZodIssue): ConfigErrorCode {
   return 'invalid_config';
 }
 
+const compiledSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * `schema` with zod's compiled fast path (`z.compile`): valid input is read by code zod generates from the schema, so
+ * the schema stays the one definition; invalid input goes to zod's own parser, so the errors are the same. Compiled
+ * once per schema; one zod cannot compile is handed back as it is.
+ */
+export function compiled<S extends z.ZodType>(schema: S): S {
+  let fast = compiledSchemas.get(schema);
+  if (fast === undefined) {
+    fast = z.compile(schema);
+    compiledSchemas.set(schema, fast);
+  }
+  return fast as S;
+}
+
 /**
  * `value` read with `schema`, or a `ConfigError` for its first problem:
  * `<where>: <path> <message>. <hint>`. `where` names the entry point
@@ -29,7 +45,7 @@ export function parseOptions<S extends z.ZodType>(
   where: string,
   { subject = 'options', hint = '' }: { readonly subject?: string; readonly hint?: string } = {},
 ): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = compiled(schema).safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const message = `${where}: ${issue.path.join('.') || subject} ${issue.message}`;

@@ -1,10 +1,16 @@
 /** Who a request was authenticated as. */
 export type Caller = { readonly kind: 'bearer' } | { readonly kind: 'webhook'; readonly webhookId: string } | { readonly kind: 'insecure' };
 
-/** A claimed webhook-id: what `replaceRemembered` needs to settle it with an answer. */
+/** A signed delivery's webhook-id: how a route settles its claim with an answer, or claims it in its own commit. */
 export interface DeliveryClaim {
   /** The `replaceRemembered` that stores `body` (JSON, with `status`) as the delivery's answer. */
   settleWith(status: number, body: string): { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
+  /** The `claimRemembered` that claims the id with `body` (JSON, with `status`) as its answer, in a commit (claims in commit only). */
+  claimWith(status: number, body: string): { readonly key: string; readonly value: string; readonly ttlMs: number };
+  /** The answer to a delivery whose id was found held with `held`: its answer replayed, or a 409. */
+  answerHeld(held: string): Response;
+  /** Claims the id now (claims in commit, for a route with nothing to commit): a repeat's answer, or undefined once held here. */
+  claim(): Promise<Response | undefined>;
 }
 
 /** The Hono environment of the approval app: what middleware hands to routes. */

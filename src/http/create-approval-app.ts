@@ -159,12 +159,19 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     maxBodyBytes,
     toleranceSeconds: 300,
   };
+  const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
+  const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
+  // An enqueued decision on a store that claims in its commit claims the webhook-id with that commit: one round trip.
+  const claimsInCommit = resumeMode === 'enqueue' && runtime.store.claimsInCommit === true && runtime.once === runtime.store.once;
+  const write = [writeAuth, claimDeliveries(runtime.once, reportDedupe)] as const;
   const settings: RouteSettings = {
     runtime,
     resumeMode,
     resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
     read: authenticate(auth, { acceptSignature: false, readBody: false }),
-    write: [authenticate(auth, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.once, (error) => report(error, { operation: 'webhook-dedupe' }))],
+    write,
+    decide: claimsInCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
+    claimsInCommit,
     report,
   };
 

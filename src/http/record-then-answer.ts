@@ -11,7 +11,7 @@ import type { RouteSettings } from './routes/route-settings.js';
  * How the write routes answer once a decision or a start is recorded: the run goes on here (inline) for up to
  * `resumeTimeoutMs`, or on a worker (enqueue); a run still going is a 202 pointing at it.
  */
-export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report }: RouteSettings) {
+export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimsInCommit }: RouteSettings) {
   /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
   const recordMode: RespondMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
 
@@ -35,24 +35,47 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report 
       ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
       : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
 
+  /** Whether the run as this process last saw it already records a decision on `approvalId`: a redelivery, most likely. */
+  const seenDecided = (runId: string, approvalId: string) => runtime.store.peek?.(runId)?.audit.some((entry) => entry.approvalId === approvalId) === true;
+
   /**
-   * Records a decision and queues the run; a signed delivery's claim is settled with the answer in the same commit
-   * where the store can (one round trip for the decision, the job and the answer), else by the claim's middleware.
+   * Records a decision and queues the run. A signed delivery's webhook-id is claimed, with the answer, by the
+   * decision's own commit where the store claims in its commit (one round trip for the claim, the decision, the job
+   * and the answer); else its claim is settled with the answer in that commit where the store can, else by the
+   * claim's middleware. A decision with nothing to commit (a duplicate), or one this process already saw recorded,
+   * claims the id on its own first, so a redelivery is answered from its claim.
    */
   const decideEnqueued = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
     const delivery = c.var.delivery;
-    const recorded = await runtime.respond(runId, response, {
-      mode: 'enqueue',
-      ...(delivery === undefined
+    /** A repeat's answer, the middleware told that nothing is left to store (the answer may also be a 409 thrown). */
+    const repeatOf = (answer: () => Response) => {
+      c.set('settled', true);
+      return answer();
+    };
+    let inCommit = delivery !== undefined && claimsInCommit;
+    if (inCommit && seenDecided(runId, response.approvalId)) {
+      const repeat = await delivery!.claim();
+      if (repeat !== undefined) return repeatOf(() => repeat);
+      inCommit = false;
+    }
+    const answerOf = (next: AgentSnapshot) => {
+      const answer = enqueuedAnswer(runId, next, false);
+      return [answer.status, JSON.stringify(answer.body)] as const;
+    };
+    const remembered =
+      delivery === undefined
         ? {}
-        : {
-            replaceRemembered: (next: AgentSnapshot) => {
-              const answer = enqueuedAnswer(runId, next, false);
-              return delivery.settleWith(answer.status, JSON.stringify(answer.body));
-            },
-          }),
-    });
+        : inCommit
+          ? { claimRemembered: (next: AgentSnapshot) => delivery.claimWith(...answerOf(next)) }
+          : { replaceRemembered: (next: AgentSnapshot) => delivery.settleWith(...answerOf(next)) };
+    const recorded = await runtime.respond(runId, response, { mode: 'enqueue', ...remembered });
+    const held = recorded.held;
+    if (held !== undefined) return repeatOf(() => delivery!.answerHeld(held));
     if (recorded.replaced === true) c.set('settled', true);
+    else if (inCommit) {
+      const repeat = await delivery!.claim();
+      if (repeat !== undefined) return repeatOf(() => repeat);
+    }
     const answer = enqueuedAnswer(runId, recorded.snapshot, recorded.duplicate);
     return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
   };

@@ -82,27 +82,48 @@ function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhook
  * until it runs out (10 minutes), so a different request never slips in under
  * it within the signature window; the sender's later retries go through.
  *
+ * `inCommit`: the route claims the id in the commit of its own write instead
+ * (`delivery.claimWith`, on a store that claims in its commit), with the answer
+ * stored by the same write; a route with nothing to commit claims it with
+ * `delivery.claim()` before it answers. Only for a route that has no effect
+ * before that commit.
+ *
  * @example
  * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.once, report), handler);
  */
-export function claimDeliveries(once: OnceStore, onError: (error: unknown) => void) {
+export function claimDeliveries(once: OnceStore, onError: (error: unknown) => void, { inCommit = false }: { readonly inCommit?: boolean } = {}) {
   return createMiddleware<AppEnv>(async function claimDelivery(c, next) {
     const caller = c.get('caller');
     if (caller?.kind !== 'webhook') return next();
     const key = `webhook:${caller.webhookId}`;
     const fingerprint = fingerprintOf(c);
     const claim = JSON.stringify({ fingerprint, claim: randomUUID() } satisfies Delivery);
-    const held = await once.putIfAbsent(key, claim, WEBHOOK_ANSWER_TTL_MS);
-    if (held !== undefined) {
-      c.res = answerToRepeat(readDelivery(held), fingerprint, caller.webhookId);
-      return;
+    const answerHeld = (held: string) => answerToRepeat(readDelivery(held), fingerprint, caller.webhookId);
+    let claimed = false;
+    /** Claims the id now: the answer to give a repeat, or undefined once this delivery holds the claim. */
+    const claimNow = async (): Promise<Response | undefined> => {
+      const held = await once.putIfAbsent(key, claim, WEBHOOK_ANSWER_TTL_MS);
+      if (held !== undefined) return answerHeld(held);
+      claimed = true;
+      return undefined;
+    };
+    if (!inCommit) {
+      const repeat = await claimNow();
+      if (repeat !== undefined) {
+        c.res = repeat;
+        return;
+      }
     }
     const settledWith = (answer: StoredAnswer) => JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
+    const jsonAnswer = (status: number, body: string) => settledWith({ status, contentType: 'application/json', body });
     c.set('delivery', {
-      settleWith: (status, body) => ({ key, expected: claim, value: settledWith({ status, contentType: 'application/json', body }), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
+      settleWith: (status, body) => ({ key, expected: claim, value: jsonAnswer(status, body), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
+      claimWith: (status, body) => ({ key, value: jsonAnswer(status, body), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
+      answerHeld,
+      claim: claimNow,
     });
     await next();
-    // The route stored its answer with its own commit.
+    // The route stored its answer with its own commit, or answered a repeat.
     if (c.var.settled === true) return;
     let settled: string | undefined;
     if (c.res.status < 500) {
@@ -112,7 +133,9 @@ export function claimDeliveries(once: OnceStore, onError: (error: unknown) => vo
       settled = settledWith(answer);
     }
     try {
-      await once.replace(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);
+      if (claimed) await once.replace(key, claim, settled, WEBHOOK_ANSWER_TTL_MS);
+      // Never claimed (a refusal before any write): its answer is kept for a redelivery, unless another took the id.
+      else if (settled !== undefined) await once.putIfAbsent(key, settled, WEBHOOK_ANSWER_TTL_MS);
     } catch (error) {
       // The answer stands. Unsettled, the claim answers redeliveries "in progress" until it runs out.
       onError(error);

@@ -8,7 +8,7 @@
  */
 // Only arrays derived from a frozen base are noted (frozen stays frozen), and the note does not hold the base: a chain of
 // steps must not keep every earlier array alive.
-const newPositions = new WeakMap<readonly unknown[], Iterable<number>>();
+const newPositions = new WeakMap<readonly unknown[], number[]>();
 
 /** `[...base, ...items]`, noted as new from `base.length` on. */
 export function appended<T>(base: readonly T[], items: readonly T[]): T[] {
@@ -41,9 +41,14 @@ export function replacedAt<T>(base: readonly T[], positions: readonly number[], 
   const inPlace = drafts?.has(base) === true && !Object.isFrozen(base);
   const next = inPlace ? (base as T[]) : [...base];
   for (const position of positions) next[position] = change(next[position]!);
-  // A draft derived from a frozen base keeps that base's note, widened by what this change added.
+  // A draft derived from a frozen base keeps that base's note, widened by what this change added (in place: the note
+  // of a draft changed in place is the draft's own, and copying it at each change would cost a long turn its square).
   const earlier = Object.isFrozen(base) ? [] : newPositions.get(base);
-  if (earlier !== undefined) newPositions.set(next, [...earlier, ...positions]);
+  if (earlier !== undefined) {
+    const note = inPlace ? earlier : [...earlier];
+    for (const position of positions) note.push(position);
+    newPositions.set(next, note);
+  }
   drafts?.add(next);
   return next;
 }

@@ -28,6 +28,8 @@ const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
 /** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
 async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<CompiledRule | undefined> {
+  // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
+  if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
   const tool = agent.tools.get(call.name)!;
   const policyCtx: PolicyContext = {
     ...ctx,
@@ -45,8 +47,10 @@ async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCo
   return fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
 }
 
-async function storedRulesOf(agent: Agent): Promise<RuleSet | undefined> {
-  return agent.settings.ruleStore ? agent.settings.storedRules.compile(await agent.settings.ruleStore.list()) : undefined;
+/** The rule store's rules, compiled; undefined, with nothing to wait for, when the agent has no rule store. */
+function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
+  const store = agent.settings.ruleStore;
+  return store ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules)) : undefined;
 }
 
 /**
@@ -99,7 +103,8 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
 export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
   const settings = agent.settings;
   const now = settings.clock();
-  const storedRules = await storedRulesOf(agent);
+  const pendingRules = storedRulesOf(agent);
+  const storedRules = pendingRules && (await pendingRules);
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
 

@@ -133,7 +133,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   const verified = new Set<string>();
   const advance = async (...events: AgentEvent[]) => {
     const next = events.length === 1 ? step(snapshot, events[0]!) : stepAll(snapshot, events);
-    emit(eventsBetween(snapshot, next));
+    if (settings.onEvent) emit(eventsBetween(snapshot, next));
     snapshot = next;
     unsaved = true;
   };
@@ -152,6 +152,60 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   const cancelReason = () => {
     const reason: unknown = controller.signal.reason;
     return typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'cancelled';
+  };
+
+  /**
+   * Runs one approved call of the turn and returns its start and result (with a checkpoint, the start is recorded
+   * before the tool runs, so only the result is returned), or the event that puts a call a stopped process had
+   * started back to a person.
+   */
+  const runCall = async (record: ToolCallRecord, position: number): Promise<AgentEvent[]> => {
+    const tool = agent.tools.get(record.toolName);
+    if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
+    const { args, call, calls } = callFor(snapshot, record, position);
+    if (record.status === 'executing' && !tool.idempotent) {
+      // A previous process started this call and stopped before it reported: a person decides whether to run it again.
+      const reason =
+        'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.';
+      return [await askAgain(agent, snapshot, record, tool, args, reason)];
+    }
+    const startedAt = settings.clock();
+    const started: AgentEvent = { type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } };
+    // With a checkpoint the start is recorded before the tool runs (at most once across processes). Without one nobody
+    // can see the snapshot in between, so the start and the result are applied together, as one snapshot.
+    if (options.checkpoint) {
+      await advance(started);
+      await save();
+    }
+    // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
+    const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
+    const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
+    let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
+    if (!parsed.success) {
+      outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
+    } else {
+      try {
+        const value = await tool.execute(parsed.data, {
+          runId: snapshot.runId,
+          toolCallId: record.toolCallId,
+          idempotencyKey: `${snapshot.runId}:${record.toolCallId}`,
+          signal: controller.signal,
+          messages: snapshot.messages,
+        });
+        const rich = richResultOf(value);
+        outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };
+      } catch (error) {
+        if (error instanceof OutcomeUnknownError && !tool.idempotent) {
+          // Cut off after it may have reached the other side: as after a crash, a person decides whether to run it again.
+          const reason = `This call was cut off before it reported a result (${error.message}); it may or may not have taken effect. Approve to run it again, deny to skip it.`;
+          const interrupted = await askAgain(agent, snapshot, record, tool, args, reason);
+          return options.checkpoint ? [interrupted] : [started, interrupted];
+        }
+        outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
+      }
+    }
+    const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };
+    return options.checkpoint ? [finished] : [started, finished];
   };
 
   try {
@@ -185,10 +239,10 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           await advance({ type: 'TOOLS_EVALUATED', at: settings.clock(), evaluations: await evaluateCalls(agent, snapshot) });
           break;
         case 'executingTools': {
-          const { record, position } = firstRunnable(snapshot.toolCalls)!;
+          let next = firstRunnable(snapshot.toolCalls);
           // Check every call of the turn before running any, so a tampered one stops the turn before its siblings run;
           // each once per execute: the snapshot only changes here, through pure steps.
-          if (!verified.has(record.toolCallId)) {
+          if (!verified.has(next!.record.toolCallId)) {
             const lookup = settings.decisionSecret === undefined ? undefined : turnLookup(snapshot);
             for (const item of snapshot.toolCalls) {
               if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
@@ -196,54 +250,15 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
               verified.add(item.toolCallId);
             }
           }
-          const tool = agent.tools.get(record.toolName);
-          if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
-          const { args, call, calls } = callFor(snapshot, record, position);
-          if (record.status === 'executing' && !tool.idempotent) {
-            // A previous process started this call and stopped before it reported: a person decides whether to run it again.
-            const reason =
-              'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.';
-            await advance(await askAgain(agent, snapshot, record, tool, args, reason));
-            break;
+          // Without a checkpoint or a listener nobody sees the snapshot between two calls of a turn: the calls run one after
+          // another and their events are applied together, so a turn of a thousand calls copies and freezes its records once.
+          const together = !options.checkpoint && !settings.onEvent;
+          const events: AgentEvent[] = [];
+          while (next) {
+            events.push(...(await runCall(next.record, next.position)));
+            next = together && !controller.signal.aborted ? firstRunnable(snapshot.toolCalls, next.position + 1) : undefined;
           }
-          const startedAt = settings.clock();
-          const started: AgentEvent = { type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: leaseOwner, until: startedAt + settings.leaseMs } };
-          // With a checkpoint the start is recorded before the tool runs (at most once across processes). Without one nobody
-          // can see the snapshot in between, so the start and the result are applied together below, as one snapshot.
-          if (options.checkpoint) {
-            await advance(started);
-            await save();
-          }
-          // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
-          const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
-          const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
-          let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
-          if (!parsed.success) {
-            outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
-          } else {
-            try {
-              const value = await tool.execute(parsed.data, {
-                runId: snapshot.runId,
-                toolCallId: record.toolCallId,
-                idempotencyKey: `${snapshot.runId}:${record.toolCallId}`,
-                signal: controller.signal,
-                messages: snapshot.messages,
-              });
-              const rich = richResultOf(value);
-              outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };
-            } catch (error) {
-              if (error instanceof OutcomeUnknownError && !tool.idempotent) {
-                // Cut off after it may have reached the other side: as after a crash, a person decides whether to run it again.
-                const reason = `This call was cut off before it reported a result (${error.message}); it may or may not have taken effect. Approve to run it again, deny to skip it.`;
-                const interrupted = await askAgain(agent, snapshot, record, tool, args, reason);
-                await (options.checkpoint ? advance(interrupted) : advance(started, interrupted));
-                break;
-              }
-              outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
-            }
-          }
-          const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };
-          await (options.checkpoint ? advance(finished) : advance(started, finished));
+          await advance(...events);
           break;
         }
         case 'awaitingApproval': {

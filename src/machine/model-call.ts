@@ -3,6 +3,7 @@
 import type { AgentEvent } from './agent-machine.js';
 import { clampDepth } from './argument-shape.js';
 import { assistantSchema } from './message-schema.js';
+import { compiled } from '../options.js';
 import type { ModelDeltaEvent } from './run-events.js';
 import type { AgentSnapshot, AssistantMessage, Model, ModelRequest, ModelResponse, ModelStreamPart } from './types.js';
 
@@ -81,7 +82,7 @@ function withArgsClamped(message: AssistantMessage): AssistantMessage {
 
 /** What the loop does with a model's answer, however it came: records it, or fails the run when it is not a valid assistant message. */
 export function answerEvent(response: ModelResponse | undefined, at: number): AgentEvent {
-  const parsed = assistantSchema.safeParse(answeredMessage(response));
+  const parsed = compiled(assistantSchema).safeParse(answeredMessage(response));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return {

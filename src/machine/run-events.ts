@@ -1,3 +1,4 @@
+import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
 import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunOrigin, ToolCallRecord } from './types.js';
 
@@ -73,8 +74,9 @@ type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & { readonly app
 function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot): Finished[] {
   const finished: Finished[] = [];
   const earlier = new Map<string, ToolCallRecord>();
-  for (const record of before?.toolCalls ?? []) if (record.approvalId !== undefined) earlier.set(record.toolCallId, record);
-  for (const record of after.toolCalls) {
+  if (before !== undefined) for (const position of askedPositions(before.toolCalls)) earlier.set(before.toolCalls[position]!.toolCallId, before.toolCalls[position]!);
+  for (const position of askedPositions(after.toolCalls)) {
+    const record = after.toolCalls[position]!;
     if (record.approvalId === undefined || (record.status !== 'succeeded' && record.status !== 'failed')) continue;
     if (earlier.get(record.toolCallId)?.status === record.status) continue;
     finished.push({ toolCallId: record.toolCallId, toolName: record.toolName, approvalId: record.approvalId, status: record.status, result: record.result ?? '' });

@@ -8,6 +8,7 @@ import type { AgentSnapshot, Message } from './types.js';
 import { checkMessageList } from './check-messages.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
+import { compiled } from '../options.js';
 
 /** The wire format versions `deserialize` reads. */
 // 2: signatures cover the whole request and the whole decision (v1 ones are still read, see README "Signed decisions").
@@ -112,7 +113,7 @@ export function checkMessages(messages: unknown, pathPrefix = 'messages'): asser
 
 /** Validates a snapshot head, naming the first offending field. */
 export function parseHead(head: unknown): SnapshotHead {
-  const parsed = headSchema.safeParse(head);
+  const parsed = compiled(headSchema).safeParse(head);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.path.join('.');

@@ -18,6 +18,8 @@ interface RecordIndex {
   readonly runnable: number;
   /** No record before this index is runnable. */
   firstRunnableFrom: number;
+  /** Where the records a person was asked about (those with an `approvalId`) sit, in order; rebuilt on demand when a step changed which. */
+  asked: readonly number[] | undefined;
 }
 
 const indexes = new WeakMap<readonly ToolCallRecord[], RecordIndex>();
@@ -38,7 +40,7 @@ function indexOf(records: readonly ToolCallRecord[]): RecordIndex {
       if (position < firstRunnableFrom) firstRunnableFrom = position;
     }
   }
-  index = { positions, runnable, firstRunnableFrom };
+  index = { positions, runnable, firstRunnableFrom, asked: undefined };
   if (Object.isFrozen(records)) indexes.set(records, index);
   return index;
 }
@@ -49,15 +51,31 @@ export function replaceRecord(records: readonly ToolCallRecord[], toolCallId: st
   const positions = index.positions.get(toolCallId) ?? [];
   let runnable = index.runnable;
   let firstRunnableFrom = index.firstRunnableFrom;
+  let asked = index.asked;
   const next = replacedAt(records, positions, (before) => {
     const after = change(before);
     runnable += Number(isRunnable(after)) - Number(isRunnable(before));
+    if ((after.approvalId === undefined) !== (before.approvalId === undefined)) asked = undefined;
     return after;
   });
   for (const position of positions) if (isRunnable(next[position]!) && position < firstRunnableFrom) firstRunnableFrom = position;
   // The new array is frozen by the step that made it; until then nothing else holds it.
-  indexes.set(next, { positions: index.positions, runnable, firstRunnableFrom });
+  indexes.set(next, { positions: index.positions, runnable, firstRunnableFrom, asked });
   return next;
+}
+
+/**
+ * The positions of the records a person was asked about (they have an `approvalId`), in order: what the announcement
+ * of finished calls compares, without reading the whole turn at every step of it.
+ */
+export function askedPositions(records: readonly ToolCallRecord[]): readonly number[] {
+  const index = indexOf(records);
+  if (index.asked === undefined) {
+    const asked: number[] = [];
+    for (let position = 0; position < records.length; position++) if (records[position]!.approvalId !== undefined) asked.push(position);
+    index.asked = asked;
+  }
+  return index.asked;
 }
 
 /** Whether any record is runnable. */
@@ -65,16 +83,18 @@ export function hasRunnable(records: readonly ToolCallRecord[]): boolean {
   return indexOf(records).runnable > 0;
 }
 
-/** The first runnable record and its position, in the order the model asked for the calls. */
-export function firstRunnable(records: readonly ToolCallRecord[]): { readonly record: ToolCallRecord; readonly position: number } | undefined {
+/** The first runnable record at or after `from` and its position, in the order the model asked for the calls. */
+export function firstRunnable(records: readonly ToolCallRecord[], from = 0): { readonly record: ToolCallRecord; readonly position: number } | undefined {
   const index = indexOf(records);
-  for (let position = index.firstRunnableFrom; position < records.length; position++) {
+  // Only a search from the start may move the hint: a later start says nothing about the records before it.
+  const fromStart = from <= index.firstRunnableFrom;
+  for (let position = Math.max(from, index.firstRunnableFrom); position < records.length; position++) {
     const record = records[position]!;
     if (isRunnable(record)) {
-      index.firstRunnableFrom = position;
+      if (fromStart) index.firstRunnableFrom = position;
       return { record, position };
     }
   }
-  index.firstRunnableFrom = records.length;
+  if (fromStart) index.firstRunnableFrom = records.length;
   return undefined;
 }

@@ -43,11 +43,17 @@ export interface CommitOptions {
    * `expected`; otherwise (`replaced: false`, or no receipt) the caller makes it.
    */
   readonly replaceRemembered?: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
+  /**
+   * A `putIfAbsent(key, value, ttlMs)` on the store's `once`, made by the commit itself before it writes: when the key
+   * is already held, nothing is written and the receipt's `held` is what it holds. Only for a store whose
+   * `claimsInCommit` is true (one that cannot make it atomically with the write must refuse it, never drop it).
+   */
+  readonly claimRemembered?: { readonly key: string; readonly value: string; readonly ttlMs: number };
 }
 
 /**
  * What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when
- * it made `CommitOptions.replaceRemembered`. A store that returns nothing did neither.
+ * it made `CommitOptions.replaceRemembered` or `claimRemembered`. A store that returns nothing did neither.
  *
  * @example
  * const receipt: CommitReceipt | void = await store.commit(next, 3, [], { queue });
@@ -55,6 +61,8 @@ export interface CommitOptions {
 export interface CommitReceipt {
   readonly queued: boolean;
   readonly replaced: boolean;
+  /** What `CommitOptions.claimRemembered`'s key already held: then nothing was written. */
+  readonly held?: string;
 }
 
 /**
@@ -101,6 +109,12 @@ export interface SnapshotStore {
    * key it replaces lives there.
    */
   readonly once?: OnceStore;
+  /**
+   * True when `commit` takes `CommitOptions.claimRemembered` (in the same atomic write, on its `once`): a signed
+   * delivery's webhook-id is then claimed by the commit of its decision, one round trip for both (the Redis store on
+   * one server, not waiting for replicas).
+   */
+  readonly claimsInCommit?: boolean;
   /**
    * Optional: publishes events that announce no state (a streaming model's `model-delta`) where this store
    * publishes its commits' events, at once and with no commit, so readers of that feed see a model's answer as it

@@ -133,7 +133,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const commit = async (next: AgentSnapshot, previous: AgentSnapshot | undefined, commitOptions?: CommitOptions): Promise<CommitReceipt> => {
     const events = eventsBetween(previous, next);
     const receipt = previous === undefined ? await store.create(next, events) : await store.commit(next, previous.version, events, commitOptions);
-    announce(events);
+    // A held claim stopped the commit: nothing to announce.
+    if (receipt?.held === undefined) announce(events);
     return receipt ?? NOTHING_DONE;
   };
 
@@ -181,8 +182,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return { next: outcome.next, result: outcome.result, committed: true, receipt };
+    return committedOrHeld(current, outcome, receipt);
   };
+
+  /** What a commit made of a change: the new run, or (a held claim stopped it) the run as it was. */
+  const committedOrHeld = <T>(current: AgentSnapshot, outcome: { next: AgentSnapshot; result: T }, receipt: CommitReceipt) =>
+    receipt.held === undefined ? { next: outcome.next, result: outcome.result, committed: true, receipt } : { next: current, result: outcome.result, committed: false, receipt };
 
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
   const update = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; receipt: CommitReceipt }> => {
@@ -194,8 +199,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const outcome = change(current);
       if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
-        const receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
-        return { next: outcome.next, result: outcome.result, committed: true, receipt };
+        return committedOrHeld(current, outcome, await commit(outcome.next, current, optionsFor?.(outcome.next)));
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
@@ -260,13 +264,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const respond = async (runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> => {
     const mode = modeOf(respondOptions.mode, 'respond');
     const queue = queueFor(mode, 'respond');
-    const { replaceRemembered } = respondOptions;
+    const { replaceRemembered, claimRemembered } = respondOptions;
+    if (claimRemembered !== undefined && store.claimsInCommit !== true) {
+      throw new ConfigError(
+        'respond: claimRemembered needs a store that claims in its commit (store.claimsInCommit, the Redis store on one server); claim the key with once.putIfAbsent first. Nothing was recorded.',
+      );
+    }
     // A decision that makes the run ready asks the store to queue it in the same write (one round trip where it can).
     const optionsFor: OptionsFor = (next) => {
       const replace = replaceRemembered?.(next);
+      const claim = claimRemembered?.(next);
       return {
         ...(queue !== undefined && next.status === 'running' ? { queue } : {}),
         ...(replace === undefined ? {} : { replaceRemembered: replace }),
+        ...(claim === undefined ? {} : { claimRemembered: claim }),
       };
     };
     const { next, committed, receipt } = await update(
@@ -277,6 +288,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       },
       optionsFor,
     );
+    if (receipt.held !== undefined) return { snapshot: next, status: next.status, duplicate: false, held: receipt.held };
     const after = committed ? await carryOn(next, mode, receipt.queued) : await carryOnRepeat(next, mode);
     return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}) };
   };

@@ -37,8 +37,10 @@ export interface RespondResult {
   readonly status: RunStatus;
   /** True when an identical decision was already recorded; nothing was done again. */
   readonly duplicate: boolean;
-  /** True when the decision's commit also made `RespondOptions.replaceRemembered` (in the same write). */
+  /** True when the decision's commit also made `RespondOptions.replaceRemembered` or `claimRemembered` (in the same write). */
   readonly replaced?: boolean;
+  /** What `RespondOptions.claimRemembered`'s key already held: nothing was written, and `snapshot` is the run as found. */
+  readonly held?: string;
 }
 
 /**
@@ -56,6 +58,13 @@ export interface RespondOptions {
    * webhook-id's claim with its answer; the caller makes it itself when the result does not say `replaced`.
    */
   readonly replaceRemembered?: (next: AgentSnapshot) => CommitOptions['replaceRemembered'];
+  /**
+   * A `once.putIfAbsent` the decision's commit makes before it writes, computed from the run as it would be committed,
+   * on a store that `claimsInCommit` (a `ConfigError` otherwise, before anything is written): when the key is held,
+   * nothing is written and the result says `held`. Used by the HTTP app to claim a webhook-id and store its answer in
+   * the decision's own write (one round trip); a decision with nothing to commit (a duplicate) claims nothing.
+   */
+  readonly claimRemembered?: (next: AgentSnapshot) => CommitOptions['claimRemembered'];
 }
 
 /** What `respondWithLink` answers: the outcome, and which run and approval the (opaque) token named. */

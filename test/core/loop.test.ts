@@ -194,4 +194,31 @@ describe('a start and a result as one step', () => {
     expect(saved.filter((snapshot) => snapshot.toolCalls.some((record) => record.status === 'executing'))).toHaveLength(3);
     for (const snapshot of saved) expect(snapshot.toolCalls.every((record) => Object.isFrozen(record))).toBe(true);
   });
+
+  it('without a checkpoint, aborting during a call of a turn stops before the next call: the finished one is kept, the rest never run', async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const tool = defineTool({
+      name: 'read',
+      description: 'read',
+      input: z.object({ path: z.string() }),
+      needsApproval: false,
+      execute: async ({ path }) => {
+        ran.push(path);
+        controller.abort('stop after the first');
+        return path.toUpperCase();
+      },
+    });
+    const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
+    const agent = testAgent({ name: 'abort-mid-turn', model, tools: [tool], clock: testClock() });
+    const stopped = await agent.execute({ input: 'go' }, { signal: controller.signal });
+    expect(ran).toEqual(['/a']);
+    expect(stopped).toMatchObject({ status: 'cancelled', error: { code: 'cancelled', message: 'stop after the first' } });
+    expect(stopped.toolCalls.map((record) => [record.toolCallId, record.status, record.result])).toEqual([
+      ['c0', 'succeeded', '/A'],
+      ['c1', 'approved', undefined],
+      ['c2', 'approved', undefined],
+    ]);
+    expect(model.calls).toHaveLength(1);
+  });
 });

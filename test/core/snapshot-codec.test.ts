@@ -164,6 +164,20 @@ describe('snapshot fixture v2 with every message part', () => {
     expect(JSON.parse(serialize(snap))).toEqual(JSON.parse(partsText));
   });
 
+  it('refuses a malformed part, provider metadata or usage with a SnapshotError naming its path', () => {
+    const refused = (edit: Parameters<typeof altered>[0]) => thrown(() => deserialize(altered(edit, partsText)));
+    expect(refused((doc) => (doc.messages[1].parts[2].type = 'video'))).toMatchObject({ path: 'messages[1].parts[2].type' });
+    expect(refused((doc) => delete doc.messages[1].parts[1].mediaType)).toMatchObject({ path: 'messages[1].parts[1].mediaType' });
+    expect(refused((doc) => (doc.messages[7].parts[1].signature = 3))).toMatchObject({ path: 'messages[7].parts[1].signature' });
+    expect(refused((doc) => (doc.messages[3].parts[0].outcome = 'maybe'))).toMatchObject({ path: 'messages[3].parts[0].outcome' });
+    expect(refused((doc) => (doc.messages[2].parts[0].providerMetadata = { anthropic: 'x' }))).toMatchObject({ path: 'messages[2].parts[0].providerMetadata.anthropic' });
+    expect(refused((doc) => (doc.messages[2].toolCalls[0].providerMetadata = []))).toMatchObject({ path: 'messages[2].toolCalls[0].providerMetadata' });
+    expect(refused((doc) => (doc.messages[7].usage = { inputTokens: -1 }))).toMatchObject({ path: 'messages[7].usage' });
+    expect((refused((doc) => (doc.messages[1].parts[2].type = 'video')) as Error).message).toBe(
+      'Invalid snapshot: messages[1].parts[2].type must be text, reasoning, file or tool-result.',
+    );
+  });
+
   it('resumes in a fresh agent and hands the model every part back unchanged, with the new results marked ok', async () => {
     const seen: ModelRequest[] = [];
     const calls: FixtureCalls = { read: [], deleted: [] };

@@ -88,7 +88,7 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
   });
 
-  it('a signed decision over HTTP in enqueue mode: claim the webhook-id, then one commit that also queues the run and settles the claim with the answer (two round trips); its redelivery gets that answer from one', async () => {
+  it('a signed decision over HTTP in enqueue mode: one commit claims the webhook-id with the answer, records the decision and queues the run (one round trip); its redelivery gets that answer from one', async () => {
     const { agent, sent, roundTrips } = setup();
     const watched = watchedCommands(redis, sent);
     const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
@@ -101,13 +101,60 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     sent.length = 0;
     const first = await post();
     expect(first.status).toBe(202);
-    expect(roundTrips()).toEqual(['countersignRemember', 'countersignWriteRun']);
+    expect(roundTrips()).toEqual(['countersignWriteRun']);
+    expect(JSON.parse((await redis.get(`${prefix}remember:webhook:${headers['webhook-id']}`)) ?? 'null')).toMatchObject({
+      answer: { status: 202, body: await first.clone().text() },
+    });
     sent.length = 0;
     const again = await post();
     expect(again.status).toBe(202);
     expect(again.headers.get('webhook-replayed')).toBe('true');
     expect(await again.json()).toEqual(await first.json());
     expect(roundTrips()).toEqual(['countersignRemember']);
+  });
+
+  it('a webhook-id already held stops the commit that would claim it: nothing is written, another request under it is refused, and the run is decided by its own delivery', async () => {
+    const { agent, sent, roundTrips } = setup();
+    const watched = watchedCommands(redis, sent);
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
+    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const a = await runtime.start(agent.name, { input: 'email someone' });
+    const b = await runtime.start(agent.name, { input: 'email someone else' });
+    const decide = (run: typeof a, id: string) => {
+      const approvalId = run.pendingApprovals[0]!.approvalId;
+      const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
+      return app.request(`/runs/${run.runId}/approvals/${approvalId}`, { method: 'POST', headers: signed(body, { id }), body });
+    };
+    expect((await decide(a, 'msg_shared')).status).toBe(202);
+    const before = await runtime.get(b.runId);
+    sent.length = 0;
+    const reused = await decide(b, 'msg_shared');
+    expect(reused.status).toBe(409);
+    expect(await reused.json()).toMatchObject({ code: 'webhook_id_reused' });
+    expect(roundTrips()).toEqual(['countersignWriteRun']);
+    expect(await runtime.get(b.runId)).toEqual(before);
+    expect((await decide(b, 'msg_own')).status).toBe(202);
+    expect((await runtime.get(b.runId)).status).toBe('running');
+  });
+
+  it('two deliveries of one webhook-id at once: the write that lands first claims it, the other is answered from it, the decision is recorded once', async () => {
+    const { agent } = setup();
+    const queue = createRedisResumeQueue({ redis, prefix });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }), queue });
+    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const run = await runtime.start(agent.name, { input: 'email someone' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
+    const headers = signed(body);
+    const jobsBefore = await redis.xlen(queue.key);
+    const post = () => app.request(`/runs/${run.runId}/approvals/${approvalId}`, { method: 'POST', headers, body });
+    const answers = await Promise.all([post(), post()]);
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
+    expect(answers.map((answer) => answer.headers.get('webhook-replayed')).sort()).toEqual(['true', null].sort());
+    const [one, two] = await Promise.all(answers.map((answer) => answer.text()));
+    expect(one).toBe(two);
+    expect((await runtime.get(run.runId)).audit).toHaveLength(1);
+    expect(await redis.xlen(queue.key)).toBe(jobsBefore + 1);
   });
 
   it('loads first when another process wrote the run, then commits: two round trips', async () => {

@@ -237,14 +237,24 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       // Waiting for replicas comes after the script: a commit that then fails must not have queued or answered yet.
       const fold = inline && !durability.waitsForReplicas;
       const jobStream = commitOptions.queue === undefined || !fold ? '' : foldedJobStream(commitOptions.queue);
-      const replace = fold ? commitOptions.replaceRemembered : undefined;
+      const { claimRemembered: claim, replaceRemembered } = commitOptions;
+      if (claim !== undefined && (!fold || replaceRemembered !== undefined)) {
+        throw new ConfigError(
+          `commit: claimRemembered is only made in the commit of a store that claimsInCommit, and not together with replaceRemembered; claim the key with once.putIfAbsent before the commit. Nothing was written.`,
+        );
+      }
+      // A claim is a replace that expects the key absent (checked by the script before it writes anything).
+      const remembered = claim === undefined ? (fold ? replaceRemembered : undefined) : { ...claim, expected: '' };
       const folded = [
         jobStream,
         next.runId,
-        ...(replace === undefined ? ['', '', '', ''] : [`${connectionPrefix}${keys.remember(replace.key)}`, replace.expected, replace.value, String(Math.ceil(replace.ttlMs))]),
+        ...(remembered === undefined
+          ? ['', '', '', '']
+          : [`${connectionPrefix}${keys.remember(remembered.key)}`, remembered.expected, remembered.value, String(Math.ceil(remembered.ttlMs))]),
       ];
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
+        if (reply[0] === 4) return { queued: false, replaced: false, held: String(reply[1]) };
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
           // A resent commit (3) had queued the job with its first landing; whether it replaced the key is unknown, so the caller does.
@@ -281,6 +291,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
+
+    // Waiting for replicas comes after the script, so a claim made in it could be answered before it is durable.
+    claimsInCommit: inline && !durability.waitsForReplicas,
 
     async publishTransient(events) {
       await guarded('publish model deltas', () =>

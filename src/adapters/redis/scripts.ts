@@ -62,7 +62,9 @@ end
  * know), 16 the resume-job stream to add `{ runId }` to once the commit
  * lands ('' for none; inline only), 17 the run id, 18 to 21 a remembered
  * key to replace once the commit lands (inline only; '' for none), the value
- * it must hold, its new value and TTL in ms, 22.. the new messages,
+ * it must hold ('' for a claim: it must be absent, checked before anything is
+ * written, and a held key stops the commit), its new value and TTL in ms,
+ * 22.. the new messages,
  * then the new audit entries, then (inline only) each event's type, run id
  * and JSON.
  *
@@ -81,7 +83,8 @@ end
  * Replies: {1, previous index entries, 1 if the outbox entry was written,
  * 1 if the remembered key was replaced}
  * on success; {3, its outbox entry or nil} when this very commit had already
- * landed; {0, stored version or -1 when there is no run} on a version
+ * landed; {4, what the key holds} when a claim's key (ARGV[19] '') is held:
+ * nothing written; {0, stored version or -1 when there is no run} on a version
  * conflict (or a taken id on create, or a latest commit other than ARGV[15]);
  * {2, stored version, stored messages, stored audit entries} when the version
  * matches but the counts do not (the caller then resends with the right tail).
@@ -93,6 +96,10 @@ local stored = redis.call('HMGET', head, 'v', 'x', 'c')
 local recent = stored[3] or ''
 if stored[1] and string.find(' ' .. recent .. ' ', ' ' .. commit .. ' ', 1, true) then
   return {3, redis.call('HGET', outbox, commit)}
+end
+if ARGV[18] ~= '' and ARGV[19] == '' then
+  local held = redis.call('GET', ARGV[18])
+  if held then return {4, held} end
 end
 local previous = ''
 if ARGV[1] == 'create' then
@@ -127,7 +134,7 @@ if ARGV[13] == 'inline' then
     redis.call('XADD', ARGV[14] .. 'events', 'MAXLEN', '~', ${STREAM_MAXLEN}, '*', 'type', ARGV[i], 'runId', ARGV[i + 1], 'event', ARGV[i + 2])
   end
   if ARGV[16] ~= '' then redis.call('XADD', ARGV[16], '*', 'runId', ARGV[17]) end
-  if ARGV[18] ~= '' and redis.call('GET', ARGV[18]) == ARGV[19] then
+  if ARGV[18] ~= '' and (ARGV[19] == '' or redis.call('GET', ARGV[18]) == ARGV[19]) then
     redis.call('SET', ARGV[18], ARGV[20], 'PX', ARGV[21])
     replaced = 1
   end

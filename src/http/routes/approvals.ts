@@ -15,7 +15,7 @@ import type { RouteSettings } from './route-settings.js';
 
 /** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
 export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
-  const { runtime, resumeMode, read, write, report } = settings;
+  const { runtime, resumeMode, read, write, decide, report } = settings;
   const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
 
@@ -29,7 +29,7 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     return c.json({ items: page.items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
   });
 
-  app.post('/runs/:runId/approvals/:approvalId', ...write, async (c) => {
+  app.post('/runs/:runId/approvals/:approvalId', ...decide, async (c) => {
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };

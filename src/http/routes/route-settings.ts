@@ -30,6 +30,13 @@ export interface RouteSettings {
   readonly read: MiddlewareHandler<AppEnv>;
   /** Guards of the routes that write: a bearer token or a Standard Webhooks signature, the body read, the webhook-id claimed. */
   readonly write: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
+  /**
+   * Guards of a single decision: `write`'s, except that where the decision is enqueued on a store that claims in its
+   * commit (with the runtime's `once` its own), a signed delivery's webhook-id is claimed by the decision's commit.
+   */
+  readonly decide: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
+  /** True when `decide` leaves the webhook-id to the decision's commit (`delivery.claimWith`). */
+  readonly claimsInCommit: boolean;
   /** `onError`, never throwing. */
   readonly report: (error: unknown, context: ApprovalAppErrorContext) => void;
 }

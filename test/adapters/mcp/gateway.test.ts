@@ -148,5 +148,8 @@ describe('createMcpGateway', () => {
     const error = await createMcpGateway({ name: 'x', command: 'does-not-exist', waitMS: 5 } as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/^createMcpGateway: options has an unknown option waitMS\./);
+    const zero = await createMcpGateway({ name: 'x', command: 'does-not-exist', maxSessions: 0 }).catch((caught: unknown) => caught);
+    expect(zero).toBeInstanceOf(ConfigError);
+    expect((zero as Error).message).toContain('maxSessions');
   });
 });

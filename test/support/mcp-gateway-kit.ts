@@ -4,9 +4,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentSnapshot, createAgent, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
-import { createScriptedModel, textTurn } from 'countersign/testing';
-import { createMcpGateway, type McpGateway, type McpGatewaySettings } from 'countersign/mcp';
+import { type AgentSnapshot, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
+import { createMcpGateway, type McpGateway, type McpGatewaySettings, mcpGatewayAgent } from 'countersign/mcp';
 import { callLog, stdioFixture } from './mcp-fixture.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -65,11 +64,7 @@ export function runEnded(runtime: Runtime, runId: string): Promise<AgentSnapshot
   });
 }
 
-/**
- * A runtime on `store` as an approval app in another process makes it: an agent of the gateway's agent's name
- * (the runs' agent), without the upstream's tools; it decides with mode 'record' and the gateway carries out.
- */
+/** A runtime on `store` as an approval app in another process makes it: the gateway's agent without the upstream. */
 export function deciderRuntime(gateway: McpGateway, store: SnapshotStore): Runtime {
-  const agent = createAgent({ name: gateway.agent.name, model: createScriptedModel(() => textTurn('never called')), tools: [] });
-  return createRuntime({ agents: [agent], store });
+  return createRuntime({ agents: [mcpGatewayAgent({ name: gateway.connection.name })], store });
 }

@@ -5,6 +5,7 @@ import { type Agent, createAgent } from '../../machine/agent.js';
 import { createRuntime } from '../../runtime/create-runtime.js';
 import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
 import { connectMcpServer } from './connect.js';
+import { gatewayAgentName } from './gateway-agent.js';
 import { gatewayCalls } from './gateway-calls.js';
 import { runFollower } from './gateway-follower.js';
 import { gatewayModel } from './gateway-model.js';
@@ -69,7 +70,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const owned = !('callTool' in upstream);
   const connection = owned ? await connectMcpServer(upstream) : upstream;
   const agent = createAgent({
-    name: `mcp-gateway.${connection.name}`,
+    name: gatewayAgentName(connection.name),
     model: gatewayModel,
     tools: [connection],
     maxTurns: 2,

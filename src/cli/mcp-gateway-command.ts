@@ -20,7 +20,7 @@ export interface GatewayIo {
 }
 
 export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
-              [--wait-ms N] [--serve-stdio] [--port N]
+              [--prefix P] [--wait-ms N] [--serve-stdio] [--port N]
                                               an MCP server in front of another: offers its tools, forwards
                                               only calls the rules or a person allow. --serve-stdio: MCP on
                                               stdin/stdout; --port: MCP at /mcp and the approval app on one
@@ -34,6 +34,7 @@ const options = {
   name: { type: 'string' },
   rules: { type: 'string' },
   redis: { type: 'string' },
+  prefix: { type: 'string' },
   'wait-ms': { type: 'string' },
   'serve-stdio': { type: 'boolean' },
   port: { type: 'string' },
@@ -51,6 +52,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   if ((values.upstream === undefined) === (values['upstream-url'] === undefined))
     throw new UsageError('mcp-gateway takes --upstream "<command line>" or --upstream-url URL (one of them)');
   if (values.name === undefined) throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
+  if (values.prefix !== undefined && values.redis === undefined) throw new UsageError('--prefix is the Redis key prefix; it goes with --redis URL');
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
   const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
@@ -75,7 +77,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
 
   const { createMcpGateway } = await import('../adapters/mcp/index.js');
-  const redis = values.redis === undefined ? undefined : await redisStore(values.redis);
+  const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
   const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
   const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
   const gatewayOptions: McpGatewayOptions = {
@@ -134,10 +136,10 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** The Redis store at `url` (ioredis and countersign/redis are loaded only here). */
-async function redisStore(url: string): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
+/** The Redis store at `url`, under `prefix` (ioredis and countersign/redis are loaded only here). */
+async function redisStore(url: string, prefix: string | undefined): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
   const [{ Redis }, { createRedisStore }] = await Promise.all([import('ioredis'), import('../adapters/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
-  return { store: createRedisStore({ redis }), quit: () => redis.quit() };
+  return { store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }), quit: () => redis.quit() };
 }

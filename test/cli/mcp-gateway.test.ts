@@ -149,6 +149,9 @@ describe('countersign mcp-gateway', () => {
     expect((await run(['mcp-gateway', '--name', 'files', '--serve-stdio'])).err).toContain('mcp-gateway takes --upstream "<command line>" or --upstream-url URL');
     expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio'])).err).toContain('nobody could decide the calls');
     expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'])).err).toContain('set COUNTERSIGN_APPROVALS_TOKEN');
+    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--prefix', 'p:'])).err).toContain(
+      '--prefix is the Redis key prefix; it goes with --redis URL',
+    );
     expect((await run(['mcp-gateway', '--upstream', 'server "unclosed', '--name', 'files', '--serve-stdio', '--redis', 'redis://x'])).err).toContain(
       '--upstream has an unclosed " quote',
     );

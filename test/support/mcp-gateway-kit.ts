@@ -1,10 +1,11 @@
 // The gateway as the gateway tests drive it: in front of the fixture MCP server (spawned over stdio, counting its
-// calls), with the SDK's own Client connected to it in memory; and a wait for the gateway's next pending approval.
+// calls), with the SDK's own Client connected to it in memory; a wait for the gateway's next pending approval and for
+// a run's end; and a runtime of another process on the gateway's store, which can decide but has no upstream.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PendingApprovalEntry, Runtime } from 'countersign';
-import { createMcpGateway, type McpGateway, type McpGatewaySettings } from 'countersign/mcp';
+import { type AgentSnapshot, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
+import { createMcpGateway, type McpGateway, type McpGatewaySettings, mcpGatewayAgent } from 'countersign/mcp';
 import { callLog, stdioFixture } from './mcp-fixture.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -47,4 +48,23 @@ export async function nextPending(runtime: Runtime): Promise<PendingApprovalEntr
 export function textOf(result: CallToolResult): string {
   const first = result.content[0];
   return first?.type === 'text' ? first.text : '';
+}
+
+/** The run once it ended, as the runtime that carried it on announces it. */
+export function runEnded(runtime: Runtime, runId: string): Promise<AgentSnapshot> {
+  return new Promise((resolve, reject) => {
+    const check = () =>
+      runtime.get(runId).then((run) => {
+        if (run.status !== 'completed' && run.status !== 'failed' && run.status !== 'cancelled') return;
+        stop();
+        resolve(run);
+      }, reject);
+    const stop = runtime.subscribe((event) => event.runId === runId && event.type.startsWith('run-') && void check());
+    void check();
+  });
+}
+
+/** A runtime on `store` as an approval app in another process makes it: the gateway's agent without the upstream. */
+export function deciderRuntime(gateway: McpGateway, store: SnapshotStore): Runtime {
+  return createRuntime({ agents: [mcpGatewayAgent({ name: gateway.connection.name })], store });
 }

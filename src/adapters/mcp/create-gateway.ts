@@ -1,15 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { type Agent, createAgent } from '../../machine/agent.js';
 import { createRuntime } from '../../runtime/create-runtime.js';
 import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
 import { connectMcpServer } from './connect.js';
+import { gatewayAgentName } from './gateway-agent.js';
 import { gatewayCalls } from './gateway-calls.js';
+import { runFollower } from './gateway-follower.js';
 import { gatewayModel } from './gateway-model.js';
 import { type McpGatewayOptions, readGatewayOptions } from './gateway-options.js';
+import { gatewaySessions } from './gateway-sessions.js';
 import type { McpConnection } from './mcp-connection.js';
 
 /**
@@ -34,7 +35,7 @@ export interface McpGateway<R extends Runtime = Runtime> {
    * clients) for a Fetch `Request`: mount it at `/mcp` of any Fetch server.
    */
   fetch(request: Request): Promise<Response>;
-  /** Closes every client's session, and the upstream connection when the gateway opened it. */
+  /** Stops following runs, closes every client's session, and the upstream connection when the gateway opened it. */
   close(): Promise<void>;
 }
 
@@ -45,7 +46,9 @@ export interface McpGateway<R extends Runtime = Runtime> {
  * ask wait up to `waitMs` for a person (then answer "approval pending" with
  * the approval id; the client retries the identical call to get the
  * decision, without asking again), denied and expired ones are tool errors
- * that say who refused and why. Throws `ConfigError` for bad options and
+ * that say who refused and why. The gateway follows each run until it ends,
+ * every `followEveryMs`: a decision recorded elsewhere (mode `'record'`) is
+ * carried out and an expiry applied even when no client waits. Throws `ConfigError` for bad options and
  * `ConnectorUnavailableError` when the upstream cannot be reached.
  *
  * @example
@@ -67,7 +70,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const owned = !('callTool' in upstream);
   const connection = owned ? await connectMcpServer(upstream) : upstream;
   const agent = createAgent({
-    name: `mcp-gateway.${connection.name}`,
+    name: gatewayAgentName(connection.name),
     model: gatewayModel,
     tools: [connection],
     maxTurns: 2,
@@ -83,7 +86,20 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     ...(settings.links === undefined ? {} : { links: settings.links }),
     ...(settings.onError === undefined ? {} : { onError: settings.onError }),
   });
-  const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs: settings.approvalTtlMs ?? 86_400_000 });
+  const follower = runFollower({
+    runtime,
+    everyMs: settings.followEveryMs ?? 1000,
+    report: (error, runId) => {
+      try {
+        settings.onError?.(error, { operation: 'mcp-gateway follow', runId });
+      } catch {
+        // The reporter's own failure has nowhere left to go; the run is looked at again.
+      }
+    },
+  });
+  // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
+  const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
+  const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
 
   const listings = (): McpToolListing[] => {
     const offered = new Set(connection.tools.map((tool) => tool.name));
@@ -106,7 +122,8 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
           }.`,
         );
       }
-      return call(name, args, extra.signal);
+      const done = sessions.busy(extra.sessionId);
+      return call(name, args, extra.signal).finally(done);
     });
     servers.add(server);
     server.onclose = () => servers.delete(server);
@@ -117,39 +134,23 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
   });
 
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const connect = async (transport: Transport) => {
     const server = newServer();
     await server.connect(transport);
     return server;
   };
+  const sessions = gatewaySessions({ idleMs: settings.sessionIdleMs ?? 1_800_000, maxSessions: settings.maxSessions ?? 1000, connect });
 
   return {
     runtime,
     agent,
     connection,
     connect,
-    async fetch(request) {
-      const sessionId = request.headers.get('mcp-session-id');
-      if (sessionId !== null) {
-        const known = sessions.get(sessionId);
-        if (known !== undefined) return known.handleRequest(request);
-        return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize a new session.' }, id: null }, { status: 404 });
-      }
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => void sessions.set(id, transport),
-        onsessionclosed: (id) => void sessions.delete(id),
-      });
-      const server = await connect(transport);
-      const response = await transport.handleRequest(request);
-      // Not an initialize request: the transport refused it and no session was made.
-      if (transport.sessionId === undefined) await server.close();
-      return response;
-    },
+    fetch: sessions.fetch,
     async close() {
       stopListening();
-      sessions.clear();
+      follower.close();
+      await sessions.close();
       await Promise.all([...servers].map((server) => server.close()));
       if (owned) await connection.close();
     },

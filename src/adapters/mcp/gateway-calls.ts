@@ -1,7 +1,6 @@
 // One tools/call through the gateway: a run in the runtime, found again by a digest of the call so a retried call
 // waits on the same run (and two identical calls at once make one approval), awaited up to waitMs. The run may be
-// decided anywhere: a decision recorded by a process without the upstream leaves the run ready and not going on,
-// and the gateway carries it on here, where the upstream is (the runtime's commits and leases keep it exactly once).
+// decided anywhere; the follower carries it on here, where the upstream is, while a call waits and after.
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunNotFoundError } from '../../errors.js';
@@ -10,6 +9,7 @@ import type { AgentSnapshot } from '../../machine/types.js';
 import { awaitRun } from '../../runtime/await-run.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
+import { ENDED, type RunFollower } from './gateway-follower.js';
 import { gatewayInput } from './gateway-model.js';
 
 export interface GatewayCallSettings {
@@ -17,29 +17,19 @@ export interface GatewayCallSettings {
   readonly agentName: string;
   /** How long a call waits for its run to end before answering "pending". */
   readonly waitMs: number;
-  /** How long a call's key names its run (the approval TTL, or a day). */
+  /** How long a call's key names its run (longer than an approval can wait, so a retry finds its outcome). */
   readonly keyTtlMs: number;
+  /** Follows the calls' runs, and carries them on. */
+  readonly follower: RunFollower;
 }
 
 /** How often a waiting call looks at its run (events of this process wake it at once). */
 const POLL_MS = 200;
-const ended = new Set(['completed', 'failed', 'cancelled']);
 
 /** The function that answers one tools/call (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
-  const { runtime } = settings;
+  const { runtime, follower } = settings;
   const keyPrefix = `mcp-gateway:${settings.agentName}:`;
-  /** Runs this process is carrying on now, so two waiters never carry on one run at once. */
-  const going = new Map<string, Promise<AgentSnapshot>>();
-
-  const carryOn = (runId: string, work: () => Promise<AgentSnapshot>) => {
-    let running = going.get(runId);
-    if (running === undefined) {
-      running = work().finally(() => going.delete(runId));
-      going.set(runId, running);
-    }
-    return running;
-  };
 
   const exists = async (runId: string) => {
     // A run is recorded just after its key is taken: give its starter one poll before calling the key abandoned.
@@ -67,10 +57,14 @@ export function gatewayCalls(settings: GatewayCallSettings) {
           await runtime.once.replace(key, fresh, undefined, settings.keyTtlMs);
           throw error;
         }
-        void carryOn(fresh, () => runtime.resume(fresh)).catch(() => undefined);
+        follower.follow(fresh);
+        void follower.carryOn(fresh).catch(() => undefined);
         return fresh;
       }
-      if (await exists(held)) return held;
+      if (await exists(held)) {
+        follower.follow(held);
+        return held;
+      }
       // Its starter died before recording it: free the key and take it.
       await runtime.once.replace(key, held, undefined, settings.keyTtlMs);
     }
@@ -78,29 +72,21 @@ export function gatewayCalls(settings: GatewayCallSettings) {
 
   /** The run once it ended, or as it stands at `deadline`. */
   const settle = async (runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> => {
-    let seen: number | undefined;
-    let swept = false;
     for (;;) {
-      const own = going.get(runId);
-      // A failure after the wait surfaces to the next waiter, which carries the run on again.
-      if (own !== undefined) await awaitRun(own, deadline - Date.now(), () => undefined);
-      const snapshot = await runtime.get(runId);
-      if (ended.has(snapshot.status)) return snapshot;
+      const before = follower.going(runId);
+      const snapshot = await follower.look(runId);
+      if (ENDED.has(snapshot.status)) return snapshot;
+      const own = follower.going(runId);
+      // Just carried on (its decisions are in, or its approval expired): answer with the outcome, even past the deadline.
+      if (own !== undefined && own !== before) {
+        await own;
+        continue;
+      }
       const now = Date.now();
-      if (snapshot.status === 'running' && snapshot.version === seen && !going.has(runId)) {
-        // Ready and not moving since the last look: its decisions were recorded where the upstream is not.
-        await carryOn(runId, () => runtime.resume(runId));
-        seen = undefined;
-        continue;
-      }
-      if (!swept && snapshot.pendingApprovals.some((request) => request.expiresAt !== undefined && request.expiresAt <= now)) {
-        swept = true;
-        await runtime.sweepExpired(now);
-        continue;
-      }
       if (now >= deadline || signal?.aborted) return snapshot;
-      seen = snapshot.version;
-      await changeOf(runId, Math.min(POLL_MS, deadline - now), signal);
+      // A failure after the wait surfaces to the next waiter, which carries the run on again.
+      if (own !== undefined) await awaitRun(own, deadline - now, () => undefined);
+      else await changeOf(runId, Math.min(POLL_MS, deadline - now), signal);
     }
   };
 
@@ -124,7 +110,7 @@ export function gatewayCalls(settings: GatewayCallSettings) {
     try {
       const runId = await runFor(key, tool, args);
       const snapshot = await settle(runId, deadline, signal);
-      if (!ended.has(snapshot.status)) return pendingAnswer(snapshot);
+      if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
       // Answered: a later identical call is a new call, and asks again.
       await runtime.once.replace(key, runId, undefined, settings.keyTtlMs);
       return finalAnswer(snapshot);

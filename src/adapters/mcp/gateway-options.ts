@@ -33,6 +33,15 @@ export interface McpGatewaySettings {
   readonly approvalTtlMs?: number;
   /** How long a tools/call waits for the decision (and the upstream) before answering "pending". Default 25,000 ms. */
   readonly waitMs?: number;
+  /**
+   * How often the gateway looks at each run it follows (until the run ends): a run decided elsewhere with mode
+   * `'record'` is carried out here, an expired approval applied, with no client waiting. Default 1,000 ms.
+   */
+  readonly followEveryMs?: number;
+  /** An MCP HTTP session with no request and no call in flight for this long is closed. Default 30 minutes. */
+  readonly sessionIdleMs?: number;
+  /** MCP HTTP sessions open at once; a new one beyond is refused with 503. Default 1,000. */
+  readonly maxSessions?: number;
   /** Signs every approval request; decisions must echo the signature. */
   readonly decisionSecret?: string;
   /** Failures that must not stop a call (a notifier that threw), as `createRuntime`'s `onError`. */
@@ -57,6 +66,9 @@ const settingsShape = {
   links: runtimeOptionsSchema.shape.links,
   approvalTtlMs: z.number().int('must be a whole number').positive().optional(),
   waitMs: z.number().int('must be a whole number').min(0).max(3_600_000).optional(),
+  followEveryMs: z.number().int('must be a whole number').min(10).max(3_600_000).optional(),
+  sessionIdleMs: z.number().int('must be a whole number').min(10).optional(),
+  maxSessions: z.number().int('must be a whole number').positive().optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
   onError: runtimeOptionsSchema.shape.onError,
 };

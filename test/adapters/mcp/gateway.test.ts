@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from 'countersign';
 import { createApprovalApp, serve } from 'countersign/http';
-import { createMcpGateway } from 'countersign/mcp';
+import { createMcpGateway, mcpGatewayAgent } from 'countersign/mcp';
 import { closeGateways, gatewayWithClient, nextPending, textOf } from '../../support/mcp-gateway-kit.js';
 
 afterEach(closeGateways);
@@ -148,5 +148,9 @@ describe('createMcpGateway', () => {
     const error = await createMcpGateway({ name: 'x', command: 'does-not-exist', waitMS: 5 } as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/^createMcpGateway: options has an unknown option waitMS\./);
+    const zero = await createMcpGateway({ name: 'x', command: 'does-not-exist', maxSessions: 0 }).catch((caught: unknown) => caught);
+    expect(zero).toBeInstanceOf(ConfigError);
+    expect((zero as Error).message).toContain('maxSessions');
+    expect(() => mcpGatewayAgent({ name: 'files', secret: 'x' } as never)).toThrow(/^mcpGatewayAgent: options has an unknown option secret\./);
   });
 });

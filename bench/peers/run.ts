@@ -45,7 +45,7 @@ const cell = (list: readonly number[]) => {
 
 process.stdout.write(
   `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${process.version} ${process.platform}/${process.arch}; load average at start ${load()}.\n` +
-    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, zod ${version('zod')} (the library's own version); countersign from ../../src.\n` +
+    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, zod ${version('zod')} (the library's own version); countersign from ../../dist (built by npm run build, as users run it).\n` +
     `Round robin: each round runs one cycle of every system, starting with a different one each round; ${budgetMs / 1000} s per history length (${MIN_ROUNDS} to ${count(MAX_ROUNDS)} rounds) after a 3 s warm-up of all four at 10 messages and a few warm-up rounds per length.\n`,
 );
 

@@ -1,6 +1,6 @@
 // `npm run bench:peers`: the approve-and-resume scenario (scenario.ts) on countersign and its peers,
-// alternated round by round in one process, at 0, 10, 100 and 1,000 prior messages; then what each
-// does on a duplicated approval, a partial answer and an expired approval, found by running them.
+// alternated round by round in one process (each round in another order), at 0, 10, 100 and 1,000 prior
+// messages; then what each does on a duplicated approval, a partial answer and an expired approval.
 // Options: --sizes 0,10,100,1000  --budget-ms 20000 (per history length)  --skip-probes
 // Run: npm run bench:peers   (installs bench/peers' own dependencies first when needed)
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,13 @@ const MAX_ROUNDS = 2_000;
 const contenders: readonly Contender[] = [countersign, aiSdk, openaiAgents, langgraph];
 const peers = contenders.slice(1);
 
+/** Every order of `items`. */
+const permutations = (items: readonly number[]): number[][] =>
+  items.length <= 1 ? [[...items]] : items.flatMap((item, index) => permutations(items.filter((_, other) => other !== index)).map((rest) => [item, ...rest]));
+// Round r runs the systems in the r-th of all their orders, so each follows each of the others equally often: a system pays
+// for the garbage and cold caches its predecessor leaves (a plain rotation always put countersign right after LangGraph).
+const orders = permutations(contenders.map((_, index) => index));
+
 interface Samples {
   readonly totals: number[];
   readonly steps: number[][];
@@ -45,8 +52,8 @@ const cell = (list: readonly number[]) => {
 
 process.stdout.write(
   `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${process.version} ${process.platform}/${process.arch}; load average at start ${load()}.\n` +
-    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, zod ${version('zod')} (the library's own version); countersign from ../../src.\n` +
-    `Round robin: each round runs one cycle of every system, starting with a different one each round; ${budgetMs / 1000} s per history length (${MIN_ROUNDS} to ${count(MAX_ROUNDS)} rounds) after a 3 s warm-up of all four at 10 messages and a few warm-up rounds per length.\n`,
+    `Peers: ai ${version('ai')}, @openai/agents ${version('@openai/agents')}, @langchain/langgraph ${version('@langchain/langgraph')}, langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, zod ${version('zod')} (the library's own version); countersign from ../../dist (built by npm run build, as users run it).\n` +
+    `Round robin: each round runs one cycle of every system, in the next of all their ${orders.length} orders; ${budgetMs / 1000} s per history length (${MIN_ROUNDS} to ${count(MAX_ROUNDS)} rounds) after a 3 s warm-up of all four at 10 messages and a few warm-up rounds per length.\n`,
 );
 
 // A first pass warms every system up (JIT, module caches) so the first history length measured is not
@@ -67,7 +74,7 @@ for (const size of sizes) {
   for (; round < warmup + MAX_ROUNDS; round++) {
     if (round >= warmup + MIN_ROUNDS && performance.now() - started > budgetMs) break;
     for (let turn = 0; turn < cycles.length; turn++) {
-      const { cycle, samples } = cycles[(round + turn) % cycles.length]!;
+      const { cycle, samples } = cycles[orders[round % orders.length]![turn]!]!;
       const laps: number[] = [];
       const t0 = performance.now();
       let last = t0;

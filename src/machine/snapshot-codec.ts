@@ -132,8 +132,12 @@ export function parseHead(head: unknown): SnapshotHead {
  * superjson's own output for it, without superjson's walk.
  */
 export function encodeHead(snapshot: AgentSnapshot | SnapshotHead): unknown {
-  const { messages: _messages, ...head } = snapshot as AgentSnapshot;
+  const head = 'messages' in snapshot ? withoutMessages(snapshot) : snapshot;
   return isPlainJson(head) ? { json: head } : codec.serialize(head);
+}
+
+function withoutMessages({ messages: _messages, ...head }: AgentSnapshot): SnapshotHead {
+  return head;
 }
 
 /**

@@ -280,6 +280,17 @@ describe('serialize', () => {
     expect(doc.messages).toEqual(JSON.parse(JSON.stringify(snap.messages)));
     expect(doc.$schemaVersion).toBe(2);
   });
+
+  it('sees a Date added under a frozen part of the head after that part was serialized as plain JSON', () => {
+    const snap = deserialize(fixtureText);
+    const editedArgs: Record<string, unknown> = { path: '/x' };
+    // The record is frozen, the arguments under it are not: what was plain JSON at the first serialize may not be at the next.
+    const record = Object.freeze({ ...snap.toolCalls[0]!, editedArgs });
+    const withEdit: AgentSnapshot = { ...snap, toolCalls: Object.freeze([record, ...snap.toolCalls.slice(1)]) };
+    expect(deserialize(serialize(withEdit)).toolCalls[0]!.editedArgs).toEqual({ path: '/x' });
+    editedArgs['when'] = new Date(FIXTURE_TIME);
+    expect(deserialize(serialize(withEdit)).toolCalls[0]!.editedArgs).toEqual({ path: '/x', when: new Date(FIXTURE_TIME) });
+  });
 });
 
 describe('the state type', () => {

@@ -1,4 +1,6 @@
-// countersign itself, from the sources (../../src through tsx): execute, serialize, deserialize,
+// countersign itself, as users run it: the built library (dist/, `npm run build`, which `npm run bench:peers`
+// runs first), plain JavaScript like every peer's package, not the sources through tsx (whose esbuild
+// keepNames wraps every named closure in a `__name` call users never pay). execute, serialize, deserialize,
 // withApprovalResponse, execute; the probes also use the runtime with the memory store.
 import { z } from 'zod';
 import {
@@ -13,7 +15,7 @@ import {
   type AssistantMessage,
   type Message,
   type Model,
-} from '../../../src/index.js';
+} from '../../../dist/index.js';
 import { DAYS_30, expectOneRun, expiryFields, FINAL_ANSWER, PATH, REQUEST, runCounter, type Contender } from '../scenario.js';
 
 const ask = (paths: readonly string[]): AssistantMessage => ({

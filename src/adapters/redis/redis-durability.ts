@@ -12,6 +12,8 @@ import { guarded } from './unavailable.js';
 export interface Durability {
   /** Whether a commit waits for replicas after its script (it must then fold nothing into the script: no job, no claim). */
   readonly waitsForReplicas: boolean;
+  /** Whether `beforeWrite` checks anything (with `appendfsync: 'always'`): a commit skips the wait otherwise. */
+  readonly checksBeforeWrite: boolean;
   /** Before every write: with `appendfsync: 'always'`, checks the server once it holds; else nothing. */
   beforeWrite(): Promise<void>;
   /** After a write landed: with `replicas`, resolves once that many hold it, else throws a retryable `StoreUnavailableError`. */
@@ -74,6 +76,7 @@ export function createDurability(redis: Redis | Cluster, wanted: RedisStoreOptio
 
   return {
     waitsForReplicas: durability !== undefined,
+    checksBeforeWrite: fsyncAlways,
     beforeWrite: () => (fsyncAlways ? checkFsync() : Promise.resolve()),
     afterWrite: (snapshot) => (durability ? replicated(snapshot) : Promise.resolve()),
   };

@@ -104,7 +104,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   /** Runs the write script; returns its reply. */
   const write = async (mode: 'create' | number, next: AgentSnapshot, seenMessages: number, seenAudit: number, prepared: Prepared, folded: readonly string[] = NOTHING_FOLDED) => {
-    await durability.beforeWrite();
+    if (durability.checksBeforeWrite) await durability.beforeWrite();
     const newMessages = next.messages.slice(seenMessages).map((message) => JSON.stringify(message));
     const newAudit = next.audit.slice(seenAudit).map((entry) => JSON.stringify(entry));
     const guess = runs.known(next.runId);
@@ -148,7 +148,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
    */
   const landed = async (snapshot: AgentSnapshot, prepared: Prepared, reply: WriteReply): Promise<void> => {
     runs.remember(snapshot, prepared.field);
-    await durability.afterWrite(snapshot);
+    if (durability.waitsForReplicas) await durability.afterWrite(snapshot);
     if (reply[0] === 1) {
       if (reply[2] === 1) await outbox.finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
       return;
@@ -168,10 +168,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   const prepare = (snapshot: AgentSnapshot, events: readonly RunEvent[]): Prepared => {
-    const { messages: _messages, audit: _audit, ...rest } = snapshot;
+    // The audit list is stored apart (it grows per decision); one copy of the head without it and the messages.
+    const { messages: _messages, audit: _audit, ...head } = snapshot;
     const now = clock();
     return {
-      head: encodeStoredHead({ ...rest, audit: [] }),
+      head: encodeStoredHead(Object.assign(head, { audit: [] })),
       index: encodeIndex(indexEntries(snapshot)),
       ttl: keysTtl(snapshot, now, retentionMs, graceMs),
       // Also the commit's id: the script recognises a resend of this very commit by it.

@@ -80,8 +80,8 @@ end
  * was in flight when a connection drops) is recognised as the commit that
  * already landed instead of conflicting with itself.
  *
- * Replies: {1, previous index entries, 1 if the outbox entry was written,
- * 1 if the remembered key was replaced}
+ * Replies: {1, previous index entries (when the outbox entry was written,
+ * else ''), 1 if the outbox entry was written, 1 if the remembered key was replaced}
  * on success; {3, its outbox entry or nil} when this very commit had already
  * landed; {4, what the key holds} when a claim's key (ARGV[19] '') is held:
  * nothing written; {0, stored version or -1 when there is no run} on a version
@@ -146,7 +146,7 @@ local ttl = tonumber(ARGV[7])
 for i = 1, 4 do
   if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
 end
-return {1, previous, outboxWritten, replaced}
+return {1, outboxWritten == 1 and previous or '', outboxWritten, replaced}
 `;
 
 /**

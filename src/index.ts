@@ -65,6 +65,7 @@ export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult
 export type { ConnectorState } from './runtime/connector-statuses.js';
 export type { ToolSource } from './machine/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
+export type { ResumeMode } from './web/answer-options.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
 export { mintLinkToken, readLinkToken, type ApprovalLinkTokens, type LinkClaim, type LinkTarget, type InboxClaim } from './links/approval-links.js';
 export { createApprovalLinks, type ApprovalLinkService, type ApprovalLinkOptions } from './links/link-service.js';

@@ -4,12 +4,13 @@
 import type { AgentSnapshot } from '../machine/types.js';
 import { awaitRun } from '../runtime/await-run.js';
 import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
+import type { ResumeMode } from '../web/answer-options.js';
 import type { Markup } from './markup.js';
 import { classifyRefusal, linkRun } from './refusal.js';
 import { decidedReply, refusalReply, type ClickReply } from './wording.js';
 
 export interface LinkDecisionSettings {
-  readonly resumeMode: 'inline' | 'enqueue';
+  readonly resumeMode: ResumeMode;
   readonly resumeTimeoutMs: number;
   /** Who clicked, when the token was minted for nobody in particular. */
   readonly approvedBy?: string;
@@ -22,8 +23,9 @@ export interface LinkDecisionSettings {
 /**
  * Spends a one-click token and records its decision (queueing the run in
  * enqueue mode), then, inline, resumes a run it made ready for up to
- * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then:
- * the decision is recorded either way, never assumed.
+ * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then,
+ * or, in record mode, when the decision made the run ready for the process
+ * that follows it: the decision is recorded either way, never assumed.
  */
 export async function decideWithLink(
   runtime: LinkedRuntime,
@@ -36,6 +38,7 @@ export async function decideWithLink(
     ...(settings.reason === undefined ? {} : { reason: settings.reason }),
   });
   if (settings.resumeMode === 'enqueue' || recorded.duplicate || recorded.status !== 'running') return { result: recorded, carryingOn: false };
+  if (settings.resumeMode === 'record') return { result: recorded, carryingOn: true };
   const { runId } = recorded.snapshot;
   const work: Promise<AgentSnapshot> = runtime.resume(runId);
   const outcome = await awaitRun(work, settings.resumeTimeoutMs, (error) => settings.onLateError(error, runId));

@@ -21,7 +21,7 @@ import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
 import { claimDeliveries } from './webhook-replay.js';
-import { answerOptionsShape } from '../web/answer-options.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../web/answer-options.js';
 
 export type { ApprovalAppErrorContext } from './routes/route-settings.js';
 
@@ -48,12 +48,13 @@ export interface ApprovalAppOptions {
   /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Where a decided (or started) run goes on: `'inline'` (default) here, before answering;
-   * `'enqueue'` on a worker, through the runtime's `queue` (a thin or
-   * serverless front answers 202 as soon as the decision is recorded and the run queued).
-   * `'enqueue'` with a runtime that has no queue is refused here, at creation.
+   * Where a decided (or started) run goes on (see `ResumeMode`): `'inline'` (default) here, before answering;
+   * `'enqueue'` on a worker, through the runtime's `queue` (a thin or serverless front answers 202 as soon as the
+   * decision is recorded and the run queued); `'record'` in another process that follows the run, such as the MCP
+   * gateway (answered 202 as soon as the decision is recorded, nothing resumed here, no queue needed). `'enqueue'`
+   * with a runtime that has no queue is refused here, at creation.
    */
-  readonly resumeMode?: 'inline' | 'enqueue';
+  readonly resumeMode?: ResumeMode;
   /**
    * How long a decision (or a start), once recorded, waits for the run to pause or end before answering 202.
    * Default 10 s. Recording itself is always awaited: a decision that could not be written is a 503, never a 202.
@@ -135,13 +136,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     );
   }
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
-  const resumeMode = options.resumeMode ?? 'inline';
-  if (resumeMode === 'enqueue' && runtime.queue === undefined) {
-    throw new ConfigError(
-      "createApprovalApp: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue: createRedisResumeQueue({ redis }) }); or use resumeMode 'inline'.",
-      'missing_option',
-    );
-  }
+  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createApprovalApp');
 
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
     try {

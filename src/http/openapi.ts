@@ -70,7 +70,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
   const readSecurity = [{ bearer: [] }];
   const accepted = {
     description:
-      'The decision (or the new run) is recorded, and the run is still going after `resumeTimeoutMs` or was queued for a worker; read `GET /runs/{runId}` later. Nothing unrecorded is ever answered 2xx: that is a 503.',
+      'The decision (or the new run) is recorded, and the run is still going after `resumeTimeoutMs`, was queued for a worker, or goes on in the process that follows it (resumeMode `record`); read `GET /runs/{runId}` later. Nothing unrecorded is ever answered 2xx: that is a 503.',
     content: json(ref('Accepted')),
   };
   return {

@@ -9,7 +9,8 @@ import type { RouteSettings } from './routes/route-settings.js';
 
 /**
  * How the write routes answer once a decision or a start is recorded: the run goes on here (inline) for up to
- * `resumeTimeoutMs`, or on a worker (enqueue); a run still going is a 202 pointing at it.
+ * `resumeTimeoutMs`, on a worker (enqueue) or in another process following it (record); a run still going is a 202
+ * pointing at it.
  */
 export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimsInCommit }: RouteSettings) {
   /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
@@ -29,11 +30,25 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
   const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
     answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
-  /** An enqueued decision's answer: "accepted" once it made the run ready (a worker carries it on), else the run as it stands. */
-  const enqueuedAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
+  /**
+   * The answer to a decision whose run goes on elsewhere (enqueue, record): "accepted" once it made the run ready (a
+   * worker, or the process following the run, carries it on), else the run as it stands.
+   */
+  const elsewhereAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
     snapshot.status === 'running' && !duplicate
       ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
       : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
+
+  const answerElsewhere = (c: Context<AppEnv>, runId: string, snapshot: AgentSnapshot, duplicate: boolean) => {
+    const answer = elsewhereAnswer(runId, snapshot, duplicate);
+    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
+  };
+
+  /** Records a decision for a process that follows the run (record mode) and answers at once; nothing goes on here. */
+  const decideRecorded = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
+    const recorded = await runtime.respond(runId, response, { mode: 'record' });
+    return answerElsewhere(c, runId, recorded.snapshot, recorded.duplicate);
+  };
 
   /** Whether the run as this process last saw it already records a decision on `approvalId`: a redelivery, most likely. */
   const seenDecided = (runId: string, approvalId: string) => runtime.store.peek?.(runId)?.audit.some((entry) => entry.approvalId === approvalId) === true;
@@ -59,7 +74,7 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       inCommit = false;
     }
     const answerOf = (next: AgentSnapshot) => {
-      const answer = enqueuedAnswer(runId, next, false);
+      const answer = elsewhereAnswer(runId, next, false);
       return [answer.status, JSON.stringify(answer.body)] as const;
     };
     const remembered =
@@ -76,9 +91,8 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       const repeat = await delivery!.claim();
       if (repeat !== undefined) return repeatOf(() => repeat);
     }
-    const answer = enqueuedAnswer(runId, recorded.snapshot, recorded.duplicate);
-    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
+    return answerElsewhere(c, runId, recorded.snapshot, recorded.duplicate);
   };
 
-  return { recordMode, carryOn, resumeAfter, accepted, decideEnqueued };
+  return { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded };
 }

@@ -1,12 +1,14 @@
 // The approval gateway on the real Redis: a call paused, decided by another runtime on its own connection to the same
-// Redis (mode 'record', as an approval app without the upstream decides), forwarded once by the gateway with no retry;
-// and `countersign mcp-gateway --redis URL` spawned, serving MCP on --port, decided over its approval app.
+// Redis (mode 'record'), forwarded once by the gateway with no retry; the same over a real socket to an approval app of
+// that runtime (resumeMode 'record'); and `countersign mcp-gateway --redis URL` spawned, serving MCP on --port,
+// decided over its approval app.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { createApprovalApp, serve } from 'countersign/http';
 import { createRedisStore } from 'countersign/redis';
 import { callLog, fixtureScript } from '../support/mcp-fixture.js';
 import { closeGateways, deciderRuntime, gatewayWithClient, nextPending, runEnded, textOf } from '../support/mcp-gateway-kit.js';
@@ -43,6 +45,29 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
     expect(await call('delete_file', { path: '/r' })).toEqual({ content: [{ type: 'text', text: 'deleted /r' }] });
     expect(log.calls('delete_file')).toHaveLength(1);
     expect((await decider.get(runId)).audit).toMatchObject([{ decision: 'approved', by: 'hana', source: 'human' }]);
+  });
+
+  it("decides over an approval app of another runtime with resumeMode 'record': 202 at once, no error, the gateway forwards the call once", async () => {
+    const { gateway, log, call } = await gatewayWithClient({ store: createRedisStore({ redis: gatewayRedis, prefix }), waitMs: 50, followEveryMs: 50 });
+    expect(textOf(await call('delete_file', { path: '/app' }))).toMatch(/^Approval pending/);
+    const decider = deciderRuntime(gateway, createRedisStore({ redis: deciderRedis, prefix }));
+    const errors: unknown[] = [];
+    const server = await serve(createApprovalApp(decider, { bearerToken: token, resumeMode: 'record', onError: (error) => errors.push(error) }), { port: 0 });
+    cleanups.push(() => server.close());
+    const { runId, request } = await nextPending(decider);
+    const ended = runEnded(gateway.runtime, runId);
+    const decided = await fetch(`${server.url}/runs/${runId}/approvals/${request.approvalId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: true, approvedBy: 'gina' }),
+    });
+    expect(decided.status).toBe(202);
+    expect(await decided.json()).toEqual({ status: 'running', accepted: true, runId, duplicate: false });
+    expect((await ended).status).toBe('completed');
+    expect(log.calls('delete_file')).toEqual([{ tool: 'delete_file', args: { path: '/app' } }]);
+    expect(await call('delete_file', { path: '/app' })).toEqual({ content: [{ type: 'text', text: 'deleted /app' }] });
+    expect(log.calls('delete_file')).toHaveLength(1);
+    expect(errors).toEqual([]);
   });
 
   it('runs `countersign mcp-gateway --redis URL --prefix P --port 0`: the call decided over the approval app is forwarded once', async () => {

@@ -19,7 +19,7 @@ import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js
 import { CUSTOM_ID_PREFIX, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
 import { ed25519PublicKey, verifyEd25519 } from './discord-signature.js';
-import { answerOptionsShape } from '../../web/answer-options.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../web/answer-options.js';
 
 /**
  * Options of `createDiscordInteractions`.
@@ -36,8 +36,8 @@ export interface DiscordInteractionsOptions {
   readonly applicationId: string;
   /** Default `https://discord.com/api/v10`. */
   readonly apiUrl?: string;
-  /** `inline` (default): a decision resumes the run here; `enqueue`: it queues the run for a worker. */
-  readonly resumeMode?: 'inline' | 'enqueue';
+  /** `inline` (default): a decision resumes the run here; `enqueue`: it queues the run for a worker; `record`: another process follows the run (see `ResumeMode`). */
+  readonly resumeMode?: ResumeMode;
   /** How long an inline resume is waited for before the card says the run is carrying on. Default 10,000 ms. */
   readonly resumeTimeoutMs?: number;
   /** Larger bodies are refused with 413. Default 64 KiB. */
@@ -108,10 +108,7 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
   } catch {
     throw new ConfigError('createDiscordInteractions: publicKey is not an Ed25519 public key; copy it again from the Developer Portal (General Information).', 'invalid_config');
   }
-  const resumeMode = options.resumeMode ?? 'inline';
-  if (resumeMode === 'enqueue' && runtime.queue === undefined) {
-    throw new ConfigError("createDiscordInteractions: resumeMode 'enqueue' needs a runtime made with createRuntime({ queue }); or use resumeMode 'inline'.", 'missing_option');
-  }
+  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createDiscordInteractions');
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
   const call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });

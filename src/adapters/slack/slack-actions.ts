@@ -18,7 +18,7 @@ import { DECISION_BLOCK_IDS, SLACK_ACTION_IDS } from './slack-card.js';
 import { slackMarkup } from './slack-markup.js';
 import { respond, type Answer, type ResponderSettings } from './slack-responder.js';
 import { signedHeaders, verifySignature } from './slack-signature.js';
-import { answerOptionsShape } from '../../web/answer-options.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../web/answer-options.js';
 
 /**
  * What `createSlackActions` was doing when something failed: `click` (an unexpected refusal), `resume` (a run that
@@ -50,8 +50,8 @@ export interface SlackActionsOptions {
   readonly apiUrl?: string;
   /** Origins a payload's `response_url` may point to; others are never called. Default `['https://hooks.slack.com']`. */
   readonly responseUrlOrigins?: readonly string[];
-  /** `inline` (default) resumes the run here for up to `resumeTimeoutMs` before answering; `enqueue` leaves it to a worker. */
-  readonly resumeMode?: 'inline' | 'enqueue';
+  /** `inline` (default) resumes the run here for up to `resumeTimeoutMs` before answering; `enqueue` leaves it to a worker; `record` to another process that follows the run (see `ResumeMode`). */
+  readonly resumeMode?: ResumeMode;
   /** How long an inline resume is waited for before the answer says the run is carrying on. Default 10,000 ms. */
   readonly resumeTimeoutMs?: number;
   /** Largest body read (Slack sends the whole card with a click). Default 256 KiB. */
@@ -128,6 +128,7 @@ interface Click extends DenyContext {
 export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
   parseOptions(optionsSchema, options, 'createSlackActions');
   const { runtime } = options;
+  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createSlackActions');
   const secrets: readonly string[] = typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
@@ -167,7 +168,7 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
       clicker: `slack:${click.user}`,
       channel: 'Slack',
       markup: slackMarkup,
-      resumeMode: options.resumeMode ?? 'inline',
+      resumeMode,
       resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
       ...(reason === undefined ? {} : { reason }),
       onError: (error, context) => report(error, context),

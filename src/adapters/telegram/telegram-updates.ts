@@ -14,7 +14,7 @@ import { answerReason } from './deny-reason.js';
 import { apiUrlSchema, botTokenSchema } from './telegram-notifier.js';
 import { updateSchema } from './update-schema.js';
 import type { TelegramUpdatesErrorContext, UpdateHandling } from './update-handling.js';
-import { answerOptionsShape } from '../../web/answer-options.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../web/answer-options.js';
 
 /**
  * Options of `createTelegramUpdates`.
@@ -31,8 +31,8 @@ export interface TelegramUpdatesOptions {
   readonly secretToken: string;
   /** The Bot API base. Default `https://api.telegram.org`. */
   readonly apiUrl?: string;
-  /** Where a decided run goes on: `'inline'` (default) here, `'enqueue'` on a worker through the runtime's queue. */
-  readonly resumeMode?: 'inline' | 'enqueue';
+  /** Where a decided run goes on (see `ResumeMode`): `'inline'` (default) here, `'enqueue'` on a worker through the runtime's queue, `'record'` in another process that follows it. */
+  readonly resumeMode?: ResumeMode;
   /** How long a click waits for the run to pause or end before saying it is carrying on. Default 10 s. */
   readonly resumeTimeoutMs?: number;
   /** Largest update accepted, in bytes. Default 64 KiB. */
@@ -90,7 +90,7 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
   const handling: UpdateHandling = {
     runtime,
     api,
-    resumeMode: options.resumeMode ?? 'inline',
+    resumeMode: resumeModeOf(options.resumeMode, runtime, 'createTelegramUpdates'),
     resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
     report(error, context) {
       try {

@@ -3,6 +3,7 @@
 import { answerClick } from '../../channels/decide-click.js';
 import type { ClickReply } from '../../channels/wording.js';
 import type { LinkedRuntime } from '../../runtime/runtime.js';
+import type { ResumeMode } from '../../web/answer-options.js';
 import type { BotApi } from './bot-api.js';
 import { telegramMarkup } from './telegram-markup.js';
 
@@ -21,7 +22,7 @@ export interface TelegramUpdatesErrorContext {
 export interface UpdateHandling {
   readonly runtime: LinkedRuntime;
   readonly api: BotApi;
-  readonly resumeMode: 'inline' | 'enqueue';
+  readonly resumeMode: ResumeMode;
   readonly resumeTimeoutMs: number;
   /** Reports a failure, its text made public and the bot token removed. */
   readonly report: (error: unknown, context: TelegramUpdatesErrorContext) => void;

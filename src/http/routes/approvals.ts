@@ -16,7 +16,7 @@ import type { RouteSettings } from './route-settings.js';
 /** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
 export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
   const { runtime, resumeMode, read, write, decide, report } = settings;
-  const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued } = recordThenAnswer(settings);
+  const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
 
   app.get('/approvals', read, async (c) => {
@@ -34,9 +34,10 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
     if (resumeMode === 'enqueue') return decideEnqueued(c, runId, response);
-    const recorded = await runtime.respond(runId, response, { mode: recordMode });
+    if (resumeMode === 'record') return decideRecorded(c, runId, response);
+    const recorded = await runtime.respond(runId, response, { mode: 'record' });
     const { duplicate } = recorded;
-    if (resumeMode === 'inline' && recorded.status === 'running') {
+    if (recorded.status === 'running') {
       const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
       if (!outcome.done) return accepted(c, runId, { duplicate });
       return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
@@ -54,8 +55,8 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     } else {
       items = blanketDecisions(run, { ...body, approved: 'approveAll' in body }, runtime.agent(run.agentName).settings.decisionSecret !== undefined);
     }
-    // Each decision is recorded on its own, then the run resumes once: here (inline), or on a
-    // worker (enqueue: only the decision that makes the run ready puts it on the queue).
+    // Each decision is recorded on its own, then the run resumes once: here (inline), on a worker (enqueue: only the
+    // decision that makes the run ready puts it on the queue), or in the process that follows it (record).
     const results: Record<string, unknown>[] = [];
     let latest: AgentSnapshot = run;
     let recorded = false;
@@ -73,7 +74,7 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
         results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
       }
     }
-    if (recorded && latest.status === 'running' && resumeMode === 'enqueue') return accepted(c, runId, { results });
+    if (recorded && latest.status === 'running' && resumeMode !== 'inline') return accepted(c, runId, { results });
     if (recorded && latest.status === 'running') {
       const outcome = await carryOn(runtime.resume(runId), 'resume', runId);
       if (!outcome.done) return accepted(c, runId, { results });

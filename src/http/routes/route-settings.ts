@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Runtime } from '../../runtime/runtime.js';
+import type { ResumeMode } from '../../web/answer-options.js';
 import type { AppEnv } from '../app-env.js';
 
 /**
@@ -22,8 +23,8 @@ export interface ApprovalAppErrorContext {
 /** What every route module of the approval app is given: the runtime, how a recorded run goes on, its guards and where errors go. */
 export interface RouteSettings {
   readonly runtime: Runtime;
-  /** Where a decided (or started) run goes on: here before answering, or on a worker through the runtime's queue. */
-  readonly resumeMode: 'inline' | 'enqueue';
+  /** Where a decided (or started) run goes on: here before answering, on a worker through the runtime's queue, or in another process following it. */
+  readonly resumeMode: ResumeMode;
   /** How long a recorded run goes on here before the answer is 202. */
   readonly resumeTimeoutMs: number;
   /** Guards of the routes that read: a bearer token. */

@@ -35,7 +35,7 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
       if (!existing) throw error;
       return answerJson(c, { status: existing.status, run: runView(existing), duplicate: true }, 200, location);
     }
-    if (resumeMode === 'enqueue') return accepted(c, runId);
+    if (resumeMode !== 'inline') return accepted(c, runId);
     const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);
     return answerJson(c, { status: outcome.value.status, run: runView(outcome.value) }, 201, location);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type RunEvent } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type ResumeMode, type RunEvent } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { createDiscordInteractions, createDiscordNotifier, escapeDiscord } from 'countersign/discord';
 import { ed25519PublicKey, verifyEd25519 } from '../../../src/adapters/discord/discord-signature.js';
@@ -28,7 +28,9 @@ interface World {
   interact(body: Record<string, unknown>, user?: string): Promise<{ answer: { type: number; data?: Record<string, unknown> }; token: string }>;
 }
 
-async function world(options: { readonly faults?: DiscordFault[]; readonly approvers?: string[]; readonly notes?: string[] } = {}): Promise<World> {
+async function world(
+  options: { readonly faults?: DiscordFault[]; readonly approvers?: string[]; readonly notes?: string[]; readonly resumeMode?: ResumeMode } = {},
+): Promise<World> {
   const executed: string[] = [];
   const deploy = defineTool({
     name: 'deploy',
@@ -55,7 +57,9 @@ async function world(options: { readonly faults?: DiscordFault[]; readonly appro
   const sleeps: number[] = [];
   const notifier = createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: CHANNEL_ID, apiUrl: fake.apiUrl, sleep: async (ms) => void sleeps.push(ms) });
   runtime.subscribe((event) => void notifier.publish([event]));
-  const app = await startDiscordApp((publicKey) => createDiscordInteractions({ runtime, publicKey, applicationId: APPLICATION_ID, apiUrl: fake.apiUrl }));
+  const app = await startDiscordApp((publicKey) =>
+    createDiscordInteractions({ runtime, publicKey, applicationId: APPLICATION_ID, apiUrl: fake.apiUrl, ...(options.resumeMode ? { resumeMode: options.resumeMode } : {}) }),
+  );
   open.push(app, fake);
   let interactions = 0;
   return {
@@ -146,6 +150,15 @@ describe('buttons', () => {
     expect(renderMessage(edit!.json).visible).toBe(`Approved by @${ALICE}: deploy, run is completed.`);
     expect(w.executed).toEqual(['web']);
     expect((await w.runtime.get(runId)).audit).toMatchObject([{ decision: 'approved', by: `discord:${ALICE}` }]);
+  });
+
+  it("records a click with resumeMode 'record' and says so on the card, leaving the run to the process that follows it", async () => {
+    const w = await world({ resumeMode: 'record' });
+    const { runId, buttons } = await w.ask();
+    const { token } = await w.interact({ type: 3, data: { custom_id: buttons.approve, component_type: 2 } });
+    expect(renderMessage(webhookCalls(w.fake, token)[0]!.json).visible).toBe(`Decision by @${ALICE} recorded; the run is carrying on.`);
+    expect(w.executed).toEqual([]);
+    expect(await w.runtime.get(runId)).toMatchObject({ status: 'running', audit: [{ decision: 'approved', by: `discord:${ALICE}` }] });
   });
 
   it('approves for the rest of the run from a DM click (user instead of member)', async () => {

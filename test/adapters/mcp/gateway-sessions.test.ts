@@ -41,7 +41,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createMcpGateway HTTP sessions', () => {
   it('closes a session idle for sessionIdleMs: its id is then unknown, and a new session works', async () => {
-    const { endpoint, httpClient } = await servedGateway({ sessionIdleMs: 50, policy: { default: 'allow' } });
+    const { endpoint, httpClient } = await servedGateway({ sessionIdleMs: 1_000, policy: { default: 'allow' } });
     const { client, transport } = await httpClient();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('read_file');
     const sessionId = transport.sessionId!;
@@ -51,10 +51,12 @@ describe('createMcpGateway HTTP sessions', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
       });
+    // A probe is a request and keeps the session alive: look only after more than an idle period without one.
+    await pause(1_600);
     let answer = await probe();
     while (answer.status !== 404) {
       await answer.body?.cancel();
-      await pause(50);
+      await pause(1_600);
       answer = await probe();
     }
     expect(await answer.json()).toMatchObject({ error: { message: 'Session not found (it was closed or expired); initialize a new session.' } });
@@ -63,12 +65,12 @@ describe('createMcpGateway HTTP sessions', () => {
   });
 
   it('keeps a session with a call in flight, however long the call waits for its decision', async () => {
-    const { gateway, httpClient } = await servedGateway({ sessionIdleMs: 50, waitMs: 10_000 });
+    const { gateway, httpClient } = await servedGateway({ sessionIdleMs: 500, waitMs: 10_000 });
     const { client } = await httpClient();
     const answer = client.callTool({ name: 'delete_file', arguments: { path: '/k' } }) as Promise<CallToolResult>;
     const { runId, request } = await nextPending(gateway.runtime);
     // Several idle periods pass while a person decides; the call's answer still reaches its session.
-    await pause(400);
+    await pause(1_500);
     await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'gus' });
     expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /k' }] });
   });

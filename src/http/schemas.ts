@@ -111,7 +111,10 @@ export const runViewSchema = z.object({
   pendingApprovals: z.array(approvalRequestSchema),
   audit: z.array(auditSchema),
   output: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z
+    .object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() })
+    .describe('Why the run failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running.')
+    .optional(),
   version: z.number(),
   createdAt: z.number(),
   updatedAt: z.number(),

@@ -96,7 +96,7 @@ export const headSchema = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   output: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z.object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() }).optional(),
 });
 
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;

@@ -284,9 +284,17 @@ export interface ToolCallRecord {
   readonly attempts: number;
 }
 
+/** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */
+export interface InterruptedCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
 export interface RunError {
   readonly code: string;
   readonly message: string;
+  /** On a cancelled run: the calls that were running when it was cancelled (left out when none was). */
+  readonly interrupted?: readonly InterruptedCall[];
 }
 
 /**

@@ -24,6 +24,7 @@ import { withLinks } from './link-runtime.js';
 import { hasLiveLease, runtimeMaintenance } from './runtime-maintenance.js';
 import { runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
 import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 
@@ -208,11 +209,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
+  /** While runs execute here, a cancel committed by another process fires their signals (where the store carries cancels). */
+  const listeningForCancels = cancelWatch(
+    store.cancels,
+    ({ runId, reason }) => {
+      for (const agent of agents.values()) agent.settings.inflight.abort(runId, reason);
+    },
+    (error) => reportError(error, 'cancel'),
+  );
+
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
     try {
-      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta });
+      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta }));
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(snapshot.runId);
@@ -339,6 +349,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const cancelled = cancelSnapshot(current, reason, { agent: agentNamed(current.agentName), now: clock() });
         return cancelled === current ? { unchanged: undefined } : { next: cancelled, result: undefined };
       });
+      // Told again on a repeat, so a caller whose first notice failed after the commit can simply cancel again.
+      if (next.status === 'cancelled') await store.cancels?.publish({ runId, reason: next.error?.message ?? reason });
       return next;
     },
     ...maintenance,

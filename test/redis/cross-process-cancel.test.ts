@@ -1,0 +1,81 @@
+// runtime.cancel in one process reaches a tool running in another: two runtimes, each with its own agent object and
+// its own Redis connection (nothing shared in memory), the tool waits on its signal, the other runtime cancels.
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createMemoryStore, createRuntime, type SnapshotStore, type ToolExecuteContext } from 'countersign';
+import { createRedisStore } from 'countersign/redis';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { newLedger, pathTool } from '../support/core-harness.js';
+import { testAgent } from '../support/test-kit.js';
+import { connect, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
+
+const url = inject('redisUrl');
+
+/** One "process": its own agent object named `name`, whose long_job tool waits for its signal and then returns normally. */
+function processWith(name: string, store: SnapshotStore) {
+  const seen: { reason?: unknown }[] = [];
+  let started!: (runId: string) => void;
+  /** The run's id, once its tool is running. */
+  const running = new Promise<string>((resolve) => (started = resolve));
+  const tool = pathTool('long_job', newLedger(), {
+    needsApproval: false,
+    execute: (_input, ctx: ToolExecuteContext) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          seen.push({ reason: ctx.signal.reason });
+          resolve('finished anyway');
+        });
+        started(ctx.runId);
+      }),
+  });
+  const agent = testAgent({ name, model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]), tools: [tool] });
+  return { runtime: createRuntime({ agents: [agent], store }), seen, running };
+}
+
+describe.skipIf(!url)('cross-process cancel on Redis', () => {
+  const prefix = uniquePrefix();
+  const connections = [connect(url!), connect(url!), connect(url!)];
+  afterAll(async () => {
+    await removePrefix(connections[2]!, prefix);
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+
+  it('fires the signal of a tool running in the other runtime; the run is cancelled once, naming the call, and its result is not recorded', async () => {
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = processWith(name, createRedisStore({ redis: connections[0]!, prefix }));
+    const other = processWith(name, createRedisStore({ redis: connections[1]!, prefix }));
+    const execution = worker.runtime.start(name, { input: 'go' });
+    const runId = await worker.running;
+
+    const cancelled = await other.runtime.cancel(runId, 'operator pressed stop');
+    const finished = await execution;
+
+    expect(worker.seen).toEqual([{ reason: 'operator pressed stop' }]);
+    expect(other.seen).toEqual([]);
+    const toolCallId = cancelled.toolCalls[0]!.toolCallId;
+    expect(cancelled.error).toEqual({ code: 'cancelled', message: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] });
+    expect(finished).toMatchObject({ status: 'cancelled', version: cancelled.version });
+    const stored = await other.runtime.get(runId);
+    expect(stored.version).toBe(cancelled.version);
+    expect(stored.messages.filter((message) => message.role === 'tool')).toEqual([]);
+    expect(stored.toolCalls.map((record) => record.status)).toEqual(['executing']);
+    const events = (await streamEvents(connections[2]!, prefix)).filter((event) => event.runId === runId);
+    expect(events.filter((event) => event.type === 'run-cancelled')).toEqual([
+      { type: 'run-cancelled', runId, agentName: name, reason: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] },
+    ]);
+    expect(events.filter((event) => event.type === 'tool-finished')).toEqual([]);
+  });
+});
+
+describe('cancel across runtimes sharing a memory store', () => {
+  it('reaches the other runtime of the process (its own agent object) and fires its tool signal', async () => {
+    const store = createMemoryStore();
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = processWith(name, store);
+    const other = processWith(name, store);
+    const execution = worker.runtime.start(name, { input: 'go' });
+    const runId = await worker.running;
+    await other.runtime.cancel(runId, 'closed');
+    expect((await execution).status).toBe('cancelled');
+    expect(worker.seen).toEqual([{ reason: 'closed' }]);
+  });
+});

@@ -14,12 +14,14 @@ const url = inject('redisUrl');
 function processWith(name: string, store: SnapshotStore) {
   const seen: { reason?: unknown }[] = [];
   let started!: (runId: string) => void;
+  let finish = () => {};
   /** The run's id, once its tool is running. */
   const running = new Promise<string>((resolve) => (started = resolve));
   const tool = pathTool('long_job', newLedger(), {
     needsApproval: false,
     execute: (_input, ctx: ToolExecuteContext) =>
       new Promise((resolve) => {
+        finish = () => resolve('finished on its own');
         ctx.signal.addEventListener('abort', () => {
           seen.push({ reason: ctx.signal.reason });
           resolve('finished anyway');
@@ -28,7 +30,9 @@ function processWith(name: string, store: SnapshotStore) {
       }),
   });
   const agent = testAgent({ name, model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]), tools: [tool] });
-  return { runtime: createRuntime({ agents: [agent], store }), seen, running };
+  /** Ends the running tool normally, as one that never heard of the cancel would. */
+  const finishTool = () => finish();
+  return { runtime: createRuntime({ agents: [agent], store }), seen, running, finish: finishTool };
 }
 
 describe.skipIf(!url)('cross-process cancel on Redis', () => {
@@ -45,6 +49,8 @@ describe.skipIf(!url)('cross-process cancel on Redis', () => {
     const other = processWith(name, createRedisStore({ redis: connections[1]!, prefix }));
     const execution = worker.runtime.start(name, { input: 'go' });
     const runId = await worker.running;
+    // Only the runtime executing a run listens, on a connection of its own.
+    expect(await connections[2]!.pubsub('NUMSUB', `${prefix}cancels`)).toEqual([`${prefix}cancels`, 1]);
 
     const cancelled = await other.runtime.cancel(runId, 'operator pressed stop');
     const finished = await execution;
@@ -74,8 +80,29 @@ describe('cancel across runtimes sharing a memory store', () => {
     const other = processWith(name, store);
     const execution = worker.runtime.start(name, { input: 'go' });
     const runId = await worker.running;
+    const heard: string[] = [];
+    const stop = await store.cancels.listen(({ reason }) => heard.push(reason));
     await other.runtime.cancel(runId, 'closed');
     expect((await execution).status).toBe('cancelled');
     expect(worker.seen).toEqual([{ reason: 'closed' }]);
+    // A repeat changes nothing in the run but tells the processes again (a first notice may have been lost).
+    expect((await other.runtime.cancel(runId, 'closed again')).error?.message).toBe('closed');
+    expect(heard).toEqual(['closed', 'closed']);
+    stop();
+  });
+
+  it('without a CancelSignal in the store, the tool elsewhere runs to its end, and its result is still not recorded over the cancel', async () => {
+    const { cancels: _cancels, ...store } = createMemoryStore();
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = processWith(name, store);
+    const other = processWith(name, store);
+    const execution = worker.runtime.start(name, { input: 'go' });
+    const runId = await worker.running;
+    const cancelled = await other.runtime.cancel(runId, 'closed');
+    expect(worker.seen).toEqual([]);
+    worker.finish();
+    const finished = await execution;
+    expect(finished).toMatchObject({ status: 'cancelled', version: cancelled.version });
+    expect(finished.messages.filter((message) => message.role === 'tool')).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 // runtime.cancel in one process reaches a tool running in another: two runtimes, each with its own agent object and
 // its own Redis connection (nothing shared in memory), the tool waits on its signal, the other runtime cancels.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createMemoryStore, createRuntime, type SnapshotStore, type ToolExecuteContext } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, type SnapshotStore, type ToolExecuteContext } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
@@ -69,6 +71,40 @@ describe.skipIf(!url)('cross-process cancel on Redis', () => {
       { type: 'run-cancelled', runId, agentName: name, reason: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] },
     ]);
     expect(events.filter((event) => event.type === 'tool-finished')).toEqual([]);
+  });
+});
+
+/** The child's output lines, in order, as they come. */
+function childLines(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/cancel-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return { next: async () => String((await lines.next()).value), exited: new Promise((resolve) => child.on('exit', resolve)) };
+}
+
+describe.skipIf(!url)('cross-process cancel on Redis, from another Node process', () => {
+  const prefix = uniquePrefix();
+  const redis = connect(url!);
+  afterAll(async () => {
+    await removePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it("fires the child's tool signal; the child ends with the cancelled run this process committed", async () => {
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const decisionSecret = 'test-decision-secret-0123456789';
+    const child = childLines({ REDIS_URL: url!, PREFIX: prefix, AGENT_NAME: name, DECISION_SECRET: decisionSecret });
+    const started = await child.next();
+    expect(started).toMatch(/^STARTED /);
+    const runId = started.slice('STARTED '.length);
+    // This process only cancels: its agent's tool never runs.
+    const agent = createAgent({ name, decisionSecret, model: createScriptedModel([]), tools: [] });
+    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }) });
+    const cancelled = await runtime.cancel(runId, 'stopped from the parent');
+    expect(await child.next()).toBe('ABORTED stopped from the parent');
+    expect(await child.next()).toBe(`DONE cancelled ${cancelled.version}`);
+    expect(await child.exited).toBe(0);
+    const stored = await runtime.get(runId);
+    expect([stored.status, stored.version, stored.error?.interrupted?.map((call) => call.toolName)]).toEqual(['cancelled', cancelled.version, ['long_job']]);
   });
 });
 

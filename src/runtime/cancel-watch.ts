@@ -2,15 +2,18 @@
 // listening (and waits until it is, so no cancel committed after the run was loaded goes unheard), the last stops.
 import type { CancelNotice, CancelSignal } from '../ports/cancel-signal.js';
 
-/** Runs `body` (an execution) while listening on `cancels`, telling `abort` of each notice; without `cancels`, just runs it. */
-export function cancelWatch(cancels: CancelSignal | undefined, abort: (notice: CancelNotice) => void, reportError: (error: unknown) => void) {
+/**
+ * Runs `body` (an execution) while listening on `cancels`, telling `abort` of each notice, and calling `recheck` when
+ * notices may have been missed; without `cancels`, just runs it.
+ */
+export function cancelWatch(cancels: CancelSignal | undefined, abort: (notice: CancelNotice) => void, recheck: () => void, reportError: (error: unknown) => void) {
   let executing = 0;
   let listening: Promise<() => void> | undefined;
   return async function whileListening<T>(body: () => Promise<T>): Promise<T> {
     if (cancels === undefined) return body();
     executing++;
     try {
-      listening ??= cancels.listen(abort);
+      listening ??= cancels.listen(abort, recheck);
       try {
         await listening;
       } catch (error) {

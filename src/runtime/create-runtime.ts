@@ -210,11 +210,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   /** While runs execute here, a cancel committed by another process fires their signals (where the store carries cancels). */
+  const abortHere = (runId: string, reason: string) => {
+    for (const agent of agents.values()) agent.settings.inflight.abort(runId, reason);
+  };
+  /** After notices may have been missed: reads each run executing here, and aborts the ones the store has cancelled. */
+  const recheckExecuting = () => {
+    const runIds = new Set([...agents.values()].flatMap((agent) => [...agent.settings.inflight.runIds()]));
+    for (const runId of runIds) {
+      store.load(runId).then(
+        (stored) => {
+          if (stored?.status === 'cancelled') abortHere(runId, stored.error?.message ?? 'cancelled');
+        },
+        (error: unknown) => reportError(error, 'cancel', runId),
+      );
+    }
+  };
   const listeningForCancels = cancelWatch(
     store.cancels,
-    ({ runId, reason }) => {
-      for (const agent of agents.values()) agent.settings.inflight.abort(runId, reason);
-    },
+    ({ runId, reason }) => abortHere(runId, reason),
+    recheckExecuting,
     (error) => reportError(error, 'cancel'),
   );
 

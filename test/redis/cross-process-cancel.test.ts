@@ -2,6 +2,7 @@
 // its own Redis connection (nothing shared in memory), the tool waits on its signal, the other runtime cancels.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createAgent, createMemoryStore, createRuntime, type SnapshotStore, type ToolExecuteContext } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
@@ -80,6 +81,38 @@ function childLines(env: Record<string, string>) {
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return { next: async () => String((await lines.next()).value), exited: new Promise((resolve) => child.on('exit', resolve)) };
 }
+
+describe.skipIf(!url)('cross-process cancel on Redis, a notice missed while the listening connection was down', () => {
+  const prefix = uniquePrefix();
+  const connectionName = `cs-test-${Math.random().toString(36).slice(2, 10)}`;
+  const workerRedis = new Redis(url!, { connectionName, maxRetriesPerRequest: 1 });
+  workerRedis.on('error', () => {});
+  const admin = connect(url!);
+  afterAll(async () => {
+    await removePrefix(admin, prefix);
+    await Promise.all([workerRedis.quit(), admin.quit()]);
+  });
+
+  it('is made up on reconnect: the runtime reads its executing runs and fires the signal of the one cancelled meanwhile', async () => {
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = processWith(name, createRedisStore({ redis: workerRedis, prefix }));
+    // The cancelling side publishes nothing: only the re-check after the reconnect can tell the worker.
+    const { cancels: _silent, ...silentStore } = createRedisStore({ redis: admin, prefix });
+    const other = processWith(name, silentStore);
+    const execution = worker.runtime.start(name, { input: 'go' });
+    const runId = await worker.running;
+    await other.runtime.cancel(runId, 'cancelled while you were away');
+    const clients = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+    const id = clients
+      .split('\n')
+      .find((line) => line.includes(` name=${connectionName}-cancels `))
+      ?.match(/^id=(\d+)/)?.[1];
+    expect(id).toBeDefined();
+    await admin.call('CLIENT', 'KILL', 'ID', id!);
+    expect((await execution).status).toBe('cancelled');
+    expect(worker.seen).toEqual([{ reason: 'cancelled while you were away' }]);
+  });
+});
 
 describe.skipIf(!url)('cross-process cancel on Redis, from another Node process', () => {
   const prefix = uniquePrefix();

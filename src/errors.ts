@@ -367,6 +367,25 @@ export class OutcomeUnknownError extends CountersignError {
 }
 
 /**
+ * A tool ran past its `timeoutMs`: its signal fired and the run stopped waiting for it. An idempotent tool's call
+ * becomes an error result the model reads (the message); any other is put to a person again, as after a crash,
+ * since it may or may not have taken effect.
+ *
+ * @example
+ * if (error instanceof ToolTimeoutError) console.log(error.toolName, error.timeoutMs);
+ */
+export class ToolTimeoutError extends OutcomeUnknownError {
+  readonly toolName: string;
+  readonly timeoutMs: number;
+
+  constructor(toolName: string, timeoutMs: number) {
+    super(`${toolName} timed out after ${timeoutMs} ms`);
+    this.toolName = toolName;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
  * A connector (an MCP server) could not be reached: the first connection
  * failed, or a call waited for a reconnect that did not come in time. The
  * call was not sent, so nothing happened on the other side.

@@ -48,6 +48,7 @@ export {
   type ProviderMetadata,
   type OnExpire,
   type RunError,
+  type InterruptedCall,
   type RunOrigin,
   type RunStatus,
   type ToolCall,
@@ -61,6 +62,7 @@ export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
 export { createMemoryOnceStore } from './adapters/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
+export type { CancelSignal, CancelNotice } from './ports/cancel-signal.js';
 export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
 export type { ConnectorState } from './runtime/connector-statuses.js';
 export type { ToolSource } from './machine/tool-set.js';

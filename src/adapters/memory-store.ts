@@ -1,5 +1,7 @@
 import { VersionConflictError } from '../errors.js';
+import { createMemoryCancelSignal } from './memory-cancel-signal.js';
 import { createMemoryOnceStore } from './memory-once-store.js';
+import type { CancelSignal } from '../ports/cancel-signal.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
@@ -8,6 +10,8 @@ import type { AgentSnapshot } from '../machine/types.js';
 export interface MemoryStore extends SnapshotStore {
   /** Webhook ids, spent links and button ids, in this process's memory beside the runs. */
   readonly once: OnceStore;
+  /** Cancels told to the runtimes of this process that share the store. */
+  readonly cancels: CancelSignal;
   /** Called with the events of every commit, after it lands. Returns a function that unsubscribes. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
@@ -106,6 +110,7 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       runs.delete(runId);
     },
     once,
+    cancels: createMemoryCancelSignal(),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -76,6 +76,7 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
   }
   const { entry } = outcome;
   if (entry.source === 'expiry') return `⌛ Nobody decided in time: the approval expired and was ${entry.decision}.`;
+  if (entry.source === 'dismissed') return `➖ Closed without a decision by ${m.who(entry.by)}; the call did not run.`;
   const reason = entry.decision === 'denied' && entry.reason ? `: ${m.escape(entry.reason)}` : '';
   const scope = entry.scope === 'run' ? ' for the rest of this run' : '';
   return entry.decision === 'approved' ? `✅ Approved${scope} by ${m.who(entry.by)}.` : `❌ Denied by ${m.who(entry.by)}${reason}.`;

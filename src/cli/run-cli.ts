@@ -28,6 +28,8 @@ commands:
   show RUN_ID                                 a run: status, pending approvals, audit
   approve RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|run] [--args JSON] [--mode inline|record|enqueue]
   deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
+  dismiss RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
+                                              close a request without a decision (source dismissed): it does not run
   review [--by NAME] [--agent NAME]           go through pending approvals one by one: [a]pprove, [d]eny, [s]kip, [q]uit
   cancel RUN_ID [--reason TEXT]
   sweep                                       apply onExpire to expired approvals
@@ -116,7 +118,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     };
     const concurrency = whole(values.concurrency, 'concurrency', 4);
     const every = whole(values.every, 'every', 30_000);
-    if (!['pending', 'show', 'approve', 'deny', 'review', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
+    if (!['pending', 'show', 'approve', 'deny', 'dismiss', 'review', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
       throw new UsageError(`unknown command ${command}`);
     }
 
@@ -135,13 +137,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       }
       case 'approve':
-      case 'deny': {
+      case 'deny':
+      case 'dismiss': {
         const [runId, approvalId] = positional(2);
         const result = await runtime.respond(
           runId,
           {
             approvalId,
             approved: command === 'approve',
+            ...(command === 'dismiss' ? { dismissed: true } : {}),
             ...(values.by === undefined ? {} : { approvedBy: values.by }),
             ...(values.reason === undefined ? {} : { reason: values.reason }),
             ...(scope === undefined ? {} : { scope }),
@@ -149,7 +153,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           },
           mode === undefined ? {} : { mode },
         );
-        output(`${command === 'approve' ? 'approved' : 'denied'}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`, result);
+        output(`${{ approve: 'approved', deny: 'denied', dismiss: 'dismissed' }[command]}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`, result);
         return 0;
       }
       case 'review':

@@ -34,6 +34,10 @@ const decisionFields = {
   args: z.unknown().optional().describe('Approve with edited arguments; validated against the tool input schema.'),
   scope: z.enum(['once', 'run']).optional().describe("'run' approves this tool for the rest of the run."),
   signature: z.string().max(512).optional().describe('Echo of the request signature, when the agent signs its requests.'),
+  dismissed: z
+    .boolean()
+    .optional()
+    .describe("With approved: false, the request was closed without a decision (a dismissed dialog): recorded with source 'dismissed', not as a denial."),
 };
 
 /**
@@ -111,7 +115,10 @@ export const runViewSchema = z.object({
   pendingApprovals: z.array(approvalRequestSchema),
   audit: z.array(auditSchema),
   output: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z
+    .object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() })
+    .describe('Why the run failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running.')
+    .optional(),
   version: z.number(),
   createdAt: z.number(),
   updatedAt: z.number(),

@@ -218,9 +218,11 @@ export const agentMachine = setup({
         message: `The run reached its limit of ${context.maxTurns} model turns without a final answer.`,
       },
     })),
-    recordCancellation: assign(({ event }) => {
+    recordCancellation: assign(({ context, event }) => {
       assertEvent(event, 'CANCEL');
-      return { error: { code: 'cancelled', message: event.reason } };
+      // A call left executing was running when the cancel came (here, or in the process holding its lease).
+      const interrupted = context.toolCalls.filter((record) => record.status === 'executing').map(({ toolCallId, toolName }) => ({ toolCallId, toolName }));
+      return { error: { code: 'cancelled', message: event.reason, ...(interrupted.length > 0 ? { interrupted } : {}) } };
     }),
   },
 }).createMachine({

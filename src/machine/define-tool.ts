@@ -15,7 +15,7 @@ export interface ToolContext {
 export interface ToolExecuteContext extends ToolContext {
   /** `${runId}:${toolCallId}`: the same on every retry of this call. */
   readonly idempotencyKey: string;
-  /** Fires when the run is cancelled while the tool runs. */
+  /** Fires when the run is cancelled while the tool runs (from any process, where the store carries cancels), or when its `timeoutMs` is up. */
   readonly signal: AbortSignal;
 }
 
@@ -38,6 +38,12 @@ export interface ToolDefinition<Input> {
   readonly approvalTtlMs?: number;
   /** Safe to run again with the same idempotency key after a crash. */
   readonly idempotent?: boolean;
+  /**
+   * How long a call may run. Past it the call's signal fires and the run stops waiting: an idempotent tool's call
+   * becomes an error result the model reads (`<tool> timed out after <n> ms`), any other is put to a person again,
+   * as after a crash (its outcome is unknown). No limit when left out.
+   */
+  readonly timeoutMs?: number;
   /** Has no side effects: the read-only preset (`presets.readOnlyAutoApprove`) allows it whatever its name. */
   readonly readOnly?: boolean;
   /** Hints shown to the approver as badges (MCP tool annotations); they change no policy. */
@@ -68,6 +74,12 @@ const definitionSchema = z.object({
   execute: functionSchema('must be a function (input, ctx) => result'),
   approvalTtlMs: z.number().int().positive().optional(),
   idempotent: z.boolean().optional(),
+  timeoutMs: z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .positive('must be above 0 milliseconds')
+    .max(2_147_483_647, 'must be at most 2147483647 ms (about 24.8 days), the longest timer Node keeps')
+    .optional(),
   readOnly: z.boolean().optional(),
   annotations: toolAnnotationsSchema.optional(),
   connector: z.string().min(1).optional(),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConfigError, OutcomeUnknownError, ToolNotFoundError } from '../errors.js';
+import { ConfigError, OutcomeUnknownError, ToolNotFoundError, ToolTimeoutError } from '../errors.js';
 import type { Agent } from './agent.js';
 import type { AnyTool } from './define-tool.js';
 import type { AgentEvent } from './agent-machine.js';
@@ -18,6 +18,7 @@ import { firstRunnable, isRunnable } from './tool-call-index.js';
 import { errorResult, resultContent } from './tool-results.js';
 import { parsedInputOf } from './parsed-inputs.js';
 import { richResultOf, type ToolResultExtras } from './rich-tool-result.js';
+import { withinTimeLimit } from './time-limit.js';
 import type { AgentSnapshot, ToolCall, ToolCallRecord } from './types.js';
 
 export interface ExecuteOptions {
@@ -185,13 +186,15 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
       outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
     } else {
       try {
-        const value = await tool.execute(parsed.data, {
-          runId: snapshot.runId,
-          toolCallId: record.toolCallId,
-          idempotencyKey: `${snapshot.runId}:${record.toolCallId}`,
-          signal: controller.signal,
-          messages: snapshot.messages,
-        });
+        const value = await withinTimeLimit(tool.name, tool.timeoutMs, controller.signal, (signal) =>
+          tool.execute(parsed.data, {
+            runId: snapshot.runId,
+            toolCallId: record.toolCallId,
+            idempotencyKey: `${snapshot.runId}:${record.toolCallId}`,
+            signal,
+            messages: snapshot.messages,
+          }),
+        );
         const rich = richResultOf(value);
         outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };
       } catch (error) {
@@ -201,7 +204,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
           const interrupted = await askAgain(agent, snapshot, record, tool, args, reason);
           return options.checkpoint ? [interrupted] : [started, interrupted];
         }
-        outcome = { ok: false, result: errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`) };
+        const text = error instanceof ToolTimeoutError ? `${error.message}.` : `${tool.name} failed: ${(error as Error)?.message ?? String(error)}`;
+        outcome = { ok: false, result: errorResult(text) };
       }
     }
     const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };

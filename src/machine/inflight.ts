@@ -15,6 +15,11 @@ export class InflightRuns {
     };
   }
 
+  /** The runs executing in this process now. */
+  runIds(): IterableIterator<string> {
+    return this.#controllers.keys();
+  }
+
   abort(runId: string, reason: string): boolean {
     const set = this.#controllers.get(runId);
     if (!set) return false;

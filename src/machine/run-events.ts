@@ -1,6 +1,6 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunOrigin, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AuditEntry, InterruptedCall, RunError, RunOrigin, ToolCallRecord } from './types.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;
@@ -52,7 +52,14 @@ export type RunEvent =
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
   | { readonly type: 'run-completed'; readonly runId: string; readonly agentName: string; readonly output: string }
   | { readonly type: 'run-failed'; readonly runId: string; readonly agentName: string; readonly error: RunError }
-  | { readonly type: 'run-cancelled'; readonly runId: string; readonly agentName: string; readonly reason: string }
+  | {
+      readonly type: 'run-cancelled';
+      readonly runId: string;
+      readonly agentName: string;
+      readonly reason: string;
+      /** The calls that were running when the run was cancelled, if any. */
+      readonly interrupted?: readonly InterruptedCall[];
+    }
   | {
       readonly type: 'tool-finished';
       readonly runId: string;
@@ -122,7 +129,8 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
     if (after.status === 'completed') events.push({ type: 'run-completed', runId, agentName, output: after.output ?? '' });
     if (after.status === 'failed' && after.error) events.push({ type: 'run-failed', runId, agentName, error: after.error });
     if (after.status === 'cancelled') {
-      events.push({ type: 'run-cancelled', runId, agentName, reason: after.error?.message ?? '' });
+      const interrupted = after.error?.interrupted;
+      events.push({ type: 'run-cancelled', runId, agentName, reason: after.error?.message ?? '', ...(interrupted === undefined ? {} : { interrupted }) });
     }
   }
   return events;

@@ -51,7 +51,7 @@ export const auditSchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   decision: z.enum(['approved', 'denied']),
-  source: z.enum(['human', 'rule', 'memory', 'expiry', 'tool', 'default']),
+  source: z.enum(['human', 'dismissed', 'rule', 'memory', 'expiry', 'tool', 'default']),
   scope: z.enum(['once', 'run']),
   at: z.number(),
   by: z.string().optional(),
@@ -96,7 +96,7 @@ export const headSchema = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   output: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  error: z.object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() }).optional(),
 });
 
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;

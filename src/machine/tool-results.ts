@@ -1,13 +1,14 @@
 /** What the model reads when a call was refused; phrased so it does not retry. */
-export function denialResult(reason: string | undefined, by: 'person' | 'policy' | 'expiry'): string {
+export function denialResult(reason: string | undefined, by: 'person' | 'policy' | 'expiry' | 'dismissal'): string {
   const who = {
     person: 'A person reviewing this call denied it',
     policy: 'The approval policy refused this call',
     expiry: 'Nobody approved this call before its approval expired',
+    dismissal: 'Nobody decided on this call: the request was closed without an approval or a denial',
   }[by];
   return JSON.stringify({
     status: 'denied',
-    reason: reason ?? (by === 'expiry' ? 'expired' : 'denied'),
+    reason: reason ?? { expiry: 'expired', dismissal: 'dismissed', person: 'denied', policy: 'denied' }[by],
     message: `${who}, so it did not run. Do not retry it or work around it; continue without it, or tell the user what you could not do.`,
   });
 }

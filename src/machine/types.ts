@@ -242,9 +242,16 @@ export interface ApprovalResponse {
   readonly scope?: 'once' | 'run';
   /** Echo of the request's signature, required when the agent has a decision secret. */
   readonly signature?: string;
+  /**
+   * `true` with `approved: false`: the request was closed without a decision (the dialog dismissed). Recorded with
+   * source `'dismissed'`, distinct from a denial and from expiry; the call does not run, the model reads that nobody
+   * decided, and the run goes on as after a denial.
+   */
+  readonly dismissed?: boolean;
 }
 
-export type DecisionSource = 'human' | 'rule' | 'memory' | 'expiry' | 'tool' | 'default';
+/** Who or what decided: a person (`human`), one who closed the request undecided (`dismissed`), a rule, run memory, expiry, the tool, the default. */
+export type DecisionSource = 'human' | 'dismissed' | 'rule' | 'memory' | 'expiry' | 'tool' | 'default';
 
 /** One decision, human or automatic. */
 export interface AuditEntry {
@@ -284,9 +291,17 @@ export interface ToolCallRecord {
   readonly attempts: number;
 }
 
+/** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */
+export interface InterruptedCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
 export interface RunError {
   readonly code: string;
   readonly message: string;
+  /** On a cancelled run: the calls that were running when it was cancelled (left out when none was). */
+  readonly interrupted?: readonly InterruptedCall[];
 }
 
 /**

@@ -47,11 +47,17 @@ const responseSchema = z.object({
   args: z.unknown().optional(),
   scope: z.enum(['once', 'run']).optional(),
   signature: z.string().optional(),
+  dismissed: z.boolean().optional(),
 });
 
-/** Same outcome: same verdict, same scope, same edit. Who and when do not matter. */
+/** Same outcome: same verdict (a dismissal is its own), same scope, same edit. Who and when do not matter. */
 function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): boolean {
-  return (entry.decision === 'approved') === response.approved && entry.scope === (response.scope ?? 'once') && entry.editedArgsDigest === editedArgsDigest;
+  return (
+    (entry.decision === 'approved') === response.approved &&
+    (entry.source === 'dismissed') === (response.dismissed === true) &&
+    entry.scope === (response.scope ?? 'once') &&
+    entry.editedArgsDigest === editedArgsDigest
+  );
 }
 
 function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
@@ -113,6 +119,11 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
   const agent = agentOfRun(snapshot, (options as DecideOptions | undefined)?.agent, 'withApprovalResponse');
   parseOptions(decideSchema, options, 'withApprovalResponse');
+  if (response.dismissed === true && (response.approved || response.args !== undefined || (response.scope ?? 'once') !== 'once')) {
+    throw new ConfigError(
+      'withApprovalResponse: a dismissed request was not decided, so it goes with approved: false and no args or scope; send { approvalId, approved: false, dismissed: true }.',
+    );
+  }
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
 
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
@@ -180,7 +191,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     toolCallId: request.toolCallId,
     toolName: request.toolName,
     decision: response.approved ? 'approved' : 'denied',
-    source: 'human',
+    source: response.dismissed === true ? 'dismissed' : 'human',
     scope,
     at: respondedAt,
     argsDigest: request.argsDigest,
@@ -195,7 +206,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
       approved: response.approved,
       audit,
       ...(editedArgs === undefined ? {} : { editedArgs }),
-      ...(response.approved ? {} : { denialResult: denialResult(response.reason, 'person') }),
+      ...(response.approved ? {} : { denialResult: denialResult(response.reason, response.dismissed === true ? 'dismissal' : 'person') }),
     },
   ];
   if (response.approved && scope === 'run') {

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel-signal.js';
 import type { OnceStore } from './once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
@@ -122,6 +123,12 @@ export interface SnapshotStore {
    * `createRuntime` calls it for every delta; leave it out where nobody reads the store's events (memory).
    */
   publishTransient?(events: readonly RunEvent[]): Promise<void>;
+  /**
+   * Optional: how `runtime.cancel` reaches a run executing in another process (see `CancelSignal`). A store without
+   * one keeps today's behaviour: a cancel fires the signals of calls running in the process that cancels, and a tool
+   * running elsewhere runs to its end (its result is then refused by the compare-and-set, never recorded).
+   */
+  readonly cancels?: CancelSignal;
   /**
    * True when other processes and machines read and write these runs (Redis).
    * Whatever can write there can then forge a run's state, so `createRuntime`

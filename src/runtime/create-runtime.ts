@@ -24,6 +24,7 @@ import { withLinks } from './link-runtime.js';
 import { hasLiveLease, runtimeMaintenance } from './runtime-maintenance.js';
 import { runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
 import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 
@@ -208,11 +209,34 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
+  /** While runs execute here, a cancel committed by another process fires their signals (where the store carries cancels). */
+  const abortHere = (runId: string, reason: string) => {
+    for (const agent of agents.values()) agent.settings.inflight.abort(runId, reason);
+  };
+  /** After notices may have been missed: reads each run executing here, and aborts the ones the store has cancelled. */
+  const recheckExecuting = () => {
+    const runIds = new Set([...agents.values()].flatMap((agent) => [...agent.settings.inflight.runIds()]));
+    for (const runId of runIds) {
+      store.load(runId).then(
+        (stored) => {
+          if (stored?.status === 'cancelled') abortHere(runId, stored.error?.message ?? 'cancelled');
+        },
+        (error: unknown) => reportError(error, 'cancel', runId),
+      );
+    }
+  };
+  const listeningForCancels = cancelWatch(
+    store.cancels,
+    ({ runId, reason }) => abortHere(runId, reason),
+    recheckExecuting,
+    (error) => reportError(error, 'cancel'),
+  );
+
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
     try {
-      return await agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta });
+      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta }));
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(snapshot.runId);
@@ -339,6 +363,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const cancelled = cancelSnapshot(current, reason, { agent: agentNamed(current.agentName), now: clock() });
         return cancelled === current ? { unchanged: undefined } : { next: cancelled, result: undefined };
       });
+      // Told again on a repeat, so a caller whose first notice failed after the commit can simply cancel again.
+      if (next.status === 'cancelled') await store.cancels?.publish({ runId, reason: next.error?.message ?? reason });
       return next;
     },
     ...maintenance,

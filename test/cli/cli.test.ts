@@ -44,6 +44,15 @@ describe('countersign CLI', () => {
     expect(conflict.err).toContain('[decision_conflict]');
   });
 
+  it('dismisses a request: recorded with source dismissed, the call does not run', async () => {
+    const { counting, runtime, paused } = await pausedRuntime();
+    const request = paused.pendingApprovals[0]!;
+    const dismissed = await cli(runtime, ['dismiss', paused.runId, request.approvalId, '--by', 'alice']);
+    expect(dismissed).toMatchObject({ code: 0, out: 'dismissed; run is completed\n' });
+    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({ source: 'dismissed', decision: 'denied', by: 'alice' });
+    expect(counting.executions).toHaveLength(0);
+  });
+
   it('reviews pending approvals one by one from standard input', async () => {
     const { counting, runtime, paused } = await pausedRuntime(3);
     const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nx\nd\ntoo risky\ns\n');

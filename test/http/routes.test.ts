@@ -388,7 +388,7 @@ describe('GET /openapi.json and /healthz', () => {
     );
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });
-    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'reason', 'runId', 'scope', 'signature']);
+    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'dismissed', 'reason', 'runId', 'scope', 'signature']);
     expect(doc['paths']['/runs/{runId}/approvals/{approvalId}'].post.responses).toHaveProperty('409');
     expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(await (await h.app.request('/healthz')).json()).toEqual({ ok: true });

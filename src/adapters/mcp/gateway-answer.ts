@@ -39,6 +39,8 @@ function denialText(entry: AuditEntry | undefined): string {
   switch (entry?.source) {
     case 'expiry':
       return `Nobody approved this call before its approval expired${reason}. ${DO_NOT_RETRY}`;
+    case 'dismissed':
+      return `Nobody decided on this call: ${entry.by ?? 'the reviewer'} closed the request without approving or denying it${reason}. ${DO_NOT_RETRY}`;
     case 'human':
     case 'memory':
       return `Denied by ${entry.by ?? 'a person reviewing it'}${reason}. ${DO_NOT_RETRY}`;

@@ -39,6 +39,8 @@ export interface RedisKeys {
   remember(key: string): string;
   /** Hash of stored policy rules, id to encoded rule. */
   readonly rules: string;
+  /** Pub/sub channel of cancel notices (`{"runId","reason"}` JSON), see `CancelSignal`. */
+  readonly cancels: string;
   /** Turns a key name relative to the prefix (as kept in a run's index entries) into the full name. */
   full(relative: string): string;
 }
@@ -70,6 +72,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     runningIdle: `${prefix}running:idle`,
     remember: (key) => `${prefix}remember:${key}`,
     rules: `${prefix}rules`,
+    cancels: `${prefix}cancels`,
     full: (relative) => `${prefix}${relative}`,
   };
 }

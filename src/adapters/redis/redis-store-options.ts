@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RunEvent } from '../../machine/run-events.js';
+import type { CancelSignal } from '../../ports/cancel-signal.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import type { SnapshotStore } from '../../ports/snapshot-store.js';
 import type { RedisKeys } from './keys.js';
@@ -78,6 +79,8 @@ export interface RedisStore extends SnapshotStore {
   readonly keys: RedisKeys;
   /** A `OnceStore` on the same connection and prefix (`createRedisOnceStore`); where a commit settles a webhook-id's claim. */
   readonly once: OnceStore;
+  /** Cancel notices on the pub/sub channel `${prefix}cancels`: one PUBLISH per cancel, one subscribed connection while a run executes here. */
+  readonly cancels: CancelSignal;
   /**
    * Publishes the events and applies the index updates a commit left behind
    * when its process died right after it (SCANs every run's outbox: run it

@@ -10,6 +10,7 @@ import { sendBatch } from './redis-batch.js';
 import { createDurability } from './redis-durability.js';
 import { decodeIndex, decodeStoredHead, encodeIndex, encodeStoredHead, indexEntries, keysTtl } from './redis-encoding.js';
 import { createIndexReads } from './redis-index-reads.js';
+import { createRedisCancelSignal } from './redis-cancel-signal.js';
 import { createRedisOnceStore } from './redis-once-store.js';
 import { createOutbox } from './redis-outbox.js';
 import { RunCache } from './redis-run-cache.js';
@@ -50,6 +51,9 @@ const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
  * runs by lease end and by `updatedAt`. They live outside the runs' slots, so
  * they are hints: every read checks them against the run's head and removes
  * what no longer holds.
+ *
+ * Cancels: `runtime.cancel` publishes a notice on the channel `${prefix}cancels`; a runtime executing runs listens
+ * there on a connection of its own (a duplicate of `redis`) while it does (see `CancelSignal`).
  *
  * TTLs: a finished run's keys expire `retentionMs` after its last commit; a
  * waiting run's keys live until its latest `expiresAt` plus `graceMs` (no
@@ -292,6 +296,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
+
+    cancels: createRedisCancelSignal(redis, keys.cancels),
 
     // Waiting for replicas comes after the script, so a claim made in it could be answered before it is durable.
     claimsInCommit: inline && !durability.waitsForReplicas,

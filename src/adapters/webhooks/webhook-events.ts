@@ -2,7 +2,7 @@
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
 import type { RunEvent } from '../../machine/run-events.js';
-import type { ApprovalRequest, AuditEntry, RunError } from '../../machine/types.js';
+import type { ApprovalRequest, AuditEntry, InterruptedCall, RunError } from '../../machine/types.js';
 
 /** Every event type, in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = ['approval.requested', 'approval.resolved', 'tool.finished', 'run.completed', 'run.failed', 'run.cancelled'] as const;
@@ -59,7 +59,7 @@ export type WebhookEvent =
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
   | { readonly type: 'run.completed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly output: string } }
   | { readonly type: 'run.failed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly error: RunError } }
-  | { readonly type: 'run.cancelled'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly reason: string } };
+  | { readonly type: 'run.cancelled'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly reason: string; readonly interrupted?: readonly InterruptedCall[] } };
 
 /** Copies only the named fields that are set: what leaves the process is chosen field by field, never spread. */
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
@@ -137,7 +137,10 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
     case 'run-failed':
       return { event: { type: 'run.failed', timestamp, data: { ...ref, error: { code: event.error.code, message: event.error.message } } }, identity: '' };
     case 'run-cancelled':
-      return { event: { type: 'run.cancelled', timestamp, data: { ...ref, reason: event.reason } }, identity: '' };
+      return {
+        event: { type: 'run.cancelled', timestamp, data: { ...ref, reason: event.reason, ...(event.interrupted === undefined ? {} : { interrupted: event.interrupted }) } },
+        identity: '',
+      };
     default:
       return undefined;
   }

@@ -79,6 +79,18 @@ describe('createMcpGateway', () => {
     expect(log.calls('delete_file')).toEqual([]);
   });
 
+  it('answers a dismissed request as a tool error saying nobody decided, and never forwards it', async () => {
+    const { gateway, log, call } = await gatewayWithClient({ waitMs: 10_000 });
+    const dismiss = async () => {
+      const { runId, request } = await nextPending(gateway.runtime);
+      await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: false, dismissed: true, approvedBy: 'carol' });
+    };
+    const [result] = await Promise.all([call('delete_file', { path: '/e' }), dismiss()]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Nobody decided on this call: carol closed the request without approving or denying it\..*Do not retry it/);
+    expect(log.calls('delete_file')).toEqual([]);
+  });
+
   it('applies policy rules: allowed calls go through at once, a denying rule refuses with its reason', async () => {
     const { gateway, log, call } = await gatewayWithClient({
       policy: {

@@ -87,6 +87,18 @@ describe('createSlackNotifier: the card', () => {
   });
 });
 
+describe('createSlackNotifier, a dismissed request', () => {
+  it('posts a line saying nobody decided, not a denial', async () => {
+    const w = await world();
+    const { runId, approvalId } = await paused(w);
+    await w.runtime.respond(runId, { approvalId, approved: false, dismissed: true, approvedBy: 'bob' });
+    await w.notifier.flush();
+    const text = renderMrkdwn(String(w.slack.messages().at(-1)!.json['text']));
+    expect(text).toMatch(new RegExp(`^Approval ${approvalId} \\(delete_file\\): ➖ Closed without a decision by .*bob.*; the call did not run\\.$`));
+    expect(w.executed).toEqual([]);
+  });
+});
+
 describe('createSlackNotifier with a bot', () => {
   it('posts with chat.postMessage and edits the card in place when decided elsewhere, then when the call finishes', async () => {
     const w = await world({ bot: true });

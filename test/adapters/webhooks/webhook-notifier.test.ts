@@ -149,7 +149,7 @@ describe('deliveries', () => {
       },
       { type: 'run-completed', runId: 'run_1', agentName: 'payments', output: 'paid' },
       { type: 'run-failed', runId: 'run_2', agentName: 'payments', error: { code: 'model_error', message: 'boom' } },
-      { type: 'run-cancelled', runId: 'run_3', agentName: 'payments', reason: 'operator' },
+      { type: 'run-cancelled', runId: 'run_3', agentName: 'payments', reason: 'operator', interrupted: [{ toolCallId: 'call_9', toolName: 'pay' }] },
     ];
     const defaults = notifierFor(target);
     await defaults.publish(runEvents);
@@ -164,7 +164,12 @@ describe('deliveries', () => {
     const events = target.deliveries.map((delivery) => verified(delivery));
     expect(events.map((event) => event.type).sort()).toEqual(['run.cancelled', 'run.completed', 'run.failed']);
     expect(events.find((event) => event.type === 'run.failed')?.data).toEqual({ runId: 'run_2', agentName: 'payments', error: { code: 'model_error', message: 'boom' } });
-    expect(events.find((event) => event.type === 'run.cancelled')?.data).toEqual({ runId: 'run_3', agentName: 'payments', reason: 'operator' });
+    expect(events.find((event) => event.type === 'run.cancelled')?.data).toEqual({
+      runId: 'run_3',
+      agentName: 'payments',
+      reason: 'operator',
+      interrupted: [{ toolCallId: 'call_9', toolName: 'pay' }],
+    });
   });
 
   it('sends only the fields it knows, never whatever else an event object carries', async () => {

@@ -1,7 +1,7 @@
 // The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
-// with retries), resuming and announcing share them, so they stay together here (about 340 lines). What
+// with retries), resuming and announcing share them, so they stay together here (about 360 lines). What
 // stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
-// one-click links (link-runtime.ts).
+// one-click links (link-runtime.ts), listening for cancels from other processes (cancel-watch.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
@@ -209,28 +209,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
-  /** While runs execute here, a cancel committed by another process fires their signals (where the store carries cancels). */
-  const abortHere = (runId: string, reason: string) => {
-    for (const agent of agents.values()) agent.settings.inflight.abort(runId, reason);
-  };
-  /** After notices may have been missed: reads each run executing here, and aborts the ones the store has cancelled. */
-  const recheckExecuting = () => {
-    const runIds = new Set([...agents.values()].flatMap((agent) => [...agent.settings.inflight.runIds()]));
-    for (const runId of runIds) {
-      store.load(runId).then(
-        (stored) => {
-          if (stored?.status === 'cancelled') abortHere(runId, stored.error?.message ?? 'cancelled');
-        },
-        (error: unknown) => reportError(error, 'cancel', runId),
-      );
-    }
-  };
-  const listeningForCancels = cancelWatch(
-    store.cancels,
-    ({ runId, reason }) => abortHere(runId, reason),
-    recheckExecuting,
-    (error) => reportError(error, 'cancel'),
-  );
+  const listeningForCancels = cancelWatch(store, agents, reportError);
 
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {

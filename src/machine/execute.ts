@@ -86,7 +86,7 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
     else run.emit(decisionsAwaitingAction(snapshot));
     while (true) {
       const { status } = run.snapshot;
-      if (run.controller.signal.aborted && status !== 'completed' && status !== 'failed' && status !== 'cancelled') {
+      if (run.aborted && status !== 'completed' && status !== 'failed' && status !== 'cancelled') {
         run.advance({ type: 'CANCEL', at: agent.settings.clock(), reason: run.cancelReason() });
       }
       const { state } = run.snapshot;

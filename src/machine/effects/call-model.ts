@@ -9,14 +9,20 @@ import type { EffectOutcome, Run } from './run.js';
  * cancels the run next.
  */
 export async function callModel(run: Run): Promise<EffectOutcome> {
-  const { settings, controller } = run;
+  const settings = run.settings;
   await run.save();
   let answered: AgentEvent;
   try {
-    const request = { messages: run.snapshot.messages, tools: settings.specs, signal: controller.signal };
+    const request = {
+      messages: run.snapshot.messages,
+      tools: settings.specs,
+      get signal() {
+        return run.signal;
+      },
+    };
     answered = answerEvent(await askModel(settings.model, request, run.snapshot, run.announceDelta), settings.clock());
   } catch (error) {
-    if (controller.signal.aborted) return 'next';
+    if (run.aborted) return 'next';
     try {
       run.options.onError?.(error, { operation: 'model', runId: run.snapshot.runId });
     } catch {

@@ -71,8 +71,17 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
   } else {
     const { runId, messages } = run.snapshot;
     try {
-      const value = await withinTimeLimit(tool.name, tool.timeoutMs, run.controller.signal, (signal) =>
-        tool.execute(parsed.data, { runId, toolCallId: record.toolCallId, idempotencyKey: `${runId}:${record.toolCallId}`, signal, messages }),
+      const toolCallId = record.toolCallId;
+      const value = await withinTimeLimit(tool.name, tool.timeoutMs, run, (source) =>
+        tool.execute(parsed.data, {
+          runId,
+          toolCallId,
+          idempotencyKey: `${runId}:${toolCallId}`,
+          get signal() {
+            return source.signal;
+          },
+          messages,
+        }),
       );
       const rich = richResultOf(value);
       outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };

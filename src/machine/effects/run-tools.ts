@@ -31,7 +31,7 @@ export async function runTools(run: Run): Promise<EffectOutcome> {
   const events: AgentEvent[] = [];
   while (next) {
     events.push(...(await runCall(run, next.record, next.position)));
-    next = together && !run.controller.signal.aborted ? firstRunnable(run.snapshot.toolCalls, next.position + 1) : undefined;
+    next = together && !run.aborted ? firstRunnable(run.snapshot.toolCalls, next.position + 1) : undefined;
   }
   run.advance(...events);
   return 'next';

@@ -13,7 +13,7 @@ const processLeaseOwner = `proc_${randomUUID()}`;
 
 /**
  * One `execute` of a run, shared by the effects (src/machine/effects): the latest snapshot, how to advance and
- * checkpoint it, and the one abort controller the run's model and tool calls listen to. Built once per execute.
+ * checkpoint it, and the one signal the run's model and tool calls listen to. Built once per execute.
  */
 export class Run {
   snapshot: AgentSnapshot;
@@ -21,8 +21,6 @@ export class Run {
   readonly settings: AgentSettings;
   readonly options: ExecuteOptions;
   readonly leaseOwner: string;
-  /** Aborted by the caller's signal or by `cancel` (through the agent's inflight runs). */
-  readonly controller = new AbortController();
   /** The approved calls of the turn whose decisions were checked in this execute (runTools checks each once). */
   readonly verified = new Set<string>();
   /** A streaming model's delta: out at once, to `onEvent` and `onModelDelta`, and never into the snapshot. */
@@ -35,8 +33,12 @@ export class Run {
     }
   };
   #unsaved = false;
+  #aborted = false;
+  #abortReason: unknown;
+  /** Built the first time a model or tool call asks for the run's signal: most runs are never aborted, and many never look. */
+  #controller: AbortController | undefined;
   readonly #release: () => void;
-  readonly #onOuterAbort = (): void => this.controller.abort(this.options.signal?.reason);
+  readonly #onOuterAbort = (): void => this.abort(this.options.signal?.reason);
 
   constructor(agent: Agent, snapshot: AgentSnapshot, options: ExecuteOptions) {
     this.agent = agent;
@@ -47,7 +49,29 @@ export class Run {
     const outer = options.signal;
     if (outer?.aborted) this.#onOuterAbort();
     outer?.addEventListener('abort', this.#onOuterAbort, { once: true });
-    this.#release = this.settings.inflight.register(snapshot.runId, this.controller);
+    this.#release = this.settings.inflight.register(snapshot.runId, this);
+  }
+
+  /** Whether the caller's signal or `cancel` (through the agent's inflight runs) aborted the run. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** The signal the run's model and tool calls get: it fires when the run is aborted. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts the run (the first reason counts), firing its signal. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
   }
 
   /** Tells the agent's `onEvent` each event; a listener's failure is the listener's, and the run goes on. */
@@ -80,7 +104,7 @@ export class Run {
 
   /** Why the run was aborted, as the cancellation records it. */
   cancelReason(): string {
-    const reason: unknown = this.controller.signal.reason;
+    const reason = this.signal.reason;
     return typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'cancelled';
   }
 

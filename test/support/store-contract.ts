@@ -112,6 +112,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const [session, other] = [`chat-${randomUUID()}`, `chat-${randomUUID()}`];
         const runs = [await pausedRun(2_000, session), await pausedRun(1_000, session), await pausedRun(1_500, other), await pausedRun(500)];
         for (const run of runs) await store.create(run);
+        expect(await store.load(runs[0]!.runId)).toEqual(runs[0]);
         const listed = await store.listPending({ sessionId: session });
         expect(listed.items.map((item) => [item.runId, item.sessionId])).toEqual([
           [runs[1]!.runId, session],

@@ -243,26 +243,37 @@ if (section(4)) {
           const index = next++;
           const runId = `run_${randomUUID()}`;
           const agentName = `agent-${index % 10}`;
-          await store.create({ ...template, runId, agentName, pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }] });
+          const sessionId = `session-${index % 1000}`;
+          await store.create({ ...template, runId, agentName, sessionId, pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }] });
         }
       }),
     );
     const fill = performance.now() - started;
     const first = await measure(`first page, ${waiting}`, () => store.listPending({ limit: 50 }), { iterations: 500, warmup: 50 });
     const agentPage = await measure(`agent page, ${waiting}`, () => store.listPending({ limit: 50, agent: 'agent-3' }), { iterations: 500, warmup: 50 });
+    const sessionPage = await measure(`session page, ${waiting}`, () => store.listPending({ limit: 50, sessionId: 'session-3' }), { iterations: 500, warmup: 50 });
     const expired = await measure(`expired, ${waiting}`, () => store.expiredRuns(base + 49, 100), { iterations: 500, warmup: 50 });
     rows.push([
       waiting.toLocaleString('en-US'),
       formatDuration(first.median),
       formatDuration(first.p99),
       formatDuration(agentPage.median),
+      formatDuration(sessionPage.median),
       formatDuration(expired.median),
       `${Math.round(waiting / (fill / 1000)).toLocaleString('en-US')}/s`,
     ]);
   }
   printTable(
     'First page of pending approvals (limit 50; target: the same with 100 and 100,000 waiting)',
-    ['runs waiting', 'listPending median', 'p99', 'one agent of 10, median', 'expiredRuns (50 due), median', 'store.create rate while filling (500 in flight)'],
+    [
+      'runs waiting',
+      'listPending median',
+      'p99',
+      'one agent of 10, median',
+      'one session of 1,000, median',
+      'expiredRuns (50 due), median',
+      'store.create rate while filling (500 in flight)',
+    ],
     rows,
   );
 }

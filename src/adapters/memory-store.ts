@@ -74,8 +74,9 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       const entries: { key: string; entry: PendingApprovalEntry }[] = [];
       for (const run of runs.values()) {
         if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
+        if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
         for (const request of run.pendingApprovals) {
-          const entry = { runId: run.runId, agentName: run.agentName, request };
+          const entry = { runId: run.runId, agentName: run.agentName, ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }), request };
           const key = sortKey(entry);
           if (listOptions.cursor === undefined || key > listOptions.cursor) entries.push({ key, entry });
         }

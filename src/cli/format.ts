@@ -2,6 +2,7 @@ import { annotationLine } from '../channels/request-notes.js';
 import type { Markup } from '../channels/markup.js';
 import { replaceInvisible } from '../machine/display-text.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
+import type { RunIdentity } from '../machine/run-identity.js';
 
 function jsonEscape(char: string): string {
   let escaped = '';
@@ -32,11 +33,16 @@ function when(epochMs: number | undefined): string {
   return epochMs === undefined ? 'never' : new Date(epochMs).toISOString();
 }
 
+/** `  session <id>` after a run id, for a run in a session. */
+function sessionOf(run: RunIdentity): string {
+  return run.sessionId === undefined ? '' : `  session ${run.sessionId}`;
+}
+
 /** A pending request as a reviewer reads it in a terminal: what, why, warnings first. */
-export function formatRequest(runId: string, request: ApprovalRequest, now: number): string {
+export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: number): string {
   const lines = [
     `${request.toolName}  ${request.description}`,
-    `  run ${runId}  approval ${request.approvalId}`,
+    `  run ${run.runId}${sessionOf(run)}  approval ${request.approvalId}`,
     `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''}`,
   ];
   const claims = annotationLine(request, terminal, terminalMarks);
@@ -56,12 +62,12 @@ export function formatRequest(runId: string, request: ApprovalRequest, now: numb
 /** A run's state in a few lines. */
 export function formatRun(snapshot: AgentSnapshot, now: number): string {
   const lines = [
-    `run ${snapshot.runId}  agent ${snapshot.agentName}`,
+    `run ${snapshot.runId}  agent ${snapshot.agentName}${sessionOf(snapshot)}`,
     `  status ${snapshot.status}${snapshot.stopReason ? ` (${snapshot.stopReason})` : ''}  turns ${snapshot.turns}/${snapshot.maxTurns}  version ${snapshot.version}`,
   ];
   if (snapshot.output !== undefined) lines.push(`  output: ${snapshot.output}`);
   if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${snapshot.error.message}`);
-  for (const request of snapshot.pendingApprovals) lines.push(formatRequest(snapshot.runId, request, now).replace(/^/gm, '  '));
+  for (const request of snapshot.pendingApprovals) lines.push(formatRequest(snapshot, request, now).replace(/^/gm, '  '));
   for (const entry of snapshot.audit) {
     lines.push(`  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`);
   }

@@ -95,7 +95,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     const gateway = await createMcpGateway(gatewayOptions);
     stops.push(() => gateway.close());
     gateway.runtime.subscribe((event) => {
-      if (event.type === 'approval-requested') say(`approval requested:\n${formatRequest(event.runId, event.request, Date.now())}`);
+      if (event.type === 'approval-requested') say(`approval requested:\n${formatRequest(event, event.request, Date.now())}`);
     });
     const stopped = new Promise<void>((resolve) => {
       if (io.signal?.aborted) resolve();

@@ -24,7 +24,8 @@ write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as \`runtime\` or 
 e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
 
 commands:
-  pending [--agent NAME] [--limit N]          list pending approvals, soonest expiry first
+  pending [--agent NAME] [--session ID] [--limit N]
+                                              list pending approvals, soonest expiry first
   show RUN_ID                                 a run: status, pending approvals, audit
   approve RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|run] [--args JSON] [--mode inline|record|enqueue]
   deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
@@ -44,6 +45,7 @@ options: --runtime PATH, --json (machine-readable output), --help`;
 const options = {
   runtime: { type: 'string' },
   agent: { type: 'string' },
+  session: { type: 'string' },
   limit: { type: 'string' },
   by: { type: 'string' },
   reason: { type: 'string' },
@@ -126,8 +128,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const now = Date.now();
     switch (command) {
       case 'pending': {
-        const page = await runtime.pending({ ...(values.agent === undefined ? {} : { agent: values.agent }), ...(limit === undefined ? {} : { limit }) });
-        output(page.items.length === 0 ? 'no pending approvals' : page.items.map((item) => formatRequest(item.runId, item.request, now)).join('\n\n'), page);
+        const page = await runtime.pending({
+          ...(values.agent === undefined ? {} : { agent: values.agent }),
+          ...(values.session === undefined ? {} : { sessionId: values.session }),
+          ...(limit === undefined ? {} : { limit }),
+        });
+        output(page.items.length === 0 ? 'no pending approvals' : page.items.map((item) => formatRequest(item, item.request, now)).join('\n\n'), page);
         return 0;
       }
       case 'show': {
@@ -206,7 +212,7 @@ async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent
   try {
     const page = await runtime.pending({ limit: 500, ...(agent === undefined ? {} : { agent }) });
     for (const item of page.items) {
-      write(`\n${formatRequest(item.runId, item.request, Date.now())}\n`);
+      write(`\n${formatRequest(item, item.request, Date.now())}\n`);
       let answer = await ask('[a]pprove, [d]eny, [s]kip, [q]uit? ');
       while (!['a', 'd', 's', 'q'].includes(answer)) answer = await ask('please answer a, d, s or q: ');
       if (answer === 'q') break;

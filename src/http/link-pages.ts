@@ -74,6 +74,11 @@ function stringifyArgs(args: unknown): string {
   }
 }
 
+/** `session <id>` after a run id, for a run in a session. */
+function sessionPart(sessionId: string | undefined, separator: string): string {
+  return sessionId === undefined ? '' : `${separator}session <code>${escapeHtml(sessionId)}</code>`;
+}
+
 /**
  * The page `GET /links/:token` shows: what the link will decide, with the
  * tool name, what the tool says about itself (its annotations, as its own
@@ -84,7 +89,7 @@ function stringifyArgs(args: unknown): string {
  * @example
  * const html = confirmationPage({ claim, request, runId: claim.runId, action: `/links/${token}` });
  */
-export function confirmationPage(input: { readonly claim: LinkClaim; readonly request: ApprovalRequest; readonly action: string }): string {
+export function confirmationPage(input: { readonly claim: LinkClaim; readonly request: ApprovalRequest; readonly action: string; readonly sessionId?: string }): string {
   const { claim, request, action } = input;
   const approve = claim.decision === 'approve';
   const verb = approve ? 'Approve' : 'Deny';
@@ -96,7 +101,7 @@ export function confirmationPage(input: { readonly claim: LinkClaim; readonly re
       claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
-      `<p>Run <code>${escapeHtml(claim.runId)}</code>, approval <code>${escapeHtml(request.approvalId)}</code>.</p>` +
+      `<p>Run <code>${escapeHtml(claim.runId)}</code>${sessionPart(input.sessionId, ', ')}, approval <code>${escapeHtml(request.approvalId)}</code>.</p>` +
       warnings +
       `<h2>Arguments</h2><pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
       expires +
@@ -142,7 +147,7 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
       (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +
       warningList(request) +
       `<pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
-      `<p><small>Run <code>${escapeHtml(entry.runId)}</code>${expires}</small></p>` +
+      `<p><small>Run <code>${escapeHtml(entry.runId)}</code>${sessionPart(entry.sessionId, ' · ')}${expires}</small></p>` +
       buttons +
       '</section>'
     );

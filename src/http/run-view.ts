@@ -13,6 +13,7 @@ import type { AgentSnapshot, ApprovalRequest, AuditEntry, RunError, RunStatus, S
 export interface RunView {
   readonly runId: string;
   readonly agentName: string;
+  readonly sessionId?: string;
   readonly status: RunStatus;
   readonly stopReason?: StopReason;
   readonly pendingApprovals: readonly ApprovalRequest[];
@@ -34,6 +35,7 @@ export function runView(snapshot: AgentSnapshot): RunView {
   return {
     runId: snapshot.runId,
     agentName: snapshot.agentName,
+    ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
     status: snapshot.status,
     ...(snapshot.stopReason === undefined ? {} : { stopReason: snapshot.stopReason }),
     pendingApprovals: snapshot.pendingApprovals,

@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { idSchema } from '../machine/run-identity.js';
 import { auditSchema, requestSchema } from '../machine/snapshot-codec.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:
 // an unknown key is refused, so a client never believes a field it sent
 // (say `respondedAt`) was honoured.
-
-const runIdPattern = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** `POST /runs`. */
 export const startRunBody = z.strictObject({
@@ -20,11 +19,8 @@ export const startRunBody = z.strictObject({
         .max(500),
     ])
     .describe('One user message, or a conversation so far (user and assistant turns only).'),
-  runId: z
-    .string()
-    .regex(runIdPattern, 'use 1 to 128 letters, digits, "_", "-", "." or ":"')
-    .optional()
-    .describe('Choose the run id (makes the start idempotent); a random one otherwise.'),
+  runId: idSchema.optional().describe('Choose the run id (makes the start idempotent); a random one otherwise.'),
+  sessionId: idSchema.optional().describe('The session (a conversation) the run belongs to; list its approvals with GET /approvals?sessionId=.'),
 });
 
 const decisionFields = {
@@ -89,6 +85,7 @@ export const cancelBody = z.strictObject({ ...targetRun, reason: z.string().max(
 export const pendingQuery = z.object({
   status: z.literal('pending').default('pending').describe('Only pending approvals are listed.'),
   agent: z.string().min(1).max(128).optional(),
+  sessionId: idSchema.optional().describe("Only the approvals of this session's runs."),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   cursor: z.string().min(1).max(1024).optional(),
 });
@@ -110,6 +107,7 @@ const runStatus = z.enum(['running', 'awaitingApproval', 'completed', 'failed', 
 export const runViewSchema = z.object({
   runId: z.string(),
   agentName: z.string(),
+  sessionId: z.string().optional(),
   status: runStatus,
   stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
   pendingApprovals: z.array(approvalRequestSchema),
@@ -146,7 +144,7 @@ export const batchAnswerSchema = z.object({
   ),
 });
 export const pendingPageSchema = z.object({
-  items: z.array(z.object({ runId: z.string(), agentName: z.string(), request: approvalRequestSchema })),
+  items: z.array(z.object({ runId: z.string(), agentName: z.string(), sessionId: z.string().optional(), request: approvalRequestSchema })),
   cursor: z.string().optional(),
 });
 export const connectorsAnswerSchema = z.object({

@@ -3,6 +3,7 @@ import { SIGNATURE_V2 } from './decision-signature.js';
 import type { AnyTool } from './define-tool.js';
 import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './present-args.js';
 import { presentText } from './display-text.js';
+import { type RunIdentity, signedIdentity } from './run-identity.js';
 import type { ApprovalRequest, OnExpire } from './types.js';
 
 export interface RequestSettings {
@@ -14,14 +15,14 @@ export interface RequestSettings {
 }
 
 /**
- * The HMAC that binds a request to its run and to everything the person
+ * The HMAC that binds a request to its run (and session) and to everything the person
  * relies on: the call, tool and argument digest, the display copy
  * (arguments, description, reason, warnings), who may decide (approvers,
  * rule), and when it expires. Any field changed in storage breaks it.
  */
-export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, runId: string): string {
+export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
   const { signature: _signature, ...fields } = request;
-  return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ runId, request: fields })])}`;
+  return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 
 /** The v1 request HMAC (before snapshot format 2): it bound the call and its arguments only. */
@@ -44,7 +45,7 @@ function promptOf(tool: AnyTool, input: unknown): string {
 /** Builds what a person is asked: display copy, digest, warnings, expiry and signature. */
 export function buildApprovalRequest(
   call: {
-    runId: string;
+    run: RunIdentity;
     approvalId: string;
     toolCallId: string;
     tool: AnyTool;
@@ -92,5 +93,5 @@ export function buildApprovalRequest(
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
   };
-  return settings.decisionSecret === undefined ? unsigned : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.runId) };
+  return settings.decisionSecret === undefined ? unsigned : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.run) };
 }

@@ -2,6 +2,7 @@ import { ApprovalSignatureError } from '../errors.js';
 import { canonicalJson, digestOf, hmac, safeEqual } from './digest.js';
 import type { AgentSnapshot, AuditEntry, ToolCall, ToolCallRecord } from './types.js';
 import { currentToolCalls } from './current-tool-calls.js';
+import { type RunIdentity, signedIdentity } from './run-identity.js';
 
 /** Marks signatures of the v2 format; a v1 signature is a bare MAC. */
 export const SIGNATURE_V2 = 'v2.';
@@ -12,25 +13,25 @@ function legacyDecisionMac(secret: string, runId: string, entry: AuditEntry): st
 }
 
 /** v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to widen what runs. */
-function decisionMac(secret: string, runId: string, entry: AuditEntry): string {
+function decisionMac(secret: string, run: RunIdentity, entry: AuditEntry): string {
   const { signature: _signature, ...fields } = entry;
-  return `${SIGNATURE_V2}${hmac(secret, ['countersign.decision.v2', canonicalJson({ runId, entry: fields })])}`;
+  return `${SIGNATURE_V2}${hmac(secret, ['countersign.decision.v2', canonicalJson({ ...signedIdentity(run), entry: fields })])}`;
 }
 
-/** Adds the HMAC that binds a decision, and everything it says, to its run (when there is a secret). */
-export function signDecision(secret: string | undefined, runId: string, entry: AuditEntry): AuditEntry {
-  return secret === undefined ? entry : { ...entry, signature: decisionMac(secret, runId, entry) };
+/** Adds the HMAC that binds a decision, and everything it says, to its run and session (when there is a secret). */
+export function signDecision(secret: string | undefined, run: RunIdentity, entry: AuditEntry): AuditEntry {
+  return secret === undefined ? entry : { ...entry, signature: decisionMac(secret, run, entry) };
 }
 
 /**
  * Which format validly signs `entry`: `'v2'`, `'v1'` (written before snapshot
  * format 2; it does not bind scope, source or who decided), or undefined.
  */
-export function decisionSignatureOf(secret: string, runId: string, entry: AuditEntry): 'v2' | 'v1' | undefined {
+export function decisionSignatureOf(secret: string, run: RunIdentity, entry: AuditEntry): 'v2' | 'v1' | undefined {
   const signature = entry.signature;
   if (signature === undefined) return undefined;
-  if (signature.startsWith(SIGNATURE_V2)) return safeEqual(signature, decisionMac(secret, runId, entry)) ? 'v2' : undefined;
-  return safeEqual(signature, legacyDecisionMac(secret, runId, entry)) ? 'v1' : undefined;
+  if (signature.startsWith(SIGNATURE_V2)) return safeEqual(signature, decisionMac(secret, run, entry)) ? 'v2' : undefined;
+  return safeEqual(signature, legacyDecisionMac(secret, run.runId, entry)) ? 'v1' : undefined;
 }
 
 /** Where a turn's decisions and calls are found: built once per turn, so checking each of a thousand calls does not rescan the run. */
@@ -78,7 +79,7 @@ export function verifyApprovedCall(secret: string | undefined, snapshot: AgentSn
     entry.decision === 'approved' &&
     entry.toolCallId === record.toolCallId &&
     entry.toolName === record.toolName &&
-    decisionSignatureOf(secret, snapshot.runId, entry) !== undefined;
+    decisionSignatureOf(secret, snapshot, entry) !== undefined;
   if (!approvesThisCall) {
     throw new ApprovalSignatureError(label, `call ${record.toolCallId} has no validly signed approval; the snapshot was altered. Nothing was run.`);
   }

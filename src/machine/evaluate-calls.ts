@@ -145,7 +145,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       const approvalId = `apr_${randomUUID()}`;
       const request = buildApprovalRequest(
         {
-          runId: snapshot.runId,
+          run: snapshot,
           approvalId,
           toolCallId: call.id,
           tool,
@@ -182,7 +182,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.by === undefined ? {} : { by: verdict.by }),
     };
-    const audit = signDecision(settings.decisionSecret, snapshot.runId, unsigned);
+    const audit = signDecision(settings.decisionSecret, snapshot, unsigned);
     evaluations.push(
       verdict.action === 'allow'
         ? { kind: 'run', record: { ...base, status: 'approved' }, audit }

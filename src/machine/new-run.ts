@@ -8,6 +8,7 @@ import type { AgentEvent } from './agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
 import { checkMessageList } from './check-messages.js';
 import { originSchema } from './origin-schema.js';
+import { idSchema } from './run-identity.js';
 import { initialSnapshot, step } from './step.js';
 import type { AgentSnapshot, Message, RunOrigin } from './types.js';
 
@@ -18,16 +19,19 @@ export interface ExecuteInput {
   readonly runId?: string;
   /** Where the run came from (a chat, a channel), so channels send its approvals back there. */
   readonly origin?: RunOrigin;
+  /**
+   * The session the run belongs to: runs of one conversation share it, so their approvals can be listed together
+   * (`runtime.pending({ sessionId })`). Same rules as a run id.
+   */
+  readonly sessionId?: string;
 }
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
 const inputSchema = z.object({
   input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(z.unknown()).min(1, 'has no messages')]),
-  runId: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"')
-    .optional(),
+  runId: idSchema.optional(),
   origin: originSchema.optional(),
+  sessionId: idSchema.optional(),
 });
 
 /** A history handed in is the caller's own: checked like a snapshot's, and a call nested too deep is refused outright (nothing could store the run). */
@@ -63,6 +67,7 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
     turns: 0,
     maxTurns: agent.settings.maxTurns,
     ...(input.origin === undefined ? {} : { origin: { ...input.origin } }),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     version: 0,
     createdAt: now,
     updatedAt: now,

@@ -48,6 +48,8 @@ export type RunEvent =
       readonly request: ApprovalRequest;
       /** Where the run came from, so a channel can ask there (`ExecuteInput.origin`). */
       readonly origin?: RunOrigin;
+      /** The run's session (`ExecuteInput.sessionId`), so a channel can group a conversation's requests. */
+      readonly sessionId?: string;
     }
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
   | { readonly type: 'run-completed'; readonly runId: string; readonly agentName: string; readonly output: string }
@@ -117,7 +119,16 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
   if (after.pendingApprovals !== before?.pendingApprovals) {
     const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
     for (const request of after.pendingApprovals) {
-      if (!known.has(request.approvalId)) events.push({ type: 'approval-requested', runId, agentName, request, ...(after.origin === undefined ? {} : { origin: after.origin }) });
+      if (!known.has(request.approvalId)) {
+        events.push({
+          type: 'approval-requested',
+          runId,
+          agentName,
+          request,
+          ...(after.origin === undefined ? {} : { origin: after.origin }),
+          ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }),
+        });
+      }
     }
   }
   if (after.toolCalls !== before?.toolCalls) {

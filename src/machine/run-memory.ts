@@ -25,7 +25,7 @@ export function runGrantors(snapshot: AgentSnapshot, toolName: string, secret: s
         entry.source === 'human' &&
         entry.scope === 'run' &&
         entry.decision === 'approved' &&
-        (secret === undefined || decisionSignatureOf(secret, snapshot.runId, entry) === 'v2'),
+        (secret === undefined || decisionSignatureOf(secret, snapshot, entry) === 'v2'),
     )
     .map((entry) => ({ approvalId: entry.approvalId, by: entry.by }));
 }

@@ -8,6 +8,7 @@ import type { AgentSnapshot, Message } from './types.js';
 import { checkMessageList } from './check-messages.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
+import { idSchema } from './run-identity.js';
 import { compiled } from '../options.js';
 
 /** The wire format versions `deserialize` reads. */
@@ -91,6 +92,7 @@ export const headSchema = z.object({
   turns: z.number().int().nonnegative(),
   maxTurns: z.number().int().positive(),
   origin: originSchema.optional(),
+  sessionId: idSchema.optional(),
   usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),

@@ -349,6 +349,8 @@ export interface AgentSnapshot {
   readonly usage?: Usage;
   /** Where the run came from, when its starter said (`ExecuteInput.origin`). */
   readonly origin?: RunOrigin;
+  /** The session (a conversation) the run belongs to, when its starter said (`ExecuteInput.sessionId`); bound by its signatures. */
+  readonly sessionId?: string;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;

@@ -81,7 +81,7 @@ export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, re
   // The format is read from the signature itself; without the secret nobody can make a v1 one, so a v2 request cannot be passed off as v1.
   const signature = request.signature ?? '';
   if (signature.startsWith(SIGNATURE_V2)) {
-    if (safeEqual(signature, signRequest(secret, request, snapshot.runId))) return;
+    if (safeEqual(signature, signRequest(secret, request, snapshot))) return;
   } else if (signature !== '' && safeEqual(signature, signLegacyRequest(secret, request, snapshot.runId))) {
     if (!approving) return;
     throw new ApprovalSignatureError(
@@ -186,7 +186,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
 
   const scope = response.scope ?? 'once';
   const secret = agent.settings.decisionSecret;
-  const audit = signDecision(secret, snapshot.runId, {
+  const audit = signDecision(secret, snapshot, {
     approvalId: request.approvalId,
     toolCallId: request.toolCallId,
     toolName: request.toolName,
@@ -233,7 +233,7 @@ function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted
     decisions.push({
       approvalId: sibling.approvalId,
       approved: true,
-      audit: signDecision(agent.settings.decisionSecret, snapshot.runId, {
+      audit: signDecision(agent.settings.decisionSecret, snapshot, {
         approvalId: sibling.approvalId,
         toolCallId: sibling.toolCallId,
         toolName: sibling.toolName,

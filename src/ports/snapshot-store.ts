@@ -7,6 +7,8 @@ import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 export interface PendingApprovalEntry {
   readonly runId: string;
   readonly agentName: string;
+  /** The run's session, when it has one. */
+  readonly sessionId?: string;
   readonly request: ApprovalRequest;
 }
 
@@ -22,6 +24,8 @@ export interface ListPendingOptions {
   readonly cursor?: string;
   /** Only this agent's runs. */
   readonly agent?: string;
+  /** Only the runs of this session (`ExecuteInput.sessionId`). */
+  readonly sessionId?: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ApprovalLinkOptions } from '../links/link-service.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import { startedRun, type ExecuteInput } from '../machine/new-run.js';
+import { idSchema } from '../machine/run-identity.js';
 import { expiryDecisions } from '../machine/expiry.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../machine/run-events.js';
 import { step } from '../machine/step.js';
@@ -41,6 +42,7 @@ const pendingSchema = z.object({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
   agent: z.string().max(128).optional(),
+  sessionId: idSchema.optional(),
 });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, where: string, hint = ''): T {

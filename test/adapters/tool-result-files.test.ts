@@ -7,7 +7,7 @@ import { ANTHROPIC_API_KEY, messageAnswer, startFakeAnthropic } from '../support
 import { OPENAI_KEY, startFakeResponses } from '../support/fake-openai-responses.js';
 import { useFake } from '../support/model-fixtures.js';
 import { messageItem } from '../support/responses-items.js';
-import { CHART_URL, PDF, PNG, richToolHistory } from '../support/rich-tool-history.js';
+import { anthropicToolResults, CHART_URL, PDF, PNG, richToolHistory } from '../support/rich-tool-history.js';
 
 const anthropic = useFake(startFakeAnthropic);
 const responses = useFake(startFakeResponses);
@@ -26,28 +26,7 @@ describe('a tool result with files, on the wire', () => {
           { type: 'tool_use', id: 'call_report', name: 'fetch_report', input: {} },
         ],
       },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: 'call_shot',
-            content: [
-              { type: 'text', text: 'Screenshot of https://example.com' },
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-            ],
-          },
-          {
-            type: 'tool_result',
-            tool_use_id: 'call_report',
-            content: [
-              { type: 'text', text: 'The report and its chart' },
-              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
-              { type: 'image', source: { type: 'url', url: CHART_URL } },
-            ],
-          },
-        ],
-      },
+      anthropicToolResults,
     ]);
   });
 

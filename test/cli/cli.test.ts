@@ -44,6 +44,17 @@ describe('countersign CLI', () => {
     expect(conflict.err).toContain('[decision_conflict]');
   });
 
+  it("shows a run's session in show and pending, and pending --session lists that session's approvals only", async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const inSession = await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-7' });
+    const other = await runtime.start(counting.agent.name, { input: 'pay' });
+    expect((await cli(runtime, ['show', inSession.runId])).out).toContain(`run ${inSession.runId}  agent ${counting.agent.name}  session chat-7\n`);
+    const pending = await cli(runtime, ['pending', '--session', 'chat-7']);
+    expect(pending.out).toContain(`  run ${inSession.runId}  session chat-7  approval ${inSession.pendingApprovals[0]!.approvalId}\n`);
+    expect(pending.out).not.toContain(other.runId);
+  });
+
   it('dismisses a request: recorded with source dismissed, the call does not run', async () => {
     const { counting, runtime, paused } = await pausedRuntime();
     const request = paused.pendingApprovals[0]!;
@@ -112,7 +123,7 @@ describe('countersign CLI', () => {
     const { paused } = await pausedRuntime();
     const { formatRequest } = await import('../../src/cli/format.js');
     const request = { ...paused.pendingApprovals[0]!, description: 'Pay \u001b[2J\u001b]0;owned\u0007now', reason: 'why\u001b[31m' };
-    const text = formatRequest(paused.runId, request, Date.now());
+    const text = formatRequest(paused, request, Date.now());
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain('Pay \\u001b[2J');
   });

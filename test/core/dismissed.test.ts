@@ -33,8 +33,8 @@ describe("a dismissed request (source 'dismissed')", () => {
   it('is signed over its source: the entry verifies, and turned into a human denial in storage it no longer does', async () => {
     const { agent, snap, dismiss } = await paused();
     const entry = withApprovalResponse(snap, dismiss, { agent }).audit.at(-1)!;
-    expect(decisionSignatureOf(decisionSecret, snap.runId, entry)).toBe('v2');
-    expect(decisionSignatureOf(decisionSecret, snap.runId, { ...entry, source: 'human' })).toBeUndefined();
+    expect(decisionSignatureOf(decisionSecret, snap, entry)).toBe('v2');
+    expect(decisionSignatureOf(decisionSecret, snap, { ...entry, source: 'human' })).toBeUndefined();
   });
 
   it('survives serialize and deserialize', async () => {

@@ -2,19 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, defineTool, deserialize, serialize, toolResult } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { PNG, screenshot } from '../support/rich-tool-history.js';
 import { testAgent } from '../support/test-kit.js';
-
-const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 
 describe('toolResult: a tool hands back files and a structured output beside its text', () => {
   it('the tool message carries the files as file parts and the structured output on its tool-result part; both survive the store', async () => {
-    const screenshot = defineTool({
-      name: 'screenshot',
-      description: 'Take a screenshot',
-      input: z.object({ url: z.string() }),
-      needsApproval: false,
-      execute: ({ url }) => toolResult({ text: `Screenshot of ${url}`, files: [{ mediaType: 'image/png', data: PNG }], structured: { width: 800, height: 600 } }),
-    });
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('screenshot', { url: 'https://example.com' }), textTurn('done')]), tools: [screenshot] });
     const done = await agent.execute({ input: 'go' });
     const message = done.messages.find((item) => item.role === 'tool')!;

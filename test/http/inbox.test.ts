@@ -11,6 +11,17 @@ const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastI
 const formTargets = (html: string) => [...html.matchAll(/action="\.\.\/links\/([^"]+)"/g)].map((match) => match[1]!);
 
 describe('reviewer inbox', () => {
+  it("shows a run's session where it shows the run: on the link page and in the inbox", async () => {
+    const h = harness();
+    const run = await h.runtime.start('files', { input: '/tmp/one', sessionId: 'chat-7' });
+    const links = await linkUrls(h.runtime, run.runId, run.pendingApprovals[0]!.approvalId);
+    const page = await (await h.app.request(`/links/${tokenOf(links.approve, 'links')}`)).text();
+    expect(page).toContain(`Run <code>${run.runId}</code>, session <code>chat-7</code>, approval`);
+    const inbox = await inboxLinkUrl(h.runtime, 'alice@example.com');
+    const listed = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();
+    expect(listed).toContain(`Run <code>${run.runId}</code> · session <code>chat-7</code>`);
+  });
+
   it('lists every pending approval with redacted arguments, and its buttons decide as the reviewer', async () => {
     const h = harness();
     const one = await h.runtime.start('files', { input: '/tmp/one' });

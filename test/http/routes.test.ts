@@ -312,6 +312,21 @@ describe('listing and cancelling', () => {
     }
   });
 
+  it("POST /runs starts a run in a session and GET /approvals?sessionId= lists that session's approvals only", async () => {
+    const h = harness();
+    const started = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a', sessionId: 'chat-7' })));
+    expect(started).toMatchObject({ status: 201, body: { run: { sessionId: 'chat-7' } } });
+    await startPaused(h, '/b');
+    const listed = await read(await h.app.request('/approvals?sessionId=chat-7', { headers: bearer() }));
+    expect(listed.body['items']).toEqual([expect.objectContaining({ runId: started.body['run'].runId, sessionId: 'chat-7' })]);
+    const refused = await read(await h.app.request('/runs', json({ agent: 'files', input: '/c', sessionId: 'chat 7' })));
+    expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_body', issues: [{ path: 'sessionId' }] } });
+    expect(await read(await h.app.request('/approvals?sessionId=a%2Fb', { headers: bearer() }))).toMatchObject({ status: 400, body: { code: 'invalid_query' } });
+    const doc = (await (await h.app.request('/openapi.json')).json()) as Body;
+    expect(doc['components'].schemas.StartRun.properties).toHaveProperty('sessionId');
+    expect(doc['paths']['/approvals'].get.parameters.map((parameter: { name: string }) => parameter.name)).toContain('sessionId');
+  });
+
   it('POST /runs/:runId/cancel cancels a paused run; a finished run is answered as it is', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);

@@ -324,7 +324,8 @@ describe('one-click links', () => {
     const before = [await stateOf(h, a.runId), await stateOf(h, b.runId)];
     const cases: [string, number][] = [
       [`${retargeted}.${mac}`, 401],
-      [`${payload}.${mac.slice(0, -2)}AA`, 401],
+      // The tag's first character changed (its last ones carry padding bits: changing them could decode to the same tag).
+      [`${payload}.${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`, 401],
       [`${payload}`, 401],
       [`${payload}.${mac}.extra`, 401],
       ['x'.repeat(10_000), 401],

@@ -76,6 +76,7 @@ export interface PausedRunOptions {
   readonly prior?: number;
   readonly clock?: () => number;
   readonly agentName?: string;
+  readonly sessionId?: string;
 }
 
 /** An agent with one gated `send_email` tool: pauses on it, then answers 'done'. */
@@ -99,7 +100,7 @@ export function emailAgent(options: PausedRunOptions = {}) {
 export async function pausedRun(options: PausedRunOptions = {}): Promise<{ run: AgentSnapshot; agent: ReturnType<typeof emailAgent> }> {
   const agent = emailAgent(options);
   const input: Message[] = [...history(options.prior ?? 0), { role: 'user', content: 'email someone' }];
-  const run = await agent.execute({ input });
+  const run = await agent.execute({ input, ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }) });
   return { run, agent };
 }
 

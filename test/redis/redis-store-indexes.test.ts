@@ -130,6 +130,22 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     expect(await redis.zcard(store.keys.runningIdle)).toBe(0);
   });
 
+  it("keeps a session's own index: written with the run, emptied when it stops waiting, repaired when an update was lost", async () => {
+    const store = fresh();
+    const { run, agent } = await pausedRun({ ttlMs: 60_000, sessionId: 'chat-1' });
+    const { run: lost, agent: lostAgent } = await pausedRun({ ttlMs: 60_000, sessionId: 'chat-1' });
+    await store.create(run);
+    await store.create(lost);
+    expect(await redis.zcard(store.keys.pendingSession('chat-1'))).toBe(2);
+    await store.commit(approveAll(run, 'alice', { agent }), run.version);
+    expect(await redis.zcard(store.keys.pendingSession('chat-1'))).toBe(1);
+    // A decision whose index update was lost: listing the session skips the entry and removes it.
+    await redis.hset(store.keys.head(lost.runId), 'x', '');
+    await store.commit(approveAll(lost, 'alice', { agent: lostAgent }), lost.version);
+    expect((await store.listPending({ sessionId: 'chat-1' })).items).toEqual([]);
+    expect(await redis.zcard(store.keys.pendingSession('chat-1'))).toBe(0);
+  });
+
   it('skips and removes stale index entries (a run gone, or no longer waiting), still filling the page', async () => {
     const store = fresh();
     const now = Date.now();

@@ -475,6 +475,22 @@ describe('origin', () => {
   });
 });
 
+describe('session', () => {
+  it("starts runs in a session and lists that session's pending approvals; a bad session id is refused by name", async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const first = await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-1' });
+    const second = await runtime.start(counting.agent.name, { input: 'pay again', sessionId: 'chat-1' });
+    await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-2' });
+    await runtime.start(counting.agent.name, { input: 'pay' });
+    const page = await runtime.pending({ sessionId: 'chat-1' });
+    expect(page.items.map((item) => item.runId).sort()).toEqual([first.runId, second.runId].sort());
+    expect(page.items.every((item) => item.sessionId === 'chat-1')).toBe(true);
+    await expect(runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat 1' })).rejects.toThrow(/sessionId.*use 1 to 128 letters/);
+    await expect(runtime.pending({ sessionId: '' })).rejects.toThrow(ConfigError);
+  });
+});
+
 async function waitFor(check: () => Promise<boolean>, attempts = 200): Promise<void> {
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (await check()) return;

@@ -36,9 +36,9 @@ function pausedAgent(ttlMs?: number) {
 const agentsByRun = new Map<string, ReturnType<typeof pausedAgent>>();
 
 /** A run paused on one `send_email` approval, from a fresh agent. */
-export async function pausedRun(ttlMs?: number): Promise<AgentSnapshot> {
+export async function pausedRun(ttlMs?: number, sessionId?: string): Promise<AgentSnapshot> {
   const agent = pausedAgent(ttlMs);
-  const run = await agent.execute({ input: 'email someone' });
+  const run = await agent.execute({ input: 'email someone', ...(sessionId === undefined ? {} : { sessionId }) });
   agentsByRun.set(run.runId, agent);
   return run;
 }
@@ -105,6 +105,27 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const filtered = await store.listPending({ agent: runs[0]!.agentName });
         expect(filtered.items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
         expect(filtered.items[0]!.request).toEqual(runs[0]!.pendingApprovals[0]);
+      }));
+
+    it("lists one session's pending approvals, alone or with an agent, and keeps a run's session through a commit", () =>
+      withStore(async ({ store }) => {
+        const [session, other] = [`chat-${randomUUID()}`, `chat-${randomUUID()}`];
+        const runs = [await pausedRun(2_000, session), await pausedRun(1_000, session), await pausedRun(1_500, other), await pausedRun(500)];
+        for (const run of runs) await store.create(run);
+        expect(await store.load(runs[0]!.runId)).toEqual(runs[0]);
+        const listed = await store.listPending({ sessionId: session });
+        expect(listed.items.map((item) => [item.runId, item.sessionId])).toEqual([
+          [runs[1]!.runId, session],
+          [runs[0]!.runId, session],
+        ]);
+        const both = await store.listPending({ sessionId: session, agent: runs[0]!.agentName });
+        expect(both.items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
+        expect((await store.listPending({ sessionId: session, agent: runs[2]!.agentName })).items).toEqual([]);
+        const agent = createAgentFor(runs[1]!);
+        const done = await agent.execute(approveAll(runs[1]!, 'bob', { agent }));
+        await store.commit(done, runs[1]!.version);
+        expect((await store.load(done.runId))!.sessionId).toBe(session);
+        expect((await store.listPending({ sessionId: session })).items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
       }));
 
     it('drops a run from the pending list once it is no longer waiting', () =>

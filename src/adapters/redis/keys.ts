@@ -31,6 +31,8 @@ export interface RedisKeys {
   readonly pending: string;
   /** The same, for one agent. */
   pendingAgent(agentName: string): string;
+  /** The same, for one session (`sessionId` follows the run id's rules: no brace, so no hash tag). */
+  pendingSession(sessionId: string): string;
   /** Sorted set of running runs with a tool lease, scored by when the last lease ends. */
   readonly runningLease: string;
   /** Sorted set of running runs without a lease, scored by `updatedAt`. */
@@ -68,6 +70,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     events: `${prefix}events`,
     pending: `${prefix}pending`,
     pendingAgent: (agentName) => `${prefix}pending:agent:${agentName}`,
+    pendingSession: (sessionId) => `${prefix}pending:session:${sessionId}`,
     runningLease: `${prefix}running:lease`,
     runningIdle: `${prefix}running:idle`,
     remember: (key) => `${prefix}remember:${key}`,

@@ -13,7 +13,7 @@ import { parsePendingMember, pendingMember } from './keys.js';
 export type IndexEntry = readonly [key: string, score: number, member: string];
 
 /** The part of a head the indexes are checked against. */
-export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
+export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'sessionId' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
 
 /** A run's head hash as read for an index check: its version, head and index entries. */
 export interface StoredHead {
@@ -45,6 +45,7 @@ export function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>): IndexEn
     for (const request of snapshot.pendingApprovals) {
       const member = pendingMember(request.expiresAt, request.approvalId, snapshot.runId, snapshot.agentName);
       entries.push(['pending', 0, member], [`pending:agent:${snapshot.agentName}`, 0, member]);
+      if (snapshot.sessionId !== undefined) entries.push([`pending:session:${snapshot.sessionId}`, 0, member]);
     }
   } else if (snapshot.status === 'running') {
     const leased = snapshot.toolCalls.filter((record) => record.status === 'executing');

@@ -33,11 +33,13 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
     return heads;
   };
 
-  const removePending = (stale: readonly string[]): BatchCommand[] => {
+  /** Removes stale members from the global and agent indexes, and from `scanned` (a session's index) when given. */
+  const removePending = (stale: readonly string[], scanned?: string): BatchCommand[] => {
     const byKey = new Map<string, string[]>();
     for (const member of stale) {
       const parsed = parsePendingMember(member);
-      for (const key of [keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : [])]) byKey.set(key, [...(byKey.get(key) ?? []), member]);
+      const from = new Set([keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : []), ...(scanned === undefined ? [] : [scanned])]);
+      for (const key of from) byKey.set(key, [...(byKey.get(key) ?? []), member]);
     }
     return [...byKey].map(([key, members]): BatchCommand => ['zrem', key, ...members]);
   };
@@ -49,13 +51,17 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
     if (!parsed || !stored || stored.head.status !== 'awaitingApproval') return undefined;
     const request = stored.head.pendingApprovals.find((item) => item.approvalId === parsed.approvalId);
     if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
-    return { runId: stored.head.runId, agentName: stored.head.agentName, request };
+    const { runId, agentName, sessionId } = stored.head;
+    return { runId, agentName, ...(sessionId === undefined ? {} : { sessionId }), request };
   };
 
   return {
     async listPending(listOptions) {
       const limit = pageLimit(listOptions.limit);
-      const key = listOptions.agent === undefined ? keys.pending : keys.pendingAgent(listOptions.agent);
+      const { agent, sessionId } = listOptions;
+      // A session's index is the smallest; with an agent too, its members are filtered by the agent their member names.
+      const key = sessionId !== undefined ? keys.pendingSession(sessionId) : agent !== undefined ? keys.pendingAgent(agent) : keys.pending;
+      const wanted = (member: string) => sessionId === undefined || agent === undefined || parsePendingMember(member)?.agentName === agent;
       let start = listOptions.cursor === undefined ? '-' : `(${decodeCursor(listOptions.cursor)}`;
       const items: { member: string; entry: PendingApprovalEntry }[] = [];
       const stale: string[] = [];
@@ -73,8 +79,8 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
         const heads = await readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
         for (const member of members) {
           const entry = pendingRequest(member, heads);
-          if (entry) items.push({ member, entry });
-          else stale.push(member);
+          if (!entry) stale.push(member);
+          else if (wanted(member)) items.push({ member, entry });
           lastScanned = member;
           if (items.length > limit) break;
         }
@@ -84,7 +90,7 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
           break;
         }
       }
-      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale)));
+      if (stale.length > 0) await guarded('repair the pending index', () => send(removePending(stale, key)));
       const page = items.slice(0, limit);
       const cursor = items.length > limit ? page.at(-1)!.member : exhausted ? undefined : lastScanned;
       return { items: page.map((item) => item.entry), ...(cursor === undefined ? {} : { cursor: encodeCursor(cursor) }) };

@@ -27,6 +27,17 @@ export interface WebhookRunRef {
 }
 
 /**
+ * The session of the run asking (`ExecuteInput.sessionId`), on `approval.requested` when the run has one, so a
+ * receiver can group a conversation's requests.
+ *
+ * @example
+ * if (event.type === 'approval.requested' && event.data.sessionId !== undefined) threads.get(event.data.sessionId)?.post(event.data.description);
+ */
+export interface WebhookSession {
+  readonly sessionId?: string;
+}
+
+/**
  * How a call a person approved ended: `tool.finished`'s data besides the run.
  *
  * @example
@@ -54,7 +65,7 @@ export interface WebhookToolFinished {
  * if (event.type === 'approval.requested') await slack.ask(event.data.runId, event.data.approvalId, event.data.args);
  */
 export type WebhookEvent =
-  | { readonly type: 'approval.requested'; readonly timestamp: string; readonly data: WebhookRunRef & ApprovalRequest }
+  | { readonly type: 'approval.requested'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookSession & ApprovalRequest }
   | { readonly type: 'approval.resolved'; readonly timestamp: string; readonly data: WebhookRunRef & AuditEntry }
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
   | { readonly type: 'run.completed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly output: string } }
@@ -120,7 +131,11 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
   switch (event.type) {
     case 'approval-requested':
       return {
-        event: { type: 'approval.requested', timestamp, data: { ...ref, ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest) } },
+        event: {
+          type: 'approval.requested',
+          timestamp,
+          data: { ...ref, ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }), ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest) },
+        },
         identity: event.request.approvalId,
       };
     case 'approval-resolved':

@@ -23,6 +23,7 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     const query = parseWith(pendingQuery, c.req.query(), 'query');
     const page = await runtime.pending({
       ...(query.agent === undefined ? {} : { agent: query.agent }),
+      ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
       ...(query.limit === undefined ? {} : { limit: query.limit }),
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     });

@@ -27,7 +27,7 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
           messagePage('Nothing left to decide', decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`),
         );
       }
-      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}` }));
+      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}`, ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }) }));
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }

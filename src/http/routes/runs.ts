@@ -25,7 +25,11 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
     const caller = c.var.caller;
     // A signed delivery gets a run id derived from its webhook-id, so a replay cannot start a second run.
     const runId = body.runId ?? (caller.kind === 'webhook' ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}` : `run_${randomUUID()}`);
-    const input: ExecuteInput = { input: typeof body.input === 'string' ? body.input : (body.input as Message[]), runId };
+    const input: ExecuteInput = {
+      input: typeof body.input === 'string' ? body.input : (body.input as Message[]),
+      runId,
+      ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+    };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
     try {
       await runtime.start(body.agent, input, { mode: recordMode });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from 'countersign';
 import { createAiSdkModel } from 'countersign/ai-sdk';
 import { useFake } from '../../support/model-fixtures.js';
-import { CHART_URL, PDF, PNG, richToolHistory } from '../../support/rich-tool-history.js';
+import { anthropicToolResults, CHART_URL, PDF, PNG, richToolHistory } from '../../support/rich-tool-history.js';
 import { anthropicMessage } from './anthropic-wire.js';
 import { startFakeProviderApi } from './fake-provider-api.js';
 
@@ -99,27 +99,6 @@ describe('createAiSdkModel: a tool result with files', () => {
     apis.current.script(anthropicMessage({ id: 'msg_1', content: [{ type: 'text', text: 'Seen.' }], stopReason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }));
     const model = createAiSdkModel({ model: createAnthropic({ baseURL: apis.current.baseURL, apiKey: 'sk-ant-test' })('claude-sonnet-4-5') });
     await model.generate({ messages: await richToolHistory(), tools: [] });
-    expect(apis.current.requests[0]!.json.messages.at(-1)).toEqual({
-      role: 'user',
-      content: [
-        {
-          type: 'tool_result',
-          tool_use_id: 'call_shot',
-          content: [
-            { type: 'text', text: 'Screenshot of https://example.com' },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-          ],
-        },
-        {
-          type: 'tool_result',
-          tool_use_id: 'call_report',
-          content: [
-            { type: 'text', text: 'The report and its chart' },
-            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
-            { type: 'image', source: { type: 'url', url: CHART_URL } },
-          ],
-        },
-      ],
-    });
+    expect(apis.current.requests[0]!.json.messages.at(-1)).toEqual(anthropicToolResults);
   });
 });

@@ -137,6 +137,14 @@ describe('deliveries', () => {
     expect(notifier.deadLetters()).toEqual([]);
   });
 
+  it("carries the run's session on approval.requested, so a receiver can group a conversation's requests", async () => {
+    const target = await receiver();
+    const notifier = notifierFor(target);
+    await notifier.publish([{ type: 'approval-requested', runId: 'run_1', agentName: 'payments', request, sessionId: 'chat-42' }]);
+    await notifier.flush();
+    expect(verified(target.deliveries[0]!)).toMatchObject({ type: 'approval.requested', data: { runId: 'run_1', sessionId: 'chat-42', approvalId: 'appr_1' } });
+  });
+
   it('sends approval.resolved and, only when asked, the run events; skips decisions no one was asked for', async () => {
     const target = await receiver();
     const runEvents: RunEvent[] = [

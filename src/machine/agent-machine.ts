@@ -5,6 +5,14 @@ import { appended } from './derived-array.js';
 import type { ToolResultExtras } from './rich-tool-result.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
 
+/**
+ * What `execute` does in a state, named in the state's `meta.effect` and carried out from one table
+ * (src/machine/effects): call the model, evaluate the calls it asked for, run the approved ones, or wait for
+ * people (applying expiries). A state without one has nothing left to do: the run has ended.
+ */
+export const effectNames = ['callModel', 'evaluateTools', 'runTools', 'awaitApproval'] as const;
+export type EffectName = (typeof effectNames)[number];
+
 /** The run data the statechart carries; state, status and stop reason derive from the state value. */
 export type RunContext = Omit<AgentSnapshot, 'state' | 'status' | 'stopReason'>;
 
@@ -108,8 +116,8 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
 
 /**
  * The agent loop as a statechart. It is only ever advanced with xstate's pure
- * `initialTransition` / `transition`; the driver in `execute` performs the
- * effects each state stands for and feeds their results back as events.
+ * `initialTransition` / `transition`; `execute` performs the effect each state
+ * names in its meta and feeds the result back as events.
  */
 export const agentMachine = setup({
   types: {
@@ -120,6 +128,8 @@ export const agentMachine = setup({
     tags: {} as RunStatus | StopReason,
     // A final state's output is the run's stop reason.
     output: {} as StopReason,
+    // A state's meta names the effect `execute` carries out there.
+    meta: {} as { readonly effect: EffectName },
   },
   guards: {
     turnLimitReached: ({ context }) => context.turns >= context.maxTurns,
@@ -241,6 +251,7 @@ export const agentMachine = setup({
     },
     callingModel: {
       tags: ['running'],
+      meta: { effect: 'callModel' },
       always: { guard: 'turnLimitReached', target: 'failed', actions: 'recordTurnLimit' },
       on: {
         MODEL_RESPONDED: [
@@ -251,10 +262,12 @@ export const agentMachine = setup({
     },
     evaluatingTools: {
       tags: ['running'],
+      meta: { effect: 'evaluateTools' },
       on: { TOOLS_EVALUATED: { target: 'executingTools', actions: 'recordEvaluations' } },
     },
     executingTools: {
       tags: ['running'],
+      meta: { effect: 'runTools' },
       always: [
         { guard: and([not('somethingToRun'), 'waitingForPeople']), target: 'awaitingApproval' },
         { guard: not('somethingToRun'), target: 'callingModel', actions: 'appendToolResults' },
@@ -267,6 +280,7 @@ export const agentMachine = setup({
     },
     awaitingApproval: {
       tags: ['awaitingApproval', StopReason.AwaitingApproval],
+      meta: { effect: 'awaitApproval' },
       on: {
         DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
       },

@@ -20,6 +20,8 @@ export interface CompiledMachine<Context, Event extends { type: string }> {
   readonly states: readonly string[];
   /** The tags of a state. */
   tagsOf(value: string): readonly string[];
+  /** A state's `meta`, as the chart gives it. */
+  metaOf(value: string): unknown;
   /** A final state's `output` for a context (its value, or what its mapper returns); undefined for other states. */
   outputOf(value: string, context: Context): unknown;
 }
@@ -41,6 +43,7 @@ interface StateEntry {
   readonly final: boolean;
   readonly tags: readonly string[];
   readonly output: unknown;
+  readonly meta: unknown;
   /** Own transitions then the root's, by event type: the order xstate selects them in. */
   readonly on: ReadonlyMap<string, readonly (readonly Transition[])[]>;
   readonly always: readonly Transition[];
@@ -124,7 +127,7 @@ export function compileMachine<Context extends object, Event extends { type: str
       if (type.includes('*')) unsupported(`the wildcard event ${type} on the root`);
       on.set(type, [...(on.get(type) ?? []), list]);
     }
-    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, on, always: compileTransitions(node.always ?? []) });
+    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, meta: node.meta, on, always: compileTransitions(node.always ?? []) });
   }
 
   const stateOf = (value: string): StateEntry => states.get(value) ?? unsupported(`the state value ${value}`);
@@ -168,6 +171,7 @@ export function compileMachine<Context extends object, Event extends { type: str
     isFinal: (value) => stateOf(value).final,
     states: [...states.keys()],
     tagsOf: (value) => stateOf(value).tags,
+    metaOf: (value) => stateOf(value).meta,
     outputOf: (value, context) => {
       const { final, output } = stateOf(value);
       if (!final) return undefined;

@@ -1,16 +1,21 @@
+/** What `cancel` aborts: a run's execute (src/machine/effects/run.ts). */
+export interface Abortable {
+  abort(reason: string): void;
+}
+
 /** Runs one agent is executing in this process right now, so `cancel` can abort their model and tool calls. */
 export class InflightRuns {
-  readonly #controllers = new Map<string, Set<AbortController>>();
+  readonly #controllers = new Map<string, Set<Abortable>>();
 
-  register(runId: string, controller: AbortController): () => void {
+  register(runId: string, run: Abortable): () => void {
     let set = this.#controllers.get(runId);
     if (!set) {
       set = new Set();
       this.#controllers.set(runId, set);
     }
-    set.add(controller);
+    set.add(run);
     return () => {
-      set.delete(controller);
+      set.delete(run);
       if (set.size === 0) this.#controllers.delete(runId);
     };
   }
@@ -23,7 +28,7 @@ export class InflightRuns {
   abort(runId: string, reason: string): boolean {
     const set = this.#controllers.get(runId);
     if (!set) return false;
-    for (const controller of set) controller.abort(reason);
+    for (const run of set) run.abort(reason);
     return true;
   }
 }

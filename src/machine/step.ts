@@ -1,5 +1,5 @@
 import { CountersignError } from '../errors.js';
-import { agentMachine, type AgentEvent, type RunContext } from './agent-machine.js';
+import { agentMachine, effectNames, type AgentEvent, type EffectName, type RunContext } from './agent-machine.js';
 import { compileMachine } from './compile-machine.js';
 import { drafting } from './derived-array.js';
 import { deepFreeze, freezeAdded } from './freeze.js';
@@ -51,15 +51,25 @@ function contextOf(snapshot: AgentSnapshot): RunContext {
  */
 const compiled = compileMachine<RunContext, AgentEvent>(agentMachine);
 
-/** Each state's run status and (for a state the run waits in) stop reason, read once from the states' tags. */
+/**
+ * Each state's run status and (for a state the run waits in) stop reason, read once from the states' tags,
+ * and the effect `execute` carries out there, read once from the states' meta.
+ */
 const byState = new Map(
   compiled.states.map((state) => {
     const tags = compiled.tagsOf(state);
     const status = tags.find((tag) => runStatuses.includes(tag)) as RunStatus | undefined;
     if (status === undefined) throw new Error(`agentMachine: state ${state} has no run status tag`);
-    return [state, { status, stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined }] as const;
+    const effect = (compiled.metaOf(state) as { effect?: unknown } | undefined)?.effect;
+    if (effect !== undefined && !effectNames.includes(effect as EffectName)) throw new Error(`agentMachine: state ${state} names the unknown effect ${String(effect)}`);
+    return [state, { status, stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined, effect: effect as EffectName | undefined }] as const;
   }),
 );
+
+/** The effect `execute` carries out in a state (its `meta.effect`); undefined where there is none. */
+export function effectOf(state: MachineState): EffectName | undefined {
+  return byState.get(state)!.effect;
+}
 
 /** A new run's snapshot, in `idle`. */
 export function initialSnapshot(context: RunContext): AgentSnapshot {

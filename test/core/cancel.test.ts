@@ -72,6 +72,34 @@ describe('cancel', () => {
     expect(model.calls).toHaveLength(1);
   });
 
+  it('a tool that first looks at its signal after the cancel came sees it aborted, with the reason', async () => {
+    const started = signal();
+    const resume = signal();
+    const seen: { aborted?: boolean; reason?: unknown } = {};
+    const tool = pathTool('long_job', newLedger(), {
+      execute: async (_input, ctx) => {
+        started.resolve();
+        await resume.promise;
+        // Checked before a side effect, as a careful tool does.
+        seen.aborted = ctx.signal.aborted;
+        seen.reason = ctx.signal.reason;
+        return 'checked';
+      },
+    });
+    const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]), tools: [tool] });
+    const paused = await agent.execute({ input: 'go' });
+    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+
+    const running = agent.execute(approved);
+    await started.promise;
+    cancel(approved, 'operator pressed stop', { agent });
+    resume.resolve();
+    const finished = await running;
+
+    expect(seen).toEqual({ aborted: true, reason: 'operator pressed stop' });
+    expect(finished).toMatchObject({ status: 'cancelled', error: { code: 'cancelled', message: 'operator pressed stop' } });
+  });
+
   it("aborting execute's own signal cancels the run the same way", async () => {
     const started = signal();
     const seen: { aborted?: boolean; reason?: unknown } = {};

@@ -26,6 +26,8 @@ async function missing(): Promise<string | undefined> {
 }
 
 const skipped = await missing();
+// Said where it is seen whatever the reporter (the console is kept for what tests assert).
+if (skipped !== undefined) process.stderr.write(`test/package/fresh-clone.test.ts skipped: ${skipped}\n`);
 const quiet = ['--prefer-offline', '--no-audit', '--no-fund'];
 
 // The quickstart as a consumer writes it, importing the installed package by name.
@@ -47,10 +49,11 @@ console.log(paused.status, done.status, done.output, files.size);
 `;
 
 describe.skipIf(skipped !== undefined)(`from a fresh clone${skipped === undefined ? '' : ` (skipped: ${skipped})`}`, () => {
-  const work = mkdtempSync(join(tmpdir(), 'countersign-clone-'));
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  let work = '';
+  afterAll(() => (work === '' ? undefined : rmSync(work, { recursive: true, force: true })));
 
   it('npm ci and npm start -- --once complete a run; npm pack ships the build, and the quickstart runs from the installed tarball', async () => {
+    work = mkdtempSync(join(tmpdir(), 'countersign-clone-'));
     // The committed state of this checkout's HEAD, as a new contributor would get it.
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
     const clone = join(work, 'countersign');

@@ -65,10 +65,18 @@ export interface Tool<Input = unknown> extends ToolDefinition<Input> {
   readonly spec: ToolSpec;
 }
 
+/** Zod 3 schemas carry `_def` and parse, but lack zod 4's `_zod` internals that validation and JSON Schema need. */
+const isZod3Schema = (value: unknown) => typeof value === 'object' && value !== null && '_def' in value && !('_zod' in value);
+
 const definitionSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
   description: z.string().min(1, 'describe what the tool does; the model and the approver read it'),
-  input: z.custom<z.ZodType>((value) => value instanceof z.ZodType, 'must be a zod schema, e.g. z.object({ path: z.string() })'),
+  input: z.custom<z.ZodType>((value) => value instanceof z.ZodType, {
+    error: (issue) =>
+      isZod3Schema(issue.input)
+        ? 'is a zod 3 schema; countersign needs zod 4 schemas: npm install zod@^4 and import { z } from "zod", or on zod 3.25 import { z } from "zod/v4"'
+        : 'must be a zod schema, e.g. z.object({ path: z.string() })',
+  }),
   needsApproval: z.union([z.boolean(), functionSchema()]).optional(),
   approvalPrompt: functionSchema().optional(),
   execute: functionSchema('must be a function (input, ctx) => result'),

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
+
+/** `npm start`'s entry, run as npm runs it (tsx), with `env` on top of this process's; resolves with its exit and output. */
+function start(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('npm start (examples/start.ts)', () => {
+  it('--once serves the app on PORT, approves the waiting run over HTTP and exits 0 once it completed', async () => {
+    const port = await freePort();
+    const { code, stdout, stderr } = await start(['--once'], { PORT: String(port), COUNTERSIGN_TOKEN: 'a-demo-token-of-sixteen+' });
+    expect(stderr).toBe('');
+    expect(stdout).toContain(`console:   http://127.0.0.1:${port}/  (sign in with the token in COUNTERSIGN_TOKEN)`);
+    expect(stdout).toMatch(/^run run_\S+ waits for 2 approvals:$/m);
+    expect(stdout).toContain('  - fetch_url: Fetch https://status.example.net/? (Domain "status.example.net" is not on the allowlist. Approval required to fetch.)');
+    expect(stdout).toContain('  - write_file: Write 71 characters to notes/summary.md?');
+    // Reading, listing and the allowlisted fetch ran without asking anyone; only the two asked calls were decided by a person.
+    expect(stdout.match(/^decided: .*$/gm)).toEqual(['decided: fetch_url approved by npm-start-once', 'decided: write_file approved by npm-start-once']);
+    expect(stdout).toMatch(/^once: run run_\S+ is completed; notes\/summary\.md has 71 characters$/m);
+    expect(code).toBe(0);
+  });
+
+  it('prints the generated sign-in token when COUNTERSIGN_TOKEN is unset, and it opens the app', async () => {
+    const port = await freePort();
+    const env: Record<string, string> = { PORT: String(port) };
+    const { COUNTERSIGN_TOKEN: _ignored, ...rest } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], { env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const token = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        child.stdout.on('data', (chunk) => {
+          seen += chunk;
+          const match = /sign in with the token (\S+)\)/.exec(seen);
+          if (match && /^run .* waits/m.test(seen)) resolve(match[1]!);
+        });
+        child.once('exit', () => reject(new Error(`exited early: ${seen}`)));
+      });
+      expect((await fetch(`http://127.0.0.1:${port}/approvals`)).status).toBe(401);
+      const listed = await fetch(`http://127.0.0.1:${port}/approvals`, { headers: { authorization: `Bearer ${token}` } });
+      expect(((await listed.json()) as { items: unknown[] }).items).toHaveLength(2);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('a busy PORT gives one line naming the port and how to choose another, and exit 1', async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const { code, stdout, stderr } = await start([], { PORT: String(port) });
+      expect(stderr).toBe(`port ${port} is in use; set PORT=<a free port>, e.g. PORT=${port + 1} npm start\n`);
+      expect(stdout).toBe('');
+      expect(code).toBe(1);
+    } finally {
+      busy.close();
+    }
+  });
+});

@@ -24,6 +24,8 @@ export interface SendOptions {
   readonly maxBodyBytes?: number;
   /** Names the service in error messages (`Slack`, `the webhook receiver`). */
   readonly service: string;
+  /** The clock an HTTP-date `Retry-After` is read against. Default `Date.now`. */
+  readonly clock?: () => number;
 }
 
 /** The start of a body, never more than `limit` bytes read. */
@@ -95,7 +97,7 @@ export async function sendJson(fetchImpl: typeof fetch, url: string | URL, optio
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   const reason = `HTTP ${status}${hint}${excerpt ? `: ${excerpt}` : ''}`;
   // A JSON body's retry_after is preferred: Discord's has fractions of a second, its header only whole seconds.
-  const retryAfterMs = bodyRetryAfter(text) ?? parseRetryAfter(response.headers.get('retry-after'));
+  const retryAfterMs = bodyRetryAfter(text) ?? parseRetryAfter(response.headers.get('retry-after'), (options.clock ?? Date.now)());
   throw new DeliveryError(`${options.service} answered ${reason}`, {
     retryable: status === 408 || status === 429 || status >= 500,
     status,

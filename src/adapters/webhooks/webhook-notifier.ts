@@ -102,7 +102,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       await withRetries(
         (tryNumber) => {
           attempts = tryNumber;
-          return sendJson(fetchImpl, url, { rawBody: delivery.body, headers: headersFor(delivery), timeoutMs, maxBodyBytes: 512, service: 'The webhook receiver' });
+          return sendJson(fetchImpl, url, { rawBody: delivery.body, headers: headersFor(delivery), timeoutMs, maxBodyBytes: 512, service: 'The webhook receiver', clock });
         },
         // A delivery waiting between tries holds no concurrency slot.
         freeingSlot(retry, slot),

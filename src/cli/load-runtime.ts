@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -14,16 +15,22 @@ function howToLoad(path: string): string {
   );
 }
 
-/** tsx's `register` (tsx/esm/api), resolved from the project in `cwd`, or undefined when it is not installed there. */
+type Exports = Record<string, { import?: string | { default?: string } } | undefined>;
+
+/** tsx's `register` (its ESM `tsx/esm/api`), resolved from the project in `cwd`, or undefined when it is not installed there. */
 async function tsxRegister(cwd: string): Promise<(() => unknown) | undefined> {
-  let entry: string;
+  let manifest: string;
   try {
-    entry = createRequire(join(cwd, 'package.json')).resolve('tsx/esm/api');
+    manifest = createRequire(join(cwd, 'package.json')).resolve('tsx/package.json');
   } catch {
     return undefined;
   }
-  const api = (await import(pathToFileURL(entry).href)) as { register?: () => unknown; default?: { register?: () => unknown } };
-  return api.register ?? api.default?.register;
+  // The ESM build: tsx's CommonJS build of the API does not find its loader when imported.
+  const entry = (JSON.parse(await readFile(manifest, 'utf8')) as { exports?: Exports }).exports?.['./esm/api']?.import;
+  const file = typeof entry === 'string' ? entry : entry?.default;
+  if (file === undefined) return undefined;
+  const api = (await import(pathToFileURL(join(dirname(manifest), file)).href)) as { register?: () => unknown };
+  return api.register;
 }
 
 /** Imports `path`; a TypeScript module this Node cannot import is retried once tsx is registered from `cwd`. */
@@ -37,7 +44,8 @@ async function importModule(path: string, cwd: string): Promise<Record<string, u
   const register = await tsxRegister(cwd);
   if (register === undefined) throw new Error(howToLoad(path));
   register();
-  return (await import(url)) as Record<string, unknown>;
+  // A new URL: Node remembers the failed import of the first one.
+  return (await import(`${url}#tsx`)) as Record<string, unknown>;
 }
 
 /**

@@ -140,7 +140,7 @@ esac
     expect(run.output).toBe('done: paid 4200 to acct-9');
   }, 60_000);
 
-  it('c cancels an edit and leaves the card undecided; with NO_COLOR the terminal gets no colour', async () => {
+  it('c cancels an edit and leaves the card undecided, Ctrl-C quits; with NO_COLOR the terminal gets no colour', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'countersign-editor-'));
     const editor = join(dir, 'editor.sh');
     writeFileSync(editor, `#!/bin/sh\nprintf 'nope' > "$1"\n`);
@@ -153,7 +153,8 @@ esac
     const at = await terminal.mark();
     await terminal.press('c');
     await terminal.waitFor('skip · q quit', at);
-    await terminal.press('q');
+    // Ctrl-C reaches the reviewer as a key (the terminal is raw) and ends the review as q does.
+    await terminal.press('C-c');
     expect(await terminal.exitCode()).toBe(0);
     expect(await terminal.screen()).toMatch(/\n0 decided\n/);
     expect((await runtime.get(started[0]!.runId)).status).toBe('awaitingApproval');

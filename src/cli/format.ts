@@ -38,25 +38,45 @@ function sessionOf(run: RunIdentity): string {
   return run.sessionId === undefined ? '' : `  session ${run.sessionId}`;
 }
 
-/** A pending request as a reviewer reads it in a terminal: what, why, warnings first. */
-export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: number): string {
-  const lines = [
-    `${request.toolName}  ${request.description}`,
-    `  run ${run.runId}${sessionOf(run)}  approval ${request.approvalId}`,
-    `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''}`,
+/** A line of a request as the CLI shows it, before `inert` (and, on a card, colour): its text and how it reads. */
+export interface RequestLine {
+  readonly text: string;
+  /** `title`: what is asked; `warning`: what to check first; `muted`: ids and times. */
+  readonly tone?: 'title' | 'warning' | 'muted';
+}
+
+/** What a reviewer reads about a pending request above its arguments: what, where, when, why, warnings first. */
+export function requestLines(run: RunIdentity, request: ApprovalRequest, now: number): RequestLine[] {
+  const lines: RequestLine[] = [
+    { text: `${request.toolName}  ${request.description}`, tone: 'title' },
+    { text: `  run ${run.runId}${sessionOf(run)}  approval ${request.approvalId}`, tone: 'muted' },
+    {
+      text: `  requested ${when(request.requestedAt)}  expires ${when(request.expiresAt)}${request.expiresAt !== undefined && request.expiresAt <= now ? ' (EXPIRED)' : ''}`,
+      tone: 'muted',
+    },
   ];
+  if (request.connector !== undefined) lines.push({ text: `  connector ${request.connector}` });
   const claims = annotationLine(request, terminal, terminalMarks);
-  if (claims !== '') lines.push(`  ${claims}`);
-  if (request.reason) lines.push(`  why asked: ${request.reason}`);
-  if (request.outcomeUnknown) lines.push('  ! this call was interrupted before it reported; it may already have had its effect');
-  for (const warning of request.warnings) lines.push(`  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`);
-  if (request.approvers) lines.push(`  approvers: ${request.approvers.join(', ')}`);
-  lines.push(
-    ...JSON.stringify(request.args, null, 2)
-      .split('\n')
-      .map((line) => `  | ${line}`),
-  );
-  return inert(lines.join('\n'));
+  if (claims !== '') lines.push({ text: `  ${claims}`, ...(request.annotations?.destructiveHint ? { tone: 'warning' as const } : {}) });
+  if (request.reason) lines.push({ text: `  why asked: ${request.reason}` });
+  if (request.outcomeUnknown) lines.push({ text: '  ! this call was interrupted before it reported; it may already have had its effect', tone: 'warning' });
+  for (const warning of request.warnings) {
+    lines.push({ text: `  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`, tone: 'warning' });
+  }
+  if (request.approvers) lines.push({ text: `  approvers: ${request.approvers.join(', ')}` });
+  return lines;
+}
+
+/** The (redacted) arguments as indented JSON lines, `  | ` before each. */
+export function argumentLines(args: unknown): string[] {
+  return JSON.stringify(args, null, 2)
+    .split('\n')
+    .map((line) => `  | ${line}`);
+}
+
+/** A pending request as a reviewer reads it in a terminal: what, why, warnings first, then the arguments. */
+export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: number): string {
+  return inert([...requestLines(run, request, now).map((line) => line.text), ...argumentLines(request.args)].join('\n'));
 }
 
 /** A run's state in a few lines. */

@@ -1,9 +1,11 @@
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { isCountersignError } from '../errors.js';
+import { inboxUrl } from '../links/link-urls.js';
+import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
+import { runReview } from './review/review-command.js';
 import { runWorker } from './run-worker.js';
 import { UsageError } from './usage-error.js';
 
@@ -31,7 +33,16 @@ commands:
   deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
   dismiss RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
                                               close a request without a decision (source dismissed): it does not run
-  review [--by NAME] [--agent NAME]           go through pending approvals one by one: [a]pprove, [d]eny, [s]kip, [q]uit
+  review [--by NAME] [--agent NAME] [--session ID] [--mode inline|record|enqueue]
+                                              pending approvals one card at a time, one key each:
+                                              y approve once, s approve for this run, n deny (asks a
+                                              reason), e edit the arguments in $EDITOR, v view all the
+                                              arguments, j skip, q quit. --json prints the cards as JSON
+                                              Lines and decides nothing
+  resume RUN_ID                               carry on a run whose decisions are recorded (--mode record)
+  inbox-link REVIEWER [--base-url URL] [--expires-in MS]
+                                              a reviewer's inbox link: every pending approval, decided as
+                                              REVIEWER, for MS milliseconds (8 hours); the runtime needs links
   cancel RUN_ID [--reason TEXT]
   sweep                                       apply onExpire to expired approvals
   recover                                     finish or hand back runs a dead process left
@@ -40,7 +51,8 @@ commands:
                                               at REDIS_URL), sweeping and recovering every MS (30000)
 ${GATEWAY_USAGE}
 
-options: --runtime PATH, --json (machine-readable output), --help`;
+options: --runtime PATH (a .ts module loads with tsx installed in the project), --json (machine-readable
+output), --help. Colour only on a terminal, never with NO_COLOR set.`;
 
 const options = {
   runtime: { type: 'string' },
@@ -56,6 +68,8 @@ const options = {
   concurrency: { type: 'string' },
   prefix: { type: 'string' },
   every: { type: 'string' },
+  'base-url': { type: 'string' },
+  'expires-in': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -119,8 +133,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return number;
     };
     const concurrency = whole(values.concurrency, 'concurrency', 4);
+    const expiresIn = values['expires-in'] === undefined ? undefined : whole(values['expires-in'], 'expires-in', 0);
     const every = whole(values.every, 'every', 30_000);
-    if (!['pending', 'show', 'approve', 'deny', 'dismiss', 'review', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
+    if (!['pending', 'show', 'approve', 'deny', 'dismiss', 'review', 'resume', 'inbox-link', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
       throw new UsageError(`unknown command ${command}`);
     }
 
@@ -163,7 +178,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       }
       case 'review':
-        return await review(runtime, io, values.by, values.agent);
+        return await runReview(runtime, io, { by: values.by, agent: values.agent, sessionId: values.session, mode, json });
+      case 'resume': {
+        const [runId] = positional(1);
+        const snapshot = await runtime.resume(runId);
+        output(formatRun(snapshot, now), snapshot);
+        return 0;
+      }
+      case 'inbox-link': {
+        if (rest.length !== 1) throw new UsageError('inbox-link takes the reviewer it is for, e.g. inbox-link alice@example.com');
+        const reviewer = rest[0]!;
+        const { token, expiresAt } = await requireLinks(runtime, 'countersign inbox-link').inboxToken(reviewer, expiresIn === undefined ? {} : { expiresIn });
+        const url = inboxUrl(values['base-url'] ?? '', token);
+        output(
+          `${url}\n  ${reviewer}'s inbox until ${new Date(expiresAt).toISOString()}${values['base-url'] === undefined ? ' (a path on the approval app; --base-url URL gives the whole link)' : ''}`,
+          { reviewer, url, token, expiresAt },
+        );
+        return 0;
+      }
       case 'cancel': {
         const [runId] = positional(1);
         const snapshot = await runtime.cancel(runId, values.reason ?? 'cancelled from the command line');
@@ -197,43 +229,4 @@ function failed(error: unknown, printError: (text: string) => void): number {
   const code = isCountersignError(error) ? ` [${error.code}]` : '';
   printError(`error${code}: ${(error as Error)?.message ?? String(error)}`);
   return 1;
-}
-
-async function review(runtime: Runtime, io: CliIo, by: string | undefined, agent: string | undefined): Promise<number> {
-  const prompt = createInterface({ input: io.stdin, output: io.stdout, terminal: false });
-  const lines = prompt[Symbol.asyncIterator]();
-  const write = (text: string) => io.stdout.write(inert(text));
-  const ask = async (question: string) => {
-    write(question);
-    const next = await lines.next();
-    return next.done ? 'q' : next.value.trim().toLowerCase();
-  };
-  let decided = 0;
-  try {
-    const page = await runtime.pending({ limit: 500, ...(agent === undefined ? {} : { agent }) });
-    for (const item of page.items) {
-      write(`\n${formatRequest(item, item.request, Date.now())}\n`);
-      let answer = await ask('[a]pprove, [d]eny, [s]kip, [q]uit? ');
-      while (!['a', 'd', 's', 'q'].includes(answer)) answer = await ask('please answer a, d, s or q: ');
-      if (answer === 'q') break;
-      if (answer === 's') continue;
-      const reason = answer === 'd' ? await ask('reason (enter for none): ') : '';
-      try {
-        const result = await runtime.respond(item.runId, {
-          approvalId: item.request.approvalId,
-          approved: answer === 'a',
-          ...(by === undefined ? {} : { approvedBy: by }),
-          ...(reason ? { reason } : {}),
-        });
-        decided++;
-        write(`${answer === 'a' ? 'approved' : 'denied'}; run is ${result.status}\n`);
-      } catch (error) {
-        io.stderr.write(inert(`error: ${(error as Error).message}\n`));
-      }
-    }
-  } finally {
-    prompt.close();
-  }
-  write(`\n${decided} decided\n`);
-  return 0;
 }

@@ -64,19 +64,75 @@ describe('countersign CLI', () => {
     expect(counting.executions).toHaveLength(0);
   });
 
-  it('reviews pending approvals one by one from standard input', async () => {
-    const { counting, runtime, paused } = await pausedRuntime(3);
-    const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nx\nd\ntoo risky\ns\n');
+  it('reviews pending approvals one by one from standard input, in plain text: y, n with a reason, j skips, s for the run', async () => {
+    const { counting, runtime, paused } = await pausedRuntime(4);
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'y\nx\nn\ntoo risky\nj\ns\n');
     expect(review.code).toBe(0);
-    expect(review.out).toContain('please answer a, d, s or q');
-    expect(review.out).toContain('2 decided');
+    expect(review.out).toContain('1 of 4  agent ');
+    expect(review.out).toContain('y approve once · s approve for this run · n deny · e edit · v view all · j skip · q quit\n> ');
+    expect(review.out).toContain('x is not a key here; answer y, s, n, e, v, j or q');
+    expect(review.out).toContain('denied (too risky): the call does not run');
+    // y and n leave the run waiting; s approves the tool for the run, which covers the skipped call too.
+    expect(review.out).toContain("approved once: the tool runs here in the process that decides the run's last pending approval");
+    expect(review.out).toContain('approved for this run: the tool ran here in this process');
+    expect(review.out).toContain('3 decided');
+    expect(review.out).not.toContain('\u001b');
     const run = await runtime.get(paused.runId);
-    expect(run.audit.map((entry) => [entry.decision, entry.by, entry.reason])).toEqual([
-      ['approved', 'bob', undefined],
-      ['denied', 'bob', 'too risky'],
+    expect(run.audit.filter((entry) => entry.source === 'human').map((entry) => [entry.decision, entry.scope, entry.by, entry.reason])).toEqual([
+      ['approved', 'once', 'bob', undefined],
+      ['denied', 'once', 'bob', 'too risky'],
+      ['approved', 'run', 'bob', undefined],
     ]);
-    expect(run.pendingApprovals).toHaveLength(1);
+    expect(run.status).toBe('completed');
+    expect(counting.executions).toHaveLength(3);
+  });
+
+  it('review --json prints the pending cards as JSON Lines and decides nothing', async () => {
+    const { runtime, paused } = await pausedRuntime(2);
+    const review = await cli(runtime, ['review', '--json'], 'y\ny\n');
+    expect(review.code).toBe(0);
+    const cards = review.out
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // In the order the reviewer would see them: what `pending` lists.
+    const { items } = await runtime.pending();
+    expect(cards).toEqual(items.map((item, index) => ({ position: index + 1, total: 2, ...item })));
+    expect(cards.map((card) => (card['request'] as { approvalId: string }).approvalId).sort()).toEqual(paused.pendingApprovals.map((request) => request.approvalId).sort());
+    expect((await runtime.get(paused.runId)).audit).toEqual([]);
+  });
+
+  it('review --mode record says the tool has not run, and resume RUN_ID then runs it', async () => {
+    const { counting, runtime, paused } = await pausedRuntime();
+    const review = await cli(runtime, ['review', '--mode', 'record'], 'y\n');
+    expect(review.out).toContain(`approved once: recorded only: the tool runs where the run is resumed (countersign resume ${paused.runId})`);
     expect(counting.executions).toHaveLength(0);
+    const resumed = await cli(runtime, ['resume', paused.runId]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toContain(`run ${paused.runId}  agent ${paused.agentName}\n  status completed`);
+    expect(counting.executions).toHaveLength(1);
+    expect((await cli(runtime, ['resume'])).err).toContain('resume takes a run id');
+  });
+
+  it('inbox-link mints a reviewer inbox link the runtime accepts, and says how to enable links when the runtime has none', async () => {
+    const counting = countingAgent();
+    const runtime = createRuntime({ agents: [counting.agent], links: { secret: 'inbox-link-secret-0123456789abcdef' } });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+    const minted = await cli(runtime, ['inbox-link', 'carol@example.com', '--base-url', 'https://approvals.example.com/', '--expires-in', '60000', '--json']);
+    expect(minted.code).toBe(0);
+    const link = JSON.parse(minted.out) as { url: string; token: string; expiresAt: number; reviewer: string };
+    expect(link.url).toBe(`https://approvals.example.com/inbox/${link.token}`);
+    const inbox = await runtime.reviewInbox(link.token);
+    expect(inbox).toMatchObject({ reviewer: 'carol@example.com', expiresAt: link.expiresAt });
+    expect(inbox.items.map((item) => item.runId)).toEqual([paused.runId]);
+    const text = await cli(runtime, ['inbox-link', 'carol@example.com']);
+    expect(text.out).toMatch(/^\/inbox\/\S+\n {2}carol@example\.com's inbox until \S+ \(a path on the approval app; --base-url URL gives the whole link\)\n$/);
+    const { runtime: unlinked } = await pausedRuntime();
+    const refused = await cli(unlinked, ['inbox-link', 'carol@example.com']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('[links_not_configured]');
+    expect(refused.err).toContain('createRuntime({ agents, store, links: { secret } })');
+    expect((await cli(runtime, ['inbox-link'])).err).toContain('inbox-link takes the reviewer it is for');
   });
 
   it('edits arguments, cancels, sweeps and recovers', async () => {

@@ -1,0 +1,175 @@
+// `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
+import { isCountersignError } from '../../errors.js';
+import { digestOf } from '../../machine/digest.js';
+import type { ApprovalResponse } from '../../machine/types.js';
+import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
+import type { RespondMode, RespondResult, Runtime } from '../../runtime/runtime.js';
+import { inert } from '../format.js';
+import { formatCard } from './card.js';
+import { editInEditor } from './edit-in-editor.js';
+import { keyReader } from './key-reader.js';
+import { paintFor } from './paint.js';
+
+export interface ReviewIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly env: Record<string, string | undefined>;
+}
+
+export interface ReviewOptions {
+  readonly by?: string | undefined;
+  readonly agent?: string | undefined;
+  readonly sessionId?: string | undefined;
+  readonly mode?: RespondMode | undefined;
+  /** Print the cards as JSON Lines and decide nothing. */
+  readonly json: boolean;
+}
+
+/**
+ * What `s` approves, and how the reviewer is told. The switch to sessions, once the runtime has scope 'session',
+ * is this one line: `item.sessionId === undefined ? FOR_THE_RUN : { scope: 'session', label: 'for this session' }`.
+ */
+const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
+const widerScope = (_item: PendingApprovalEntry) => FOR_THE_RUN;
+
+/** The decision part of a response; the reviewer adds who, which approval and its signature. */
+type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>;
+
+/**
+ * Walks the pending approvals (soonest expiry first) as cards: y approve once, s approve for the run, n deny with a
+ * reason, e edit the arguments in `$EDITOR` (checked against the tool's schema by the runtime), v view the full
+ * arguments, j skip, q quit. After each decision it says what happened and where the tool runs. With `json` it
+ * prints the cards as JSON Lines and exits: scripts decide with `approve` and `deny`.
+ */
+export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewOptions): Promise<number> {
+  const page = await runtime.pending({
+    limit: 500,
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
+  const total = page.items.length;
+  if (options.json) {
+    for (const [index, item] of page.items.entries()) io.stdout.write(`${inert(JSON.stringify({ position: index + 1, total, ...item }))}\n`);
+    return 0;
+  }
+  const paint = paintFor(io.stdout, io.env);
+  const reader = keyReader(io.stdin);
+  const write = (text: string) => io.stdout.write(text);
+  const say = (text: string) => write(`${inert(text)}\n`);
+  const keys = (item: PendingApprovalEntry) =>
+    `${paint.key('y')} approve once · ${paint.key('s')} approve ${widerScope(item).label} · ${paint.key('n')} deny · ${paint.key('e')} edit · ${paint.key('v')} view all · ${paint.key('j')} skip · ${paint.key('q')} quit${reader.raw ? ' ' : '\n> '}`;
+  /** The next key, echoed on a terminal (raw keys are not), undefined when the reviewer is done. */
+  const ask = async (prompt: string) => {
+    write(prompt);
+    const key = await reader.key();
+    if (reader.raw) write(`${key === undefined ? 'q' : inert(key)}\n`);
+    return key;
+  };
+  const respond = (item: PendingApprovalEntry, decision: Decision) =>
+    runtime.respond(
+      item.runId,
+      {
+        approvalId: item.request.approvalId,
+        // The reviewer saw this request; echoing its signature is what a decision secret asks of a decider.
+        ...(item.request.signature === undefined ? {} : { signature: item.request.signature }),
+        ...(options.by === undefined ? {} : { approvedBy: options.by }),
+        ...decision,
+      },
+      options.mode === undefined ? {} : { mode: options.mode },
+    );
+  const report = (item: PendingApprovalEntry, what: string, result: RespondResult) =>
+    write(
+      `${paint[what.startsWith('denied') ? 'bad' : 'good'](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(whereItRuns(item, result, options.mode))}\n`,
+    );
+
+  /** Edits in `$EDITOR` until the runtime takes the arguments (the result) or the reviewer cancels (undefined). */
+  const edit = async (item: PendingApprovalEntry): Promise<RespondResult | undefined> => {
+    if (digestOf(item.request.args) !== item.request.argsDigest) {
+      say(
+        '! the arguments shown are redacted or escaped, not the real ones, so they cannot be edited here (an edit would send the display copy); approve or deny them as they are',
+      );
+      return undefined;
+    }
+    let text = `${JSON.stringify(item.request.args, null, 2)}\n`;
+    for (;;) {
+      let problem: string;
+      reader.pause();
+      try {
+        text = await editInEditor(text, item.request.approvalId, io.env);
+      } catch (error) {
+        say(`edit cancelled: ${(error as Error).message}`);
+        return undefined;
+      } finally {
+        reader.resume();
+      }
+      try {
+        return await respond(item, { approved: true, args: JSON.parse(text) as unknown });
+      } catch (error) {
+        if (error instanceof SyntaxError) problem = `not JSON: ${error.message}`;
+        else if (isCountersignError(error) && error.code === 'invalid_edit') problem = error.message;
+        else throw error;
+      }
+      write(`${paint.bad(inert(problem))}\n`);
+      if ((await ask(`${paint.key('e')} edit again · ${paint.key('c')} cancel the edit${reader.raw ? ' ' : '\n> '}`)) !== 'e') return undefined;
+    }
+  };
+
+  let decided = 0;
+  try {
+    if (total === 0) say('no pending approvals');
+    review: for (const [index, item] of page.items.entries()) {
+      const position = { index: index + 1, total };
+      write(`\n${formatCard(item, position, Date.now(), paint)}\n`);
+      for (;;) {
+        const key = await ask(keys(item));
+        if (key === undefined || key === 'q') break review;
+        if (key === 'j') break;
+        if (key === 'v') {
+          write(`${formatCard(item, position, Date.now(), paint, true)}\n`);
+          continue;
+        }
+        if (!['y', 's', 'n', 'e'].includes(key)) {
+          say(`${key} is not a key here; answer y, s, n, e, v, j or q`);
+          continue;
+        }
+        try {
+          if (key === 'e') {
+            const result = await edit(item);
+            if (result === undefined) continue;
+            report(item, 'approved with your edit', result);
+          } else if (key === 'n') {
+            write('reason (Enter for none): ');
+            const reason = await reader.line();
+            if (reason === undefined) break review;
+            report(item, `denied${reason.trim() ? ` (${reason.trim()})` : ''}`, await respond(item, { approved: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+          } else {
+            const { scope, label } = key === 's' ? widerScope(item) : ({ scope: 'once', label: 'once' } as const);
+            report(item, `approved ${label}`, await respond(item, { approved: true, scope }));
+          }
+          decided++;
+        } catch (error) {
+          const code = isCountersignError(error) ? ` [${error.code}]` : '';
+          io.stderr.write(`${inert(`error${code}: ${(error as Error)?.message ?? String(error)}`)}\n`);
+        }
+        break;
+      }
+    }
+  } finally {
+    reader.close();
+  }
+  say(`\n${decided} decided`);
+  return 0;
+}
+
+/** Where the decided call runs, in the reviewer's words. */
+function whereItRuns(item: PendingApprovalEntry, result: RespondResult, mode: RespondMode | undefined): string {
+  const { snapshot } = result;
+  const ran = snapshot.messages.some((message) => message.role === 'tool' && message.toolCallId === item.request.toolCallId);
+  const approved = snapshot.audit.find((entry) => entry.approvalId === item.request.approvalId)?.decision === 'approved';
+  if (!approved) return `the call does not run; run ${snapshot.runId} is ${snapshot.status}`;
+  if (ran) return `the tool ran here in this process; run ${snapshot.runId} is ${snapshot.status}`;
+  if (mode === 'enqueue') return `queued: a worker runs the tool (countersign worker), not this process; run ${snapshot.runId} is ${snapshot.status}`;
+  if (mode === 'record') return `recorded only: the tool runs where the run is resumed (countersign resume ${snapshot.runId})`;
+  return `the tool runs here in the process that decides the run's last pending approval; run ${snapshot.runId} is ${snapshot.status}`;
+}

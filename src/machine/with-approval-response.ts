@@ -72,7 +72,6 @@ function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse): void {
   if (scope === 'session' && snapshot.sessionId === undefined) {
     throw new ConfigError(
       `${where}: scope 'session' needs a run that belongs to a session, and run ${snapshot.runId} has none; start runs with execute({ input, sessionId }) or runtime.start(agent, { input, sessionId }), or use scope 'run' or 'agent'.`,
-      'missing_option',
     );
   }
   if (scope === 'agent' && response.grant?.ttlMs === undefined) {

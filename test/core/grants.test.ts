@@ -1,7 +1,7 @@
 // Session and agent grants: a decision that covers later calls of other runs, within its bounds, only for calls its
 // granter may decide, revocable at once, and refused when forged in storage.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createMemoryGrantStore, GrantSignatureError, withApprovalResponse, type Grant } from 'countersign';
+import { ConfigError, createMemoryGrantStore, createMemoryStore, createRuntime, GrantSignatureError, withApprovalResponse, type Grant } from 'countersign';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
 import { testClock, thrown } from '../support/test-kit.js';
 import { grantStoreContract } from '../support/grant-store-contract.js';
@@ -172,4 +172,41 @@ describe('the runtime side of a grant store', () => {
 
 describe('the memory grant store', () => {
   grantStoreContract(() => createMemoryGrantStore());
+});
+
+describe('README: Sessions and grants', () => {
+  it('runs the example: a bounded session grant covers later runs of chat-42, is listed, revoked, and the session cleared', async () => {
+    const { agent, executions } = grantAgent({ decisionSecret, name: 'ops' });
+    const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
+    const input = (env: string) => JSON.stringify([{ name: 'deploy', args: { env } }]);
+    const paused = await runtime.start('ops', { input: input('staging-1'), sessionId: 'chat-42' });
+    const request = paused.pendingApprovals[0]!;
+    await runtime.respond(paused.runId, {
+      approvalId: request.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      grant: { ttlMs: 15 * 60_000, uses: 3, argsMatch: { env: 'staging-*' } },
+      signature: request.signature!,
+    });
+    expect((await runtime.start('ops', { input: input('staging-2'), sessionId: 'chat-42' })).status).toBe('completed');
+    expect((await runtime.start('ops', { input: input('prod'), sessionId: 'chat-42' })).status).toBe('awaitingApproval');
+    const [grant] = await runtime.grants({ sessionId: 'chat-42' });
+    expect(grant).toMatchObject({ id: expect.stringMatching(/^grt_/), grantedBy: 'alice', used: 1, uses: 3 });
+    expect(await runtime.revokeGrant(grant!.id)).toBe(true);
+    expect((await runtime.start('ops', { input: input('staging-3'), sessionId: 'chat-42' })).status).toBe('awaitingApproval');
+    expect(await runtime.clearSession('chat-42')).toBe(0);
+    expect(executions.count('deploy')).toBe(2);
+  });
+
+  it('clearSession revokes the approvals and denials of the session', async () => {
+    const { agent, run, decide } = grantAgent({ decisionSecret });
+    const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
+    await decide(await run(deploy('a'), 'chat-7'), { approved: true, approvedBy: 'alice', scope: 'session' });
+    await decide(await run([{ name: 'read', args: {} }], 'chat-7'), { approved: false, approvedBy: 'alice', scope: 'session' });
+    expect(await runtime.grants({ sessionId: 'chat-7' })).toHaveLength(2);
+    expect(await runtime.clearSession('chat-7')).toBe(2);
+    expect(await runtime.grants({ agent: agent.name })).toEqual([]);
+    expect((await run(deploy('a'), 'chat-7')).status).toBe('awaitingApproval');
+  });
 });

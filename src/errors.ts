@@ -143,7 +143,7 @@ export class DecisionConflictError extends CountersignError {
     readonly decision: 'approved' | 'denied';
     readonly by?: string;
     readonly at: number;
-    readonly scope: 'once' | 'run';
+    readonly scope: 'once' | 'run' | 'session' | 'agent';
     readonly editedArgsDigest?: string;
   };
 
@@ -217,6 +217,19 @@ export class ApprovalSignatureError extends CountersignError {
   constructor(approvalId: string, detail: string) {
     super('invalid_signature', `Approval ${approvalId}: ${detail}`);
     this.approvalId = approvalId;
+  }
+}
+
+/** A grant read from the grant store does not match its signature: it was written or altered outside countersign, and covers nothing. */
+export class GrantSignatureError extends CountersignError {
+  readonly grantId: string;
+
+  constructor(grantId: string) {
+    super(
+      'invalid_signature',
+      `Grant ${grantId} in the grant store is not signed with this agent's decisionSecret (forged or altered in storage); it was ignored and the call is put to a person. Revoke it with runtime.revokeGrant('${grantId}').`,
+    );
+    this.grantId = grantId;
   }
 }
 

@@ -3,6 +3,7 @@ import type { Markup } from '../channels/markup.js';
 import { replaceInvisible } from '../machine/display-text.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 import type { RunIdentity } from '../machine/run-identity.js';
+import type { GrantState } from '../ports/grant-store.js';
 
 function jsonEscape(char: string): string {
   let escaped = '';
@@ -92,4 +93,13 @@ export function formatRun(snapshot: AgentSnapshot, now: number): string {
     lines.push(`  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`);
   }
   return inert(lines.join('\n'));
+}
+
+/** One line per grant: id, reach, tool, decision, who, uses and expiry. */
+export function formatGrant(grant: GrantState): string {
+  const reach = grant.scope === 'session' ? `session ${grant.sessionId}` : `agent ${grant.agentName}`;
+  const uses = grant.uses === undefined ? `used ${grant.used}` : `used ${grant.used}/${grant.uses}`;
+  const until = grant.expiresAt === undefined ? 'no expiry' : `until ${new Date(grant.expiresAt).toISOString()}`;
+  const args = grant.argsMatch === undefined ? '' : ` args ${JSON.stringify(grant.argsMatch)}`;
+  return `${grant.id}  ${reach}  ${grant.toolName} ${grant.decision} by ${grant.grantedBy ?? '(unnamed)'}  ${uses}  ${until}${args}`;
 }

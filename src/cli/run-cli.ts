@@ -3,7 +3,7 @@ import { isCountersignError } from '../errors.js';
 import { inboxUrl } from '../links/link-urls.js';
 import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { formatRequest, formatRun, inert } from './format.js';
+import { formatGrant, formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
 import { runReview } from './review/review-command.js';
 import { runWorker } from './run-worker.js';
@@ -29,8 +29,13 @@ commands:
   pending [--agent NAME] [--session ID] [--limit N]
                                               list pending approvals, soonest expiry first
   show RUN_ID                                 a run: status, pending approvals, audit
-  approve RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|run] [--args JSON] [--mode inline|record|enqueue]
-  deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
+  approve RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|run|session|agent] [--ttl MS] [--uses N] [--args JSON]
+          [--mode inline|record|enqueue]
+  deny RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--scope once|session|agent] [--ttl MS] [--uses N] [--mode inline|record|enqueue]
+                                              --scope session|agent makes a grant for later runs (agent needs --ttl)
+  grants [--session ID] [--agent NAME]        list live grants
+  revoke-grant GRANT_ID                       revoke a grant at once
+  clear-session SESSION_ID                    revoke every grant of a session
   dismiss RUN_ID APPROVAL_ID [--by NAME] [--reason TEXT] [--mode inline|record|enqueue]
                                               close a request without a decision (source dismissed): it does not run
   review [--by NAME] [--agent NAME] [--session ID] [--mode inline|record|enqueue]
@@ -64,6 +69,8 @@ const options = {
   scope: { type: 'string' },
   args: { type: 'string' },
   mode: { type: 'string' },
+  ttl: { type: 'string' },
+  uses: { type: 'string' },
   json: { type: 'boolean' },
   concurrency: { type: 'string' },
   prefix: { type: 'string' },
@@ -118,7 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const limit = values.limit === undefined ? undefined : Number(values.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit must be a whole number above 0');
     const mode = oneOf(values.mode, ['inline', 'record', 'enqueue'] as const, 'mode');
-    const scope = oneOf(values.scope, ['once', 'run'] as const, 'scope');
+    const scope = oneOf(values.scope, ['once', 'run', 'session', 'agent'] as const, 'scope');
     let editedArgs: unknown;
     if (values.args !== undefined) {
       try {
@@ -132,10 +139,31 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (!Number.isInteger(number) || number < 1) throw new UsageError(`--${name} must be a whole number above 0`);
       return number;
     };
+    const bounds = {
+      ...(values.ttl === undefined ? {} : { ttlMs: whole(values.ttl, 'ttl', 0) }),
+      ...(values.uses === undefined ? {} : { uses: whole(values.uses, 'uses', 0) }),
+    };
     const concurrency = whole(values.concurrency, 'concurrency', 4);
     const expiresIn = values['expires-in'] === undefined ? undefined : whole(values['expires-in'], 'expires-in', 0);
     const every = whole(values.every, 'every', 30_000);
-    if (!['pending', 'show', 'approve', 'deny', 'dismiss', 'review', 'resume', 'inbox-link', 'cancel', 'sweep', 'recover', 'worker'].includes(command)) {
+    const commands = [
+      'pending',
+      'show',
+      'approve',
+      'deny',
+      'dismiss',
+      'review',
+      'resume',
+      'inbox-link',
+      'cancel',
+      'sweep',
+      'recover',
+      'worker',
+      'grants',
+      'revoke-grant',
+      'clear-session',
+    ];
+    if (!commands.includes(command)) {
       throw new UsageError(`unknown command ${command}`);
     }
 
@@ -170,11 +198,32 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             ...(values.by === undefined ? {} : { approvedBy: values.by }),
             ...(values.reason === undefined ? {} : { reason: values.reason }),
             ...(scope === undefined ? {} : { scope }),
+            ...(Object.keys(bounds).length === 0 ? {} : { grant: bounds }),
             ...(editedArgs === undefined ? {} : { args: editedArgs }),
           },
           mode === undefined ? {} : { mode },
         );
         output(`${{ approve: 'approved', deny: 'denied', dismiss: 'dismissed' }[command]}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`, result);
+        return 0;
+      }
+      case 'grants': {
+        const grants = await runtime.grants({
+          ...(values.session === undefined ? {} : { sessionId: values.session }),
+          ...(values.agent === undefined ? {} : { agent: values.agent }),
+        });
+        output(grants.length === 0 ? 'no live grants' : grants.map((grant) => formatGrant(grant)).join('\n'), grants);
+        return 0;
+      }
+      case 'revoke-grant': {
+        if (rest.length !== 1) throw new UsageError('revoke-grant takes a grant id');
+        const revoked = await runtime.revokeGrant(rest[0]!);
+        output(revoked ? `revoked ${rest[0]}` : `no live grant ${rest[0]}`, { revoked: revoked ? 1 : 0 });
+        return 0;
+      }
+      case 'clear-session': {
+        if (rest.length !== 1) throw new UsageError('clear-session takes a session id');
+        const revoked = await runtime.clearSession(rest[0]!);
+        output(`revoked ${revoked} grants of session ${rest[0]}`, { revoked });
         return 0;
       }
       case 'review':

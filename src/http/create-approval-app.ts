@@ -12,6 +12,7 @@ import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
+import { grantRoutes } from './routes/grants.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -193,6 +194,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', runRoutes(settings))
     .route('/', approvalRoutes(settings))
     .route('/', connectorRoutes(settings))
+    .route('/', grantRoutes(settings))
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
     .route('/', inboxRoutes(settings))
     .route('/', linkRoutes(settings));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from '../machine/run-identity.js';
 import { auditSchema, requestSchema } from '../machine/snapshot-codec.js';
+import { grantBoundsSchema, scopeSchema } from '../machine/grants/grant-bounds.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:
@@ -28,7 +29,14 @@ const decisionFields = {
   reason: z.string().max(4000).optional(),
   approvedBy: z.string().min(1).max(256).optional().describe('Who decided, as your system knows them.'),
   args: z.unknown().optional().describe('Approve with edited arguments; validated against the tool input schema.'),
-  scope: z.enum(['once', 'run']).optional().describe("'run' approves this tool for the rest of the run."),
+  scope: scopeSchema
+    .optional()
+    .describe(
+      "'run' approves this tool for the rest of the run; 'session' decides it for every run of the run's session; 'agent' for every run of the agent (needs grant.ttlMs). Session and agent decisions (approvals or denials) become grants.",
+    ),
+  grant: grantBoundsSchema
+    .optional()
+    .describe("Bounds of a 'session' or 'agent' decision: ttlMs, uses (calls it may decide), argsMatch (dotted argument path to a glob or exact JSON value)."),
   signature: z.string().max(512).optional().describe('Echo of the request signature, when the agent signs its requests.'),
   dismissed: z
     .boolean()
@@ -90,6 +98,20 @@ export const pendingQuery = z.object({
   cursor: z.string().min(1).max(1024).optional(),
 });
 
+/** `GET /grants` query. */
+export const grantsQuery = z.object({
+  sessionId: idSchema.optional().describe("Only this session's grants."),
+  agent: z.string().min(1).max(128).optional().describe("Only this agent's grants."),
+});
+
+/** `DELETE /grants/:grantId`: a signed body names the grant (the signature covers the body, not the path). */
+export const revokeGrantBody = z.strictObject({ grantId: z.string().min(1).max(256).optional().describe('The grant of the URL; required in a Standard-Webhooks-signed body.') });
+
+/** `DELETE /sessions/:sessionId/grants`: a signed body names the session. */
+export const clearSessionBody = z.strictObject({
+  sessionId: z.string().min(1).max(256).optional().describe('The session of the URL; required in a Standard-Webhooks-signed body.'),
+});
+
 /** `GET /events` query. */
 export const eventsQuery = z.object({
   agent: z.string().min(1).max(128).optional(),
@@ -123,6 +145,28 @@ export const runViewSchema = z.object({
 });
 
 export const runAnswerSchema = z.object({ status: runStatus, run: runViewSchema });
+
+export const grantSchema = z.object({
+  id: z.string(),
+  scope: z.enum(['session', 'agent']),
+  agentName: z.string(),
+  sessionId: z.string().optional(),
+  toolName: z.string(),
+  decision: z.enum(['approved', 'denied']),
+  grantedBy: z.string().optional(),
+  grantedAt: z.number(),
+  expiresAt: z.number().optional(),
+  uses: z.number().optional(),
+  used: z.number(),
+  argsMatch: z.record(z.string(), z.unknown()).optional(),
+  approvalId: z.string(),
+  runId: z.string(),
+  ruleId: z.string().optional(),
+  approvers: z.array(z.string()).optional(),
+  signature: z.string().optional(),
+});
+export const grantsAnswerSchema = z.object({ grants: z.array(grantSchema) });
+export const revokedAnswerSchema = z.object({ revoked: z.number().describe('How many grants were revoked (0 when none was live).') });
 export const decisionAnswerSchema = z.object({ status: runStatus, duplicate: z.boolean(), run: runViewSchema });
 export const acceptedAnswerSchema = z.object({
   status: z.literal('running'),

@@ -9,6 +9,8 @@ import { InflightRuns } from './inflight.js';
 import { compileRules, type PolicyAction, type PolicyConfig, type RuleSet } from './policy.js';
 import type { PresentOptions } from './present-args.js';
 import type { RuleStore } from '../ports/rule-store.js';
+import type { GrantStore } from '../ports/grant-store.js';
+import { createMemoryGrantStore } from '../adapters/memory-grant-store.js';
 import type { RunEvent } from './run-events.js';
 import { StoredRuleCache } from './stored-rules.js';
 import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
@@ -36,6 +38,11 @@ export interface AgentConfig {
   readonly policy?: PolicyConfig;
   /** Rules added and removed at run time, read at every evaluation. */
   readonly ruleStore?: RuleStore;
+  /**
+   * Where decisions with `scope: 'session'` or `'agent'` keep their grants, read at every evaluation. A memory store
+   * of this agent's own by default; share one (`createRedisGrantStore`) between processes and with the runtime.
+   */
+  readonly grantStore?: GrantStore;
   /** Signs every approval request; responses must echo the signature. */
   readonly decisionSecret?: string;
   /** How arguments are shown to approvers (secret keys, truncation). */
@@ -71,6 +78,7 @@ export interface AgentSettings {
   readonly rules: RuleSet;
   readonly defaultAction: PolicyAction;
   readonly ruleStore: RuleStore | undefined;
+  readonly grantStore: GrantStore;
   readonly decisionSecret: string | undefined;
   readonly display: PresentOptions;
   readonly onEvent: ((event: RunEvent) => void) | undefined;
@@ -97,6 +105,7 @@ const configSchema = z.object({
   clock: functionSchema().optional(),
   policy: z.object({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
   ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
+  grantStore: z.custom<GrantStore>((value) => typeof (value as GrantStore | undefined)?.consume === 'function', 'must implement GrantStore').optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
   display: z.object({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
   onEvent: functionSchema().optional(),
@@ -133,6 +142,7 @@ export function createAgent(config: AgentConfig): Agent {
     rules: compileRules(config.policy?.rules ?? []),
     defaultAction: config.policy?.default ?? 'ask',
     ruleStore: config.ruleStore,
+    grantStore: config.grantStore ?? createMemoryGrantStore(),
     decisionSecret: config.decisionSecret,
     display: config.display ?? {},
     onEvent: config.onEvent,

@@ -13,6 +13,9 @@ import { errorResult, denialResult } from './tool-results.js';
 import { rememberParsedInput } from './parsed-inputs.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
+import type { AnyTool } from './define-tool.js';
+import type { Grant } from '../ports/grant-store.js';
+import { type GrantRefusal, TurnGrants } from './grants/grant-coverage.js';
 
 interface Verdict {
   readonly action: PolicyAction;
@@ -20,8 +23,9 @@ interface Verdict {
   readonly ruleId?: string;
   readonly reason?: string;
   readonly approvers?: readonly string[];
-  /** Who granted the run memory that allowed the call. */
+  /** Who granted the run memory or the grant that decided the call. */
   readonly by?: string;
+  readonly grantId?: string;
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -65,7 +69,27 @@ export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, cal
   return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
 }
 
-async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
+/** A grant's verdict on a call, standing in for the person who gave it. */
+function grantVerdict(grant: Grant, action: PolicyAction): Verdict {
+  const reach = grant.scope === 'session' ? 'this session' : `agent ${grant.agentName}`;
+  return {
+    action,
+    source: 'grant',
+    grantId: grant.id,
+    reason: `${grant.toolName} was ${grant.decision} for ${reach}`,
+    ...(grant.grantedBy === undefined ? {} : { by: grant.grantedBy }),
+  };
+}
+
+async function verdictOf(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+  grants: TurnGrants,
+): Promise<Verdict> {
   const tool = agent.tools.get(call.name)!;
   const settings = agent.settings;
   const rule = await ruleFor(agent, call, input, ctx, storedRules);
@@ -73,15 +97,34 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
 
   const list = approverListOf(rule, tool);
   const approvers = list === undefined ? {} : { approvers: list };
+  const target = { toolName: call.name, ruleId: rule?.id, ...approvers };
+  const denial = await grants.decide(call, input, target, 'denied');
+  if (denial !== undefined) return grantVerdict(denial, 'deny');
   // Memory stands in for the person who granted it, so it covers only calls that person may decide.
-  const grantor = runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, { toolName: call.name, ruleId: rule?.id, ...approvers }, grant.by));
+  const grantor = runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by));
   if (grantor !== undefined) {
     return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
   }
+  const verdict = await policyVerdict(agent, rule, input, ctx, tool, approvers);
+  if (verdict.action !== 'ask') return verdict;
+  // Only a call that would be put to a person spends a use of an approval grant.
+  const approval = await grants.decide(call, input, target, 'approved');
+  return approval === undefined ? verdict : grantVerdict(approval, 'allow');
+}
+
+/** What the rule, else the tool's `needsApproval`, else the agent's default says of a call. */
+async function policyVerdict(
+  agent: Agent,
+  rule: CompiledRule | undefined,
+  input: unknown,
+  ctx: ToolContext,
+  tool: AnyTool,
+  approvers: { approvers?: readonly string[] },
+): Promise<Verdict> {
   if (rule) return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers };
 
   const needsApproval = tool.needsApproval;
-  if (needsApproval === undefined) return { action: settings.defaultAction, source: 'default', ...approvers };
+  if (needsApproval === undefined) return { action: agent.settings.defaultAction, source: 'default', ...approvers };
   if (typeof needsApproval === 'boolean') return { action: needsApproval ? 'ask' : 'allow', source: 'tool', ...approvers };
   try {
     const answer = await needsApproval(input, ctx);
@@ -100,8 +143,9 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
  * time, tool predicates) happen here; the result is plain data for the
  * statechart.
  */
-export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Promise<CallEvaluation[]> {
+export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot, refuseGrant: GrantRefusal): Promise<CallEvaluation[]> {
   const settings = agent.settings;
+  const grants = new TurnGrants(agent, snapshot, refuseGrant);
   const now = settings.clock();
   const pendingRules = storedRulesOf(agent);
   const storedRules = pendingRules && (await pendingRules);
@@ -139,7 +183,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
     }
     rememberParsedInput(calls, call, tool.input, parsed.data);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
-    const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules);
+    const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules, grants);
 
     if (verdict.action === 'ask') {
       const approvalId = `apr_${randomUUID()}`;
@@ -181,6 +225,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
       ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.by === undefined ? {} : { by: verdict.by }),
+      ...(verdict.grantId === undefined ? {} : { grantId: verdict.grantId }),
     };
     const audit = signDecision(settings.decisionSecret, snapshot, unsigned);
     evaluations.push(

@@ -11,6 +11,8 @@ import type { ModelDeltaEvent, RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { effectOf } from './step.js';
 import type { AgentSnapshot } from './types.js';
+import { currentToolCalls } from './current-tool-calls.js';
+import { recordGrants } from './grants/grant-of-decision.js';
 
 export interface ExecuteOptions {
   /** Aborting it cancels the run; a running tool sees its own signal fire. */
@@ -29,9 +31,11 @@ export interface ExecuteOptions {
    * Told the full error of a failed model call. The run's `error.message` is
    * only a public text (`The model call failed: HTTP 401 (authentication).`):
    * it is stored, served and sent in webhooks, and a provider's error can echo
-   * the API key or a URL with a secret. `createRuntime` wires its own `onError` here.
+   * the API key or a URL with a secret. `createRuntime` wires its own `onError` here. Also told (`operation:
+   * 'grant'`) of a grant in the grant store that fails its signature check and was ignored (`GrantSignatureError`);
+   * without `onError` that goes to `console.warn`.
    */
-  readonly onError?: (error: unknown, context: { readonly operation: 'model'; readonly runId: string }) => void;
+  readonly onError?: (error: unknown, context: { readonly operation: 'model' | 'grant'; readonly runId: string }) => void;
   /**
    * Told each `model-delta` of a streaming model (`Model.stream`) as it comes, besides the agent's `onEvent`.
    * Deltas are not state: no checkpoint carries them. `createRuntime` passes them to its listeners, its notifier
@@ -75,6 +79,17 @@ function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
 }
 
 /**
+ * The approvals decided in the latest turn: a resume writes the grants their session and agent decisions made
+ * (again, harmlessly, if `runtime.respond` already did) before anything else, so the calls this run makes next are
+ * covered by them. A turn whose calls were all denied has already moved on to the model, so the turn is read from
+ * the messages, not from the records.
+ */
+function approvalsOfTurn(snapshot: AgentSnapshot): Set<string> {
+  const calls = new Set(currentToolCalls(snapshot).map((call) => call.id));
+  return new Set(snapshot.audit.filter((entry) => entry.approvalId !== undefined && calls.has(entry.toolCallId)).map((entry) => entry.approvalId!));
+}
+
+/**
  * Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person:
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
  */
@@ -83,7 +98,10 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
   const run = new Run(agent, snapshot, options);
   try {
     if (event) run.advance(event);
-    else run.emit(decisionsAwaitingAction(snapshot));
+    else {
+      await recordGrants(agent.settings.grantStore, snapshot, approvalsOfTurn(snapshot), agent.settings.decisionSecret);
+      run.emit(decisionsAwaitingAction(snapshot));
+    }
     while (true) {
       const { status } = run.snapshot;
       if (run.aborted && status !== 'completed' && status !== 'failed' && status !== 'cancelled') {

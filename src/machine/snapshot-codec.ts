@@ -6,6 +6,7 @@ import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { AgentSnapshot, Message } from './types.js';
 import { checkMessageList } from './check-messages.js';
+import { grantBoundsSchema, scopeSchema } from './grants/grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
@@ -52,14 +53,17 @@ export const auditSchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   decision: z.enum(['approved', 'denied']),
-  source: z.enum(['human', 'dismissed', 'rule', 'memory', 'expiry', 'tool', 'default']),
-  scope: z.enum(['once', 'run']),
+  source: z.enum(['human', 'dismissed', 'rule', 'memory', 'grant', 'expiry', 'tool', 'default']),
+  scope: scopeSchema,
   at: z.number(),
   by: z.string().optional(),
   reason: z.string().optional(),
   ruleId: z.string().optional(),
   argsDigest: z.string(),
   editedArgsDigest: z.string().optional(),
+  grant: grantBoundsSchema.optional(),
+  approvers: z.array(z.string()).optional(),
+  grantId: z.string().optional(),
   claimedAt: z.number().optional(),
   signature: z.string().optional(),
 });

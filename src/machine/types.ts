@@ -3,6 +3,7 @@
 // shape of what is stored can be read in one place.
 import type { StateValueFrom } from 'xstate';
 import type { agentMachine } from './agent-machine.js';
+import type { GrantBounds } from '../ports/grant-store.js';
 
 /** A JSON value: what survives a snapshot byte for byte. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -238,8 +239,14 @@ export interface ApprovalResponse {
   readonly respondedAt?: number;
   /** Approve with changed arguments; validated against the tool's schema. */
   readonly args?: unknown;
-  /** `'run'` approves this tool by name for the rest of the run. */
-  readonly scope?: 'once' | 'run';
+  /**
+   * How far the decision reaches: `'once'` (default) this call; `'run'` this tool by name for the rest of the run
+   * (approvals only); `'session'` this tool in every run of the run's `sessionId`; `'agent'` this tool in every run
+   * of the agent (needs `grant.ttlMs`). A session or agent decision, approval or denial, becomes a `Grant`.
+   */
+  readonly scope?: DecisionScope;
+  /** Bounds of a `'session'` or `'agent'` decision: for how long, how many calls, which arguments. */
+  readonly grant?: GrantBounds;
   /** Echo of the request's signature, required when the agent has a decision secret. */
   readonly signature?: string;
   /**
@@ -250,8 +257,14 @@ export interface ApprovalResponse {
   readonly dismissed?: boolean;
 }
 
-/** Who or what decided: a person (`human`), one who closed the request undecided (`dismissed`), a rule, run memory, expiry, the tool, the default. */
-export type DecisionSource = 'human' | 'dismissed' | 'rule' | 'memory' | 'expiry' | 'tool' | 'default';
+/** How far a decision reaches (`ApprovalResponse.scope`). */
+export type DecisionScope = 'once' | 'run' | 'session' | 'agent';
+
+/**
+ * Who or what decided: a person (`human`), one who closed the request undecided (`dismissed`), a rule, run memory,
+ * a session or agent grant (`grant`), expiry, the tool, the default.
+ */
+export type DecisionSource = 'human' | 'dismissed' | 'rule' | 'memory' | 'grant' | 'expiry' | 'tool' | 'default';
 
 /** One decision, human or automatic. */
 export interface AuditEntry {
@@ -260,13 +273,19 @@ export interface AuditEntry {
   readonly toolName: string;
   readonly decision: 'approved' | 'denied';
   readonly source: DecisionSource;
-  readonly scope: 'once' | 'run';
+  readonly scope: DecisionScope;
   readonly at: number;
   readonly by?: string;
   readonly reason?: string;
   readonly ruleId?: string;
   readonly argsDigest: string;
   readonly editedArgsDigest?: string;
+  /** On a `'session'` or `'agent'` decision: the bounds of the grant it made. */
+  readonly grant?: GrantBounds;
+  /** On a `'session'` or `'agent'` decision: the approvers its request named, which bound what the grant covers. */
+  readonly approvers?: readonly string[];
+  /** On a decision a grant made (source `grant`): which grant. */
+  readonly grantId?: string;
   /** When the caller said it decided (`ApprovalResponse.respondedAt`): kept for the record, never used for expiry; `at` is the agent's clock. */
   readonly claimedAt?: number;
   /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */

@@ -16,7 +16,10 @@ import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { mayDecide } from './approvers.js';
 import { SIGNATURE_V2, signDecision } from './decision-signature.js';
-import { digestOf, safeEqual } from './digest.js';
+import { canonicalJson, digestOf, safeEqual } from './digest.js';
+import { argsMatch } from './grants/args-match.js';
+import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from './grants/grant-bounds.js';
+import { grantIdOf } from './grants/grant-of-decision.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
@@ -45,19 +48,38 @@ const responseSchema = z.object({
   approvedBy: z.string().min(1).max(256).optional(),
   respondedAt: z.number().finite().optional(),
   args: z.unknown().optional(),
-  scope: z.enum(['once', 'run']).optional(),
+  scope: scopeSchema.optional(),
+  grant: grantBoundsSchema.optional(),
   signature: z.string().optional(),
   dismissed: z.boolean().optional(),
 });
 
-/** Same outcome: same verdict (a dismissal is its own), same scope, same edit. Who and when do not matter. */
+/** Same outcome: same verdict (a dismissal is its own), same scope and bounds, same edit. Who and when do not matter. */
 function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): boolean {
   return (
     (entry.decision === 'approved') === response.approved &&
     (entry.source === 'dismissed') === (response.dismissed === true) &&
     entry.scope === (response.scope ?? 'once') &&
+    canonicalJson(entry.grant ?? null) === canonicalJson(response.grant ?? null) &&
     entry.editedArgsDigest === editedArgsDigest
   );
+}
+
+/** A scope and bounds that can be carried out on this run: refused with the fix before anything is recorded. */
+function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse): void {
+  const scope = response.scope ?? 'once';
+  const where = `withApprovalResponse (approval ${response.approvalId})`;
+  if (scope === 'session' && snapshot.sessionId === undefined) {
+    throw new ConfigError(
+      `${where}: scope 'session' needs a run that belongs to a session, and run ${snapshot.runId} has none; start runs with execute({ input, sessionId }) or runtime.start(agent, { input, sessionId }), or use scope 'run' or 'agent'.`,
+    );
+  }
+  if (scope === 'agent' && response.grant?.ttlMs === undefined) {
+    throw new ConfigError(`${where}: scope 'agent' covers every run of the agent, so it needs an end: give grant: { ttlMs } (e.g. 15 * 60_000 for 15 minutes).`, 'missing_option');
+  }
+  if (response.grant !== undefined && scope !== 'session' && scope !== 'agent') {
+    throw new ConfigError(`${where}: grant bounds go with scope 'session' or 'agent'; this decision has scope '${scope}'.`);
+  }
 }
 
 function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
@@ -116,6 +138,7 @@ function isExpired(request: ApprovalRequest, at: number): boolean {
  */
 export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions): AgentSnapshot {
   assertSnapshotShape(snapshot);
+  assertArgsMatchIsData(response?.grant?.argsMatch, 'withApprovalResponse');
   parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
   const agent = agentOfRun(snapshot, (options as DecideOptions | undefined)?.agent, 'withApprovalResponse');
   parseOptions(decideSchema, options, 'withApprovalResponse');
@@ -124,6 +147,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
       'withApprovalResponse: a dismissed request was not decided, so it goes with approved: false and no args or scope; send { approvalId, approved: false, dismissed: true }.',
     );
   }
+  checkScope(snapshot, response);
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
 
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
@@ -185,6 +209,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   }
 
   const scope = response.scope ?? 'once';
+  const standing = scope === 'session' || scope === 'agent';
   const secret = agent.settings.decisionSecret;
   const audit = signDecision(secret, snapshot, {
     approvalId: request.approvalId,
@@ -198,6 +223,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
+    ...(standing ? standingFields(request, response) : {}),
     ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
   });
   const decisions: Decision[] = [
@@ -212,6 +238,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   if (response.approved && scope === 'run') {
     decisions.push(...siblingsApprovedByMemory(agent, snapshot, request, response.approvedBy, respondedAt));
   }
+  if (standing && response.dismissed !== true) decisions.push(...siblingsCoveredByGrant(agent, snapshot, request, response, respondedAt));
   return step(snapshot, { type: 'DECIDED', at: respondedAt, decisions });
 }
 
@@ -245,6 +272,60 @@ function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted
         reason: `${sibling.toolName} was approved for the rest of this run`,
         ...(approvedBy === undefined ? {} : { by: approvedBy }),
       }),
+    });
+  }
+  return decisions;
+}
+
+/** What a session or agent decision records for the grant it makes: its bounds, and the request's rule and approvers. */
+function standingFields(request: ApprovalRequest, response: ApprovalResponse): Pick<AuditEntry, 'grant' | 'ruleId' | 'approvers'> {
+  return {
+    ...(response.grant === undefined ? {} : { grant: response.grant }),
+    ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
+    ...(request.approvers === undefined ? {} : { approvers: request.approvers }),
+  };
+}
+
+/**
+ * A session or agent decision also answers the calls of the same tool waiting in this turn that its grant covers
+ * (arguments matching, uses left), each checked on its own as for run memory; each is a use of the grant (the decided
+ * call itself is not: `uses` counts the calls the grant decides).
+ */
+function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
+  const decisions: Decision[] = [];
+  const grantId = grantIdOf(snapshot.runId, granted.approvalId);
+  const usesLeft = response.grant?.uses ?? Number.POSITIVE_INFINITY;
+  const tool = agent.tools.get(granted.toolName);
+  const calls = currentToolCalls(snapshot);
+  const reason = `${granted.toolName} was ${response.approved ? 'approved' : 'denied'} for ${response.scope === 'session' ? 'this session' : `agent ${agent.name}`}`;
+  for (const sibling of snapshot.pendingApprovals) {
+    if (decisions.length >= usesLeft) break;
+    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || !tool) continue;
+    try {
+      verifyRequestIntegrity(agent, snapshot, sibling, response.approved);
+    } catch {
+      continue;
+    }
+    if (isExpired(sibling, at) || !mayDecide(agent, sibling, response.approvedBy)) continue;
+    const parsed = tool.input.safeParse(calls.find((call) => call.id === sibling.toolCallId)?.args);
+    if (!parsed.success || !argsMatch(response.grant?.argsMatch, parsed.data)) continue;
+    decisions.push({
+      approvalId: sibling.approvalId,
+      approved: response.approved,
+      audit: signDecision(agent.settings.decisionSecret, snapshot, {
+        approvalId: sibling.approvalId,
+        toolCallId: sibling.toolCallId,
+        toolName: sibling.toolName,
+        decision: response.approved ? 'approved' : 'denied',
+        source: 'grant',
+        scope: 'once',
+        at,
+        argsDigest: sibling.argsDigest,
+        reason,
+        grantId,
+        ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
+      }),
+      ...(response.approved ? {} : { denialResult: denialResult(reason, 'policy') }),
     });
   }
   return decisions;

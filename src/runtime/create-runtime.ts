@@ -28,6 +28,7 @@ import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime
 import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
+import { runtimeGrants } from './runtime-grants.js';
 
 export type { RuntimeOptions } from './runtime-options.js';
 
@@ -212,6 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   const listeningForCancels = cancelWatch(store, agents, reportError);
+  const grantOps = runtimeGrants(agents, clock);
 
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
@@ -294,6 +296,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       optionsFor,
     );
     if (receipt.held !== undefined) return { snapshot: next, status: next.status, duplicate: false, held: receipt.held };
+    // After the commit, and on a repeat too (the first responder may have failed between the two): a session or agent
+    // decision's grant covers calls from now on, even in mode 'record' where nothing resumes the run here.
+    await grantOps.recordDecision(next, response.approvalId);
     const after = committed ? await carryOn(next, mode, receipt.queued) : await carryOnRepeat(next, mode);
     return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}) };
   };
@@ -318,6 +323,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     reportError,
   });
 
+  const { recordDecision: _recordDecision, ...grantQueries } = grantOps;
   const runtime: Runtime = {
     store,
     once,
@@ -354,6 +360,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return () => listeners.delete(listener);
     },
     connectors: () => connectorStates(agents.values()),
+    ...grantQueries,
   };
   return options.links === undefined ? runtime : withLinks(runtime, { ...options.links, clock });
 }

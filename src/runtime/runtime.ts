@@ -5,6 +5,8 @@ import type { ApprovalLinkService } from '../links/link-service.js';
 import type { ApprovalLinkTokens, LinkClaim } from '../links/approval-links.js';
 import type { ExecuteInput } from '../machine/new-run.js';
 import type { OnceStore } from '../ports/once-store.js';
+import type { GrantState } from '../ports/grant-store.js';
+import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
@@ -112,6 +114,15 @@ export interface Runtime {
    * that subscribes later). Returns a function that unsubscribes.
    */
   subscribe(listener: (event: RunEvent) => void): () => void;
+  /**
+   * The live grants (not revoked, expired or used up) of the runtime's agents, from their grant stores: of one
+   * session, one agent, or all.
+   */
+  grants(options?: ListGrantsOptions): Promise<readonly GrantState[]>;
+  /** Revokes a grant at once: the next call it would have covered is asked about again. False when no live grant has that id. */
+  revokeGrant(grantId: string): Promise<boolean>;
+  /** Revokes every grant of a session (approvals and denials); returns how many. */
+  clearSession(sessionId: string): Promise<number>;
   /** The connectors this runtime's agents use (tools with a `connectorStatus`, such as MCP tools) and their status now. */
   connectors(): readonly ConnectorState[];
 }

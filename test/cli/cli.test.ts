@@ -200,4 +200,20 @@ describe('countersign CLI', () => {
     // The escapes are JSON's own, so --json output still parses to the very same value.
     expect(JSON.parse(json.out).audit[0].by).toBe(by);
   });
+
+  it('approves for a session with bounds, lists the grant, revokes it, and clears a session', async () => {
+    const counting = countingAgent({ calls: 1 });
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-9' });
+    const approvalId = paused.pendingApprovals[0]!.approvalId;
+    const approved = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'alice', '--scope', 'session', '--uses', '2', '--ttl', '60000']);
+    expect(approved.code).toBe(0);
+    const listed = await cli(runtime, ['grants', '--session', 'chat-9']);
+    expect(listed.out).toMatch(/^grt_\w+ {2}session chat-9 {2}\S+ approved by alice {2}used 0\/2 {2}until /);
+    const [grant] = await runtime.grants({ sessionId: 'chat-9' });
+    expect((await cli(runtime, ['revoke-grant', grant!.id])).out).toBe(`revoked ${grant!.id}\n`);
+    expect((await cli(runtime, ['grants'])).out).toBe('no live grants\n');
+    expect((await cli(runtime, ['clear-session', 'chat-9', '--json'])).out).toBe('{\n  "revoked": 0\n}\n');
+    expect((await cli(runtime, ['approve', paused.runId, approvalId, '--uses', '0'])).code).toBe(2);
+  });
 });

@@ -58,9 +58,11 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
 
     let seen = await terminal.waitFor(/1 of 4.*\n[\s\S]*skip · q quit/);
     expect(seen).toContain('1 of 4  agent payments\nsend_payment  Send a payment\n');
-    expect(seen).toContain('y approve once · s approve for this run · n deny · e edit · v view all · j skip · q quit');
-    expect(await terminal.screen(true)).toContain('\u001b['); // colour on a terminal
     const first = cardRun(seen);
+    // s is for the session when the run has one (a grant for its later runs), else for the run.
+    const widerOf = (runId: string) => (byRun.get(runId)!.sessionId === undefined ? 'run' : 'session');
+    expect(seen).toContain(`y approve once · s approve for this ${widerOf(first)} · n deny · e edit · v view all · j skip · q quit`);
+    expect(await terminal.screen(true)).toContain('\u001b['); // colour on a terminal
     expect(seen).toMatch(new RegExp(`\n {2}run ${first} {2}(session chat-7 {2})?approval ${byRun.get(first)!.pendingApprovals[0]!.approvalId}\n`));
     let at = await terminal.mark();
     await terminal.press('y');
@@ -84,8 +86,8 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
     at = await terminal.mark();
     await terminal.press('s');
     seen = await terminal.waitFor(/4 of 4[\s\S]*skip · q quit/, at);
-    expect(seen).toContain('approved for this run: the tool ran here in this process');
-    expect((await runtime.get(third)).audit).toMatchObject([{ decision: 'approved', scope: 'run', by: 'alice' }]);
+    expect(seen).toContain(`approved for this ${widerOf(third)}: the tool ran here in this process`);
+    expect((await runtime.get(third)).audit).toMatchObject([{ decision: 'approved', scope: widerOf(third), by: 'alice' }]);
 
     // The card is cut; v shows every argument.
     const fourth = cardRun(seen);

@@ -391,6 +391,9 @@ describe('GET /openapi.json and /healthz', () => {
         '/approvals',
         '/connectors',
         '/events',
+        '/grants',
+        '/grants/{grantId}',
+        '/sessions/{sessionId}/grants',
         '/healthz',
         '/links/{token}',
         '/openapi.json',
@@ -403,7 +406,7 @@ describe('GET /openapi.json and /healthz', () => {
     );
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });
-    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'dismissed', 'reason', 'runId', 'scope', 'signature']);
+    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'dismissed', 'grant', 'reason', 'runId', 'scope', 'signature']);
     expect(doc['paths']['/runs/{runId}/approvals/{approvalId}'].post.responses).toHaveProperty('409');
     expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(await (await h.app.request('/healthz')).json()).toEqual({ ok: true });

@@ -1,6 +1,7 @@
 export { createRedisStore } from './redis-store.js';
 export type { RedisStore, RedisStoreOptions, DrainOptions } from './redis-store-options.js';
 export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
+export { createRedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
 export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
 export type { RedisKeys } from './keys.js';
 export { createStreamNotifier } from './stream-notifier.js';

@@ -41,6 +41,12 @@ export interface RedisKeys {
   remember(key: string): string;
   /** Hash of stored policy rules, id to encoded rule. */
   readonly rules: string;
+  /** Hash of one grant: `g` its JSON, `exp` expiry ('' none), `uses` limit ('' none), `used`, `revoked` ('1'); key TTL = the grant's ttl. */
+  grant(grantId: string): string;
+  /** Sorted sets of grant ids by `grantedAt`: every grant, a session's, an agent's `'agent'`-scoped ones. */
+  readonly grantsAll: string;
+  grantsSession(sessionId: string): string;
+  grantsAgent(agentName: string): string;
   /** Pub/sub channel of cancel notices (`{"runId","reason"}` JSON), see `CancelSignal`. */
   readonly cancels: string;
   /** Turns a key name relative to the prefix (as kept in a run's index entries) into the full name. */
@@ -75,6 +81,10 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     runningIdle: `${prefix}running:idle`,
     remember: (key) => `${prefix}remember:${key}`,
     rules: `${prefix}rules`,
+    grant: (grantId) => `${prefix}grant:${grantId}`,
+    grantsAll: `${prefix}grants`,
+    grantsSession: (sessionId) => `${prefix}grants:session:${sessionId}`,
+    grantsAgent: (agentName) => `${prefix}grants:agent:${agentName}`,
     cancels: `${prefix}cancels`,
     full: (relative) => `${prefix}${relative}`,
   };

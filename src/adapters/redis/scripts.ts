@@ -195,6 +195,40 @@ redis.call('HSET', KEYS[1], ARGV[1], value)
 return value
 `;
 
+/**
+ * Writes a grant's hash unless the key exists (a live grant, or a revoked one's tombstone): ARGV json, exp, uses,
+ * used, ttlMs ('' for none). Returns 1 when written.
+ */
+export const PUT_GRANT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'exp', ARGV[2], 'uses', ARGV[3], 'used', ARGV[4], 'revoked', '0')
+if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+return 1
+`;
+
+/** Spends one use of a grant at ARGV[1] (the agent's clock), atomically: a limit is never passed under concurrency. */
+export const CONSUME_GRANT = `
+local h = redis.call('HMGET', KEYS[1], 'exp', 'uses', 'used', 'revoked')
+if not h[3] then return 'missing' end
+if h[4] == '1' then return 'revoked' end
+if h[1] ~= '' and tonumber(ARGV[1]) >= tonumber(h[1]) then return 'expired' end
+if h[2] ~= '' and tonumber(h[3]) >= tonumber(h[2]) then return 'used-up' end
+redis.call('HINCRBY', KEYS[1], 'used', 1)
+return 'used'
+`;
+
+/**
+ * Revokes a grant, keeping the hash as a tombstone so the decision's grant is never written again; a grant with no
+ * expiry keeps its tombstone ARGV[1] ms. Returns 1 when it was live.
+ */
+export const REVOKE_GRANT = `
+local revoked = redis.call('HGET', KEYS[1], 'revoked')
+if not revoked or revoked == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'revoked', '1')
+if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
+`;
+
 type Reply = Promise<unknown>;
 
 /** The commands `registerScripts` adds to a connection. */
@@ -205,6 +239,9 @@ export interface ScriptCommands {
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
   countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
   countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
+  countersignPutGrant(grant: string, json: string, exp: string, uses: string, used: string, ttlMs: string): Reply;
+  countersignConsumeGrant(grant: string, now: string): Reply;
+  countersignRevokeGrant(grant: string, tombstoneMs: string): Reply;
 }
 
 const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number; readOnly?: boolean }> = {
@@ -214,6 +251,9 @@ const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: num
   countersignRemember: { lua: REMEMBER, numberOfKeys: 1 },
   countersignReplaceRemembered: { lua: REPLACE_REMEMBERED, numberOfKeys: 1 },
   countersignSetRuleEnabled: { lua: SET_RULE_ENABLED, numberOfKeys: 1 },
+  countersignPutGrant: { lua: PUT_GRANT, numberOfKeys: 1 },
+  countersignConsumeGrant: { lua: CONSUME_GRANT, numberOfKeys: 1 },
+  countersignRevokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
 };
 
 /** Defines the scripts on a connection once (every store sharing it reuses them) and returns it typed. */

@@ -111,6 +111,9 @@ const AUDIT_FIELDS = [
   'ruleId',
   'argsDigest',
   'editedArgsDigest',
+  'grant',
+  'approvers',
+  'grantId',
   'claimedAt',
   'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];

@@ -26,12 +26,10 @@ export interface ReviewOptions {
   readonly json: boolean;
 }
 
-/**
- * What `s` approves, and how the reviewer is told. The switch to sessions, once the runtime has scope 'session',
- * is this one line: `item.sessionId === undefined ? FOR_THE_RUN : { scope: 'session', label: 'for this session' }`.
- */
+/** What `s` approves, and how the reviewer is told: the session, when the run has one (a grant for its later runs), else the run. */
 const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
-const widerScope = (_item: PendingApprovalEntry) => FOR_THE_RUN;
+const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const;
+const widerScope = (item: PendingApprovalEntry) => (item.sessionId === undefined ? FOR_THE_RUN : FOR_THE_SESSION);
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
 type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>;

@@ -7,6 +7,7 @@ import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
 import { approverListOf, mayDecide } from './approvers.js';
+import { nudgePlanOf, type NudgePlan } from './nudge-plan.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
@@ -22,6 +23,8 @@ interface Verdict {
   readonly approvers?: readonly string[];
   /** Who granted the run memory that allowed the call. */
   readonly by?: string;
+  /** How a request it asks for is nudged while it waits. */
+  readonly nudges?: NudgePlan;
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -58,11 +61,13 @@ function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
  * mid-call): the rule and approvers the policy names for it, as for any
  * call that asks, so asking again never widens who may answer.
  */
-export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[] }> {
+export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
-  const approvers = approverListOf(rule, agent.tools.get(call.name)!);
-  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
+  const tool = agent.tools.get(call.name)!;
+  const approvers = approverListOf(rule, tool);
+  const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges };
 }
 
 async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
@@ -78,7 +83,10 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
   if (grantor !== undefined) {
     return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
   }
-  if (rule) return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers };
+  if (rule) {
+    const nudges = nudgePlanOf(rule.rule, tool, settings.remindAfterMs);
+    return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers, nudges };
+  }
 
   const needsApproval = tool.needsApproval;
   if (needsApproval === undefined) return { action: settings.defaultAction, source: 'default', ...approvers };
@@ -154,6 +162,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
           reason: verdict.reason,
           approvers: verdict.approvers,
           ruleId: verdict.ruleId,
+          nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
         },
         {
           now,

@@ -114,7 +114,11 @@ export function historyOf(request: Pick<ApprovalRequest, 'history'>): { readonly
  * The run's pending requests with the nudges due at `now` made (only those that changed), and how many reminders
  * and escalations that is: what the sweeper commits with a `NUDGED` step.
  */
-export function nudgedRequests(snapshot: AgentSnapshot, now: number, secret: string | undefined): { readonly requests: readonly ApprovalRequest[]; readonly reminded: number; readonly escalated: number } {
+export function nudgedRequests(
+  snapshot: AgentSnapshot,
+  now: number,
+  secret: string | undefined,
+): { readonly requests: readonly ApprovalRequest[]; readonly reminded: number; readonly escalated: number } {
   const requests: ApprovalRequest[] = [];
   let reminded = 0;
   let escalated = 0;

@@ -133,7 +133,13 @@ function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot):
 }
 
 /** The reminder and the escalations the sweeper made between two copies of one request. */
-function nudgeEvents(before: ApprovalRequest, after: ApprovalRequest, runId: string, agentName: string, where: Pick<Extract<RunEvent, { type: 'approval-reminder' }>, 'origin' | 'sessionId'>): RunEvent[] {
+function nudgeEvents(
+  before: ApprovalRequest,
+  after: ApprovalRequest,
+  runId: string,
+  agentName: string,
+  where: Pick<Extract<RunEvent, { type: 'approval-reminder' }>, 'origin' | 'sessionId'>,
+): RunEvent[] {
   const events: RunEvent[] = [];
   const reminders = after.history?.reminders ?? 0;
   if (reminders > (before.history?.reminders ?? 0)) events.push({ type: 'approval-reminder', runId, agentName, request: after, reminder: reminders, ...where });

@@ -200,16 +200,30 @@ export type ConnectorStatus = 'connected' | 'connecting' | 'disconnected' | 'fai
 /**
  * Who an escalation step brings in: approver ids (added to who may decide, where the request names approvers), or
  * `{ channel }`, a channel the runtime's notifiers know by name, told about the request (widening no list).
+ *
+ * @example
+ * const lead: EscalationTarget = ['carol'];
+ * const onCall: EscalationTarget = { channel: 'slack' };
  */
 export type EscalationTarget = readonly string[] | { readonly channel: string };
 
-/** One step of an escalation plan: `afterMs` after the request was made, bring in `to`. */
+/**
+ * One step of an escalation plan: `afterMs` after the request was made, bring in `to`.
+ *
+ * @example
+ * const escalate: EscalationStep[] = [{ afterMs: 3_600_000, to: ['carol'] }, { afterMs: 4 * 3_600_000, to: { channel: 'slack' } }];
+ */
 export interface EscalationStep {
   readonly afterMs: number;
   readonly to: EscalationTarget;
 }
 
-/** An escalation the sweeper made: when, and whom it brought in. */
+/**
+ * An escalation the sweeper made: when, and whom it brought in.
+ *
+ * @example
+ * const added = request.history?.escalations.flatMap((escalation: Escalation) => (Array.isArray(escalation.to) ? escalation.to : []));
+ */
 export interface Escalation {
   readonly at: number;
   readonly to: EscalationTarget;
@@ -219,6 +233,10 @@ export interface Escalation {
  * What the sweeper did while a request waited: reminders sent and escalations made. Signed on its own
  * (`signature`, over the run, the request's signature and this history) when the agent has a decision secret, so
  * the request's own signature, the one a response echoes, never changes while it waits.
+ *
+ * @example
+ * const history: RequestHistory | undefined = snapshot.pendingApprovals[0]?.history;
+ * console.log(`reminded ${history?.reminders ?? 0} times`);
  */
 export interface RequestHistory {
   readonly reminders: number;

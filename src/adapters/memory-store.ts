@@ -6,6 +6,7 @@ import type { OnceStore } from '../ports/once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../machine/types.js';
+import { runNextNudgeAt } from '../machine/nudge.js';
 
 export interface MemoryStore extends SnapshotStore {
   /** Webhook ids, spent links and button ids, in this process's memory beside the runs. */
@@ -93,6 +94,15 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       for (const run of runs.values()) {
         if (due.length >= limit) break;
         if (run.status === 'awaitingApproval' && run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now)) due.push(run.runId);
+      }
+      return due;
+    },
+    async nudgeDueRuns(now, limit = 100) {
+      const due: string[] = [];
+      for (const run of runs.values()) {
+        if (due.length >= limit) break;
+        const at = runNextNudgeAt(run);
+        if (at !== undefined && at <= now) due.push(run.runId);
       }
       return due;
     },

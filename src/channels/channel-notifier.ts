@@ -11,7 +11,7 @@ import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, RunOrigin } from '../machine/types.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { LinkedRuntime } from '../runtime/runtime.js';
-import type { CardOutcome } from './wording.js';
+import type { CardNudge, CardOutcome } from './wording.js';
 
 /** What a channel shows to ask for one decision. */
 export interface ApprovalCard {
@@ -22,6 +22,8 @@ export interface ApprovalCard {
   readonly tokens: ApprovalLinkTokens;
   /** Where the run came from, when its starter said: a channel may ask there. */
   readonly origin?: RunOrigin;
+  /** Set when the card asks again for a request still waiting: a reminder, or an escalation (`cardHead` opens with it). */
+  readonly nudge?: CardNudge;
 }
 
 /** How a posted card is updated: the reference `post` returned (undefined when it returned none), and what happened. */
@@ -139,6 +141,29 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     }
   };
 
+  /**
+   * A reminder or an escalation: a new card for the request still waiting, posted once per nudge however often its
+   * event is delivered. Its buttons decide like the first card's; the outcome is shown on the first card. An
+   * escalation to `{ channel }` is posted only by the notifier of that name; one to approver ids, by every channel.
+   */
+  const askAgain = async (event: Extract<RunEvent, { type: 'approval-reminder' | 'approval-escalated' }>, slot: LaneSlot) => {
+    const { runId, request } = event;
+    const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
+    const nudge: CardNudge = event.type === 'approval-reminder' ? { kind: 'reminder', reminder: event.reminder } : { kind: 'escalation', to: event.to };
+    const now = clock();
+    const expiresAt = Math.min(now + settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
+    if (expiresAt <= now) return;
+    const key = `${driver.name}:nudge:${runId}:${request.approvalId}:${event.type === 'approval-reminder' ? `r${event.reminder}` : `e${event.step}`}`;
+    try {
+      if ((await once.putIfAbsent(key, '1', expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
+      const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
+      const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...(event.origin === undefined ? {} : { origin: event.origin }) };
+      await withRetries(() => driver.post(card), retryIn(slot));
+    } catch (error) {
+      report(error, context);
+    }
+  };
+
   const show = async (runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined, slot: LaneSlot) => {
     const context = { operation: 'update' as const, runId, approvalId };
     try {
@@ -160,7 +185,12 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     async publish(events) {
       for (const event of events) {
         if (event.type === 'approval-requested') queue.enqueue(event.runId, (slot) => ask(event, slot));
-        else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
+        else if (
+          event.type === 'approval-reminder' ||
+          (event.type === 'approval-escalated' && (Array.isArray(event.to) || (event.to as { channel: string }).channel === driver.name))
+        ) {
+          queue.enqueue(event.runId, (slot) => askAgain(event, slot));
+        } else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
           const { entry } = event;
           queue.enqueue(event.runId, (slot) => show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot));
         } else if (event.type === 'tool-finished') queue.enqueue(event.runId, (slot) => show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot));

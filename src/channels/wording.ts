@@ -2,7 +2,7 @@
 // toast and a full one for the message), and how a card reads once its approval ended. Each channel renders them
 // with its own Markup, so the words are the same on Slack, Telegram, Discord and email.
 import type { RunEvent } from '../machine/run-events.js';
-import type { ApprovalRequest, AuditEntry } from '../machine/types.js';
+import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../machine/types.js';
 import type { LinkRespondResult } from '../runtime/runtime.js';
 import { fitEscaped, type Markup } from './markup.js';
 import type { Refusal } from './refusal.js';
@@ -83,15 +83,36 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
 }
 
 /**
- * A card's opening: who wants to run what (and through which connector), what the tool says about itself, the
- * model's description, why a person decides, and an interrupted call's note; escaped and marked up, at most `limit`
- * characters.
+ * Why a card is posted again for a request still waiting: a reminder (from 1), or an escalation that brought `to` in.
+ *
+ * @example
+ * const nudge: CardNudge = { kind: 'escalation', to: ['carol'] };
  */
-export function cardHead(request: ApprovalRequest, agentName: string, m: Markup, limit: number): string {
+export type CardNudge = { readonly kind: 'reminder'; readonly reminder: number } | { readonly kind: 'escalation'; readonly to: EscalationTarget };
+
+/**
+ * The line a re-posted card opens with: "Still waiting…" for a reminder, who was brought in for an escalation.
+ *
+ * @example
+ * nudgeLine({ kind: 'reminder', reminder: 2 }, slackMarkup); // '⏰ *Still waiting* for a decision (reminder 2).'
+ */
+export function nudgeLine(nudge: CardNudge, m: Markup): string {
+  if (nudge.kind === 'reminder') return `⏰ ${m.strong('Still waiting')} for a decision (reminder ${nudge.reminder}).`;
+  const to = Array.isArray(nudge.to) ? (nudge.to as readonly string[]).map((id) => m.who(id)).join(', ') : `this channel (${m.escape((nudge.to as { channel: string }).channel)})`;
+  return `📣 ${m.strong('Escalated')} to ${to}: nobody has decided yet.`;
+}
+
+/**
+ * A card's opening: who wants to run what (and through which connector), what the tool says about itself, the
+ * model's description, why a person decides, and an interrupted call's note, after the line saying why it is asked
+ * again (`nudge`), if it is; escaped and marked up, at most `limit` characters.
+ */
+export function cardHead(request: ApprovalRequest, agentName: string, m: Markup, limit: number, nudge?: CardNudge): string {
   const connector = request.connector === undefined ? '' : ` through ${m.strong(m.escape(request.connector))}`;
   const claims = annotationLine(request, m);
   return fitEscaped(
-    `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.` +
+    (nudge === undefined ? '' : `${nudgeLine(nudge, m)}\n`) +
+      `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.` +
       (claims === '' ? '' : `\n${claims}`) +
       `\n${m.escape(request.description)}` +
       (request.reason ? `\nWhy a person decides: ${m.escape(request.reason)}` : '') +

@@ -48,6 +48,7 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
         if (swept.expired + recovered.resumed + recovered.askedAgain > 0) {
           io.stdout.write(`expired ${swept.expired} approvals; resumed ${recovered.resumed} runs; asked again about ${recovered.askedAgain} calls\n`);
         }
+        if (swept.reminded + swept.escalated > 0) io.stdout.write(`reminded of ${swept.reminded} approvals; made ${swept.escalated} escalations\n`);
         if (swept.failed + recovered.failed > 0) report('housekeeping', new Error(`${swept.failed + recovered.failed} runs could not go on; see the runtime's onError`));
       })
       .catch((error: unknown) => void report('housekeeping', error));

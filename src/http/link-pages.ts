@@ -4,6 +4,7 @@ import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../machine/types.js';
+import { approversNow } from '../machine/nudge.js';
 
 /**
  * Escapes text for HTML element content and quoted attribute values.
@@ -138,7 +139,7 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
     const buttons = entry.mayDecide
       ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
         `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
-      : `<p><em>Only ${escapeHtml((request.approvers ?? []).join(', '))} may decide this one.</em></p>`;
+      : `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`;
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
       claimsParagraph(request) +

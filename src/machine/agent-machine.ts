@@ -40,6 +40,7 @@ export type AgentEvent =
   | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string; extras?: ToolResultExtras }
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
+  | { type: 'NUDGED'; at: number; requests: readonly ApprovalRequest[] }
   | { type: 'FORGET_RUN_APPROVALS'; at: number }
   | { type: 'FAIL'; at: number; error: RunError }
   | { type: 'CANCEL'; at: number; reason: string };
@@ -217,6 +218,12 @@ export const agentMachine = setup({
       assertEvent(event, 'DECIDED');
       return { ...applyDecisions(context, event.decisions), ...stamp(event.at) };
     }),
+    recordNudges: assign(({ context, event }) => {
+      assertEvent(event, 'NUDGED');
+      // The sweeper's reminders and escalations: each pending request it names is replaced by its nudged copy.
+      const nudged = new Map(event.requests.map((request) => [request.approvalId, request]));
+      return { pendingApprovals: context.pendingApprovals.map((request) => nudged.get(request.approvalId) ?? request), ...stamp(event.at) };
+    }),
     forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
     recordError: assign(({ event }) => {
       assertEvent(event, 'FAIL');
@@ -283,6 +290,7 @@ export const agentMachine = setup({
       meta: { effect: 'awaitApproval' },
       on: {
         DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
+        NUDGED: { actions: 'recordNudges' },
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

@@ -15,6 +15,7 @@ import type { RunEvent } from './run-events.js';
 import { StoredRuleCache } from './stored-rules.js';
 import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
+import { remindAfterMsSchema } from './nudge-plan.js';
 
 export interface AgentConfig {
   /** Names the agent in snapshots; a resumed run finds its agent by this name. */
@@ -33,6 +34,11 @@ export interface AgentConfig {
   readonly approvalTtlMs?: number;
   /** What an expired, undecided request becomes: `'deny'` (default) or `'keep'` (still decidable). */
   readonly onExpire?: OnExpire;
+  /**
+   * Re-announce every waiting request every this many ms (at least 1000), for tools and rules that set no
+   * `remindAfterMs` of their own. With no `approvalTtlMs` this is "wait forever, but remind". No reminders when left out.
+   */
+  readonly remindAfterMs?: number;
   /** Epoch milliseconds; inject a fake one in tests. Default `Date.now`. */
   readonly clock?: () => number;
   readonly policy?: PolicyConfig;
@@ -74,6 +80,7 @@ export interface AgentSettings {
   readonly maxTurns: number;
   readonly approvalTtlMs: number | undefined;
   readonly onExpire: OnExpire;
+  readonly remindAfterMs: number | undefined;
   readonly clock: () => number;
   readonly rules: RuleSet;
   readonly defaultAction: PolicyAction;
@@ -102,6 +109,7 @@ const configSchema = z.object({
   maxTurns: z.number().int().positive().optional(),
   approvalTtlMs: z.number().int().positive().optional(),
   onExpire: z.enum(['deny', 'keep']).optional(),
+  remindAfterMs: remindAfterMsSchema.optional(),
   clock: functionSchema().optional(),
   policy: z.object({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
   ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
@@ -138,6 +146,7 @@ export function createAgent(config: AgentConfig): Agent {
     maxTurns: config.maxTurns ?? 20,
     approvalTtlMs: config.approvalTtlMs,
     onExpire: config.onExpire ?? 'deny',
+    remindAfterMs: config.remindAfterMs,
     clock: config.clock ?? Date.now,
     rules: compileRules(config.policy?.rules ?? []),
     defaultAction: config.policy?.default ?? 'ask',

@@ -4,6 +4,7 @@ import type { AnyTool } from './define-tool.js';
 import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './present-args.js';
 import { presentText } from './display-text.js';
 import { type RunIdentity, signedIdentity } from './run-identity.js';
+import type { NudgePlan } from './nudge-plan.js';
 import type { ApprovalRequest, OnExpire } from './types.js';
 
 export interface RequestSettings {
@@ -18,10 +19,12 @@ export interface RequestSettings {
  * The HMAC that binds a request to its run (and session) and to everything the person
  * relies on: the call, tool and argument digest, the display copy
  * (arguments, description, reason, warnings), who may decide (approvers,
- * rule), and when it expires. Any field changed in storage breaks it.
+ * rule), when it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed in
+ * storage breaks it. The `history` of reminders and escalations has its own signature (nudge.ts `signHistory`), so
+ * this one, which a response echoes, stays the same while the request waits.
  */
 export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
-  const { signature: _signature, ...fields } = request;
+  const { signature: _signature, history: _history, ...fields } = request;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 
@@ -55,6 +58,7 @@ export function buildApprovalRequest(
     approvers?: readonly string[] | undefined;
     ruleId?: string | undefined;
     outcomeUnknown?: boolean;
+    nudges?: NudgePlan | undefined;
   },
   settings: RequestSettings,
 ): ApprovalRequest {
@@ -92,6 +96,8 @@ export function buildApprovalRequest(
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
+    ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),
+    ...(call.nudges?.escalate === undefined ? {} : { escalate: call.nudges.escalate }),
   };
   return settings.decisionSecret === undefined ? unsigned : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.run) };
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { toolAnnotationsSchema } from './tool-annotations.js';
 import { functionSchema } from './function-schema.js';
-import type { ConnectorStatus, Message, ToolAnnotations, ToolSpec } from './types.js';
+import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
+import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
@@ -58,6 +59,18 @@ export interface ToolDefinition<Input> {
   readonly connectorStatus?: () => ConnectorStatus;
   /** Who may decide calls of this tool; anyone when left out. */
   readonly approvers?: Approvers;
+  /**
+   * Re-announce a request for this tool every this many ms while nobody decides it (at least 1000); a matching
+   * rule's `remindAfterMs` wins, the agent's applies when neither sets one. Reminders repeat until the request is
+   * decided, expires or the run is cancelled.
+   */
+  readonly remindAfterMs?: number;
+  /**
+   * Bring more people in while nobody decides: each step, `afterMs` after the request was made, adds its approver ids
+   * to who may decide (a request that names no approvers stays open to anyone) or tells the channel `{ channel }`.
+   * Steps must be in increasing `afterMs`. A matching rule's `escalate` wins.
+   */
+  readonly escalate?: readonly EscalationStep[];
 }
 
 /** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
@@ -93,6 +106,8 @@ const definitionSchema = z.object({
   connector: z.string().min(1).optional(),
   connectorStatus: functionSchema('must be a function () => ConnectorStatus').optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
+  remindAfterMs: remindAfterMsSchema.optional(),
+  escalate: escalateSchema.optional(),
 });
 
 /** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */

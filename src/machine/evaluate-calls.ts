@@ -7,6 +7,7 @@ import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
 import { approverListOf, mayDecide } from './approvers.js';
+import { nudgePlanOf, type NudgePlan } from './nudge-plan.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
@@ -26,6 +27,8 @@ interface Verdict {
   /** Who granted the run memory or the grant that decided the call. */
   readonly by?: string;
   readonly grantId?: string;
+  /** How a request it asks for is nudged while it waits. */
+  readonly nudges?: NudgePlan;
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -62,11 +65,13 @@ function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
  * mid-call): the rule and approvers the policy names for it, as for any
  * call that asks, so asking again never widens who may answer.
  */
-export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[] }> {
+export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
-  const approvers = approverListOf(rule, agent.tools.get(call.name)!);
-  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
+  const tool = agent.tools.get(call.name)!;
+  const approvers = approverListOf(rule, tool);
+  const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges };
 }
 
 /** A grant's verdict on a call, standing in for the person who gave it. */
@@ -121,7 +126,10 @@ async function policyVerdict(
   tool: AnyTool,
   approvers: { approvers?: readonly string[] },
 ): Promise<Verdict> {
-  if (rule) return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers };
+  if (rule) {
+    const nudges = nudgePlanOf(rule.rule, tool, agent.settings.remindAfterMs);
+    return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers, nudges };
+  }
 
   const needsApproval = tool.needsApproval;
   if (needsApproval === undefined) return { action: agent.settings.defaultAction, source: 'default', ...approvers };
@@ -198,6 +206,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot, refus
           reason: verdict.reason,
           approvers: verdict.approvers,
           ruleId: verdict.ruleId,
+          nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
         },
         {
           now,

@@ -1,4 +1,5 @@
 import type { Decision } from './agent-machine.js';
+import { historyOf } from './nudge.js';
 import { denialResult } from './tool-results.js';
 import type { AgentSnapshot } from './types.js';
 
@@ -27,6 +28,7 @@ export function expiryDecisions(snapshot: AgentSnapshot, now: number): Decision[
         at: now,
         reason: 'expired',
         argsDigest: request.argsDigest,
+        ...historyOf(request),
       },
     });
   }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { Glob } from './glob.js';
 import type { Approvers, ToolContext } from './define-tool.js';
-import type { ToolAnnotations } from './types.js';
+import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
+import type { EscalationStep, ToolAnnotations } from './types.js';
 import { parseOptions } from '../options.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -32,6 +33,10 @@ export interface PolicyRule {
   readonly action: PolicyAction;
   readonly reason?: string;
   readonly approvers?: Approvers;
+  /** For an `ask` rule: re-announce its requests every this many ms while they wait; wins over the tool's. */
+  readonly remindAfterMs?: number;
+  /** For an `ask` rule: who is brought in, and when, while its requests wait; wins over the tool's. */
+  readonly escalate?: readonly EscalationStep[];
 }
 
 export interface PolicyConfig {
@@ -48,6 +53,8 @@ const policyRuleSchema = z.object({
   action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
   reason: z.string().optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
+  remindAfterMs: remindAfterMsSchema.optional(),
+  escalate: escalateSchema.optional(),
 });
 
 /** A rule with its globs compiled, once. */

@@ -1,6 +1,6 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, InterruptedCall, RunError, RunOrigin, ToolCallRecord } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord } from './types.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;
@@ -49,6 +49,32 @@ export type RunEvent =
       /** Where the run came from, so a channel can ask there (`ExecuteInput.origin`). */
       readonly origin?: RunOrigin;
       /** The run's session (`ExecuteInput.sessionId`), so a channel can group a conversation's requests. */
+      readonly sessionId?: string;
+    }
+  | {
+      /** A request still waits, `remindAfterMs` after it was made or last reminded: say it again ("Still waiting: …"). */
+      readonly type: 'approval-reminder';
+      readonly runId: string;
+      readonly agentName: string;
+      /** The request as it is now (its `history` counts this reminder). */
+      readonly request: ApprovalRequest;
+      /** Which reminder this is, from 1. */
+      readonly reminder: number;
+      readonly origin?: RunOrigin;
+      readonly sessionId?: string;
+    }
+  | {
+      /** An escalation step of a waiting request came due: `to` was brought in (approver ids, now allowed to decide, or a channel). */
+      readonly type: 'approval-escalated';
+      readonly runId: string;
+      readonly agentName: string;
+      /** The request as it is now (its `history` lists this escalation). */
+      readonly request: ApprovalRequest;
+      /** Which step of the request's `escalate` this is, from 0. */
+      readonly step: number;
+      /** Who was added: approver ids, or `{ channel }` to tell. */
+      readonly to: EscalationTarget;
+      readonly origin?: RunOrigin;
       readonly sessionId?: string;
     }
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
@@ -106,6 +132,24 @@ function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot):
   return finished;
 }
 
+/** The reminder and the escalations the sweeper made between two copies of one request. */
+function nudgeEvents(
+  before: ApprovalRequest,
+  after: ApprovalRequest,
+  runId: string,
+  agentName: string,
+  where: Pick<Extract<RunEvent, { type: 'approval-reminder' }>, 'origin' | 'sessionId'>,
+): RunEvent[] {
+  const events: RunEvent[] = [];
+  const reminders = after.history?.reminders ?? 0;
+  if (reminders > (before.history?.reminders ?? 0)) events.push({ type: 'approval-reminder', runId, agentName, request: after, reminder: reminders, ...where });
+  const escalations = after.history?.escalations ?? [];
+  for (let step = before.history?.escalations.length ?? 0; step < escalations.length; step++) {
+    events.push({ type: 'approval-escalated', runId, agentName, request: after, step, to: escalations[step]!.to, ...where });
+  }
+  return events;
+}
+
 /** The events that lead from `before` to `after` (a later snapshot of the same run); never a `model-delta`, which no snapshot holds. */
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
   const { runId, agentName } = after;
@@ -117,18 +161,12 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
     }
   }
   if (after.pendingApprovals !== before?.pendingApprovals) {
-    const known = new Set(before?.pendingApprovals.map((request) => request.approvalId));
+    const known = new Map(before?.pendingApprovals.map((request) => [request.approvalId, request]));
+    const where = { ...(after.origin === undefined ? {} : { origin: after.origin }), ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }) };
     for (const request of after.pendingApprovals) {
-      if (!known.has(request.approvalId)) {
-        events.push({
-          type: 'approval-requested',
-          runId,
-          agentName,
-          request,
-          ...(after.origin === undefined ? {} : { origin: after.origin }),
-          ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }),
-        });
-      }
+      const earlier = known.get(request.approvalId);
+      if (earlier === undefined) events.push({ type: 'approval-requested', runId, agentName, request, ...where });
+      else if (earlier !== request) events.push(...nudgeEvents(earlier, request, runId, agentName, where));
     }
   }
   if (after.toolCalls !== before?.toolCalls) {

@@ -26,6 +26,15 @@ const warningSchema = z.object({
   message: z.string(),
 });
 
+const escalationTargetSchema = z.union([z.array(z.string()), z.object({ channel: z.string() })]);
+
+/** A request's reminders and escalations as stored (`RequestHistory`; the audit keeps it without its signature). */
+const historySchema = z.object({
+  reminders: z.number(),
+  lastRemindedAt: z.number().optional(),
+  escalations: z.array(z.object({ at: z.number(), to: escalationTargetSchema })),
+});
+
 /** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
 export const requestSchema = z.object({
   approvalId: z.string(),
@@ -45,6 +54,9 @@ export const requestSchema = z.object({
   approvers: z.array(z.string()).optional(),
   signature: z.string().optional(),
   outcomeUnknown: z.boolean().optional(),
+  remindAfterMs: z.number().optional(),
+  escalate: z.array(z.object({ afterMs: z.number(), to: escalationTargetSchema })).optional(),
+  history: historySchema.extend({ signature: z.string().optional() }).optional(),
 });
 
 /** An `AuditEntry` as stored. */
@@ -65,6 +77,7 @@ export const auditSchema = z.object({
   approvers: z.array(z.string()).optional(),
   grantId: z.string().optional(),
   claimedAt: z.number().optional(),
+  history: historySchema.optional(),
   signature: z.string().optional(),
 });
 

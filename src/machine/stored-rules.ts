@@ -28,6 +28,8 @@ export class StoredRuleCache {
         ...(rule.connector === undefined ? {} : { connector: rule.connector }),
         ...(rule.reason === undefined ? {} : { reason: rule.reason }),
         ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
+        ...(rule.remindAfterMs === undefined ? {} : { remindAfterMs: rule.remindAfterMs }),
+        ...(rule.escalate === undefined ? {} : { escalate: rule.escalate }),
       })),
     );
     this.#last = { signature, set };

@@ -198,6 +198,54 @@ export interface ToolAnnotations {
 /** Whether the system behind a connector can be reached: `failed` means reconnecting gave up. */
 export type ConnectorStatus = 'connected' | 'connecting' | 'disconnected' | 'failed';
 
+/**
+ * Who an escalation step brings in: approver ids (added to who may decide, where the request names approvers), or
+ * `{ channel }`, a channel the runtime's notifiers know by name, told about the request (widening no list).
+ *
+ * @example
+ * const lead: EscalationTarget = ['carol'];
+ * const onCall: EscalationTarget = { channel: 'slack' };
+ */
+export type EscalationTarget = readonly string[] | { readonly channel: string };
+
+/**
+ * One step of an escalation plan: `afterMs` after the request was made, bring in `to`.
+ *
+ * @example
+ * const escalate: EscalationStep[] = [{ afterMs: 3_600_000, to: ['carol'] }, { afterMs: 4 * 3_600_000, to: { channel: 'slack' } }];
+ */
+export interface EscalationStep {
+  readonly afterMs: number;
+  readonly to: EscalationTarget;
+}
+
+/**
+ * An escalation the sweeper made: when, and whom it brought in.
+ *
+ * @example
+ * const added = request.history?.escalations.flatMap((escalation: Escalation) => (Array.isArray(escalation.to) ? escalation.to : []));
+ */
+export interface Escalation {
+  readonly at: number;
+  readonly to: EscalationTarget;
+}
+
+/**
+ * What the sweeper did while a request waited: reminders sent and escalations made. Signed on its own
+ * (`signature`, over the run, the request's signature and this history) when the agent has a decision secret, so
+ * the request's own signature, the one a response echoes, never changes while it waits.
+ *
+ * @example
+ * const history: RequestHistory | undefined = snapshot.pendingApprovals[0]?.history;
+ * console.log(`reminded ${history?.reminders ?? 0} times`);
+ */
+export interface RequestHistory {
+  readonly reminders: number;
+  readonly lastRemindedAt?: number;
+  readonly escalations: readonly Escalation[];
+  readonly signature?: string;
+}
+
 /** What a person is asked to decide. */
 export interface ApprovalRequest {
   readonly approvalId: string;
@@ -228,6 +276,12 @@ export interface ApprovalRequest {
   readonly signature?: string;
   /** Set when a call was interrupted mid-run and may or may not have had its effect. */
   readonly outcomeUnknown?: boolean;
+  /** Re-announce the request every this many ms while it waits (its tool's or rule's `remindAfterMs`). */
+  readonly remindAfterMs?: number;
+  /** Who is brought in, and when, while it waits (its tool's or rule's `escalate`). */
+  readonly escalate?: readonly EscalationStep[];
+  /** Reminders sent and escalations made so far; absent until the first. */
+  readonly history?: RequestHistory;
 }
 
 /** A person's (or a system's) answer to an `ApprovalRequest`. */
@@ -288,6 +342,8 @@ export interface AuditEntry {
   readonly grantId?: string;
   /** When the caller said it decided (`ApprovalResponse.respondedAt`): kept for the record, never used for expiry; `at` is the agent's clock. */
   readonly claimedAt?: number;
+  /** The reminders and escalations of the request this entry decided, when there were any. */
+  readonly history?: Omit<RequestHistory, 'signature'>;
   /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */
   readonly signature?: string;
 }

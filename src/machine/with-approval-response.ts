@@ -15,6 +15,7 @@ import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { mayDecide } from './approvers.js';
+import { approversNow, historyOf, historyVerifies } from './nudge.js';
 import { SIGNATURE_V2, signDecision } from './decision-signature.js';
 import { canonicalJson, digestOf, safeEqual } from './digest.js';
 import { argsMatch } from './grants/args-match.js';
@@ -83,7 +84,7 @@ function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse): void {
 }
 
 function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
-  if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, request.approvers);
+  if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, approversNow(request));
 }
 
 /**
@@ -102,6 +103,13 @@ export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, re
   }
   // The format is read from the signature itself; without the secret nobody can make a v1 one, so a v2 request cannot be passed off as v1.
   const signature = request.signature ?? '';
+  // Reminders and escalations are signed on their own: one added in storage (a forged escalation) is refused.
+  if (!historyVerifies(secret, request, snapshot)) {
+    throw new ApprovalSignatureError(
+      request.approvalId,
+      'the request history (reminders and escalations) is not the one the sweeper signed; the snapshot was altered. Nothing was run.',
+    );
+  }
   if (signature.startsWith(SIGNATURE_V2)) {
     if (safeEqual(signature, signRequest(secret, request, snapshot))) return;
   } else if (signature !== '' && safeEqual(signature, signLegacyRequest(secret, request, snapshot.runId))) {
@@ -224,6 +232,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
     ...(standing ? standingFields(request, response) : {}),
+    ...historyOf(request),
     ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
   });
   const decisions: Decision[] = [

@@ -1,4 +1,5 @@
 import type { PolicyAction } from '../machine/policy.js';
+import type { EscalationStep } from '../machine/types.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
 export interface StoredRule {
@@ -10,6 +11,10 @@ export interface StoredRule {
   readonly action: PolicyAction;
   readonly reason?: string;
   readonly approvers?: readonly string[];
+  /** Re-announce its requests every this many ms while they wait (see `PolicyRule.remindAfterMs`). */
+  readonly remindAfterMs?: number;
+  /** Who is brought in, and when, while its requests wait (see `PolicyRule.escalate`). */
+  readonly escalate?: readonly EscalationStep[];
   /** Limits the rule to one agent; every agent when left out. */
   readonly agent?: string;
 }

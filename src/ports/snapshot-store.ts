@@ -98,6 +98,12 @@ export interface SnapshotStore {
   listPending(options?: ListPendingOptions): Promise<PendingPage>;
   /** Runs with at least one pending approval whose `expiresAt` is at or before `now`. */
   expiredRuns(now: number, limit?: number): Promise<readonly string[]>;
+  /**
+   * Runs waiting for a person with a reminder or an escalation due at or before `now`: those whose
+   * `runNextNudgeAt(snapshot)` (the soonest `nextNudgeAt` of its pending requests) is at or before it. The sweeper
+   * makes them; keep an index by that time, maintained with each commit, as for `expiredRuns`.
+   */
+  nudgeDueRuns(now: number, limit?: number): Promise<readonly string[]>;
   /** Runs left `running` with no live lease: a tool lease that ended, or no progress since `staleBefore`. */
   runsToRecover(now: number, staleBefore: number, limit?: number): Promise<readonly string[]>;
   delete(runId: string): Promise<void>;

@@ -14,6 +14,7 @@ import { cancel as cancelSnapshot } from '../machine/cancel.js';
 import { startedRun, type ExecuteInput } from '../machine/new-run.js';
 import { idSchema } from '../machine/run-identity.js';
 import { expiryDecisions } from '../machine/expiry.js';
+import { nudgedRequests } from '../machine/nudge.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../machine/run-events.js';
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
@@ -317,6 +318,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const decisions = expiryDecisions(current, now);
         if (decisions.length === 0) return { unchanged: 0 };
         return { next: step(current, { type: 'DECIDED', at: now, decisions }), result: decisions.length };
+      }),
+    nudge: (runId, now) =>
+      update(runId, (current) => {
+        const nudged = nudgedRequests(current, now, agentNamed(current.agentName).settings.decisionSecret);
+        if (nudged.requests.length === 0) return { unchanged: { reminded: 0, escalated: 0 } };
+        return { next: step(current, { type: 'NUDGED', at: now, requests: nudged.requests }), result: nudged };
       }),
     carryOn: (next) => carryOn(next, options.queue ? 'enqueue' : 'inline'),
     continueRun,

@@ -7,6 +7,7 @@ import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-ser
 import { parseOptions } from '../options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
+import { approversNow } from '../machine/nudge.js';
 
 const DAY_MS = 86_400_000;
 const INBOX_MS = 8 * 3_600_000;
@@ -87,7 +88,7 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
       // Each item's tokens come from the listing alone (no load per run); a decision checks everything again.
       const items = page.items.map((item) => ({
         ...item,
-        mayDecide: item.request.approvers === undefined || item.request.approvers.includes(claim.reviewer),
+        mayDecide: approversNow(item.request)?.includes(claim.reviewer) ?? true,
         tokens: links.mint({
           runId: item.runId,
           approvalId: item.request.approvalId,

@@ -1,5 +1,5 @@
-// What keeps a runtime's runs moving when nobody decides: expiry applied by the server's clock, and the runs a
-// dead process left behind picked up. Each pass reports a run that fails and goes on with the others.
+// What keeps a runtime's runs moving when nobody decides: expiry applied by the server's clock, reminders and
+// escalations sent when due, and the runs a dead process left behind picked up. Each pass reports a run that fails and goes on with the others.
 import { RunNotFoundError } from '../errors.js';
 import type { AgentSnapshot } from '../machine/types.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
@@ -10,6 +10,8 @@ export interface MaintenanceDeps {
   readonly staleAfterMs: number;
   /** Applies `onExpire` to the run's expired requests at `now`; `committed` false when there were none. */
   expire(runId: string, now: number): Promise<{ readonly next: AgentSnapshot; readonly result: number; readonly committed: boolean }>;
+  /** Makes the run's reminders and escalations due at `now`; `committed` false when none was (or another sweeper made them). */
+  nudge(runId: string, now: number): Promise<{ readonly result: { readonly reminded: number; readonly escalated: number }; readonly committed: boolean }>;
   /** Resumes (or queues) a run the expiry made ready. */
   carryOn(next: AgentSnapshot): Promise<AgentSnapshot>;
   /** Runs a stored run on from where it is. */
@@ -44,7 +46,22 @@ export function runtimeMaintenance(deps: MaintenanceDeps) {
           deps.reportError(error, 'sweep', runId);
         }
       }
-      return { runs, expired, failed };
+      let reminded = 0;
+      let escalated = 0;
+      // After expiry, so a request that just expired is not reminded of; each nudge is made once, by the sweeper whose commit lands.
+      for (const runId of await store.nudgeDueRuns(now, 1000)) {
+        try {
+          const { result, committed } = await deps.nudge(runId, now);
+          if (!committed) continue;
+          reminded += result.reminded;
+          escalated += result.escalated;
+        } catch (error) {
+          if (error instanceof RunNotFoundError) continue;
+          failed += 1;
+          deps.reportError(error, 'sweep', runId);
+        }
+      }
+      return { runs, expired, reminded, escalated, failed };
     },
     async recover() {
       let resumed = 0;

@@ -99,10 +99,13 @@ export interface Runtime {
   pending(options?: ListPendingOptions): Promise<PendingPage>;
   cancel(runId: string, reason?: string): Promise<AgentSnapshot>;
   /**
-   * Applies `onExpire` to every expired request; each exactly once even with several sweepers.
+   * Applies `onExpire` to every expired request, then sends the reminders and escalations that are due
+   * (`remindAfterMs`, `escalate`); each exactly once even with several sweepers (the commit that lands first makes
+   * it, and only that commit's events are published). `runs` and `expired` count expiries, `reminded` and
+   * `escalated` the nudges made.
    * A run that fails to go on is reported to `onError` (operation `sweep`) and counted in `failed`; the sweep goes on.
    */
-  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number; readonly failed: number }>;
+  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number; readonly reminded: number; readonly escalated: number; readonly failed: number }>;
   /**
    * Finishes or hands back to a person every run a dead process left behind.
    * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.

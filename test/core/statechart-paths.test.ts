@@ -148,6 +148,8 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true, { scope: 'run' })) },
       ];
       if (pending.length > 1) events.push({ type: 'DECIDED', at, decisions: [decide(pending[0]!, true)] });
+      // The sweeper's reminder: the request is replaced by its nudged copy, and the run keeps waiting.
+      events.push({ type: 'NUDGED', at, requests: [{ ...pending[0]!, history: { reminders: 1, lastRemindedAt: at, escalations: [] } }] });
       return [...events, ...common];
     }
     default:
@@ -276,7 +278,7 @@ describe('every path of the statechart', () => {
     expect([...states].sort()).toEqual(['awaitingApproval', 'callingModel', 'cancelled', 'completed', 'evaluatingTools', 'executingTools', 'failed', 'idle']);
     const events = new Set(Object.values(adjacency).flatMap((vertex) => Object.values(vertex.transitions).map((edge) => edge.event.type)));
     expect([...events].sort()).toEqual(
-      ['CANCEL', 'DECIDED', 'FAIL', 'FORGET_RUN_APPROVALS', 'MODEL_RESPONDED', 'START', 'TOOLS_EVALUATED', 'TOOL_FINISHED', 'TOOL_INTERRUPTED', 'TOOL_STARTED'].sort(),
+      ['CANCEL', 'DECIDED', 'FAIL', 'FORGET_RUN_APPROVALS', 'MODEL_RESPONDED', 'NUDGED', 'START', 'TOOLS_EVALUATED', 'TOOL_FINISHED', 'TOOL_INTERRUPTED', 'TOOL_STARTED'].sort(),
     );
     const ends = new Set(shortestPaths.map((path) => (path.state.value === 'failed' ? path.state.context.error?.code : path.state.value)));
     for (const end of ['completed', 'awaitingApproval', 'cancelled', 'max_turns', 'boom']) expect(ends).toContain(end);

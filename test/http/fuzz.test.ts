@@ -65,6 +65,7 @@ function countingStore(inner: SnapshotStore) {
     load: (runId) => inner.load(runId),
     listPending: (options) => inner.listPending(options),
     expiredRuns: (now, limit) => inner.expiredRuns(now, limit),
+    nudgeDueRuns: (now, limit) => inner.nudgeDueRuns(now, limit),
     runsToRecover: (now, staleBefore, limit) => inner.runsToRecover(now, staleBefore, limit),
     ...(inner.once === undefined ? {} : { once: inner.once }),
   };

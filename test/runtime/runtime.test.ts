@@ -375,7 +375,7 @@ describe('housekeeping goes on past a run that cannot', () => {
     const clock = testClock();
     const { runs, after, errors } = await runsOfTwoAgents(clock, false);
     clock.advance(60_001);
-    expect(await after.sweepExpired()).toEqual({ runs: 2, expired: 2, failed: 1 });
+    expect(await after.sweepExpired()).toEqual({ runs: 2, expired: 2, reminded: 0, escalated: 0, failed: 1 });
     expect((await after.get(runs[1]!.runId)).status).toBe('completed');
     expect(errors).toEqual([{ error: expect.any(AgentNotFoundError), operation: 'sweep', runId: runs[0]!.runId }]);
   });

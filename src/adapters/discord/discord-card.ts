@@ -19,7 +19,7 @@ export const NO_MENTIONS = { parse: [] } as const;
 /** The body of POST /channels/{id}/messages for `card`. */
 export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, unknown> {
   const { request, agentName, runId, tokens } = card;
-  const head = cardHead(request, agentName, discordMarkup, 1500);
+  const head = cardHead(request, agentName, discordMarkup, 1500, card.nudge);
   const warnings = cardWarnings(request, discordMarkup, 800);
   const above = [head, warnings].filter((part) => part !== '').join('\n');
   const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');

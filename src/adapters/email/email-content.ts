@@ -4,7 +4,7 @@
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../channels/markup.js';
 import { annotationLine, partitionWarnings } from '../../channels/request-notes.js';
-import { outcomeLine, type CardOutcome } from '../../channels/wording.js';
+import { nudgeLine, outcomeLine, type CardOutcome } from '../../channels/wording.js';
 import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
 
 /** The two bodies of one mail. */
@@ -58,6 +58,7 @@ const ARGS_LIMIT = 20_000;
 function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): string[] {
   const { request } = card;
   const blocks = [f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`), f.paragraph(f.escape(request.description))];
+  if (card.nudge !== undefined) blocks.unshift(f.paragraph(nudgeLine(card.nudge, f)));
   if (request.reason) blocks.push(f.paragraph(`Why this needs a person: ${f.escape(request.reason)}`));
   if (request.connector) blocks.push(f.paragraph(`Connector: ${f.code(f.escape(request.connector))}`));
   const claims = annotationLine(request, f);

@@ -37,6 +37,8 @@ export interface RedisKeys {
   readonly runningLease: string;
   /** Sorted set of running runs without a lease, scored by `updatedAt`. */
   readonly runningIdle: string;
+  /** Sorted set of waiting runs with a reminder or escalation to come, scored by when the soonest is due (`runNextNudgeAt`). */
+  readonly nudges: string;
   /** String kept by `remember`. */
   remember(key: string): string;
   /** Hash of stored policy rules, id to encoded rule. */
@@ -79,6 +81,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     pendingSession: (sessionId) => `${prefix}pending:session:${sessionId}`,
     runningLease: `${prefix}running:lease`,
     runningIdle: `${prefix}running:idle`,
+    nudges: `${prefix}nudges`,
     remember: (key) => `${prefix}remember:${key}`,
     rules: `${prefix}rules`,
     grant: (grantId) => `${prefix}grant:${grantId}`,

@@ -8,6 +8,7 @@ import { deepFreeze } from '../../machine/freeze.js';
 import { decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { parsePendingMember, pendingMember } from './keys.js';
+import { runNextNudgeAt } from '../../machine/nudge.js';
 
 /** A run's membership of one global index: [key relative to the prefix, score, member]. */
 export type IndexEntry = readonly [key: string, score: number, member: string];
@@ -27,7 +28,7 @@ export function pageLimit(limit: number | undefined): number {
   return Math.min(Math.max(Math.trunc(limit ?? 50), 1), 500);
 }
 
-/** Member of the running indexes: the version makes a late index update from an older commit harmless. */
+/** Member of the running and nudge indexes: the version makes a late index update from an older commit harmless. */
 function runningMember(runId: string, version: number): string {
   return `${version}@${runId}`;
 }
@@ -47,6 +48,8 @@ export function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>): IndexEn
       entries.push(['pending', 0, member], [`pending:agent:${snapshot.agentName}`, 0, member]);
       if (snapshot.sessionId !== undefined) entries.push([`pending:session:${snapshot.sessionId}`, 0, member]);
     }
+    const nudgeAt = runNextNudgeAt(snapshot);
+    if (nudgeAt !== undefined) entries.push(['nudges', nudgeAt, runningMember(snapshot.runId, snapshot.version)]);
   } else if (snapshot.status === 'running') {
     const leased = snapshot.toolCalls.filter((record) => record.status === 'executing');
     const member = runningMember(snapshot.runId, snapshot.version);

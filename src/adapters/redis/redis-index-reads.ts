@@ -7,7 +7,8 @@ import type { Cluster, Redis } from 'ioredis';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage } from '../../ports/snapshot-store.js';
 import { expiredBound, padExpiry, parsePendingMember, type RedisKeys } from './keys.js';
 import { sendBatch, type BatchCommand } from './redis-batch.js';
-import { decodeCursor, decodeIndex, encodeCursor, indexedHead, pageLimit, parseRunningMember, type StoredHead } from './redis-encoding.js';
+import { decodeCursor, decodeIndex, encodeCursor, indexedHead, pageLimit, parseRunningMember, type IndexedHead, type StoredHead } from './redis-encoding.js';
+import { runNextNudgeAt } from '../../machine/nudge.js';
 import type { Outbox } from './redis-outbox.js';
 import { guarded } from './unavailable.js';
 
@@ -17,6 +18,8 @@ export interface IndexReads {
   expiredRuns(now: number, limit: number): Promise<string[]>;
   /** Running runs whose leases all ended by `now`, or idle since before `staleBefore`. */
   abandonedRuns(now: number, staleBefore: number, limit: number): Promise<string[]>;
+  /** Waiting runs with a reminder or escalation due at or before `now`. */
+  nudgeDueRuns(now: number, limit: number): Promise<string[]>;
 }
 
 export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox: Pick<Outbox, 'applyIndex'>): IndexReads {
@@ -53,6 +56,35 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
     if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
     const { runId, agentName, sessionId } = stored.head;
     return { runId, agentName, ...(sessionId === undefined ? {} : { sessionId }), request };
+  };
+
+  /**
+   * Adds to `due` (up to `limit`) the runs of a versioned sorted set (`running:*`, `nudges`) scored at or below
+   * `max` whose head is at the member's version, in `status`, and `isDue`; a member from an older commit is dropped
+   * and what the run's current commit indexes is put back.
+   */
+  const scoredRuns = async (key: string, max: string, status: IndexedHead['status'], isDue: (head: IndexedHead) => boolean, due: string[], limit: number) => {
+    let offset = 0;
+    for (let round = 0; round < 8 && due.length < limit; round++) {
+      const batch = Math.max(limit - due.length, 50);
+      const members = await guarded('list indexed runs', () => redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch));
+      if (members.length === 0) break;
+      const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
+      const heads = await readHeads(parsed.flatMap((item) => item.run?.runId ?? []));
+      const repairs: BatchCommand[] = [];
+      for (const { member, run } of parsed) {
+        const stored = run && heads.get(run.runId);
+        if (!run || !stored || stored.version !== run.version || stored.head.status !== status) {
+          // A hint from an older commit: drop it and put back what the run's current commit indexes.
+          repairs.push(['zrem', key, member], ...outbox.applyIndex([], decodeIndex(stored?.index)));
+          continue;
+        }
+        offset++;
+        if (isDue(stored.head) && !due.includes(run.runId) && due.length < limit) due.push(run.runId);
+      }
+      await guarded('repair the run indexes', () => send(repairs));
+      if (members.length < batch) break;
+    }
   };
 
   return {
@@ -119,34 +151,18 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
 
     async abandonedRuns(now, staleBefore, limit) {
       const due: string[] = [];
-      for (const [key, max] of [
-        [keys.runningLease, String(now)],
-        [keys.runningIdle, `(${staleBefore}`],
-      ] as const) {
-        let offset = 0;
-        for (let round = 0; round < 8 && due.length < limit; round++) {
-          const batch = Math.max(limit - due.length, 50);
-          const members = await guarded('list running runs', () => redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch));
-          if (members.length === 0) break;
-          const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
-          const heads = await readHeads(parsed.flatMap((item) => item.run?.runId ?? []));
-          const repairs: BatchCommand[] = [];
-          for (const { member, run } of parsed) {
-            const stored = run && heads.get(run.runId);
-            if (!run || !stored || stored.version !== run.version || stored.head.status !== 'running') {
-              // A hint from an older commit: drop it and put back what the run's current commit indexes.
-              repairs.push(['zrem', key, member], ...outbox.applyIndex([], decodeIndex(stored?.index)));
-              continue;
-            }
-            offset++;
-            const leased = stored.head.toolCalls.filter((record) => record.status === 'executing');
-            const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : stored.head.updatedAt < staleBefore;
-            if (abandoned && !due.includes(run.runId) && due.length < limit) due.push(run.runId);
-          }
-          await guarded('repair the running index', () => send(repairs));
-          if (members.length < batch) break;
-        }
-      }
+      const abandoned = (head: IndexedHead) => {
+        const leased = head.toolCalls.filter((record) => record.status === 'executing');
+        return leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : head.updatedAt < staleBefore;
+      };
+      await scoredRuns(keys.runningLease, String(now), 'running', abandoned, due, limit);
+      await scoredRuns(keys.runningIdle, `(${staleBefore}`, 'running', abandoned, due, limit);
+      return due;
+    },
+
+    async nudgeDueRuns(now, limit) {
+      const due: string[] = [];
+      await scoredRuns(keys.nudges, String(now), 'awaitingApproval', (head) => (runNextNudgeAt(head) ?? Number.POSITIVE_INFINITY) <= now, due, limit);
       return due;
     },
   };

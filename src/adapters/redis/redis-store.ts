@@ -48,7 +48,8 @@ const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
  * member per pending approval, ordered by expiry then approval id (all scores
  * 0, the order is in the member's bytes, so a page resumes exactly after its
  * cursor); `${prefix}running:lease` and `${prefix}running:idle` hold running
- * runs by lease end and by `updatedAt`. They live outside the runs' slots, so
+ * runs by lease end and by `updatedAt`; `${prefix}nudges` holds waiting runs by when their next reminder or
+ * escalation is due. They live outside the runs' slots, so
  * they are hints: every read checks them against the run's head and removes
  * what no longer holds.
  *
@@ -281,6 +282,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     listPending: (listOptions = {}) => indexes.listPending(listOptions),
 
     expiredRuns: (now, limit = 100) => indexes.expiredRuns(now, limit),
+    nudgeDueRuns: (now, limit = 100) => indexes.nudgeDueRuns(now, limit),
 
     async runsToRecover(now, staleBefore, limit = 100) {
       // A commit from before staleBefore is abandoned too: its process would have finished it long ago.

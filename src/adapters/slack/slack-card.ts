@@ -44,7 +44,7 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
       `createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`,
     );
   }
-  const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT);
+  const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT, card.nudge);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
   const args = escapeMarkup(argsJson(request.args)).replace(/`/g, '\\u0060');
   const blocks: Record<string, unknown>[] = [

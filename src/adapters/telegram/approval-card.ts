@@ -19,7 +19,7 @@ const e = escapeMarkup;
 /** The card's HTML; its buttons work until `card.tokens.expiresAt`. */
 export function cardText(card: ApprovalCard): string {
   const { runId, agentName, request, tokens } = card;
-  const head = cardHead(request, agentName, telegramMarkup, 1200);
+  const head = cardHead(request, agentName, telegramMarkup, 1200, card.nudge);
   const warnings = cardWarnings(request, telegramMarkup, 600);
   const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · buttons work until ${new Date(tokens.expiresAt).toISOString()}</i>`;
   // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.

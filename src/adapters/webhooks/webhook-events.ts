@@ -2,10 +2,19 @@
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
 import type { RunEvent } from '../../machine/run-events.js';
-import type { ApprovalRequest, AuditEntry, InterruptedCall, RunError } from '../../machine/types.js';
+import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError } from '../../machine/types.js';
 
 /** Every event type, in the order the docs list them. */
-export const WEBHOOK_EVENT_TYPES = ['approval.requested', 'approval.resolved', 'tool.finished', 'run.completed', 'run.failed', 'run.cancelled'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'approval.requested',
+  'approval.reminder',
+  'approval.escalated',
+  'approval.resolved',
+  'tool.finished',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+] as const;
 
 /**
  * The event types a webhook notifier can send.
@@ -38,6 +47,15 @@ export interface WebhookSession {
 }
 
 /**
+ * What a nudge adds to the request it is about: `approval.reminder`'s `reminder` (from 1), `approval.escalated`'s
+ * `step` (from 0) and `to`, the approver ids now allowed to decide or the `{ channel }` told.
+ *
+ * @example
+ * if (event.type === 'approval.escalated' && Array.isArray(event.data.to)) for (const id of event.data.to) await pager.page(id, event.data.description);
+ */
+export type WebhookNudge = { readonly reminder: number } | { readonly step: number; readonly to: EscalationTarget };
+
+/**
  * How a call a person approved ended: `tool.finished`'s data besides the run.
  *
  * @example
@@ -66,6 +84,12 @@ export interface WebhookToolFinished {
  */
 export type WebhookEvent =
   | { readonly type: 'approval.requested'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookSession & ApprovalRequest }
+  | { readonly type: 'approval.reminder'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly reminder: number } }
+  | {
+      readonly type: 'approval.escalated';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly step: number; readonly to: EscalationTarget };
+    }
   | { readonly type: 'approval.resolved'; readonly timestamp: string; readonly data: WebhookRunRef & AuditEntry }
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
   | { readonly type: 'run.completed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly output: string } }
@@ -97,6 +121,9 @@ const REQUEST_FIELDS = [
   'approvers',
   'signature',
   'outcomeUnknown',
+  'remindAfterMs',
+  'escalate',
+  'history',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',
@@ -115,6 +142,7 @@ const AUDIT_FIELDS = [
   'approvers',
   'grantId',
   'claimedAt',
+  'history',
   'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
 const FINISHED_FIELDS = ['approvalId', 'toolCallId', 'toolName', 'status', 'result'] as const satisfies readonly (keyof WebhookToolFinished)[];
@@ -141,6 +169,13 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
         },
         identity: event.request.approvalId,
       };
+    case 'approval-reminder':
+    case 'approval-escalated': {
+      const data = { ...ref, ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }), ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest) };
+      return event.type === 'approval-reminder'
+        ? { event: { type: 'approval.reminder', timestamp, data: { ...data, reminder: event.reminder } }, identity: `${event.request.approvalId}:reminder:${event.reminder}` }
+        : { event: { type: 'approval.escalated', timestamp, data: { ...data, step: event.step, to: event.to } }, identity: `${event.request.approvalId}:escalation:${event.step}` };
+    }
     case 'approval-resolved':
       // Calls a rule or run memory decided without asking anyone are in the audit log, not news for an approver.
       if (event.entry.approvalId === undefined) return undefined;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { NewRule, RuleStore, StoredRule } from '../ports/rule-store.js';
 import { parseOptions } from '../options.js';
+import { storedQuorumSchema } from '../machine/quorum.js';
 
 export const newRuleSchema = z.object({
   tool: z.string().min(1).max(256).optional(),
@@ -10,6 +11,7 @@ export const newRuleSchema = z.object({
   action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
   reason: z.string().max(1000).optional(),
   approvers: z.array(z.string().min(1)).optional(),
+  approvals: storedQuorumSchema.optional(),
   agent: z.string().min(1).optional(),
   enabled: z.boolean().optional(),
 });

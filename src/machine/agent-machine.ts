@@ -1,6 +1,6 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
-import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from './types.js';
 import { appended } from './derived-array.js';
 import type { ToolResultExtras } from './rich-tool-result.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
@@ -40,6 +40,8 @@ export type AgentEvent =
   | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string; extras?: ToolResultExtras }
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
+  /** A vote on a quorum request that did not settle it: the request's votes, now. */
+  | { type: 'VOTED'; at: number; approvalId: string; votes: readonly Vote[] }
   | { type: 'FORGET_RUN_APPROVALS'; at: number }
   | { type: 'FAIL'; at: number; error: RunError }
   | { type: 'CANCEL'; at: number; reason: string };
@@ -217,6 +219,13 @@ export const agentMachine = setup({
       assertEvent(event, 'DECIDED');
       return { ...applyDecisions(context, event.decisions), ...stamp(event.at) };
     }),
+    recordVotes: assign(({ context, event }) => {
+      assertEvent(event, 'VOTED');
+      return {
+        pendingApprovals: context.pendingApprovals.map((request) => (request.approvalId === event.approvalId ? { ...request, votes: event.votes } : request)),
+        ...stamp(event.at),
+      };
+    }),
     forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
     recordError: assign(({ event }) => {
       assertEvent(event, 'FAIL');
@@ -283,6 +292,7 @@ export const agentMachine = setup({
       meta: { effect: 'awaitApproval' },
       on: {
         DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
+        VOTED: { actions: 'recordVotes' },
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

@@ -4,7 +4,7 @@ import type { AnyTool } from './define-tool.js';
 import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './present-args.js';
 import { presentText } from './display-text.js';
 import { type RunIdentity, signedIdentity } from './run-identity.js';
-import type { ApprovalRequest, OnExpire } from './types.js';
+import type { ApprovalRequest, OnExpire, Quorum } from './types.js';
 
 export interface RequestSettings {
   readonly now: number;
@@ -18,10 +18,11 @@ export interface RequestSettings {
  * The HMAC that binds a request to its run (and session) and to everything the person
  * relies on: the call, tool and argument digest, the display copy
  * (arguments, description, reason, warnings), who may decide (approvers,
- * rule), and when it expires. Any field changed in storage breaks it.
+ * rule, quorum), and when it expires. Any field changed in storage breaks it. The votes of a quorum request
+ * come after it was signed, so they are left out here and each is signed on its own (quorum.ts `signVote`).
  */
 export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
-  const { signature: _signature, ...fields } = request;
+  const { signature: _signature, votes: _votes, ...fields } = request;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 
@@ -54,6 +55,7 @@ export function buildApprovalRequest(
     reason?: string | undefined;
     approvers?: readonly string[] | undefined;
     ruleId?: string | undefined;
+    quorum?: Quorum | undefined;
     outcomeUnknown?: boolean;
   },
   settings: RequestSettings,
@@ -91,6 +93,7 @@ export function buildApprovalRequest(
     ...(call.tool.annotations === undefined ? {} : { annotations: call.tool.annotations }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
+    ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
   };
   return settings.decisionSecret === undefined ? unsigned : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.run) };

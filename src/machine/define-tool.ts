@@ -3,6 +3,7 @@ import { toolAnnotationsSchema } from './tool-annotations.js';
 import { functionSchema } from './function-schema.js';
 import type { ConnectorStatus, Message, ToolAnnotations, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
+import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -58,6 +59,8 @@ export interface ToolDefinition<Input> {
   readonly connectorStatus?: () => ConnectorStatus;
   /** Who may decide calls of this tool; anyone when left out. */
   readonly approvers?: Approvers;
+  /** Several people must approve each call (a rule's `approvals` wins over this). */
+  readonly approvals?: QuorumOptions;
 }
 
 /** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
@@ -85,6 +88,7 @@ const definitionSchema = z.object({
   connector: z.string().min(1).optional(),
   connectorStatus: functionSchema('must be a function () => ConnectorStatus').optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
+  approvals: quorumOptionsSchema.optional(),
 });
 
 /** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */

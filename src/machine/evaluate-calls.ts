@@ -7,12 +7,13 @@ import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
 import { approverListOf, mayDecide } from './approvers.js';
+import { quorumOptionsOf, resolveQuorum } from './quorum.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
 import { rememberParsedInput } from './parsed-inputs.js';
 import { currentToolCalls } from './current-tool-calls.js';
-import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
+import type { AgentSnapshot, AuditEntry, DecisionSource, Quorum, ToolCall } from './types.js';
 
 interface Verdict {
   readonly action: PolicyAction;
@@ -20,6 +21,8 @@ interface Verdict {
   readonly ruleId?: string;
   readonly reason?: string;
   readonly approvers?: readonly string[];
+  /** When several people must approve (`approvals` on the rule or tool). */
+  readonly quorum?: Quorum;
   /** Who granted the run memory that allowed the call. */
   readonly by?: string;
 }
@@ -55,14 +58,16 @@ function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
 
 /**
  * Who may decide a call that is put to a person again (its process died
- * mid-call): the rule and approvers the policy names for it, as for any
+ * mid-call): the rule, approvers and quorum the policy names for it, as for any
  * call that asks, so asking again never widens who may answer.
  */
-export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[] }> {
+export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[]; quorum?: Quorum }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
-  const approvers = approverListOf(rule, agent.tools.get(call.name)!);
-  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }) };
+  const tool = agent.tools.get(call.name)!;
+  const approvers = approverListOf(rule, tool);
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), ...(quorum === undefined ? {} : { quorum }) };
 }
 
 async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<Verdict> {
@@ -72,9 +77,15 @@ async function verdictOf(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, 
   if (rule?.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }) };
 
   const list = approverListOf(rule, tool);
-  const approvers = list === undefined ? {} : { approvers: list };
-  // Memory stands in for the person who granted it, so it covers only calls that person may decide.
-  const grantor = runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, { toolName: call.name, ruleId: rule?.id, ...approvers }, grant.by));
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
+  // Memory stands in for the person who granted it, so it covers only calls that person may decide, and never a call
+  // that needs several people: one voter's memory is not a quorum. (A session grant check belongs here too, and must
+  // skip quorum calls the same way.)
+  const grantor =
+    quorum === undefined
+      ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, { toolName: call.name, ruleId: rule?.id, ...approvers }, grant.by))
+      : undefined;
   if (grantor !== undefined) {
     return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
   }
@@ -154,6 +165,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot): Prom
           reason: verdict.reason,
           approvers: verdict.approvers,
           ruleId: verdict.ruleId,
+          quorum: verdict.quorum,
         },
         {
           now,

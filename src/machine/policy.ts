@@ -4,6 +4,7 @@ import { Glob } from './glob.js';
 import type { Approvers, ToolContext } from './define-tool.js';
 import type { ToolAnnotations } from './types.js';
 import { parseOptions } from '../options.js';
+import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
@@ -32,6 +33,8 @@ export interface PolicyRule {
   readonly action: PolicyAction;
   readonly reason?: string;
   readonly approvers?: Approvers;
+  /** Several people must approve the calls this rule asks about; wins over the tool's `approvals`. */
+  readonly approvals?: QuorumOptions;
 }
 
 export interface PolicyConfig {
@@ -48,6 +51,7 @@ const policyRuleSchema = z.object({
   action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
   reason: z.string().optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
+  approvals: quorumOptionsSchema.optional(),
 });
 
 /** A rule with its globs compiled, once. */

@@ -25,6 +25,14 @@ const warningSchema = z.object({
   message: z.string(),
 });
 
+const voteSchema = z.object({
+  by: z.string().optional(),
+  approved: z.boolean(),
+  at: z.number(),
+  reason: z.string().optional(),
+  signature: z.string().optional(),
+});
+
 /** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
 export const requestSchema = z.object({
   approvalId: z.string(),
@@ -44,6 +52,16 @@ export const requestSchema = z.object({
   approvers: z.array(z.string()).optional(),
   signature: z.string().optional(),
   outcomeUnknown: z.boolean().optional(),
+  quorum: z
+    .object({
+      required: z.number().int().positive(),
+      from: z.array(z.string()).optional(),
+      distinctPeople: z.boolean(),
+      excludeRequester: z.boolean(),
+      anyDenyDenies: z.boolean(),
+    })
+    .optional(),
+  votes: z.array(voteSchema).optional(),
 });
 
 /** An `AuditEntry` as stored. */
@@ -61,6 +79,7 @@ export const auditSchema = z.object({
   argsDigest: z.string(),
   editedArgsDigest: z.string().optional(),
   claimedAt: z.number().optional(),
+  votes: z.array(voteSchema).optional(),
   signature: z.string().optional(),
 });
 
@@ -93,6 +112,7 @@ export const headSchema = z.object({
   maxTurns: z.number().int().positive(),
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
+  requestedBy: z.string().optional(),
   usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),

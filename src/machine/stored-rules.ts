@@ -28,6 +28,7 @@ export class StoredRuleCache {
         ...(rule.connector === undefined ? {} : { connector: rule.connector }),
         ...(rule.reason === undefined ? {} : { reason: rule.reason }),
         ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
+        ...(rule.approvals === undefined ? {} : { approvals: rule.approvals }),
       })),
     );
     this.#last = { signature, set };

@@ -1,4 +1,5 @@
 import type { PolicyAction } from '../machine/policy.js';
+import type { QuorumOptions } from '../machine/quorum.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
 export interface StoredRule {
@@ -10,6 +11,8 @@ export interface StoredRule {
   readonly action: PolicyAction;
   readonly reason?: string;
   readonly approvers?: readonly string[];
+  /** Several people must approve (JSON: `from` is a list of ids). */
+  readonly approvals?: QuorumOptions & { readonly from?: readonly string[] };
   /** Limits the rule to one agent; every agent when left out. */
   readonly agent?: string;
 }

@@ -148,6 +148,8 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true, { scope: 'run' })) },
       ];
       if (pending.length > 1) events.push({ type: 'DECIDED', at, decisions: [decide(pending[0]!, true)] });
+      // A vote that does not settle a quorum request only changes that request's votes.
+      if (pending.length > 0) events.push({ type: 'VOTED', at, approvalId: pending[0]!.approvalId, votes: [{ by: 'ana', approved: true, at }] });
       return [...events, ...common];
     }
     default:
@@ -276,7 +278,7 @@ describe('every path of the statechart', () => {
     expect([...states].sort()).toEqual(['awaitingApproval', 'callingModel', 'cancelled', 'completed', 'evaluatingTools', 'executingTools', 'failed', 'idle']);
     const events = new Set(Object.values(adjacency).flatMap((vertex) => Object.values(vertex.transitions).map((edge) => edge.event.type)));
     expect([...events].sort()).toEqual(
-      ['CANCEL', 'DECIDED', 'FAIL', 'FORGET_RUN_APPROVALS', 'MODEL_RESPONDED', 'START', 'TOOLS_EVALUATED', 'TOOL_FINISHED', 'TOOL_INTERRUPTED', 'TOOL_STARTED'].sort(),
+      ['CANCEL', 'DECIDED', 'FAIL', 'FORGET_RUN_APPROVALS', 'MODEL_RESPONDED', 'START', 'TOOLS_EVALUATED', 'TOOL_FINISHED', 'TOOL_INTERRUPTED', 'TOOL_STARTED', 'VOTED'].sort(),
     );
     const ends = new Set(shortestPaths.map((path) => (path.state.value === 'failed' ? path.state.context.error?.code : path.state.value)));
     for (const end of ['completed', 'awaitingApproval', 'cancelled', 'max_turns', 'boom']) expect(ends).toContain(end);

@@ -97,6 +97,8 @@ const REQUEST_FIELDS = [
   'approvers',
   'signature',
   'outcomeUnknown',
+  'quorum',
+  'votes',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',
@@ -112,6 +114,7 @@ const AUDIT_FIELDS = [
   'argsDigest',
   'editedArgsDigest',
   'claimedAt',
+  'votes',
   'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
 const FINISHED_FIELDS = ['approvalId', 'toolCallId', 'toolName', 'status', 'result'] as const satisfies readonly (keyof WebhookToolFinished)[];

@@ -74,7 +74,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   parseOptions(webhookOptionsSchema, options, 'createWebhookNotifier');
   const { url } = options;
   const secrets: readonly string[] = typeof options.secret === 'string' ? [options.secret] : options.secret;
-  const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.resolved']);
+  const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.voted', 'approval.resolved']);
   // The webhook notifier's own defaults: more tries, and longer waits, than a channel's.
   const { retry, timeoutMs, concurrency, fetch: fetchImpl, clock } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
   const queue = createDeliveryQueue({ concurrency });

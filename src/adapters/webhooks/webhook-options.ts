@@ -26,7 +26,7 @@ export interface WebhookNotifierOptions extends DeliveryOptions {
    * `v1,` signature per secret.
    */
   readonly secret: string | readonly string[];
-  /** Which events to send. Default `['approval.requested', 'approval.resolved']`; `tool.finished` and the `run.*` events only when listed. */
+  /** Which events to send. Default `['approval.requested', 'approval.voted', 'approval.resolved']`; `tool.finished` and the `run.*` events only when listed. */
   readonly events?: readonly WebhookEventType[];
   /** How many dead letters `deadLetters()` keeps, the oldest dropped first; `onDeadLetter` sees all of them. Default 1000. */
   readonly deadLetters?: number;

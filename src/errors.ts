@@ -147,14 +147,30 @@ export class DecisionConflictError extends CountersignError {
     readonly editedArgsDigest?: string;
   };
 
-  constructor(approvalId: string, winner: DecisionConflictError['winner']) {
+  constructor(approvalId: string, winner: DecisionConflictError['winner'], message?: string) {
     super(
       'decision_conflict',
-      `Approval ${approvalId} was already ${winner.decision}${winner.by ? ` by ${winner.by}` : ''} at ` +
-        `${new Date(winner.at).toISOString()}; a different decision cannot replace it.`,
+      message ??
+        `Approval ${approvalId} was already ${winner.decision}${winner.by ? ` by ${winner.by}` : ''} at ` +
+          `${new Date(winner.at).toISOString()}; a different decision cannot replace it.`,
     );
     this.approvalId = approvalId;
     this.winner = winner;
+  }
+}
+
+/**
+ * A person voted twice on a quorum request that counts each person once; `winner` is their first vote, which
+ * stands. (An identical repeat of one's own vote is not an error: it returns the run unchanged.)
+ */
+export class DuplicateVoteError extends DecisionConflictError {
+  constructor(approvalId: string, first: { readonly by: string; readonly approved: boolean; readonly at: number }) {
+    super(
+      approvalId,
+      { decision: first.approved ? 'approved' : 'denied', by: first.by, at: first.at, scope: 'once' },
+      `${first.by} already voted to ${first.approved ? 'approve' : 'deny'} approval ${approvalId} at ${new Date(first.at).toISOString()}; ` +
+        'each person votes once on it, and a vote cannot be changed. Ask another approver.',
+    );
   }
 }
 
@@ -198,11 +214,12 @@ export class ApproverNotAllowedError extends CountersignError {
   readonly approvalId: string;
   readonly approvedBy: string | undefined;
 
-  constructor(approvalId: string, approvedBy: string | undefined, approvers: readonly string[] | undefined) {
+  /** `why`, when given, replaces the list of who is allowed (a quorum's own rules: the requester, who may vote). */
+  constructor(approvalId: string, approvedBy: string | undefined, approvers: readonly string[] | undefined, why?: string) {
     super(
       'approver_not_allowed',
       `${approvedBy === undefined ? 'An anonymous approver' : `Approver ${approvedBy}`} may not decide approval ${approvalId}` +
-        (approvers && approvers.length > 0 ? `; allowed: ${approvers.join(', ')}.` : '.') +
+        (why !== undefined ? `: ${why}.` : approvers && approvers.length > 0 ? `; allowed: ${approvers.join(', ')}.` : '.') +
         (approvedBy === undefined ? ' Set approvedBy on the response.' : ''),
     );
     this.approvalId = approvalId;

@@ -17,6 +17,7 @@ export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSI
 export { expiryDecisions } from './machine/expiry.js';
 export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
+export { voteProgress, type QuorumOptions, type VoteTally } from './machine/quorum.js';
 export { presets } from './machine/presets.js';
 export { toolResult, type RichToolResult, type ToolResultFile } from './machine/rich-tool-result.js';
 export { annotationBadges } from './machine/tool-annotations.js';
@@ -55,6 +56,8 @@ export {
   type ModelStreamPart,
   type ProviderMetadata,
   type OnExpire,
+  type Quorum,
+  type Vote,
   type RunError,
   type InterruptedCall,
   type RunOrigin,

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { NewRule, RuleStore, StoredRule } from '../ports/rule-store.js';
 import { parseOptions } from '../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../machine/nudge-plan.js';
+import { storedQuorumSchema } from '../machine/quorum.js';
 
 export const newRuleSchema = z.object({
   tool: z.string().min(1).max(256).optional(),
@@ -13,6 +14,7 @@ export const newRuleSchema = z.object({
   approvers: z.array(z.string().min(1)).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
+  approvals: storedQuorumSchema.optional(),
   agent: z.string().min(1).optional(),
   enabled: z.boolean().optional(),
 });

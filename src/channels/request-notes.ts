@@ -1,6 +1,8 @@
 // What every surface (the link page and inbox, the chat cards, email, the CLI) says about a request beside its
-// arguments, written once: what the tool says about itself (its annotations, shown as its own claims), and the
-// warnings that are not about the arguments (a disconnected connector), shown on their own lines.
+// arguments, written once: what the tool says about itself (its annotations, shown as its own claims), the votes
+// so far on a request several people must approve, and the warnings that are not about the arguments (a
+// disconnected connector), shown on their own lines.
+import { tallyVotes } from '../machine/quorum.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { ApprovalRequest, ArgsWarning } from '../machine/types.js';
 import type { Markup } from './markup.js';
@@ -28,6 +30,28 @@ export function annotationLine(request: Pick<ApprovalRequest, 'annotations'>, m:
   const badges = annotationBadges(request.annotations).map((badge) => (badge === 'destructive' ? m.strong(`${marks.warning}destructive`) : badge));
   const claims = [...(title === undefined || title === '' ? [] : [m.strong(m.escape(title))]), ...badges];
   return claims.length === 0 ? '' : `${marks.claims}The tool says: ${claims.join(' · ')} (its own hints, not verified)`;
+}
+
+/**
+ * The line saying where a quorum request stands: approvals needed, so far and by whom, and who may still vote
+ * (when its approvals name a list; without the run's requester when known and excluded); '' for a request one
+ * person decides.
+ *
+ * @example
+ * votesLine({ quorum: { required: 2, from: ['ana', 'bo', 'cy'], distinctPeople: true, excludeRequester: true, anyDenyDenies: true }, votes: [{ by: 'ana', approved: true, at: 0 }] }, plain);
+ * // '🗳️ Needs 2 approvals: 1 so far (ana), 1 more needed; may still vote: bo, cy'
+ */
+export function votesLine(request: Pick<ApprovalRequest, 'quorum' | 'votes'>, m: Markup, requestedBy?: string, mark = '🗳️ '): string {
+  if (request.quorum === undefined) return '';
+  const votes = request.votes ?? [];
+  const tally = tallyVotes(request.quorum, votes, requestedBy);
+  const approvers = votes.filter((vote) => vote.approved).map((vote) => m.who(vote.by));
+  const deniers = votes.filter((vote) => !vote.approved).map((vote) => m.who(vote.by));
+  return (
+    `${mark}Needs ${tally.required} approvals: ${tally.approvals} so far${approvers.length === 0 ? '' : ` (${approvers.join(', ')})`}, ${tally.remaining} more needed` +
+    (deniers.length === 0 ? '' : `; denied by ${deniers.join(', ')}`) +
+    (tally.mayStillVote === undefined ? '' : `; may still vote: ${tally.mayStillVote.length === 0 ? 'nobody' : tally.mayStillVote.map((id) => m.escape(id)).join(', ')}`)
+  );
 }
 
 /**

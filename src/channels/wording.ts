@@ -6,7 +6,7 @@ import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../machine/t
 import type { LinkRespondResult } from '../runtime/runtime.js';
 import { fitEscaped, type Markup } from './markup.js';
 import type { Refusal } from './refusal.js';
-import { annotationLine, partitionWarnings } from './request-notes.js';
+import { annotationLine, partitionWarnings, votesLine } from './request-notes.js';
 
 /** What a clicker is told: `short` fits a toast (200 characters, plain), `text` the message; `replace` says whether the card itself should read it. */
 export interface ClickReply {
@@ -19,6 +19,12 @@ const reply = (short: string, text: string, replace: boolean): ClickReply => ({ 
 
 /** The reply to a click whose decision was recorded (`carryingOn`: the run was still going when the reply was due). */
 export function decidedReply(result: LinkRespondResult, carryingOn: boolean, clicker: string, m: Markup): ClickReply {
+  const progress = result.vote;
+  if (progress !== undefined && progress.remaining > 0) {
+    const more = `${progress.remaining} more approval${progress.remaining === 1 ? '' : 's'} needed`;
+    const what = progress.recorded ? `Vote by ${m.who(clicker)} recorded` : `${m.who(clicker)} already voted; nothing was done again`;
+    return reply(`${progress.recorded ? 'Vote recorded' : 'Already voted'}: ${more}.`, `${what}: ${progress.approvals} of ${progress.required} approvals, ${more}.`, false);
+  }
   if (carryingOn) return reply('Decision recorded.', `Decision by ${m.who(clicker)} recorded; the run is carrying on.`, true);
   const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
   const tool = entry ? ` ${m.strong(m.escape(entry.toolName))},` : '';
@@ -114,6 +120,7 @@ export function cardHead(request: ApprovalRequest, agentName: string, m: Markup,
     (nudge === undefined ? '' : `${nudgeLine(nudge, m)}\n`) +
       `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.` +
       (claims === '' ? '' : `\n${claims}`) +
+      (request.quorum === undefined ? '' : `\n${votesLine(request, m)}`) +
       `\n${m.escape(request.description)}` +
       (request.reason ? `\nWhy a person decides: ${m.escape(request.reason)}` : '') +
       (request.outcomeUnknown ? '\n❔ This call was interrupted before; it may or may not have had its effect.' : ''),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { PolicyRule } from '../machine/policy.js';
 import { optionsObject } from '../options.js';
+import { storedQuorumSchema } from '../machine/quorum.js';
 import { UsageError } from './usage-error.js';
 
 const ruleSchema = optionsObject({
@@ -11,10 +12,12 @@ const ruleSchema = optionsObject({
   action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
   reason: z.string().optional(),
   approvers: z.array(z.string().min(1)).optional(),
+  approvals: storedQuorumSchema.optional(),
 });
 const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
 
-const SHAPE = 'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids] }';
+const SHAPE =
+  'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids], "approvals"?: { "required": n, "from"?: [ids], ... } }';
 
 /** The policy rules of a JSON file (`--rules FILE`); a problem names the file, the rule's index and the fix. */
 export async function readRulesFile(path: string): Promise<PolicyRule[]> {

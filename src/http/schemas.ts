@@ -22,6 +22,7 @@ export const startRunBody = z.strictObject({
     .describe('One user message, or a conversation so far (user and assistant turns only).'),
   runId: idSchema.optional().describe('Choose the run id (makes the start idempotent); a random one otherwise.'),
   sessionId: idSchema.optional().describe('The session (a conversation) the run belongs to; list its approvals with GET /approvals?sessionId=.'),
+  requestedBy: z.string().min(1).max(256).optional().describe('Who asked for the run; a quorum that excludes the requester refuses their vote.'),
 });
 
 const decisionFields = {

@@ -1,6 +1,6 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
-import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage } from './types.js';
+import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from './types.js';
 import { appended } from './derived-array.js';
 import type { ToolResultExtras } from './rich-tool-result.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
@@ -41,6 +41,8 @@ export type AgentEvent =
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
   | { type: 'NUDGED'; at: number; requests: readonly ApprovalRequest[] }
+  /** A vote on a quorum request that did not settle it: the request's votes, now. */
+  | { type: 'VOTED'; at: number; approvalId: string; votes: readonly Vote[] }
   | { type: 'FORGET_RUN_APPROVALS'; at: number }
   | { type: 'FAIL'; at: number; error: RunError }
   | { type: 'CANCEL'; at: number; reason: string };
@@ -224,6 +226,13 @@ export const agentMachine = setup({
       const nudged = new Map(event.requests.map((request) => [request.approvalId, request]));
       return { pendingApprovals: context.pendingApprovals.map((request) => nudged.get(request.approvalId) ?? request), ...stamp(event.at) };
     }),
+    recordVotes: assign(({ context, event }) => {
+      assertEvent(event, 'VOTED');
+      return {
+        pendingApprovals: context.pendingApprovals.map((request) => (request.approvalId === event.approvalId ? { ...request, votes: event.votes } : request)),
+        ...stamp(event.at),
+      };
+    }),
     forgetRunApprovals: assign(({ context }) => ({ runApprovals: [], runApprovalsSince: context.audit.length })),
     recordError: assign(({ event }) => {
       assertEvent(event, 'FAIL');
@@ -291,6 +300,7 @@ export const agentMachine = setup({
       on: {
         DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
         NUDGED: { actions: 'recordNudges' },
+        VOTED: { actions: 'recordVotes' },
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

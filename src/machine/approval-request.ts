@@ -5,7 +5,7 @@ import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from './p
 import { presentText } from './display-text.js';
 import { type RunIdentity, signedIdentity } from './run-identity.js';
 import type { NudgePlan } from './nudge-plan.js';
-import type { ApprovalRequest, OnExpire } from './types.js';
+import type { ApprovalRequest, OnExpire, Quorum } from './types.js';
 
 export interface RequestSettings {
   readonly now: number;
@@ -19,12 +19,13 @@ export interface RequestSettings {
  * The HMAC that binds a request to its run (and session) and to everything the person
  * relies on: the call, tool and argument digest, the display copy
  * (arguments, description, reason, warnings), who may decide (approvers,
- * rule), when it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed in
- * storage breaks it. The `history` of reminders and escalations has its own signature (nudge.ts `signHistory`), so
- * this one, which a response echoes, stays the same while the request waits.
+ * rule, quorum), when it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed
+ * in storage breaks it. Two parts come after it was signed and are signed on their own, so this signature, which a
+ * response echoes, stays the same while the request waits: the `history` of reminders and escalations (nudge.ts
+ * `signHistory`) and the votes of a quorum request (quorum.ts `signVote`).
  */
 export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
-  const { signature: _signature, history: _history, ...fields } = request;
+  const { signature: _signature, history: _history, votes: _votes, ...fields } = request;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 
@@ -57,6 +58,7 @@ export function buildApprovalRequest(
     reason?: string | undefined;
     approvers?: readonly string[] | undefined;
     ruleId?: string | undefined;
+    quorum?: Quorum | undefined;
     outcomeUnknown?: boolean;
     nudges?: NudgePlan | undefined;
   },
@@ -95,6 +97,7 @@ export function buildApprovalRequest(
     ...(call.tool.annotations === undefined ? {} : { annotations: call.tool.annotations }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
+    ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),
     ...(call.nudges?.escalate === undefined ? {} : { escalate: call.nudges.escalate }),

@@ -4,6 +4,7 @@ import { functionSchema } from './function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from './types.js';
 import { parseOptions } from '../options.js';
+import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -71,6 +72,8 @@ export interface ToolDefinition<Input> {
    * Steps must be in increasing `afterMs`. A matching rule's `escalate` wins.
    */
   readonly escalate?: readonly EscalationStep[];
+  /** Several people must approve each call (a rule's `approvals` wins over this). */
+  readonly approvals?: QuorumOptions;
 }
 
 /** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
@@ -108,6 +111,7 @@ const definitionSchema = z.object({
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
+  approvals: quorumOptionsSchema.optional(),
 });
 
 /** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */

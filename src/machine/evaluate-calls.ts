@@ -8,12 +8,13 @@ import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
 import { approverListOf, mayDecide } from './approvers.js';
 import { nudgePlanOf, type NudgePlan } from './nudge-plan.js';
+import { quorumOptionsOf, resolveQuorum } from './quorum.js';
 import { signDecision } from './decision-signature.js';
 import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
 import { rememberParsedInput } from './parsed-inputs.js';
 import { currentToolCalls } from './current-tool-calls.js';
-import type { AgentSnapshot, AuditEntry, DecisionSource, ToolCall } from './types.js';
+import type { AgentSnapshot, AuditEntry, DecisionSource, Quorum, ToolCall } from './types.js';
 import type { AnyTool } from './define-tool.js';
 import type { Grant } from '../ports/grant-store.js';
 import { type GrantRefusal, TurnGrants } from './grants/grant-coverage.js';
@@ -24,6 +25,8 @@ interface Verdict {
   readonly ruleId?: string;
   readonly reason?: string;
   readonly approvers?: readonly string[];
+  /** When several people must approve (`approvals` on the rule or tool). */
+  readonly quorum?: Quorum;
   /** Who granted the run memory or the grant that decided the call. */
   readonly by?: string;
   readonly grantId?: string;
@@ -62,16 +65,21 @@ function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
 
 /**
  * Who may decide a call that is put to a person again (its process died
- * mid-call): the rule and approvers the policy names for it, as for any
+ * mid-call): the rule, approvers and quorum the policy names for it, as for any
  * call that asks, so asking again never widens who may answer.
  */
-export async function approversOfCall(agent: Agent, snapshot: AgentSnapshot, call: ToolCall): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan }> {
+export async function approversOfCall(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan; quorum?: Quorum }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
   const tool = agent.tools.get(call.name)!;
   const approvers = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
-  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges };
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges, ...(quorum === undefined ? {} : { quorum }) };
 }
 
 /** A grant's verdict on a call, standing in for the person who gave it. */
@@ -101,18 +109,20 @@ async function verdictOf(
   if (rule?.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }) };
 
   const list = approverListOf(rule, tool);
-  const approvers = list === undefined ? {} : { approvers: list };
-  const target = { toolName: call.name, ruleId: rule?.id, ...approvers };
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
+  const target = { toolName: call.name, ruleId: rule?.id, ...(list === undefined ? {} : { approvers: list }) };
   const denial = await grants.decide(call, input, target, 'denied');
   if (denial !== undefined) return grantVerdict(denial, 'deny');
-  // Memory stands in for the person who granted it, so it covers only calls that person may decide.
-  const grantor = runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by));
+  // Memory and approval grants stand in for the person who gave them, so they cover only calls that person may
+  // decide, and never a call that needs several people: one person's word is not a quorum.
+  const grantor = quorum === undefined ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by)) : undefined;
   if (grantor !== undefined) {
     return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
   }
   const verdict = await policyVerdict(agent, rule, input, ctx, tool, approvers);
-  if (verdict.action !== 'ask') return verdict;
-  // Only a call that would be put to a person spends a use of an approval grant.
+  // Only a call that would be put to one person spends a use of an approval grant: never one that needs several.
+  if (verdict.action !== 'ask' || quorum !== undefined) return verdict;
   const approval = await grants.decide(call, input, target, 'approved');
   return approval === undefined ? verdict : grantVerdict(approval, 'allow');
 }
@@ -207,6 +217,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot, refus
           approvers: verdict.approvers,
           ruleId: verdict.ruleId,
           nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
+          quorum: verdict.quorum,
         },
         {
           now,

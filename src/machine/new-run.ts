@@ -24,6 +24,11 @@ export interface ExecuteInput {
    * (`runtime.pending({ sessionId })`). Same rules as a run id.
    */
   readonly sessionId?: string;
+  /**
+   * Who asked for the run (the chat user, the ticket's author), as your system knows them: a quorum with
+   * `excludeRequester` (the default) refuses their vote, so nobody approves their own request.
+   */
+  readonly requestedBy?: string;
 }
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
@@ -32,6 +37,7 @@ const inputSchema = z.object({
   runId: idSchema.optional(),
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
+  requestedBy: z.string().min(1, 'is empty; name who asked, or leave it out').max(256).optional(),
 });
 
 /** A history handed in is the caller's own: checked like a snapshot's, and a call nested too deep is refused outright (nothing could store the run). */
@@ -68,6 +74,7 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
     maxTurns: agent.settings.maxTurns,
     ...(input.origin === undefined ? {} : { origin: { ...input.origin } }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
     version: 0,
     createdAt: now,
     updatedAt: now,

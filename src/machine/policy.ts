@@ -5,6 +5,7 @@ import type { Approvers, ToolContext } from './define-tool.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { EscalationStep, ToolAnnotations } from './types.js';
 import { parseOptions } from '../options.js';
+import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
 
@@ -37,6 +38,8 @@ export interface PolicyRule {
   readonly remindAfterMs?: number;
   /** For an `ask` rule: who is brought in, and when, while its requests wait; wins over the tool's. */
   readonly escalate?: readonly EscalationStep[];
+  /** Several people must approve the calls this rule asks about; wins over the tool's `approvals`. */
+  readonly approvals?: QuorumOptions;
 }
 
 export interface PolicyConfig {
@@ -55,6 +58,7 @@ const policyRuleSchema = z.object({
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
+  approvals: quorumOptionsSchema.optional(),
 });
 
 /** A rule with its globs compiled, once. */

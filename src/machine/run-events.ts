@@ -1,6 +1,7 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord } from './types.js';
+import { tallyVotes, type VoteTally } from './quorum.js';
+import type { AgentSnapshot, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;
@@ -78,6 +79,16 @@ export type RunEvent =
       readonly sessionId?: string;
     }
   | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
+  | {
+      /** A vote on a quorum request that did not settle it (the one that does is in `approval-resolved`'s `entry.votes`). */
+      readonly type: 'approval-voted';
+      readonly runId: string;
+      readonly agentName: string;
+      readonly approvalId: string;
+      readonly vote: Vote;
+      /** Where the request stands after this vote: approvals so far, how many more are needed, who may still vote. */
+      readonly tally: VoteTally;
+    }
   | { readonly type: 'run-completed'; readonly runId: string; readonly agentName: string; readonly output: string }
   | { readonly type: 'run-failed'; readonly runId: string; readonly agentName: string; readonly error: RunError }
   | {
@@ -165,6 +176,10 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
     const where = { ...(after.origin === undefined ? {} : { origin: after.origin }), ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }) };
     for (const request of after.pendingApprovals) {
       const earlier = known.get(request.approvalId);
+      if (earlier !== undefined && request.quorum !== undefined && (request.votes?.length ?? 0) > (earlier.votes?.length ?? 0)) {
+        const tally = tallyVotes(request.quorum, request.votes!, after.requestedBy);
+        for (const vote of request.votes!.slice(earlier.votes?.length ?? 0)) events.push({ type: 'approval-voted', runId, agentName, approvalId: request.approvalId, vote, tally });
+      }
       if (earlier === undefined) events.push({ type: 'approval-requested', runId, agentName, request, ...where });
       else if (earlier !== request) events.push(...nudgeEvents(earlier, request, runId, agentName, where));
     }

@@ -35,6 +35,14 @@ const historySchema = z.object({
   escalations: z.array(z.object({ at: z.number(), to: escalationTargetSchema })),
 });
 
+const voteSchema = z.object({
+  by: z.string().optional(),
+  approved: z.boolean(),
+  at: z.number(),
+  reason: z.string().optional(),
+  signature: z.string().optional(),
+});
+
 /** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
 export const requestSchema = z.object({
   approvalId: z.string(),
@@ -57,6 +65,16 @@ export const requestSchema = z.object({
   remindAfterMs: z.number().optional(),
   escalate: z.array(z.object({ afterMs: z.number(), to: escalationTargetSchema })).optional(),
   history: historySchema.extend({ signature: z.string().optional() }).optional(),
+  quorum: z
+    .object({
+      required: z.number().int().positive(),
+      from: z.array(z.string()).optional(),
+      distinctPeople: z.boolean(),
+      excludeRequester: z.boolean(),
+      anyDenyDenies: z.boolean(),
+    })
+    .optional(),
+  votes: z.array(voteSchema).optional(),
 });
 
 /** An `AuditEntry` as stored. */
@@ -78,6 +96,7 @@ export const auditSchema = z.object({
   grantId: z.string().optional(),
   claimedAt: z.number().optional(),
   history: historySchema.optional(),
+  votes: z.array(voteSchema).optional(),
   signature: z.string().optional(),
 });
 
@@ -110,6 +129,7 @@ export const headSchema = z.object({
   maxTurns: z.number().int().positive(),
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
+  requestedBy: z.string().optional(),
   usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),

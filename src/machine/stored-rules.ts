@@ -30,6 +30,7 @@ export class StoredRuleCache {
         ...(rule.approvers === undefined ? {} : { approvers: rule.approvers }),
         ...(rule.remindAfterMs === undefined ? {} : { remindAfterMs: rule.remindAfterMs }),
         ...(rule.escalate === undefined ? {} : { escalate: rule.escalate }),
+        ...(rule.approvals === undefined ? {} : { approvals: rule.approvals }),
       })),
     );
     this.#last = { signature, set };

@@ -282,6 +282,41 @@ export interface ApprovalRequest {
   readonly escalate?: readonly EscalationStep[];
   /** Reminders sent and escalations made so far; absent until the first. */
   readonly history?: RequestHistory;
+  /** When several people must approve (a rule's or the tool's `approvals`): the settings, signed with the request. */
+  readonly quorum?: Quorum;
+  /** The votes so far on a quorum request, each signed on its own (they arrive after the request was signed). */
+  readonly votes?: readonly Vote[];
+}
+
+/**
+ * The quorum a request needs, resolved from the rule's or the tool's `approvals` (see `QuorumOptions`).
+ *
+ * @example
+ * const quorum: Quorum = { required: 2, from: ['ana', 'bo', 'cy'], distinctPeople: true, excludeRequester: true, anyDenyDenies: true };
+ */
+export interface Quorum {
+  readonly required: number;
+  /** Who may vote, when the rule or tool names a list (a predicate is checked at each vote, not carried). */
+  readonly from?: readonly string[];
+  readonly distinctPeople: boolean;
+  readonly excludeRequester: boolean;
+  readonly anyDenyDenies: boolean;
+}
+
+/**
+ * One person's vote on a quorum request.
+ *
+ * @example
+ * const first: Vote | undefined = snap.pendingApprovals[0]?.votes?.[0]; // { by: 'ana', approved: true, at: 1767225600000 }
+ */
+export interface Vote {
+  readonly by?: string;
+  readonly approved: boolean;
+  /** The agent's clock when the vote was recorded. */
+  readonly at: number;
+  readonly reason?: string;
+  /** HMAC over the run, the approval id and the vote's fields, when the agent has a decision secret. */
+  readonly signature?: string;
 }
 
 /** A person's (or a system's) answer to an `ApprovalRequest`. */
@@ -344,6 +379,8 @@ export interface AuditEntry {
   readonly claimedAt?: number;
   /** The reminders and escalations of the request this entry decided, when there were any. */
   readonly history?: Omit<RequestHistory, 'signature'>;
+  /** On a quorum decision: every vote cast (`by` is the last voter's). */
+  readonly votes?: readonly Vote[];
   /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */
   readonly signature?: string;
 }
@@ -426,6 +463,8 @@ export interface AgentSnapshot {
   readonly origin?: RunOrigin;
   /** The session (a conversation) the run belongs to, when its starter said (`ExecuteInput.sessionId`); bound by its signatures. */
   readonly sessionId?: string;
+  /** Who asked for the run (`ExecuteInput.requestedBy`): a quorum with `excludeRequester` refuses their vote. Bound by its signatures. */
+  readonly requestedBy?: string;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;

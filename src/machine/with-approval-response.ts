@@ -16,6 +16,7 @@ import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { mayDecide } from './approvers.js';
 import { approversNow, historyOf, historyVerifies } from './nudge.js';
+import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
 import { SIGNATURE_V2, signDecision } from './decision-signature.js';
 import { canonicalJson, digestOf, safeEqual } from './digest.js';
 import { argsMatch } from './grants/args-match.js';
@@ -134,7 +135,10 @@ function isExpired(request: ApprovalRequest, at: number): boolean {
  * Records a decision and returns the new snapshot; the input is untouched.
  * When the last pending request is decided the run is ready to resume with
  * `agent.execute(next)`; until then it stays `awaitingApproval`. An identical
- * repeat of a recorded decision returns the snapshot unchanged.
+ * repeat of a recorded decision returns the snapshot unchanged. On a request
+ * several people must approve (`approvals` on its rule or tool) the response
+ * is one vote: it is added to `request.votes` until the quorum is met (or a
+ * deny settles it), and only then is the decision recorded.
  *
  * @example
  * const next = withApprovalResponse(snap, {
@@ -159,6 +163,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
 
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
+  if (recorded?.votes !== undefined) return voteAfterOutcome(snapshot, { ...recorded, votes: recorded.votes }, response);
   if (recorded) {
     if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
     // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
@@ -197,6 +202,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
       throw new ApprovalSignatureError(request.approvalId, 'the response must echo the signature of the request it decides (request.signature).');
     }
   }
+  if (isQuorumRequest(request)) return castVote(agent, snapshot, request, response, respondedAt);
 
   let editedArgs: unknown;
   if (response.args !== undefined) {
@@ -259,7 +265,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
 function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
   const decisions: Decision[] = [];
   for (const sibling of snapshot.pendingApprovals) {
-    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName) continue;
+    // One person's memory is never a quorum: a sibling that needs several people stays pending for them.
+    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || isQuorumRequest(sibling)) continue;
     try {
       verifyRequestIntegrity(agent, snapshot, sibling, true);
     } catch {

@@ -1,5 +1,6 @@
 import type { PolicyAction } from '../machine/policy.js';
 import type { EscalationStep } from '../machine/types.js';
+import type { QuorumOptions } from '../machine/quorum.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
 export interface StoredRule {
@@ -15,6 +16,8 @@ export interface StoredRule {
   readonly remindAfterMs?: number;
   /** Who is brought in, and when, while its requests wait (see `PolicyRule.escalate`). */
   readonly escalate?: readonly EscalationStep[];
+  /** Several people must approve (JSON: `from` is a list of ids). */
+  readonly approvals?: QuorumOptions & { readonly from?: readonly string[] };
   /** Limits the rule to one agent; every agent when left out. */
   readonly agent?: string;
 }

@@ -19,6 +19,7 @@ import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../machine/r
 import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
+import { voteProgress } from '../machine/quorum.js';
 import { parseOptions } from '../options.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, CommitReceipt, ListPendingOptions } from '../ports/snapshot-store.js';
@@ -36,6 +37,9 @@ export type { RuntimeOptions } from './runtime-options.js';
 const runIdSchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 characters');
 
 /** The receipt of a commit that did nothing beyond the write. */
+// Voters on one quorum request contend by design: with 20 at once a voter can lose 19 rounds before it lands.
+const VOTE_RETRIES = 60;
+
 const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
@@ -195,7 +199,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     receipt.held === undefined ? { next: outcome.next, result: outcome.result, committed: true, receipt } : { next: current, result: outcome.result, committed: false, receipt };
 
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
-  const update = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor): Promise<{ next: AgentSnapshot; result: T; committed: boolean; receipt: CommitReceipt }> => {
+  const update = async <T>(
+    runId: string,
+    change: Change<T>,
+    optionsFor?: OptionsFor,
+    retriesFor: (current: AgentSnapshot) => number = () => maxRetries,
+  ): Promise<{ next: AgentSnapshot; result: T; committed: boolean; receipt: CommitReceipt }> => {
     parse(runIdSchema, runId, 'runId');
     const peeked = await fromPeek(runId, change, optionsFor);
     if (peeked) return peeked;
@@ -206,7 +215,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       try {
         return committedOrHeld(current, outcome, await commit(outcome.next, current, optionsFor?.(outcome.next)));
       } catch (error) {
-        if (!(error instanceof VersionConflictError) || attempt >= maxRetries) throw error;
+        if (!(error instanceof VersionConflictError) || attempt >= retriesFor(current)) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.
         await pause(Math.random() * Math.min(50, 2 ** attempt));
       }
@@ -295,13 +304,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return decided === current ? { unchanged: undefined } : { next: decided, result: undefined };
       },
       optionsFor,
+      // Voters on one request are expected to collide: each round of the compare-and-set lands one of them.
+      (current) => (current.pendingApprovals.find((request) => request.approvalId === response.approvalId)?.quorum !== undefined ? Math.max(maxRetries, VOTE_RETRIES) : maxRetries),
     );
-    if (receipt.held !== undefined) return { snapshot: next, status: next.status, duplicate: false, held: receipt.held };
+    const progress = voteProgress(next, response.approvalId);
+    const vote = progress === undefined ? {} : { vote: { recorded: committed, approvals: progress.approvals, required: progress.required, remaining: progress.remaining } };
+    if (receipt.held !== undefined) return { snapshot: next, status: next.status, duplicate: false, held: receipt.held, ...vote };
     // After the commit, and on a repeat too (the first responder may have failed between the two): a session or agent
     // decision's grant covers calls from now on, even in mode 'record' where nothing resumes the run here.
     await grantOps.recordDecision(next, response.approvalId);
     const after = committed ? await carryOn(next, mode, receipt.queued) : await carryOnRepeat(next, mode);
-    return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}) };
+    return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}), ...vote };
   };
 
   const withDecision = (current: AgentSnapshot, response: ApprovalResponse): AgentSnapshot => {

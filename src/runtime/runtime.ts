@@ -43,6 +43,11 @@ export interface RespondResult {
   readonly replaced?: boolean;
   /** What `RespondOptions.claimRemembered`'s key already held: nothing was written, and `snapshot` is the run as found. */
   readonly held?: string;
+  /**
+   * On a request several people must approve: whether this response recorded a vote (false for a repeat of one's own
+   * vote), the approvals so far, how many the quorum needs, and how many more (0 once it is settled).
+   */
+  readonly vote?: { readonly recorded: boolean; readonly approvals: number; readonly required: number; readonly remaining: number };
 }
 
 /**

@@ -38,6 +38,21 @@ describe('scope: session', () => {
     expect(executions.count('deploy')).toBe(0);
   });
 
+  it('never covers a call that needs several approvers (one granter is not a quorum); a denial still applies', async () => {
+    const twoPeople = { id: 'prod-two-people', tool: 'deploy', when: (args: { env: string }) => args.env === 'prod', action: 'ask', approvals: { required: 2 } } as const;
+    const { run, decide, executions } = grantAgent({ decisionSecret, policy: { rules: [twoPeople] } });
+    await decide(await run(deploy('staging'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session' });
+    expect((await run(deploy('staging'), 'chat-1')).status).toBe('completed');
+    const prod = await run(deploy('prod'), 'chat-1');
+    expect(prod.status).toBe('awaitingApproval');
+    expect(prod.pendingApprovals[0]).toMatchObject({ ruleId: 'prod-two-people', quorum: { required: 2 } });
+    expect(executions.count('deploy')).toBe(2);
+
+    await decide(await run(deploy('qa'), 'chat-2'), { approved: false, approvedBy: 'alice', scope: 'session' });
+    expect((await run(deploy('prod'), 'chat-2')).audit.at(-1)).toMatchObject({ source: 'grant', decision: 'denied' });
+    expect(executions.count('deploy')).toBe(2);
+  });
+
   it('refuses scope session on a run without a session, naming the fix', async () => {
     const { agent, run } = grantAgent({ decisionSecret });
     const paused = await run(deploy('prod'));

@@ -150,6 +150,8 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
       if (pending.length > 1) events.push({ type: 'DECIDED', at, decisions: [decide(pending[0]!, true)] });
       // The sweeper's reminder: the request is replaced by its nudged copy, and the run keeps waiting.
       events.push({ type: 'NUDGED', at, requests: [{ ...pending[0]!, history: { reminders: 1, lastRemindedAt: at, escalations: [] } }] });
+      // A vote that does not settle a quorum request only changes that request's votes.
+      if (pending.length > 0) events.push({ type: 'VOTED', at, approvalId: pending[0]!.approvalId, votes: [{ by: 'ana', approved: true, at }] });
       return [...events, ...common];
     }
     default:
@@ -278,7 +280,20 @@ describe('every path of the statechart', () => {
     expect([...states].sort()).toEqual(['awaitingApproval', 'callingModel', 'cancelled', 'completed', 'evaluatingTools', 'executingTools', 'failed', 'idle']);
     const events = new Set(Object.values(adjacency).flatMap((vertex) => Object.values(vertex.transitions).map((edge) => edge.event.type)));
     expect([...events].sort()).toEqual(
-      ['CANCEL', 'DECIDED', 'FAIL', 'FORGET_RUN_APPROVALS', 'MODEL_RESPONDED', 'NUDGED', 'START', 'TOOLS_EVALUATED', 'TOOL_FINISHED', 'TOOL_INTERRUPTED', 'TOOL_STARTED'].sort(),
+      [
+        'CANCEL',
+        'DECIDED',
+        'FAIL',
+        'FORGET_RUN_APPROVALS',
+        'MODEL_RESPONDED',
+        'NUDGED',
+        'START',
+        'TOOLS_EVALUATED',
+        'TOOL_FINISHED',
+        'TOOL_INTERRUPTED',
+        'TOOL_STARTED',
+        'VOTED',
+      ].sort(),
     );
     const ends = new Set(shortestPaths.map((path) => (path.state.value === 'failed' ? path.state.context.error?.code : path.state.value)));
     for (const end of ['completed', 'awaitingApproval', 'cancelled', 'max_turns', 'boom']) expect(ends).toContain(end);

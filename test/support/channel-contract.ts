@@ -5,7 +5,7 @@
 // implements ChannelHarness against a fake of its service on loopback and calls channelContract(harness).
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type Notifier, type RunEvent } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type Notifier, type QuorumOptions, type RunEvent } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export const CONTRACT_LINK_SECRET = 'contract-link-secret-0123456789abcdef';
@@ -68,7 +68,9 @@ const CLAIMS = {
   connectorStatus: () => 'disconnected' as const,
 };
 
-function world(options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean; readonly claims?: boolean } = {}): World {
+function world(
+  options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean; readonly claims?: boolean; readonly approvals?: QuorumOptions } = {},
+): World {
   const executed: string[] = [];
   const deploy = defineTool({
     name: 'deploy',
@@ -76,6 +78,7 @@ function world(options: { readonly calls?: number; readonly approvers?: string[]
     input: z.object({ target: z.string(), note: z.string() }),
     needsApproval: true,
     ...(options.approvers ? { approvers: options.approvers } : {}),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.claims ? CLAIMS : {}),
     approvalPrompt: () => HOSTILE_TEXT,
     execute: async ({ target }) => {
@@ -233,6 +236,24 @@ export function channelContract(harness: ChannelHarness): void {
       await second.notifier.flush();
       expect(await second.click!(0, 'approve', 'U3')).toMatch(/may not decide this approval; nothing was done\. Ask one of its approvers\./);
       expect(guarded.executed).toEqual([]);
+    });
+
+    it('on a request several people must approve, a click is a vote that says how many more are needed; the quorum runs the call once', async () => {
+      const w = world({ approvals: { required: 2 } });
+      const fixture = await setup(w.runtime);
+      if (!fixture.click || !fixture.decider) return expect(harness.name).toBe('webhooks');
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      expect(fixture.deliveries()[0]!.visible).toContain('Needs 2 approvals: 0 so far, 2 more needed');
+      expect(await fixture.click(0, 'approve', 'U1')).toMatch(/Vote by .* recorded: 1 of 2 approvals, 1 more approval needed\./s);
+      // The same person clicking again (a retried click) counts once.
+      expect(await fixture.click(0, 'approve', 'U1')).toMatch(/nothing was done again/);
+      expect(w.executed).toEqual([]);
+      expect(await fixture.click(0, 'approve', 'U2')).toMatch(/Approved by .*: .*deploy.*, run is completed\./s);
+      expect(w.executed).toEqual(['svc-0']);
+      const entry = (await w.runtime.get(run.runId)).audit[0]!;
+      expect(entry.votes!.map((vote) => vote.by)).toEqual([fixture.decider('U1'), fixture.decider('U2')]);
     });
   });
 }

@@ -1,6 +1,6 @@
 // Agents for runtime tests: a gated tool whose executions are counted, driven by a scripted model.
 import { z } from 'zod';
-import { defineTool, type Agent } from 'countersign';
+import { defineTool, type Agent, type QuorumOptions } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { testAgent } from './test-kit.js';
 
@@ -22,6 +22,9 @@ export interface CountingAgentOptions {
   readonly during?: (key: string) => Promise<void> | void;
   readonly leaseMs?: number;
   readonly name?: string;
+  /** Several people must approve each call. */
+  readonly approvals?: QuorumOptions;
+  readonly decisionSecret?: string;
 }
 
 /** An agent whose model asks for `calls` `send_payment` calls, then answers `paid` once results are in. */
@@ -32,6 +35,7 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
     description: 'Send a payment',
     input: z.object({ to: z.string(), cents: z.number().int() }),
     ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     execute: async ({ to }, ctx) => {
       await options.during?.(ctx.idempotencyKey);
       executions.push(ctx.idempotencyKey);
@@ -50,6 +54,7 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.decisionSecret === undefined ? {} : { decisionSecret: options.decisionSecret }),
   });
   return { agent, executions, modelCalls: () => model.calls.length };
 }

@@ -33,7 +33,17 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
         footer: { text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}` },
       },
     ],
-    components: [{ type: 1, components: [button(3, 'Approve', ids.approve), button(1, 'Approve for this run', ids.approveForRun), button(4, 'Deny…', ids.deny)] }],
+    // A vote on a quorum request is once: no run-wide approval to offer.
+    components: [
+      {
+        type: 1,
+        components: [
+          button(3, 'Approve', ids.approve),
+          ...(request.quorum === undefined ? [button(1, 'Approve for this run', ids.approveForRun)] : []),
+          button(4, 'Deny…', ids.deny),
+        ],
+      },
+    ],
     allowed_mentions: NO_MENTIONS,
   };
 }

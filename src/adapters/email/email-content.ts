@@ -3,7 +3,7 @@
 // tags and attributes are the template's own.
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../channels/markup.js';
-import { annotationLine, partitionWarnings } from '../../channels/request-notes.js';
+import { annotationLine, partitionWarnings, votesLine } from '../../channels/request-notes.js';
 import { nudgeLine, outcomeLine, type CardOutcome } from '../../channels/wording.js';
 import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
 
@@ -63,6 +63,8 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
   if (request.connector) blocks.push(f.paragraph(`Connector: ${f.code(f.escape(request.connector))}`));
   const claims = annotationLine(request, f);
   if (claims !== '') blocks.push(f.paragraph(claims));
+  const votes = votesLine(request, f);
+  if (votes !== '') blocks.push(f.paragraph(votes));
   if (request.outcomeUnknown) blocks.push(f.paragraph('⚠️ This call was interrupted before; it may already have had its effect.'));
   const warnings = partitionWarnings(request);
   for (const warning of warnings.request) blocks.push(f.paragraph(f.strong(`⚠️ ${f.escape(warning.message)}`)));
@@ -71,7 +73,9 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
     blocks.push(f.list(warnings.args.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`)));
   }
   blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
-  blocks.push(f.list([f.link('Approve', urls.approve), f.link('Approve for this run', urls.approveForRun), f.link('Deny', urls.deny)]));
+  // A vote on a quorum request is once: no run-wide approval to offer.
+  const forRun = request.quorum === undefined ? [f.link('Approve for this run', urls.approveForRun)] : [];
+  blocks.push(f.list([f.link('Approve', urls.approve), ...forRun, f.link('Deny', urls.deny)]));
   blocks.push(
     f.paragraph(
       `Each link opens a page where you confirm; they work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ` +

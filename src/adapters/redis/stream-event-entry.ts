@@ -6,6 +6,7 @@ import { STREAM_MAXLEN } from './scripts.js';
 const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
   'approval-requested',
   'approval-resolved',
+  'approval-voted',
   'run-completed',
   'run-failed',
   'run-cancelled',

@@ -65,7 +65,8 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
     block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
     elements: [
       { type: 'button', action_id: SLACK_ACTION_IDS.approve, text: plain('Approve'), style: 'primary', value: tokens.approve },
-      { type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain('Approve for this run'), value: tokens.approveForRun },
+      // A vote on a quorum request is once: no run-wide approval to offer.
+      ...(request.quorum === undefined ? [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain('Approve for this run'), value: tokens.approveForRun }] : []),
       { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
     ],
   });

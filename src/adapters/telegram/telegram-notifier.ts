@@ -77,7 +77,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids),
+          reply_markup: cardKeyboard(ids, card.request.quorum === undefined),
           link_preview_options: { is_disabled: true },
         }),
       );

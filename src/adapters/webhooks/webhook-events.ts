@@ -2,13 +2,15 @@
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
 import type { RunEvent } from '../../machine/run-events.js';
-import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError } from '../../machine/types.js';
+import type { VoteTally } from '../../machine/quorum.js';
+import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, Vote } from '../../machine/types.js';
 
 /** Every event type, in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'approval.requested',
   'approval.reminder',
   'approval.escalated',
+  'approval.voted',
   'approval.resolved',
   'tool.finished',
   'run.completed',
@@ -90,6 +92,11 @@ export type WebhookEvent =
       readonly timestamp: string;
       readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly step: number; readonly to: EscalationTarget };
     }
+  | {
+      readonly type: 'approval.voted';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & { readonly approvalId: string; readonly vote: Vote; readonly tally: VoteTally };
+    }
   | { readonly type: 'approval.resolved'; readonly timestamp: string; readonly data: WebhookRunRef & AuditEntry }
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
   | { readonly type: 'run.completed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly output: string } }
@@ -124,6 +131,8 @@ const REQUEST_FIELDS = [
   'remindAfterMs',
   'escalate',
   'history',
+  'quorum',
+  'votes',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',
@@ -143,6 +152,7 @@ const AUDIT_FIELDS = [
   'grantId',
   'claimedAt',
   'history',
+  'votes',
   'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
 const FINISHED_FIELDS = ['approvalId', 'toolCallId', 'toolName', 'status', 'result'] as const satisfies readonly (keyof WebhookToolFinished)[];
@@ -182,6 +192,11 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
       return {
         event: { type: 'approval.resolved', timestamp, data: { ...ref, ...(pick(event.entry, AUDIT_FIELDS) as AuditEntry) } },
         identity: `${event.entry.approvalId}:${event.entry.toolCallId}`,
+      };
+    case 'approval-voted':
+      return {
+        event: { type: 'approval.voted', timestamp, data: { ...ref, approvalId: event.approvalId, vote: event.vote, tally: event.tally } },
+        identity: `${event.approvalId}:${event.vote.by ?? ''}:${event.vote.at}`,
       };
     case 'tool-finished':
       return { event: { type: 'tool.finished', timestamp, data: { ...ref, ...pick(event, FINISHED_FIELDS) } }, identity: `${event.approvalId}:${event.toolCallId}` };

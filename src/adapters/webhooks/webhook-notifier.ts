@@ -74,8 +74,8 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   parseOptions(webhookOptionsSchema, options, 'createWebhookNotifier');
   const { url } = options;
   const secrets: readonly string[] = typeof options.secret === 'string' ? [options.secret] : options.secret;
-  // Reminders and escalations by default too: they happen only where a tool or rule asks for them, and a receiver that asks people needs them.
-  const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.resolved']);
+  // Reminders, escalations and votes by default too: they happen only where a tool or rule asks for them, and a receiver that asks people needs them.
+  const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.voted', 'approval.resolved']);
   // The webhook notifier's own defaults: more tries, and longer waits, than a channel's.
   const { retry, timeoutMs, concurrency, fetch: fetchImpl, clock } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
   const queue = createDeliveryQueue({ concurrency });

@@ -27,9 +27,9 @@ export interface WebhookNotifierOptions extends DeliveryOptions {
    */
   readonly secret: string | readonly string[];
   /**
-   * Which events to send. Default `['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.resolved']`
-   * (reminders and escalations happen only where a tool or rule sets `remindAfterMs` or `escalate`); `tool.finished`
-   * and the `run.*` events only when listed.
+   * Which events to send. Default `['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.voted',
+   * 'approval.resolved']` (reminders, escalations and votes happen only where a tool or rule sets `remindAfterMs`,
+   * `escalate` or `approvals`); `tool.finished` and the `run.*` events only when listed.
    */
   readonly events?: readonly WebhookEventType[];
   /** How many dead letters `deadLetters()` keeps, the oldest dropped first; `onDeadLetter` sees all of them. Default 1000. */

@@ -29,6 +29,7 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
       input: typeof body.input === 'string' ? body.input : (body.input as Message[]),
       runId,
       ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+      ...(body.requestedBy === undefined ? {} : { requestedBy: body.requestedBy }),
     };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
     try {

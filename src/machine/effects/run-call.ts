@@ -19,9 +19,22 @@ import type { Run } from './run.js';
 async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: unknown, reason: string): Promise<AgentEvent> {
   const { settings, snapshot } = run;
   const now = settings.clock();
-  const { approvers, ruleId, nudges } = await approversOfCall(run.agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
+  const { approvers, ruleId, nudges, quorum } = await approversOfCall(run.agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
   const request = buildApprovalRequest(
-    { run: snapshot, approvalId: `apr_${randomUUID()}`, toolCallId: record.toolCallId, tool, args, parsedInput: args, approvers, ruleId, nudges, reason, outcomeUnknown: true },
+    {
+      run: snapshot,
+      approvalId: `apr_${randomUUID()}`,
+      toolCallId: record.toolCallId,
+      tool,
+      args,
+      parsedInput: args,
+      approvers,
+      ruleId,
+      nudges,
+      quorum,
+      reason,
+      outcomeUnknown: true,
+    },
     { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },
   );
   return { type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request };

@@ -10,8 +10,11 @@ import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
+import { consoleSessions } from './console/console-session.js';
+import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
+import { consoleRoutes } from './routes/console.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -105,8 +108,8 @@ const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value ==
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
  * approvals, takes decisions (bearer token or Standard Webhooks signature),
- * serves one-click link pages, streams run events and mounts channels'
- * handlers (`channels`). Serve it with
+ * serves one-click link pages and the approver's console (at `/`), streams
+ * run events and mounts channels' handlers (`channels`). Serve it with
  * `serve(app, { port })`, export `app.fetch` from a serverless function, or
  * call `app.request()` in tests. Errors are problem details
  * (`application/problem+json`) with a stable `code`.
@@ -146,13 +149,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     }
   };
 
+  const clock = options.clock ?? Date.now;
+  const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock);
   const auth: AuthSettings = {
     bearerTokens,
     webhookSecrets,
     insecure: bearerTokens.length === 0 && webhookSecrets.length === 0,
-    clock: options.clock ?? Date.now,
+    clock,
     maxBodyBytes,
     toleranceSeconds: 300,
+    sessions,
   };
   const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
   const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
@@ -194,7 +200,9 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', approvalRoutes(settings))
     .route('/', connectorRoutes(settings))
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
+    .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
+    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock }))
     .route('/', linkRoutes(settings));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).
   return app.route(

@@ -1,0 +1,107 @@
+// The console's session and its guards, over app.request: the cookie and what it may do, CSRF on every write, the
+// assets and the tool schemas the editor checks against. The browser test drives the same routes in Chromium.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createRuntime, defineTool } from 'countersign';
+import { createApprovalApp } from 'countersign/http';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+const TOKEN = 'console-test-token-0123456789';
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+function setup() {
+  const deleteFile = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    input: z.object({ path: z.string().min(1) }),
+    needsApproval: true,
+    execute: ({ path }) => `deleted ${path}`,
+  });
+  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path: '/tmp/x' })));
+  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [deleteFile] })] });
+  const app = createApprovalApp(runtime, { bearerToken: TOKEN });
+  const signIn = async (url = 'http://localhost/console/session') => {
+    const response = await app.request(url, form({ token: TOKEN, name: 'alice' }));
+    const cookie = response.headers.get('set-cookie') ?? '';
+    return { response, cookie, pair: cookie.split(';')[0]! };
+  };
+  /** The CSRF token the console page hands the signed-in person. */
+  const csrfOf = async (pair: string) => /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie: pair } })).text())![1]!;
+  return { runtime, app, signIn, csrfOf };
+}
+
+describe('the console', () => {
+  it('shows the sign-in form at / under a CSP that allows only its own scripts and styles', async () => {
+    const { app } = setup();
+    const response = await app.request('/');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(response.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(await response.text()).toContain('name="token"');
+  });
+
+  it('exchanges the token for an HttpOnly, SameSite=Strict cookie, Secure over https; a wrong token gets none', async () => {
+    const { app, signIn } = setup();
+    const wrong = await app.request('/console/session', form({ token: 'wrong-token-0123456789', name: 'mallory' }));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const { response, cookie } = await signIn();
+    expect(response.status).toBe(303);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/);
+    expect((await signIn('https://localhost/console/session')).cookie).toMatch(/Secure/);
+  });
+
+  it('decides as the signed-in person only with the CSRF token; a tampered cookie is signed out', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const { pair } = await signIn();
+    const decide = (fields: Record<string, string>, cookie = pair) =>
+      app.request('/console/decide', { ...form({ runId: run.runId, approvalId, decision: 'approve', ...fields }), headers: { ...form({}).headers, cookie } });
+
+    expect((await decide({})).status).toBe(403);
+    expect((await decide({ csrf: 'x'.repeat(43) })).status).toBe(403);
+    const [name, value] = pair.split('=') as [string, string];
+    const [version, payload, mac] = value.split('.') as [string, string, string];
+    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('alice', 'admin')).toString('base64url');
+    expect((await decide({ csrf: await csrfOf(pair) }, `${name}=${version}.${forged}.${mac}`)).status).toBe(401);
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+
+    const answer = await decide({ csrf: await csrfOf(pair) });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('../');
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
+  });
+
+  it('lets the session cookie read the API but never write through it', async () => {
+    const { runtime, app, signIn } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    expect((await app.request('/approvals', { headers: { cookie: pair } })).status).toBe(200);
+    const write = await app.request(`/runs/${run.runId}/approvals/${run.pendingApprovals[0]!.approvalId}`, {
+      method: 'POST',
+      headers: { cookie: pair, 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: true, approvedBy: 'someone-else' }),
+    });
+    expect(write.status).toBe(401);
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+  });
+
+  it("serves its script as a module and lists an agent's tool schemas for the editor", async () => {
+    const { app, signIn } = setup();
+    const script = await app.request('/console/assets/main.js');
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain('import');
+    expect((await app.request('/console/assets/..%2Fsecrets.js')).status).toBe(404);
+    const { pair } = await signIn();
+    const tools = (await (await app.request('/agents/files/tools', { headers: { cookie: pair } })).json()) as { tools: { name: string; parameters: unknown }[] };
+    expect(tools.tools[0]).toMatchObject({ name: 'delete_file', parameters: { type: 'object', required: ['path'] } });
+    expect((await app.request('/agents/files/tools')).status).toBe(401);
+  });
+});

@@ -15,6 +15,10 @@ import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { consoleRoutes } from './routes/console.js';
+import { consoleRecordRoutes } from './routes/console-records.js';
+import { ruleRoutes } from './routes/rules.js';
+import { auditHistory } from './console/audit-history.js';
+import type { RuleStore } from '../ports/rule-store.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -74,6 +78,11 @@ export interface ApprovalAppOptions {
    * check their own signatures, not `bearerToken` or `webhookSecret`. Two at one path, or one at a path of the app, are refused.
    */
   readonly channels?: readonly ChannelRoute[];
+  /**
+   * The stored rules your agents read (the `ruleStore` you gave `createAgent`): served as `GET/POST/DELETE /rules` and
+   * on the console's rules page. Left out, neither exists.
+   */
+  readonly rules?: RuleStore;
   /** Unexpected errors (answered with a bare 500) and failures of runs that went on after a 202. */
   readonly onError?: (error: unknown, context: ApprovalAppErrorContext) => void;
 }
@@ -100,8 +109,17 @@ const optionsSchema = optionsObject({
       }),
     )
     .optional(),
+  rules: z
+    .custom<RuleStore>(
+      (value) => ['add', 'list', 'setEnabled', 'remove'].every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function'),
+      'must be a RuleStore (add, list, setEnabled, remove)',
+    )
+    .optional(),
   onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
 });
+
+/** How many decisions the console's history keeps (in memory, from the event feed). */
+const HISTORY_LIMIT = 1000;
 
 const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
 
@@ -203,7 +221,9 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
     .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock }))
+    .route('/', consoleRecordRoutes(settings, { sessions, history: auditHistory(feed, HISTORY_LIMIT), rules: options.rules, maxBodyBytes }))
     .route('/', linkRoutes(settings));
+  if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).
   return app.route(
     '/',

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createRuntime, defineTool } from 'countersign';
+import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { inboxLinkUrl } from '../support/link-urls.js';
@@ -37,8 +37,9 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
       return `deleted ${path}`;
     },
   });
+  const rules = createMemoryRuleStore();
   const agents = [
-    createAgent({ name: 'files', model, tools: [deleteFile], decisionSecret: 'console-browser-decision-secret-0123456789' }),
+    createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret: 'console-browser-decision-secret-0123456789' }),
     createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
@@ -46,7 +47,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN }), { port: 0 });
+    server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN, rules }), { port: 0 });
     browser = await chromium.launch({
       executablePath,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -70,6 +71,8 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
   const card = (page: Page, runId: string) => page.locator('article.card', { hasText: runId });
   /** Makes the card current, and waits until it has been on the page long enough for Enter to count. */
   async function focusSettled(page: Page, runId: string) {
+    // The script is running once it has shown the keyboard hint (it selects the first card as it starts).
+    await page.locator('p.hint').waitFor();
     await card(page, runId).first().focus();
     await page.waitForTimeout(800);
   }
@@ -198,6 +201,49 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await context.close();
   });
 
+  it('searches the history by person and decision, and exports the search as JSON Lines', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Person').fill('bob');
+    await page.getByLabel('Decision').selectOption('denied');
+    await Promise.all([page.waitForURL(/decision=denied/), page.getByRole('button', { name: 'Search' }).click()]);
+    const rows = page.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().innerText()).toContain('not today');
+    await page.screenshot({ path: `${shots}/history.png` });
+    const exported = await page.request.get(await page.getByRole('link', { name: 'Export JSON Lines' }).evaluate((link) => (link as HTMLAnchorElement).href));
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ toolName: 'delete_file', decision: 'denied', by: 'bob@example.com', reason: 'not today' })]);
+    await context.close();
+  });
+
+  it('a rule added on the rules page takes effect on the next call; disabled, the tool asks again', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await page.getByRole('link', { name: 'Rules' }).click();
+    expect(await page.locator('main').innerText()).toContain('deny beats ask beats allow');
+    await page.getByLabel('Tool (a name or a glob such as search_*)').fill('delete_file');
+    await page.getByLabel('Agent (empty: every agent)').fill('files');
+    await page.getByLabel('Action').selectOption('allow');
+    await page.getByLabel('Reason').fill('cleanup week');
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Add rule' }).click()]);
+    expect(await page.locator('tbody tr').first().innerText()).toContain('cleanup week');
+    await page.screenshot({ path: `${shots}/rules.png` });
+    const allowed = await start('files', '/tmp/by-rule');
+    expect(allowed.status).toBe('completed');
+    expect(deleted).toContain('/tmp/by-rule');
+
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Disable' }).click()]);
+    expect((await start('files', '/tmp/asked-again')).status).toBe('awaitingApproval');
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Delete' }).click()]);
+    expect(await rules.list()).toEqual([]);
+    await context.close();
+  });
+
   it('signs in with an inbox link as its reviewer', async () => {
     const run = await start('files', '/tmp/inbox');
     const inbox = await inboxLinkUrl(runtime, 'carol@example.com', {}, server.url);
@@ -214,7 +260,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await context.close();
   });
 
-  it('is usable at 360 px and has no serious accessibility violations (axe-core)', async () => {
+  it('is usable at 360 px and has no serious accessibility violations (axe-core)', { timeout: 90_000 }, async () => {
     await start('files', '/var/log/app.log');
     await start('files', '/srv/reports/q3.pdf', '/srv/reports/q4.pdf');
     const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
@@ -231,7 +277,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     const wide = await browser.newContext({ viewport: { width: 1000, height: 700 } });
     const shot = await signIn(wide);
     await shot.goto(`${server.url}/?agent=files`);
-    await shot.locator('article.card').first().waitFor();
+    await shot.locator('article.card:not([hidden])').first().waitFor();
     await shot.screenshot({ path: 'docs/console.png' });
     await wide.close();
   });

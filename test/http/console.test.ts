@@ -2,7 +2,7 @@
 // assets and the tool schemas the editor checks against. The browser test drives the same routes in Chromium.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createRuntime, defineTool } from 'countersign';
+import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
@@ -103,5 +103,26 @@ describe('the console', () => {
     const tools = (await (await app.request('/agents/files/tools', { headers: { cookie: pair } })).json()) as { tools: { name: string; parameters: unknown }[] };
     expect(tools.tools[0]).toMatchObject({ name: 'delete_file', parameters: { type: 'object', required: ['path'] } });
     expect((await app.request('/agents/files/tools')).status).toBe(401);
+  });
+});
+
+describe('GET/POST/DELETE /rules', () => {
+  it('lists, adds, disables and removes stored rules with the bearer token, and refuses without it', async () => {
+    const rules = createMemoryRuleStore();
+    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    expect((await app.request('/rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"allow"}' })).status).toBe(401);
+    const added = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'search_*', action: 'allow', reason: 'read-only' }) });
+    expect(added.status).toBe(201);
+    const { rule } = (await added.json()) as { rule: { id: string } };
+    expect((await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ action: 'maybe' }) })).status).toBe(400);
+    const disabled = await app.request(`/rules/${rule.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ enabled: false }) });
+    expect(((await disabled.json()) as { rule: { enabled: boolean } }).rule.enabled).toBe(false);
+    const listed = (await (await app.request('/rules', { headers: auth })).json()) as { items: { id: string; enabled: boolean }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ id: rule.id, enabled: false, tool: 'search_*' })]);
+    expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
+    expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
+    expect(await rules.list()).toEqual([]);
   });
 });

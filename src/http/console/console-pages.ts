@@ -30,7 +30,7 @@ const e = escapeHtml;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A console page; `root` leads from the page's URL back to the app's root ('' at `/`, `'../'` under `/console/`). */
-function page(title: string, body: string, options: { readonly script: boolean; readonly root?: string }): string {
+export function page(title: string, body: string, options: { readonly script: boolean; readonly root?: string }): string {
   const root = options.root ?? '';
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
@@ -89,7 +89,7 @@ function badges(request: ApprovalRequest): string {
   );
 }
 
-const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
+export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
 
 /**
  * One pending approval as a card: what will run and why it asks, with forms that approve or deny it without
@@ -224,9 +224,9 @@ function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFil
 }
 
 /** The header every signed-in page shares: where you are, who you are, sign out. */
-function signedInHeader(session: ConsoleSession, root: string): string {
+export function signedInHeader(session: ConsoleSession, root: string): string {
   return (
-    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a></nav>` +
+    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a><a href="${root}console/history">History</a><a href="${root}console/rules">Rules</a></nav>` +
     `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +
     `${hidden('csrf', session.csrf)}<button type="submit">Sign out</button></form></header>`
   );

@@ -212,6 +212,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   });
 
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
+  const history = auditHistory(feed, HISTORY_LIMIT);
   app
     .route('/', serviceRoutes())
     .route('/', runRoutes(settings))
@@ -220,8 +221,8 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
     .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
-    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock }))
-    .route('/', consoleRecordRoutes(settings, { sessions, history: auditHistory(feed, HISTORY_LIMIT), rules: options.rules, maxBodyBytes }))
+    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock, history }))
+    .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', linkRoutes(settings));
   if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).

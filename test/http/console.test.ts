@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
+import { approvalCard } from '../../src/http/console/console-pages.js';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 const TOKEN = 'console-test-token-0123456789';
@@ -124,5 +125,42 @@ describe('GET/POST/DELETE /rules', () => {
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
     expect(await rules.list()).toEqual([]);
+  });
+});
+
+describe('console sessions and cards', () => {
+  const model = createScriptedModel([textTurn('hi')]);
+  it('signs in with a name alone when the app is insecure (loopback demos), and a removed token signs its sessions out', async () => {
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model, tools: [] })] });
+    const insecure = createApprovalApp(runtime, { insecure: true });
+    const demo = await insecure.request('http://127.0.0.1/console/session', form({ name: 'demo' }));
+    expect(demo.status).toBe(303);
+    expect(demo.headers.get('set-cookie')).toMatch(/^countersign_console=/);
+
+    const other = 'console-test-token-rotated-out';
+    const before = createApprovalApp(runtime, { bearerToken: [TOKEN, other] });
+    const cookie = (await before.request('/console/session', form({ token: other, name: 'alice' }))).headers.get('set-cookie')!.split(';')[0]!;
+    expect(await (await before.request('/', { headers: { cookie } })).text()).toContain('Signed in as');
+    const after = createApprovalApp(runtime, { bearerToken: TOKEN });
+    expect(await (await after.request('/', { headers: { cookie } })).text()).toContain('name="token"');
+  });
+
+  it('shows votes when the request carries them, and warns of a call whose outcome is unknown', () => {
+    const request = {
+      approvalId: 'apr_1',
+      toolCallId: 'call_1',
+      toolName: 'transfer',
+      args: { amount: 5 },
+      argsDigest: 'x',
+      description: 'Transfer 5',
+      requestedAt: 0,
+      warnings: [],
+      outcomeUnknown: true,
+      votes: [{ by: 'alice', approved: true }],
+      quorum: 2,
+    };
+    const html = approvalCard({ runId: 'run_1', agentName: 'bank', request }, { csrf: 'c', runPending: [request] });
+    expect(html).toContain('Votes so far: alice (approve) of 2 needed');
+    expect(html).toContain('Outcome unknown');
   });
 });

@@ -23,21 +23,30 @@ export interface HistoryQuery {
 /**
  * The decisions this app has seen go by on its event feed (`approval-resolved`), newest first, the last `limit` of
  * them: the store keeps each run's audit with the run but has no index across runs, so the console's history is the
- * feed's, bounded in memory. With a feed that carries every process's events (a Redis stream reader), it covers them all.
+ * feed's, bounded in memory. It listens from the first time the console is used (`start`), so an app whose console
+ * nobody opens adds no listener to the feed. With a feed that carries every process's events (a Redis stream
+ * reader), it covers them all.
  *
  * @example
  * const history = auditHistory({ subscribe: (listener) => runtime.subscribe(listener) }, 1000);
+ * history.start();
  * history.search({ decision: 'denied' });
  */
 export function auditHistory(feed: EventFeed, limit: number) {
   const entries: HistoryEntry[] = [];
-  feed.subscribe((event) => {
-    if (event.type !== 'approval-resolved') return;
-    entries.unshift({ ...event.entry, runId: event.runId, agentName: event.agentName });
-    if (entries.length > limit) entries.pop();
-  });
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    feed.subscribe((event) => {
+      if (event.type !== 'approval-resolved') return;
+      entries.unshift({ ...event.entry, runId: event.runId, agentName: event.agentName });
+      if (entries.length > limit) entries.pop();
+    });
+  };
   const lower = (text: string | undefined) => text?.toLowerCase();
   return {
+    start,
     search(query: HistoryQuery): readonly HistoryEntry[] {
       const tool = lower(query.tool);
       const by = lower(query.by);

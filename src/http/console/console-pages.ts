@@ -260,7 +260,7 @@ export function consolePage(session: ConsoleSession, entries: readonly PendingAp
 export function consoleMessagePage(session: ConsoleSession, title: string, detail: string, root: string): string {
   return page(
     `${title} · countersign`,
-    signedInHeader(session, root) + `<main><h2>${e(title)}</h2><p class="error" role="alert">${e(detail)}</p><p><a href="${root || './'}">Back to the console</a></p></main>`,
+    `${signedInHeader(session, root)}<main><h2>${e(title)}</h2><p class="error" role="alert">${e(detail)}</p><p><a href="${root || './'}">Back to the console</a></p></main>`,
     { script: false, root },
   );
 }

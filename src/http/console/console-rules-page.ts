@@ -42,7 +42,7 @@ export function rulesPage(session: ConsoleSession, rules: readonly StoredRule[] 
         '<p><button type="submit" class="approve">Add rule</button></p></fieldset></form>';
   return page(
     'Rules · countersign',
-    signedInHeader(session, '../') + '<main><h2>Rules</h2>' + (error === undefined ? '' : `<p class="error" role="alert">${e(error)}</p>`) + PRECEDENCE + body + '</main>',
+    `${signedInHeader(session, '../')}<main><h2>Rules</h2>${error === undefined ? '' : `<p class="error" role="alert">${e(error)}</p>`}${PRECEDENCE}${body}</main>`,
     { script: false, root: '../' },
   );
 }

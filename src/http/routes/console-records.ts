@@ -63,6 +63,7 @@ export function consoleRecordRoutes(
 
   app.get('/console/history', (c) => {
     const session = sessions.require(c);
+    history.start();
     const query = queryOf(c);
     const search = new URL(c.req.url).search;
     return html(c, 200, historyPage(session, history.search(query), query, `history.jsonl${search}`));

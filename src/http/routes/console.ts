@@ -7,6 +7,7 @@ import { problemFor } from '../../web/problem.js';
 import type { AppEnv } from '../app-env.js';
 import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';
+import type { AuditHistory } from '../console/audit-history.js';
 import { consoleAsset } from '../console/console-assets.js';
 import { consoleBlanket, consoleDecision, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
@@ -24,6 +25,8 @@ export interface ConsoleSettings {
   readonly insecure: boolean;
   readonly maxBodyBytes: number;
   readonly clock: () => number;
+  /** Listens from the first use of the console (a sign-in, or a page shown to a session). */
+  readonly history: AuditHistory;
 }
 
 /** How many pending approvals the console reads (one store page). */
@@ -60,6 +63,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   app.get('/', async (c) => {
     const session = sessions.read(c);
     if (session === undefined) return html(c, 200, signInPage(signInOptions));
+    own.history.start();
     return html(c, 200, consolePage(session, await pending(), filterOf(c)));
   });
 
@@ -69,6 +73,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   });
 
   app.post('/console/session', async (c) => {
+    own.history.start();
     const { fields } = await readConsoleBody(c, consoleSignIn, own.maxBodyBytes);
     const refuse = (error: string) => html(c, 401, signInPage({ ...signInOptions, error }));
     if (fields.inbox !== undefined) {

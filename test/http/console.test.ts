@@ -80,6 +80,16 @@ describe('the console', () => {
     expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
   });
 
+  it('Approve for this run records scope run, as the signed-in person whatever name the form sends', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'run', approvedBy: 'mallory', csrf: await csrfOf(pair) };
+    const answer = await app.request('/console/decide', { ...form(fields), headers: { ...form({}).headers, cookie: pair } });
+    expect(answer.status).toBe(303);
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', scope: 'run', by: 'alice' });
+  });
+
   it('lets the session cookie read the API but never write through it', async () => {
     const { runtime, app, signIn } = setup();
     const run = await runtime.start('files', { input: 'go' });

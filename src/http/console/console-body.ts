@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
 import { parseJsonBody, parseWith, readRawBody } from '../../web/read-body.js';
+import type { ApprovalResponse } from '../../machine/types.js';
 import type { AppEnv } from '../app-env.js';
 
 const id = z.string().min(1).max(256);
@@ -22,6 +23,26 @@ export const consoleDecision = z.object({
   /** Edited arguments (the script's editor; JSON only). */
   args: z.unknown().optional(),
 });
+
+/**
+ * The `ApprovalResponse` a console decision stands for, recorded as `reviewer` (never a name the page sends). Each
+ * way of deciding the card offers maps here, in one place: a new one (a session scope, a bounded grant) is a value of
+ * `decision` and a branch of this function.
+ *
+ * @example
+ * const response = consoleResponse({ runId, approvalId, decision: 'run' }, 'alice'); // scope: 'run'
+ */
+export function consoleResponse(fields: z.output<typeof consoleDecision>, reviewer: string): ApprovalResponse {
+  return {
+    approvalId: fields.approvalId,
+    approved: fields.decision !== 'deny',
+    approvedBy: reviewer,
+    ...(fields.reason === undefined ? {} : { reason: fields.reason }),
+    ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
+    ...(fields.args === undefined ? {} : { args: fields.args }),
+    ...(fields.signature === undefined ? {} : { signature: fields.signature }),
+  };
+}
 
 /** Approve all / deny all of a run, echoing the signatures of the requests the person saw. */
 export const consoleBlanket = z.object({

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { isLinkedRuntime } from '../../runtime/link-runtime.js';
-import type { ApprovalResponse } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { problemFor } from '../../web/problem.js';
 import type { AppEnv } from '../app-env.js';
@@ -9,7 +8,7 @@ import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';
 import type { AuditHistory } from '../console/audit-history.js';
 import { consoleAsset } from '../console/console-assets.js';
-import { consoleBlanket, consoleDecision, consoleSignIn, readConsoleBody } from '../console/console-body.js';
+import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
 import { type ConsoleSession, type ConsoleSessions, SESSION_TTL_MS } from '../console/console-session.js';
 import { recordBatch } from '../record-batch.js';
@@ -118,15 +117,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     sessions.require(c);
     const { fields, json } = await readConsoleBody(c, consoleDecision, own.maxBodyBytes);
     const session = sessions.requireWrite(c, fields);
-    const response: ApprovalResponse = {
-      approvalId: fields.approvalId,
-      approved: fields.decision !== 'deny',
-      approvedBy: session.reviewer,
-      ...(fields.reason === undefined ? {} : { reason: fields.reason }),
-      ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
-      ...(fields.args === undefined ? {} : { args: fields.args }),
-      ...(fields.signature === undefined ? {} : { signature: fields.signature }),
-    };
+    const response = consoleResponse(fields, session.reviewer);
     try {
       const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
       let run = recorded.snapshot;

@@ -1,5 +1,10 @@
 /** Who a request was authenticated as. */
-export type Caller = { readonly kind: 'bearer' } | { readonly kind: 'webhook'; readonly webhookId: string } | { readonly kind: 'insecure' };
+export type Caller =
+  | { readonly kind: 'bearer' }
+  | { readonly kind: 'webhook'; readonly webhookId: string }
+  | { readonly kind: 'insecure' }
+  /** A console session cookie (read routes only): `reviewer` is who signed in. */
+  | { readonly kind: 'console'; readonly reviewer: string };
 
 /** A signed delivery's webhook-id: how a route settles its claim with an answer, or claims it in its own commit. */
 export interface DeliveryClaim {

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
+import type { ConsoleSessions } from './console/console-session.js';
 import { HttpProblem, problem } from '../web/problem.js';
 import { readRawBody } from '../web/read-body.js';
 import { checkWebhookHeaders, verifyWebhook } from '../adapters/webhooks/standard-webhooks.js';
@@ -13,6 +14,8 @@ export interface AuthSettings {
   readonly clock: () => number;
   readonly maxBodyBytes: number;
   readonly toleranceSeconds: number;
+  /** The console's session cookies, which the read routes (`GET /approvals`, `GET /runs/:runId`, `GET /events`, ...) accept in place of a bearer token. */
+  readonly sessions?: ConsoleSessions;
 }
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
@@ -20,7 +23,7 @@ const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Constant-time check of a presented token against every configured one (no early exit). */
-function bearerMatches(presented: string, tokens: readonly string[]): boolean {
+export function bearerMatches(presented: string, tokens: readonly string[]): boolean {
   const offered = digest(presented);
   let ok = false;
   for (const token of tokens) ok = timingSafeEqual(offered, digest(token)) || ok;
@@ -35,7 +38,10 @@ function unauthorized(detail: string, data: Record<string, unknown> = {}, code =
  * Authenticates a request by bearer token or, where `acceptSignature` is
  * set, by a Standard Webhooks signature over the raw body. A request that
  * sends an `Authorization` header is judged by it alone. Write routes get
- * the body read once, within the body limit, as `c.var.rawBody`.
+ * the body read once, within the body limit, as `c.var.rawBody`. Read
+ * routes (no `acceptSignature`) also accept a console session cookie, so the
+ * console's browser code reads with the person's session; writes never do
+ * (the console's own routes decide as the signed-in reviewer, CSRF checked).
  *
  * @example
  * app.post('/runs', authenticate(settings, { acceptSignature: true }), (c) => c.json({ raw: c.var.rawBody }));
@@ -44,6 +50,8 @@ export function authenticate(settings: AuthSettings, options: { readonly acceptS
   return createMiddleware<AppEnv>(async function authenticateRequest(c, next) {
     const authorization = c.req.header('authorization');
     const signature = c.req.header('webhook-signature');
+    // Reads accept the console's session cookie; writes never do (the console decides through its own routes).
+    const session = options.acceptSignature || options.readBody ? undefined : settings.sessions?.read(c);
     if (settings.insecure) {
       // With no credential, only a JSON content type keeps other web pages out: it forces a CORS preflight this app never grants.
       if (options.readBody && !/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
@@ -78,6 +86,8 @@ export function authenticate(settings: AuthSettings, options: { readonly acceptS
       }
       c.set('rawBody', raw);
       c.set('caller', { kind: 'webhook', webhookId: id });
+    } else if (session !== undefined) {
+      c.set('caller', { kind: 'console', reviewer: session.reviewer });
     } else {
       throw unauthorized(
         options.acceptSignature && settings.webhookSecrets.length > 0

@@ -10,9 +10,16 @@ import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
+import { consoleSessions } from './console/console-session.js';
+import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { grantRoutes } from './routes/grants.js';
+import { consoleRoutes } from './routes/console.js';
+import { consoleRecordRoutes } from './routes/console-records.js';
+import { ruleRoutes } from './routes/rules.js';
+import { auditHistory } from './console/audit-history.js';
+import type { RuleStore } from '../ports/rule-store.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -72,6 +79,11 @@ export interface ApprovalAppOptions {
    * check their own signatures, not `bearerToken` or `webhookSecret`. Two at one path, or one at a path of the app, are refused.
    */
   readonly channels?: readonly ChannelRoute[];
+  /**
+   * The stored rules your agents read (the `ruleStore` you gave `createAgent`): served as `GET/POST/DELETE /rules` and
+   * on the console's rules page. Left out, neither exists.
+   */
+  readonly rules?: RuleStore;
   /** Unexpected errors (answered with a bare 500) and failures of runs that went on after a 202. */
   readonly onError?: (error: unknown, context: ApprovalAppErrorContext) => void;
 }
@@ -98,16 +110,25 @@ const optionsSchema = optionsObject({
       }),
     )
     .optional(),
+  rules: z
+    .custom<RuleStore>(
+      (value) => ['add', 'list', 'setEnabled', 'remove'].every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function'),
+      'must be a RuleStore (add, list, setEnabled, remove)',
+    )
+    .optional(),
   onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
 });
+
+/** How many decisions the console's history keeps (in memory, from the event feed). */
+const HISTORY_LIMIT = 1000;
 
 const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
 
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
  * approvals, takes decisions (bearer token or Standard Webhooks signature),
- * serves one-click link pages, streams run events and mounts channels'
- * handlers (`channels`). Serve it with
+ * serves one-click link pages and the approver's console (at `/`), streams
+ * run events and mounts channels' handlers (`channels`). Serve it with
  * `serve(app, { port })`, export `app.fetch` from a serverless function, or
  * call `app.request()` in tests. Errors are problem details
  * (`application/problem+json`) with a stable `code`.
@@ -147,13 +168,16 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     }
   };
 
+  const clock = options.clock ?? Date.now;
+  const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock);
   const auth: AuthSettings = {
     bearerTokens,
     webhookSecrets,
     insecure: bearerTokens.length === 0 && webhookSecrets.length === 0,
-    clock: options.clock ?? Date.now,
+    clock,
     maxBodyBytes,
     toleranceSeconds: 300,
+    sessions,
   };
   const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
   const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
@@ -189,6 +213,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   });
 
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
+  const history = auditHistory(feed, HISTORY_LIMIT);
   app
     .route('/', serviceRoutes())
     .route('/', runRoutes(settings))
@@ -196,8 +221,12 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', connectorRoutes(settings))
     .route('/', grantRoutes(settings))
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
+    .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
+    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock, history }))
+    .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', linkRoutes(settings));
+  if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).
   return app.route(
     '/',

@@ -52,14 +52,14 @@ export const htmlMarkup: Markup = {
 };
 
 /** What the tool says about itself, in a warning box when it says it is destructive; '' when it says nothing. */
-function claimsParagraph(request: ApprovalRequest): string {
+export function claimsParagraph(request: ApprovalRequest): string {
   const line = annotationLine(request, htmlMarkup);
   if (line === '') return '';
   return annotationBadges(request.annotations).includes('destructive') ? `<p class="warn">${line}</p>` : `<p>${line}</p>`;
 }
 
 /** Warnings about the request (a disconnected connector) a box each, then those about the arguments in one list. */
-function warningList(request: ApprovalRequest): string {
+export function warningList(request: ApprovalRequest): string {
   const { request: aboutRequest, args } = partitionWarnings(request);
   const boxes = aboutRequest.map((warning) => `<p class="warn"><strong>⚠️ ${escapeHtml(warning.message)}</strong></p>`).join('');
   if (args.length === 0) return boxes;
@@ -67,7 +67,7 @@ function warningList(request: ApprovalRequest): string {
   return `${boxes}<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
 }
 
-function stringifyArgs(args: unknown): string {
+export function stringifyArgs(args: unknown): string {
   try {
     return JSON.stringify(args, null, 2) ?? String(args);
   } catch {

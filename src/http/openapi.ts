@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { newRuleBody, ruleStateBody } from './routes/rules.js';
 import {
   acceptedAnswerSchema,
   batchAnswerSchema,
@@ -114,6 +115,8 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
         Grants: outputSchema(grantsAnswerSchema),
         Revoked: outputSchema(revokedAnswerSchema),
         Problem: outputSchema(problemSchema),
+        NewRule: inputSchema(newRuleBody),
+        RuleState: inputSchema(ruleStateBody),
       },
     },
     paths: {
@@ -247,6 +250,47 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
             '409': { description: 'Already decided otherwise, or the run no longer waits.', content: { 'text/html': { schema: { type: 'string' } } } },
             '410': { description: 'Token used or expired, or the approval expired.', content: { 'text/html': { schema: { type: 'string' } } } },
           },
+        },
+      },
+      '/agents/{agent}/tools': {
+        get: {
+          operationId: 'listAgentTools',
+          summary: "An agent's tools as the model sees them: name, description and the JSON Schema of the input (to check an edit before sending it).",
+          security: readSecurity,
+          parameters: [pathParameter('agent')],
+          responses: { '200': { description: '`{ agent, tools: [{ name, description, parameters }] }`' }, ...errors(401, 404) },
+        },
+      },
+      '/rules': {
+        get: {
+          operationId: 'listRules',
+          summary: 'The stored rules (only when the app was given `rules`). Among matching rules deny beats ask beats allow; rules decide before the tool does.',
+          security: readSecurity,
+          responses: { '200': { description: '`{ items: StoredRule[] }`' }, ...errors(401, 404) },
+        },
+        post: {
+          operationId: 'addRule',
+          summary: 'Add a stored rule; it applies from the next call of every run.',
+          security: writeSecurity,
+          requestBody: { required: true, content: json(ref('NewRule')) },
+          responses: { '201': { description: '`{ rule }`: the rule with its id, createdAt and enabled.' }, ...errors(400, 401, 404, 413, 415) },
+        },
+      },
+      '/rules/{ruleId}': {
+        post: {
+          operationId: 'setRuleEnabled',
+          summary: 'Enable or disable a stored rule (a disabled rule is kept and matches nothing).',
+          security: writeSecurity,
+          parameters: [pathParameter('ruleId')],
+          requestBody: { required: true, content: json(ref('RuleState')) },
+          responses: { '200': { description: '`{ rule }`' }, ...errors(400, 401, 404, 413, 415) },
+        },
+        delete: {
+          operationId: 'removeRule',
+          summary: 'Remove a stored rule.',
+          security: writeSecurity,
+          parameters: [pathParameter('ruleId')],
+          responses: { '200': { description: '`{ removed: true, ruleId }`' }, ...errors(401, 404) },
         },
       },
       '/openapi.json': { get: { operationId: 'openapi', summary: 'This document.', security: [], responses: { '200': { description: 'OpenAPI 3.1.' } } } },

@@ -643,6 +643,8 @@ describe('the approval app under hostile input', () => {
     const isGet = method === 'GET' || method === 'HEAD';
     const [first, second, third, fourth] = segments;
     if (isGet && segments.length === 1 && (first === 'healthz' || first === 'openapi.json')) return 'read';
+    // The console's sign-in page (no request here carries a session cookie).
+    if (isGet && segments.length === 1 && first === '') return 'read';
     if (isGet && first === 'links' && segments.length === 2) return seeded.linkTokens.includes(second!) ? 'read' : 'refused';
     if (method === 'POST' && first === 'links' && segments.length === 2) return seeded.linkTokens.includes(second!) ? 'skip' : 'refused';
     if (!authenticated) return 'refused';

@@ -388,8 +388,11 @@ describe('GET /openapi.json and /healthz', () => {
     expect(doc['openapi']).toBe('3.1.0');
     expect(Object.keys(doc['paths']).sort()).toEqual(
       [
+        '/agents/{agent}/tools',
         '/approvals',
         '/connectors',
+        '/rules',
+        '/rules/{ruleId}',
         '/events',
         '/grants',
         '/grants/{grantId}',

@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
-import { StoreUnavailableError } from '../../errors.js';
-import type { AgentSnapshot, ApprovalResponse } from '../../machine/types.js';
-import type { RespondResult } from '../../runtime/runtime.js';
-import { problemFor } from '../../web/problem.js';
+import type { ApprovalResponse } from '../../machine/types.js';
 import { parseWith } from '../../web/read-body.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { blanketDecisions } from '../blanket-decisions.js';
+import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
 import { batchBody, decisionBody, pendingQuery } from '../schemas.js';
@@ -58,23 +56,9 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     }
     // Each decision is recorded on its own, then the run resumes once: here (inline), on a worker (enqueue: only the
     // decision that makes the run ready puts it on the queue), or in the process that follows it (record).
-    const results: Record<string, unknown>[] = [];
-    let latest: AgentSnapshot = run;
-    let recorded = false;
-    for (const item of items) {
-      try {
-        const result: RespondResult = await runtime.respond(runId, item, { mode: recordMode });
-        latest = result.snapshot;
-        recorded ||= !result.duplicate;
-        results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
-      } catch (error) {
-        // Unreachable store: the whole answer is a 503, so no 2xx stands for a decision that was not written (a retry finds the recorded ones as duplicates).
-        if (error instanceof StoreUnavailableError) throw error;
-        const answer = problemFor(error);
-        if (answer.unexpected) report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path });
-        results.push({ approvalId: item.approvalId, ok: false, problem: answer.problem });
-      }
-    }
+    const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path }));
+    const { results, recorded } = batch;
+    let latest = batch.latest;
     if (recorded && latest.status === 'running' && resumeMode !== 'inline') return accepted(c, runId, { results });
     if (recorded && latest.status === 'running') {
       const outcome = await carryOn(runtime.resume(runId), 'resume', runId);

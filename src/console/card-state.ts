@@ -1,0 +1,67 @@
+/** Where a card stands: waiting, or what became of it after the decision. */
+export type CardState = 'pending' | 'sending' | 'approved' | 'completed' | 'denied' | 'expired' | 'failed' | 'cancelled';
+
+/**
+ * Shows a card's state: its `data-state` (the stylesheet hides its buttons once decided) and a line a screen
+ * reader announces.
+ *
+ * @example
+ * setCardState(card, 'completed', 'Completed: {"ok":true}');
+ */
+export function setCardState(card: HTMLElement, state: CardState, text: string, isError = false): void {
+  card.dataset['state'] = state === 'sending' ? 'pending' : state;
+  card.toggleAttribute('aria-busy', state === 'sending');
+  const line = card.querySelector<HTMLElement>('.state');
+  if (line === null) return;
+  line.textContent = text;
+  line.classList.toggle('error', isError);
+}
+
+/** The card of an approval, if the page shows it. */
+export const cardOf = (approvalId: string) => document.getElementById(`card-${approvalId}`);
+
+/** The cards of a run. */
+export const cardsOfRun = (runId: string) => [...document.querySelectorAll<HTMLElement>('article.card')].filter((card) => card.dataset['run'] === runId);
+
+/** A run event as the console reads it (see the server's `RunEvent`). */
+export interface ConsoleEvent {
+  readonly type: string;
+  readonly runId: string;
+  readonly approvalId?: string;
+  readonly status?: 'succeeded' | 'failed';
+  readonly result?: string;
+  readonly entry?: { readonly approvalId?: string; readonly decision: 'approved' | 'denied'; readonly source: string; readonly by?: string; readonly reason?: string };
+  readonly error?: { readonly message?: string };
+  readonly reason?: string;
+}
+
+/**
+ * Moves cards along as run events arrive: a decision (anyone's: this console, a link, Slack) marks its card approved
+ * and running, denied or expired; the approved call's end marks it completed with the tool's result, or failed; a
+ * run that fails or is cancelled takes its cards with it.
+ *
+ * @example
+ * source.addEventListener('tool-finished', (message) => applyEvent(JSON.parse(message.data)));
+ */
+export function applyEvent(event: ConsoleEvent): void {
+  if (event.type === 'approval-resolved' && event.entry?.approvalId !== undefined) {
+    const card = cardOf(event.entry.approvalId);
+    if (card === null) return;
+    const { entry } = event;
+    const by = entry.by === undefined ? '' : ` by ${entry.by}`;
+    if (entry.source === 'expiry') setCardState(card, 'expired', 'Expired: nobody decided in time.');
+    else if (entry.decision === 'approved') setCardState(card, 'approved', `Approved${by}, running…`);
+    else setCardState(card, 'denied', `Denied${by}${entry.reason === undefined ? '' : `: ${entry.reason}`}`);
+  } else if (event.type === 'tool-finished' && event.approvalId !== undefined) {
+    const card = cardOf(event.approvalId);
+    if (card === null) return;
+    if (event.status === 'succeeded') setCardState(card, 'completed', `Completed: ${event.result ?? ''}`);
+    else setCardState(card, 'failed', `Failed: ${event.result ?? ''}`, true);
+  } else if (event.type === 'run-failed' || event.type === 'run-cancelled') {
+    for (const card of cardsOfRun(event.runId)) {
+      if (card.dataset['state'] !== 'pending' && card.dataset['state'] !== 'approved') continue;
+      if (event.type === 'run-failed') setCardState(card, 'failed', `The run failed: ${event.error?.message ?? 'unknown error'}`, true);
+      else setCardState(card, 'cancelled', `The run was cancelled: ${event.reason ?? ''}`);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { askDenyReason, cancelDeny, decide, decideAll } from './actions.js';
+import { editArguments } from './editor.js';
+import { arrivedAt, visibleCards } from './live.js';
+
+/** How long a card must have been on the page before Enter approves it: focus never approves by accident. */
+export const SETTLE_MS = 700;
+
+const HELP =
+  'j or ↓: next card · k or ↑: previous card · Enter: approve · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
+  'e: edit the arguments · a: approve all of the run · ?: this help';
+
+function current(): HTMLElement | undefined {
+  const active = document.activeElement?.closest<HTMLElement>('article.card');
+  return active ?? visibleCards().find((card) => card.classList.contains('current'));
+}
+
+/** Makes a card the current one: focused, outlined, scrolled into view. */
+export function select(card: HTMLElement | undefined): void {
+  if (card === undefined) return;
+  for (const other of document.querySelectorAll('article.card.current')) other.classList.remove('current');
+  card.classList.add('current');
+  card.focus();
+}
+
+function move(step: 1 | -1): void {
+  const cards = visibleCards();
+  if (cards.length === 0) return;
+  const index = cards.indexOf(current() as HTMLElement);
+  select(cards[index === -1 ? 0 : Math.min(cards.length - 1, Math.max(0, index + step))]);
+}
+
+function toggleHelp(): void {
+  let help = document.getElementById('help') as HTMLDialogElement | null;
+  if (help === null) {
+    help = document.createElement('dialog');
+    help.id = 'help';
+    help.setAttribute('aria-labelledby', 'help-title');
+    help.innerHTML = '<h2 id="help-title">Keyboard</h2><p></p><form method="dialog"><button type="submit">Close</button></form>';
+    help.querySelector('p')!.textContent = HELP;
+    document.body.append(help);
+  }
+  if (help.open) help.close();
+  else help.showModal();
+}
+
+/** The console's keys (see `HELP`). Keys typed into a field belong to the field, except Enter and Escape in a card's reason. */
+export function bindKeyboard(): void {
+  document.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement;
+    const card = current();
+    if (target instanceof HTMLInputElement && target.name === 'reason' && card?.dataset['denying'] === 'true') {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        delete card.dataset['denying'];
+        void decide(card, 'deny');
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        cancelDeny(card);
+      }
+      return;
+    }
+    if (target.closest('input, textarea, select, dialog') !== null) return;
+    const actions: Record<string, () => void> = {
+      j: () => move(1),
+      ArrowDown: () => move(1),
+      k: () => move(-1),
+      ArrowUp: () => move(-1),
+      '?': toggleHelp,
+      Enter: () => {
+        if (card === undefined) return;
+        if (Date.now() - (arrivedAt.get(card) ?? 0) < SETTLE_MS) return;
+        void decide(card, 'approve');
+      },
+      Escape: () => card !== undefined && askDenyReason(card),
+      e: () => card !== undefined && editArguments(card),
+      a: () => card !== undefined && void decideAll(card, 'approve'),
+    };
+    const action = actions[event.key];
+    if (action === undefined) return;
+    event.preventDefault();
+    action();
+  });
+}

@@ -1,0 +1,42 @@
+// The console's script: everything here enhances the server's page, which approves and denies without it.
+import { decide, decideAll } from './actions.js';
+import { editArguments } from './editor.js';
+import { bindKeyboard, select } from './keyboard.js';
+import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
+
+const main = document.querySelector<HTMLElement>('main[data-csrf]');
+if (main !== null) {
+  for (const element of document.querySelectorAll<HTMLElement>('.js-only')) element.hidden = false;
+  const loadedAt = Date.now();
+  for (const card of document.querySelectorAll('article.card')) arrivedAt.set(card, loadedAt);
+
+  main.addEventListener('submit', (event) => {
+    const form = event.target as HTMLFormElement;
+    const card = form.closest<HTMLElement>('article.card');
+    const decision = (event.submitter as HTMLButtonElement | null)?.value;
+    if (card === null || decision === undefined) return;
+    event.preventDefault();
+    if (form.classList.contains('all')) void decideAll(card, decision === 'deny' ? 'deny' : 'approve');
+    else void decide(card, decision === 'deny' ? 'deny' : decision === 'run' ? 'run' : 'approve');
+  });
+  main.addEventListener('click', (event) => {
+    const button = (event.target as HTMLElement).closest<HTMLElement>('[data-action=edit]');
+    const card = button?.closest<HTMLElement>('article.card');
+    if (card) editArguments(card);
+  });
+  main.addEventListener('focusin', (event) => {
+    const card = (event.target as HTMLElement).closest<HTMLElement>('article.card');
+    if (card !== null && !card.classList.contains('current')) {
+      for (const other of document.querySelectorAll('article.card.current')) other.classList.remove('current');
+      card.classList.add('current');
+    }
+  });
+  for (const filter of document.querySelectorAll('select[data-filter]')) filter.addEventListener('change', applyFilters);
+  document.querySelector('form.filters button')?.setAttribute('hidden', '');
+
+  bindKeyboard();
+  followEvents();
+  tickCountdowns();
+  setInterval(tickCountdowns, 1000);
+  select(document.querySelector<HTMLElement>('#cards article.card:not([hidden])') ?? undefined);
+}

@@ -1,0 +1,65 @@
+import type { AuditEntry } from '../../machine/types.js';
+import type { EventFeed } from '../events-route.js';
+
+/** One decision of the history: the audit entry and the run it belongs to. */
+export interface HistoryEntry extends AuditEntry {
+  readonly runId: string;
+  readonly agentName: string;
+}
+
+/** What the history search asks for; every field optional. */
+export interface HistoryQuery {
+  /** Part of the tool's name. */
+  readonly tool?: string | undefined;
+  /** Part of who decided (`by`). */
+  readonly by?: string | undefined;
+  readonly decision?: 'approved' | 'denied' | undefined;
+  /** Epoch ms, inclusive. */
+  readonly since?: number | undefined;
+  /** Epoch ms, inclusive. */
+  readonly until?: number | undefined;
+}
+
+/**
+ * The decisions this app has seen go by on its event feed (`approval-resolved`), newest first, the last `limit` of
+ * them: the store keeps each run's audit with the run but has no index across runs, so the console's history is the
+ * feed's, bounded in memory. It listens from the first time the console is used (`start`), so an app whose console
+ * nobody opens adds no listener to the feed. With a feed that carries every process's events (a Redis stream
+ * reader), it covers them all.
+ *
+ * @example
+ * const history = auditHistory({ subscribe: (listener) => runtime.subscribe(listener) }, 1000);
+ * history.start();
+ * history.search({ decision: 'denied' });
+ */
+export function auditHistory(feed: EventFeed, limit: number) {
+  const entries: HistoryEntry[] = [];
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    feed.subscribe((event) => {
+      if (event.type !== 'approval-resolved') return;
+      entries.unshift({ ...event.entry, runId: event.runId, agentName: event.agentName });
+      if (entries.length > limit) entries.pop();
+    });
+  };
+  const lower = (text: string | undefined) => text?.toLowerCase();
+  return {
+    start,
+    search(query: HistoryQuery): readonly HistoryEntry[] {
+      const tool = lower(query.tool);
+      const by = lower(query.by);
+      return entries.filter(
+        (entry) =>
+          (tool === undefined || entry.toolName.toLowerCase().includes(tool)) &&
+          (by === undefined || (entry.by ?? '').toLowerCase().includes(by)) &&
+          (query.decision === undefined || entry.decision === query.decision) &&
+          (query.since === undefined || entry.at >= query.since) &&
+          (query.until === undefined || entry.at <= query.until),
+      );
+    },
+  };
+}
+
+export type AuditHistory = ReturnType<typeof auditHistory>;

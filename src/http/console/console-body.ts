@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { Context } from 'hono';
+import { parseJsonBody, parseWith, readRawBody } from '../../web/read-body.js';
+import type { ApprovalResponse } from '../../machine/types.js';
+import type { AppEnv } from '../app-env.js';
+
+const id = z.string().min(1).max(256);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .optional()
+    .transform((text) => (text === undefined || text.trim() === '' ? undefined : text));
+
+/** A console decision: the card's form (or the script's JSON). `run` approves the tool for the rest of the run. */
+export const consoleDecision = z.object({
+  csrf: z.string().max(100).optional(),
+  runId: id,
+  approvalId: id,
+  decision: z.enum(['approve', 'run', 'deny']),
+  reason: optionalText(4000),
+  signature: z.string().max(512).optional(),
+  /** Edited arguments (the script's editor; JSON only). */
+  args: z.unknown().optional(),
+});
+
+/**
+ * The `ApprovalResponse` a console decision stands for, recorded as `reviewer` (never a name the page sends). Each
+ * way of deciding the card offers maps here, in one place: a new one (a session scope, a bounded grant) is a value of
+ * `decision` and a branch of this function.
+ *
+ * @example
+ * const response = consoleResponse({ runId, approvalId, decision: 'run' }, 'alice'); // scope: 'run'
+ */
+export function consoleResponse(fields: z.output<typeof consoleDecision>, reviewer: string): ApprovalResponse {
+  return {
+    approvalId: fields.approvalId,
+    approved: fields.decision !== 'deny',
+    approvedBy: reviewer,
+    ...(fields.reason === undefined ? {} : { reason: fields.reason }),
+    ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
+    ...(fields.args === undefined ? {} : { args: fields.args }),
+    ...(fields.signature === undefined ? {} : { signature: fields.signature }),
+  };
+}
+
+/** Approve all / deny all of a run, echoing the signatures of the requests the person saw. */
+export const consoleBlanket = z.object({
+  csrf: z.string().max(100).optional(),
+  runId: id,
+  decision: z.enum(['approve', 'deny']),
+  reason: optionalText(4000),
+  signatures: z.array(z.string().min(1).max(512)).max(100).optional(),
+});
+
+/** Sign-in: the API token and a name, or an inbox link. */
+export const consoleSignIn = z.object({
+  token: z.string().max(512).optional(),
+  name: optionalText(128),
+  inbox: optionalText(8000),
+});
+
+/** The field of a form post that repeats (Approve all's `signatures`), read as a list. */
+const LISTS = new Set(['signatures']);
+
+/**
+ * Reads a console write's body, a form post (the no-script path) or JSON (the script), within the body limit, and
+ * validates it; also says whether the caller wants JSON back (the script) or a page (a form).
+ *
+ * @example
+ * const { fields, json } = await readConsoleBody(c, consoleDecision, 64 * 1024);
+ */
+export async function readConsoleBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S, maxBodyBytes: number): Promise<{ readonly fields: z.output<S>; readonly json: boolean }> {
+  const raw = await readRawBody(c.req.raw, maxBodyBytes);
+  if (/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) return { fields: parseJsonBody(schema, raw), json: true };
+  const form = new URLSearchParams(raw);
+  const value: Record<string, unknown> = {};
+  for (const key of new Set(form.keys())) value[key] = LISTS.has(key) ? form.getAll(key) : form.get(key);
+  return { fields: parseWith(schema, value, 'body'), json: false };
+}

@@ -1,0 +1,43 @@
+import { escapeHtml as e } from '../link-pages.js';
+import type { HistoryEntry, HistoryQuery } from './audit-history.js';
+import { page, signedInHeader } from './console-pages.js';
+import type { ConsoleSession } from './console-session.js';
+
+const day = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().slice(0, 16));
+
+/**
+ * The history (`GET /console/history`): decisions across runs, newest first, searchable by tool, person, decision and
+ * time, with the same search exported as JSON Lines.
+ *
+ * @example
+ * const html = historyPage(session, history.search(query), query, 'history.jsonl?decision=denied');
+ */
+export function historyPage(session: ConsoleSession, entries: readonly HistoryEntry[], query: HistoryQuery, exportHref: string): string {
+  const rows = entries
+    .map(
+      (entry) =>
+        `<tr><td><time datetime="${new Date(entry.at).toISOString()}">${new Date(entry.at).toISOString()}</time></td><td><code>${e(entry.toolName)}</code></td>` +
+        `<td>${e(entry.decision)}${entry.source === 'human' ? '' : ` (${e(entry.source)})`}${entry.scope === 'run' ? ', for the run' : ''}</td><td>${e(entry.by ?? '')}</td>` +
+        `<td>${e(entry.reason ?? '')}</td><td>${e(entry.agentName)} · <code>${e(entry.runId)}</code></td></tr>`,
+    )
+    .join('');
+  const input = (name: keyof HistoryQuery, label: string, value: string, type = 'text') => `<label>${label}<input type="${type}" name="${name}" value="${e(value)}"></label>`;
+  const decision = (value: string, label: string) => `<option value="${value}"${(query.decision ?? '') === value ? ' selected' : ''}>${label}</option>`;
+  return page(
+    'History · countersign',
+    signedInHeader(session, '../') +
+      '<main><h2>History</h2><p>Decisions this server has seen, newest first (the last 1,000).</p>' +
+      '<form method="get" action="history" class="filters" role="search" aria-label="Search the history">' +
+      input('tool', 'Tool', query.tool ?? '', 'search') +
+      input('by', 'Person', query.by ?? '', 'search') +
+      `<label>Decision<select name="decision">${decision('', 'any')}${decision('approved', 'approved')}${decision('denied', 'denied')}</select></label>` +
+      input('since', 'From (UTC)', day(query.since), 'datetime-local') +
+      input('until', 'To (UTC)', day(query.until), 'datetime-local') +
+      `<button type="submit">Search</button> <a href="${e(exportHref)}" download>Export JSON Lines</a></form>` +
+      (entries.length === 0
+        ? '<p class="empty">No decision matches.</p>'
+        : `<table><caption class="visually-hidden">Decisions</caption><thead><tr><th scope="col">When</th><th scope="col">Tool</th><th scope="col">Decision</th><th scope="col">By</th><th scope="col">Reason</th><th scope="col">Run</th></tr></thead><tbody>${rows}</tbody></table>`) +
+      '</main>',
+    { script: false, root: '../' },
+  );
+}

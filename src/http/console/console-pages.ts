@@ -1,0 +1,262 @@
+import { annotationBadges } from '../../machine/tool-annotations.js';
+import type { ApprovalRequest } from '../../machine/types.js';
+import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
+import { votesLine } from '../../channels/request-notes.js';
+import { escapeHtml, htmlMarkup, stringifyArgs, warningList } from '../link-pages.js';
+import type { ConsoleSession } from './console-session.js';
+
+/**
+ * The console's headers: its own script and stylesheet only (no inline script, nothing external), no framing, no
+ * referrer, no caching of pages that name pending decisions.
+ */
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/** Which pending approvals a console page shows (the filter form's fields, all optional). */
+export interface ConsoleFilter {
+  readonly agent?: string | undefined;
+  readonly tool?: string | undefined;
+  readonly connector?: string | undefined;
+  readonly session?: string | undefined;
+}
+
+const e = escapeHtml;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A console page; `root` leads from the page's URL back to the app's root ('' at `/`, `'../'` under `/console/`). */
+export function page(title: string, body: string, options: { readonly script: boolean; readonly root?: string }): string {
+  const root = options.root ?? '';
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+    `<meta name="robots" content="noindex"><title>${e(title)}</title><link rel="stylesheet" href="${root}console/assets/console.css">` +
+    (options.script ? `<script type="module" src="${root}console/assets/main.js"></script>` : '') +
+    `</head><body>${body}</body></html>`
+  );
+}
+
+/**
+ * The sign-in page `GET /` shows without a session: the app's API token and a name, or a reviewer's inbox link.
+ *
+ * @example
+ * const html = signInPage({ error: 'That token is not right.', token: true, inbox: true });
+ */
+export function signInPage(options: { readonly error?: string; readonly token: boolean; readonly inbox: boolean }): string {
+  const tokenForm =
+    '<form method="post" action="console/session"><fieldset><legend>With the API token</legend>' +
+    (options.token ? '<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>' : '') +
+    '<label for="name">Your name (recorded with each decision)</label><input id="name" name="name" type="text" autocomplete="username" required maxlength="128">' +
+    '<p><button type="submit" class="approve">Sign in</button></p></fieldset></form>';
+  const inboxForm = options.inbox
+    ? '<form method="post" action="console/session"><fieldset><legend>With your inbox link</legend>' +
+      '<label for="inbox">Inbox link (as it was sent to you)</label><input id="inbox" name="inbox" type="text" required>' +
+      '<p><button type="submit">Sign in as its reviewer</button></p></fieldset></form>'
+    : '';
+  return page(
+    'Sign in · countersign',
+    '<header class="top"><h1>countersign console</h1></header><main class="signin"><h2>Sign in</h2>' +
+      (options.error === undefined ? '' : `<p class="error" role="alert">${e(options.error)}</p>`) +
+      tokenForm +
+      inboxForm +
+      '</main>',
+    { script: false },
+  );
+}
+
+/** The votes so far and who may still vote, in the words every channel uses; '' for a request one person decides. */
+function votesParagraph(request: ApprovalRequest): string {
+  const line = votesLine(request, htmlMarkup, undefined, '');
+  return line === '' ? '' : `<p class="votes">${line}</p>`;
+}
+
+function badges(request: ApprovalRequest): string {
+  const connector = request.connector === undefined ? '' : `<span class="badge">connector ${e(request.connector)}</span>`;
+  return (
+    connector +
+    annotationBadges(request.annotations)
+      .map((badge) => `<span class="badge${badge === 'destructive' ? ' destructive' : ''}">${e(badge)}</span>`)
+      .join('')
+  );
+}
+
+export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
+
+/**
+ * One pending approval as a card: what will run and why it asks, with forms that approve or deny it without
+ * JavaScript (the console's script adds edit, keyboard and live state on top).
+ *
+ * @example
+ * const html = approvalCard(entry, { csrf: session.csrf, runPending: [entry.request] });
+ */
+export function approvalCard(entry: PendingApprovalEntry, options: { readonly csrf: string; readonly runPending: readonly ApprovalRequest[] }): string {
+  const { request, runId, agentName, sessionId } = entry;
+  const id = `card-${request.approvalId}`;
+  const attributes = {
+    'data-run': runId,
+    'data-approval': request.approvalId,
+    'data-agent': agentName,
+    'data-tool': request.toolName,
+    'data-connector': request.connector,
+    'data-session': sessionId,
+    'data-signature': request.signature,
+    'data-requested': String(request.requestedAt),
+    'data-expires': request.expiresAt === undefined ? undefined : String(request.expiresAt),
+    'data-args': JSON.stringify(request.args) ?? 'null',
+  };
+  const attributeText = Object.entries(attributes)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => ` ${name}="${e(value!)}"`)
+    .join('');
+  const why = request.reason ?? (request.ruleId === undefined ? 'the tool asks for approval' : 'a rule asks for approval');
+  const rule = request.ruleId === undefined ? '' : ` (rule <code>${e(request.ruleId)}</code>)`;
+  const expires =
+    request.expiresAt === undefined
+      ? ' · no expiry'
+      : ` · expires <time datetime="${iso(request.expiresAt)}">${iso(request.expiresAt)}</time> <span class="countdown" data-until="${request.expiresAt}"></span>`;
+  const approvers = request.approvers === undefined ? '' : `<p>Only ${e(request.approvers.join(', '))} may decide this one.</p>`;
+  const others = options.runPending.filter((other) => other.approvalId !== request.approvalId);
+  const all =
+    others.length === 0
+      ? ''
+      : '<form method="post" action="console/decide-all" class="actions all">' +
+        hidden('csrf', options.csrf) +
+        hidden('runId', runId) +
+        options.runPending.map((other) => hidden('signatures', other.signature)).join('') +
+        `<span>${options.runPending.length} pending in this run:</span>` +
+        `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
+        `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`;
+  return (
+    `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${attributeText}>` +
+    `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
+    `<p class="meta">Agent <strong>${e(agentName)}</strong> · run <code>${e(runId)}</code>${sessionId === undefined ? '' : ` · session <code>${e(sessionId)}</code>`}</p>` +
+    `<p>${e(request.description)}</p>` +
+    `<p>Why a person: ${e(why)}${rule}</p>` +
+    (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
+    warningList(request) +
+    `<pre class="args" aria-label="Arguments">${e(stringifyArgs(request.args))}</pre>` +
+    votesParagraph(request) +
+    approvers +
+    `<p class="times">Requested <time datetime="${iso(request.requestedAt)}">${iso(request.requestedAt)}</time>${expires}</p>` +
+    '<form method="post" action="console/decide" class="actions one">' +
+    hidden('csrf', options.csrf) +
+    hidden('runId', runId) +
+    hidden('approvalId', request.approvalId) +
+    hidden('signature', request.signature) +
+    `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>` +
+    '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
+    '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>' +
+    '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
+    '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>' +
+    '</form>' +
+    all +
+    '<p class="state" role="status" aria-live="polite"></p></article>'
+  );
+}
+
+/** Soonest expiry first (no expiry last), then oldest first. */
+export function byExpiry(a: PendingApprovalEntry, b: PendingApprovalEntry): number {
+  return (a.request.expiresAt ?? Number.POSITIVE_INFINITY) - (b.request.expiresAt ?? Number.POSITIVE_INFINITY) || a.request.requestedAt - b.request.requestedAt;
+}
+
+/** The entries `filter` keeps. */
+export function filtered(entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): PendingApprovalEntry[] {
+  return entries.filter(
+    (entry) =>
+      (filter.agent === undefined || entry.agentName === filter.agent) &&
+      (filter.tool === undefined || entry.request.toolName === filter.tool) &&
+      (filter.connector === undefined || entry.request.connector === filter.connector) &&
+      (filter.session === undefined || entry.sessionId === filter.session),
+  );
+}
+
+/** The cards of `entries` (already filtered and sorted), or a line saying nothing waits. */
+export function cardList(entries: readonly PendingApprovalEntry[], csrf: string): string {
+  if (entries.length === 0) return '<p class="empty">Nothing is waiting for a decision.</p>';
+  const byRun = new Map<string, ApprovalRequest[]>();
+  for (const entry of entries) byRun.set(entry.runId, [...(byRun.get(entry.runId) ?? []), entry.request]);
+  return entries.map((entry) => approvalCard(entry, { csrf, runPending: byRun.get(entry.runId)! })).join('');
+}
+
+function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): string {
+  const field = (name: keyof ConsoleFilter, label: string, values: (string | undefined)[]) => {
+    const options = [...new Set(values.filter((value): value is string => value !== undefined))].sort();
+    if (filter[name] !== undefined && !options.includes(filter[name]!)) options.push(filter[name]!);
+    return (
+      `<label>${label}<select name="${name}" data-filter="${name}"><option value="">all</option>` +
+      options.map((value) => `<option${value === filter[name] ? ' selected' : ''}>${e(value)}</option>`).join('') +
+      '</select></label>'
+    );
+  };
+  return (
+    '<form method="get" action="./" class="filters" role="search" aria-label="Filter pending approvals">' +
+    field(
+      'agent',
+      'Agent',
+      entries.map((entry) => entry.agentName),
+    ) +
+    field(
+      'tool',
+      'Tool',
+      entries.map((entry) => entry.request.toolName),
+    ) +
+    field(
+      'connector',
+      'Connector',
+      entries.map((entry) => entry.request.connector),
+    ) +
+    field(
+      'session',
+      'Session',
+      entries.map((entry) => entry.sessionId),
+    ) +
+    '<button type="submit">Filter</button></form>'
+  );
+}
+
+/** The header every signed-in page shares: where you are, who you are, sign out. */
+export function signedInHeader(session: ConsoleSession, root: string): string {
+  return (
+    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a><a href="${root}console/history">History</a><a href="${root}console/rules">Rules</a></nav>` +
+    `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +
+    `${hidden('csrf', session.csrf)}<button type="submit">Sign out</button></form></header>`
+  );
+}
+
+/**
+ * The console (`GET /` with a session): every pending approval across runs as a card, soonest expiry first.
+ *
+ * @example
+ * const html = consolePage(session, (await runtime.pending({ limit: 500 })).items, {});
+ */
+export function consolePage(session: ConsoleSession, entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): string {
+  const shown = filtered(entries, filter).sort(byExpiry);
+  return page(
+    'Pending approvals · countersign',
+    signedInHeader(session, '') +
+      `<main data-csrf="${e(session.csrf)}" data-reviewer="${e(session.reviewer)}"><h2>Waiting for a decision</h2>` +
+      '<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies, e edits, a approves all of the run, ? help.</p>' +
+      filterForm(entries, filter) +
+      `<section id="cards" aria-label="Pending approvals">${cardList(shown, session.csrf)}</section></main>`,
+    { script: true },
+  );
+}
+
+/**
+ * A message for a signed-in person (a form post that was refused), with the way back to the console.
+ *
+ * @example
+ * const html = consoleMessagePage(session, 'Not decided', 'Someone else decided it first.', '../');
+ */
+export function consoleMessagePage(session: ConsoleSession, title: string, detail: string, root: string): string {
+  return page(
+    `${title} · countersign`,
+    `${signedInHeader(session, root)}<main><h2>${e(title)}</h2><p class="error" role="alert">${e(detail)}</p><p><a href="${root || './'}">Back to the console</a></p></main>`,
+    { script: false, root },
+  );
+}

@@ -1,0 +1,48 @@
+import type { StoredRule } from '../../ports/rule-store.js';
+import { escapeHtml as e } from '../link-pages.js';
+import { hidden, page, signedInHeader } from './console-pages.js';
+import type { ConsoleSession } from './console-session.js';
+
+const PRECEDENCE =
+  '<details open><summary>How rules decide</summary><ol>' +
+  '<li>Rules decide first. When several match a call, <strong>deny</strong> beats <strong>ask</strong> beats <strong>allow</strong>, whatever their order: a stored rule cannot loosen a rule in code that denies or asks.</li>' +
+  '<li>A tool approved \u201cfor this run\u201d is allowed for the rest of that run, unless a rule denies it or names approvers the person who approved it is not among.</li>' +
+  "<li>With no matching rule, the tool's own <code>needsApproval</code> decides; a tool that says nothing needs approval.</li>" +
+  '<li>A change applies from the next call of every run. Disabled rules are kept but match nothing.</li></ol></details>';
+
+/**
+ * The rules page (`GET /console/rules`): the stored rules (the app's `rules` store), add, disable or enable, delete,
+ * with the precedence explained.
+ *
+ * @example
+ * const html = rulesPage(session, await rules.list(), true);
+ */
+export function rulesPage(session: ConsoleSession, rules: readonly StoredRule[] | undefined, error?: string): string {
+  const csrf = hidden('csrf', session.csrf);
+  const row = (rule: StoredRule) =>
+    `<tr><td><code>${e(rule.tool ?? '*')}</code>${rule.connector === undefined ? '' : ` · connector <code>${e(rule.connector)}</code>`}</td>` +
+    `<td><strong>${e(rule.action)}</strong></td><td>${e(rule.agent ?? 'every agent')}</td><td>${e(rule.reason ?? '')}${rule.approvers === undefined ? '' : ` (approvers: ${e(rule.approvers.join(', '))})`}</td>` +
+    `<td>${rule.enabled ? 'enabled' : 'disabled'}</td><td><form method="post" action="rules/${e(encodeURIComponent(rule.id))}" class="actions">${csrf}` +
+    `<button type="submit" name="op" value="${rule.enabled ? 'disable' : 'enable'}">${rule.enabled ? 'Disable' : 'Enable'}</button>` +
+    '<button type="submit" name="op" value="delete" class="deny">Delete</button></form></td></tr>';
+  const body =
+    rules === undefined
+      ? '<p>This server has no rule store: pass <code>rules</code> (the <code>RuleStore</code> your agents use) to <code>createApprovalApp</code>.</p>'
+      : (rules.length === 0
+          ? '<p class="empty">No stored rules.</p>'
+          : '<table><caption class="visually-hidden">Stored rules</caption><thead><tr><th scope="col">Tool</th><th scope="col">Action</th><th scope="col">Agent</th><th scope="col">Reason</th><th scope="col">State</th><th scope="col">Change</th></tr></thead>' +
+            `<tbody>${rules.map(row).join('')}</tbody></table>`) +
+        `<h3>Add a rule</h3><form method="post" action="rules">${csrf}<fieldset><legend>New rule</legend>` +
+        '<label>Tool (a name or a glob such as search_*)<input type="text" name="tool" maxlength="256"></label>' +
+        '<label>Connector glob (optional)<input type="text" name="connector" maxlength="256"></label>' +
+        '<label>Agent (empty: every agent)<input type="text" name="agent" maxlength="128"></label>' +
+        '<label>Action<select name="action"><option value="ask">ask</option><option value="allow">allow</option><option value="deny">deny</option></select></label>' +
+        '<label>Reason<input type="text" name="reason" maxlength="1000"></label>' +
+        '<label>Approvers (comma-separated, optional)<input type="text" name="approvers"></label>' +
+        '<p><button type="submit" class="approve">Add rule</button></p></fieldset></form>';
+  return page(
+    'Rules · countersign',
+    `${signedInHeader(session, '../')}<main><h2>Rules</h2>${error === undefined ? '' : `<p class="error" role="alert">${e(error)}</p>`}${PRECEDENCE}${body}</main>`,
+    { script: false, root: '../' },
+  );
+}

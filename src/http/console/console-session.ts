@@ -1,0 +1,91 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import { HttpProblem, problem } from '../../web/problem.js';
+import type { AppEnv } from '../app-env.js';
+
+/** Who is signed in to the console: the name decisions are recorded under, and how they proved it. */
+export interface ConsoleSession {
+  /** Recorded as `approvedBy` and checked against approver rules. */
+  readonly reviewer: string;
+  /** `token`: the app's bearer token and a name; `inbox`: a reviewer's signed inbox link. */
+  readonly via: 'token' | 'inbox';
+  /** Epoch ms. */
+  readonly expiresAt: number;
+  /** Sent back with every write (form field `csrf` or header `x-csrf-token`). */
+  readonly csrf: string;
+}
+
+export const SESSION_COOKIE = 'countersign_console';
+/** A token sign-in lasts a working day; an inbox sign-in no longer than its link. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
+/**
+ * Signs and reads console session cookies: `v1.<payload>.<hmac>`, stateless, so every process of the app that shares
+ * its credentials accepts them. The key is derived from the app's configured bearer tokens and webhook secrets (a
+ * random one per process when the app has none): rotating a credential out signs everyone out.
+ */
+export function consoleSessions(credentials: readonly string[], clock: () => number) {
+  const key =
+    credentials.length === 0
+      ? randomBytes(32)
+      : createHash('sha256')
+          .update(['countersign console session v1', ...credentials].join('\0'))
+          .digest();
+  const mac = (text: string) => createHmac('sha256', key).update(text).digest('base64url');
+
+  const issue = (c: Context<AppEnv>, reviewer: string, via: ConsoleSession['via'], expiresAt: number): void => {
+    const payload = b64(JSON.stringify({ r: reviewer, v: via, e: expiresAt, n: randomBytes(12).toString('base64url') }));
+    const value = `v1.${payload}.${mac(payload)}`;
+    setCookie(c, SESSION_COOKIE, value, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https',
+      expires: new Date(expiresAt),
+    });
+  };
+
+  /** The session the request's cookie carries, or undefined when it has none or a forged or expired one. */
+  const read = (c: Context<AppEnv>): ConsoleSession | undefined => {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const match = cookie === undefined ? null : /^v1\.([A-Za-z0-9_-]{1,2000})\.([A-Za-z0-9_-]{43})$/.exec(cookie);
+    if (match === null) return undefined;
+    const [, payload, signature] = match as unknown as [string, string, string];
+    if (!timingSafeEqual(Buffer.from(signature), Buffer.from(mac(payload)))) return undefined;
+    let data: { r?: unknown; v?: unknown; e?: unknown; n?: unknown };
+    try {
+      data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (typeof data.r !== 'string' || (data.v !== 'token' && data.v !== 'inbox') || typeof data.e !== 'number' || typeof data.n !== 'string') return undefined;
+    if (data.e <= clock()) return undefined;
+    return { reviewer: data.r, via: data.v, expiresAt: data.e, csrf: mac(`csrf\0${data.n}`) };
+  };
+
+  /** The session, required: a 401 telling the person to sign in again otherwise. */
+  const require = (c: Context<AppEnv>): ConsoleSession => {
+    const session = read(c);
+    if (session === undefined) throw new HttpProblem(problem(401, 'console_signed_out', 'The console session is missing or expired; open / and sign in again.'));
+    return session;
+  };
+
+  /** The session of a write: its CSRF token (form field or `x-csrf-token` header) must match, or the write is refused. */
+  const requireWrite = (c: Context<AppEnv>, fields: { readonly csrf?: string | undefined }): ConsoleSession => {
+    const session = require(c);
+    const sent = c.req.header('x-csrf-token') ?? fields.csrf ?? '';
+    if (sent.length !== session.csrf.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrf))) {
+      throw new HttpProblem(problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'));
+    }
+    return session;
+  };
+
+  const end = (c: Context<AppEnv>) => deleteCookie(c, SESSION_COOKIE, { path: '/' });
+
+  return { issue, read, require, requireWrite, end };
+}
+
+export type ConsoleSessions = ReturnType<typeof consoleSessions>;

@@ -1,0 +1,116 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { NewRule, RuleStore } from '../../ports/rule-store.js';
+import { problemFor } from '../../web/problem.js';
+import { parseWith } from '../../web/read-body.js';
+import type { AppEnv } from '../app-env.js';
+import type { AuditHistory, HistoryQuery } from '../console/audit-history.js';
+import { readConsoleBody } from '../console/console-body.js';
+import { historyPage } from '../console/console-history-page.js';
+import { CONSOLE_HEADERS } from '../console/console-pages.js';
+import { rulesPage } from '../console/console-rules-page.js';
+import type { ConsoleSessions } from '../console/console-session.js';
+import type { RouteSettings } from './route-settings.js';
+import { ruleNotFound } from './rules.js';
+
+const blank = (value: unknown) => (value === '' ? undefined : value);
+/** A `datetime-local` value (`2026-11-25T21:50`), read as UTC, or epoch ms. */
+const instant = z.preprocess(
+  blank,
+  z
+    .string()
+    .max(40)
+    .transform((text, context) => {
+      const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`);
+      if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
+      return ms;
+    })
+    .optional(),
+);
+const historyQuery = z.object({
+  tool: z.preprocess(blank, z.string().max(256).optional()),
+  by: z.preprocess(blank, z.string().max(256).optional()),
+  decision: z.preprocess(blank, z.enum(['approved', 'denied']).optional()),
+  since: instant,
+  until: instant,
+});
+
+const ruleForm = z.object({
+  csrf: z.string().max(100).optional(),
+  tool: z.preprocess(blank, z.string().max(256).optional()),
+  connector: z.preprocess(blank, z.string().max(256).optional()),
+  agent: z.preprocess(blank, z.string().max(128).optional()),
+  action: z.enum(['allow', 'ask', 'deny']),
+  reason: z.preprocess(blank, z.string().max(1000).optional()),
+  approvers: z.preprocess(blank, z.string().max(4000).optional()),
+});
+const ruleChange = z.object({ csrf: z.string().max(100).optional(), op: z.enum(['enable', 'disable', 'delete']) });
+
+/**
+ * The console's records: the history of decisions (`GET /console/history`, exported as JSON Lines by
+ * `GET /console/history.jsonl`, which also takes the bearer token) and the rules page (`GET /console/rules`, with
+ * forms that add, disable, enable and delete stored rules, CSRF checked).
+ */
+export function consoleRecordRoutes(
+  { read }: RouteSettings,
+  own: { readonly sessions: ConsoleSessions; readonly history: AuditHistory; readonly rules: RuleStore | undefined; readonly maxBodyBytes: number },
+): Hono<AppEnv> {
+  const { sessions, history, rules } = own;
+  const app = new Hono<AppEnv>();
+  const html = (c: Context<AppEnv>, status: number, text: string) => c.newResponse(text, status as 200, CONSOLE_HEADERS);
+  const queryOf = (c: Context<AppEnv>): HistoryQuery => parseWith(historyQuery, c.req.query(), 'query');
+
+  app.get('/console/history', (c) => {
+    const session = sessions.require(c);
+    history.start();
+    const query = queryOf(c);
+    const search = new URL(c.req.url).search;
+    return html(c, 200, historyPage(session, history.search(query), query, `history.jsonl${search}`));
+  });
+
+  app.get('/console/history.jsonl', read, (c) => {
+    const lines = history.search(queryOf(c)).map((entry) => `${JSON.stringify(entry)}\n`);
+    return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8', 'content-disposition': 'attachment; filename="countersign-history.jsonl"' });
+  });
+
+  app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.require(c), await rules?.list())));
+
+  /** A refused change, shown on the rules page (a 5xx is not a refusal, and goes to the app's error handler). */
+  const refused = async (c: Context<AppEnv>, error: unknown) => {
+    const answer = problemFor(error);
+    if (answer.unexpected) throw error;
+    return html(c, answer.problem.status, rulesPage(sessions.require(c), await rules?.list(), answer.problem.detail));
+  };
+
+  app.post('/console/rules', async (c) => {
+    sessions.require(c);
+    const { fields } = await readConsoleBody(c, ruleForm, own.maxBodyBytes);
+    sessions.requireWrite(c, fields);
+    if (rules === undefined) throw ruleNotFound('(no rule store)');
+    const { csrf: _, approvers, ...rule } = fields;
+    const list = approvers
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    try {
+      await rules.add({ ...rule, ...(list === undefined || list.length === 0 ? {} : { approvers: list }) } as NewRule);
+    } catch (error) {
+      return refused(c, error);
+    }
+    return c.newResponse(null, 303, { location: 'rules', 'cache-control': 'no-store' });
+  });
+
+  app.post('/console/rules/:ruleId', async (c) => {
+    sessions.require(c);
+    const { fields } = await readConsoleBody(c, ruleChange, own.maxBodyBytes);
+    sessions.requireWrite(c, fields);
+    const id = c.req.param('ruleId');
+    if (rules === undefined || !(await rules.list()).some((rule) => rule.id === id)) return refused(c, ruleNotFound(id));
+    if (fields.op === 'delete') await rules.remove(id);
+    else await rules.setEnabled(id, fields.op === 'enable');
+    return c.newResponse(null, 303, { location: '../rules', 'cache-control': 'no-store' });
+  });
+
+  return app;
+}

@@ -1,0 +1,160 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { isLinkedRuntime } from '../../runtime/link-runtime.js';
+import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
+import { problemFor } from '../../web/problem.js';
+import type { AppEnv } from '../app-env.js';
+import { bearerMatches } from '../authenticate.js';
+import { blanketDecisions } from '../blanket-decisions.js';
+import type { AuditHistory } from '../console/audit-history.js';
+import { consoleAsset } from '../console/console-assets.js';
+import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
+import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
+import { type ConsoleSession, type ConsoleSessions, SESSION_TTL_MS } from '../console/console-session.js';
+import { recordBatch } from '../record-batch.js';
+import { recordThenAnswer } from '../record-then-answer.js';
+import { runView } from '../run-view.js';
+import type { RouteSettings } from './route-settings.js';
+
+/** What the console's routes need beyond every route's settings. */
+export interface ConsoleSettings {
+  readonly sessions: ConsoleSessions;
+  readonly bearerTokens: readonly string[];
+  /** No credential configured (`insecure: true`): a name alone signs in, on loopback. */
+  readonly insecure: boolean;
+  readonly maxBodyBytes: number;
+  readonly clock: () => number;
+  /** Listens from the first use of the console (a sign-in, or a page shown to a session). */
+  readonly history: AuditHistory;
+}
+
+/** How many pending approvals the console reads (one store page). */
+const CONSOLE_PAGE = 500;
+
+const html = (c: Context<AppEnv>, status: number, text: string) => c.newResponse(text, status as 200, CONSOLE_HEADERS);
+
+/** Where a form post goes back to: the console at the app's root, relative so the app can be mounted under a prefix. */
+const back = (c: Context<AppEnv>, to = '../') => c.newResponse(null, 303, { location: to, 'cache-control': 'no-store' });
+
+const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
+  const value = (name: string) => c.req.query(name) || undefined;
+  return { agent: value('agent'), tool: value('tool'), connector: value('connector'), session: value('session') };
+};
+
+/** The token of an inbox link, given as the whole URL or the token alone. */
+const inboxTokenOf = (text: string) => /([A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100})\/?(?:[?#].*)?$/.exec(text.trim())?.[1];
+
+/**
+ * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
+ * (`POST /console/session`, `POST /console/session/end`), the cards as a fragment for the live page
+ * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`),
+ * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
+ */
+export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
+  const { runtime, resumeMode, report } = settings;
+  const { sessions } = own;
+  const { recordMode, carryOn, resumeAfter } = recordThenAnswer(settings);
+  const app = new Hono<AppEnv>();
+  const signInOptions = { token: !own.insecure, inbox: isLinkedRuntime(runtime) };
+
+  const pending = async (): Promise<PendingApprovalEntry[]> => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items];
+
+  app.get('/', async (c) => {
+    const session = sessions.read(c);
+    if (session === undefined) return html(c, 200, signInPage(signInOptions));
+    own.history.start();
+    return html(c, 200, consolePage(session, await pending(), filterOf(c)));
+  });
+
+  app.get('/console/assets/:name', async (c) => {
+    const asset = await consoleAsset(c.req.param('name'));
+    return c.body(asset.text, 200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
+  });
+
+  app.post('/console/session', async (c) => {
+    own.history.start();
+    const { fields } = await readConsoleBody(c, consoleSignIn, own.maxBodyBytes);
+    const refuse = (error: string) => html(c, 401, signInPage({ ...signInOptions, error }));
+    if (fields.inbox !== undefined) {
+      const token = inboxTokenOf(fields.inbox);
+      if (token === undefined || !isLinkedRuntime(runtime)) return refuse('That is not an inbox link of this server.');
+      try {
+        const inbox = await runtime.reviewInbox(token, { limit: 1 });
+        sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, own.clock() + SESSION_TTL_MS));
+      } catch (error) {
+        if (problemFor(error).unexpected) throw error;
+        return refuse('That inbox link is expired or not valid; ask for a new one.');
+      }
+      return back(c);
+    }
+    if (fields.name === undefined) return refuse('Enter your name: it is recorded with each decision.');
+    if (!own.insecure && (fields.token === undefined || !bearerMatches(fields.token, own.bearerTokens))) return refuse('That API token is not right.');
+    sessions.issue(c, fields.name, 'token', own.clock() + SESSION_TTL_MS);
+    return back(c);
+  });
+
+  app.post('/console/session/end', async (c) => {
+    sessions.require(c);
+    const { fields } = await readConsoleBody(c, consoleBlanket.pick({ csrf: true }), own.maxBodyBytes);
+    sessions.requireWrite(c, fields);
+    sessions.end(c);
+    return back(c, '../../');
+  });
+
+  app.get('/console/cards', async (c) => {
+    const session = sessions.require(c);
+    return html(c, 200, cardList(filtered(await pending(), filterOf(c)).sort(byExpiry), session.csrf));
+  });
+
+  /** A refused form post, told as a page with the way back (the script gets the problem as JSON instead). */
+  const refusedPage = (c: Context<AppEnv>, session: ConsoleSession, error: unknown) => {
+    const answer = problemFor(error);
+    if (answer.unexpected) throw error;
+    return html(c, answer.problem.status, consoleMessagePage(session, 'Not decided', answer.problem.detail, '../'));
+  };
+
+  app.post('/console/decide', async (c) => {
+    sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleDecision, own.maxBodyBytes);
+    const session = sessions.requireWrite(c, fields);
+    const response = consoleResponse(fields, session.reviewer);
+    try {
+      const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
+      let run = recorded.snapshot;
+      if (resumeMode === 'inline' && recorded.status === 'running') {
+        const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
+        if (outcome.done) run = outcome.value;
+      }
+      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, run: runView(run) }) : back(c);
+    } catch (error) {
+      if (json) throw error;
+      return refusedPage(c, session, error);
+    }
+  });
+
+  app.post('/console/decide-all', async (c) => {
+    sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleBlanket, own.maxBodyBytes);
+    const session = sessions.requireWrite(c, fields);
+    try {
+      const run = await runtime.get(fields.runId);
+      const items = blanketDecisions(
+        run,
+        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures },
+        runtime.agent(run.agentName).settings.decisionSecret !== undefined,
+      );
+      const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId: run.runId, method: 'POST', path: c.req.path }));
+      let latest = batch.latest;
+      if (batch.recorded && latest.status === 'running' && resumeMode === 'inline') {
+        const outcome = await carryOn(runtime.resume(run.runId), 'resume', run.runId);
+        if (outcome.done) latest = outcome.value;
+      }
+      return json ? c.json({ status: latest.status, run: runView(latest), results: batch.results }) : back(c);
+    } catch (error) {
+      if (json) throw error;
+      return refusedPage(c, session, error);
+    }
+  });
+
+  return app;
+}

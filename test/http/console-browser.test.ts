@@ -1,0 +1,284 @@
+// The approver's console in a real browser (Debian's Chromium through playwright-core): sign in with the API token,
+// cards arriving live over /events, the keyboard, the JSON editor, approve all, expiry, the no-script forms, a
+// phone-sized screen and an axe-core accessibility check.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
+import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { inboxLinkUrl } from '../support/link-urls.js';
+
+const executablePath = '/usr/bin/chromium';
+const hasBrowser = existsSync(executablePath);
+if (!hasBrowser && process.env['CI']) throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
+
+const TOKEN = 'console-browser-test-token';
+const shots = 'test-results/console';
+
+/** The scripted model reads its tool calls from the run's input: `[{ name, args }, ...]`. */
+const model = createScriptedModel(({ messages }) =>
+  messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn(JSON.parse(messages.find((message) => message.role === 'user')!.content)),
+);
+
+describe.skipIf(!hasBrowser)('the console in Chromium', () => {
+  let browser: Browser;
+  let server: ServeHandle;
+  const deleted: string[] = [];
+  const deleteFile = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    input: z.object({ path: z.string().min(1) }),
+    needsApproval: true,
+    approvalPrompt: ({ path }) => `Delete ${path}?`,
+    execute: ({ path }) => {
+      deleted.push(path);
+      return `deleted ${path}`;
+    },
+  });
+  const rules = createMemoryRuleStore();
+  const agents = [
+    createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret: 'console-browser-decision-secret-0123456789' }),
+    createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
+  ];
+  const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
+  const start = (agent: string, ...paths: string[]) => runtime.start(agent, { input: JSON.stringify(paths.map((path) => ({ name: 'delete_file', args: { path } }))) });
+
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN, rules }), { port: 0 });
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signIn(context: BrowserContext, name = 'alice@example.com'): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByLabel('API token').fill(TOKEN);
+    await page.getByLabel('Your name').fill(name);
+    await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+    await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+    return page;
+  }
+
+  const card = (page: Page, runId: string) => page.locator('article.card', { hasText: runId });
+  /** Makes the card current, and waits until it has been on the page long enough for Enter to count. */
+  async function focusSettled(page: Page, runId: string) {
+    // The script is running once it has shown the keyboard hint (it selects the first card as it starts).
+    await page.locator('p.hint').waitFor();
+    await card(page, runId).first().focus();
+    await page.waitForTimeout(800);
+  }
+
+  it('signs in with the token (a wrong one is refused) into an HttpOnly, SameSite=Strict session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByLabel('API token').fill('not-the-token-at-all');
+    await page.getByLabel('Your name').fill('mallory');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('not right');
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+
+    const signedIn = await browser.newContext();
+    await signIn(signedIn);
+    const [cookie] = await signedIn.cookies();
+    expect(cookie).toMatchObject({ name: 'countersign_console', httpOnly: true, sameSite: 'Strict' });
+    await signedIn.close();
+  });
+
+  it('a card appears live and the keyboard approves it; it reaches completed with the result', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => void errors.push(error.message));
+    const run = await start('files', '/tmp/live.txt');
+    await card(page, run.runId).waitFor();
+    expect(await card(page, run.runId).innerText()).toContain('Delete /tmp/live.txt?');
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed: deleted /tmp/live.txt');
+    await page.screenshot({ path: `${shots}/approved-by-keyboard.png` });
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice@example.com', source: 'human' });
+    expect(deleted).toContain('/tmp/live.txt');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('Escape asks for a reason, Escape again cancels, and Enter in the reason denies with it', async () => {
+    const run = await start('files', '/etc/passwd');
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('Escape');
+    const reason = card(page, run.runId).getByLabel('Reason');
+    await expect.poll(() => reason.evaluate((input) => input === document.activeElement)).toBe(true);
+    await page.keyboard.press('Escape');
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+    await page.keyboard.press('Escape');
+    await reason.fill('never touch system files');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Denied by alice@example.com: never touch system files');
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'denied', reason: 'never touch system files', by: 'alice@example.com' });
+    expect(deleted).not.toContain('/etc/passwd');
+    await context.close();
+  });
+
+  it('an edit that breaks the schema is refused in the page; a valid one runs with the edited arguments', async () => {
+    const run = await start('files', '/home/alice/everything');
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('e');
+    const editor = page.getByRole('dialog', { name: 'Edit arguments' });
+    await editor.getByLabel('Arguments (JSON)').fill('{ "path": 42 }');
+    await editor.getByRole('button', { name: 'Approve with these arguments' }).click();
+    await expect.poll(() => editor.getByRole('alert').innerText()).toContain('/path: must be string');
+    await page.screenshot({ path: `${shots}/invalid-edit.png` });
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+    await editor.getByLabel('Arguments (JSON)').fill('{ "path": "/home/alice/tmp" }');
+    await editor.getByRole('button', { name: 'Approve with these arguments' }).click();
+    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed: deleted /home/alice/tmp');
+    expect(deleted).toContain('/home/alice/tmp');
+    expect(deleted).not.toContain('/home/alice/everything');
+    await context.close();
+  });
+
+  it('a approves every pending request of the run', async () => {
+    const run = await start('files', '/tmp/a', '/tmp/b');
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await expect.poll(() => card(page, run.runId).count()).toBe(2);
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('a');
+    for (const path of ['/tmp/a', '/tmp/b']) {
+      await expect
+        .poll(() =>
+          page
+            .locator('article.card', { hasText: `Delete ${path}?` })
+            .locator('.state')
+            .innerText(),
+        )
+        .toContain(`Completed: deleted ${path}`);
+    }
+    expect((await runtime.get(run.runId)).status).toBe('completed');
+    await context.close();
+  });
+
+  it('a card whose time runs out shows expired and can no longer be approved', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const run = await start('hurried', '/tmp/late');
+    await card(page, run.runId).waitFor();
+    await expect.poll(() => card(page, run.runId).locator('.state').innerText(), { timeout: 10_000 }).toContain('Expired');
+    expect(await card(page, run.runId).getByRole('button', { name: 'Approve', exact: true }).isVisible()).toBe(false);
+    await page.screenshot({ path: `${shots}/expired.png` });
+    await context.close();
+  });
+
+  it('approves and denies without JavaScript, through the forms', async () => {
+    const approveRun = await start('files', '/tmp/nojs-approve');
+    const denyRun = await start('files', '/tmp/nojs-deny');
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await signIn(context, 'bob@example.com');
+    const posted = () => page.waitForResponse((response) => response.url().endsWith('/console/decide'));
+    await Promise.all([posted(), card(page, approveRun.runId).getByRole('button', { name: 'Approve', exact: true }).click()]);
+    await page.waitForLoadState();
+    expect((await runtime.get(approveRun.runId)).status).toBe('completed');
+    await card(page, denyRun.runId).getByLabel('Reason').fill('not today');
+    await Promise.all([posted(), card(page, denyRun.runId).getByRole('button', { name: 'Deny', exact: true }).click()]);
+    await page.waitForLoadState();
+    expect((await runtime.get(denyRun.runId)).audit.at(-1)).toMatchObject({ decision: 'denied', by: 'bob@example.com', reason: 'not today' });
+    expect(await card(page, approveRun.runId).count()).toBe(0);
+    await context.close();
+  });
+
+  it('searches the history by person and decision, and exports the search as JSON Lines', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Person').fill('bob');
+    await page.getByLabel('Decision').selectOption('denied');
+    await Promise.all([page.waitForURL(/decision=denied/), page.getByRole('button', { name: 'Search' }).click()]);
+    const rows = page.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().innerText()).toContain('not today');
+    await page.screenshot({ path: `${shots}/history.png` });
+    const exported = await page.request.get(await page.getByRole('link', { name: 'Export JSON Lines' }).evaluate((link) => (link as HTMLAnchorElement).href));
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([expect.objectContaining({ toolName: 'delete_file', decision: 'denied', by: 'bob@example.com', reason: 'not today' })]);
+    await context.close();
+  });
+
+  it('a rule added on the rules page takes effect on the next call; disabled, the tool asks again', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await page.getByRole('link', { name: 'Rules' }).click();
+    expect(await page.locator('main').innerText()).toContain('deny beats ask beats allow');
+    await page.getByLabel('Tool (a name or a glob such as search_*)').fill('delete_file');
+    await page.getByLabel('Agent (empty: every agent)').fill('files');
+    await page.getByLabel('Action').selectOption('allow');
+    await page.getByLabel('Reason').fill('cleanup week');
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Add rule' }).click()]);
+    expect(await page.locator('tbody tr').first().innerText()).toContain('cleanup week');
+    await page.screenshot({ path: `${shots}/rules.png` });
+    const allowed = await start('files', '/tmp/by-rule');
+    expect(allowed.status).toBe('completed');
+    expect(deleted).toContain('/tmp/by-rule');
+
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Disable' }).click()]);
+    expect((await start('files', '/tmp/asked-again')).status).toBe('awaitingApproval');
+    await Promise.all([page.waitForURL(/\/console\/rules$/), page.getByRole('button', { name: 'Delete' }).click()]);
+    expect(await rules.list()).toEqual([]);
+    await context.close();
+  });
+
+  it('signs in with an inbox link as its reviewer', async () => {
+    const run = await start('files', '/tmp/inbox');
+    const inbox = await inboxLinkUrl(runtime, 'carol@example.com', {}, server.url);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByLabel('Inbox link').fill(inbox.url);
+    await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('button', { name: 'Sign in as its reviewer' }).click()]);
+    expect(await page.locator('header').innerText()).toContain('carol@example.com');
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed');
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'carol@example.com' });
+    await context.close();
+  });
+
+  it('is usable at 360 px and has no serious accessibility violations (axe-core)', { timeout: 90_000 }, async () => {
+    await start('files', '/var/log/app.log');
+    await start('files', '/srv/reports/q3.pdf', '/srv/reports/q4.pdf');
+    const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
+    const page = await signIn(context);
+    await page.locator('article.card').first().waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // Evaluated through the debugging protocol: the console's CSP refuses inline scripts, as it should.
+    await page.evaluate(readFileSync('node_modules/axe-core/axe.min.js', 'utf8'));
+    const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as { id: string; impact: string; nodes: unknown[] }[];
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    await page.screenshot({ path: `${shots}/phone.png`, fullPage: true });
+    await context.close();
+
+    const wide = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    const shot = await signIn(wide);
+    await shot.goto(`${server.url}/?agent=files`);
+    await shot.locator('article.card:not([hidden])').first().waitFor();
+    await shot.screenshot({ path: 'docs/console.png' });
+    await wide.close();
+  });
+});

@@ -1,0 +1,176 @@
+// The console's session and its guards, over app.request: the cookie and what it may do, CSRF on every write, the
+// assets and the tool schemas the editor checks against. The browser test drives the same routes in Chromium.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
+import { createApprovalApp } from 'countersign/http';
+import { approvalCard } from '../../src/http/console/console-pages.js';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+
+const TOKEN = 'console-test-token-0123456789';
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+function setup() {
+  const deleteFile = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    input: z.object({ path: z.string().min(1) }),
+    needsApproval: true,
+    execute: ({ path }) => `deleted ${path}`,
+  });
+  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path: '/tmp/x' })));
+  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [deleteFile] })] });
+  const app = createApprovalApp(runtime, { bearerToken: TOKEN });
+  const signIn = async (url = 'http://localhost/console/session') => {
+    const response = await app.request(url, form({ token: TOKEN, name: 'alice' }));
+    const cookie = response.headers.get('set-cookie') ?? '';
+    return { response, cookie, pair: cookie.split(';')[0]! };
+  };
+  /** The CSRF token the console page hands the signed-in person. */
+  const csrfOf = async (pair: string) => /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie: pair } })).text())![1]!;
+  return { runtime, app, signIn, csrfOf };
+}
+
+describe('the console', () => {
+  it('shows the sign-in form at / under a CSP that allows only its own scripts and styles', async () => {
+    const { app } = setup();
+    const response = await app.request('/');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(response.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(await response.text()).toContain('name="token"');
+  });
+
+  it('exchanges the token for an HttpOnly, SameSite=Strict cookie, Secure over https; a wrong token gets none', async () => {
+    const { app, signIn } = setup();
+    const wrong = await app.request('/console/session', form({ token: 'wrong-token-0123456789', name: 'mallory' }));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const { response, cookie } = await signIn();
+    expect(response.status).toBe(303);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/);
+    expect((await signIn('https://localhost/console/session')).cookie).toMatch(/Secure/);
+  });
+
+  it('decides as the signed-in person only with the CSRF token; a tampered cookie is signed out', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    const { pair } = await signIn();
+    const decide = (fields: Record<string, string>, cookie = pair) =>
+      app.request('/console/decide', { ...form({ runId: run.runId, approvalId, decision: 'approve', ...fields }), headers: { ...form({}).headers, cookie } });
+
+    expect((await decide({})).status).toBe(403);
+    expect((await decide({ csrf: 'x'.repeat(43) })).status).toBe(403);
+    const [name, value] = pair.split('=') as [string, string];
+    const [version, payload, mac] = value.split('.') as [string, string, string];
+    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('alice', 'admin')).toString('base64url');
+    expect((await decide({ csrf: await csrfOf(pair) }, `${name}=${version}.${forged}.${mac}`)).status).toBe(401);
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+
+    const answer = await decide({ csrf: await csrfOf(pair) });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('../');
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
+  });
+
+  it('Approve for this run records scope run, as the signed-in person whatever name the form sends', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'run', approvedBy: 'mallory', csrf: await csrfOf(pair) };
+    const answer = await app.request('/console/decide', { ...form(fields), headers: { ...form({}).headers, cookie: pair } });
+    expect(answer.status).toBe(303);
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', scope: 'run', by: 'alice' });
+  });
+
+  it('lets the session cookie read the API but never write through it', async () => {
+    const { runtime, app, signIn } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    expect((await app.request('/approvals', { headers: { cookie: pair } })).status).toBe(200);
+    const write = await app.request(`/runs/${run.runId}/approvals/${run.pendingApprovals[0]!.approvalId}`, {
+      method: 'POST',
+      headers: { cookie: pair, 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: true, approvedBy: 'someone-else' }),
+    });
+    expect(write.status).toBe(401);
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+  });
+
+  it("serves its script as a module and lists an agent's tool schemas for the editor", async () => {
+    const { app, signIn } = setup();
+    const script = await app.request('/console/assets/main.js');
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain('import');
+    expect((await app.request('/console/assets/..%2Fsecrets.js')).status).toBe(404);
+    const { pair } = await signIn();
+    const tools = (await (await app.request('/agents/files/tools', { headers: { cookie: pair } })).json()) as { tools: { name: string; parameters: unknown }[] };
+    expect(tools.tools[0]).toMatchObject({ name: 'delete_file', parameters: { type: 'object', required: ['path'] } });
+    expect((await app.request('/agents/files/tools')).status).toBe(401);
+  });
+});
+
+describe('GET/POST/DELETE /rules', () => {
+  it('lists, adds, disables and removes stored rules with the bearer token, and refuses without it', async () => {
+    const rules = createMemoryRuleStore();
+    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    expect((await app.request('/rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"allow"}' })).status).toBe(401);
+    const added = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'search_*', action: 'allow', reason: 'read-only' }) });
+    expect(added.status).toBe(201);
+    const { rule } = (await added.json()) as { rule: { id: string } };
+    expect((await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ action: 'maybe' }) })).status).toBe(400);
+    const disabled = await app.request(`/rules/${rule.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ enabled: false }) });
+    expect(((await disabled.json()) as { rule: { enabled: boolean } }).rule.enabled).toBe(false);
+    const listed = (await (await app.request('/rules', { headers: auth })).json()) as { items: { id: string; enabled: boolean }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ id: rule.id, enabled: false, tool: 'search_*' })]);
+    expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
+    expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
+    expect(await rules.list()).toEqual([]);
+  });
+});
+
+describe('console sessions and cards', () => {
+  const model = createScriptedModel([textTurn('hi')]);
+  it('signs in with a name alone when the app is insecure (loopback demos), and a removed token signs its sessions out', async () => {
+    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model, tools: [] })] });
+    const insecure = createApprovalApp(runtime, { insecure: true });
+    const demo = await insecure.request('http://127.0.0.1/console/session', form({ name: 'demo' }));
+    expect(demo.status).toBe(303);
+    expect(demo.headers.get('set-cookie')).toMatch(/^countersign_console=/);
+
+    const other = 'console-test-token-rotated-out';
+    const before = createApprovalApp(runtime, { bearerToken: [TOKEN, other] });
+    const cookie = (await before.request('/console/session', form({ token: other, name: 'alice' }))).headers.get('set-cookie')!.split(';')[0]!;
+    expect(await (await before.request('/', { headers: { cookie } })).text()).toContain('Signed in as');
+    const after = createApprovalApp(runtime, { bearerToken: TOKEN });
+    expect(await (await after.request('/', { headers: { cookie } })).text()).toContain('name="token"');
+  });
+
+  it('shows votes when the request carries them, and warns of a call whose outcome is unknown', () => {
+    const request = {
+      approvalId: 'apr_1',
+      toolCallId: 'call_1',
+      toolName: 'transfer',
+      args: { amount: 5 },
+      argsDigest: 'x',
+      description: 'Transfer 5',
+      requestedAt: 0,
+      warnings: [],
+      outcomeUnknown: true,
+      votes: [{ by: 'alice', approved: true, at: 0 }],
+      quorum: { required: 2, distinctPeople: true, excludeRequester: true, anyDenyDenies: true },
+    };
+    const html = approvalCard({ runId: 'run_1', agentName: 'bank', request }, { csrf: 'c', runPending: [request] });
+    expect(html).toContain('Needs 2 approvals: 1 so far (alice), 1 more needed');
+    expect(html).toContain('Outcome unknown');
+  });
+});

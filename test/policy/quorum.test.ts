@@ -132,7 +132,8 @@ describe('quorum: several approvers', () => {
     const { snap, vote } = await pausedOn({ required: 2 });
     expect(() => vote(snap, 'ana', true, { args: { amount: 1 } })).toThrow(ConfigError);
     expect(() => vote(snap, 'ana', true, { args: { amount: 1 } })).toThrow(/cannot be edited/);
-    expect(() => vote(snap, 'ana', true, { scope: 'run' })).toThrow(/one voter's approval must not stand in for a quorum/);
+    expect(() => vote(snap, 'ana', true, { scope: 'run' })).toThrow(/scope 'run': one voter's word must not stand in for a quorum/);
+    expect(() => vote(snap, 'ana', true, { scope: 'agent', grant: { ttlMs: 60_000 } })).toThrow(/scope 'agent': one voter's word must not stand in for a quorum/);
     expect(() => vote(snap, 'ana', false, { dismissed: true })).toThrow(/closing the dialog is not a vote/);
   });
 

@@ -9,26 +9,49 @@ function settle(card: HTMLElement, state: CardState, text: string): void {
   if (card.dataset['state'] === 'pending') setCardState(card, state, text);
 }
 
+/** The ways a card decides: approve once, for the rest of the run, for the session (with the card's bounds), deny. */
+export type ConsoleDecision = 'approve' | 'run' | 'session' | 'deny';
+
+/** The bounds typed on the card for Approve for this session (empty fields are left out). */
+function grantBounds(card: HTMLElement): Record<string, string> {
+  const bounds: Record<string, string> = {};
+  for (const name of ['ttlMinutes', 'uses']) {
+    const value = card.querySelector<HTMLInputElement>(`input[name=${name}]`)?.value.trim() ?? '';
+    if (value !== '') bounds[name] = value;
+  }
+  return bounds;
+}
+
+/** What an answered vote on a quorum request leaves on its card. */
+const voteText = (vote: { remaining: number }) => (vote.remaining > 0 ? `Vote recorded: ${vote.remaining} more needed.` : 'Vote recorded.');
+
 /**
- * Sends a decision on a card as the signed-in reviewer: approve (once, or for the rest of the run), deny with the
- * reason typed on the card, or approve with edited arguments. Resolves true once the server took it.
+ * Sends a decision on a card as the signed-in reviewer: approve (once, for the rest of the run, or for the session
+ * within the bounds typed on the card), deny with the reason typed on the card, or approve with edited arguments.
+ * Resolves true once the server took it.
  *
  * @example
  * await decide(card, 'deny');
  */
-export async function decide(card: HTMLElement, decision: 'approve' | 'run' | 'deny', args?: unknown): Promise<boolean> {
+export async function decide(card: HTMLElement, decision: ConsoleDecision, args?: unknown): Promise<boolean> {
   if (card.dataset['state'] !== 'pending') return false;
   const reason = card.querySelector<HTMLInputElement>('input[name=reason]')?.value.trim() ?? '';
   setCardState(card, 'sending', decision === 'deny' ? 'Denying…' : 'Approving…');
   try {
-    await postJson('console/decide', {
+    const answer = await postJson('console/decide', {
       runId: card.dataset['run'],
       approvalId: card.dataset['approval'],
       decision,
+      ...(decision === 'session' ? grantBounds(card) : {}),
       ...(reason === '' ? {} : { reason }),
       ...(card.dataset['signature'] === undefined ? {} : { signature: card.dataset['signature'] }),
       ...(args === undefined ? {} : { args }),
     });
+    const vote = answer['vote'] as { remaining: number } | undefined;
+    if (vote !== undefined && answer['status'] === 'awaitingApproval') {
+      setCardState(card, 'pending', voteText(vote));
+      return true;
+    }
     settle(card, decision === 'deny' ? 'denied' : 'approved', decision === 'deny' ? 'Denied.' : 'Approved.');
     return true;
   } catch (error) {

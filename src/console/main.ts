@@ -1,8 +1,10 @@
 // The console's script: everything here enhances the server's page, which approves and denies without it.
-import { decide, decideAll } from './actions.js';
+import { type ConsoleDecision, decide, decideAll } from './actions.js';
 import { editArguments } from './editor.js';
 import { bindKeyboard, select } from './keyboard.js';
 import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
+
+const DECISIONS: ReadonlySet<string> = new Set<ConsoleDecision>(['approve', 'run', 'session', 'deny']);
 
 const main = document.querySelector<HTMLElement>('main[data-csrf]');
 if (main !== null) {
@@ -17,7 +19,7 @@ if (main !== null) {
     if (card === null || decision === undefined) return;
     event.preventDefault();
     if (form.classList.contains('all')) void decideAll(card, decision === 'deny' ? 'deny' : 'approve');
-    else void decide(card, decision === 'deny' ? 'deny' : decision === 'run' ? 'run' : 'approve');
+    else void decide(card, DECISIONS.has(decision) ? (decision as ConsoleDecision) : 'approve');
   });
   main.addEventListener('click', (event) => {
     const button = (event.target as HTMLElement).closest<HTMLElement>('[data-action=edit]');

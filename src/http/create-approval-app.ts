@@ -16,6 +16,7 @@ import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { grantRoutes } from './routes/grants.js';
 import { consoleRoutes } from './routes/console.js';
+import { consoleGrantRoutes } from './routes/console-grants.js';
 import { consoleRecordRoutes } from './routes/console-records.js';
 import { ruleRoutes } from './routes/rules.js';
 import { auditHistory } from './console/audit-history.js';
@@ -225,6 +226,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', inboxRoutes(settings))
     .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock, history }))
     .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
+    .route('/', consoleGrantRoutes(settings, { sessions, maxBodyBytes }))
     .route('/', linkRoutes(settings));
   if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).

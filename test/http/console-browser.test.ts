@@ -244,6 +244,33 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
     await context.close();
   });
 
+  it('a bounded grant that then covers the next call: approved for the session twice, revoked on the grants page', async () => {
+    const inSession = (path: string) => runtime.start('files', { input: JSON.stringify([{ name: 'delete_file', args: { path } }]), sessionId: 'chat-browser' });
+    const first = await inSession('/tmp/session-1');
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const firstCard = card(page, first.runId);
+    await firstCard.waitFor();
+    expect(await firstCard.getByRole('button', { name: 'Approve for this run' }).count()).toBe(0);
+    await firstCard.getByLabel('Times').fill('2');
+    await firstCard.getByRole('button', { name: 'Approve for this session' }).click();
+    await expect.poll(() => firstCard.locator('.state').innerText()).toContain('Completed');
+
+    const covered = await inSession('/tmp/session-2');
+    expect(covered.status).toBe('completed');
+    expect(covered.audit.at(-1)).toMatchObject({ decision: 'approved', source: 'grant', by: 'alice@example.com' });
+    expect(deleted).toContain('/tmp/session-2');
+
+    await page.getByRole('link', { name: 'Grants' }).click();
+    const row = page.locator('tbody tr', { hasText: 'chat-browser' });
+    expect(await row.innerText()).toContain('1 of 2 uses left');
+    await page.screenshot({ path: `${shots}/grants.png` });
+    await Promise.all([page.waitForURL(/\/console\/grants$/), row.getByRole('button', { name: /Revoke/ }).click()]);
+    expect(await page.locator('main').innerText()).toContain('No live grants.');
+    expect((await inSession('/tmp/session-3')).status).toBe('awaitingApproval');
+    await context.close();
+  });
+
   it('signs in with an inbox link as its reviewer', async () => {
     const run = await start('files', '/tmp/inbox');
     const inbox = await inboxLinkUrl(runtime, 'carol@example.com', {}, server.url);

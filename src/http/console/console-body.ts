@@ -12,12 +12,22 @@ const optionalText = (max: number) =>
     .optional()
     .transform((text) => (text === undefined || text.trim() === '' ? undefined : text));
 
-/** A console decision: the card's form (or the script's JSON). `run` approves the tool for the rest of the run. */
+/** A whole number from a form field or JSON, empty meaning not given. */
+const optionalCount = (max: number) => z.preprocess((value) => (value === '' || value === null ? undefined : value), z.coerce.number().int().min(1).max(max).optional());
+
+/**
+ * A console decision: the card's form (or the script's JSON). `run` approves the tool for the rest of the run;
+ * `session` for later runs of the run's session, bounded by `ttlMinutes` and `uses` when given (a grant).
+ */
 export const consoleDecision = z.object({
   csrf: z.string().max(100).optional(),
   runId: id,
   approvalId: id,
-  decision: z.enum(['approve', 'run', 'deny']),
+  decision: z.enum(['approve', 'run', 'session', 'deny']),
+  /** A session grant ends after this many minutes (at most a week). */
+  ttlMinutes: optionalCount(7 * 24 * 60),
+  /** A session grant covers this many later calls. */
+  uses: optionalCount(1_000_000),
   reason: optionalText(4000),
   signature: z.string().max(512).optional(),
   /** Edited arguments (the script's editor; JSON only). */
@@ -31,14 +41,21 @@ export const consoleDecision = z.object({
  *
  * @example
  * const response = consoleResponse({ runId, approvalId, decision: 'run' }, 'alice'); // scope: 'run'
+ * const grant = consoleResponse({ runId, approvalId, decision: 'session', ttlMinutes: 15, uses: 2 }, 'alice');
+ * // scope: 'session', grant: { ttlMs: 900_000, uses: 2 }
  */
 export function consoleResponse(fields: z.output<typeof consoleDecision>, reviewer: string): ApprovalResponse {
+  const grant = {
+    ...(fields.ttlMinutes === undefined ? {} : { ttlMs: fields.ttlMinutes * 60_000 }),
+    ...(fields.uses === undefined ? {} : { uses: fields.uses }),
+  };
   return {
     approvalId: fields.approvalId,
     approved: fields.decision !== 'deny',
     approvedBy: reviewer,
     ...(fields.reason === undefined ? {} : { reason: fields.reason }),
     ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
+    ...(fields.decision === 'session' ? { scope: 'session' as const, ...(Object.keys(grant).length === 0 ? {} : { grant }) } : {}),
     ...(fields.args === undefined ? {} : { args: fields.args }),
     ...(fields.signature === undefined ? {} : { signature: fields.signature }),
   };

@@ -85,6 +85,21 @@ function badges(request: ApprovalRequest): string {
   );
 }
 
+/**
+ * The buttons that approve beyond this call: none on a quorum request (each approval there is one vote), for this
+ * session with its optional bounds (a grant) when the run has a session, else for this run.
+ */
+function widerApprovals(request: ApprovalRequest, sessionId: string | undefined): string {
+  if (request.quorum !== undefined) return '';
+  if (sessionId === undefined) return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
+  return (
+    '<button type="submit" name="decision" value="session" data-action="approve-session">Approve for this session</button>' +
+    '<fieldset class="grant"><legend>Bounds of Approve for this session (optional)</legend>' +
+    '<label>For minutes<input type="number" name="ttlMinutes" min="1" max="10080" inputmode="numeric"></label>' +
+    '<label>Times<input type="number" name="uses" min="1" max="1000000" inputmode="numeric"></label></fieldset>'
+  );
+}
+
 export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
 
 /**
@@ -150,7 +165,7 @@ export function approvalCard(entry: PendingApprovalEntry, options: { readonly cs
     hidden('signature', request.signature) +
     `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>` +
     '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
-    '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>' +
+    widerApprovals(request, sessionId) +
     '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
     '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>' +
     '</form>' +
@@ -222,7 +237,7 @@ function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFil
 /** The header every signed-in page shares: where you are, who you are, sign out. */
 export function signedInHeader(session: ConsoleSession, root: string): string {
   return (
-    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a><a href="${root}console/history">History</a><a href="${root}console/rules">Rules</a></nav>` +
+    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a><a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a></nav>` +
     `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +
     `${hidden('csrf', session.csrf)}<button type="submit">Sign out</button></form></header>`
   );

@@ -30,6 +30,10 @@ button.deny{background:var(--no);border-color:var(--no);color:#fff}
 .warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.25rem .75rem;color:#451a03}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin-top:.5rem}
 .actions label{flex:1 1 12rem}
+.actions fieldset.grant{display:flex;flex-wrap:wrap;gap:.5rem;margin:0;padding:.25rem .75rem .5rem;flex:1 1 100%}
+.actions fieldset.grant legend{font-size:.9rem;color:var(--muted)}
+.actions fieldset.grant label{flex:1 1 6rem}
+.actions fieldset.grant input{width:100%}
 .state{font-weight:600;margin:.5rem 0 0}
 .card[data-state=approved],.card[data-state=completed]{border-left-color:var(--ok)}
 .card[data-state=denied],.card[data-state=failed],.card[data-state=expired]{border-left-color:var(--no)}

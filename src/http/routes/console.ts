@@ -125,7 +125,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
         const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
         if (outcome.done) run = outcome.value;
       }
-      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, run: runView(run) }) : back(c);
+      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...(recorded.vote === undefined ? {} : { vote: recorded.vote }), run: runView(run) }) : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);

@@ -1,0 +1,39 @@
+import type { GrantState } from '../../ports/grant-store.js';
+import { escapeHtml as e } from '../link-pages.js';
+import { hidden, page, signedInHeader } from './console-pages.js';
+import type { ConsoleSession } from './console-session.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What is left of a grant: its uses and its time. */
+function bounds(grant: GrantState): string {
+  const uses = grant.uses === undefined ? `used ${grant.used} times` : `${grant.uses - grant.used} of ${grant.uses} uses left`;
+  const until = grant.expiresAt === undefined ? 'until revoked' : `until <time datetime="${iso(grant.expiresAt)}">${iso(grant.expiresAt)}</time>`;
+  return `${uses}, ${until}`;
+}
+
+/**
+ * The grants page (`GET /console/grants`): the live session and agent grants (`runtime.grants()`), each with a
+ * Revoke button that takes effect for the very next call.
+ *
+ * @example
+ * const html = grantsPage(session, await runtime.grants());
+ */
+export function grantsPage(session: ConsoleSession, grants: readonly GrantState[]): string {
+  const row = (grant: GrantState) =>
+    `<tr><td><code>${e(grant.toolName)}</code></td><td><strong>${e(grant.decision)}</strong></td>` +
+    `<td>${grant.scope === 'session' ? `session <code>${e(grant.sessionId ?? '')}</code>` : 'every run'} of ${e(grant.agentName)}</td>` +
+    `<td>${e(grant.grantedBy ?? '')}</td><td>${bounds(grant)}</td>` +
+    `<td><form method="post" action="grants/${e(encodeURIComponent(grant.id))}" class="actions">${hidden('csrf', session.csrf)}` +
+    `<button type="submit" class="deny" aria-label="Revoke the grant of ${e(grant.toolName)}">Revoke</button></form></td></tr>`;
+  const body =
+    grants.length === 0
+      ? '<p class="empty">No live grants.</p>'
+      : '<table><caption class="visually-hidden">Live grants</caption><thead><tr><th scope="col">Tool</th><th scope="col">Decision</th><th scope="col">For</th><th scope="col">By</th><th scope="col">Left</th><th scope="col">Change</th></tr></thead>' +
+        `<tbody>${grants.map(row).join('')}</tbody></table>`;
+  return page(
+    'Grants · countersign',
+    `${signedInHeader(session, '../')}<main><h2>Grants</h2><p>Decisions given for a session or an agent that decide later calls. A revoked grant decides nothing from the next call on.</p>${body}</main>`,
+    { script: false, root: '../' },
+  );
+}

@@ -3,7 +3,7 @@ import { decideWithLink } from '../../channels/decide-click.js';
 import { requireLinks } from '../../runtime/link-runtime.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
-import { decidedReply, settledText } from '../../channels/wording.js';
+import { decidedReply, moreNeeded, settledText } from '../../channels/wording.js';
 import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
 import type { RouteSettings } from './route-settings.js';
 
@@ -27,7 +27,17 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
           messagePage('Nothing left to decide', decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`),
         );
       }
-      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}`, ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }) }));
+      return linkPage(
+        c,
+        200,
+        confirmationPage({
+          claim,
+          request,
+          action: `./${token}`,
+          ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
+          ...(snapshot.requestedBy === undefined ? {} : { requestedBy: snapshot.requestedBy }),
+        }),
+      );
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }
@@ -42,6 +52,11 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
         onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
       });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      const vote = result.vote;
+      if (vote !== undefined && vote.remaining > 0) {
+        const said = `${vote.approvals} of ${vote.required} approvals, ${moreNeeded(vote.remaining)}.`;
+        return linkPage(c, 200, messagePage('Vote recorded', `${vote.recorded ? 'Your vote is recorded' : 'Your vote was already counted'}: ${said} You can close this page.`));
+      }
       const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
       const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
       const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;

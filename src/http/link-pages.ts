@@ -159,7 +159,7 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
       (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +
-      votesParagraph(request, undefined) +
+      votesParagraph(request, entry.requestedBy) +
       warningList(request) +
       `<pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
       `<p><small>Run <code>${escapeHtml(entry.runId)}</code>${sessionPart(entry.sessionId, ' · ')}${expires}</small></p>` +

@@ -38,8 +38,8 @@ describe('CLI on a quorum request', () => {
     const line = 'Needs 2 approvals: 1 so far (ana), 1 more needed; may still vote: bo';
     expect((await cli(runtime, ['show', paused.runId])).out).toContain(line);
     const page = await runtime.pending();
-    expect(formatCard(page.items[0]!, { index: 1, total: 1 }, Date.now(), paintFor(new PassThrough(), {}))).toContain('Needs 2 approvals: 1 so far (ana), 1 more needed');
-    expect((await cli(runtime, ['pending'])).out).toContain('Needs 2 approvals: 1 so far (ana), 1 more needed');
+    expect(formatCard(page.items[0]!, { index: 1, total: 1 }, Date.now(), paintFor(new PassThrough(), {}))).toContain(line);
+    expect((await cli(runtime, ['pending'])).out).toContain(line);
 
     const settled = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'bo']);
     expect(settled.out).toBe('approved; run is completed\n');

@@ -1,6 +1,7 @@
 // A decision posted to the app on a request several people must approve is a vote: the answer says so and how
 // many more approvals are needed, in every resume mode, and the OpenAPI document describes the field.
 import { describe, expect, it } from 'vitest';
+import { createRuntime } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
 import { harness, json, startPaused, TOKEN } from './harness.js';
 
@@ -11,11 +12,13 @@ async function read(res: Response) {
 }
 
 describe('quorum over HTTP', () => {
-  for (const resumeMode of ['inline', 'record'] as const) {
+  for (const resumeMode of ['inline', 'record', 'enqueue'] as const) {
     it(`a first approval answers with the vote and how many more are needed; the second settles it (${resumeMode})`, async () => {
       const h = harness({ approvals });
       const { runId, approvalId } = await startPaused(h);
-      const app = createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode });
+      // Enqueue mode answers from a runtime that hands the run to a worker queue (here, one that drops it).
+      const front = resumeMode === 'enqueue' ? createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async () => undefined } }) : h.runtime;
+      const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode });
       const path = `/runs/${runId}/approvals/${approvalId}`;
       const first = await read(await app.request(path, json({ approved: true, approvedBy: 'ana' })));
       expect(first.status).toBe(200);

@@ -51,7 +51,11 @@ export function refusalReply(refusal: Refusal, clicker: string, channel: string,
     case 'used': {
       if (refusal.vote !== undefined) {
         const more = moreNeeded(refusal.vote.remaining);
-        return reply(`Vote already counted: ${more}.`, `This vote was already counted: ${refusal.vote.approvals} of ${refusal.vote.required} approvals, ${more}.`, false);
+        return reply(
+          `Vote already counted: ${more}.`,
+          `This vote was already counted; nothing was done again: ${refusal.vote.approvals} of ${refusal.vote.required} approvals, ${more}.`,
+          false,
+        );
       }
       const text = refusal.entry ? settledText(refusal.entry, m) : 'Already decided; nothing was done again.';
       return reply('Already used; nothing was done again.', `${text} This button was used before.`, true);

@@ -21,11 +21,11 @@ describe('quorum on link pages and the inbox', () => {
 
     const voted = await (await h.app.request(path, { method: 'POST' })).text();
     expect(title(voted)).toBe('Vote recorded');
-    expect(voted).toContain('Your vote is recorded: 1 of 2 approvals, 1 more approval needed.');
+    expect(voted).toContain('Vote by you recorded: 1 of 2 approvals, 1 more approval needed.');
     expect(h.executed).toEqual([]);
 
     const again = await h.app.request(path, { method: 'POST' });
-    expect(await again.text()).toContain('This vote was already counted: 1 of 2 approvals, 1 more approval needed.');
+    expect(await again.text()).toContain('This vote was already counted; nothing was done again: 1 of 2 approvals, 1 more approval needed.');
 
     const inbox = await inboxLinkUrl(h.runtime, 'bo');
     const listed = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();

@@ -3,7 +3,7 @@ import { decideWithLink } from '../../channels/decide-click.js';
 import { requireLinks } from '../../runtime/link-runtime.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
-import { decidedReply, moreNeeded, settledText } from '../../channels/wording.js';
+import { decidedReply, settledText } from '../../channels/wording.js';
 import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
 import type { RouteSettings } from './route-settings.js';
 
@@ -52,15 +52,12 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
         onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
       });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
-      const vote = result.vote;
-      if (vote !== undefined && vote.remaining > 0) {
-        const said = `${vote.approvals} of ${vote.required} approvals, ${moreNeeded(vote.remaining)}.`;
-        return linkPage(c, 200, messagePage('Vote recorded', `${vote.recorded ? 'Your vote is recorded' : 'Your vote was already counted'}: ${said} You can close this page.`));
-      }
       const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
-      const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+      // On a quorum request still short of approvals the click was a vote, not the decision.
+      const voted = result.vote !== undefined && result.vote.remaining > 0;
+      const verb = voted ? 'Vote recorded' : entry?.decision === 'denied' ? 'Denied' : 'Approved';
       const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;
-      return linkPage(c, 200, messagePage(result.duplicate ? 'Already recorded' : verb, `${said} You can close this page.`));
+      return linkPage(c, 200, messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`));
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }

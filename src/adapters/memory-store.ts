@@ -77,7 +77,13 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
         if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
         if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
         for (const request of run.pendingApprovals) {
-          const entry = { runId: run.runId, agentName: run.agentName, ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }), request };
+          const entry = {
+            runId: run.runId,
+            agentName: run.agentName,
+            ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+            ...(run.requestedBy === undefined ? {} : { requestedBy: run.requestedBy }),
+            request,
+          };
           const key = sortKey(entry);
           if (listOptions.cursor === undefined || key > listOptions.cursor) entries.push({ key, entry });
         }

@@ -2,6 +2,7 @@
 // token could not decide: the refusal is classified here once, and each
 // integration words it in its own markup.
 import { isCountersignError } from '../errors.js';
+import { type VoteTally, voteProgress } from '../machine/quorum.js';
 import type { AuditEntry } from '../machine/types.js';
 import type { LinkedRuntime, Runtime } from '../runtime/runtime.js';
 
@@ -23,7 +24,7 @@ export async function linkRun(runtime: LinkedRuntime, token: string): Promise<{ 
  * `not_allowed`, `store` and `unexpected` leave the approval open.
  */
 export type Refusal =
-  | { readonly kind: 'used'; readonly entry: AuditEntry | undefined }
+  | { readonly kind: 'used'; readonly entry: AuditEntry | undefined; readonly vote?: VoteTally }
   | { readonly kind: 'expired' }
   | { readonly kind: 'invalid' }
   | { readonly kind: 'conflict'; readonly winner: { readonly decision?: string; readonly by?: string } | undefined }
@@ -39,8 +40,11 @@ export async function classifyRefusal(runtime: Runtime, error: unknown): Promise
   const reason = (error as { reason?: unknown } | null | undefined)?.reason;
   if (code === 'invalid_link_token' && reason === 'used') {
     const { runId, approvalId } = error as { runId?: string; approvalId?: string };
-    const entry = runId === undefined ? undefined : (await runtime.get(runId).catch(() => undefined))?.audit.find((item) => item.approvalId === approvalId);
-    return { kind: 'used', entry };
+    const snapshot = runId === undefined ? undefined : await runtime.get(runId).catch(() => undefined);
+    const entry = snapshot?.audit.find((item) => item.approvalId === approvalId);
+    // A spent vote on a quorum request still pending: the clicker is told where the votes stand.
+    const vote = entry === undefined && snapshot !== undefined && approvalId !== undefined ? voteProgress(snapshot, approvalId) : undefined;
+    return { kind: 'used', entry, ...(vote === undefined ? {} : { vote }) };
   }
   if (code === 'invalid_link_token' && reason === 'expired') return { kind: 'expired' };
   if (code === 'invalid_link_token') return { kind: 'invalid' };

@@ -21,7 +21,7 @@ const reply = (short: string, text: string, replace: boolean): ClickReply => ({ 
 export function decidedReply(result: LinkRespondResult, carryingOn: boolean, clicker: string, m: Markup): ClickReply {
   const progress = result.vote;
   if (progress !== undefined && progress.remaining > 0) {
-    const more = `${progress.remaining} more approval${progress.remaining === 1 ? '' : 's'} needed`;
+    const more = moreNeeded(progress.remaining);
     const what = progress.recorded ? `Vote by ${m.who(clicker)} recorded` : `${m.who(clicker)} already voted; nothing was done again`;
     return reply(`${progress.recorded ? 'Vote recorded' : 'Already voted'}: ${more}.`, `${what}: ${progress.approvals} of ${progress.required} approvals, ${more}.`, false);
   }
@@ -35,6 +35,11 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
   return reply(`${verb}.`, `${verb} by ${m.who(entry?.by ?? clicker)}:${tool} run is ${result.status}.`, true);
 }
 
+/** '1 more approval needed', '2 more approvals needed'. */
+export function moreNeeded(remaining: number): string {
+  return `${remaining} more approval${remaining === 1 ? '' : 's'} needed`;
+}
+
 /** What a button or link of an approval that is no longer pending says when it is opened again. */
 export function settledText(entry: AuditEntry, m: Markup): string {
   return `Already ${entry.decision} by ${m.who(entry.by)}; nothing was done again.`;
@@ -44,6 +49,14 @@ export function settledText(entry: AuditEntry, m: Markup): string {
 export function refusalReply(refusal: Refusal, clicker: string, channel: string, m: Markup): ClickReply {
   switch (refusal.kind) {
     case 'used': {
+      if (refusal.vote !== undefined) {
+        const more = moreNeeded(refusal.vote.remaining);
+        return reply(
+          `Vote already counted: ${more}.`,
+          `This vote was already counted; nothing was done again: ${refusal.vote.approvals} of ${refusal.vote.required} approvals, ${more}.`,
+          false,
+        );
+      }
       const text = refusal.entry ? settledText(refusal.entry, m) : 'Already decided; nothing was done again.';
       return reply('Already used; nothing was done again.', `${text} This button was used before.`, true);
     }

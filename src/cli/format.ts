@@ -1,9 +1,11 @@
-import { annotationLine } from '../channels/request-notes.js';
+import { annotationLine, votesLine } from '../channels/request-notes.js';
+import { moreNeeded } from '../channels/wording.js';
 import type { Markup } from '../channels/markup.js';
 import { replaceInvisible } from '../machine/display-text.js';
 import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
 import type { RunIdentity } from '../machine/run-identity.js';
 import type { GrantState } from '../ports/grant-store.js';
+import type { RespondResult } from '../runtime/runtime.js';
 
 function jsonEscape(char: string): string {
   let escaped = '';
@@ -65,6 +67,8 @@ export function requestLines(run: RunIdentity, request: ApprovalRequest, now: nu
     lines.push({ text: `  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`, tone: 'warning' });
   }
   if (request.approvers) lines.push({ text: `  approvers: ${request.approvers.join(', ')}` });
+  const votes = votesLine(request, terminal, run.requestedBy, '');
+  if (votes !== '') lines.push({ text: `  ${votes}` });
   return lines;
 }
 
@@ -93,6 +97,18 @@ export function formatRun(snapshot: AgentSnapshot, now: number): string {
     lines.push(`  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`);
   }
   return inert(lines.join('\n'));
+}
+
+/**
+ * What `approve`, `deny` and `dismiss` print: the decision and the run's status, or, on a request several people must
+ * approve that still needs approvals, that the vote was recorded and how many more are needed.
+ */
+export function formatDecision(verb: string, result: Pick<RespondResult, 'duplicate' | 'status' | 'vote'>): string {
+  const vote = result.vote;
+  if (vote !== undefined && vote.remaining > 0) {
+    return `vote ${vote.recorded ? 'recorded' : 'already recorded'}: ${vote.approvals} of ${vote.required} approvals, ${moreNeeded(vote.remaining)}; run is ${result.status}`;
+  }
+  return `${verb}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`;
 }
 
 /** One line per grant: id, reach, tool, decision, who, uses and expiry. */

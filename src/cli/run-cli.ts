@@ -3,7 +3,7 @@ import { isCountersignError } from '../errors.js';
 import { inboxUrl } from '../links/link-urls.js';
 import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { formatGrant, formatRequest, formatRun, inert } from './format.js';
+import { formatDecision, formatGrant, formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
 import { runReview } from './review/review-command.js';
 import { runWorker } from './run-worker.js';
@@ -203,7 +203,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           },
           mode === undefined ? {} : { mode },
         );
-        output(`${{ approve: 'approved', deny: 'denied', dismiss: 'dismissed' }[command]}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`, result);
+        output(formatDecision({ approve: 'approved', deny: 'denied', dismiss: 'dismissed' }[command], result), result);
         return 0;
       }
       case 'grants': {

@@ -1,5 +1,5 @@
 import type { Markup } from '../channels/markup.js';
-import { annotationLine, partitionWarnings } from '../channels/request-notes.js';
+import { annotationLine, partitionWarnings, votesLine } from '../channels/request-notes.js';
 import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
@@ -67,6 +67,12 @@ export function warningList(request: ApprovalRequest): string {
   return `${boxes}<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
 }
 
+/** Where the votes stand on a request several people must approve (`votesLine`); '' for one person's request. */
+function votesParagraph(request: ApprovalRequest, requestedBy: string | undefined): string {
+  const line = votesLine(request, htmlMarkup, requestedBy);
+  return line === '' ? '' : `<p>${line}</p>`;
+}
+
 export function stringifyArgs(args: unknown): string {
   try {
     return JSON.stringify(args, null, 2) ?? String(args);
@@ -90,7 +96,13 @@ function sessionPart(sessionId: string | undefined, separator: string): string {
  * @example
  * const html = confirmationPage({ claim, request, runId: claim.runId, action: `/links/${token}` });
  */
-export function confirmationPage(input: { readonly claim: LinkClaim; readonly request: ApprovalRequest; readonly action: string; readonly sessionId?: string }): string {
+export function confirmationPage(input: {
+  readonly claim: LinkClaim;
+  readonly request: ApprovalRequest;
+  readonly action: string;
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
+}): string {
   const { claim, request, action } = input;
   const approve = claim.decision === 'approve';
   const verb = approve ? 'Approve' : 'Deny';
@@ -103,6 +115,7 @@ export function confirmationPage(input: { readonly claim: LinkClaim; readonly re
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
       `<p>Run <code>${escapeHtml(claim.runId)}</code>${sessionPart(input.sessionId, ', ')}, approval <code>${escapeHtml(request.approvalId)}</code>.</p>` +
+      votesParagraph(request, input.requestedBy) +
       warnings +
       `<h2>Arguments</h2><pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
       expires +
@@ -146,6 +159,7 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
       (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +
+      votesParagraph(request, entry.requestedBy) +
       warningList(request) +
       `<pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
       `<p><small>Run <code>${escapeHtml(entry.runId)}</code>${sessionPart(entry.sessionId, ' · ')}${expires}</small></p>` +

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../errors.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import type { RespondMode, RespondResult, Runtime } from '../runtime/runtime.js';
 import { problemFor } from '../web/problem.js';
+import { voteOf } from './vote-of.js';
 
 /** What `recordBatch` did: one result per decision, the run as the last one left it, and whether any was new. */
 export interface RecordedBatch {
@@ -33,7 +34,7 @@ export async function recordBatch(
       const result: RespondResult = await runtime.respond(run.runId, item, { mode });
       latest = result.snapshot;
       recorded ||= !result.duplicate;
-      results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate });
+      results.push({ approvalId: item.approvalId, ok: true, duplicate: result.duplicate, ...voteOf(result) });
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       const answer = problemFor(error);

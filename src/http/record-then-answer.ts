@@ -1,10 +1,12 @@
 import type { Context } from 'hono';
+import { voteProgress } from '../machine/quorum.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import type { RespondMode, RespondResult } from '../runtime/runtime.js';
 import { awaitRun } from '../runtime/await-run.js';
 import type { AppEnv } from './app-env.js';
 import { answerJson } from './answer-json.js';
 import { runView } from './run-view.js';
+import { voteOf } from './vote-of.js';
 import type { RouteSettings } from './routes/route-settings.js';
 
 /**
@@ -27,27 +29,27 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
   const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
     recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
 
-  const accepted = (c: Context<AppEnv>, runId: string, extra: Record<string, unknown> = {}) =>
+  const accepted = (c: Context<AppEnv>, runId: string, extra: object = {}) =>
     answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
 
   /**
    * The answer to a decision whose run goes on elsewhere (enqueue, record): "accepted" once it made the run ready (a
    * worker, or the process following the run, carries it on), else the run as it stands.
    */
-  const elsewhereAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean) =>
+  const elsewhereAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean, vote: ReturnType<typeof voteOf>) =>
     snapshot.status === 'running' && !duplicate
-      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate } }
-      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot) } };
+      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate, ...vote } }
+      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot), ...vote } };
 
-  const answerElsewhere = (c: Context<AppEnv>, runId: string, snapshot: AgentSnapshot, duplicate: boolean) => {
-    const answer = elsewhereAnswer(runId, snapshot, duplicate);
+  const answerElsewhere = (c: Context<AppEnv>, runId: string, recorded: RespondResult) => {
+    const answer = elsewhereAnswer(runId, recorded.snapshot, recorded.duplicate, voteOf(recorded));
     return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
   };
 
   /** Records a decision for a process that follows the run (record mode) and answers at once; nothing goes on here. */
   const decideRecorded = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
     const recorded = await runtime.respond(runId, response, { mode: 'record' });
-    return answerElsewhere(c, runId, recorded.snapshot, recorded.duplicate);
+    return answerElsewhere(c, runId, recorded);
   };
 
   /** Whether the run as this process last saw it already records a decision on `approvalId`: a redelivery, most likely. */
@@ -73,8 +75,11 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       if (repeat !== undefined) return repeatOf(() => repeat);
       inCommit = false;
     }
+    // The answer stored with the commit that records this response, so its vote (if any) is recorded.
     const answerOf = (next: AgentSnapshot) => {
-      const answer = elsewhereAnswer(runId, next, false);
+      const progress = voteProgress(next, response.approvalId);
+      const vote = progress === undefined ? {} : { vote: { recorded: true, approvals: progress.approvals, required: progress.required, remaining: progress.remaining } };
+      const answer = elsewhereAnswer(runId, next, false, vote);
       return [answer.status, JSON.stringify(answer.body)] as const;
     };
     const remembered =
@@ -91,7 +96,7 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       const repeat = await delivery!.claim();
       if (repeat !== undefined) return repeatOf(() => repeat);
     }
-    return answerElsewhere(c, runId, recorded.snapshot, recorded.duplicate);
+    return answerElsewhere(c, runId, recorded);
   };
 
   return { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded };

@@ -168,12 +168,22 @@ export const grantSchema = z.object({
 });
 export const grantsAnswerSchema = z.object({ grants: z.array(grantSchema) });
 export const revokedAnswerSchema = z.object({ revoked: z.number().describe('How many grants were revoked (0 when none was live).') });
-export const decisionAnswerSchema = z.object({ status: runStatus, duplicate: z.boolean(), run: runViewSchema });
+/** On a request several people must approve, where the votes stand after this one (`RespondResult.vote`). */
+const voteAnswerSchema = z
+  .object({
+    recorded: z.boolean().describe('False for a repeat of your own vote: nothing new was counted.'),
+    approvals: z.number(),
+    required: z.number(),
+    remaining: z.number().describe('How many more approvals are needed; 0 once the request is settled.'),
+  })
+  .describe('Present when the request needs several approvals: the response was a vote, not the final decision.');
+export const decisionAnswerSchema = z.object({ status: runStatus, duplicate: z.boolean(), run: runViewSchema, vote: voteAnswerSchema.optional() });
 export const acceptedAnswerSchema = z.object({
   status: z.literal('running'),
   accepted: z.literal(true),
   runId: z.string(),
   duplicate: z.boolean().optional(),
+  vote: voteAnswerSchema.optional(),
 });
 export const batchAnswerSchema = z.object({
   status: runStatus,
@@ -184,6 +194,7 @@ export const batchAnswerSchema = z.object({
       approvalId: z.string(),
       ok: z.boolean(),
       duplicate: z.boolean().optional(),
+      vote: voteAnswerSchema.optional(),
       problem: z.object({ status: z.number(), code: z.string(), detail: z.string() }).loose().optional(),
     }),
   ),

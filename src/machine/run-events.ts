@@ -51,6 +51,8 @@ export type RunEvent =
       readonly origin?: RunOrigin;
       /** The run's session (`ExecuteInput.sessionId`), so a channel can group a conversation's requests. */
       readonly sessionId?: string;
+      /** Who asked for the run (`ExecuteInput.requestedBy`), so "may still vote" on a quorum request can leave them out. */
+      readonly requestedBy?: string;
     }
   | {
       /** A request still waits, `remindAfterMs` after it was made or last reminded: say it again ("Still waiting: …"). */
@@ -180,7 +182,8 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
         const tally = tallyVotes(request.quorum, request.votes!, after.requestedBy);
         for (const vote of request.votes!.slice(earlier.votes?.length ?? 0)) events.push({ type: 'approval-voted', runId, agentName, approvalId: request.approvalId, vote, tally });
       }
-      if (earlier === undefined) events.push({ type: 'approval-requested', runId, agentName, request, ...where });
+      if (earlier === undefined)
+        events.push({ type: 'approval-requested', runId, agentName, request, ...where, ...(after.requestedBy === undefined ? {} : { requestedBy: after.requestedBy }) });
       else if (earlier !== request) events.push(...nudgeEvents(earlier, request, runId, agentName, where));
     }
   }

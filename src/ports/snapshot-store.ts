@@ -9,6 +9,8 @@ export interface PendingApprovalEntry {
   readonly agentName: string;
   /** The run's session, when it has one. */
   readonly sessionId?: string;
+  /** Who asked for the run (`ExecuteInput.requestedBy`), so "may still vote" on a quorum request can leave them out. */
+  readonly requestedBy?: string;
   readonly request: ApprovalRequest;
 }
 

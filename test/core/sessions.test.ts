@@ -19,12 +19,12 @@ function sessionAgent(events: RunEvent[] = []) {
 }
 
 describe('a run with a session', () => {
-  it('keeps its session through every step to the end and announces it with each approval request', async () => {
+  it('keeps its session through every step to the end and announces it (and who asked) with each approval request', async () => {
     const events: RunEvent[] = [];
     const { agent, executions } = sessionAgent(events);
-    const paused = await agent.execute({ input: 'deploy', sessionId: 'chat-42' });
+    const paused = await agent.execute({ input: 'deploy', sessionId: 'chat-42', requestedBy: 'cy' });
     expect(paused.sessionId).toBe('chat-42');
-    expect(events.find((event) => event.type === 'approval-requested')).toMatchObject({ sessionId: 'chat-42', runId: paused.runId });
+    expect(events.find((event) => event.type === 'approval-requested')).toMatchObject({ sessionId: 'chat-42', requestedBy: 'cy', runId: paused.runId });
     const request = paused.pendingApprovals[0]!;
     const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent });
     const done = await agent.execute(decided);

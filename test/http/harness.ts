@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type Message, type RunEvent, type LinkedRuntime, type SnapshotStore } from 'countersign';
+import { createAgent, createMemoryStore, createRuntime, defineTool, type Message, type QuorumOptions, type RunEvent, type LinkedRuntime, type SnapshotStore } from 'countersign';
 import { createApprovalApp, type ApprovalAppOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
@@ -30,6 +30,8 @@ export interface HarnessOptions {
   /** The tool waits until `release()` is called. */
   readonly holdTool?: boolean;
   readonly approvers?: readonly string[];
+  /** The tool needs several approvals (`defineTool`'s `approvals`). */
+  readonly approvals?: QuorumOptions;
   readonly decisionSecret?: string;
   readonly approvalTtlMs?: number;
   readonly clock?: () => number;
@@ -58,6 +60,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     input: z.object({ path: z.string().min(1), apiKey: z.string().optional() }),
     needsApproval: true,
     ...(options.approvers ? { approvers: [...options.approvers] } : {}),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     execute: async (input) => {
       await gate;
       executed.push(input.path);

@@ -128,6 +128,19 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect((await store.listPending({ sessionId: session })).items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
       }));
 
+    it('lists a pending approval with who asked for its run, so "may still vote" can leave them out', () =>
+      withStore(async ({ store }) => {
+        const run = await pausedAgent().execute({ input: 'email someone', requestedBy: 'cy' });
+        const other = await pausedRun();
+        await store.create(run);
+        await store.create(other);
+        const items = (await store.listPending({ agent: run.agentName })).items;
+        expect(items.map((item) => [item.runId, item.requestedBy])).toEqual([[run.runId, 'cy']]);
+        const unasked = (await store.listPending({ agent: other.agentName })).items;
+        expect(unasked.map((item) => item.runId)).toEqual([other.runId]);
+        expect(unasked[0]).not.toHaveProperty('requestedBy');
+      }));
+
     it('drops a run from the pending list once it is no longer waiting', () =>
       withStore(async ({ store }) => {
         const run = await pausedRun();

@@ -14,7 +14,7 @@ import { runNextNudgeAt } from '../../machine/nudge.js';
 export type IndexEntry = readonly [key: string, score: number, member: string];
 
 /** The part of a head the indexes are checked against. */
-export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'sessionId' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
+export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'sessionId' | 'requestedBy' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
 
 /** A run's head hash as read for an index check: its version, head and index entries. */
 export interface StoredHead {
@@ -110,6 +110,7 @@ export function indexedHead(text: string): IndexedHead {
     head !== undefined &&
     typeof head.runId === 'string' &&
     typeof head.agentName === 'string' &&
+    (head.requestedBy === undefined || typeof head.requestedBy === 'string') &&
     typeof head.status === 'string' &&
     typeof head.updatedAt === 'number' &&
     Array.isArray(head.toolCalls) &&

@@ -54,8 +54,8 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
     if (!parsed || !stored || stored.head.status !== 'awaitingApproval') return undefined;
     const request = stored.head.pendingApprovals.find((item) => item.approvalId === parsed.approvalId);
     if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
-    const { runId, agentName, sessionId } = stored.head;
-    return { runId, agentName, ...(sessionId === undefined ? {} : { sessionId }), request };
+    const { runId, agentName, sessionId, requestedBy } = stored.head;
+    return { runId, agentName, ...(sessionId === undefined ? {} : { sessionId }), ...(requestedBy === undefined ? {} : { requestedBy }), request };
   };
 
   /**

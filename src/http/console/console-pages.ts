@@ -70,8 +70,8 @@ export function signInPage(options: { readonly error?: string; readonly token: b
 }
 
 /** The votes so far and who may still vote, in the words every channel uses; '' for a request one person decides. */
-function votesParagraph(request: ApprovalRequest): string {
-  const line = votesLine(request, htmlMarkup, undefined, '');
+function votesParagraph(request: ApprovalRequest, requestedBy: string | undefined): string {
+  const line = votesLine(request, htmlMarkup, requestedBy, '');
   return line === '' ? '' : `<p class="votes">${line}</p>`;
 }
 
@@ -155,7 +155,7 @@ export function approvalCard(entry: PendingApprovalEntry, options: { readonly cs
     (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
     warningList(request) +
     `<pre class="args" aria-label="Arguments">${e(stringifyArgs(request.args))}</pre>` +
-    votesParagraph(request) +
+    votesParagraph(request, entry.requestedBy) +
     approvers +
     `<p class="times">Requested <time datetime="${iso(request.requestedAt)}">${iso(request.requestedAt)}</time>${expires}</p>` +
     '<form method="post" action="console/decide" class="actions one">' +

@@ -7,6 +7,7 @@ import { blanketDecisions } from '../blanket-decisions.js';
 import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
+import { voteOf } from '../vote-of.js';
 import { batchBody, decisionBody, pendingQuery } from '../schemas.js';
 import { parseTargetedBody } from '../write-target.js';
 import type { RouteSettings } from './route-settings.js';
@@ -36,12 +37,13 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     if (resumeMode === 'record') return decideRecorded(c, runId, response);
     const recorded = await runtime.respond(runId, response, { mode: 'record' });
     const { duplicate } = recorded;
+    const vote = voteOf(recorded);
     if (recorded.status === 'running') {
       const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
-      if (!outcome.done) return accepted(c, runId, { duplicate });
-      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value) });
+      if (!outcome.done) return accepted(c, runId, { duplicate, ...vote });
+      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value), ...vote });
     }
-    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot) });
+    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot), ...vote });
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {

@@ -27,7 +27,17 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
           messagePage('Nothing left to decide', decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`),
         );
       }
-      return linkPage(c, 200, confirmationPage({ claim, request, action: `./${token}`, ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }) }));
+      return linkPage(
+        c,
+        200,
+        confirmationPage({
+          claim,
+          request,
+          action: `./${token}`,
+          ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
+          ...(snapshot.requestedBy === undefined ? {} : { requestedBy: snapshot.requestedBy }),
+        }),
+      );
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }
@@ -43,9 +53,11 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
       });
       if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
-      const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+      // On a quorum request still short of approvals the click was a vote, not the decision.
+      const voted = result.vote !== undefined && result.vote.remaining > 0;
+      const verb = voted ? 'Vote recorded' : entry?.decision === 'denied' ? 'Denied' : 'Approved';
       const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;
-      return linkPage(c, 200, messagePage(result.duplicate ? 'Already recorded' : verb, `${said} You can close this page.`));
+      return linkPage(c, 200, messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`));
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }

@@ -22,6 +22,8 @@ export interface ApprovalCard {
   readonly tokens: ApprovalLinkTokens;
   /** Where the run came from, when its starter said: a channel may ask there. */
   readonly origin?: RunOrigin;
+  /** The run's session, when it has one (its wider button then approves for the session). */
+  readonly sessionId?: string;
   /** Set when the card asks again for a request still waiting: a reminder, or an escalation (`cardHead` opens with it). */
   readonly nudge?: CardNudge;
 }
@@ -95,6 +97,10 @@ interface Held<Ref> {
   readonly ref: Ref | null;
 }
 
+type AskEvent = Extract<RunEvent, { type: 'approval-requested' | 'approval-reminder' | 'approval-escalated' }>;
+const sessionOf = (event: AskEvent) => (event.sessionId === undefined ? {} : { sessionId: event.sessionId });
+const originOf = (event: AskEvent) => (event.origin === undefined ? {} : { origin: event.origin });
+
 /** The notifier for `driver`. */
 export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings: ChannelNotifierSettings): ChannelNotifier {
   const { runtime, clock } = settings;
@@ -127,12 +133,9 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
       report(error, context);
       return;
     }
-    const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
+    const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
     try {
-      const ref = await withRetries(
-        () => driver.post({ runId, agentName: event.agentName, request, tokens, ...(event.origin === undefined ? {} : { origin: event.origin }) }),
-        retryIn(slot),
-      );
+      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...sessionOf(event), ...originOf(event) }), retryIn(slot));
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
     } catch (error) {
       report(error, context);
@@ -156,8 +159,8 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     const key = `${driver.name}:nudge:${runId}:${request.approvalId}:${event.type === 'approval-reminder' ? `r${event.reminder}` : `e${event.step}`}`;
     try {
       if ((await once.putIfAbsent(key, '1', expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt });
-      const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...(event.origin === undefined ? {} : { origin: event.origin }) };
+      const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
+      const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...sessionOf(event), ...originOf(event) };
       await withRetries(() => driver.post(card), retryIn(slot));
     } catch (error) {
       report(error, context);

@@ -16,4 +16,16 @@ export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from './markup.js';
 export { classifyRefusal, type Refusal } from './refusal.js';
 export { annotationLine, partitionWarnings, type NoteMarks } from './request-notes.js';
-export { cardHead, cardWarnings, decidedReply, nudgeLine, outcomeLine, refusalReply, settledText, type CardNudge, type CardOutcome, type ClickReply } from './wording.js';
+export {
+  cardHead,
+  cardWarnings,
+  decidedReply,
+  nudgeLine,
+  outcomeLine,
+  refusalReply,
+  settledText,
+  widerLabel,
+  type CardNudge,
+  type CardOutcome,
+  type ClickReply,
+} from './wording.js';

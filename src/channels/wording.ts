@@ -1,6 +1,7 @@
 // Every sentence a chat channel says about a decision, written once: what the clicker is told (a short line for a
 // toast and a full one for the message), and how a card reads once its approval ended. Each channel renders them
 // with its own Markup, so the words are the same on Slack, Telegram, Discord and email.
+import type { ApprovalLinkTokens } from '../links/approval-links.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../machine/types.js';
 import type { LinkRespondResult } from '../runtime/runtime.js';
@@ -38,6 +39,17 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
 /** '1 more approval needed', '2 more approvals needed'. */
 export function moreNeeded(remaining: number): string {
   return `${remaining} more approval${remaining === 1 ? '' : 's'} needed`;
+}
+
+/**
+ * The label of the wider approve button: "Approve for this session" for a run with a session (its token records a
+ * session grant), else "Approve for this run". Cards offer it only on a request without a quorum (a vote is once).
+ *
+ * @example
+ * widerLabel(await runtime.linkTokens(runId, approvalId)); // 'Approve for this session'
+ */
+export function widerLabel(tokens: Pick<ApprovalLinkTokens, 'wider'>): string {
+  return tokens.wider === 'session' ? 'Approve for this session' : 'Approve for this run';
 }
 
 /** What a button or link of an approval that is no longer pending says when it is opened again. */
@@ -97,7 +109,7 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
   if (entry.source === 'expiry') return `⌛ Nobody decided in time: the approval expired and was ${entry.decision}.`;
   if (entry.source === 'dismissed') return `➖ Closed without a decision by ${m.who(entry.by)}; the call did not run.`;
   const reason = entry.decision === 'denied' && entry.reason ? `: ${m.escape(entry.reason)}` : '';
-  const scope = entry.scope === 'run' ? ' for the rest of this run' : '';
+  const scope = entry.scope === 'run' ? ' for the rest of this run' : entry.scope === 'session' ? ' for this session' : '';
   return entry.decision === 'approved' ? `✅ Approved${scope} by ${m.who(entry.by)}.` : `❌ Denied by ${m.who(entry.by)}${reason}.`;
 }
 

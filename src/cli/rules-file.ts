@@ -2,22 +2,16 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { PolicyRule } from '../machine/policy.js';
 import { optionsObject } from '../options.js';
-import { storedQuorumSchema } from '../machine/quorum.js';
+import { newRuleSchema } from '../adapters/memory-rule-store.js';
 import { UsageError } from './usage-error.js';
 
-const ruleSchema = optionsObject({
-  id: z.string().min(1).optional(),
-  tool: z.string().min(1).optional(),
-  connector: z.string().min(1).optional(),
-  action: z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" }),
-  reason: z.string().optional(),
-  approvers: z.array(z.string().min(1)).optional(),
-  approvals: storedQuorumSchema.optional(),
-});
+// The stored rule's fields (one schema for both), with the file's own id; which agent a rule is for and whether it
+// is enabled belong to a rule store, not to the rules a command is run with.
+const ruleSchema = optionsObject({ id: z.string().min(1).optional(), ...newRuleSchema.omit({ agent: true, enabled: true }).shape });
 const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
 
 const SHAPE =
-  'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids], "approvals"?: { "required": n, "from"?: [ids], ... } }';
+  'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids], "approvals"?: { "required": n, "from"?: [ids], ... }, "remindAfterMs"?: ms, "escalate"?: [{ "afterMs": ms, "to": [ids] | { "channel": name } }] }';
 
 /** The policy rules of a JSON file (`--rules FILE`); a problem names the file, the rule's index and the fix. */
 export async function readRulesFile(path: string): Promise<PolicyRule[]> {

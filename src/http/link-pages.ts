@@ -1,5 +1,6 @@
 import type { Markup } from '../channels/markup.js';
 import { annotationLine, partitionWarnings, votesLine } from '../channels/request-notes.js';
+import { widerLabel } from '../channels/wording.js';
 import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
@@ -105,7 +106,7 @@ export function confirmationPage(input: {
 }): string {
   const { claim, request, action } = input;
   const approve = claim.decision === 'approve';
-  const verb = approve ? 'Approve' : 'Deny';
+  const verb = !approve ? 'Deny' : claim.scope === undefined ? 'Approve' : widerLabel({ wider: claim.scope });
   const warnings = warningList(request);
   const expires = request.expiresAt === undefined ? '' : `<p>This request expires at ${escapeHtml(new Date(request.expiresAt).toISOString())}.</p>`;
   return layout(
@@ -139,7 +140,7 @@ export function messagePage(title: string, message: string): string {
 /**
  * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
  * page with what it will run (tool, its annotations, redacted arguments, warnings, expiry)
- * and Approve and Deny buttons that post its one-click links as the
+ * and Approve, Approve for this run (or session; not on a quorum request) and Deny buttons that post its one-click links as the
  * reviewer. Showing it changes nothing.
  *
  * @example
@@ -151,6 +152,9 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
     const expires = request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
     const buttons = entry.mayDecide
       ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
+        (request.quorum === undefined
+          ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${widerLabel(entry.tokens)}</button></form> `
+          : '') +
         `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
       : `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`;
     return (

@@ -7,8 +7,11 @@ export interface LinkClaim {
   readonly runId: string;
   readonly approvalId: string;
   readonly decision: 'approve' | 'deny';
-  /** `'run'`: the approval also covers later calls of this tool in the run (`ApprovalResponse.scope`). */
-  readonly scope?: 'run';
+  /**
+   * `'run'`: the approval also covers later calls of this tool in the run; `'session'`: in every run of the run's
+   * session, as an unbounded session grant (`ApprovalResponse.scope`).
+   */
+  readonly scope?: 'run' | 'session';
   readonly expiresAt: number;
   /** Who the link was sent to; recorded as `approvedBy` when it is used. */
   readonly approvedBy?: string;
@@ -16,28 +19,35 @@ export interface LinkClaim {
 
 /**
  * The one-click tokens of one approval: approve once, approve for the rest of
- * the run, deny. Opaque strings for a button's value or a URL's last segment
- * (`approvalLinkUrl(baseUrl, token)`).
+ * the run (for this session, when the run has one: see `wider`), deny. Opaque
+ * strings for a button's value or a URL's last segment (`approvalLinkUrl(baseUrl, token)`).
  *
  * @example
  * const tokens: ApprovalLinkTokens = await runtime.linkTokens(runId, approvalId);
  * const approveUrl = approvalLinkUrl('https://approvals.example.com', tokens.approve);
+ * const label = tokens.wider === 'session' ? 'Approve for this session' : 'Approve for this run';
  */
 export interface ApprovalLinkTokens {
   readonly approve: string;
+  /** Approves for the rest of the run, or, for a run with a session, for this session (`wider`). */
   readonly approveForRun: string;
   readonly deny: string;
+  /** The scope `approveForRun` records: `'session'` for a run with a `sessionId`, else `'run'`. */
+  readonly wider: 'run' | 'session';
   readonly expiresAt: number;
 }
 
-/** Which approval a set of tokens decides, for whom, until when. */
-export type LinkTarget = Omit<LinkClaim, 'decision' | 'scope'>;
+/**
+ * Which approval a set of tokens decides, for whom, until when; `sessionId` is the run's session, when it has one
+ * (its wider token then approves for the session).
+ */
+export type LinkTarget = Omit<LinkClaim, 'decision' | 'scope'> & { readonly sessionId?: string };
 
 const claimSchema = z.object({
   r: z.string(),
   a: z.string(),
   d: z.enum(['approve', 'deny']),
-  s: z.literal('run').optional(),
+  s: z.enum(['run', 'session']).optional(),
   e: z.number(),
   b: z.string().optional(),
 });
@@ -116,12 +126,15 @@ export function readLinkToken(secret: string, token: string, now: number): LinkC
   };
 }
 
-/** The three tokens of one approval (approve, approve for the run, deny). */
+/** The three tokens of one approval (approve, approve for the run or, with a session, for the session, deny). */
 export function mintLinkTokens(secret: string, target: LinkTarget): ApprovalLinkTokens {
+  const { sessionId, ...claim } = target;
+  const wider = sessionId === undefined ? 'run' : 'session';
   return {
-    approve: mintLinkToken(secret, { ...target, decision: 'approve' }),
-    approveForRun: mintLinkToken(secret, { ...target, decision: 'approve', scope: 'run' }),
-    deny: mintLinkToken(secret, { ...target, decision: 'deny' }),
+    approve: mintLinkToken(secret, { ...claim, decision: 'approve' }),
+    approveForRun: mintLinkToken(secret, { ...claim, decision: 'approve', scope: wider }),
+    deny: mintLinkToken(secret, { ...claim, decision: 'deny' }),
+    wider,
     expiresAt: target.expiresAt,
   };
 }

@@ -68,6 +68,7 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
         runId,
         approvalId,
         expiresAt: Math.min(clock() + expiresIn, request.expiresAt ?? Number.POSITIVE_INFINITY),
+        ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
         ...(linkOptions.approvedBy === undefined ? {} : { approvedBy: linkOptions.approvedBy }),
       });
     },
@@ -94,6 +95,7 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
           approvalId: item.request.approvalId,
           expiresAt: Math.min(claim.expiresAt, item.request.expiresAt ?? Number.POSITIVE_INFINITY),
           approvedBy: claim.reviewer,
+          ...(item.sessionId === undefined ? {} : { sessionId: item.sessionId }),
         }),
       }));
       return { reviewer: claim.reviewer, expiresAt: claim.expiresAt, items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };

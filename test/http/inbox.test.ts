@@ -22,6 +22,32 @@ describe('reviewer inbox', () => {
     expect(listed).toContain(`Run <code>${run.runId}</code> · session <code>chat-7</code>`);
   });
 
+  it('offers "Approve for this session" on a run with a session, on the link page and in the inbox; one click records a session grant', async () => {
+    const h = harness();
+    const run = await h.runtime.start('files', { input: '/tmp/one', sessionId: 'chat-7' });
+    const tokens = await h.runtime.linkTokens(run.runId, run.pendingApprovals[0]!.approvalId);
+    expect(tokens.wider).toBe('session');
+    expect((await h.runtime.inspectLink(tokens.approveForRun)).claim).toMatchObject({ decision: 'approve', scope: 'session' });
+    const page = await (await h.app.request(`/links/${tokens.approveForRun}`)).text();
+    expect(page).toContain('>Approve for this session</button>');
+
+    const inbox = await inboxLinkUrl(h.runtime, 'alice@example.com');
+    const listed = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();
+    expect(listed).toContain('>Approve for this session</button>');
+    expect(listed).not.toContain('for this run');
+    const claims = await Promise.all(formTargets(listed).map(async (token) => ({ token, claim: (await h.runtime.inspectLink(token)).claim })));
+    const forSession = claims.find((item) => item.claim.scope === 'session')!;
+    expect((await h.app.request(`/links/${forSession.token}`, { method: 'POST' })).status).toBe(200);
+    expect((await h.runtime.get(run.runId)).audit[0]).toMatchObject({ decision: 'approved', scope: 'session', by: 'alice@example.com' });
+    expect(await h.runtime.grants({ sessionId: 'chat-7' })).toMatchObject([{ toolName: 'delete_file', grantedBy: 'alice@example.com' }]);
+
+    const alone = await h.runtime.start('files', { input: '/tmp/two' });
+    const plain = await h.runtime.linkTokens(alone.runId, alone.pendingApprovals[0]!.approvalId);
+    expect(plain.wider).toBe('run');
+    expect((await h.runtime.inspectLink(plain.approveForRun)).claim.scope).toBe('run');
+    expect(await (await h.app.request(`/links/${plain.approveForRun}`)).text()).toContain('>Approve for this run</button>');
+  });
+
   it('lists every pending approval with redacted arguments, and its buttons decide as the reviewer', async () => {
     const h = harness();
     const one = await h.runtime.start('files', { input: '/tmp/one' });
@@ -41,7 +67,9 @@ describe('reviewer inbox', () => {
     expect((await h.runtime.get(one.runId)).status).toBe('awaitingApproval');
 
     const targets = formTargets(html);
-    expect(targets).toHaveLength(4);
+    // Approve, Approve for this run, Deny: for each approval.
+    expect(targets).toHaveLength(6);
+    expect(html).toContain('>Approve for this run</button>');
     // Tokens are opaque: only the runtime can say what each one grants.
     const claims = await Promise.all(targets.map(async (token) => (await h.runtime.inspectLink(token)).claim));
     expect(claims.every((claim) => claim.approvedBy === 'alice@example.com')).toBe(true);
@@ -64,7 +92,7 @@ describe('reviewer inbox', () => {
     const token = tokenOf(inbox.url, 'inbox');
     expectOpaque(token, ['alice@example.com', 'alice']);
     const targets = formTargets(await (await h.app.request(`/inbox/${token}`)).text());
-    expect(targets).toHaveLength(2);
+    expect(targets).toHaveLength(3);
     for (const target of targets) expectOpaque(target, ['alice@example.com', 'alice', run.runId]);
     // Still one click decides, as alice.
     expect((await h.app.request(`/links/${targets[0]}`, { method: 'POST' })).status).toBe(200);

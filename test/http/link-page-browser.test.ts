@@ -97,7 +97,7 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
     expect(await page.locator('section.item').count()).toBeGreaterThanOrEqual(2);
     const firstItem = page.locator('section.item', { hasText: first.runId });
     await expect.poll(() => firstItem.count()).toBe(1);
-    await Promise.all([page.waitForLoadState('load'), firstItem.locator('button.approve').click()]);
+    await Promise.all([page.waitForLoadState('load'), firstItem.getByRole('button', { name: 'Approve', exact: true }).click()]);
     await page.waitForFunction(() => document.body.innerText.includes('completed'));
     expect((await runtime.get(first.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'bob@example.com' });
     expect((await runtime.get(second.runId)).status).toBe('awaitingApproval');

@@ -41,7 +41,9 @@ export interface ChannelFixture {
    * Clicks a button of the `index`th posted card as `user` (a channel user id) and resolves with what the clicker was
    * told. Absent for a channel without buttons (webhooks).
    */
-  click?(index: number, button: 'approve' | 'deny', user: string): Promise<string>;
+  click?(index: number, button: 'approve' | 'wider' | 'deny', user: string): Promise<string>;
+  /** The labels of the decision buttons (or links) of the `index`th posted card, in order. */
+  buttons?(index: number): readonly string[];
   /** How a decider named `user` in this channel is recorded (`slack:U1`). */
   readonly decider?: (user: string) => string;
   close(): Promise<void>;
@@ -254,6 +256,41 @@ export function channelContract(harness: ChannelHarness): void {
       expect(w.executed).toEqual(['svc-0']);
       const entry = (await w.runtime.get(run.runId)).audit[0]!;
       expect(entry.votes!.map((vote) => vote.by)).toEqual([fixture.decider('U1'), fixture.decider('U2')]);
+    });
+
+    it('offers "Approve for this session" on a run with a session (a session grant: its next run is not asked) and "Approve for this run" otherwise, never on a quorum request', async () => {
+      const w = world();
+      const fixture = await setup(w.runtime);
+      if (!fixture.click || !fixture.buttons || !fixture.decider) return expect(harness.name).toBe('webhooks');
+      const first = await w.runtime.start('ops', { input: 'go', sessionId: 'chat-1' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      const labels = fixture.buttons(0);
+      expect(labels.some((label) => label.includes('Approve for this session'))).toBe(true);
+      expect(labels.some((label) => label.includes('for this run'))).toBe(false);
+      expect(await fixture.click(0, 'wider', 'U1')).toMatch(/Approved by .*: .*deploy.*, run is completed\./s);
+      const entry = (await w.runtime.get(first.runId)).audit[0]!;
+      expect([entry.decision, entry.scope, entry.by]).toEqual(['approved', 'session', fixture.decider('U1')]);
+      expect((await w.runtime.grants({ sessionId: 'chat-1' })).map((grant) => [grant.toolName, grant.grantedBy])).toEqual([['deploy', fixture.decider('U1')]]);
+      // The next run of the conversation is covered by the grant: nobody is asked again.
+      const next = await w.runtime.start('ops', { input: 'again', sessionId: 'chat-1' });
+      expect(next.status).toBe('completed');
+      expect(w.executed).toEqual(['svc-0', 'svc-0']);
+
+      const alone = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      expect(fixture.buttons(1).some((label) => label.includes('Approve for this run'))).toBe(true);
+      expect(fixture.buttons(1).some((label) => label.includes('for this session'))).toBe(false);
+      await fixture.click(1, 'wider', 'U2');
+      expect((await w.runtime.get(alone.runId)).audit[0]!.scope).toBe('run');
+
+      const voted = world({ approvals: { required: 2 } });
+      const quorum = await setup(voted.runtime);
+      await voted.runtime.start('ops', { input: 'go', sessionId: 'chat-2' });
+      await quorum.notifier.publish(voted.events);
+      await quorum.notifier.flush();
+      expect(quorum.buttons!(0).some((label) => /for this (run|session)/.test(label))).toBe(false);
     });
   });
 }

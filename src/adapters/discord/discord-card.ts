@@ -4,7 +4,7 @@
 import type { ButtonIds } from '../../channels/button-ids.js';
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped } from '../../channels/markup.js';
-import { cardHead, cardWarnings } from '../../channels/wording.js';
+import { cardHead, cardWarnings, widerLabel } from '../../channels/wording.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */
@@ -37,11 +37,7 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
     components: [
       {
         type: 1,
-        components: [
-          button(3, 'Approve', ids.approve),
-          ...(request.quorum === undefined ? [button(1, 'Approve for this run', ids.approveForRun)] : []),
-          button(4, 'Deny…', ids.deny),
-        ],
+        components: [button(3, 'Approve', ids.approve), ...(request.quorum === undefined ? [button(1, widerLabel(tokens), ids.approveForRun)] : []), button(4, 'Deny…', ids.deny)],
       },
     ],
     allowed_mentions: NO_MENTIONS,

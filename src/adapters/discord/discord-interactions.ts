@@ -88,7 +88,7 @@ const refused = (detail: string) => new HttpProblem(problem(401, 'invalid_discor
  * The route Discord sends interactions to (its Interactions Endpoint URL),
  * mounted at `/discord/interactions`. Every request must carry a fresh
  * `X-Signature-Ed25519` by `publicKey` (401 otherwise, which Discord checks
- * when the URL is saved). Approve and Approve for this run are acknowledged at
+ * when the URL is saved). Approve and Approve for this run (or session) are acknowledged at
  * once and decided as `discord:<user id>`; Deny opens a modal asking why
  * (optional), decided once submitted. The card is then edited to say what
  * happened, buttons removed, or the clicker alone is told why nothing was done.

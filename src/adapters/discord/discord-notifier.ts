@@ -56,7 +56,7 @@ async function finishedText(runtime: LinkedRuntime, outcome: Extract<CardOutcome
 
 /**
  * A notifier that asks a Discord channel to decide approvals: one message per
- * approval with Approve, Approve for this run and Deny buttons (each carrying a
+ * approval with Approve, Approve for this run (this session, for a run with one) and Deny buttons (each carrying a
  * short id, `cs:<id>`, that stands for its one-click token), edited in place
  * once the approval is decided anywhere, expires, or its call finishes.
  * Mentions in what the model wrote never ping (`allowed_mentions` is empty)

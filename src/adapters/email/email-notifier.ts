@@ -97,7 +97,7 @@ const retryable = (error: unknown) => error instanceof DeliveryError && error.re
 
 /**
  * A notifier that mails each approval to its recipients, with Approve,
- * Approve for this run and Deny links to the approval app, and mails a
+ * Approve for this run (or session) and Deny links to the approval app, and mails a
  * threaded follow-up when the approval is decided elsewhere, expires, or the
  * approved call finishes. `import 'countersign/email'` loads nodemailer only
  * at the first send over `smtp`.
@@ -150,7 +150,13 @@ export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotif
         `post:${runId}:${request.approvalId}`,
         recipients,
         async (recipient) => {
-          const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt: card.tokens.expiresAt, approvedBy: recipient });
+          const tokens = runtime.links.mint({
+            runId,
+            approvalId: request.approvalId,
+            expiresAt: card.tokens.expiresAt,
+            approvedBy: recipient,
+            ...(card.sessionId === undefined ? {} : { sessionId: card.sessionId }),
+          });
           const urls = {
             approve: approvalLinkUrl(baseUrl, tokens.approve),
             approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun),

@@ -5,7 +5,7 @@ import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../channels/markup.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
-import { cardHead, cardWarnings } from '../../channels/wording.js';
+import { cardHead, cardWarnings, widerLabel } from '../../channels/wording.js';
 
 /**
  * The `action_id`s of the card's buttons; `createSlackActions` acts on these only.
@@ -66,7 +66,7 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
     elements: [
       { type: 'button', action_id: SLACK_ACTION_IDS.approve, text: plain('Approve'), style: 'primary', value: tokens.approve },
       // A vote on a quorum request is once: no run-wide approval to offer.
-      ...(request.quorum === undefined ? [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain('Approve for this run'), value: tokens.approveForRun }] : []),
+      ...(request.quorum === undefined ? [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain(widerLabel(tokens)), value: tokens.approveForRun }] : []),
       { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
     ],
   });

@@ -63,7 +63,7 @@ async function outcomeLines(runtime: LinkedRuntime, update: CardUpdate<SlackRef>
 /**
  * A notifier that asks Slack to decide approvals: a Block Kit card with the
  * call's redacted arguments, its connector and warnings, and Approve,
- * Approve for this run and Deny buttons whose values are one-click tokens
+ * Approve for this run (or session) and Deny buttons whose values are one-click tokens
  * (mount `createSlackActions` as the app's interactivity URL to take the
  * clicks). Model text is escaped, so it cannot mention `@channel`, link or
  * format.

@@ -29,13 +29,16 @@ export function cardText(card: ApprovalCard): string {
   return [...fixed.slice(0, -1), args, foot].join('\n');
 }
 
-/** The inline keyboard: approve once, approve for the rest of the run (not on a quorum request: a vote is once), deny (with a reason). */
-export function cardKeyboard(ids: ButtonIds, forRun = true) {
+/**
+ * The inline keyboard: approve once, approve for the rest of the run or this session (labelled `wider`; left out
+ * when undefined, as on a quorum request: a vote is once), deny (with a reason).
+ */
+export function cardKeyboard(ids: ButtonIds, wider: string | undefined) {
   return {
     inline_keyboard: [
       [
         { text: '✅ Approve', callback_data: `${CALLBACK_PREFIX}${ids.approve}` },
-        ...(forRun ? [{ text: '✅ Approve for this run', callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }] : []),
+        ...(wider === undefined ? [] : [{ text: `✅ ${wider}`, callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }]),
       ],
       [{ text: '❌ Deny', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }],
     ],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { storeButtonIds } from '../../channels/button-ids.js';
 import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../../channels/channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../../channels/channel-options.js';
-import { outcomeLine } from '../../channels/wording.js';
+import { outcomeLine, widerLabel } from '../../channels/wording.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { cardKeyboard, cardText } from './approval-card.js';
@@ -45,7 +45,7 @@ function destination(card: ApprovalCard, chatId: string | number): Record<string
  * A notifier that asks a Telegram chat to decide each approval: an HTML
  * message with the tool, agent, connector, reason, warnings and the
  * redacted arguments (all escaped, within 4096 characters), and the buttons
- * ✅ Approve, ✅ Approve for this run and ❌ Deny (which asks for a reason).
+ * ✅ Approve, ✅ Approve for this run (or session) and ❌ Deny (which asks for a reason).
  * A run started with `origin: { channel: 'telegram', address: chatId, thread? }`
  * is asked in that chat (and forum topic); any other in `chatId`. The
  * message is edited, buttons removed, when the approval is decided
@@ -77,7 +77,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, card.request.quorum === undefined),
+          reply_markup: cardKeyboard(ids, card.request.quorum === undefined ? widerLabel(card.tokens) : undefined),
           link_preview_options: { is_disabled: true },
         }),
       );

@@ -44,14 +44,15 @@ const harness: ChannelHarness = {
       sleeps,
       errors,
       async click(index, button, user) {
-        const card = fake.posts()[index]!.json as { components: { components: { custom_id: string }[] }[] };
-        const customId = card.components[0]!.components[button === 'approve' ? 0 : 2]!.custom_id;
+        const { components } = (fake.posts()[index]!.json as { components: { components: { custom_id: string }[] }[] }).components[0]!;
+        const customId = components[button === 'approve' ? 0 : button === 'wider' ? 1 : components.length - 1]!.custom_id;
         const clicked = await interact({ type: 3, data: { custom_id: customId, component_type: 2 } }, user);
         if (clicked.answer.type !== 9) return told(clicked.token);
         const reason = { type: 1, components: [{ type: 4, custom_id: 'reason', value: 'not today' }] };
         const submitted = await interact({ type: 5, data: { custom_id: clicked.answer.data!.custom_id, components: [reason] } }, user);
         return told(submitted.token);
       },
+      buttons: (index) => (fake.posts()[index]!.json as { components: { components: { label: string }[] }[] }).components[0]!.components.map((item) => item.label),
       decider: (user) => `discord:${userId(user)}`,
       async close() {
         await app.close();

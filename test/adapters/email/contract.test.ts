@@ -6,7 +6,7 @@ import { createEmailNotifier, type EmailNotifierOptions } from 'countersign/emai
 import { createApprovalApp, serve } from 'countersign/http';
 import { channelContract, type Delivery, type FaultPlan } from '../../support/channel-contract.js';
 import { startFakeSmtp, type SmtpFault } from '../../support/fake-smtp.js';
-import { activeInHtml, clickLink, linkOf, visibleText } from './mail-reading.js';
+import { activeInHtml, clickLink, linkLabels, linkOf, visibleText, type LinkLabel } from './mail-reading.js';
 
 const SMTP_USER = 'countersign';
 const SMTP_PASSWORD = 'smtp-password-9f8e7d6c5b4a';
@@ -54,7 +54,12 @@ channelContract({
         ),
       sleeps,
       errors,
-      click: (index, button, user) => clickLink(linkOf(posts(user)[index]!, button === 'approve' ? 'Approve' : 'Deny')),
+      click: (index, button, user) => {
+        const received = posts(user)[index]!;
+        const wider = linkLabels(received).find((label) => label.startsWith('Approve for this')) as LinkLabel;
+        return clickLink(linkOf(received, button === 'approve' ? 'Approve' : button === 'wider' ? wider : 'Deny'));
+      },
+      buttons: (index) => linkLabels(posts(USERS[0]!)[index]!),
       decider: addressOf,
       async close() {
         await Promise.all([smtp.close(), server.close()]);

@@ -52,7 +52,12 @@ export function visibleText(received: ReceivedMail): string {
   return text!;
 }
 
-export type LinkLabel = 'Approve' | 'Approve for this run' | 'Deny';
+export type LinkLabel = 'Approve' | 'Approve for this run' | 'Approve for this session' | 'Deny';
+
+/** The labels of a mail's decision links, in order. */
+export function linkLabels(received: ReceivedMail): string[] {
+  return [...(received.mail.text ?? '').matchAll(/^- (.+?): https?:\/\/\S+$/gm)].map((match) => match[1]!);
+}
 
 /** The URL behind a link of the mail's text part, checked to be the same in its HTML part. */
 export function linkOf(received: ReceivedMail, label: LinkLabel): string {

@@ -4,7 +4,7 @@
 import { createSlackActions, createSlackNotifier, SLACK_ACTION_IDS, type SlackNotifierOptions } from 'countersign/slack';
 import { channelContract, HOSTILE_TEXT, type ChannelHarness, type Delivery } from '../../support/channel-contract.js';
 import { activeMrkdwn, blockTexts, BOT_TOKEN, renderMrkdwn, startFakeSlack, type SlackRequest } from '../../support/fake-slack.js';
-import { blockActions, button, interact, NOW_MS, signedRequest, SIGNING_SECRET, viewSubmission } from './interactions.js';
+import { blockActions, button, buttonsOf, interact, NOW_MS, signedRequest, SIGNING_SECRET, viewSubmission } from './interactions.js';
 
 function harness(mode: 'bot' | 'webhook'): ChannelHarness {
   return {
@@ -60,12 +60,13 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
         errors,
         async click(index, which, user) {
           const card = sent().filter(isCard)[index]!;
-          const pressed = button(card, which);
+          const kind = which === 'wider' ? 'approveForRun' : which;
+          const pressed = button(card, kind);
           const before = slack.responses().length;
           await send(
             blockActions({
               value: pressed.value,
-              actionId: SLACK_ACTION_IDS[which],
+              actionId: SLACK_ACTION_IDS[kind],
               blockId: pressed.blockId,
               user,
               responseUrl: slack.responseUrl(),
@@ -76,6 +77,7 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
           if (which === 'deny' && mode === 'bot') await send(viewSubmission(modal!.json['view'] as Record<string, unknown>, user, null));
           return renderMrkdwn(String(slack.responses()[before]!.json['text']));
         },
+        buttons: (index) => buttonsOf(sent().filter(isCard)[index]!).buttons.map((item) => item.text.text),
         decider: (user) => `slack:${user}`,
         async close() {
           await notifier.flush();

@@ -72,10 +72,11 @@ channelContract({
       deliveries: () => telegram.requests.map(delivery).filter((item) => item !== undefined),
       sleeps,
       errors,
+      buttons: (index) => (cards(telegram)[index]!.request.json['reply_markup'] as { inline_keyboard: { text: string }[][] }).inline_keyboard.flat().map((item) => item.text),
       decider: (user) => `telegram:${userId(user)}`,
       async click(index, button, user) {
         const card = cards(telegram)[index]!;
-        if (button === 'approve') return told(() => deliver(clickUpdate(card, card.approve, userId(user))));
+        if (button !== 'deny') return told(() => deliver(clickUpdate(card, button === 'approve' ? card.approve : card.approveForRun, userId(user))));
         return told(async () => {
           await deliver(clickUpdate(card, card.deny, userId(user)));
           const prompt = prompts(telegram).at(-1)!;

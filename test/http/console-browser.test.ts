@@ -1,18 +1,15 @@
 // The approver's console in a real browser (Debian's Chromium through playwright-core): sign in with the API token,
 // cards arriving live over /events, the keyboard, the JSON editor, approve all, expiry, the no-script forms, a
 // phone-sized screen and an axe-core accessibility check.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { inboxLinkUrl } from '../support/link-urls.js';
-
-const executablePath = '/usr/bin/chromium';
-const hasBrowser = existsSync(executablePath);
-if (!hasBrowser && process.env['CI']) throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
+import { hasChromium, launchChromium } from '../support/chromium.js';
 
 const TOKEN = 'console-browser-test-token';
 const shots = 'test-results/console';
@@ -22,7 +19,7 @@ const model = createScriptedModel(({ messages }) =>
   messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn(JSON.parse(messages.find((message) => message.role === 'user')!.content)),
 );
 
-describe.skipIf(!hasBrowser)('the console in Chromium', () => {
+describe.skipIf(!hasChromium)('the console in Chromium', () => {
   let browser: Browser;
   let server: ServeHandle;
   const deleted: string[] = [];
@@ -48,10 +45,7 @@ describe.skipIf(!hasBrowser)('the console in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
     server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN, rules }), { port: 0 });
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,20 +1,16 @@
 // The one-click link flow in a real browser (Debian's Chromium through
 // playwright-core): the confirmation page renders what will run, its
 // security headers do not stop its own form, and the click decides the run.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { linkUrls, inboxLinkUrl } from '../support/link-urls.js';
+import { hasChromium, launchChromium } from '../support/chromium.js';
 
-const executablePath = '/usr/bin/chromium';
-const hasBrowser = existsSync(executablePath);
-if (!hasBrowser && process.env['CI']) throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
-
-describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
+describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
   let browser: Browser;
   let server: ServeHandle;
   const executed: string[] = [];
@@ -43,10 +39,7 @@ describe.skipIf(!hasBrowser)('one-click approval links in Chromium', () => {
 
   beforeAll(async () => {
     server = await serve(createApprovalApp(runtime, { bearerToken: 'browser-test-token' }), { port: 0 });
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -17,6 +17,7 @@ export type CountersignErrorCode =
   | 'invalid_edit'
   | 'approver_not_allowed'
   | 'invalid_signature'
+  | 'call_not_covered'
   | 'agent_not_found'
   | 'tool_not_found'
   | 'version_conflict'
@@ -233,6 +234,22 @@ export class ApprovalSignatureError extends CountersignError {
 
   constructor(approvalId: string, detail: string) {
     super('invalid_signature', `Approval ${approvalId}: ${detail}`);
+    this.approvalId = approvalId;
+  }
+}
+
+/**
+ * The gate before a tool runs found no signed record that covers the call: no decision of someone allowed to decide
+ * it, no quorum of allowed voters, no live grant of someone allowed. Nothing ran; whatever recorded the approval was
+ * wrong, so the call is refused rather than trusted.
+ */
+export class CallNotCoveredError extends CountersignError {
+  readonly toolCallId: string;
+  readonly approvalId: string | undefined;
+
+  constructor(toolCallId: string, approvalId: string | undefined, detail: string) {
+    super('call_not_covered', `Call ${toolCallId}${approvalId === undefined ? '' : ` (approval ${approvalId})`} may not run: ${detail}. Nothing was run.`, { fault: 'library' });
+    this.toolCallId = toolCallId;
     this.approvalId = approvalId;
   }
 }

@@ -17,7 +17,8 @@ export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSI
 export { expiryDecisions } from './machine/expiry.js';
 export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
-export { voteProgress, type QuorumOptions, type VoteTally } from './machine/quorum.js';
+export { voteProgress, type QuorumOptions } from './machine/quorum.js';
+export type { VoteTally } from './machine/authority/vote-count.js';
 export { presets } from './machine/presets.js';
 export { toolResult, type RichToolResult, type ToolResultFile } from './machine/rich-tool-result.js';
 export { annotationBadges } from './machine/tool-annotations.js';

@@ -2,7 +2,7 @@
 // arguments, written once: what the tool says about itself (its annotations, shown as its own claims), the votes
 // so far on a request several people must approve, and the warnings that are not about the arguments (a
 // disconnected connector), shown on their own lines.
-import { tallyVotes } from '../machine/quorum.js';
+import { tallyVotes } from '../machine/authority/vote-count.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { ApprovalRequest, ArgsWarning } from '../machine/types.js';
 import type { Markup } from './markup.js';

@@ -5,7 +5,7 @@ import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../machine/types.js';
-import { approversNow } from '../machine/nudge.js';
+import { approversNow } from '../machine/authority/who-may-decide.js';
 
 /**
  * Escapes text for HTML element content and quoted attribute values.

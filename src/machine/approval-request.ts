@@ -22,7 +22,7 @@ export interface RequestSettings {
  * rule, quorum), when it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed
  * in storage breaks it. Two parts come after it was signed and are signed on their own, so this signature, which a
  * response echoes, stays the same while the request waits: the `history` of reminders and escalations (nudge.ts
- * `signHistory`) and the votes of a quorum request (quorum.ts `signVote`).
+ * `signHistory`) and the votes of a quorum request (authority/vote-count.ts `appendVote`).
  */
 export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
   const { signature: _signature, history: _history, votes: _votes, ...fields } = request;

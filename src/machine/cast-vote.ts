@@ -2,8 +2,11 @@
 // then the decision is recorded as for one person, with every vote in its audit entry.
 import { ApproverNotAllowedError, ConfigError, DecisionConflictError, DuplicateVoteError } from '../errors.js';
 import type { Agent } from './agent.js';
+import { samePerson } from './authority/person-name.js';
+import { appendVote, quorumOutOfReach, tallyVotes, verifyVotes } from './authority/vote-count.js';
+import { voteRefusal } from './authority/who-may-decide.js';
+import { coverageFields } from './authority/coverage-fields.js';
 import { signDecision } from './decision-signature.js';
-import { quorumOutOfReach, signVote, tallyVotes, verifyVotes, voteRefusal } from './quorum.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
 import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry, Quorum, Vote } from './types.js';
@@ -21,7 +24,7 @@ export function isQuorumRequest(request: ApprovalRequest): request is QuorumRequ
  * webhook), returns the run unchanged; any other vote came after the outcome, a conflict that names it.
  */
 export function voteAfterOutcome(snapshot: AgentSnapshot, entry: AuditEntry & { readonly votes: readonly Vote[] }, response: ApprovalResponse): AgentSnapshot {
-  if (entry.votes.some((vote) => vote.by !== undefined && vote.by === response.approvedBy && vote.approved === response.approved)) return snapshot;
+  if (entry.votes.some((vote) => samePerson(vote.by, response.approvedBy) && vote.approved === response.approved)) return snapshot;
   const approvals = entry.votes.filter((vote) => vote.approved).map((vote) => vote.by ?? 'anonymous');
   throw new DecisionConflictError(
     entry.approvalId!,
@@ -52,12 +55,12 @@ function refuseSoloOnly(request: QuorumRequest, response: ApprovalResponse): voi
 export function castVote(agent: Agent, snapshot: AgentSnapshot, request: QuorumRequest, response: ApprovalResponse, at: number): AgentSnapshot {
   refuseSoloOnly(request, response);
   const secret = agent.settings.decisionSecret;
-  verifyVotes(secret, snapshot, request);
-  const by = response.approvedBy;
-  const refusal = voteRefusal(agent, snapshot, request, by);
-  if (refusal !== undefined) throw new ApproverNotAllowedError(request.approvalId, by, request.quorum.from, refusal);
   const votes = request.votes ?? [];
-  const earlier = request.quorum.distinctPeople ? votes.find((vote) => vote.by === by) : undefined;
+  verifyVotes(secret, snapshot, request.approvalId, votes);
+  const by = response.approvedBy;
+  const refusal = voteRefusal(agent, snapshot, request, request.quorum, by);
+  if (refusal !== undefined) throw new ApproverNotAllowedError(request.approvalId, by, request.quorum.from, refusal);
+  const earlier = request.quorum.distinctPeople ? votes.find((vote) => samePerson(vote.by, by)) : undefined;
   if (earlier !== undefined) {
     if (earlier.approved === response.approved) return snapshot;
     throw new DuplicateVoteError(request.approvalId, { by: by!, approved: earlier.approved, at: earlier.at });
@@ -68,7 +71,7 @@ export function castVote(agent: Agent, snapshot: AgentSnapshot, request: QuorumR
     at,
     ...(response.reason === undefined ? {} : { reason: response.reason }),
   };
-  const all = [...votes, secret === undefined ? unsigned : { ...unsigned, signature: signVote(secret, snapshot, request.approvalId, unsigned) }];
+  const all = appendVote(secret, snapshot, request.approvalId, votes, unsigned);
   const quorum = request.quorum;
   const tally = tallyVotes(quorum, all, snapshot.requestedBy);
   const approved = tally.remaining === 0;
@@ -87,6 +90,7 @@ export function castVote(agent: Agent, snapshot: AgentSnapshot, request: QuorumR
     ...(by === undefined ? {} : { by }),
     ...(reason === undefined ? {} : { reason }),
     ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
+    ...coverageFields(request),
     votes: all,
   });
   return step(snapshot, {

@@ -6,7 +6,7 @@ import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
-import { approverListOf, mayDecide } from './approvers.js';
+import { approverListOf, type ApproverTarget, mayDecide } from './authority/who-may-decide.js';
 import { nudgePlanOf, type NudgePlan } from './nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from './quorum.js';
 import { signDecision } from './decision-signature.js';
@@ -82,12 +82,18 @@ export async function approversOfCall(
   return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges, ...(quorum === undefined ? {} : { quorum }) };
 }
 
+/** Who may decide a call, as its decision entry records it for the gate: the rule that asked and its approver list. */
+function whoMayDecide(target: ApproverTarget): Pick<Verdict, 'ruleId' | 'approvers'> {
+  return { ...(target.ruleId === undefined ? {} : { ruleId: target.ruleId }), ...(target.approvers === undefined ? {} : { approvers: target.approvers }) };
+}
+
 /** A grant's verdict on a call, standing in for the person who gave it. */
-function grantVerdict(grant: Grant, action: PolicyAction): Verdict {
+function grantVerdict(grant: Grant, action: PolicyAction, target: ApproverTarget): Verdict {
   const reach = grant.scope === 'session' ? 'this session' : `agent ${grant.agentName}`;
   return {
     action,
     source: 'grant',
+    ...whoMayDecide(target),
     grantId: grant.id,
     reason: `${grant.toolName} was ${grant.decision} for ${reach}`,
     ...(grant.grantedBy === undefined ? {} : { by: grant.grantedBy }),
@@ -111,20 +117,26 @@ async function verdictOf(
   const list = approverListOf(rule, tool);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
   const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
-  const target = { toolName: call.name, ruleId: rule?.id, ...(list === undefined ? {} : { approvers: list }) };
+  const target: ApproverTarget = { toolName: call.name, ruleId: rule?.id, ...(list === undefined ? {} : { approvers: list }) };
   const denial = await grants.decide(call, input, target, 'denied');
-  if (denial !== undefined) return grantVerdict(denial, 'deny');
+  if (denial !== undefined) return grantVerdict(denial, 'deny', target);
   // Memory and approval grants stand in for the person who gave them, so they cover only calls that person may
   // decide, and never a call that needs several people: one person's word is not a quorum.
   const grantor = quorum === undefined ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by)) : undefined;
   if (grantor !== undefined) {
-    return { action: 'allow', source: 'memory', reason: `${call.name} was approved for the rest of this run`, ...(grantor.by === undefined ? {} : { by: grantor.by }) };
+    return {
+      action: 'allow',
+      source: 'memory',
+      ...whoMayDecide(target),
+      reason: `${call.name} was approved for the rest of this run`,
+      ...(grantor.by === undefined ? {} : { by: grantor.by }),
+    };
   }
   const verdict = await policyVerdict(agent, rule, input, ctx, tool, approvers);
   // Only a call that would be put to one person spends a use of an approval grant: never one that needs several.
   if (verdict.action !== 'ask' || quorum !== undefined) return verdict;
   const approval = await grants.decide(call, input, target, 'approved');
-  return approval === undefined ? verdict : grantVerdict(approval, 'allow');
+  return approval === undefined ? verdict : grantVerdict(approval, 'allow', target);
 }
 
 /** What the rule, else the tool's `needsApproval`, else the agent's default says of a call. */
@@ -243,6 +255,7 @@ export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot, refus
       at: now,
       argsDigest: digestOf(call.args),
       ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
+      ...(verdict.approvers === undefined || (verdict.source !== 'memory' && verdict.source !== 'grant') ? {} : { approvers: verdict.approvers }),
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.by === undefined ? {} : { by: verdict.by }),
       ...(verdict.grantId === undefined ? {} : { grantId: verdict.grantId }),

@@ -8,12 +8,6 @@ import type { AgentSnapshot, ApprovalRequest, RequestHistory } from './types.js'
 
 const EMPTY: RequestHistory = { reminders: 0, escalations: [] };
 
-/** What says who may decide a request: its approver list and its history (optional fields may be undefined). */
-interface WhoMayDecide {
-  readonly approvers?: readonly string[] | undefined;
-  readonly history?: RequestHistory | undefined;
-}
-
 /**
  * The HMAC over a request's history: the run, the request's own signature (so a history cannot be moved to
  * another request) and every field of the history.
@@ -82,25 +76,6 @@ export function nudgedRequest(request: ApprovalRequest, now: number, run: RunIde
     escalations,
   };
   return { ...request, history: secret === undefined ? history : { ...history, signature: signHistory(secret, request, history, run) } };
-}
-
-/** The approver ids escalations brought in. */
-export function escalatedApprovers(request: WhoMayDecide): readonly string[] {
-  const ids: string[] = [];
-  for (const escalation of request.history?.escalations ?? []) {
-    if (Array.isArray(escalation.to)) for (const id of escalation.to as readonly string[]) if (!ids.includes(id)) ids.push(id);
-  }
-  return ids;
-}
-
-/**
- * Who may decide `request` now: its approver list widened by the ids its escalations brought in; undefined (anyone)
- * when it names no list, which an escalation never narrows.
- */
-export function approversNow(request: WhoMayDecide): readonly string[] | undefined {
-  if (request.approvers === undefined) return undefined;
-  const added = escalatedApprovers(request).filter((id) => !request.approvers!.includes(id));
-  return added.length === 0 ? request.approvers : [...request.approvers, ...added];
 }
 
 /** The request's history as its audit entry keeps it (without the signature, which the entry's own covers), spread into the entry; `{}` when it has none. */

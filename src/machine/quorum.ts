@@ -1,14 +1,11 @@
-// Several approvers: the `approvals` setting of a rule or tool, resolved into the quorum a request carries, and the
-// rules a vote is counted by (who may vote, how many approvals are still possible, what a vote's signature covers).
+// Several approvers: the `approvals` setting of a rule or tool, resolved into the quorum a request carries. Who may
+// vote and how votes count is the authority's (authority/who-may-decide.ts, authority/vote-count.ts).
 import { z } from 'zod';
-import { ApprovalSignatureError } from '../errors.js';
-import type { Agent } from './agent.js';
+import { tallyVotes, type VoteTally } from './authority/vote-count.js';
 import type { Approvers } from './define-tool.js';
-import { canonicalJson, hmac, safeEqual } from './digest.js';
 import { functionSchema } from './function-schema.js';
 import type { CompiledRule } from './policy.js';
-import { type RunIdentity, signedIdentity } from './run-identity.js';
-import type { AgentSnapshot, ApprovalRequest, Quorum, Vote } from './types.js';
+import type { AgentSnapshot, Quorum, Vote } from './types.js';
 
 /**
  * Several people must approve a call: on a policy rule or a tool (the rule's wins, as for `approvers`).
@@ -69,86 +66,6 @@ export function resolveQuorum(options: QuorumOptions | undefined): Quorum | unde
   };
 }
 
-/** The `from` predicate of the rule (or else the tool) a request's quorum came from; a list travels in the request itself. */
-function fromPredicate(agent: Agent, request: ApprovalRequest): ((by: string | undefined) => boolean) | undefined {
-  const options = agent.settings.rules.find(request.ruleId)?.rule.approvals ?? agent.tools.get(request.toolName)?.approvals;
-  return typeof options?.from === 'function' ? options.from : undefined;
-}
-
-/** Why `by` may not vote on a quorum request, or undefined when they may (their earlier votes aside). */
-export function voteRefusal(agent: Agent, run: RunIdentity, request: ApprovalRequest & { readonly quorum: Quorum }, by: string | undefined): string | undefined {
-  const quorum = request.quorum;
-  if (by === undefined && (quorum.distinctPeople || quorum.excludeRequester || quorum.from !== undefined)) {
-    return 'a vote on this request must say who cast it (approvedBy), so votes can be told apart';
-  }
-  if (quorum.excludeRequester && by !== undefined && by === run.requestedBy) return `${by} asked for this run and may not approve their own request`;
-  if (quorum.from !== undefined && (by === undefined || !quorum.from.includes(by))) return `only ${quorum.from.join(', ')} may vote`;
-  const predicate = fromPredicate(agent, request);
-  if (predicate) {
-    try {
-      if (!predicate(by)) return `${by ?? 'an anonymous voter'} is not among those the approvals name`;
-    } catch {
-      // A check that cannot decide must not let anyone vote.
-      return 'the check of who may vote threw';
-    }
-  }
-  return undefined;
-}
-
-/** The HMAC that binds a vote to its run and approval: a vote written into storage, or changed there, does not verify. */
-export function signVote(secret: string, run: RunIdentity, approvalId: string, vote: Omit<Vote, 'signature'> & { readonly signature?: string }): string {
-  const { signature: _signature, ...fields } = vote;
-  return hmac(secret, ['countersign.vote.v1', canonicalJson({ ...signedIdentity(run), approvalId, vote: fields })]);
-}
-
-/** With a decision secret, every vote on the request must carry its own valid signature; throws `ApprovalSignatureError`. */
-export function verifyVotes(secret: string | undefined, run: RunIdentity, request: ApprovalRequest): void {
-  if (secret === undefined) return;
-  for (const vote of request.votes ?? []) {
-    if (vote.signature === undefined || !safeEqual(vote.signature, signVote(secret, run, request.approvalId, vote))) {
-      throw new ApprovalSignatureError(
-        request.approvalId,
-        `the vote recorded for ${vote.by ?? 'an anonymous voter'} does not match its signature; the snapshot was altered. Nothing was counted and nothing was run.`,
-      );
-    }
-  }
-}
-
-/**
- * Where a quorum request stands: approvals so far, how many are needed, and who may still vote (when `from` is a list).
- *
- * @example
- * const tally: VoteTally = { approvals: 1, denials: 0, required: 2, remaining: 1, mayStillVote: ['bo', 'cy'] };
- */
-export interface VoteTally {
-  readonly approvals: number;
-  readonly denials: number;
-  readonly required: number;
-  /** How many more approvals are needed. */
-  readonly remaining: number;
-  /** The listed voters who have not voted yet (without the requester, when excluded); undefined when anyone may vote. */
-  readonly mayStillVote?: readonly string[];
-}
-
-/** The tally of `votes` under `quorum`, for a run asked for by `requestedBy` (`voteProgress` reads it off a run). */
-export function tallyVotes(quorum: Quorum, votes: readonly Vote[], requestedBy: string | undefined): VoteTally {
-  const approvals = votes.filter((vote) => vote.approved).length;
-  const voted = new Set(votes.map((vote) => vote.by));
-  const mayStillVote = quorum.from?.filter((id) => !(quorum.distinctPeople && voted.has(id)) && !(quorum.excludeRequester && id === requestedBy));
-  return {
-    approvals,
-    denials: votes.length - approvals,
-    required: quorum.required,
-    remaining: Math.max(0, quorum.required - approvals),
-    ...(mayStillVote === undefined ? {} : { mayStillVote }),
-  };
-}
-
-/** True when the approvals still possible cannot reach the quorum: only a finite list of distinct voters can run out. */
-export function quorumOutOfReach(quorum: Quorum, tally: VoteTally): boolean {
-  return quorum.distinctPeople && tally.mayStillVote !== undefined && tally.approvals + tally.mayStillVote.length < quorum.required;
-}
-
 /**
  * Where the votes on a quorum request of the run stand, pending or settled (then `votes` are the ones its decision
  * recorded); undefined for a request one person decides.
@@ -165,6 +82,8 @@ export function voteProgress(snapshot: AgentSnapshot, approvalId: string): (Vote
   }
   const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
   if (entry?.votes === undefined) return undefined;
+  if (entry.quorum !== undefined) return { ...tallyVotes(entry.quorum, entry.votes, snapshot.requestedBy), votes: entry.votes };
+  // Recorded before decisions kept their quorum: every approval counted toward it.
   const approvals = entry.votes.filter((vote) => vote.approved).length;
   return { approvals, denials: entry.votes.length - approvals, required: approvals, remaining: 0, votes: entry.votes };
 }

@@ -1,6 +1,6 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
-import { tallyVotes, type VoteTally } from './quorum.js';
+import { tallyVotes, type VoteTally } from './authority/vote-count.js';
 import type { AgentSnapshot, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */

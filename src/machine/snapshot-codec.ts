@@ -35,6 +35,14 @@ const historySchema = z.object({
   escalations: z.array(z.object({ at: z.number(), to: escalationTargetSchema })),
 });
 
+const quorumSchema = z.object({
+  required: z.number().int().positive(),
+  from: z.array(z.string()).optional(),
+  distinctPeople: z.boolean(),
+  excludeRequester: z.boolean(),
+  anyDenyDenies: z.boolean(),
+});
+
 const voteSchema = z.object({
   by: z.string().optional(),
   approved: z.boolean(),
@@ -65,15 +73,7 @@ export const requestSchema = z.object({
   remindAfterMs: z.number().optional(),
   escalate: z.array(z.object({ afterMs: z.number(), to: escalationTargetSchema })).optional(),
   history: historySchema.extend({ signature: z.string().optional() }).optional(),
-  quorum: z
-    .object({
-      required: z.number().int().positive(),
-      from: z.array(z.string()).optional(),
-      distinctPeople: z.boolean(),
-      excludeRequester: z.boolean(),
-      anyDenyDenies: z.boolean(),
-    })
-    .optional(),
+  quorum: quorumSchema.optional(),
   votes: z.array(voteSchema).optional(),
 });
 
@@ -93,6 +93,7 @@ export const auditSchema = z.object({
   editedArgsDigest: z.string().optional(),
   grant: grantBoundsSchema.optional(),
   approvers: z.array(z.string()).optional(),
+  quorum: quorumSchema.optional(),
   grantId: z.string().optional(),
   claimedAt: z.number().optional(),
   history: historySchema.optional(),

@@ -371,8 +371,10 @@ export interface AuditEntry {
   readonly editedArgsDigest?: string;
   /** On a `'session'` or `'agent'` decision: the bounds of the grant it made. */
   readonly grant?: GrantBounds;
-  /** On a `'session'` or `'agent'` decision: the approvers its request named, which bound what the grant covers. */
+  /** The approvers the decided call's request (or the policy, for a call nobody was asked about) named: who may decide it. */
   readonly approvers?: readonly string[];
+  /** The quorum the decided call needed, when several people had to approve it: only their votes cover it. */
+  readonly quorum?: Quorum;
   /** On a decision a grant made (source `grant`): which grant. */
   readonly grantId?: string;
   /** When the caller said it decided (`ApprovalResponse.respondedAt`): kept for the record, never used for expiry; `at` is the agent's clock. */

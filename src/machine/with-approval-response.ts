@@ -14,8 +14,10 @@ import { agentOfRun, agentOption, type Agent } from './agent.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
-import { mayDecide } from './approvers.js';
-import { approversNow, historyOf, historyVerifies } from './nudge.js';
+import { coverageFields } from './authority/coverage-fields.js';
+import { personNameSchema } from './authority/person-name.js';
+import { approversNow, mayDecide } from './authority/who-may-decide.js';
+import { historyVerifies } from './nudge.js';
 import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
 import { SIGNATURE_V2, signDecision } from './decision-signature.js';
 import { canonicalJson, digestOf, safeEqual } from './digest.js';
@@ -47,7 +49,7 @@ const responseSchema = z.object({
   approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
   approved: z.boolean({ error: 'must be true or false' }),
   reason: z.string().max(4000).optional(),
-  approvedBy: z.string().min(1).max(256).optional(),
+  approvedBy: personNameSchema.optional(),
   respondedAt: z.number().finite().optional(),
   args: z.unknown().optional(),
   scope: scopeSchema.optional(),
@@ -237,8 +239,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
     ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
     ...(response.reason === undefined ? {} : { reason: response.reason }),
     ...(editedArgsDigest === undefined ? {} : { editedArgsDigest }),
-    ...(standing ? standingFields(request, response) : {}),
-    ...historyOf(request),
+    ...(standing && response.grant !== undefined ? { grant: response.grant } : {}),
+    ...coverageFields(request),
     ...(response.respondedAt === undefined ? {} : { claimedAt: response.respondedAt }),
   });
   const decisions: Decision[] = [
@@ -287,25 +289,18 @@ function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted
         argsDigest: sibling.argsDigest,
         reason: `${sibling.toolName} was approved for the rest of this run`,
         ...(approvedBy === undefined ? {} : { by: approvedBy }),
+        ...coverageFields(sibling),
       }),
     });
   }
   return decisions;
 }
 
-/** What a session or agent decision records for the grant it makes: its bounds, and the request's rule and approvers. */
-function standingFields(request: ApprovalRequest, response: ApprovalResponse): Pick<AuditEntry, 'grant' | 'ruleId' | 'approvers'> {
-  return {
-    ...(response.grant === undefined ? {} : { grant: response.grant }),
-    ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
-    ...(request.approvers === undefined ? {} : { approvers: request.approvers }),
-  };
-}
-
 /**
  * A session or agent decision also answers the calls of the same tool waiting in this turn that its grant covers
  * (arguments matching, uses left), each checked on its own as for run memory; each is a use of the grant (the decided
- * call itself is not: `uses` counts the calls the grant decides).
+ * call itself is not: `uses` counts the calls the grant decides). An approval never answers a sibling that needs a
+ * quorum (one person's grant is not several people's votes); a denial does, as a deny grant would.
  */
 function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
   const decisions: Decision[] = [];
@@ -317,6 +312,7 @@ function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: 
   for (const sibling of snapshot.pendingApprovals) {
     if (decisions.length >= usesLeft) break;
     if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || !tool) continue;
+    if (response.approved && isQuorumRequest(sibling)) continue;
     try {
       verifyRequestIntegrity(agent, snapshot, sibling, response.approved);
     } catch {
@@ -340,6 +336,7 @@ function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: 
         reason,
         grantId,
         ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
+        ...coverageFields(sibling),
       }),
       ...(response.approved ? {} : { denialResult: denialResult(reason, 'policy') }),
     });

@@ -7,7 +7,8 @@ import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-ser
 import { parseOptions } from '../options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
-import { approversNow } from '../machine/nudge.js';
+import { listsPerson } from '../machine/authority/person-name.js';
+import { approversNow } from '../machine/authority/who-may-decide.js';
 
 const DAY_MS = 86_400_000;
 const INBOX_MS = 8 * 3_600_000;
@@ -89,7 +90,7 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
       // Each item's tokens come from the listing alone (no load per run); a decision checks everything again.
       const items = page.items.map((item) => ({
         ...item,
-        mayDecide: approversNow(item.request)?.includes(claim.reviewer) ?? true,
+        mayDecide: listsPerson(approversNow(item.request) ?? [claim.reviewer], claim.reviewer),
         tokens: links.mint({
           runId: item.runId,
           approvalId: item.request.approvalId,

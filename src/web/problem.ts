@@ -113,6 +113,10 @@ const byCode: Readonly<Record<string, { readonly status: number | ((error: Count
   },
   invalid_edit: { status: 422, data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }) },
   invalid_signature: { status: 400, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
+  call_not_covered: {
+    status: 403,
+    data: (e: { toolCallId: string; approvalId: string | undefined }) => ({ toolCallId: e.toolCallId, ...(e.approvalId === undefined ? {} : { approvalId: e.approvalId }) }),
+  },
   value_too_deep: { status: 422, data: (e: { maxDepth: number }) => ({ maxDepth: e.maxDepth }) },
   store_unavailable: { status: 503 },
   target_mismatch: {

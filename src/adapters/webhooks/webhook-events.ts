@@ -2,7 +2,7 @@
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
 import type { RunEvent } from '../../machine/run-events.js';
-import type { VoteTally } from '../../machine/quorum.js';
+import type { VoteTally } from '../../machine/authority/vote-count.js';
 import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, Vote } from '../../machine/types.js';
 
 /** Every event type, in the order the docs list them. */
@@ -149,6 +149,7 @@ const AUDIT_FIELDS = [
   'editedArgsDigest',
   'grant',
   'approvers',
+  'quorum',
   'grantId',
   'claimedAt',
   'history',

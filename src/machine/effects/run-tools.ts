@@ -1,20 +1,19 @@
-import { turnLookup, verifyApprovedCall } from '../decision-signature.js';
+import { assertCallMayRun, turnLookup } from '../authority/call-gate.js';
 import { firstRunnable, isRunnable } from '../tool-call-index.js';
 import type { AgentEvent } from '../agent-machine.js';
 import { runCall } from './run-call.js';
 import type { EffectOutcome, Run } from './run.js';
 
 /**
- * Checks every runnable call of the turn before any runs, so a tampered one stops the turn before its siblings run;
- * each once per execute: the snapshot only changes here, through pure steps.
+ * The gate, for every runnable call of the turn before any runs, so an uncovered or tampered one stops the turn
+ * before its siblings run; each once per execute: the snapshot only changes here, through pure steps.
  */
 function verifyTurn(run: Run): void {
   const { snapshot, verified } = run;
-  const secret = run.settings.decisionSecret;
-  const lookup = secret === undefined ? undefined : turnLookup(snapshot);
+  const lookup = turnLookup(snapshot);
   for (const item of snapshot.toolCalls) {
     if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
-    if (lookup) verifyApprovedCall(secret!, snapshot, item, lookup);
+    assertCallMayRun(run.agent, run.settings.decisionSecret, snapshot, item, lookup);
     verified.add(item.toolCallId);
   }
 }

@@ -1,7 +1,7 @@
 import { GrantSignatureError } from '../../errors.js';
 import type { Grant, GrantState } from '../../ports/grant-store.js';
 import type { Agent } from '../agent.js';
-import { type ApproverTarget, mayDecide } from '../approvers.js';
+import { type ApproverTarget, mayDecide } from '../authority/who-may-decide.js';
 import type { AgentSnapshot, ToolCall } from '../types.js';
 import { argsMatch } from './args-match.js';
 import { grantSignatureHolds } from './grant-signature.js';

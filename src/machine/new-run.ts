@@ -11,6 +11,7 @@ import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
 import { initialSnapshot, step } from './step.js';
 import type { AgentSnapshot, Message, RunOrigin } from './types.js';
+import { personNameSchema } from './authority/person-name.js';
 
 /** What starts a run: one user message, or a conversation so far. */
 export interface ExecuteInput {
@@ -37,7 +38,7 @@ const inputSchema = z.object({
   runId: idSchema.optional(),
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
-  requestedBy: z.string().min(1, 'is empty; name who asked, or leave it out').max(256).optional(),
+  requestedBy: personNameSchema.optional(),
 });
 
 /** A history handed in is the caller's own: checked like a snapshot's, and a call nested too deep is refused outright (nothing could store the run). */

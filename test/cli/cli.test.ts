@@ -184,21 +184,20 @@ describe('countersign CLI', () => {
     expect(text).toContain('Pay \\u001b[2J');
   });
 
-  it('prints what another caller wrote (approvedBy) inert: C1 controls, bidi and tag characters as escapes in text, --json and errors', async () => {
+  it('prints what another caller wrote (a deny reason) inert: C1 controls, bidi and tag characters as escapes in text and --json; such a name is refused', async () => {
     const { runtime, paused } = await pausedRuntime();
     const request = paused.pendingApprovals[0]!;
-    const by = 'mallory\u202e\u009b2J\u{E0041}';
-    await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: by });
+    const written = 'mallory\u202e\u009b2J\u{E0041}';
+    await expect(runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: written })).rejects.toThrow(/approvedBy.*invisible or control character \(U\+202E\)/);
+    await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: false, approvedBy: 'mallory', reason: written });
     const shown = await cli(runtime, ['show', paused.runId]);
     const json = await cli(runtime, ['show', paused.runId, '--json']);
-    const conflict = await cli(runtime, ['deny', paused.runId, request.approvalId]);
-    expect(conflict.code).toBe(1);
-    for (const printed of [shown.out, json.out, conflict.err]) {
+    for (const printed of [shown.out, json.out]) {
       expect(printed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\u{E0041}]/u);
       expect(printed).toContain('mallory\\u202e\\u009b2J\\udb40\\udc41');
     }
     // The escapes are JSON's own, so --json output still parses to the very same value.
-    expect(JSON.parse(json.out).audit[0].by).toBe(by);
+    expect(JSON.parse(json.out).audit[0].reason).toBe(written);
   });
 
   it('approves for a session with bounds, lists the grant, revokes it, and clears a session', async () => {

@@ -4,7 +4,9 @@ import type { JsonValue } from '../machine/types.js';
  * What a decision with `scope: 'session'` or `'agent'` may cover beyond the call it answered: for how long, how
  * many times, and for which arguments. `argsMatch` maps a dotted path into the call's parsed input (`'path'`,
  * `'options.force'`) to a string glob (`'/tmp/*'`, matched against string values only) or an exact JSON value; every
- * entry must match. It is data, not a function, because grants are stored and signed.
+ * entry must match. In a glob `*` is letters, digits and `. _ + @ = , : ~ -` within one path segment (never `/`,
+ * whitespace, control characters or shell text), `**` the same across segments, `?` one such character; a value with
+ * a `..` segment matches no glob. It is data, not a function, because grants are stored and signed.
  *
  * @example
  * const bounds: GrantBounds = { ttlMs: 15 * 60_000, uses: 3, argsMatch: { path: '/tmp/*' } };

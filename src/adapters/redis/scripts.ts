@@ -184,15 +184,14 @@ return 1
 `;
 
 /**
- * Flips a stored rule's enabled flag (the first character of its value).
- * KEYS: the rules hash. ARGV: id, '1' or '0'. Reply: the new value, or nil.
+ * Replaces a stored rule's value if it still holds what the caller read.
+ * KEYS: the rules hash. ARGV: id, expected value, new value. Reply: 1 when
+ * replaced, 0 when it changed (or was removed) since.
  */
 export const SET_RULE_ENABLED = `
-local value = redis.call('HGET', KEYS[1], ARGV[1])
-if not value then return false end
-value = ARGV[2] .. string.sub(value, 2)
-redis.call('HSET', KEYS[1], ARGV[1], value)
-return value
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
 `;
 
 /**
@@ -282,7 +281,7 @@ export interface ScriptCommands {
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
   countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
-  countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
+  countersignSetRuleEnabled(rules: string, id: string, expected: string, value: string): Reply;
   countersignPutGrant(grant: string, json: string, ttlMs: string, ...uses: string[]): Reply;
   countersignConsumeGrant(grant: string, now: string, field: string, receipt: string, seenUsed: string): Reply;
   countersignReadGrant(grant: string): Reply;

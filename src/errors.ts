@@ -267,6 +267,25 @@ export class GrantSignatureError extends CountersignError {
   }
 }
 
+/**
+ * With a `decisionSecret`, a stored rule that is not signed with it (written straight into storage, altered there,
+ * or written by a rule store given no or another `decisionSecret`): the agent ignores it.
+ *
+ * @example
+ * const rules = createRedisRuleStore({ redis, prefix: 'myapp:', decisionSecret: process.env.DECISION_SECRET });
+ */
+export class RuleSignatureError extends CountersignError {
+  readonly ruleId: string;
+
+  constructor(ruleId: string) {
+    super(
+      'invalid_signature',
+      `Stored rule ${ruleId} is not signed with this agent's decisionSecret (written or altered in storage, or by a rule store without the same decisionSecret); it is ignored. Give the rule store the agent's decisionSecret and add the rule again through it.`,
+    );
+    this.ruleId = ruleId;
+  }
+}
+
 /** A runtime has no agent of this name among its `agents`. */
 export class AgentNotFoundError extends CountersignError {
   readonly agentName: string;

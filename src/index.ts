@@ -27,7 +27,7 @@ export { presentArgs, defaultSecretKeys } from './machine/present-args.js';
 export { createMemoryRuleStore } from './adapters/memory-rule-store.js';
 export type { RuleStore, StoredRule, NewRule } from './ports/rule-store.js';
 export { createMemoryGrantStore } from './adapters/memory-grant-store.js';
-export type { Grant, GrantState, GrantStore, GrantBounds, GrantFilter, ConsumeOutcome } from './ports/grant-store.js';
+export type { Grant, GrantState, GrantStore, GrantBounds, GrantFilter, GrantRecord, GrantUse, ConsumeOutcome } from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
 export type { PresentOptions } from './machine/present-args.js';
 export {

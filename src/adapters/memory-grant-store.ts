@@ -1,8 +1,9 @@
-import type { ConsumeOutcome, Grant, GrantFilter, GrantState, GrantStore } from '../ports/grant-store.js';
+import type { ConsumeOutcome, Grant, GrantFilter, GrantState, GrantStore, GrantUse } from '../ports/grant-store.js';
 
 interface Entry {
   readonly grant: Grant;
-  used: number;
+  /** The uses spent, by `useKey`. */
+  readonly uses: Map<string, GrantUse>;
   revoked: boolean;
 }
 
@@ -11,7 +12,7 @@ export function isListed(grant: GrantState, revoked: boolean, filter: GrantFilte
   return (
     !revoked &&
     (grant.expiresAt === undefined || filter.now < grant.expiresAt) &&
-    (grant.uses === undefined || grant.used < grant.uses) &&
+    (filter.includeUsedUp === true || grant.uses === undefined || grant.used < grant.uses) &&
     (filter.sessionId === undefined || grant.sessionId === filter.sessionId) &&
     (filter.agentName === undefined || grant.agentName === filter.agentName) &&
     (filter.scope === undefined || grant.scope === filter.scope)
@@ -29,9 +30,10 @@ export function isListed(grant: GrantState, revoked: boolean, filter: GrantFilte
 export function createMemoryGrantStore(): GrantStore {
   const entries = new Map<string, Entry>();
   return {
-    async put(grant, used = 0) {
+    async put(grant, uses = []) {
       if (entries.has(grant.id)) return false;
-      entries.set(grant.id, { grant: Object.freeze({ ...grant }), used, revoked: false });
+      const spent = new Map(uses.filter((use) => use.grantId === grant.id).map((use) => [use.useKey, Object.freeze({ ...use })]));
+      entries.set(grant.id, { grant: Object.freeze({ ...grant }), uses: spent, revoked: false });
       return true;
     },
     async list(filter) {
@@ -42,19 +44,27 @@ export function createMemoryGrantStore(): GrantStore {
           entries.delete(id);
           continue;
         }
-        const state = Object.freeze({ ...entry.grant, used: entry.used });
+        const state = Object.freeze({ ...entry.grant, used: entry.uses.size });
         if (isListed(state, entry.revoked, filter)) listed.push(state);
       }
       return listed.sort((a, b) => a.grantedAt - b.grantedAt);
     },
-    async consume(id, now): Promise<ConsumeOutcome> {
-      const entry = entries.get(id);
+    async consume(use): Promise<ConsumeOutcome> {
+      const entry = entries.get(use.grantId);
       if (!entry) return 'missing';
       if (entry.revoked) return 'revoked';
-      if (entry.grant.expiresAt !== undefined && now >= entry.grant.expiresAt) return 'expired';
-      if (entry.grant.uses !== undefined && entry.used >= entry.grant.uses) return 'used-up';
-      entry.used += 1;
+      if (entry.grant.expiresAt !== undefined && use.at >= entry.grant.expiresAt) return 'expired';
+      if (entry.uses.has(use.useKey)) return 'used';
+      if (entry.grant.uses !== undefined && entry.uses.size >= entry.grant.uses) return 'used-up';
+      entry.uses.set(use.useKey, Object.freeze({ ...use }));
       return 'used';
+    },
+    async get(id) {
+      const entry = entries.get(id);
+      return entry && Object.freeze({ grant: entry.grant, used: entry.uses.size, revoked: entry.revoked });
+    },
+    async useOf(grantId, useKey) {
+      return entries.get(grantId)?.uses.get(useKey);
     },
     async revoke(id) {
       const entry = entries.get(id);

@@ -5,6 +5,8 @@ import type { NewRule, RuleStore, StoredRule } from '../ports/rule-store.js';
 import { parseOptions } from '../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../machine/nudge-plan.js';
 import { storedQuorumSchema } from '../machine/quorum.js';
+import { RuleSignatureError } from '../errors.js';
+import { ruleSignatureHolds, signRule } from '../machine/rule-signature.js';
 
 export const newRuleSchema = z.object({
   tool: z.string().min(1).max(256).optional(),
@@ -19,10 +21,28 @@ export const newRuleSchema = z.object({
   enabled: z.boolean().optional(),
 });
 
-/** Validates a rule to add and gives it an id, a creation time and `enabled`. */
-export function toStoredRule(rule: NewRule, now: number): StoredRule {
+/**
+ * Validates a rule to add and gives it an id, a creation time and `enabled`, signed with `secret` when there is one:
+ * the one place a rule store makes a rule.
+ */
+export function toStoredRule(rule: NewRule, now: number, secret: string | undefined): StoredRule {
   const { enabled, ...fields } = parseOptions(newRuleSchema, rule, 'RuleStore.add', { subject: 'rule' });
-  return Object.freeze({ ...fields, id: `rule_${randomUUID()}`, createdAt: now, enabled: enabled ?? true }) as StoredRule;
+  return signRule(secret, { ...fields, id: `rule_${randomUUID()}`, createdAt: now, enabled: enabled ?? true } as StoredRule);
+}
+
+/**
+ * A stored rule enabled or disabled, signed again; refused when, with a secret, the stored rule is not signed with it
+ * (signing it again would make a rule written into storage pass for one the app wrote).
+ */
+export function withEnabled(rule: StoredRule, enabled: boolean, secret: string | undefined): StoredRule {
+  if (secret !== undefined && !ruleSignatureHolds(secret, rule)) throw new RuleSignatureError(rule.id);
+  return signRule(secret, { ...rule, enabled });
+}
+
+/** Options of the rule stores' own: `decisionSecret` signs every rule they write. */
+export interface RuleStoreSigning {
+  /** The agents' `decisionSecret`: each rule written is signed with it, and agents with it ignore rules without. */
+  readonly decisionSecret?: string;
 }
 
 export function unknownRule(id: string): ConfigError {
@@ -34,16 +54,17 @@ export function unknownRule(id: string): ConfigError {
  * them between processes).
  *
  * @example
- * const rules = createMemoryRuleStore();
+ * const rules = createMemoryRuleStore({ decisionSecret: process.env.DECISION_SECRET });
  * const { id } = await rules.add({ tool: 'search_*', action: 'allow' });
  * await rules.setEnabled(id, false);
  */
-export function createMemoryRuleStore(options: { clock?: () => number } = {}): RuleStore {
+export function createMemoryRuleStore(options: { clock?: () => number } & RuleStoreSigning = {}): RuleStore {
   const clock = options.clock ?? Date.now;
+  const secret = options.decisionSecret;
   let rules: readonly StoredRule[] = Object.freeze([]);
   return {
     async add(rule) {
-      const stored = toStoredRule(rule, clock());
+      const stored = toStoredRule(rule, clock(), secret);
       rules = Object.freeze([...rules, stored]);
       return stored;
     },
@@ -53,7 +74,7 @@ export function createMemoryRuleStore(options: { clock?: () => number } = {}): R
     async setEnabled(id, enabled) {
       const existing = rules.find((rule) => rule.id === id);
       if (!existing) throw unknownRule(id);
-      const updated = Object.freeze({ ...existing, enabled });
+      const updated = withEnabled(existing, enabled, secret);
       rules = Object.freeze(rules.map((rule) => (rule.id === id ? updated : rule)));
       return updated;
     },

@@ -157,7 +157,7 @@ export function createAgent(config: AgentConfig): Agent {
     onEvent: config.onEvent,
     leaseMs: config.leaseMs ?? 300_000,
     inflight: new InflightRuns(),
-    storedRules: new StoredRuleCache(config.name),
+    storedRules: new StoredRuleCache(config.name, config.decisionSecret),
   });
   const agent: Agent = Object.freeze({
     name: config.name,

@@ -1,5 +1,13 @@
+import { RuleSignatureError } from '../errors.js';
 import { compileRules, type RuleSet } from './policy.js';
 import type { StoredRule } from '../ports/rule-store.js';
+import { ruleSignatureHolds } from './rule-signature.js';
+
+/** Told of a stored rule that failed its signature check and is ignored. */
+export type RuleRefusal = (error: RuleSignatureError) => void;
+
+/** Without a listener, a refused rule is said on the console: never in silence. */
+const warn: RuleRefusal = (error) => console.warn(`countersign: ${error.message}`);
 
 /**
  * One agent's stored rules, compiled: the enabled rules that apply to it. The
@@ -7,19 +15,28 @@ import type { StoredRule } from '../ports/rule-store.js';
  * store at every evaluation does not mean compiling at every call. Each agent
  * has its own, so two agents with one name (two apps in one process) never
  * share a set.
+ *
+ * With the agent's `decisionSecret`, a rule not signed with it (written into
+ * storage by anything but a rule store given that secret, or altered there) is
+ * left out as if it were not there, and reported once per change of the list
+ * (`RuleSignatureError`, to `refuse`; the console without one).
  */
 export class StoredRuleCache {
   readonly #agentName: string;
-  #last: { signature: string; set: RuleSet } | undefined;
+  readonly #secret: string | undefined;
+  #last: { key: string; set: RuleSet } | undefined;
 
-  constructor(agentName: string) {
+  constructor(agentName: string, secret?: string) {
     this.#agentName = agentName;
+    this.#secret = secret;
   }
 
-  compile(rules: readonly StoredRule[]): RuleSet {
-    const applicable = rules.filter((rule) => rule.enabled && (rule.agent === undefined || rule.agent === this.#agentName));
-    const signature = applicable.map((rule) => `${rule.id}\u0000${rule.createdAt}`).join('\u0001');
-    if (this.#last?.signature === signature) return this.#last.set;
+  compile(rules: readonly StoredRule[], refuse: RuleRefusal = warn): RuleSet {
+    const ours = rules.filter((rule) => rule.agent === undefined || rule.agent === this.#agentName);
+    // The signature and the flag are part of the key: a rule altered in storage under the same id and time is checked again.
+    const key = ours.map((rule) => `${rule.id}\u0000${rule.createdAt}\u0000${rule.enabled}\u0000${rule.signature ?? ''}`).join('\u0001');
+    if (this.#last?.key === key) return this.#last.set;
+    const applicable = ours.filter((rule) => this.#holds(rule, refuse) && rule.enabled);
     const set = compileRules(
       applicable.map((rule) => ({
         id: rule.id,
@@ -33,7 +50,14 @@ export class StoredRuleCache {
         ...(rule.approvals === undefined ? {} : { approvals: rule.approvals }),
       })),
     );
-    this.#last = { signature, set };
+    this.#last = { key, set };
     return set;
+  }
+
+  /** True when the rule may be used: there is no secret, or it is signed with it (else it is reported). */
+  #holds(rule: StoredRule, refuse: RuleRefusal): boolean {
+    if (this.#secret === undefined || ruleSignatureHolds(this.#secret, rule)) return true;
+    refuse(new RuleSignatureError(rule.id));
+    return false;
   }
 }

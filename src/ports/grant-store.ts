@@ -4,7 +4,9 @@ import type { JsonValue } from '../machine/types.js';
  * What a decision with `scope: 'session'` or `'agent'` may cover beyond the call it answered: for how long, how
  * many times, and for which arguments. `argsMatch` maps a dotted path into the call's parsed input (`'path'`,
  * `'options.force'`) to a string glob (`'/tmp/*'`, matched against string values only) or an exact JSON value; every
- * entry must match. It is data, not a function, because grants are stored and signed.
+ * entry must match. In a glob `*` is letters, digits and `. _ + @ = , : ~ -` within one path segment (never `/`,
+ * whitespace, control characters or shell text), `**` the same across segments, `?` one such character; a value with
+ * a `..` segment matches no glob. It is data, not a function, because grants are stored and signed.
  *
  * @example
  * const bounds: GrantBounds = { ttlMs: 15 * 60_000, uses: 3, argsMatch: { path: '/tmp/*' } };
@@ -17,8 +19,9 @@ export interface GrantBounds {
 
 /**
  * A standing decision: a person's approval or denial of one tool, for every run of a session (`scope: 'session'`)
- * or of an agent (`scope: 'agent'`), within its bounds. Immutable once written; only its use count and its
- * revocation change. `signature` binds every other field when the agent has a `decisionSecret`.
+ * or of an agent (`scope: 'agent'`), within its bounds. Immutable once written: what changes is the uses spent (one
+ * `GrantUse` record each) and its revocation (a record that, once written, is never removed by the library and keeps
+ * the grant from being written again). `signature` binds every other field when the agent has a `decisionSecret`.
  */
 export interface Grant {
   /** `grt_…`, derived from the run and the approval it came from, so writing it again is harmless. */
@@ -44,9 +47,34 @@ export interface Grant {
   readonly signature?: string;
 }
 
-/** A grant as a store lists it: with how many of its uses are spent. */
+/**
+ * One use of a grant, spent by one call: `useKey` is the call's idempotency key `${runId}:${toolCallId}`, so the same
+ * call spends one use however often it is evaluated (a resent command, a re-evaluation after a crash). `signature`
+ * (with a `decisionSecret`) binds the grant, the key and the time, so a receipt cannot be made up in storage.
+ *
+ * @example
+ * const use: GrantUse = { grantId: 'grt_…', useKey: `${runId}:${toolCallId}`, at: Date.now() };
+ */
+export interface GrantUse {
+  readonly grantId: string;
+  readonly useKey: string;
+  /** Epoch ms by the agent's clock: when the use was spent (and the instant its grant's expiry is checked at). */
+  readonly at: number;
+  readonly signature?: string;
+}
+
+/** A grant as a store lists it: with how many of its uses are spent (its use records, never fewer than were seen). */
 export interface GrantState extends Grant {
   readonly used: number;
+}
+
+/** Everything a store holds of one grant, for a check before a tool runs: the signed grant, its uses, its revocation. */
+export interface GrantRecord {
+  readonly grant: Grant;
+  /** How many use records it has. */
+  readonly used: number;
+  /** True once revoked: for good, whatever the grant's expiry. */
+  readonly revoked: boolean;
 }
 
 /** Which grants `GrantStore.list` returns: those of a session, of an agent, of one scope (all filters given must match). */
@@ -56,14 +84,17 @@ export interface GrantFilter {
   readonly scope?: 'session' | 'agent';
   /** Epoch ms by the caller's clock: grants expired by then are left out. */
   readonly now: number;
+  /** Also list grants whose uses are all spent (a call that spent one of them is covered by it again). */
+  readonly includeUsedUp?: boolean;
 }
 
-/** What became of an attempt to spend one use of a grant. */
+/** What became of an attempt to spend one use of a grant. `'used'` also when this `useKey` already spent one. */
 export type ConsumeOutcome = 'used' | 'used-up' | 'expired' | 'revoked' | 'missing';
 
 /**
- * Where grants live, keyed by session and by agent. `consume` is atomic: a grant with `uses: 3` covers at most
- * three calls however many processes race for it; `revoke` takes effect at once.
+ * Where grants live, keyed by session and by agent. `consume` is atomic and idempotent per call: a grant with
+ * `uses: 3` covers at most three distinct calls however many processes race for it and however often a call is
+ * resent; `revoke` takes effect at once and for good.
  *
  * @example
  * const grants = createMemoryGrantStore();
@@ -71,13 +102,23 @@ export type ConsumeOutcome = 'used' | 'used-up' | 'expired' | 'revoked' | 'missi
  * for (const grant of await grants.list({ sessionId: 'chat-42', now: Date.now() })) await grants.revoke(grant.id);
  */
 export interface GrantStore {
-  /** Writes a grant unless one with its id was written before (even if revoked since): true when written. `used` starts the count. */
-  put(grant: Grant, used?: number): Promise<boolean>;
-  /** Live grants (not revoked, expired at `now` or used up), oldest first, that match every filter given. */
+  /**
+   * Writes a grant unless one with its id was written before (however long ago revoked): true when written. `uses`
+   * are the uses already spent (calls of the decision's own turn the grant decided).
+   */
+  put(grant: Grant, uses?: readonly GrantUse[]): Promise<boolean>;
+  /** Live grants (not revoked, expired at `now` or, unless `includeUsedUp`, used up), oldest first, that match every filter given. */
   list(filter: GrantFilter): Promise<readonly GrantState[]>;
-  /** Spends one use of a grant at `now` (the agent's clock). */
-  consume(id: string, now: number): Promise<ConsumeOutcome>;
-  /** Revokes a grant: it covers nothing from now on. False when there is no such live grant. */
+  /**
+   * Spends one use of `use.grantId` for `use.useKey` at `use.at` (the agent's clock), recording `use`: `'used'` when
+   * spent now or already spent by the same key (nothing spent again); else why not.
+   */
+  consume(use: GrantUse): Promise<ConsumeOutcome>;
+  /** The grant with its use count and revocation, revoked or not; undefined when the store has no such grant. */
+  get(id: string): Promise<GrantRecord | undefined>;
+  /** The use `useKey` spent of the grant, as recorded (with its signature); undefined when it spent none. */
+  useOf(grantId: string, useKey: string): Promise<GrantUse | undefined>;
+  /** Revokes a grant: it covers nothing from now on, and is never written again. False when there is no such live grant. */
   revoke(id: string): Promise<boolean>;
   /** Revokes every grant of a session; returns how many. */
   revokeSession(sessionId: string): Promise<number>;

@@ -20,13 +20,21 @@ export interface StoredRule {
   readonly approvals?: QuorumOptions & { readonly from?: readonly string[] };
   /** Limits the rule to one agent; every agent when left out. */
   readonly agent?: string;
+  /**
+   * With the rule store's `decisionSecret`: binds every other field (`enabled` too). An agent with a
+   * `decisionSecret` ignores a stored rule not signed with it.
+   */
+  readonly signature?: string;
 }
 
-export type NewRule = Omit<StoredRule, 'id' | 'createdAt' | 'enabled'> & { readonly enabled?: boolean };
+export type NewRule = Omit<StoredRule, 'id' | 'createdAt' | 'enabled' | 'signature'> & { readonly enabled?: boolean };
 
 /**
  * Rules added, disabled and removed at run time. A run reads them every time
  * it evaluates a call, so a change applies to the next call of every run.
+ * Given a `decisionSecret`, a store signs each rule it writes (`add`,
+ * `setEnabled`); an agent with a `decisionSecret` ignores stored rules not
+ * signed with its own.
  *
  * @example
  * const rules = createMemoryRuleStore();

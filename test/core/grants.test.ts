@@ -1,9 +1,20 @@
 // Session and agent grants: a decision that covers later calls of other runs, within its bounds, only for calls its
 // granter may decide, revocable at once, and refused when forged in storage.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createMemoryGrantStore, createMemoryStore, createRuntime, GrantSignatureError, withApprovalResponse, type Grant } from 'countersign';
+import {
+  ConfigError,
+  createMemoryGrantStore,
+  createMemoryStore,
+  createRuntime,
+  GrantSignatureError,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type Grant,
+  type Model,
+} from 'countersign';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
-import { testClock, thrown } from '../support/test-kit.js';
+import { newExecutions, recordingTool } from '../support/policy-harness.js';
+import { testAgent, testClock, thrown } from '../support/test-kit.js';
 import { grantStoreContract } from '../support/grant-store-contract.js';
 
 const deploy = (env: string) => [{ name: 'deploy', args: { env } }];
@@ -136,6 +147,37 @@ describe('grant bounds and approvers', () => {
     for (let index = 0; index < 4; index += 1) statuses.push((await run(deploy('x'), 'chat-1')).status);
     // `uses` counts the calls the grant decides, not the one it was given for.
     expect(statuses).toEqual(['completed', 'completed', 'completed', 'awaitingApproval']);
+  });
+
+  it('a call evaluated again after a crash spends no second use: its use is keyed by run and call id', async () => {
+    // A model that answers a turn the same way each time (same call id), as a replayed turn does.
+    const executions = newExecutions();
+    const model: Model = {
+      async generate({ messages }) {
+        if (messages.at(-1)?.role === 'tool') return { message: { role: 'assistant', content: 'done' } };
+        return { message: { role: 'assistant', content: '', toolCalls: [{ id: 'call_same', name: 'deploy', args: { env: 'x' } }] } };
+      },
+    };
+    const agent = testAgent({ model, tools: [recordingTool('deploy', { needsApproval: true }, executions)], decisionSecret });
+    const first = await agent.execute({ input: 'deploy', sessionId: 'chat-1' });
+    const request = first.pendingApprovals[0]!;
+    const response = { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'session', grant: { uses: 1 }, signature: request.signature! } as const;
+    await agent.execute(withApprovalResponse(first, response, { agent }));
+    // The process dies after the call was evaluated (its use spent), before the tool ran: recovery starts again from
+    // the turn's last checkpoint and evaluates the same call again.
+    const checkpoints: AgentSnapshot[] = [];
+    const crash = new Error('process died');
+    const checkpoint = async (snapshot: AgentSnapshot) => {
+      if (snapshot.state === 'executingTools') throw crash;
+      checkpoints.push(snapshot);
+    };
+    await expect(agent.execute({ input: 'deploy', sessionId: 'chat-1' }, { checkpoint })).rejects.toBe(crash);
+    const recovered = await agent.execute(checkpoints.at(-1)!);
+    expect(recovered.status).toBe('completed');
+    expect(recovered.audit.at(-1)).toMatchObject({ source: 'grant', by: 'alice' });
+    expect(executions.count('deploy')).toBe(2);
+    // The one use is spent: another run's call is asked.
+    expect((await agent.execute({ input: 'deploy', sessionId: 'chat-1' })).status).toBe('awaitingApproval');
   });
 
   it('never covers a call whose rule names approvers the granter is not among', async () => {

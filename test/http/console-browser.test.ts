@@ -34,9 +34,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       return `deleted ${path}`;
     },
   });
-  const rules = createMemoryRuleStore();
+  const decisionSecret = 'console-browser-decision-secret-0123456789';
+  const rules = createMemoryRuleStore({ decisionSecret });
   const agents = [
-    createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret: 'console-browser-decision-secret-0123456789' }),
+    createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret }),
     createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRuntime, createMemoryStore } from 'countersign';
 import { createRedisGrantStore } from 'countersign/redis';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
-import { grantStoreContract, sampleGrant } from '../support/grant-store-contract.js';
+import { grantStoreContract, sampleGrant, useOf } from '../support/grant-store-contract.js';
 import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -29,7 +29,7 @@ describe.skipIf(!url)('Redis grant store', () => {
     await createRedisGrantStore({ redis, prefix }).put(grant);
     const connections = Array.from({ length: 10 }, () => connect(url!));
     try {
-      const outcomes = await Promise.all(connections.map((connection) => createRedisGrantStore({ redis: connection, prefix }).consume(grant.id, 2_000)));
+      const outcomes = await Promise.all(connections.map((connection) => createRedisGrantStore({ redis: connection, prefix }).consume(useOf(grant, 2_000))));
       expect(outcomes.filter((outcome) => outcome === 'used')).toHaveLength(3);
     } finally {
       for (const connection of connections) connection.disconnect();

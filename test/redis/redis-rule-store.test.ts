@@ -1,6 +1,7 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { ConfigError } from 'countersign';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { ConfigError, RuleSignatureError } from 'countersign';
 import { createRedisRuleStore } from 'countersign/redis';
+import { decisionSecret, grantAgent } from '../support/grant-harness.js';
 import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -41,5 +42,58 @@ describe.skipIf(!url)('Redis rule store', () => {
   it('validates a rule before storing it', async () => {
     const rules = createRedisRuleStore({ redis, prefix: uniquePrefix() });
     await expect(rules.add({ tool: 'x', action: 'maybe' as 'allow' })).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  describe('with a decisionSecret', () => {
+    const deploy = [{ name: 'deploy', args: { env: 'prod' } }];
+    /** An agent whose rules live in Redis, written by a store with the agent's secret; warnings collected, not printed. */
+    const setup = () => {
+      const rulesPrefix = uniquePrefix();
+      const rules = createRedisRuleStore({ redis, prefix: rulesPrefix, decisionSecret });
+      const { agent, run, executions } = grantAgent({ decisionSecret, ruleStore: rules });
+      const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      return { rulesPrefix, rules, agent, run, executions, warnings, key: `${rulesPrefix}rules` };
+    };
+    afterAll(() => vi.restoreAllMocks());
+
+    it('signs the rules it writes, and an agent follows them', async () => {
+      const { rules, run, warnings } = setup();
+      const rule = await rules.add({ tool: 'deploy', action: 'allow' });
+      expect(rule.signature).toMatch(/^v1\./);
+      expect((await run(deploy)).status).toBe('completed');
+      expect(await rules.setEnabled(rule.id, false)).toMatchObject({ enabled: false, signature: expect.stringMatching(/^v1\./) });
+      expect((await run(deploy)).status).toBe('awaitingApproval');
+      expect(warnings).not.toHaveBeenCalled();
+    });
+
+    it('ignores an allow rule written straight into Redis, and reports it: the call is asked', async () => {
+      const { key, run, executions, warnings } = setup();
+      const forged = { id: 'rule_forged', createdAt: 1, tool: 'deploy', action: 'allow' };
+      await redis.hset(key, forged.id, `1${JSON.stringify(forged)}`);
+      expect((await run(deploy)).status).toBe('awaitingApproval');
+      expect(executions.count('deploy')).toBe(0);
+      expect(warnings).toHaveBeenCalledWith(expect.stringContaining('rule_forged'));
+      expect(new RuleSignatureError('rule_forged').code).toBe('invalid_signature');
+    });
+
+    it('ignores a signed deny rule turned into an allow rule in Redis, and a disabled allow rule enabled there', async () => {
+      const { rules, key, run, warnings } = setup();
+      const deny = await rules.add({ tool: 'deploy', action: 'deny' });
+      const value = (await redis.hget(key, deny.id))!;
+      await redis.hset(key, deny.id, value.replace('"action":"deny"', '"action":"allow"'));
+      expect((await run(deploy)).status).toBe('awaitingApproval');
+      const allow = await rules.add({ tool: 'read', action: 'allow', enabled: false });
+      await redis.hset(key, allow.id, `1${(await redis.hget(key, allow.id))!.slice(1)}`);
+      expect((await run([{ name: 'read', args: {} }])).status).toBe('awaitingApproval');
+      expect(warnings).toHaveBeenCalledWith(expect.stringContaining(allow.id));
+    });
+
+    it('refuses to enable (and so sign again) a rule that was written into Redis', async () => {
+      const { rules, key } = setup();
+      const forged = { id: 'rule_forged', createdAt: 1, tool: 'deploy', action: 'allow' };
+      await redis.hset(key, forged.id, `0${JSON.stringify(forged)}`);
+      await expect(rules.setEnabled(forged.id, true)).rejects.toBeInstanceOf(RuleSignatureError);
+      expect((await redis.hget(key, forged.id))!.startsWith('0')).toBe(true);
+    });
   });
 });

@@ -43,7 +43,7 @@ export interface RedisKeys {
   remember(key: string): string;
   /** Hash of stored policy rules, id to encoded rule. */
   readonly rules: string;
-  /** Hash of one grant: `g` its JSON, `exp` expiry ('' none), `uses` limit ('' none), `used`, `revoked` ('1'); key TTL = the grant's ttl. */
+  /** Hash of one grant: `g` its signed JSON, `u:<runId>:<toolCallId>` one signed receipt per use spent, `r` its revocation (kept for good); key TTL = the grant's ttl. */
   grant(grantId: string): string;
   /** Sorted sets of grant ids by `grantedAt`: every grant, a session's, an agent's `'agent'`-scoped ones. */
   readonly grantsAll: string;

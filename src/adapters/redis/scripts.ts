@@ -184,48 +184,91 @@ return 1
 `;
 
 /**
- * Flips a stored rule's enabled flag (the first character of its value).
- * KEYS: the rules hash. ARGV: id, '1' or '0'. Reply: the new value, or nil.
+ * Replaces a stored rule's value if it still holds what the caller read.
+ * KEYS: the rules hash. ARGV: id, expected value, new value. Reply: 1 when
+ * replaced, 0 when it changed (or was removed) since.
  */
 export const SET_RULE_ENABLED = `
-local value = redis.call('HGET', KEYS[1], ARGV[1])
-if not value then return false end
-value = ARGV[2] .. string.sub(value, 2)
-redis.call('HSET', KEYS[1], ARGV[1], value)
-return value
-`;
-
-/**
- * Writes a grant's hash unless the key exists (a live grant, or a revoked one's tombstone): ARGV json, exp, uses,
- * used, ttlMs ('' for none). Returns 1 when written.
- */
-export const PUT_GRANT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'g', ARGV[1], 'exp', ARGV[2], 'uses', ARGV[3], 'used', ARGV[4], 'revoked', '0')
-if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 `;
 
-/** Spends one use of a grant at ARGV[1] (the agent's clock), atomically: a limit is never passed under concurrency. */
-export const CONSUME_GRANT = `
-local h = redis.call('HMGET', KEYS[1], 'exp', 'uses', 'used', 'revoked')
-if not h[3] then return 'missing' end
-if h[4] == '1' then return 'revoked' end
-if h[1] ~= '' and tonumber(ARGV[1]) >= tonumber(h[1]) then return 'expired' end
-if h[2] ~= '' and tonumber(h[3]) >= tonumber(h[2]) then return 'used-up' end
-redis.call('HINCRBY', KEYS[1], 'used', 1)
-return 'used'
+/**
+ * What the grant scripts share. A grant's hash holds `g` (its signed JSON), `r` (its revocation, once revoked),
+ * and one field `u:<useKey>` per use spent (the signed receipt). Hashes written before use receipts may also hold
+ * `exp`, `uses` (ignored: the limits are read from `g`), `used` (uses counted before receipts, added to the count)
+ * and `revoked` ('1' also means revoked).
+ */
+const GRANT = `
+local FIXED = {'g', 'exp', 'uses', 'used', 'revoked', 'r'}
+local function decodeGrant(json)
+  local ok, grant = pcall(cjson.decode, json)
+  if ok and type(grant) == 'table' then return grant end
+  return nil
+end
+local function isRevoked(key)
+  return redis.call('HEXISTS', key, 'r') == 1 or redis.call('HGET', key, 'revoked') == '1'
+end
+local function usedOf(key)
+  local count = redis.call('HLEN', key)
+  for _, field in ipairs(FIXED) do count = count - redis.call('HEXISTS', key, field) end
+  local legacy = tonumber(redis.call('HGET', key, 'used') or '0') or 0
+  if legacy > 0 then count = count + legacy end
+  return count
+end
 `;
 
 /**
- * Revokes a grant, keeping the hash as a tombstone so the decision's grant is never written again; a grant with no
- * expiry keeps its tombstone ARGV[1] ms. Returns 1 when it was live.
+ * Writes a grant's hash unless the key exists (a live grant, or a revoked one, kept for good): ARGV json, ttlMs (''
+ * for none), then pairs of a use's field and receipt. Returns 1 when written.
  */
-export const REVOKE_GRANT = `
-local revoked = redis.call('HGET', KEYS[1], 'revoked')
-if not revoked or revoked == '1' then return 0 end
-redis.call('HSET', KEYS[1], 'revoked', '1')
-if redis.call('PTTL', KEYS[1]) == -1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+export const PUT_GRANT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'g', ARGV[1])
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+`;
+
+/**
+ * Spends one use of a grant at ARGV[1] (the agent's clock) under the field ARGV[2], recording the receipt ARGV[3],
+ * atomically: a limit is never passed under concurrency, and a field already there (the same call, resent or
+ * evaluated again) is 'used' without spending. ARGV[4] is the fewest uses the caller has seen spent.
+ */
+export const CONSUME_GRANT = `${GRANT}
+local json = redis.call('HGET', KEYS[1], 'g')
+if not json then return 'missing' end
+if isRevoked(KEYS[1]) then return 'revoked' end
+local grant = decodeGrant(json)
+if not grant then return 'missing' end
+if type(grant.expiresAt) == 'number' and tonumber(ARGV[1]) >= grant.expiresAt then return 'expired' end
+if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then return 'used' end
+if type(grant.uses) == 'number' and math.max(usedOf(KEYS[1]), tonumber(ARGV[4])) >= grant.uses then return 'used-up' end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+return 'used'
+`;
+
+/** Reads a grant in one step: {json, uses spent, 1 if revoked else 0}, or nil. */
+export const READ_GRANT = `${GRANT}
+local json = redis.call('HGET', KEYS[1], 'g')
+if not json then return false end
+return {json, usedOf(KEYS[1]), isRevoked(KEYS[1]) and 1 or 0}
+`;
+
+/**
+ * Revokes a grant: records the revocation (the server's time, ms) in its hash, which is never removed by the library:
+ * a grant with no expiry keeps its hash for good, so its decision never writes it again however long ago it was
+ * revoked; one with an expiry keeps it until then (written again after that, it is expired). Returns 1 when it was
+ * live.
+ */
+export const REVOKE_GRANT = `${GRANT}
+local json = redis.call('HGET', KEYS[1], 'g')
+if not json or isRevoked(KEYS[1]) then return 0 end
+local time = redis.call('TIME')
+redis.call('HSET', KEYS[1], 'r', tostring(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)))
+local grant = decodeGrant(json)
+if not grant or type(grant.expiresAt) ~= 'number' then redis.call('PERSIST', KEYS[1]) end
 return 1
 `;
 
@@ -238,10 +281,11 @@ export interface ScriptCommands {
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
   countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
-  countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
-  countersignPutGrant(grant: string, json: string, exp: string, uses: string, used: string, ttlMs: string): Reply;
-  countersignConsumeGrant(grant: string, now: string): Reply;
-  countersignRevokeGrant(grant: string, tombstoneMs: string): Reply;
+  countersignSetRuleEnabled(rules: string, id: string, expected: string, value: string): Reply;
+  countersignPutGrant(grant: string, json: string, ttlMs: string, ...uses: string[]): Reply;
+  countersignConsumeGrant(grant: string, now: string, field: string, receipt: string, seenUsed: string): Reply;
+  countersignReadGrant(grant: string): Reply;
+  countersignRevokeGrant(grant: string): Reply;
 }
 
 const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number; readOnly?: boolean }> = {
@@ -253,6 +297,7 @@ const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: num
   countersignSetRuleEnabled: { lua: SET_RULE_ENABLED, numberOfKeys: 1 },
   countersignPutGrant: { lua: PUT_GRANT, numberOfKeys: 1 },
   countersignConsumeGrant: { lua: CONSUME_GRANT, numberOfKeys: 1 },
+  countersignReadGrant: { lua: READ_GRANT, numberOfKeys: 1, readOnly: true },
   countersignRevokeGrant: { lua: REVOKE_GRANT, numberOfKeys: 1 },
 };
 

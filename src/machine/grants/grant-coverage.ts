@@ -4,15 +4,19 @@ import type { Agent } from '../agent.js';
 import { type ApproverTarget, mayDecide } from '../authority/who-may-decide.js';
 import type { AgentSnapshot, ToolCall } from '../types.js';
 import { argsMatch } from './args-match.js';
-import { grantSignatureHolds } from './grant-signature.js';
+import { grantSignatureHolds, signUse, useKeyOf } from './grant-signature.js';
 
 /** Told of a grant that failed its signature check. */
 export type GrantRefusal = (error: GrantSignatureError) => void;
 
-/** A stored grant that may cover the call: live by the agent's clock, signed, for this tool, these arguments and an approver the call accepts. */
+/**
+ * A stored grant that may cover the call: live by the agent's clock, signed, for this tool, these arguments and an
+ * approver the call accepts. Whether a use is left is the store's to say when it is spent: a call that already spent
+ * one (a re-evaluation after a crash) is covered by it again.
+ */
 function mayCover(agent: Agent, grant: GrantState, call: ToolCall, input: unknown, target: ApproverTarget, now: number, refuse: GrantRefusal): boolean {
   if (grant.agentName !== agent.name || grant.toolName !== call.name) return false;
-  if ((grant.expiresAt !== undefined && now >= grant.expiresAt) || (grant.uses !== undefined && grant.used >= grant.uses)) return false;
+  if (grant.expiresAt !== undefined && now >= grant.expiresAt) return false;
   const secret = agent.settings.decisionSecret;
   if (secret !== undefined && !grantSignatureHolds(secret, grant)) {
     refuse(new GrantSignatureError(grant.id));
@@ -41,15 +45,17 @@ export class TurnGrants {
   #list(now: number): Promise<readonly GrantState[]> {
     const store = this.#agent.settings.grantStore;
     const { agentName, sessionId } = this.#snapshot;
-    this.#listed ??= Promise.all([sessionId === undefined ? [] : store.list({ agentName, sessionId, scope: 'session', now }), store.list({ agentName, scope: 'agent', now })]).then(
-      ([ofSession, ofAgent]) => [...ofSession, ...ofAgent],
-    );
+    this.#listed ??= Promise.all([
+      sessionId === undefined ? [] : store.list({ agentName, sessionId, scope: 'session', now, includeUsedUp: true }),
+      store.list({ agentName, scope: 'agent', now, includeUsedUp: true }),
+    ]).then(([ofSession, ofAgent]) => [...ofSession, ...ofAgent]);
     return this.#listed;
   }
 
   /**
    * The grant that decides a call (`decision`: denials are looked for before anything may allow it), with one of its
-   * uses spent; undefined when no live grant matches, or none still has a use when it is spent (then the call is
+   * uses spent under the call's key `${runId}:${toolCallId}` (a signed receipt; spent once however often the call is
+   * evaluated); undefined when no live grant matches, or none still has a use when it is spent (then the call is
    * decided as if there were no grant).
    */
   async decide(call: ToolCall, input: unknown, target: ApproverTarget, decision: Grant['decision']): Promise<Grant | undefined> {
@@ -57,7 +63,8 @@ export class TurnGrants {
     const now = agent.settings.clock();
     for (const grant of await this.#list(now)) {
       if (grant.decision !== decision || !mayCover(agent, grant, call, input, target, now, this.#refuse)) continue;
-      if ((await agent.settings.grantStore.consume(grant.id, now)) === 'used') return grant;
+      const use = signUse(agent.settings.decisionSecret, { grantId: grant.id, useKey: useKeyOf(this.#snapshot.runId, call.id), at: now });
+      if ((await agent.settings.grantStore.consume(use)) === 'used') return grant;
     }
     return undefined;
   }

@@ -2,7 +2,7 @@ import type { Grant, GrantStore } from '../../ports/grant-store.js';
 import { decisionSignatureOf } from '../decision-signature.js';
 import { digestOf } from '../digest.js';
 import type { AgentSnapshot, AuditEntry } from '../types.js';
-import { signGrant } from './grant-signature.js';
+import { signGrant, signUse, useKeyOf } from './grant-signature.js';
 
 /** A grant's id, from the run and approval it came from: writing the grant of one decision twice writes one grant. */
 export function grantIdOf(runId: string, approvalId: string): string {
@@ -40,15 +40,18 @@ export function grantOfDecision(snapshot: AgentSnapshot, entry: AuditEntry, secr
 }
 
 /**
- * Writes the grants the decisions for `approvalIds` made (idempotent: a grant already written, or revoked since, is
- * left as it is). Uses the decision already spent on calls of the same turn (siblings it covered) count as used.
+ * Writes the grants the decisions for `approvalIds` made (idempotent: a grant already written, or revoked since,
+ * however long ago, is left as it is). The calls of the same turn the decision covered (siblings) are its first uses,
+ * each recorded as a receipt under the call's key, so evaluating one of them again spends nothing more.
  */
 export async function recordGrants(store: GrantStore, snapshot: AgentSnapshot, approvalIds: ReadonlySet<string>, secret: string | undefined): Promise<void> {
   for (const entry of snapshot.audit) {
     if (entry.approvalId === undefined || !approvalIds.has(entry.approvalId)) continue;
     const grant = grantOfDecision(snapshot, entry, secret);
     if (grant === undefined) continue;
-    const used = snapshot.audit.filter((other) => other.grantId === grant.id).length;
-    await store.put(grant, used);
+    const uses = snapshot.audit
+      .filter((other) => other.grantId === grant.id)
+      .map((other) => signUse(secret, { grantId: grant.id, useKey: useKeyOf(snapshot.runId, other.toolCallId), at: other.at }));
+    await store.put(grant, uses);
   }
 }

@@ -5,6 +5,8 @@ import { ApprovalSignatureError, CallNotCoveredError } from '../../errors.js';
 import { currentToolCalls } from '../current-tool-calls.js';
 import { decisionSignatureOf } from '../decision-signature.js';
 import { digestOf } from '../digest.js';
+import { grantSignatureHolds, useKeyOf, useSignatureHolds } from '../grants/grant-signature.js';
+import type { GrantStore } from '../../ports/grant-store.js';
 import { quorumOptionsOf, resolveQuorum } from '../quorum.js';
 import { runGrantors } from '../run-memory.js';
 import type { AgentSnapshot, AuditEntry, Quorum, ToolCall, ToolCallRecord } from '../types.js';
@@ -120,24 +122,47 @@ function verifySignedDecision(secret: string, snapshot: AgentSnapshot, record: T
 }
 
 /**
+ * Why the grant a `source: 'grant'` entry names does not back it: it must be in the store, validly signed (with a
+ * secret), not revoked, an approval of this tool by the entry's person, live when it decided, and hold the
+ * (signed) use this very call spent.
+ */
+async function grantProblem(store: GrantStore, secret: string | undefined, run: AgentSnapshot, entry: AuditEntry): Promise<string | undefined> {
+  const grantId = entry.grantId!;
+  const record = await store.get(grantId);
+  if (record === undefined) return `the grant it names (${grantId}) is not in the grant store`;
+  const { grant } = record;
+  if (secret !== undefined && !grantSignatureHolds(secret, grant)) return `the grant it names (${grantId}) does not match its signature`;
+  if (record.revoked) return `the grant it names (${grantId}) was revoked`;
+  if (grant.decision !== 'approved' || grant.toolName !== entry.toolName || grant.agentName !== run.agentName)
+    return `the grant it names (${grantId}) does not approve ${entry.toolName}`;
+  if (grant.grantedBy !== entry.by) return `the grant it names (${grantId}) was given by someone else`;
+  if (grant.expiresAt !== undefined && entry.at >= grant.expiresAt) return `the grant it names (${grantId}) had expired when it decided`;
+  const useKey = useKeyOf(run.runId, entry.toolCallId);
+  const use = await store.useOf(grantId, useKey);
+  if (use === undefined || (secret !== undefined && !useSignatureHolds(secret, use, grantId, useKey))) return `the grant it names (${grantId}) holds no signed use for this call`;
+  return undefined;
+}
+
+/**
  * The gate, before an approved call runs: the decision recorded for its own approval id (or the automatic one for
  * the call) must exist and approve this call; with a secret it must be validly signed and the arguments about to run
  * must be the approved ones (the model's, or the approved edit); and, secret or not, the signed fields must prove
- * the call is covered (`coverageProblem`). Throws `ApprovalSignatureError` or `CallNotCoveredError`; nothing runs.
+ * the call is covered (`coverageProblem`), and a grant it names must back it in the grant store. Throws `ApprovalSignatureError` or `CallNotCoveredError`; nothing runs.
  * Pass one `turnLookup` when checking every call of a turn.
  */
-export function assertCallMayRun(
+export async function assertCallMayRun(
   config: DeciderConfig,
   secret: string | undefined,
   snapshot: AgentSnapshot,
   record: ToolCallRecord,
   lookup: TurnLookup = turnLookup(snapshot),
-): void {
+): Promise<void> {
   const entry = decisionFor(lookup, record);
   if (secret !== undefined) verifySignedDecision(secret, snapshot, record, entry, lookup);
   if (entry === undefined || entry.toolCallId !== record.toolCallId || entry.toolName !== record.toolName) {
     throw new CallNotCoveredError(record.toolCallId, record.approvalId, 'no decision for this call is recorded');
   }
-  const problem = coverageProblem(config, snapshot, entry, secret);
+  const problem =
+    coverageProblem(config, snapshot, entry, secret) ?? (entry.source === 'grant' ? await grantProblem(config.settings.grantStore, secret, snapshot, entry) : undefined);
   if (problem !== undefined) throw new CallNotCoveredError(record.toolCallId, record.approvalId, problem);
 }

@@ -8,12 +8,12 @@ import type { EffectOutcome, Run } from './run.js';
  * The gate, for every runnable call of the turn before any runs, so an uncovered or tampered one stops the turn
  * before its siblings run; each once per execute: the snapshot only changes here, through pure steps.
  */
-function verifyTurn(run: Run): void {
+async function verifyTurn(run: Run): Promise<void> {
   const { snapshot, verified } = run;
   const lookup = turnLookup(snapshot);
   for (const item of snapshot.toolCalls) {
     if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
-    assertCallMayRun(run.agent, run.settings.decisionSecret, snapshot, item, lookup);
+    await assertCallMayRun(run.agent, run.settings.decisionSecret, snapshot, item, lookup);
     verified.add(item.toolCallId);
   }
 }
@@ -25,7 +25,7 @@ function verifyTurn(run: Run): void {
  */
 export async function runTools(run: Run): Promise<EffectOutcome> {
   let next = firstRunnable(run.snapshot.toolCalls);
-  if (!run.verified.has(next!.record.toolCallId)) verifyTurn(run);
+  if (!run.verified.has(next!.record.toolCallId)) await verifyTurn(run);
   const together = !run.options.checkpoint && !run.settings.onEvent;
   const events: AgentEvent[] = [];
   while (next) {

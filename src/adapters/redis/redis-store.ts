@@ -263,8 +263,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         if (reply[0] === 4) return { queued: false, replaced: false, held: String(reply[1]) };
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
-          // A resent commit (3) had queued the job with its first landing; whether it replaced the key is unknown, so the caller does.
-          return { queued: jobStream !== '', replaced: reply[0] === 1 && reply[3] === 1 };
+          // A resent commit (3) had queued the job with its first landing; whether that landing also set the remembered
+          // key shows in what the key holds now (its value is unique to this commit's claim or answer).
+          const replaced =
+            reply[0] === 1
+              ? reply[3] === 1
+              : remembered !== undefined && (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) === remembered.value;
+          return { queued: jobStream !== '', replaced };
         }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {

@@ -62,8 +62,9 @@ end
  * know), 16 the resume-job stream to add `{ runId }` to once the commit
  * lands ('' for none; inline only), 17 the run id, 18 to 21 a remembered
  * key to replace once the commit lands (inline only; '' for none), the value
- * it must hold ('' for a claim: it must be absent, checked before anything is
- * written, and a held key stops the commit), its new value and TTL in ms,
+ * it must hold ('' for a claim: it must be absent or hold the claim's own
+ * value, checked before anything is written, and a key held by another
+ * value stops the commit), its new value and TTL in ms,
  * 22.. the new messages,
  * then the new audit entries, then (inline only) each event's type, run id
  * and JSON.
@@ -99,7 +100,7 @@ if stored[1] and string.find(' ' .. recent .. ' ', ' ' .. commit .. ' ', 1, true
 end
 if ARGV[18] ~= '' and ARGV[19] == '' then
   local held = redis.call('GET', ARGV[18])
-  if held then return {4, held} end
+  if held and held ~= ARGV[20] then return {4, held} end
 end
 local previous = ''
 if ARGV[1] == 'create' then
@@ -166,10 +167,15 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return previous
 `;
 
-/** SET NX PX, else GET. KEYS: the key. ARGV: value, ttl ms. Reply: nil when stored, else what was held. */
+/**
+ * SET NX PX, else GET. KEYS: the key. ARGV: value, ttl ms. Reply: nil when the key holds the value (stored now, or
+ * by this very command before its reply was lost and ioredis resent it), else what was held.
+ */
 export const REMEMBER = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
-return redis.call('GET', KEYS[1])
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[1] then return false end
+return held
 `;
 
 /**

@@ -100,7 +100,7 @@ if stored[1] and string.find(' ' .. recent .. ' ', ' ' .. commit .. ' ', 1, true
 end
 if ARGV[18] ~= '' and ARGV[19] == '' then
   local held = redis.call('GET', ARGV[18])
-  if held and held ~= ARGV[20] then return {4, held} end
+  if held and held ~= ARGV[20] and string.sub(held, 1, 9) ~= '\\0dropped:' then return {4, held} end
 end
 local previous = ''
 if ARGV[1] == 'create' then
@@ -168,24 +168,40 @@ return previous
 `;
 
 /**
- * SET NX PX, else GET. KEYS: the key. ARGV: value, ttl ms. Reply: nil when the key holds the value (stored now, or
- * by this very command before its reply was lost and ioredis resent it), else what was held.
+ * What a remembered key dropped by REPLACE_REMEMBERED holds for its TTL: this prefix and the drop's own id, so a
+ * resent drop knows it was its own. Every reader takes it for an absent key.
+ */
+export const DROPPED_PREFIX = '\0dropped:';
+
+/**
+ * SET PX unless the key holds a value (a dropped key's marker is none), else GET. KEYS: the key. ARGV: value, ttl
+ * ms. Reply: nil when the key holds the value (stored now, or by this very command before its reply was lost and
+ * ioredis resent it), else what was held.
  */
 export const REMEMBER = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 local held = redis.call('GET', KEYS[1])
+if held == false or string.sub(held, 1, 9) == '\\0dropped:' then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return false
+end
 if held == ARGV[1] then return false end
 return held
 `;
 
 /**
  * Compare-and-set of a remembered key. KEYS: the key. ARGV: expected value,
- * '1' to set or '0' to delete, new value, ttl ms. Reply: 1 when replaced, 0
- * when the key no longer holds the expected value.
+ * '1' to set or '0' to drop, new value, ttl ms, the call's own id. A drop
+ * leaves DROPPED_PREFIX and that id for the TTL instead of deleting, so a
+ * resend of this very call (its reply lost) finds its own work done, as a set
+ * does by finding its new value. Reply: 1 when replaced (now or by this call
+ * before), 0 when the key no longer holds the expected value.
  */
 export const REPLACE_REMEMBERED = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '1' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) else redis.call('DEL', KEYS[1]) end
+local held = redis.call('GET', KEYS[1])
+local dropped = '\\0dropped:' .. ARGV[5]
+if (ARGV[2] == '1' and held == ARGV[3]) or (ARGV[2] == '0' and held == dropped) then return 1 end
+if held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2] == '1' and ARGV[3] or dropped, 'PX', ARGV[4])
 return 1
 `;
 
@@ -243,14 +259,15 @@ export interface ScriptCommands {
   countersignLoadRun(head: string, msgs: string, audit: string): Reply;
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
-  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
+  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number, callId: string): Reply;
   countersignSetRuleEnabled(rules: string, id: string, flag: string): Reply;
   countersignPutGrant(grant: string, json: string, exp: string, uses: string, used: string, ttlMs: string): Reply;
   countersignConsumeGrant(grant: string, now: string): Reply;
   countersignRevokeGrant(grant: string, tombstoneMs: string): Reply;
 }
 
-const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number; readOnly?: boolean }> = {
+/** Every script, by the command `registerScripts` defines for it (the lost-reply test has a case for each). */
+export const SCRIPT_DEFINITIONS: Readonly<Record<keyof ScriptCommands, { readonly lua: string; readonly numberOfKeys: number; readonly readOnly?: boolean }>> = {
   countersignWriteRun: { lua: WRITE_RUN, numberOfKeys: 4 },
   countersignLoadRun: { lua: LOAD_RUN, numberOfKeys: 3, readOnly: true },
   countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },
@@ -265,7 +282,7 @@ const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: num
 /** Defines the scripts on a connection once (every store sharing it reuses them) and returns it typed. */
 export function registerScripts(redis: Redis | Cluster): ScriptCommands {
   const target = redis as unknown as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(DEFINITIONS)) {
+  for (const [name, definition] of Object.entries(SCRIPT_DEFINITIONS)) {
     if (typeof target[name] !== 'function') redis.defineCommand(name, definition);
   }
   return redis as unknown as ScriptCommands;

@@ -21,6 +21,7 @@ export type CountersignErrorCode =
   | 'agent_not_found'
   | 'tool_not_found'
   | 'version_conflict'
+  | 'run_exists'
   | 'run_not_found'
   | 'store_unavailable'
   | 'invalid_link_token'
@@ -322,6 +323,27 @@ export class VersionConflictError extends CountersignError {
     this.runId = runId;
     this.expected = expected;
     this.actual = actual;
+  }
+}
+
+/**
+ * A start named a run (by its run id, or by an idempotency key) that already exists with another start: another
+ * agent, or other input, session, requester or origin. A retry of the same start gets the existing run instead.
+ *
+ * @example
+ * try { await runtime.start('files', { input, runId }); }
+ * catch (error) { if (error instanceof RunExistsError) console.log(`${error.runId} is taken by another start`); }
+ */
+export class RunExistsError extends CountersignError {
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super(
+      'run_exists',
+      `Run ${runId} already exists, started with another agent or other input (messages, sessionId, requestedBy or origin); nothing was started. ` +
+        'A retry must send the very same start to get the existing run; start a new run with a new run id or idempotency key.',
+    );
+    this.runId = runId;
   }
 }
 

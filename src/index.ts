@@ -75,7 +75,7 @@ export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js'
 export { createMemoryOnceStore } from './adapters/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
 export type { CancelSignal, CancelNotice } from './ports/cancel-signal.js';
-export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, LinkRespondResult, InboxPage } from './runtime/runtime.js';
+export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, StartOptions, LinkRespondResult, InboxPage } from './runtime/runtime.js';
 export type { ConnectorState } from './runtime/connector-statuses.js';
 export type { ToolSource } from './machine/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';

@@ -15,8 +15,9 @@ export function checkTtl(ttlMs: number, where: string): void {
  *
  * @example
  * const once = createMemoryOnceStore();
- * await once.putIfAbsent('link:abc', 'spent', 60_000); // undefined: this call took it
- * await once.putIfAbsent('link:abc', 'spent', 60_000); // 'spent': it was taken before
+ * await once.putIfAbsent('link:abc', 'spent:7f3a', 60_000); // undefined: this call took it
+ * await once.putIfAbsent('link:abc', 'spent:7f3a', 60_000); // undefined: the same claim again (a resend)
+ * await once.putIfAbsent('link:abc', 'spent:91c2', 60_000); // 'spent:7f3a': another claim took it before
  */
 export function createMemoryOnceStore(options: { readonly clock?: () => number } = {}): OnceStore {
   const clock = options.clock ?? Date.now;
@@ -33,7 +34,8 @@ export function createMemoryOnceStore(options: { readonly clock?: () => number }
       checkTtl(ttlMs, 'putIfAbsent');
       const now = clock();
       const item = live(key, now);
-      if (item) return item.value;
+      // Holding this very value is this claim (a resend whose first reply was lost): see OnceStore.putIfAbsent.
+      if (item) return item.value === value ? undefined : item.value;
       if (held.size > SWEEP_ABOVE) for (const [name, entry] of held) if (entry.until <= now) held.delete(name);
       held.set(key, { value, until: now + ttlMs });
       return undefined;

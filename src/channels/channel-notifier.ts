@@ -158,7 +158,8 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
     if (expiresAt <= now) return;
     const key = `${driver.name}:nudge:${runId}:${request.approvalId}:${event.type === 'approval-reminder' ? `r${event.reminder}` : `e${event.step}`}`;
     try {
-      if ((await once.putIfAbsent(key, '1', expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
+      // A value of its own: a resend of this claim after a lost reply finds it and counts as this claim, not another's.
+      if ((await once.putIfAbsent(key, randomUUID(), expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
       const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
       const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...sessionOf(event), ...originOf(event) };
       await withRetries(() => driver.post(card), retryIn(slot));
@@ -177,7 +178,7 @@ export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings:
       // A click in this channel already rewrote a card it has no handle on.
       if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${driver.name}:`)) return;
       const marker = `${driver.name}:shown:${runId}:${approvalId}:${outcome.kind}`;
-      if ((await once.putIfAbsent(marker, '1', KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
+      if ((await once.putIfAbsent(marker, randomUUID(), KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
       await withRetries(() => driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), retryIn(slot));
     } catch (error) {
       report(error, context);

@@ -43,7 +43,7 @@ const errors = (...statuses: number[]) => {
     401: 'Missing or wrong bearer token (`unauthorized`) or webhook signature (`invalid_webhook_signature`, with `reason`).',
     403: 'The approver may not decide this approval (`approver_not_allowed`), the body names another run or approval than the URL (`target_mismatch`, `reason: mismatch`), or, in insecure demo mode, a Host or Origin that is not loopback (`not_loopback`).',
     404: 'Unknown run, approval or agent (`run_not_found`, `unknown_approval`, `agent_not_found`).',
-    409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), the run id is taken (`version_conflict`), the `webhook-id` was used for another request (`webhook_id_reused`), or its first delivery is still being handled (`webhook_in_progress`, with `Retry-After`).',
+    409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), the run id (or Idempotency-Key) is taken by another start (`run_exists`; the same start again gets its run), the `webhook-id` was used for another request (`webhook_id_reused`), or its first delivery is still being handled (`webhook_in_progress`, with `Retry-After`).',
     410: 'The approval expired (`approval_expired`).',
     413: 'The body is larger than the limit (`body_too_large`).',
     415: 'Only with `insecure: true`: a write that is not `content-type: application/json` (`unsupported_media_type`).',

@@ -7,12 +7,16 @@
  *
  * @example
  * const once: OnceStore = createMemoryOnceStore();
- * if ((await once.putIfAbsent(`delivery:${id}`, 'seen', 86_400_000)) !== undefined) return; // a redelivery
+ * if ((await once.putIfAbsent(`delivery:${id}`, randomUUID(), 86_400_000)) !== undefined) return; // a redelivery
  */
 export interface OnceStore {
   /**
    * Keeps `value` under `key` for `ttlMs` unless the key is already held, and
-   * returns what it already held (undefined when this call stored it).
+   * returns what it already held: undefined when the key now holds `value`,
+   * stored by this call or by a resend of it (a client resends a command
+   * whose reply was lost, and the resend finds the first landing's value).
+   * So give every claim its own value (a random id in it), never a constant
+   * such as `'1'`: a key found holding exactly `value` counts as this claim.
    */
   putIfAbsent(key: string, value: string, ttlMs: number): Promise<string | undefined>;
   /** What `key` holds, or undefined when nothing does (or it expired). */

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createMemoryOnceStore } from '../adapters/memory-once-store.js';
 import { createMemoryStore } from '../adapters/memory-store.js';
-import { AgentNotFoundError, ConfigError, RunNotFoundError, VersionConflictError } from '../errors.js';
+import { AgentNotFoundError, ConfigError, RunExistsError, RunNotFoundError, VersionConflictError } from '../errors.js';
 import type { ApprovalLinkOptions } from '../links/link-service.js';
 import type { Agent } from '../machine/agent.js';
 import { cancel as cancelSnapshot } from '../machine/cancel.js';
@@ -26,7 +26,8 @@ import type { CommitOptions, CommitReceipt, ListPendingOptions } from '../ports/
 import { withLinks } from './link-runtime.js';
 import { hasLiveLease, runtimeMaintenance } from './runtime-maintenance.js';
 import { runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
-import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime } from './runtime.js';
+import type { LinkedRuntime, RespondMode, RespondOptions, RespondResult, Runtime, StartOptions } from './runtime.js';
+import { idempotencyKeySchema, runIdForKey, sameStart } from './idempotent-start.js';
 import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
@@ -225,14 +226,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const listeningForCancels = cancelWatch(store, agents, reportError);
   const grantOps = runtimeGrants(agents, clock);
 
+  /** How many carry-ons of each run are under way in this process (a repeat leaves such a run to them). */
+  const carrying = new Map<string, number>();
+
   /** Runs a stored run on from where it is; a writer that commits first wins and its view is returned. */
   const continueRun = async (snapshot: AgentSnapshot): Promise<AgentSnapshot> => {
     const agent = agentNamed(snapshot.agentName);
+    const { runId } = snapshot;
+    carrying.set(runId, (carrying.get(runId) ?? 0) + 1);
     try {
       return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta }));
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
-      return get(snapshot.runId);
+      return get(runId);
+    } finally {
+      const left = (carrying.get(runId) ?? 1) - 1;
+      if (left === 0) carrying.delete(runId);
+      else carrying.set(runId, left);
     }
   };
 
@@ -266,16 +276,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   /**
-   * A repeat of a recorded decision finds the run as its first responder left it. In enqueue mode it queues the
-   * run again (that responder's enqueue may have failed after the decision was recorded; a second job for a run
-   * already moving is harmless, a resume never runs a tool twice). Inline it carries on only a run stalled longer
-   * than staleAfterMs, so it does not race a first responder still at work.
+   * A repeat of a recorded decision (or of a start) finds the run as its first attempt left it, which may have
+   * failed after its write landed (a replica wait that timed out, a queue write that failed, a lost answer), so
+   * nothing may be carrying the run on. A run that is ready and whose tool call holds no live lease is carried on:
+   * queued again in enqueue mode (a second job for a run already moving is harmless), resumed here inline unless
+   * this process is already at it. Another process still at work on it is not known here; racing it is safe (the
+   * compare-and-set lets one commit land, a tool runs under a lease, so at most once) and costs at most one model
+   * call whose result is dropped.
    */
   const carryOnRepeat = async (snapshot: AgentSnapshot, mode: RespondMode): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || hasLiveLease(snapshot, clock())) return snapshot;
     if (mode === 'enqueue') return carryOn(snapshot, mode);
-    if (mode === 'inline' && snapshot.updatedAt <= clock() - staleAfterMs) return continueRun(snapshot);
+    if (mode === 'inline' && !carrying.has(snapshot.runId)) return continueRun(snapshot);
     return snapshot;
+  };
+
+  /** The start's input with the run id its idempotency key stands for. */
+  const keyed = (input: ExecuteInput, key: string | undefined): ExecuteInput => {
+    if (key === undefined) return input;
+    parse(idempotencyKeySchema, key, 'start: idempotencyKey');
+    if (input.runId !== undefined) {
+      throw new ConfigError('start: pass a runId or an idempotencyKey, not both; the run id is what makes a start idempotent, and a key stands for one when you have none.');
+    }
+    return { ...input, runId: runIdForKey(key) };
   };
 
   const respond = async (runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> => {
@@ -349,13 +372,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     once,
     ...(options.queue === undefined ? {} : { queue: options.queue }),
     agent: agentNamed,
-    async start(agentName: string, input: ExecuteInput, startOptions: { mode?: RespondMode } = {}) {
+    async start(agentName: string, input: ExecuteInput, startOptions: StartOptions = {}) {
       const mode = modeOf(startOptions.mode, 'start');
       const agent = agentNamed(agentName);
       queueFor(mode, 'start');
+      const named = keyed(input, startOptions.idempotencyKey);
       // Recorded before anything runs, so a caller told "started" can count on the run existing.
-      const created = startedRun(agent, input);
-      await commit(created, undefined);
+      const created = startedRun(agent, named);
+      try {
+        await commit(created, undefined);
+      } catch (error) {
+        if (!(error instanceof VersionConflictError) || named.runId === undefined) throw error;
+        // The run id is taken: by an earlier attempt of this very start (its answer failed or was lost), or by another.
+        const existing = await store.load(created.runId);
+        if (existing === undefined) throw error;
+        if (!sameStart(existing, created)) throw new RunExistsError(created.runId);
+        return carryOnRepeat(existing, mode);
+      }
       return carryOn(created, mode);
     },
     get,

@@ -1,6 +1,6 @@
 // The link half of a runtime: minting the tokens of a pending approval, spending one once, and a reviewer's
 // inbox. Added to a runtime made with `links`, so a runtime without them has none of these methods.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, LinkTokenError, UnknownApprovalError } from '../errors.js';
 import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-service.js';
@@ -47,7 +47,8 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
     );
     // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
     const tokenId = createHash('sha256').update(token).digest('base64url');
-    const spentBefore = (await runtime.once.putIfAbsent(`link:${tokenId}`, String(clock()), Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
+    // The spend's own value (when, and a random id): a resend after a lost reply finds it and counts as this spend.
+    const spentBefore = (await runtime.once.putIfAbsent(`link:${tokenId}`, `${clock()}:${randomUUID()}`, Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
     if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
     return { ...result, runId: claim.runId, approvalId: claim.approvalId };
   };

@@ -20,6 +20,24 @@ export type RespondMode =
   /** Record and put a resume job on the worker queue (checked before anything is recorded). */
   | 'enqueue';
 
+/**
+ * Options of `runtime.start`.
+ *
+ * @example
+ * const options: StartOptions = { mode: 'enqueue', idempotencyKey: request.headers.get('idempotency-key') ?? undefined };
+ * await runtime.start('files', { input: 'remove /tmp/x' }, options);
+ */
+export interface StartOptions {
+  readonly mode?: RespondMode;
+  /**
+   * Makes a start without a run id idempotent: every start with this key names the same run (its id derived from
+   * the key), so a retry after a failed or lost answer gets the run the first attempt made, never a second one. The
+   * same start again returns that run (carried on if nothing is at it); another start with the key throws
+   * `RunExistsError`. Not together with `input.runId`, which does the same by itself.
+   */
+  readonly idempotencyKey?: string;
+}
+
 /** A page of a reviewer's inbox. */
 export interface InboxPage {
   readonly reviewer: string;
@@ -93,9 +111,11 @@ export interface Runtime {
   agent(name: string): Agent;
   /**
    * Starts a run: records it first, then runs it here until it pauses or ends (`'inline'`, default), stops there
-   * (`'record'`: resume with `runtime.resume(runId)`), or queues it for a worker (`'enqueue'`).
+   * (`'record'`: resume with `runtime.resume(runId)`), or queues it for a worker (`'enqueue'`). Idempotent by run
+   * id (`input.runId`, or `options.idempotencyKey`): the same start again returns the run the first made, carried
+   * on if nothing is at it; a different start for a taken id throws `RunExistsError`.
    */
-  start(agentName: string, input: ExecuteInput, options?: { mode?: RespondMode }): Promise<AgentSnapshot>;
+  start(agentName: string, input: ExecuteInput, options?: StartOptions): Promise<AgentSnapshot>;
   /** Throws `RunNotFoundError` for an unknown run. */
   get(runId: string): Promise<AgentSnapshot>;
   respond(runId: string, response: ApprovalResponse, options?: RespondOptions): Promise<RespondResult>;

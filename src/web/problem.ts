@@ -102,6 +102,7 @@ const byCode: Readonly<Record<string, { readonly status: number | ((error: Count
     data: (e: { runId: string; approvalId: string; status: string }) => ({ runId: e.runId, approvalId: e.approvalId, runStatus: e.status }),
   },
   version_conflict: { status: 409, data: (e: { runId: string }) => ({ runId: e.runId }) },
+  run_exists: { status: 409, data: (e: { runId: string }) => ({ runId: e.runId }) },
   tool_not_found: { status: 409, data: (e: { toolName: string }) => ({ toolName: e.toolName }) },
   approval_expired: {
     status: 410,

@@ -188,7 +188,9 @@ describe('countersign CLI', () => {
     const { runtime, paused } = await pausedRuntime();
     const request = paused.pendingApprovals[0]!;
     const written = 'mallory\u202e\u009b2J\u{E0041}';
-    await expect(runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: written })).rejects.toThrow(/approvedBy.*invisible or control character \(U\+202E\)/);
+    await expect(runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: written })).rejects.toThrow(
+      /approvedBy.*invisible or control character \(U\+202E\)/,
+    );
     await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: false, approvedBy: 'mallory', reason: written });
     const shown = await cli(runtime, ['show', paused.runId]);
     const json = await cli(runtime, ['show', paused.runId, '--json']);

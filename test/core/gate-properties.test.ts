@@ -74,9 +74,7 @@ describe('the gate, as a property', () => {
         const executions = newExecutions();
         const tool = recordingTool(
           'op',
-          chosen.kind === 'approvers'
-            ? { needsApproval: true, approvers: chosen.list }
-            : { needsApproval: true, approvals: { required: chosen.required, from: chosen.list } },
+          chosen.kind === 'approvers' ? { needsApproval: true, approvers: chosen.list } : { needsApproval: true, approvals: { required: chosen.required, from: chosen.list } },
           executions,
         );
         const agent = agentCalling([[{ name: 'op', args: { n: 1 } }]], { tools: [tool], decisionSecret });

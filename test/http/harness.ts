@@ -2,7 +2,18 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type Message, type QuorumOptions, type RunEvent, type LinkedRuntime, type SnapshotStore } from 'countersign';
+import {
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  type Message,
+  type QuorumOptions,
+  type ResumeQueue,
+  type RunEvent,
+  type LinkedRuntime,
+  type SnapshotStore,
+} from 'countersign';
 import { createApprovalApp, type ApprovalAppOptions } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
@@ -27,6 +38,8 @@ export interface Harness {
 export interface HarnessOptions {
   readonly app?: ApprovalAppOptions;
   readonly store?: SnapshotStore;
+  /** The runtime's resume queue (for `resumeMode: 'enqueue'`). */
+  readonly queue?: ResumeQueue;
   /** The tool waits until `release()` is called. */
   readonly holdTool?: boolean;
   readonly approvers?: readonly string[];
@@ -80,6 +93,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     agents: [agent],
     store,
     links: { secret: LINK_SECRET },
+    ...(options.queue ? { queue: options.queue } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     onError: (error) => errors.push(error),
   });

@@ -32,7 +32,7 @@ describe('POST /runs and GET /runs/:runId', () => {
     expect(text).not.toContain('messages');
   });
 
-  it('takes a conversation as input and a chosen run id; a taken run id is a 409', async () => {
+  it('takes a conversation as input and a chosen run id; the same start again gets that run, another start for the id a 409', async () => {
     const h = harness();
     const input = [
       { role: 'user', content: 'hello' },
@@ -42,8 +42,10 @@ describe('POST /runs and GET /runs/:runId', () => {
     const first = await h.app.request('/runs', json({ agent: 'files', input, runId: 'my-run-1' }));
     expect(first.status).toBe(201);
     const again = await read(await h.app.request('/runs', json({ agent: 'files', input, runId: 'my-run-1' })));
-    expect(again.status).toBe(409);
-    expect(again.body['code']).toBe('version_conflict');
+    expect(again).toMatchObject({ status: 201, body: { status: 'awaitingApproval', run: { runId: 'my-run-1' } } });
+    expect(h.modelCalls()).toBe(1);
+    const other = await read(await h.app.request('/runs', json({ agent: 'files', input: '/tmp/other', runId: 'my-run-1' })));
+    expect(other).toMatchObject({ status: 409, body: { code: 'run_exists', runId: 'my-run-1' } });
   });
 
   it('refuses system and tool messages from clients, unknown agents and unknown runs', async () => {

@@ -9,7 +9,8 @@ import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
 import { testAgent } from '../support/test-kit.js';
-import { connect, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
+import { connect, removePrefix, streamEvents, uniquePrefix, until } from './redis-harness.js';
+import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const url = inject('redisUrl');
 
@@ -72,6 +73,37 @@ describe.skipIf(!url)('cross-process cancel on Redis', () => {
       { type: 'run-cancelled', runId, agentName: name, reason: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] },
     ]);
     expect(events.filter((event) => event.type === 'tool-finished')).toEqual([]);
+  });
+});
+
+describe.skipIf(!url)('cross-process cancel on Redis, the listening connection gone quiet without closing', () => {
+  const prefix = uniquePrefix();
+  const admin = connect(url!);
+  let proxy: TcpProxy | undefined;
+  let workerRedis: Redis | undefined;
+  afterAll(async () => {
+    await removePrefix(admin, prefix);
+    workerRedis?.disconnect();
+    await proxy?.close();
+    await admin.quit();
+  });
+
+  it('still fires the signal: an unanswered ping drops the half-open link, and the runs executing here are read again', async () => {
+    const { hostname, port } = new URL(url!);
+    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
+    workerRedis = new Redis(proxy.url, { maxRetriesPerRequest: 1 });
+    workerRedis.on('error', () => {});
+    const name = `cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = processWith(name, createRedisStore({ redis: workerRedis, prefix, cancelHeartbeatMs: 50 }));
+    const other = processWith(name, createRedisStore({ redis: admin, prefix }));
+    const execution = worker.runtime.start(name, { input: 'go' });
+    const runId = await worker.running;
+    // The worker's subscribed connection goes quiet: the PUBLISH of the cancel reaches Redis, never the worker.
+    expect(proxy.silence(`${prefix}cancels`)).toBe(1);
+    await other.runtime.cancel(runId, 'cancelled over a silent link');
+    await until(() => worker.seen.length > 0, 'the running tool heard the cancel');
+    expect(worker.seen).toEqual([{ reason: 'cancelled over a silent link' }]);
+    expect((await execution).status).toBe('cancelled');
   });
 });
 

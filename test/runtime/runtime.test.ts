@@ -241,22 +241,27 @@ describe('recover', () => {
     expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
   });
 
-  it('a retried delivery carries on a run its first responder left stalled, but not one still in progress', async () => {
+  it('a retried delivery carries on a run nothing resumes, but not one whose call holds a lease', async () => {
     const clock = testClock();
     const store = createMemoryStore({ clock });
     const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    // The first responder recorded the decision and died before resuming.
+    // The first responder recorded the decision and died before resuming (or its answer was a 503 after the write).
     await runtime.respond(paused.runId, decision, { mode: 'record' });
-    const soon = await runtime.respond(paused.runId, decision);
-    expect(soon).toMatchObject({ duplicate: true, status: 'running' });
-    expect(counting.executions).toEqual([]);
-    clock.advance(10_001);
-    const later = await runtime.respond(paused.runId, decision);
-    expect(later).toMatchObject({ duplicate: true, status: 'completed' });
+    const retried = await runtime.respond(paused.runId, decision);
+    expect(retried).toMatchObject({ duplicate: true, status: 'completed' });
     expect(counting.executions).toHaveLength(1);
+
+    const held = countingAgent({ clock, leaseMs: 30_000, name: 'held-call', during: () => new Promise(() => {}) });
+    const busy = createRuntime({ agents: [held.agent], store, clock });
+    const running = await busy.start(held.agent.name, { input: 'pay' });
+    const heldDecision = { approvalId: running.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
+    void busy.respond(running.runId, heldDecision);
+    await waitFor(async () => (await store.load(running.runId))!.toolCalls[0]?.status === 'executing');
+    const repeat = await createRuntime({ agents: [held.agent], store, clock }).respond(running.runId, heldDecision);
+    expect(repeat).toMatchObject({ duplicate: true, status: 'running' });
   });
 
   it('runs an idempotent call again with the same idempotency key', async () => {

@@ -16,17 +16,22 @@ export interface TcpProxy {
   dropReplyTo(marker: string): Promise<void>;
   /** The next request containing `marker` is not forwarded: the proxy cuts (as `cut()`) instead. Resolves once it did. */
   cutAt(marker: string): Promise<void>;
+  /**
+   * Every open connection whose client has sent `marker` goes quiet without closing (half-open): nothing more is
+   * forwarded either way and neither side is told. New connections are not affected. Returns how many went quiet.
+   */
+  silence(marker: string): number;
   close(): Promise<void>;
 }
 
 export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  const pairs = new Set<{ client: Socket; upstream: Socket; sent: string; quiet: boolean }>();
   let armed: { marker: string; dropped: () => void } | undefined;
   let cutMarker: { marker: string; done: () => void } | undefined;
 
   const server = createServer((client) => {
     const upstream = createConnection(target);
-    const pair = { client, upstream };
+    const pair = { client, upstream, sent: '', quiet: false };
     pairs.add(pair);
     let dropNext: (() => void) | undefined;
     const end = () => {
@@ -37,6 +42,9 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
     client.on('data', (chunk: Buffer) => {
+      if (pair.quiet) return;
+      // What the client sent first (its handshake, a SUBSCRIBE), for silence() to find the connection by.
+      if (pair.sent.length < 8192) pair.sent += chunk.toString('latin1');
       if (cutMarker && chunk.includes(cutMarker.marker)) {
         const { done } = cutMarker;
         cutMarker = undefined;
@@ -50,6 +58,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (pair.quiet) return;
       if (dropNext) {
         const dropped = dropNext;
         dropNext = undefined;
@@ -80,6 +89,15 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     },
     async restore() {
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
+    silence(marker) {
+      let count = 0;
+      for (const pair of pairs) {
+        if (!pair.sent.includes(marker)) continue;
+        pair.quiet = true;
+        count += 1;
+      }
+      return count;
     },
     dropReplyTo(marker) {
       return new Promise((resolve) => (armed = { marker, dropped: resolve }));

@@ -8,11 +8,19 @@ import { guarded } from './unavailable.js';
 
 const noticeSchema = z.object({ runId: z.string().min(1).max(256), reason: z.string().max(10_000) });
 
-/** A `CancelSignal` on `channel` of `redis` (a Cluster broadcasts a PUBLISH to every node, so any node's subscriber hears it). */
-export function createRedisCancelSignal(redis: RedisClient, channel: string): CancelSignal {
+/** How often the listening connection is pinged by default (ms). */
+export const DEFAULT_CANCEL_HEARTBEAT_MS = 10_000;
+
+/**
+ * A `CancelSignal` on `channel` of `redis` (a Cluster broadcasts a PUBLISH to every node, so any node's subscriber
+ * hears it). The listening connection is pinged every `heartbeatMs`: one that has not answered the previous ping
+ * went quiet without closing (half-open), so it is dropped and made again, and listeners are told they may have
+ * missed notices.
+ */
+export function createRedisCancelSignal(redis: RedisClient, channel: string, heartbeatMs = DEFAULT_CANCEL_HEARTBEAT_MS): CancelSignal {
   const listeners = new Set<(notice: CancelNotice) => void>();
   const gapListeners = new Set<() => void>();
-  let session: { readonly connection: Redis; readonly ready: Promise<unknown> } | undefined;
+  let session: { readonly connection: Redis; readonly ready: Promise<unknown>; readonly heartbeat: NodeJS.Timeout } | undefined;
 
   const deliver = (from: string, message: string) => {
     if (from !== channel) return;
@@ -35,6 +43,7 @@ export function createRedisCancelSignal(redis: RedisClient, channel: string): Ca
   const close = (current: typeof session) => {
     if (current === undefined || session !== current) return;
     session = undefined;
+    clearInterval(current.heartbeat);
     current.connection.disconnect();
   };
 
@@ -63,11 +72,28 @@ export function createRedisCancelSignal(redis: RedisClient, channel: string): Ca
     connection.on('error', () => {});
     connection.on('message', deliver);
     let connected = false;
+    let unanswered = false;
     connection.on('ready', () => {
+      unanswered = false;
       if (connected) resubscribed(connection);
       connected = true;
     });
-    return { connection, ready: guarded('listen for cancels', () => connection.subscribe(channel)) };
+    // A link that goes quiet without closing delivers nothing and reports nothing; only an unanswered ping shows it.
+    const heartbeat = setInterval(() => {
+      if (connection.status !== 'ready') return;
+      if (unanswered) {
+        unanswered = false;
+        connection.disconnect(true);
+        return;
+      }
+      unanswered = true;
+      connection.ping().then(
+        () => (unanswered = false),
+        () => {},
+      );
+    }, heartbeatMs);
+    heartbeat.unref();
+    return { connection, heartbeat, ready: guarded('listen for cancels', () => connection.subscribe(channel)) };
   };
 
   return {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { ConsumeOutcome, Grant, GrantFilter, GrantRecord, GrantState, GrantStore, GrantUse } from '../../ports/grant-store.js';
 import { isListed } from '../memory-grant-store.js';
@@ -107,7 +108,7 @@ export function createRedisGrantStore(options: RedisGrantStoreOptions): GrantSto
         : keys.grantsAll;
 
   const revokeOne = async (id: string): Promise<boolean> => {
-    const revoked = (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id)))) === 1;
+    const revoked = (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id), randomUUID()))) === 1;
     if (revoked) seen.revoke(id);
     return revoked;
   };
@@ -120,7 +121,7 @@ export function createRedisGrantStore(options: RedisGrantStoreOptions): GrantSto
       for (const index of indexes) await guarded('index a grant', () => redis.zadd(index, grant.grantedAt, grant.id));
       const ttlMs = grant.expiresAt === undefined ? '' : String(Math.max(1, grant.expiresAt - grant.grantedAt));
       const receipts = uses.filter((use) => use.grantId === grant.id).flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
-      const written = await guarded('write a grant', () => scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs, ...receipts));
+      const written = await guarded('write a grant', () => scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs, randomUUID(), ...receipts));
       return written === 1;
     },
     async list(filter) {

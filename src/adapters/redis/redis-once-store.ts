@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { checkTtl } from '../memory-once-store.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import { redisKeys } from './keys.js';
-import { registerScripts } from './scripts.js';
+import { DROPPED_PREFIX, registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';
 
 /**
@@ -19,7 +20,7 @@ export interface RedisOnceStoreOptions {
 }
 
 /**
- * A `OnceStore` on Redis (`SET NX PX`, and a compare-and-replace script):
+ * A `OnceStore` on Redis (a claim script, and a compare-and-replace script; both know their own resend):
  * webhook ids, spent links and chat button ids hold across every process.
  * `createRedisStore({ redis }).once` is one on the same connection and prefix.
  *
@@ -38,12 +39,13 @@ export function createRedisOnceStore(options: RedisOnceStoreOptions): OnceStore 
     },
     async get(key) {
       const held = await guarded('read a remembered key', () => redis.get(keys.remember(key)));
-      return held ?? undefined;
+      return held === null || held.startsWith(DROPPED_PREFIX) ? undefined : held;
     },
     async replace(key, expected, value, ttlMs) {
       checkTtl(ttlMs, 'replace');
       const replaced = await guarded('replace a remembered key', () =>
-        scripts.countersignReplaceRemembered(keys.remember(key), expected, value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs)),
+        // The call's own id marks a drop as this call's, so a resend after a lost reply is told it succeeded.
+        scripts.countersignReplaceRemembered(keys.remember(key), expected, value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs), randomUUID()),
       );
       return Number(replaced) === 1;
     },

@@ -50,6 +50,18 @@ export interface RedisStoreOptions {
    * `drainOutboxes`.
    */
   readonly publish?: 'inline' | 'outbox';
+  /**
+   * How often the connection that listens for cancels (while a run executes here) is pinged, in ms (default
+   * 10,000). A ping unanswered by the next one means the link went quiet without closing (half-open): the
+   * connection is dropped and made again, and every run executing here is read again, so a cancel sent meanwhile
+   * still fires the running tool's signal.
+   */
+  readonly cancelHeartbeatMs?: number;
+  /**
+   * How many bytes of recent runs' snapshots the store keeps for `peek` (default 16 MiB, counted as the length of
+   * their messages' text): a decision on one of them skips the load. The oldest go first; 0 keeps none.
+   */
+  readonly peekCacheBytes?: number;
 }
 
 /**

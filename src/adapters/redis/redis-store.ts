@@ -10,10 +10,10 @@ import { sendBatch } from './redis-batch.js';
 import { createDurability } from './redis-durability.js';
 import { decodeIndex, decodeStoredHead, encodeIndex, encodeStoredHead, indexEntries, keysTtl } from './redis-encoding.js';
 import { createIndexReads } from './redis-index-reads.js';
-import { createRedisCancelSignal } from './redis-cancel-signal.js';
+import { createRedisCancelSignal, DEFAULT_CANCEL_HEARTBEAT_MS } from './redis-cancel-signal.js';
 import { createRedisOnceStore } from './redis-once-store.js';
 import { createOutbox } from './redis-outbox.js';
-import { RunCache } from './redis-run-cache.js';
+import { DEFAULT_PEEK_CACHE_BYTES, RunCache } from './redis-run-cache.js';
 import type { DrainOptions, RedisStore, RedisStoreOptions } from './redis-store-options.js';
 import { jobStreamOf } from './resume-queue.js';
 import { registerScripts } from './scripts.js';
@@ -80,6 +80,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   if (options.publish !== undefined && options.publish !== 'inline' && options.publish !== 'outbox') {
     throw new ConfigError(`createRedisStore: publish must be 'inline' or 'outbox', got ${String(options.publish)}.`);
   }
+  const cancelHeartbeatMs = options.cancelHeartbeatMs ?? DEFAULT_CANCEL_HEARTBEAT_MS;
+  if (!(Number.isInteger(cancelHeartbeatMs) && cancelHeartbeatMs >= 1)) {
+    throw new ConfigError(`createRedisStore: cancelHeartbeatMs must be a whole number of milliseconds, at least 1, got ${cancelHeartbeatMs}.`);
+  }
+  const peekCacheBytes = options.peekCacheBytes ?? DEFAULT_PEEK_CACHE_BYTES;
+  if (!(Number.isInteger(peekCacheBytes) && peekCacheBytes >= 0)) {
+    throw new ConfigError(`createRedisStore: peekCacheBytes must be a whole number of bytes, 0 or more, got ${peekCacheBytes}.`);
+  }
   const durability = createDurability(redis, options.durability);
   const scripts = registerScripts(redis);
   const report = (error: Error) => {
@@ -90,7 +98,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   };
 
-  const runs = new RunCache();
+  const runs = new RunCache(peekCacheBytes);
   const inline = !redis.isCluster && options.publish !== 'outbox';
 
   // ioredis adds a connection's keyPrefix to command keys but not to SCAN patterns or SCAN results.
@@ -263,8 +271,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         if (reply[0] === 4) return { queued: false, replaced: false, held: String(reply[1]) };
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
-          // A resent commit (3) had queued the job with its first landing; whether it replaced the key is unknown, so the caller does.
-          return { queued: jobStream !== '', replaced: reply[0] === 1 && reply[3] === 1 };
+          // A resent commit (3) had queued the job with its first landing; whether that landing also set the remembered
+          // key shows in what the key holds now (its value is unique to this commit's claim or answer).
+          const replaced =
+            reply[0] === 1
+              ? reply[3] === 1
+              : remembered !== undefined && (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) === remembered.value;
+          return { queued: jobStream !== '', replaced };
         }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
@@ -299,7 +312,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
 
-    cancels: createRedisCancelSignal(redis, keys.cancels),
+    cancels: createRedisCancelSignal(redis, keys.cancels, cancelHeartbeatMs),
 
     // Waiting for replicas comes after the script, so a claim made in it could be answered before it is durable.
     claimsInCommit: inline && !durability.waitsForReplicas,

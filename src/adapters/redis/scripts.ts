@@ -62,8 +62,9 @@ end
  * know), 16 the resume-job stream to add `{ runId }` to once the commit
  * lands ('' for none; inline only), 17 the run id, 18 to 21 a remembered
  * key to replace once the commit lands (inline only; '' for none), the value
- * it must hold ('' for a claim: it must be absent, checked before anything is
- * written, and a held key stops the commit), its new value and TTL in ms,
+ * it must hold ('' for a claim: it must be absent or hold the claim's own
+ * value, checked before anything is written, and a key held by another
+ * value stops the commit), its new value and TTL in ms,
  * 22.. the new messages,
  * then the new audit entries, then (inline only) each event's type, run id
  * and JSON.
@@ -99,7 +100,7 @@ if stored[1] and string.find(' ' .. recent .. ' ', ' ' .. commit .. ' ', 1, true
 end
 if ARGV[18] ~= '' and ARGV[19] == '' then
   local held = redis.call('GET', ARGV[18])
-  if held then return {4, held} end
+  if held and held ~= ARGV[20] and string.sub(held, 1, 9) ~= '\\0dropped:' then return {4, held} end
 end
 local previous = ''
 if ARGV[1] == 'create' then
@@ -166,20 +167,41 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 return previous
 `;
 
-/** SET NX PX, else GET. KEYS: the key. ARGV: value, ttl ms. Reply: nil when stored, else what was held. */
+/**
+ * What a remembered key dropped by REPLACE_REMEMBERED holds for its TTL: this prefix and the drop's own id, so a
+ * resent drop knows it was its own. Every reader takes it for an absent key.
+ */
+export const DROPPED_PREFIX = '\0dropped:';
+
+/**
+ * SET PX unless the key holds a value (a dropped key's marker is none), else GET. KEYS: the key. ARGV: value, ttl
+ * ms. Reply: nil when the key holds the value (stored now, or by this very command before its reply was lost and
+ * ioredis resent it), else what was held.
+ */
 export const REMEMBER = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
-return redis.call('GET', KEYS[1])
+local held = redis.call('GET', KEYS[1])
+if held == false or string.sub(held, 1, 9) == '\\0dropped:' then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return false
+end
+if held == ARGV[1] then return false end
+return held
 `;
 
 /**
  * Compare-and-set of a remembered key. KEYS: the key. ARGV: expected value,
- * '1' to set or '0' to delete, new value, ttl ms. Reply: 1 when replaced, 0
- * when the key no longer holds the expected value.
+ * '1' to set or '0' to drop, new value, ttl ms, the call's own id. A drop
+ * leaves DROPPED_PREFIX and that id for the TTL instead of deleting, so a
+ * resend of this very call (its reply lost) finds its own work done, as a set
+ * does by finding its new value. Reply: 1 when replaced (now or by this call
+ * before), 0 when the key no longer holds the expected value.
  */
 export const REPLACE_REMEMBERED = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '1' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) else redis.call('DEL', KEYS[1]) end
+local held = redis.call('GET', KEYS[1])
+local dropped = '\\0dropped:' .. ARGV[5]
+if (ARGV[2] == '1' and held == ARGV[3]) or (ARGV[2] == '0' and held == dropped) then return 1 end
+if held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2] == '1' and ARGV[3] or dropped, 'PX', ARGV[4])
 return 1
 `;
 
@@ -201,7 +223,7 @@ return 1
  * and `revoked` ('1' also means revoked).
  */
 const GRANT = `
-local FIXED = {'g', 'exp', 'uses', 'used', 'revoked', 'r'}
+local FIXED = {'g', 'exp', 'uses', 'used', 'revoked', 'r', 'w'}
 local function decodeGrant(json)
   local ok, grant = pcall(cjson.decode, json)
   if ok and type(grant) == 'table' then return grant end
@@ -221,12 +243,16 @@ end
 
 /**
  * Writes a grant's hash unless the key exists (a live grant, or a revoked one, kept for good): ARGV json, ttlMs (''
- * for none), then pairs of a use's field and receipt. Returns 1 when written.
+ * for none), a token unique to this write (so its own resend answers 1), then pairs of a use's field and receipt.
  */
 export const PUT_GRANT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'g', ARGV[1])
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  -- The write this very call made (its reply lost, the command resent) is its own: written, not "written before".
+  if redis.call('HGET', KEYS[1], 'w') == ARGV[3] then return 1 end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'g', ARGV[1], 'w', ARGV[3])
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1
 `;
@@ -264,9 +290,13 @@ return {json, usedOf(KEYS[1]), isRevoked(KEYS[1]) and 1 or 0}
  */
 export const REVOKE_GRANT = `${GRANT}
 local json = redis.call('HGET', KEYS[1], 'g')
-if not json or isRevoked(KEYS[1]) then return 0 end
+if not json then return 0 end
+local held = redis.call('HGET', KEYS[1], 'r')
+-- The revocation this very call wrote (its reply lost, the command resent) is its own: revoked, not "no live grant".
+if held and string.sub(held, -#ARGV[1] - 1) == ':' .. ARGV[1] then return 1 end
+if isRevoked(KEYS[1]) then return 0 end
 local time = redis.call('TIME')
-redis.call('HSET', KEYS[1], 'r', tostring(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)))
+redis.call('HSET', KEYS[1], 'r', tostring(tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)) .. ':' .. ARGV[1])
 local grant = decodeGrant(json)
 if not grant or type(grant.expiresAt) ~= 'number' then redis.call('PERSIST', KEYS[1]) end
 return 1
@@ -280,15 +310,16 @@ export interface ScriptCommands {
   countersignLoadRun(head: string, msgs: string, audit: string): Reply;
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
-  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number): Reply;
+  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number, callId: string): Reply;
   countersignSetRuleEnabled(rules: string, id: string, expected: string, value: string): Reply;
-  countersignPutGrant(grant: string, json: string, ttlMs: string, ...uses: string[]): Reply;
+  countersignPutGrant(grant: string, json: string, ttlMs: string, token: string, ...uses: string[]): Reply;
   countersignConsumeGrant(grant: string, now: string, field: string, receipt: string, seenUsed: string): Reply;
   countersignReadGrant(grant: string): Reply;
-  countersignRevokeGrant(grant: string): Reply;
+  countersignRevokeGrant(grant: string, token: string): Reply;
 }
 
-const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: number; readOnly?: boolean }> = {
+/** Every script, by the command `registerScripts` defines for it (the lost-reply test has a case for each). */
+export const SCRIPT_DEFINITIONS: Readonly<Record<keyof ScriptCommands, { readonly lua: string; readonly numberOfKeys: number; readonly readOnly?: boolean }>> = {
   countersignWriteRun: { lua: WRITE_RUN, numberOfKeys: 4 },
   countersignLoadRun: { lua: LOAD_RUN, numberOfKeys: 3, readOnly: true },
   countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },
@@ -304,7 +335,7 @@ const DEFINITIONS: Record<keyof ScriptCommands, { lua: string; numberOfKeys: num
 /** Defines the scripts on a connection once (every store sharing it reuses them) and returns it typed. */
 export function registerScripts(redis: Redis | Cluster): ScriptCommands {
   const target = redis as unknown as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(DEFINITIONS)) {
+  for (const [name, definition] of Object.entries(SCRIPT_DEFINITIONS)) {
     if (typeof target[name] !== 'function') redis.defineCommand(name, definition);
   }
   return redis as unknown as ScriptCommands;

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { ChannelRoute } from '../../channels/channel-route.js';
 import { linkedRuntimeSchema } from '../../channels/channel-options.js';
@@ -106,7 +106,8 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
     const reply = update.message?.reply_to_message === undefined ? undefined : update.message;
     // Other updates (messages, other bots' buttons) are left alone, without a store write.
     if (!isOurButton(query) && reply === undefined) return;
-    if ((await runtime.once.putIfAbsent(`telegram:update:${botId}:${update.update_id}`, '1', UPDATE_KEPT_MS)) !== undefined) return;
+    // A value of its own, so a resend of this claim after a lost reply counts as this claim (OnceStore.putIfAbsent).
+    if ((await runtime.once.putIfAbsent(`telegram:update:${botId}:${update.update_id}`, randomUUID(), UPDATE_KEPT_MS)) !== undefined) return;
     if (isOurButton(query)) await answerButton(handling, query);
     else if (reply !== undefined) await answerReason(handling, reply);
   };

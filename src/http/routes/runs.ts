@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { VersionConflictError } from '../../errors.js';
 import type { ExecuteInput } from '../../machine/new-run.js';
 import type { AgentSnapshot, Message } from '../../machine/types.js';
 import type { Outcome } from '../../runtime/await-run.js';
+import { idempotencyKeySchema, runIdForKey } from '../../runtime/idempotent-start.js';
+import { HttpProblem, problem } from '../../web/problem.js';
 import { parseJsonBody } from '../../web/read-body.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
@@ -23,8 +24,27 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
     const body = parseJsonBody(startRunBody, c.var.rawBody);
     runtime.agent(body.agent);
     const caller = c.var.caller;
-    // A signed delivery gets a run id derived from its webhook-id, so a replay cannot start a second run.
-    const runId = body.runId ?? (caller.kind === 'webhook' ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}` : `run_${randomUUID()}`);
+    const key = c.req.header('idempotency-key');
+    if (key !== undefined && (body.runId !== undefined || !idempotencyKeySchema.safeParse(key).success)) {
+      throw new HttpProblem(
+        problem(
+          400,
+          'invalid_idempotency_key',
+          body.runId === undefined
+            ? 'The Idempotency-Key header must be 1 to 256 characters; nothing was started.'
+            : 'Send a runId in the body or an Idempotency-Key header, not both: either one makes the start idempotent. Nothing was started.',
+        ),
+      );
+    }
+    // A start names its run so that a retry (after a 503 whose write landed, or a lost answer) gets the run its first
+    // attempt made: by the body's runId, the Idempotency-Key header, or a signed delivery's webhook-id.
+    const runId =
+      body.runId ??
+      (key !== undefined
+        ? runIdForKey(key)
+        : caller.kind === 'webhook'
+          ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}`
+          : `run_${randomUUID()}`);
     const input: ExecuteInput = {
       input: typeof body.input === 'string' ? body.input : (body.input as Message[]),
       runId,
@@ -32,14 +52,8 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
       ...(body.requestedBy === undefined ? {} : { requestedBy: body.requestedBy }),
     };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
-    try {
-      await runtime.start(body.agent, input, { mode: recordMode });
-    } catch (error) {
-      // A redelivery racing the first delivery of the same webhook-id: the run exists, so answer with it.
-      const existing = error instanceof VersionConflictError && body.runId === undefined && caller.kind === 'webhook' ? await runtime.store.load(runId) : undefined;
-      if (!existing) throw error;
-      return answerJson(c, { status: existing.status, run: runView(existing), duplicate: true }, 200, location);
-    }
+    // The same start again (same run id and input) gets the run its first attempt made; another start, 409 run_exists.
+    await runtime.start(body.agent, input, { mode: recordMode });
     if (resumeMode !== 'inline') return accepted(c, runId);
     const outcome: Outcome<AgentSnapshot> = await carryOn(runtime.resume(runId), 'start', runId);
     if (!outcome.done) return accepted(c, runId);

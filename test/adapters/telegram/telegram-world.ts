@@ -1,7 +1,7 @@
 // A runtime whose tool needs approval, a fake Bot API on loopback, the Telegram notifier subscribed to the runtime,
 // and the webhook route, called as Telegram calls it (secret-token header, Update JSON), its background work awaited.
 import { afterEach } from 'vitest';
-import { createMemoryStore, createRuntime, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
+import { createMemoryStore, createRuntime, type LinkedRuntime, type OnceStore, type RunOrigin, type SnapshotStore } from 'countersign';
 import type { ChannelNotifier } from 'countersign/channels';
 import { createTelegramNotifier, createTelegramUpdates, type TelegramNotifierOptions, type TelegramUpdatesOptions } from 'countersign/telegram';
 import { fileAgent } from '../../support/file-agent.js';
@@ -37,13 +37,15 @@ export async function telegramWorld(
     readonly notifier?: Partial<TelegramNotifierOptions>;
     readonly updates?: Partial<TelegramUpdatesOptions>;
     readonly telegram?: FakeTelegram;
+    /** Where the runtime keeps claims (a memory one by default). */
+    readonly once?: OnceStore;
   } = {},
 ): Promise<TelegramWorld> {
   const telegram = options.telegram ?? (await startFakeTelegram());
   // The connector carries markup of its own, so every card shows it escaped.
   const { agent, executed } = fileAgent({ connector: 'files <prod>', ...(options.approvers ? { approvers: options.approvers } : {}) });
   const store = createMemoryStore();
-  const runtime = createRuntime({ agents: [agent], store, links: { secret: 'link-secret-0123456789abcdef' } });
+  const runtime = createRuntime({ agents: [agent], store, ...(options.once ? { once: options.once } : {}), links: { secret: 'link-secret-0123456789abcdef' } });
   const notifierErrors: Reported[] = [];
   const updateErrors: Reported[] = [];
   const notifier = createTelegramNotifier({

@@ -1,0 +1,162 @@
+// Every Lua script the Redis stores run, with its reply lost after Redis ran it: ioredis resends the command on a new
+// connection, and the caller must get the answer its first run earned. The cases are keyed by the script list
+// (SCRIPT_DEFINITIONS), so a new script does not compile, and does not pass, without a case here.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRedisGrantStore, createRedisOnceStore, createRedisRuleStore, createRedisStore } from 'countersign/redis';
+import { SCRIPT_DEFINITIONS, type ScriptCommands } from '../../src/adapters/redis/scripts.js';
+import { sampleGrant } from '../support/grant-store-contract.js';
+import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { connect, pausedRun, removePrefix, uniquePrefix } from './redis-harness.js';
+
+const url = inject('redisUrl');
+
+interface LostReplyCase {
+  /** Makes the script's call with the reply of the request containing a marker lost (`lose`), and checks the outcome. */
+  run(ctx: Ctx): Promise<void>;
+}
+
+interface Ctx {
+  readonly prefix: string;
+  /** Stores on the connection through the proxy. */
+  readonly store: ReturnType<typeof createRedisStore>;
+  readonly once: ReturnType<typeof createRedisOnceStore>;
+  readonly grants: ReturnType<typeof createRedisGrantStore>;
+  readonly rules: ReturnType<typeof createRedisRuleStore>;
+  /** The same run store on a direct connection, to look. */
+  readonly inspect: ReturnType<typeof createRedisStore>;
+  /** Runs `act` with the reply to the first request containing `marker` lost after Redis ran it. */
+  lose<T>(marker: string, act: () => Promise<T>): Promise<T>;
+}
+
+const cases: Record<keyof ScriptCommands, LostReplyCase> = {
+  countersignWriteRun: {
+    async run({ store, inspect, lose }) {
+      const { run, agent } = await pausedRun();
+      await lose(run.runId, () => store.create(run));
+      expect(await inspect.load(run.runId)).toEqual(run);
+      const { approveAll } = await import('countersign');
+      const decided = approveAll(run, 'alice', { agent });
+      await lose(`${run.runId}`, () => store.commit(decided, run.version));
+      expect((await inspect.load(run.runId))?.version).toBe(decided.version);
+    },
+  },
+  countersignLoadRun: {
+    async run({ store, inspect, lose }) {
+      const { run } = await pausedRun();
+      await inspect.create(run);
+      expect(await lose(run.runId, () => store.load(run.runId))).toEqual(run);
+    },
+  },
+  countersignDeleteRun: {
+    async run({ store, inspect, lose }) {
+      const { run } = await pausedRun();
+      await inspect.create(run);
+      await lose(run.runId, () => store.delete(run.runId));
+      expect(await inspect.load(run.runId)).toBeUndefined();
+      expect((await inspect.listPending()).items.map((item) => item.runId)).not.toContain(run.runId);
+    },
+  },
+  countersignRemember: {
+    async run({ once, lose }) {
+      const key = `claim:${randomUUID()}`;
+      const value = randomUUID();
+      expect(await lose(key, () => once.putIfAbsent(key, value, 60_000))).toBeUndefined();
+      expect(await once.get(key)).toBe(value);
+      expect(await once.putIfAbsent(key, randomUUID(), 60_000)).toBe(value);
+    },
+  },
+  countersignReplaceRemembered: {
+    async run({ once, lose }) {
+      const key = `claim:${randomUUID()}`;
+      await once.putIfAbsent(key, 'claim', 60_000);
+      expect(await lose(key, () => once.replace(key, 'claim', 'answer', 60_000))).toBe(true);
+      expect(await once.get(key)).toBe('answer');
+      expect(await lose(key, () => once.replace(key, 'answer', undefined, 60_000))).toBe(true);
+      expect(await once.get(key)).toBeUndefined();
+      // Dropped: taken again by the next claim, and another caller's drop of the old value is refused.
+      expect(await once.replace(key, 'answer', undefined, 60_000)).toBe(false);
+      expect(await once.putIfAbsent(key, 'again', 60_000)).toBeUndefined();
+    },
+  },
+  countersignSetRuleEnabled: {
+    async run({ rules, lose }) {
+      const rule = await rules.add({ tool: `tool_${randomUUID().slice(0, 8)}`, action: 'allow', reason: 'lost reply' });
+      expect(await lose(rule.id, () => rules.setEnabled(rule.id, false))).toMatchObject({ id: rule.id, enabled: false });
+    },
+  },
+  countersignPutGrant: {
+    async run({ grants, lose }) {
+      const grant = sampleGrant();
+      expect(await lose(`grant:${grant.id}`, () => grants.put(grant))).toBe(true);
+    },
+  },
+  countersignConsumeGrant: {
+    async run({ grants, lose }) {
+      const grant = sampleGrant({ uses: 3 });
+      await grants.put(grant);
+      expect(await lose(grant.id, () => grants.consume({ grantId: grant.id, useKey: 'run_lost:call_1', at: 2_000 }))).toBe('used');
+      expect((await grants.get(grant.id))?.used).toBe(1);
+    },
+  },
+  countersignReadGrant: {
+    async run({ grants, lose }) {
+      const grant = sampleGrant();
+      await grants.put(grant);
+      expect(await lose(grant.id, () => grants.get(grant.id))).toMatchObject({ grant: { id: grant.id }, used: 0, revoked: false });
+    },
+  },
+  countersignRevokeGrant: {
+    async run({ grants, lose }) {
+      const grant = sampleGrant();
+      await grants.put(grant);
+      expect(await lose(grant.id, () => grants.revoke(grant.id))).toBe(true);
+    },
+  },
+};
+
+describe.skipIf(!url)('every store script, its reply lost after Redis ran it', () => {
+  const prefix = uniquePrefix();
+  let proxy: TcpProxy;
+  let viaProxy: Redis;
+  let direct: Redis;
+  let ctx: Ctx;
+  beforeAll(async () => {
+    const { hostname, port } = new URL(url!);
+    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
+    viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 5 });
+    viaProxy.on('error', () => {});
+    direct = connect(url!);
+    // Loaded on the server first, so the reply lost is the script's own, not a NOSCRIPT answer to its EVALSHA.
+    for (const { lua } of Object.values(SCRIPT_DEFINITIONS)) await direct.script('LOAD', lua);
+    ctx = {
+      prefix,
+      store: createRedisStore({ redis: viaProxy, prefix }),
+      once: createRedisOnceStore({ redis: viaProxy, prefix }),
+      grants: createRedisGrantStore({ redis: viaProxy, prefix }),
+      rules: createRedisRuleStore({ redis: viaProxy, prefix }),
+      inspect: createRedisStore({ redis: direct, prefix }),
+      async lose(marker, act) {
+        const lost = proxy.dropReplyTo(marker);
+        const result = await act();
+        await lost;
+        return result;
+      },
+    };
+  });
+  afterAll(async () => {
+    await removePrefix(direct, prefix);
+    viaProxy.disconnect();
+    direct.disconnect();
+    await proxy.close();
+  });
+
+  it('has a case for every script', () => {
+    expect(Object.keys(cases).sort()).toEqual(Object.keys(SCRIPT_DEFINITIONS).sort());
+  });
+
+  for (const name of Object.keys(SCRIPT_DEFINITIONS) as (keyof ScriptCommands)[]) {
+    it(name, () => cases[name].run(ctx));
+  }
+});

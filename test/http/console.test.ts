@@ -80,6 +80,31 @@ describe('the console', () => {
     expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
   });
 
+  it('answers a CSRF token with a multi-byte character, and a history date past what a Date holds, with 400 problem details', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    const csrf = await csrfOf(pair);
+    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'approve' };
+    // As long as the real token in characters, longer in bytes.
+    for (const sent of [{ csrf: `${csrf.slice(0, -1)}é` }, {}]) {
+      const answer = await app.request('/console/decide', {
+        ...form({ ...fields, ...(sent.csrf === undefined ? {} : sent) }),
+        headers: { ...form({}).headers, cookie: pair, ...(sent.csrf === undefined ? { 'x-csrf-token': `${csrf.slice(0, -1)}é` } : {}) },
+      });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ code: 'malformed_csrf_token' });
+    }
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+    for (const query of ['since=99999999999999999999', 'until=99999999999999999999', 'since=275760-09-13T00:00']) {
+      const history = await app.request(`/console/history?${query}`, { headers: { cookie: pair } });
+      expect(history.status, query).toBe(400);
+      expect(await history.json()).toMatchObject({ code: 'invalid_query' });
+      const lines = await app.request(`/console/history.jsonl?${query}`, { headers: { cookie: pair } });
+      expect(lines.status, query).toBe(400);
+    }
+  });
+
   it('Approve for this run records scope run, as the signed-in person whatever name the form sends', async () => {
     const { runtime, app, signIn, csrfOf } = setup();
     const run = await runtime.start('files', { input: 'go' });

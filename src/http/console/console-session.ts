@@ -20,6 +20,9 @@ export const SESSION_COOKIE = 'countersign_console';
 /** A token sign-in lasts a working day; an inbox sign-in no longer than its link. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
+/** What a sent CSRF token may look like (empty is a missing one): base64url, ASCII only, so its bytes are its characters. */
+const CSRF_SHAPE = /^[A-Za-z0-9_-]{0,100}$/;
+
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
 /**
@@ -77,6 +80,10 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
   const requireWrite = (c: Context<AppEnv>, fields: { readonly csrf?: string | undefined }): ConsoleSession => {
     const session = require(c);
     const sent = c.req.header('x-csrf-token') ?? fields.csrf ?? '';
+    // A token is base64url: anything else is a malformed request, refused before its bytes are compared.
+    if (!CSRF_SHAPE.test(sent)) {
+      throw new HttpProblem(problem(400, 'malformed_csrf_token', 'The CSRF token must be the base64url text the console page gave; reload the console and try again.'));
+    }
     if (sent.length !== session.csrf.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrf))) {
       throw new HttpProblem(problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'));
     }

@@ -15,6 +15,8 @@ import type { RouteSettings } from './route-settings.js';
 import { ruleNotFound } from './rules.js';
 
 const blank = (value: unknown) => (value === '' ? undefined : value);
+/** The largest epoch ms a `Date` holds. */
+const MAX_DATE_MS = 8.64e15;
 /** A `datetime-local` value (`2026-11-25T21:50`), read as UTC, or epoch ms. */
 const instant = z.preprocess(
   blank,
@@ -23,7 +25,8 @@ const instant = z.preprocess(
     .max(40)
     .transform((text, context) => {
       const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`);
-      if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
+      // Epoch ms past what a Date can hold (±8.64e15) would be a RangeError when the page shows it.
+      if (Number.isNaN(ms) || Math.abs(ms) > MAX_DATE_MS) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
       return ms;
     })
     .optional(),

@@ -11,6 +11,8 @@ import { consoleAsset } from '../console/console-assets.js';
 import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
 import { type ConsoleSession, type ConsoleSessions, SESSION_TTL_MS } from '../console/console-session.js';
+import { inboxLinkToken } from '../console/inbox-link-token.js';
+import { checkSignInOrigin } from '../console/sign-in-origin.js';
 import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
@@ -41,9 +43,6 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
   return { agent: value('agent'), tool: value('tool'), connector: value('connector'), session: value('session') };
 };
 
-/** The token of an inbox link, given as the whole URL or the token alone. */
-const inboxTokenOf = (text: string) => /([A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100})\/?(?:[?#].*)?$/.exec(text.trim())?.[1];
-
 /**
  * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
  * (`POST /console/session`, `POST /console/session/end`), the cards as a fragment for the live page
@@ -72,11 +71,12 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   });
 
   app.post('/console/session', async (c) => {
+    checkSignInOrigin(c);
     own.history.start();
     const { fields } = await readConsoleBody(c, consoleSignIn, own.maxBodyBytes);
     const refuse = (error: string) => html(c, 401, signInPage({ ...signInOptions, error }));
     if (fields.inbox !== undefined) {
-      const token = inboxTokenOf(fields.inbox);
+      const token = inboxLinkToken(fields.inbox);
       if (token === undefined || !isLinkedRuntime(runtime)) return refuse('That is not an inbox link of this server.');
       try {
         const inbox = await runtime.reviewInbox(token, { limit: 1 });

@@ -92,7 +92,12 @@ describe("a tool's title and the history's names and reasons on every HTTP surfa
   let server: ServeHandle;
 
   beforeAll(async () => {
-    const events = { subscribe: (listener: (event: RunEvent) => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const events = {
+      subscribe(listener: (event: RunEvent) => void) {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    };
     server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN, events }), { port: 0 });
   });
   afterAll(async () => {

@@ -65,7 +65,7 @@ export function consoleRecordRoutes(
   const queryOf = (c: Context<AppEnv>): HistoryQuery => parseWith(historyQuery, c.req.query(), 'query');
 
   app.get('/console/history', (c) => {
-    const session = sessions.require(c);
+    const session = sessions.requireToken(c);
     history.start();
     const query = queryOf(c);
     const search = new URL(c.req.url).search;
@@ -77,7 +77,7 @@ export function consoleRecordRoutes(
     return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8', 'content-disposition': 'attachment; filename="countersign-history.jsonl"' });
   });
 
-  app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.require(c), await rules?.list())));
+  app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.requireToken(c), await rules?.list())));
 
   /** A refused change, shown on the rules page (a 5xx is not a refusal, and goes to the app's error handler). */
   const refused = async (c: Context<AppEnv>, error: unknown) => {
@@ -87,7 +87,7 @@ export function consoleRecordRoutes(
   };
 
   app.post('/console/rules', async (c) => {
-    sessions.require(c);
+    sessions.requireToken(c);
     const { fields } = await readConsoleBody(c, ruleForm, own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     if (rules === undefined) throw ruleNotFound('(no rule store)');
@@ -105,7 +105,7 @@ export function consoleRecordRoutes(
   });
 
   app.post('/console/rules/:ruleId', async (c) => {
-    sessions.require(c);
+    sessions.requireToken(c);
     const { fields } = await readConsoleBody(c, ruleChange, own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     const id = c.req.param('ruleId');

@@ -161,7 +161,36 @@ describe('GET/POST/DELETE /rules', () => {
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
     expect(await rules.list()).toEqual([]);
   });
+
+  it('refuses a rule whose approver list names nobody, over the API and on the rules page, and adds nothing', async () => {
+    const rules = createMemoryRuleStore();
+    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    for (const approvers of [[], [' ']]) {
+      const refused = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'deploy', action: 'ask', approvers }) });
+      expect(refused.status).toBe(400);
+      const problem = (await refused.json()) as { code: string; detail: string; issues: { path: string }[] };
+      expect(problem.code).toBe('invalid_body');
+      expect(problem.issues[0]!.path).toMatch(/^approvers/);
+    }
+    await expect(problem400Detail(await app.request('/rules', { method: 'POST', headers: auth, body: '{"action":"ask","approvers":[]}' }))).resolves.toContain(
+      'at least one approver',
+    );
+    const signIn = await app.request('/console/session', form({ token: TOKEN, name: 'alice' }));
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie } })).text())![1]!;
+    const page = await app.request('/console/rules', { ...form({ csrf, tool: 'deploy', action: 'ask', approvers: ' , ,' }), headers: { ...form({}).headers, cookie } });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('at least one approver');
+    expect(await rules.list()).toEqual([]);
+  });
 });
+
+const problem400Detail = async (response: Response) => {
+  expect(response.status).toBe(400);
+  return ((await response.json()) as { detail: string }).detail;
+};
 
 describe('console sessions and cards', () => {
   const model = createScriptedModel([textTurn('hi')]);

@@ -12,7 +12,7 @@ import { CONSOLE_HEADERS } from '../console/console-pages.js';
 import { rulesPage } from '../console/console-rules-page.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import type { RouteSettings } from './route-settings.js';
-import { ruleNotFound } from './rules.js';
+import { approverList, ruleNotFound } from './rules.js';
 
 const blank = (value: unknown) => (value === '' ? undefined : value);
 /** The largest epoch ms a `Date` holds. */
@@ -97,7 +97,9 @@ export function consoleRecordRoutes(
       .map((name) => name.trim())
       .filter((name) => name !== '');
     try {
-      await rules.add({ ...rule, ...(list === undefined || list.length === 0 ? {} : { approvers: list }) } as NewRule);
+      // A field that names nobody (", ,") is refused: read as no approvers, it would let anyone decide.
+      if (list !== undefined) parseWith(z.object({ approvers: approverList }), { approvers: list }, 'body');
+      await rules.add({ ...rule, ...(list === undefined ? {} : { approvers: list }) } as NewRule);
     } catch (error) {
       return refused(c, error);
     }

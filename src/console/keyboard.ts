@@ -73,7 +73,8 @@ export function bindKeyboard(): void {
         void decide(card, 'approve');
       },
       Escape: () => card !== undefined && askDenyReason(card),
-      e: () => card !== undefined && editArguments(card),
+      // A card without an Edit button (an inbox session's) offers no edit, so the key does nothing there either.
+      e: () => card?.querySelector('[data-action=edit]') != null && editArguments(card),
       a: () => card !== undefined && void decideAll(card, 'approve'),
     };
     const action = actions[event.key];

@@ -3,8 +3,8 @@ export type Caller =
   | { readonly kind: 'bearer' }
   | { readonly kind: 'webhook'; readonly webhookId: string }
   | { readonly kind: 'insecure' }
-  /** A console session cookie (read routes only): `reviewer` is who signed in. */
-  | { readonly kind: 'console'; readonly reviewer: string };
+  /** A console session cookie (read routes only): `reviewer` is who signed in, `via` how (an inbox session reads only what the inbox shows). */
+  | { readonly kind: 'console'; readonly reviewer: string; readonly via: 'token' | 'inbox' };
 
 /** A signed delivery's webhook-id: how a route settles its claim with an answer, or claims it in its own commit. */
 export interface DeliveryClaim {

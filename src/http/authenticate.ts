@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
-import type { ConsoleSessions } from './console/console-session.js';
+import { type ConsoleSessions, inboxSessionNotAllowed } from './console/console-session.js';
 import { HttpProblem, problem } from '../web/problem.js';
 import { readRawBody } from '../web/read-body.js';
 import { checkWebhookHeaders, verifyWebhook } from '../adapters/webhooks/standard-webhooks.js';
@@ -42,11 +42,21 @@ function unauthorized(detail: string, data: Record<string, unknown> = {}, code =
  * routes (no `acceptSignature`) also accept a console session cookie, so the
  * console's browser code reads with the person's session; writes never do
  * (the console's own routes decide as the signed-in reviewer, CSRF checked).
+ * A session an inbox link signed in reads only where `inboxSessions` is set
+ * (what the inbox shows), else 403 `inbox_session_not_allowed`.
  *
  * @example
  * app.post('/runs', authenticate(settings, { acceptSignature: true }), (c) => c.json({ raw: c.var.rawBody }));
  */
-export function authenticate(settings: AuthSettings, options: { readonly acceptSignature: boolean; readonly readBody: boolean }) {
+export function authenticate(
+  settings: AuthSettings,
+  options: {
+    readonly acceptSignature: boolean;
+    readonly readBody: boolean;
+    /** A read of what an inbox shows (the pending approvals), so a session an inbox link signed in may make it too. */
+    readonly inboxSessions?: boolean;
+  },
+) {
   return createMiddleware<AppEnv>(async function authenticateRequest(c, next) {
     const authorization = c.req.header('authorization');
     const signature = c.req.header('webhook-signature');
@@ -87,7 +97,8 @@ export function authenticate(settings: AuthSettings, options: { readonly acceptS
       c.set('rawBody', raw);
       c.set('caller', { kind: 'webhook', webhookId: id });
     } else if (session !== undefined) {
-      c.set('caller', { kind: 'console', reviewer: session.reviewer });
+      if (session.via === 'inbox' && options.inboxSessions !== true) throw inboxSessionNotAllowed('this route');
+      c.set('caller', { kind: 'console', reviewer: session.reviewer, via: session.via });
     } else {
       throw unauthorized(
         options.acceptSignature && settings.webhookSecrets.length > 0

@@ -10,7 +10,8 @@ import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
-import { consoleSessions } from './console/console-session.js';
+import { consoleSessions, type InboxCheck } from './console/console-session.js';
+import { isLinkedRuntime } from '../runtime/link-runtime.js';
 import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
@@ -123,6 +124,18 @@ const optionsSchema = optionsObject({
 /** How many decisions the console's history keeps (in memory, from the event feed). */
 const HISTORY_LIMIT = 1000;
 
+/** How the console checks an inbox session's link on each request: with the runtime's links (none without them). */
+function inboxCheck(runtime: Runtime): InboxCheck | undefined {
+  if (!isLinkedRuntime(runtime)) return undefined;
+  return (token) => {
+    try {
+      return runtime.links.verifyInbox(token);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
 
 /**
@@ -170,7 +183,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   };
 
   const clock = options.clock ?? Date.now;
-  const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock);
+  const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock, inboxCheck(runtime));
   const auth: AuthSettings = {
     bearerTokens,
     webhookSecrets,
@@ -190,6 +203,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     resumeMode,
     resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
     read: authenticate(auth, { acceptSignature: false, readBody: false }),
+    readPending: authenticate(auth, { acceptSignature: false, readBody: false, inboxSessions: true }),
     write,
     decide: claimsInCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
     claimsInCommit,

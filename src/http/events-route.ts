@@ -30,7 +30,16 @@ const MAX_QUEUED = 1000;
  * @example
  * app.get('/events', (c) => streamEvents(c, runtime, { heartbeatMs: 15_000 }));
  */
-export function streamEvents(c: Context<AppEnv>, feed: EventFeed, options: { readonly heartbeatMs: number; readonly onError: (error: unknown) => void }): Response {
+export function streamEvents(
+  c: Context<AppEnv>,
+  feed: EventFeed,
+  options: {
+    readonly heartbeatMs: number;
+    readonly onError: (error: unknown) => void;
+    /** What of each event this client may see; undefined from it: not sent. Default: the whole event. */
+    readonly view?: (event: RunEvent) => RunEvent | undefined;
+  },
+): Response {
   const filter = parseWith(eventsQuery, c.req.query(), 'query');
   c.header('x-accel-buffering', 'no');
   return streamSSE(c, async (stream) => {
@@ -41,8 +50,9 @@ export function streamEvents(c: Context<AppEnv>, feed: EventFeed, options: { rea
       closed = true;
       wake?.();
     };
-    const unsubscribe = feed.subscribe((event) => {
-      if (closed) return;
+    const unsubscribe = feed.subscribe((whole) => {
+      const event = options.view === undefined ? whole : options.view(whole);
+      if (closed || event === undefined) return;
       if (filter.agent !== undefined && event.agentName !== filter.agent) return;
       if (filter.runId !== undefined && event.runId !== filter.runId) return;
       if (queue.length >= MAX_QUEUED) return stop();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { newRuleBody, ruleStateBody } from './routes/rules.js';
+import { newRuleBody, removeRuleBody, ruleStateBody } from './routes/rules.js';
 import {
   acceptedAnswerSchema,
   batchAnswerSchema,
@@ -117,6 +117,7 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
         Problem: outputSchema(problemSchema),
         NewRule: inputSchema(newRuleBody),
         RuleState: inputSchema(ruleStateBody),
+        RemoveRule: inputSchema(removeRuleBody),
       },
     },
     paths: {
@@ -290,7 +291,8 @@ export function openApiDocument(options: { readonly title?: string; readonly ver
           summary: 'Remove a stored rule.',
           security: writeSecurity,
           parameters: [pathParameter('ruleId')],
-          responses: { '200': { description: '`{ removed: true, ruleId }`' }, ...errors(401, 404) },
+          requestBody: { required: false, content: json(ref('RemoveRule')) },
+          responses: { '200': { description: '`{ removed: true, ruleId }`' }, ...errors(400, 401, 404, 413, 415) },
         },
       },
       '/openapi.json': { get: { operationId: 'openapi', summary: 'This document.', security: [], responses: { '200': { description: 'OpenAPI 3.1.' } } } },

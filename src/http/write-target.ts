@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { TargetMismatchError } from '../errors.js';
+import { HttpProblem, problem } from '../web/problem.js';
 import type { AppEnv } from './app-env.js';
 import { parseJsonBody } from '../web/read-body.js';
 
@@ -40,4 +41,23 @@ export function parseTargetedBody<S extends z.ZodType<Target>>(c: Context<AppEnv
     }
   }
   return rest as Untargeted<z.output<S>>;
+}
+
+/**
+ * Checks the target a write on a grant, session or rule names in its body (`grantId`, `sessionId`, `ruleId`) against
+ * the URL's: a Standard Webhooks signature covers the body, not the path, so a signed body must name it (else a
+ * captured delivery for one could be replayed to another's URL); with a bearer token it is optional, and checked
+ * when sent. Missing from a signed body or different: 400 `target_mismatch`, nothing done.
+ */
+export function checkNamedTarget(c: Context<AppEnv>, field: 'grantId' | 'sessionId' | 'ruleId', named: string | undefined, expected: string): void {
+  if (named === undefined ? c.var.caller.kind === 'webhook' : named !== expected) {
+    throw new HttpProblem(
+      problem(
+        400,
+        'target_mismatch',
+        `A signed write must name its target in the signed body, and it must be the URL's: send "${field}": ${JSON.stringify(expected)}. Nothing was done.`,
+        { [field]: expected },
+      ),
+    );
+  }
 }

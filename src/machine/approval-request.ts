@@ -7,6 +7,9 @@ import { type RunIdentity, signedIdentity } from './run-identity.js';
 import type { NudgePlan } from './nudge-plan.js';
 import type { ApprovalRequest, OnExpire, Quorum } from './types.js';
 
+/** A tool's title is a label: longer is cut visibly, as a long argument is. */
+const TITLE_MAX_LENGTH = 200;
+
 export interface RequestSettings {
   readonly now: number;
   readonly approvalTtlMs: number | undefined;
@@ -77,6 +80,9 @@ export function buildApprovalRequest(
   const maxLength = settings.present.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
   const description = presentText(promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
   const reason = call.reason === undefined ? undefined : presentText(call.reason, 'reason', maxLength, warnings);
+  // A tool's title is its author's text (an MCP upstream's, for a gateway): every surface shows it, so it is shown like arguments too.
+  const annotations = call.tool.annotations;
+  const title = annotations?.title === undefined ? undefined : presentText(annotations.title, 'annotations.title', TITLE_MAX_LENGTH, warnings);
   const connectorStatus = call.tool.connectorStatus?.();
   if (connectorStatus !== undefined && connectorStatus !== 'connected') {
     warnings.unshift({
@@ -94,7 +100,7 @@ export function buildApprovalRequest(
     ...(reason === undefined ? {} : { reason }),
     ...(ttl === undefined ? {} : { expiresAt: settings.now + ttl, onExpire: settings.onExpire }),
     ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
-    ...(call.tool.annotations === undefined ? {} : { annotations: call.tool.annotations }),
+    ...(annotations === undefined ? {} : { annotations: title === undefined ? annotations : { ...annotations, title } }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),

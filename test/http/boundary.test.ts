@@ -3,6 +3,7 @@
 // insecure demo mode's loopback guard and caching headers.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryRuleStore } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { bearer, harness, json, NOW_MS, signed, startPaused, stateOf, type Harness } from './harness.js';
 
@@ -148,6 +149,38 @@ describe('signed writes name their target', () => {
     expect((await h.runtime.get(b.runId)).status).toBe('awaitingApproval');
     expect((await send(base, `/runs/${b.runId}/cancel`, { runId: b.runId }, bearer())).status).toBe(200);
     expect((await send(base, `/runs/${a.runId}/cancel`, {}, bearer())).status).toBe(200);
+  });
+});
+
+describe('signed rule writes name their rule', () => {
+  it('a signed enable, disable or delete of one rule replayed to another is refused (400 target_mismatch), and so is one naming none', async () => {
+    const rules = createMemoryRuleStore();
+    const h = harness({ app: { rules } });
+    const { base } = await serveApp(h.app);
+    const a = await rules.add({ tool: 'search_*', action: 'allow' });
+    const b = await rules.add({ tool: 'delete_*', action: 'deny' });
+    const sendSigned = (method: string, path: string, body: unknown) => {
+      const text = JSON.stringify(body);
+      return fetch(`${base}${path}`, { method, headers: signed(text), body: text });
+    };
+    for (const [method, body] of [
+      ['POST', { enabled: false, ruleId: a.id }],
+      ['POST', { enabled: false }],
+      ['DELETE', { ruleId: a.id }],
+      ['DELETE', {}],
+    ] as const) {
+      const refused = await sendSigned(method, `/rules/${b.id}`, body);
+      expect(refused.status, `${method} ${JSON.stringify(body)}`).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: 'target_mismatch', ruleId: b.id });
+    }
+    expect(await rules.list()).toEqual([a, b]);
+    // Sent where it was meant to go, it acts; with a bearer token the rule may be left out, and is checked when sent.
+    expect((await sendSigned('POST', `/rules/${b.id}`, { enabled: false, ruleId: b.id })).status).toBe(200);
+    expect((await send(base, `/rules/${a.id}`, { enabled: false, ruleId: b.id }, bearer())).status).toBe(400);
+    expect((await sendSigned('DELETE', `/rules/${b.id}`, { ruleId: b.id })).status).toBe(200);
+    expect(await rules.list()).toEqual([a]);
+    expect((await fetch(`${base}/rules/${a.id}`, { method: 'DELETE', headers: bearer() })).status).toBe(200);
+    expect(await rules.list()).toEqual([]);
   });
 });
 

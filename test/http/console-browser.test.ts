@@ -2,6 +2,8 @@
 // cards arriving live over /events, the keyboard, the JSON editor, approve all, expiry, the no-script forms, a
 // phone-sized screen and an axe-core accessibility check.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -280,6 +282,28 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed');
     expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'carol@example.com' });
     await context.close();
+  });
+
+  it("refuses a sign-in another site's page posts (login CSRF): the browser gets no session", async () => {
+    const inbox = await inboxLinkUrl(runtime, 'mallory@example.com', {}, server.url);
+    // The other site: the same loopback address under another name and port, whose page posts a form to the console.
+    const target = `${server.url.replace('127.0.0.1', 'localhost')}/console/session`;
+    const html = `<!doctype html><form method="post" action="${target}"><input name="inbox" value="${inbox.url}"></form><script>document.forms[0].submit()</script>`;
+    const other = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const answered = page.waitForResponse((response) => response.url() === target);
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const response = await answered;
+      expect(response.status()).toBe(403);
+      expect(await response.json()).toMatchObject({ code: 'cross_site_sign_in' });
+      expect((await context.cookies(target)).map((cookie) => cookie.name)).not.toContain('countersign_console');
+    } finally {
+      await context.close();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('is usable at 360 px and has no serious accessibility violations (axe-core)', { timeout: 90_000 }, async () => {

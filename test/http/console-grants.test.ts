@@ -95,6 +95,19 @@ describe('console: session approvals and bounded grants', () => {
 });
 
 describe('console: grants page', () => {
+  it("shows each grant's bounds: the arguments it covers, the uses left and when it ends", async () => {
+    const { runtime, signIn, page } = setup();
+    const run = await runtime.start('ops', { input: 'deploy', sessionId: 'chat-7' });
+    const grant = { ttlMs: 30 * 60_000, uses: 3, argsMatch: { target: 'staging-*' } };
+    await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'session', grant });
+    const [live] = await runtime.grants();
+    const listed = await page('/console/grants', await signIn());
+    expect(listed).toContain('<th scope="col">Arguments</th>');
+    expect(listed).toContain('<code>target</code> matches <code>&quot;staging-*&quot;</code>');
+    expect(listed).toContain('3 of 3 uses left');
+    expect(listed).toContain(`until <time datetime="${new Date(live!.expiresAt!).toISOString()}">`);
+  });
+
   it('lists the live grants and revokes one with the CSRF token, effective for the next call', async () => {
     const { runtime, signIn, post, page } = setup();
     const run = await runtime.start('ops', { input: 'deploy', sessionId: 'chat-42' });

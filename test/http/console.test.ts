@@ -80,6 +80,31 @@ describe('the console', () => {
     expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
   });
 
+  it('answers a CSRF token with a multi-byte character, and a history date past what a Date holds, with 400 problem details', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    const csrf = await csrfOf(pair);
+    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'approve' };
+    // As long as the real token in characters, longer in bytes.
+    for (const sent of [{ csrf: `${csrf.slice(0, -1)}é` }, {}]) {
+      const answer = await app.request('/console/decide', {
+        ...form({ ...fields, ...(sent.csrf === undefined ? {} : sent) }),
+        headers: { ...form({}).headers, cookie: pair, ...(sent.csrf === undefined ? { 'x-csrf-token': `${csrf.slice(0, -1)}é` } : {}) },
+      });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ code: 'malformed_csrf_token' });
+    }
+    expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
+    for (const query of ['since=99999999999999999999', 'until=99999999999999999999', 'since=275760-09-13T00:00']) {
+      const history = await app.request(`/console/history?${query}`, { headers: { cookie: pair } });
+      expect(history.status, query).toBe(400);
+      expect(await history.json()).toMatchObject({ code: 'invalid_query' });
+      const lines = await app.request(`/console/history.jsonl?${query}`, { headers: { cookie: pair } });
+      expect(lines.status, query).toBe(400);
+    }
+  });
+
   it('Approve for this run records scope run, as the signed-in person whatever name the form sends', async () => {
     const { runtime, app, signIn, csrfOf } = setup();
     const run = await runtime.start('files', { input: 'go' });
@@ -136,7 +161,36 @@ describe('GET/POST/DELETE /rules', () => {
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
     expect(await rules.list()).toEqual([]);
   });
+
+  it('refuses a rule whose approver list names nobody, over the API and on the rules page, and adds nothing', async () => {
+    const rules = createMemoryRuleStore();
+    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    for (const approvers of [[], [' ']]) {
+      const refused = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'deploy', action: 'ask', approvers }) });
+      expect(refused.status).toBe(400);
+      const problem = (await refused.json()) as { code: string; detail: string; issues: { path: string }[] };
+      expect(problem.code).toBe('invalid_body');
+      expect(problem.issues[0]!.path).toMatch(/^approvers/);
+    }
+    await expect(problem400Detail(await app.request('/rules', { method: 'POST', headers: auth, body: '{"action":"ask","approvers":[]}' }))).resolves.toContain(
+      'at least one approver',
+    );
+    const signIn = await app.request('/console/session', form({ token: TOKEN, name: 'alice' }));
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie } })).text())![1]!;
+    const page = await app.request('/console/rules', { ...form({ csrf, tool: 'deploy', action: 'ask', approvers: ' , ,' }), headers: { ...form({}).headers, cookie } });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('at least one approver');
+    expect(await rules.list()).toEqual([]);
+  });
 });
+
+const problem400Detail = async (response: Response) => {
+  expect(response.status).toBe(400);
+  return ((await response.json()) as { detail: string }).detail;
+};
 
 describe('console sessions and cards', () => {
   const model = createScriptedModel([textTurn('hi')]);

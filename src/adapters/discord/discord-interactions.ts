@@ -14,7 +14,7 @@ import { httpUrlSchema } from '../../machine/url-schema.js';
 import type { LinkedRuntime } from '../../runtime/runtime.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { HttpProblem, problem, problemFor, problemResponse } from '../../web/problem.js';
-import { parseJsonBody, readRawBody } from '../../web/read-body.js';
+import { parseJsonBody, readRawBody, tooLarge } from '../../web/read-body.js';
 import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js';
 import { CUSTOM_ID_PREFIX, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
@@ -121,10 +121,17 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
     }
   };
 
-  const checkSignature = (headers: Headers, body: string) => {
+  /** The headers, checked before the body is read: a stale, unsigned or oversized request is refused without waiting for it. */
+  const checkHeaders = (headers: Headers): string => {
     const timestamp = headers.get('x-signature-timestamp') ?? '';
     if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Signature-Timestamp must be whole seconds since the epoch.');
     if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
+    if (!/^[0-9a-f]{128}$/i.test(headers.get('x-signature-ed25519') ?? '')) throw refused('X-Signature-Ed25519 must be 128 hex characters.');
+    if (Number(headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    return timestamp;
+  };
+
+  const checkSignature = (headers: Headers, timestamp: string, body: string) => {
     if (!verifyEd25519(key, Buffer.from(timestamp + body, 'utf8'), headers.get('x-signature-ed25519') ?? '')) {
       throw refused("X-Signature-Ed25519 is missing or is not the application's signature of this request.");
     }
@@ -184,8 +191,9 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
     path: '/discord/interactions',
     async fetch(request, context) {
       try {
+        const timestamp = checkHeaders(request.headers);
         const raw = await readRawBody(request, maxBodyBytes);
-        checkSignature(request.headers, raw);
+        checkSignature(request.headers, timestamp, raw);
         const body = await answer(parseJsonBody(interactionSchema, raw), context);
         return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
       } catch (error) {

@@ -1,13 +1,24 @@
 import type { GrantState } from '../../ports/grant-store.js';
+import { presentText } from '../../machine/display-text.js';
 import { escapeHtml as e } from '../link-pages.js';
 import { hidden, page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Text a person or a model chose (names, sessions, argument bounds), shown through the display filter. */
+const shown = (text: string) => e(presentText(text, '', 256, []));
+
+/** Which calls a grant covers: every call of its tool, or those whose arguments match each of its `argsMatch` entries. */
+function covers(grant: GrantState): string {
+  const entries = Object.entries(grant.argsMatch ?? {});
+  if (entries.length === 0) return 'any arguments';
+  return entries.map(([path, value]) => `<code>${shown(path)}</code> ${typeof value === 'string' ? 'matches' : 'is'} <code>${shown(JSON.stringify(value))}</code>`).join(', ');
+}
+
 /** What is left of a grant: its uses and its time. */
 function bounds(grant: GrantState): string {
-  const uses = grant.uses === undefined ? `used ${grant.used} times` : `${grant.uses - grant.used} of ${grant.uses} uses left`;
+  const uses = grant.uses === undefined ? `used ${grant.used} times, no limit` : `${grant.uses - grant.used} of ${grant.uses} uses left`;
   const until = grant.expiresAt === undefined ? 'until revoked' : `until <time datetime="${iso(grant.expiresAt)}">${iso(grant.expiresAt)}</time>`;
   return `${uses}, ${until}`;
 }
@@ -21,15 +32,15 @@ function bounds(grant: GrantState): string {
  */
 export function grantsPage(session: ConsoleSession, grants: readonly GrantState[]): string {
   const row = (grant: GrantState) =>
-    `<tr><td><code>${e(grant.toolName)}</code></td><td><strong>${e(grant.decision)}</strong></td>` +
-    `<td>${grant.scope === 'session' ? `session <code>${e(grant.sessionId ?? '')}</code>` : 'every run'} of ${e(grant.agentName)}</td>` +
-    `<td>${e(grant.grantedBy ?? '')}</td><td>${bounds(grant)}</td>` +
+    `<tr><td><code>${shown(grant.toolName)}</code></td><td><strong>${e(grant.decision)}</strong></td>` +
+    `<td>${grant.scope === 'session' ? `session <code>${shown(grant.sessionId ?? '')}</code>` : 'every run'} of ${shown(grant.agentName)}</td>` +
+    `<td>${covers(grant)}</td><td>${shown(grant.grantedBy ?? '')}</td><td>${bounds(grant)}</td>` +
     `<td><form method="post" action="grants/${e(encodeURIComponent(grant.id))}" class="actions">${hidden('csrf', session.csrf)}` +
     `<button type="submit" class="deny" aria-label="Revoke the grant of ${e(grant.toolName)}">Revoke</button></form></td></tr>`;
   const body =
     grants.length === 0
       ? '<p class="empty">No live grants.</p>'
-      : '<table><caption class="visually-hidden">Live grants</caption><thead><tr><th scope="col">Tool</th><th scope="col">Decision</th><th scope="col">For</th><th scope="col">By</th><th scope="col">Left</th><th scope="col">Change</th></tr></thead>' +
+      : '<table><caption class="visually-hidden">Live grants</caption><thead><tr><th scope="col">Tool</th><th scope="col">Decision</th><th scope="col">For</th><th scope="col">Arguments</th><th scope="col">By</th><th scope="col">Left</th><th scope="col">Change</th></tr></thead>' +
         `<tbody>${grants.map(row).join('')}</tbody></table>`;
   return page(
     'Grants · countersign',

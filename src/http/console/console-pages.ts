@@ -109,7 +109,15 @@ export const hidden = (name: string, value: string | undefined) => (value === un
  * @example
  * const html = approvalCard(entry, { csrf: session.csrf, runPending: [entry.request] });
  */
-export function approvalCard(entry: PendingApprovalEntry, options: { readonly csrf: string; readonly runPending: readonly ApprovalRequest[] }): string {
+export function approvalCard(
+  entry: PendingApprovalEntry,
+  options: {
+    readonly csrf: string;
+    readonly runPending: readonly ApprovalRequest[];
+    /** Offer Edit arguments (default true; never to a session an inbox link signed in, as the inbox offers none). */
+    readonly edit?: boolean;
+  },
+): string {
   const { request, runId, agentName, sessionId } = entry;
   const id = `card-${request.approvalId}`;
   const attributes = {
@@ -167,7 +175,7 @@ export function approvalCard(entry: PendingApprovalEntry, options: { readonly cs
     '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
     widerApprovals(request, sessionId) +
     '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
-    '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>' +
+    (options.edit === false ? '' : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
     '</form>' +
     all +
     '<p class="state" role="status" aria-live="polite"></p></article>'
@@ -191,11 +199,11 @@ export function filtered(entries: readonly PendingApprovalEntry[], filter: Conso
 }
 
 /** The cards of `entries` (already filtered and sorted), or a line saying nothing waits. */
-export function cardList(entries: readonly PendingApprovalEntry[], csrf: string): string {
+export function cardList(entries: readonly PendingApprovalEntry[], session: Pick<ConsoleSession, 'csrf' | 'via'>): string {
   if (entries.length === 0) return '<p class="empty">Nothing is waiting for a decision.</p>';
   const byRun = new Map<string, ApprovalRequest[]>();
   for (const entry of entries) byRun.set(entry.runId, [...(byRun.get(entry.runId) ?? []), entry.request]);
-  return entries.map((entry) => approvalCard(entry, { csrf, runPending: byRun.get(entry.runId)! })).join('');
+  return entries.map((entry) => approvalCard(entry, { csrf: session.csrf, runPending: byRun.get(entry.runId)!, edit: session.via === 'token' })).join('');
 }
 
 function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): string {
@@ -237,7 +245,10 @@ function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFil
 /** The header every signed-in page shares: where you are, who you are, sign out. */
 export function signedInHeader(session: ConsoleSession, root: string): string {
   return (
-    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a><a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a></nav>` +
+    `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a>` +
+    // History, grants and rules are for a token session: an inbox session sees what the inbox shows.
+    (session.via === 'token' ? `<a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a>` : '') +
+    '</nav>' +
     `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +
     `${hidden('csrf', session.csrf)}<button type="submit">Sign out</button></form></header>`
   );
@@ -255,9 +266,9 @@ export function consolePage(session: ConsoleSession, entries: readonly PendingAp
     'Pending approvals · countersign',
     signedInHeader(session, '') +
       `<main data-csrf="${e(session.csrf)}" data-reviewer="${e(session.reviewer)}"><h2>Waiting for a decision</h2>` +
-      '<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies, e edits, a approves all of the run, ? help.</p>' +
+      `<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies,${session.via === 'token' ? ' e edits,' : ''} a approves all of the run, ? help.</p>` +
       filterForm(entries, filter) +
-      `<section id="cards" aria-label="Pending approvals">${cardList(shown, session.csrf)}</section></main>`,
+      `<section id="cards" aria-label="Pending approvals">${cardList(shown, session)}</section></main>`,
     { script: true },
   );
 }

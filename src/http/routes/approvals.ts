@@ -14,11 +14,11 @@ import type { RouteSettings } from './route-settings.js';
 
 /** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
 export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
-  const { runtime, resumeMode, read, write, decide, report } = settings;
+  const { runtime, resumeMode, readPending, write, decide, report } = settings;
   const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
 
-  app.get('/approvals', read, async (c) => {
+  app.get('/approvals', readPending, async (c) => {
     const query = parseWith(pendingQuery, c.req.query(), 'query');
     const page = await runtime.pending({
       ...(query.agent === undefined ? {} : { agent: query.agent }),

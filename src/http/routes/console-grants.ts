@@ -14,10 +14,10 @@ export function consoleGrantRoutes({ runtime }: RouteSettings, own: { readonly s
   const { sessions } = own;
   const app = new Hono<AppEnv>();
 
-  app.get('/console/grants', async (c) => c.newResponse(grantsPage(sessions.require(c), await runtime.grants()), 200, CONSOLE_HEADERS));
+  app.get('/console/grants', async (c) => c.newResponse(grantsPage(sessions.requireToken(c), await runtime.grants()), 200, CONSOLE_HEADERS));
 
   app.post('/console/grants/:grantId', async (c) => {
-    sessions.require(c);
+    sessions.requireToken(c);
     const { fields } = await readConsoleBody(c, consoleBlanket.pick({ csrf: true }), own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     await runtime.revokeGrant(c.req.param('grantId'));

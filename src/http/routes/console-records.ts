@@ -12,9 +12,11 @@ import { CONSOLE_HEADERS } from '../console/console-pages.js';
 import { rulesPage } from '../console/console-rules-page.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import type { RouteSettings } from './route-settings.js';
-import { ruleNotFound } from './rules.js';
+import { approverList, ruleNotFound } from './rules.js';
 
 const blank = (value: unknown) => (value === '' ? undefined : value);
+/** The largest epoch ms a `Date` holds. */
+const MAX_DATE_MS = 8.64e15;
 /** A `datetime-local` value (`2026-11-25T21:50`), read as UTC, or epoch ms. */
 const instant = z.preprocess(
   blank,
@@ -23,7 +25,8 @@ const instant = z.preprocess(
     .max(40)
     .transform((text, context) => {
       const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`);
-      if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
+      // Epoch ms past what a Date can hold (±8.64e15) would be a RangeError when the page shows it.
+      if (Number.isNaN(ms) || Math.abs(ms) > MAX_DATE_MS) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
       return ms;
     })
     .optional(),
@@ -62,7 +65,7 @@ export function consoleRecordRoutes(
   const queryOf = (c: Context<AppEnv>): HistoryQuery => parseWith(historyQuery, c.req.query(), 'query');
 
   app.get('/console/history', (c) => {
-    const session = sessions.require(c);
+    const session = sessions.requireToken(c);
     history.start();
     const query = queryOf(c);
     const search = new URL(c.req.url).search;
@@ -74,7 +77,7 @@ export function consoleRecordRoutes(
     return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8', 'content-disposition': 'attachment; filename="countersign-history.jsonl"' });
   });
 
-  app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.require(c), await rules?.list())));
+  app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.requireToken(c), await rules?.list())));
 
   /** A refused change, shown on the rules page (a 5xx is not a refusal, and goes to the app's error handler). */
   const refused = async (c: Context<AppEnv>, error: unknown) => {
@@ -84,7 +87,7 @@ export function consoleRecordRoutes(
   };
 
   app.post('/console/rules', async (c) => {
-    sessions.require(c);
+    sessions.requireToken(c);
     const { fields } = await readConsoleBody(c, ruleForm, own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     if (rules === undefined) throw ruleNotFound('(no rule store)');
@@ -94,7 +97,9 @@ export function consoleRecordRoutes(
       .map((name) => name.trim())
       .filter((name) => name !== '');
     try {
-      await rules.add({ ...rule, ...(list === undefined || list.length === 0 ? {} : { approvers: list }) } as NewRule);
+      // A field that names nobody (", ,") is refused: read as no approvers, it would let anyone decide.
+      if (list !== undefined) parseWith(z.object({ approvers: approverList }), { approvers: list }, 'body');
+      await rules.add({ ...rule, ...(list === undefined ? {} : { approvers: list }) } as NewRule);
     } catch (error) {
       return refused(c, error);
     }
@@ -102,7 +107,7 @@ export function consoleRecordRoutes(
   });
 
   app.post('/console/rules/:ruleId', async (c) => {
-    sessions.require(c);
+    sessions.requireToken(c);
     const { fields } = await readConsoleBody(c, ruleChange, own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     const id = c.req.param('ruleId');

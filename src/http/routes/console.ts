@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { isLinkedRuntime } from '../../runtime/link-runtime.js';
+import type { AgentSnapshot } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { problemFor } from '../../web/problem.js';
 import type { AppEnv } from '../app-env.js';
@@ -10,7 +11,9 @@ import type { AuditHistory } from '../console/audit-history.js';
 import { consoleAsset } from '../console/console-assets.js';
 import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
-import { type ConsoleSession, type ConsoleSessions, SESSION_TTL_MS } from '../console/console-session.js';
+import { type ConsoleSession, type ConsoleSessions, inboxSessionNotAllowed, SESSION_TTL_MS } from '../console/console-session.js';
+import { inboxLinkToken } from '../console/inbox-link-token.js';
+import { checkSignInOrigin } from '../console/sign-in-origin.js';
 import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
@@ -36,13 +39,13 @@ const html = (c: Context<AppEnv>, status: number, text: string) => c.newResponse
 /** Where a form post goes back to: the console at the app's root, relative so the app can be mounted under a prefix. */
 const back = (c: Context<AppEnv>, to = '../') => c.newResponse(null, 303, { location: to, 'cache-control': 'no-store' });
 
+/** The run's view in a decision's answer: a token session's only (an inbox shows no run's audit or output). */
+const runOf = (session: ConsoleSession, run: AgentSnapshot) => (session.via === 'token' ? { run: runView(run) } : {});
+
 const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
   const value = (name: string) => c.req.query(name) || undefined;
   return { agent: value('agent'), tool: value('tool'), connector: value('connector'), session: value('session') };
 };
-
-/** The token of an inbox link, given as the whole URL or the token alone. */
-const inboxTokenOf = (text: string) => /([A-Za-z0-9_-]{1,4000}\.[A-Za-z0-9_-]{1,100})\/?(?:[?#].*)?$/.exec(text.trim())?.[1];
 
 /**
  * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
@@ -72,15 +75,16 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   });
 
   app.post('/console/session', async (c) => {
+    checkSignInOrigin(c);
     own.history.start();
     const { fields } = await readConsoleBody(c, consoleSignIn, own.maxBodyBytes);
     const refuse = (error: string) => html(c, 401, signInPage({ ...signInOptions, error }));
     if (fields.inbox !== undefined) {
-      const token = inboxTokenOf(fields.inbox);
+      const token = inboxLinkToken(fields.inbox);
       if (token === undefined || !isLinkedRuntime(runtime)) return refuse('That is not an inbox link of this server.');
       try {
         const inbox = await runtime.reviewInbox(token, { limit: 1 });
-        sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, own.clock() + SESSION_TTL_MS));
+        sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, own.clock() + SESSION_TTL_MS), token);
       } catch (error) {
         if (problemFor(error).unexpected) throw error;
         return refuse('That inbox link is expired or not valid; ask for a new one.');
@@ -103,7 +107,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
 
   app.get('/console/cards', async (c) => {
     const session = sessions.require(c);
-    return html(c, 200, cardList(filtered(await pending(), filterOf(c)).sort(byExpiry), session.csrf));
+    return html(c, 200, cardList(filtered(await pending(), filterOf(c)).sort(byExpiry), session));
   });
 
   /** A refused form post, told as a page with the way back (the script gets the problem as JSON instead). */
@@ -117,6 +121,8 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     sessions.require(c);
     const { fields, json } = await readConsoleBody(c, consoleDecision, own.maxBodyBytes);
     const session = sessions.requireWrite(c, fields);
+    // The inbox offers no edit, so a session it signed in cannot change what runs.
+    if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
     const response = consoleResponse(fields, session.reviewer);
     try {
       const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
@@ -125,7 +131,8 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
         const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
         if (outcome.done) run = outcome.value;
       }
-      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...(recorded.vote === undefined ? {} : { vote: recorded.vote }), run: runView(run) }) : back(c);
+      const vote = recorded.vote === undefined ? {} : { vote: recorded.vote };
+      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...vote, ...runOf(session, run) }) : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);
@@ -149,7 +156,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
         const outcome = await carryOn(runtime.resume(run.runId), 'resume', run.runId);
         if (outcome.done) latest = outcome.value;
       }
-      return json ? c.json({ status: latest.status, run: runView(latest), results: batch.results }) : back(c);
+      return json ? c.json({ status: latest.status, ...runOf(session, latest), results: batch.results }) : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);

@@ -1,11 +1,21 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { streamEvents, type EventFeed } from '../events-route.js';
+import { inboxEventView } from '../console/inbox-event-view.js';
 import type { RouteSettings } from './route-settings.js';
 
 /** `GET /events`: run events as server-sent events, read from `feed`, with a heartbeat comment every `heartbeatMs`. */
-export function eventRoutes({ read, report }: RouteSettings, { feed, heartbeatMs }: { readonly feed: EventFeed; readonly heartbeatMs: number }): Hono<AppEnv> {
+export function eventRoutes({ readPending, report }: RouteSettings, { feed, heartbeatMs }: { readonly feed: EventFeed; readonly heartbeatMs: number }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/events', read, (c) => streamEvents(c, feed, { heartbeatMs, onError: (error) => report(error, { operation: 'events', method: 'GET', path: '/events' }) }));
+  app.get('/events', readPending, (c) => {
+    const { caller } = c.var;
+    // A session an inbox link signed in follows the pending cards, and sees no more of a run than the inbox shows.
+    const view = caller.kind === 'console' && caller.via === 'inbox' ? inboxEventView : undefined;
+    return streamEvents(c, feed, {
+      heartbeatMs,
+      ...(view === undefined ? {} : { view }),
+      onError: (error) => report(error, { operation: 'events', method: 'GET', path: '/events' }),
+    });
+  });
   return app;
 }

@@ -27,8 +27,10 @@ export interface RouteSettings {
   readonly resumeMode: ResumeMode;
   /** How long a recorded run goes on here before the answer is 202. */
   readonly resumeTimeoutMs: number;
-  /** Guards of the routes that read: a bearer token. */
+  /** Guards of the routes that read: a bearer token, or a console session signed in with it. */
   readonly read: MiddlewareHandler<AppEnv>;
+  /** Guards of the reads of what an inbox shows (the pending approvals and their events): `read`'s, or any console session. */
+  readonly readPending: MiddlewareHandler<AppEnv>;
   /** Guards of the routes that write: a bearer token or a Standard Webhooks signature, the body read, the webhook-id claimed. */
   readonly write: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
   /**

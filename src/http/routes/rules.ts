@@ -6,12 +6,22 @@ import { HttpProblem, problem } from '../../web/problem.js';
 import { parseJsonBody } from '../../web/read-body.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
+import { checkNamedTarget } from '../write-target.js';
 import type { RouteSettings } from './route-settings.js';
 
+/** An approver list names someone: an empty one (or a blank name) would read as "anyone", the opposite of what was meant. */
+export const approverList = z
+  .array(z.string().min(1).max(256).regex(/\S/, 'must not be blank'))
+  .min(1, 'must name at least one approver; leave approvers out to let anyone who may decide the tool decide')
+  .max(100);
+const ruleTarget = z.string().min(1).max(256).optional().describe('The rule of the URL; required in a Standard-Webhooks-signed body.');
+
 /** `POST /rules`: a rule to add (`NewRule`). */
-export const newRuleBody = newRuleSchema.strict();
+export const newRuleBody = newRuleSchema.extend({ approvers: approverList.optional() }).strict();
 /** `POST /rules/:ruleId`: enable or disable. */
-export const ruleStateBody = z.strictObject({ enabled: z.boolean() });
+export const ruleStateBody = z.strictObject({ enabled: z.boolean(), ruleId: ruleTarget });
+/** `DELETE /rules/:ruleId`: nothing, or (signed: required) the rule it deletes. */
+export const removeRuleBody = z.strictObject({ ruleId: ruleTarget });
 
 /** The 404 for a rule id the store does not hold. */
 export const ruleNotFound = (id: string) => new HttpProblem(problem(404, 'rule_not_found', `No stored rule ${id}; GET /rules lists their ids.`, { ruleId: id }));
@@ -23,12 +33,14 @@ export function ruleRoutes({ read, write }: RouteSettings, rules: RuleStore): Ho
   app.post('/rules', ...write, async (c) => answerJson(c, { rule: await rules.add(parseJsonBody(newRuleBody, c.var.rawBody) as NewRule) }, 201));
   app.post('/rules/:ruleId', ...write, async (c) => {
     const id = c.req.param('ruleId');
-    const { enabled } = parseJsonBody(ruleStateBody, c.var.rawBody);
+    const { enabled, ruleId } = parseJsonBody(ruleStateBody, c.var.rawBody);
+    checkNamedTarget(c, 'ruleId', ruleId, id);
     if (!(await rules.list()).some((rule) => rule.id === id)) throw ruleNotFound(id);
     return answerJson(c, { rule: await rules.setEnabled(id, enabled) });
   });
   app.delete('/rules/:ruleId', ...write, async (c) => {
     const id = c.req.param('ruleId');
+    checkNamedTarget(c, 'ruleId', parseJsonBody(removeRuleBody, c.var.rawBody).ruleId, id);
     if (!(await rules.remove(id))) throw ruleNotFound(id);
     return answerJson(c, { removed: true, ruleId: id });
   });

@@ -56,6 +56,8 @@ export function renderMessage(json: Record<string, unknown>): { readonly visible
 export interface DiscordApp {
   /** The public key as the Developer Portal shows it: 64 hex characters. */
   readonly publicKey: string;
+  /** The route's URL on loopback. */
+  readonly url: string;
   /** Sends `interaction` signed (at `timestamp` seconds, default now); `tamper` changes the body or the timestamp header after signing. */
   send(
     interaction: unknown,
@@ -77,6 +79,7 @@ export async function startDiscordApp(makeRoute: (publicKey: string) => ChannelR
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${route.path}`;
   return {
     publicKey: publicHex,
+    url,
     send(interaction, options = {}) {
       const body = JSON.stringify(interaction);
       const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));

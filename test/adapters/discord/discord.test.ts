@@ -1,3 +1,4 @@
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -134,6 +135,28 @@ describe('the signature check', () => {
       expect(response.status).toBe(401);
       expect(response.headers.get('content-type')).toBe('application/problem+json');
       expect(((await response.json()) as { code: string }).code).toBe('invalid_discord_signature');
+    }
+  });
+
+  it('refuses a stale timestamp, a missing signature and a declared length over the limit before reading the body', async () => {
+    const { app } = await world();
+    const now = Math.floor(Date.now() / 1000);
+    const signature = 'ab'.repeat(64);
+    const cases = [
+      { headers: { 'x-signature-timestamp': String(now - 301), 'x-signature-ed25519': signature, 'content-length': '1000' }, status: 401 },
+      { headers: { 'x-signature-timestamp': String(now), 'content-length': '1000' }, status: 401 },
+      { headers: { 'x-signature-timestamp': String(now), 'x-signature-ed25519': signature, 'content-length': String(10 * 1024 * 1024) }, status: 413 },
+    ];
+    for (const { headers, status } of cases) {
+      // Headers and the first bytes of a body that never ends: an answer can only come from the headers.
+      const request = httpRequest(app.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } });
+      request.on('error', () => undefined);
+      const answered = new Promise<IncomingMessage>((resolve) => request.once('response', resolve));
+      request.write('{"type":1,');
+      const response = await answered;
+      request.destroy();
+      expect(response.statusCode).toBe(status);
+      expect(response.headers['content-type']).toBe('application/problem+json');
     }
   });
 });

@@ -7,6 +7,7 @@ import { RunNotFoundError } from '../../errors.js';
 import { expiryDecisions } from '../../machine/expiry.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { hasLiveLease } from '../../runtime/runtime-maintenance.js';
 
 export interface FollowerSettings {
   readonly runtime: Runtime;
@@ -47,7 +48,8 @@ export function runFollower({ runtime, everyMs, report }: FollowerSettings) {
     }
     if (!closed) followed.set(runId, snapshot.version);
     if (going.has(runId)) return snapshot;
-    const stalled = snapshot.status === 'running' && snapshot.version === seen;
+    // A call under a live lease is under way (here, or in a gateway that died mid-call): a resume would return at once.
+    const stalled = snapshot.status === 'running' && snapshot.version === seen && !hasLiveLease(snapshot, Date.now());
     // A failure here surfaces to a waiter through `going`, or to the next look.
     if (stalled || expiryDecisions(snapshot, Date.now()).length > 0) void carryOn(runId).catch((error: unknown) => report(error, runId));
     return snapshot;

@@ -1,6 +1,7 @@
 // `countersign mcp-gateway`: createMcpGateway from the command line. MCP over stdio (--serve-stdio; stdout then
 // carries MCP only, everything else goes to stderr) and/or over Streamable HTTP at /mcp beside the approval app
 // (--port), so a person can decide in the app's console, over its API, or from another process sharing --redis.
+import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
@@ -20,13 +21,18 @@ export interface GatewayIo {
 }
 
 export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
-              [--prefix P] [--wait-ms N] [--serve-stdio] [--port N]
+              [--prefix P] [--wait-ms N] [--lease-ms N] [--serve-stdio] [--port N]
                                               an MCP server in front of another: offers its tools, forwards
                                               only calls the rules or a person allow. --serve-stdio: MCP on
                                               stdin/stdout; --port: MCP at /mcp and the approval app on one
-                                              port (loopback; env COUNTERSIGN_APPROVALS_TOKEN and/or
-                                              COUNTERSIGN_WEBHOOK_SECRET guard the app, COUNTERSIGN_LINK_SECRET
-                                              enables its links, COUNTERSIGN_DECISION_SECRET signs requests)`;
+                                              port (loopback; MCP clients send the bearer token of env
+                                              COUNTERSIGN_MCP_TOKEN, one is made and printed when unset; env
+                                              COUNTERSIGN_APPROVALS_TOKEN and/or COUNTERSIGN_WEBHOOK_SECRET
+                                              guard the app, COUNTERSIGN_LINK_SECRET enables its links,
+                                              COUNTERSIGN_DECISION_SECRET signs requests)`;
+
+/** The name of the MCP client over HTTP (its calls' `requestedBy` is `mcp:http`). */
+const HTTP_CLIENT = 'http';
 
 const options = {
   upstream: { type: 'string' },
@@ -36,6 +42,7 @@ const options = {
   redis: { type: 'string' },
   prefix: { type: 'string' },
   'wait-ms': { type: 'string' },
+  'lease-ms': { type: 'string' },
   'serve-stdio': { type: 'boolean' },
   port: { type: 'string' },
 } as const;
@@ -57,6 +64,10 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
   const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
   if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
+  const mcpToken = io.env['COUNTERSIGN_MCP_TOKEN'];
+  if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
   if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
   if (port === undefined && values.redis === undefined) {
     throw new UsageError('nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)');
@@ -86,6 +97,8 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     ...(rules === undefined ? {} : { policy: { rules } }),
     ...(redis === undefined ? {} : { store: redis.store }),
     ...(waitMs === undefined ? {} : { waitMs }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
     ...(linkSecret ? { links: { secret: linkSecret } } : {}),
     ...(decisionSecret ? { decisionSecret } : {}),
     onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
@@ -109,6 +122,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port });
       stops.unshift(() => server.close());
       say(`mcp-gateway ${values.name}: MCP (Streamable HTTP) at ${server.url}/mcp`);
+      if (mcpToken === undefined) say(`MCP clients send Authorization: Bearer ${gatewayOptions.clientTokens![HTTP_CLIENT]} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
       say(`approve or deny at ${server.url}/ (the approval app; bearer token from COUNTERSIGN_APPROVALS_TOKEN), e.g.`);
       say(
         `  curl -X POST ${server.url}/runs/RUN_ID/approvals/APPROVAL_ID -H "authorization: Bearer $COUNTERSIGN_APPROVALS_TOKEN" -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
@@ -116,7 +130,8 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     }
     if (values['serve-stdio']) {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-      await gateway.connect(new StdioServerTransport(io.stdin as Readable, io.stdout as Writable));
+      // The one client over stdio is the process that started the gateway, again after a restart: its retry finds its call.
+      await gateway.connect(new StdioServerTransport(io.stdin as Readable, io.stdout as Writable), { client: 'stdio' });
       say(`mcp-gateway ${values.name}: MCP on stdin/stdout`);
     }
     if (port === undefined) say(`decide from a process on the same Redis, e.g. countersign pending / approve with a runtime module using mode 'record'`);

@@ -43,6 +43,18 @@ function appUrl(stderr: Stream): Promise<string> {
   });
 }
 
+/** The MCP client token the gateway made and printed, from its stderr. */
+function printedToken(stderr: Stream): Promise<string> {
+  let seen = '';
+  return new Promise((resolve) => {
+    stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /MCP clients send Authorization: Bearer (\S+) \(set COUNTERSIGN_MCP_TOKEN to choose it\)/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+  });
+}
+
 async function decide(url: string, approved: boolean, extra: Record<string, unknown> = {}) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let item: { runId: string; request: { approvalId: string } } | undefined;
@@ -109,7 +121,7 @@ describe('countersign mcp-gateway', () => {
     expect(log.calls().map((entry) => entry['tool'])).toEqual(['read_file', 'delete_file']);
   });
 
-  it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port', async () => {
+  it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port, to clients with the token it made and printed', async () => {
     const log = callLog();
     const child: ChildProcess = spawn(
       process.execPath,
@@ -117,9 +129,11 @@ describe('countersign mcp-gateway', () => {
       { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
-    const url = await appUrl(child.stderr!);
+    const [url, mcpToken] = await Promise.all([appUrl(child.stderr!), printedToken(child.stderr!)]);
+    // Without the token it printed, /mcp takes nobody.
+    expect((await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('delete_file');
     expect((await fetch(`${url}/approvals`)).status).toBe(401);

@@ -17,6 +17,7 @@ import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
 const url = inject('redisUrl');
 const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const token = 'gateway-redis-token-0123456789';
+const mcpToken = 'gateway-redis-mcp-token-0123456789';
 
 describe.skipIf(!url)('MCP gateway on Redis', () => {
   const gatewayRedis = url ? connect(url) : undefined!;
@@ -76,7 +77,7 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', '--wait-ms', '10000'],
-      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
+      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token, COUNTERSIGN_MCP_TOKEN: mcpToken }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
     const app = await new Promise<string>((resolve) => {
@@ -88,7 +89,7 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
       });
     });
     const client = new Client({ name: 'redis-cli-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
     cleanups.push(() => client.close());
     const answer = client.callTool({ name: 'delete_file', arguments: { path: '/cli' } }) as Promise<CallToolResult>;
     // The run is in Redis: this process finds it there, and decides over the gateway's approval app.

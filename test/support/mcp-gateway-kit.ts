@@ -2,6 +2,7 @@
 // calls), with the SDK's own Client connected to it in memory; a wait for the gateway's next pending approval and for
 // a run's end; and a runtime of another process on the gateway's store, which can decide but has no upstream.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentSnapshot, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
@@ -25,14 +26,23 @@ export async function gatewayWithClient(settings: McpGatewaySettings = {}) {
   return { gateway, log, client, call };
 }
 
-/** A new SDK client connected to the gateway in memory. */
-export async function clientOf(gateway: McpGateway): Promise<Client> {
+/** A new SDK client connected to the gateway in memory, as the client named `name` when given. */
+export async function clientOf(gateway: McpGateway, name?: string): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await gateway.connect(serverSide);
+  await gateway.connect(serverSide, name === undefined ? {} : { client: name });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   await client.connect(clientSide);
   open.push(client);
   return client;
+}
+
+/** A new SDK client of the gateway at `endpoint` (`…/mcp`) over Streamable HTTP, sending `token` as its bearer token. */
+export async function httpClientOf(endpoint: URL, token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'http-client', version: '1.0.0' });
+  await client.connect(transport);
+  open.push(client);
+  return { client, transport };
 }
 
 /** The first pending approval, once there is one. */

@@ -13,6 +13,9 @@ export interface CallThroughOptions {
   readonly idempotent?: boolean | undefined;
 }
 
+/** Sends of one call at most: a server that keeps refusing it unsent (a session it forgets at once) is not tried forever. */
+const MAX_SENDS = 8;
+
 /** The server's `CallToolResult` for one call, waiting at most `timeoutMs` in all. */
 export async function callThrough(
   link: McpLink,
@@ -23,7 +26,7 @@ export async function callThrough(
 ): Promise<CallToolResult> {
   const deadline = Date.now() + server.timeoutMs;
   let resent = false;
-  for (;;) {
+  for (let sends = 1; ; sends++) {
     const client = await link.connected(deadline, options.signal);
     if (client === undefined) {
       const status = link.status === 'failed' ? 'failed' : link.status === 'connecting' ? 'connecting' : 'disconnected';
@@ -38,11 +41,14 @@ export async function callThrough(
       const kind = failureKind(error);
       if (kind === 'answered') throw error;
       await link.suspect();
-      if (Date.now() < deadline && (kind === 'unsent' || (options.idempotent && !resent))) {
+      if (Date.now() < deadline && sends < MAX_SENDS && (kind === 'unsent' || (options.idempotent && !resent))) {
         resent ||= kind !== 'unsent';
         continue;
       }
-      if (kind === 'unsent') throw new ConnectorUnavailableError(server.name, 'disconnected', `connector ${server.name} is disconnected; the call was not sent.`, { cause: error });
+      if (kind === 'unsent') {
+        const tried = sends < MAX_SENDS ? '' : ` (tried ${MAX_SENDS} times)`;
+        throw new ConnectorUnavailableError(server.name, 'disconnected', `connector ${server.name} is disconnected; the call was not sent${tried}.`, { cause: error });
+      }
       const what = kind === 'timeout' ? `did not answer within ${server.timeoutMs} ms` : 'disconnected during the call';
       throw new OutcomeUnknownError(`connector ${server.name} ${what}`, { cause: error });
     }

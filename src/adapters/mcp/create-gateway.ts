@@ -1,17 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { type Agent, createAgent } from '../../machine/agent.js';
+import { optionsObject, parseOptions } from '../../options.js';
 import { createRuntime } from '../../runtime/create-runtime.js';
 import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
 import { connectMcpServer } from './connect.js';
 import { gatewayAgentName } from './gateway-agent.js';
 import { gatewayCalls } from './gateway-calls.js';
 import { runFollower } from './gateway-follower.js';
+import { httpGuard } from './gateway-http-guard.js';
 import { gatewayModel } from './gateway-model.js';
-import { type McpGatewayOptions, readGatewayOptions } from './gateway-options.js';
+import { clientName, type McpGatewayOptions, readGatewayOptions } from './gateway-options.js';
+import { startRecovery } from './gateway-recovery.js';
 import { gatewaySessions } from './gateway-sessions.js';
 import type { McpConnection } from './mcp-connection.js';
+
+const connectSchema = optionsObject({ client: clientName.optional() });
 
 /**
  * An MCP server in front of another: it offers the upstream's tools and
@@ -28,14 +34,21 @@ export interface McpGateway<R extends Runtime = Runtime> {
   readonly agent: Agent;
   /** The connection to the upstream server. */
   readonly connection: McpConnection;
-  /** Serves MCP over `transport` (stdio, or any other); each transport gets its own SDK `Server`, which is returned. */
-  connect(transport: Transport): Promise<Server>;
+  /**
+   * Serves MCP over `transport` (stdio, or any other); each transport gets its own SDK `Server`, which is returned.
+   * `client` names the one client at its other end (its calls' key and their `requestedBy`, `mcp:<client>`): name it
+   * when the same client comes back over a new transport (stdio after a restart), so its retry finds its call.
+   * Default: a new name for each transport.
+   */
+  connect(transport: Transport, options?: { readonly client?: string }): Promise<Server>;
   /**
    * Serves MCP Streamable HTTP (with sessions, so list_changed reaches the
    * clients) for a Fetch `Request`: mount it at `/mcp` of any Fetch server.
+   * Each request must carry a client's token (`clientTokens`), a `Host` of
+   * `allowedHosts` and no `Origin` but `allowedOrigins`, within `maxBodyBytes`.
    */
   fetch(request: Request): Promise<Response>;
-  /** Stops following runs, closes every client's session, and the upstream connection when the gateway opened it. */
+  /** Stops following and recovering runs, closes every client's session, and the upstream connection when the gateway opened it. */
   close(): Promise<void>;
 }
 
@@ -46,10 +59,13 @@ export interface McpGateway<R extends Runtime = Runtime> {
  * ask wait up to `waitMs` for a person (then answer "approval pending" with
  * the approval id; the client retries the identical call to get the
  * decision, without asking again), denied and expired ones are tool errors
- * that say who refused and why. The gateway follows each run until it ends,
- * every `followEveryMs`: a decision recorded elsewhere (mode `'record'`) is
- * carried out and an expiry applied even when no client waits. Throws `ConfigError` for bad options and
- * `ConnectorUnavailableError` when the upstream cannot be reached.
+ * that say who refused and why. A call is its client's: another client's
+ * identical call is asked about on its own. The gateway follows each run
+ * until it ends, every `followEveryMs`, and picks up the unfinished runs of
+ * its agent from its store at start and every `recoverEveryMs`: a decision
+ * recorded elsewhere (mode `'record'`) is carried out and an expiry applied
+ * even when no client waits, also after a restart. Throws `ConfigError` for
+ * bad options and `ConnectorUnavailableError` when the upstream cannot be reached.
  *
  * @example
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -74,6 +90,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     model: gatewayModel,
     tools: [connection],
     maxTurns: 2,
+    ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }),
     ...(settings.policy === undefined ? {} : { policy: settings.policy }),
     ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),
     ...(settings.approvalTtlMs === undefined ? {} : { approvalTtlMs: settings.approvalTtlMs }),
@@ -100,6 +117,20 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
   const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
   const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
+  const recovery = startRecovery({
+    store: runtime.store,
+    agentName: agent.name,
+    everyMs: settings.recoverEveryMs ?? 30_000,
+    follow: follower.follow,
+    report: (error) => {
+      try {
+        settings.onError?.(error, { operation: 'mcp-gateway recover' });
+      } catch {
+        // As the follower's reporter: nowhere left to go; the next pass tries again.
+      }
+    },
+  });
+  await recovery.started;
 
   const listings = (): McpToolListing[] => {
     const offered = new Set(connection.tools.map((tool) => tool.name));
@@ -107,7 +138,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   };
 
   const servers = new Set<Server>();
-  const newServer = (): Server => {
+  const newServer = (client: string): Server => {
     const server = new Server({ name: `countersign-gateway-${connection.name}`, version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -123,7 +154,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
         );
       }
       const done = sessions.busy(extra.sessionId);
-      return call(name, args, extra.signal).finally(done);
+      return call(client, name, args, extra.signal).finally(done);
     });
     servers.add(server);
     server.onclose = () => servers.delete(server);
@@ -134,12 +165,24 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
   });
 
-  const connect = async (transport: Transport) => {
-    const server = newServer();
+  const serve = async (transport: Transport, client: string) => {
+    const server = newServer(client);
     await server.connect(transport);
     return server;
   };
-  const sessions = gatewaySessions({ idleMs: settings.sessionIdleMs ?? 1_800_000, maxSessions: settings.maxSessions ?? 1000, connect });
+  const connect = (transport: Transport, options: { readonly client?: string } = {}) =>
+    serve(transport, parseOptions(connectSchema, options, 'gateway.connect').client ?? `client-${randomUUID().slice(0, 8)}`);
+  const sessions = gatewaySessions({
+    idleMs: settings.sessionIdleMs ?? 1_800_000,
+    maxSessions: settings.maxSessions ?? 1000,
+    admit: httpGuard({
+      clientTokens: settings.clientTokens ?? {},
+      allowedHosts: settings.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
+      allowedOrigins: settings.allowedOrigins ?? [],
+      maxBodyBytes: settings.maxBodyBytes ?? 1_048_576,
+    }),
+    connect: serve,
+  });
 
   return {
     runtime,
@@ -149,6 +192,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     fetch: sessions.fetch,
     async close() {
       stopListening();
+      recovery.close();
       follower.close();
       await sessions.close();
       await Promise.all([...servers].map((server) => server.close()));

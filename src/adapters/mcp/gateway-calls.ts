@@ -1,9 +1,10 @@
-// One tools/call through the gateway: a run in the runtime, found again by a digest of the call so a retried call
-// waits on the same run (and two identical calls at once make one approval), awaited up to waitMs. The run may be
+// One tools/call through the gateway: a run in the runtime, found again by a digest of the client and the call so the
+// client's retried call waits on the same run (and two identical calls of one client at once make one approval),
+// awaited up to waitMs. The run may be
 // decided anywhere; the follower carries it on here, where the upstream is, while a call waits and after.
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RunNotFoundError } from '../../errors.js';
+import { RunNotFoundError, StoreUnavailableError } from '../../errors.js';
 import { digestOf } from '../../machine/digest.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import { awaitRun } from '../../runtime/await-run.js';
@@ -25,8 +26,15 @@ export interface GatewayCallSettings {
 
 /** How often a waiting call looks at its run (events of this process wake it at once). */
 const POLL_MS = 200;
+/** Wake-ups by the run's own events one wait takes at most (a gateway run commits a handful of times). */
+const EVENT_WAKES = 16;
+/** Times a call tries to take its key from a starter that died before recording its run. */
+const KEY_ATTEMPTS = 3;
 
-/** The function that answers one tools/call (`toolName` as the gateway lists it). */
+/** The passes of a wait of `waitMs` at most: one per poll, plus the wake-ups by events. */
+export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT_WAKES;
+
+/** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
   const { runtime, follower } = settings;
   const keyPrefix = `mcp-gateway:${settings.agentName}:`;
@@ -45,14 +53,14 @@ export function gatewayCalls(settings: GatewayCallSettings) {
     return false;
   };
 
-  /** The run of this call: the one an identical call started and that has not been answered since, or a new one. */
-  const runFor = async (key: string, tool: string, args: Record<string, unknown>): Promise<string> => {
-    for (;;) {
+  /** The run of this call: the one this client's identical call started and that has not been answered since, or a new one. */
+  const runFor = async (key: string, client: string, tool: string, args: Record<string, unknown>): Promise<string> => {
+    for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
       const fresh = `mcpgw_${randomUUID()}`;
       const held = await runtime.once.putIfAbsent(key, fresh, settings.keyTtlMs);
       if (held === undefined) {
         try {
-          await runtime.start(settings.agentName, { input: gatewayInput({ tool, arguments: args }), runId: fresh }, { mode: 'record' });
+          await runtime.start(settings.agentName, { input: gatewayInput({ tool, arguments: args }), runId: fresh, requestedBy: requester(client) }, { mode: 'record' });
         } catch (error) {
           await runtime.once.replace(key, fresh, undefined, settings.keyTtlMs);
           throw error;
@@ -68,26 +76,36 @@ export function gatewayCalls(settings: GatewayCallSettings) {
       // Its starter died before recording it: free the key and take it.
       await runtime.once.replace(key, held, undefined, settings.keyTtlMs);
     }
+    throw new StoreUnavailableError(`The call's key changed hands ${KEY_ATTEMPTS} times while this call tried to take it; call the tool again.`);
   };
 
-  /** The run once it ended, or as it stands at `deadline`. */
+  /**
+   * The run once it ended, or as it stands at `deadline`, when `signal` aborts, or after `maxPasses` looks. Each pass
+   * checks all three; a resume a look just started (a decision is in, an approval expired, a lease ended) is awaited
+   * for its outcome, even past the deadline, unless the call is cancelled.
+   */
   const settle = async (runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> => {
-    for (;;) {
-      const before = follower.going(runId);
-      const snapshot = await follower.look(runId);
-      if (ENDED.has(snapshot.status)) return snapshot;
-      const own = follower.going(runId);
-      // Just carried on (its decisions are in, or its approval expired): answer with the outcome, even past the deadline.
-      if (own !== undefined && own !== before) {
-        await own;
-        continue;
-      }
+    const passes = maxPasses(settings.waitMs);
+    let snapshot = await lookAndCarryOn(runId, signal);
+    for (let pass = 1; !ENDED.has(snapshot.status); pass++) {
       const now = Date.now();
-      if (now >= deadline || signal?.aborted) return snapshot;
+      if (now >= deadline || signal?.aborted || pass >= passes) return snapshot;
+      const own = follower.going(runId);
       // A failure after the wait surfaces to the next waiter, which carries the run on again.
       if (own !== undefined) await awaitRun(own, deadline - now, () => undefined);
       else await changeOf(runId, Math.min(POLL_MS, deadline - now), signal);
+      snapshot = await lookAndCarryOn(runId, signal);
     }
+    return snapshot;
+  };
+
+  /** The run as a look finds it; when that look started its resume here, the run after the resume (or at cancellation). */
+  const lookAndCarryOn = async (runId: string, signal?: AbortSignal): Promise<AgentSnapshot> => {
+    const before = follower.going(runId);
+    const snapshot = await follower.look(runId);
+    const started = follower.going(runId);
+    if (started === undefined || started === before) return snapshot;
+    return (await untilAborted(started, signal)) ?? snapshot;
   };
 
   /** Resolves on the next event of `runId` in this process, after `ms`, or when `signal` aborts. */
@@ -104,11 +122,12 @@ export function gatewayCalls(settings: GatewayCallSettings) {
       signal?.addEventListener('abort', done, { once: true });
     });
 
-  return async (tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
+  return async (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
     const deadline = Date.now() + settings.waitMs;
-    const key = `${keyPrefix}${digestOf({ tool, args })}`;
+    // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
+    const key = `${keyPrefix}${digestOf({ client, tool, args })}`;
     try {
-      const runId = await runFor(key, tool, args);
+      const runId = await runFor(key, client, tool, args);
       const snapshot = await settle(runId, deadline, signal);
       if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
       // Answered: a later identical call is a new call, and asks again.
@@ -118,6 +137,20 @@ export function gatewayCalls(settings: GatewayCallSettings) {
       return errorAnswer(`The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`);
     }
   };
+}
+
+/** The runs' `requestedBy` for the client named `client`. */
+export const requester = (client: string) => `mcp:${client}`;
+
+/** `work`'s value, or undefined once `signal` aborts first (the work goes on; its failure is the follower's to report). */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const aborted = () => resolve(undefined);
+    signal.addEventListener('abort', aborted, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,12 +1,14 @@
-// The gateway follows every run it started or a client waits on, until the run ends or the gateway closes: one timer
-// for all of them, and the same look a waiting call takes. A look carries a run on here, where the upstream is, when
-// nothing else will: its decisions were all recorded by a process without the upstream (mode 'record': an approval
-// app, a CLI elsewhere), or an approval expired with no client waiting. The runtime's commits and leases keep each call
-// exactly once, however many processes look.
+// The gateway follows every run it started, a client waits on, or it found unfinished in its store, until the run
+// ends or the gateway closes: one timer for all of them, and the same look a waiting call takes. A look carries a run
+// on here, where the upstream is, when nothing else will: its decisions were all recorded by a process without the
+// upstream (mode 'record': an approval app, a CLI elsewhere), an approval expired with no client waiting, or the lease
+// of a call a dead gateway was making ended. A run whose call holds a live lease is left alone: a resume would return
+// at once. The runtime's commits and leases keep each call exactly once, however many processes look.
 import { RunNotFoundError } from '../../errors.js';
 import { expiryDecisions } from '../../machine/expiry.js';
 import type { AgentSnapshot } from '../../machine/types.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { hasLiveLease } from '../../runtime/runtime-maintenance.js';
 
 export interface FollowerSettings {
   readonly runtime: Runtime;
@@ -47,7 +49,8 @@ export function runFollower({ runtime, everyMs, report }: FollowerSettings) {
     }
     if (!closed) followed.set(runId, snapshot.version);
     if (going.has(runId)) return snapshot;
-    const stalled = snapshot.status === 'running' && snapshot.version === seen;
+    // A call under a live lease is under way (here, or in a gateway that died mid-call): a resume would return at once.
+    const stalled = snapshot.status === 'running' && snapshot.version === seen && !hasLiveLease(snapshot, Date.now());
     // A failure here surfaces to a waiter through `going`, or to the next look.
     if (stalled || expiryDecisions(snapshot, Date.now()).length > 0) void carryOn(runId).catch((error: unknown) => report(error, runId));
     return snapshot;

@@ -42,6 +42,33 @@ export interface McpGatewaySettings {
   readonly sessionIdleMs?: number;
   /** MCP HTTP sessions open at once; a new one beyond is refused with 503. Default 1,000. */
   readonly maxSessions?: number;
+  /**
+   * The MCP clients that may call over HTTP (`gateway.fetch`), by name: `{ 'claude-desktop': token }`, each token
+   * at least 16 characters, sent as `Authorization: Bearer <token>`. Without it every HTTP request is refused with
+   * 401. A client's name keys its calls (a retry finds its own call, never another client's) and is the runs'
+   * `requestedBy` (`mcp:<name>`); give each client its own token.
+   */
+  readonly clientTokens?: Readonly<Record<string, string>>;
+  /**
+   * Host names (without port) an HTTP request's `Host` header may name; others get 403 (DNS rebinding). Default
+   * `['localhost', '127.0.0.1', '[::1]']`: add the names the gateway is reached by when it is not on loopback.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** `Origin` values an HTTP request may carry (exact, e.g. `https://app.example.com`); a request with another gets 403. Default none: MCP clients send no `Origin`, browsers do. */
+  readonly allowedOrigins?: readonly string[];
+  /** Largest HTTP request body, in bytes; a longer one is refused with 413 before it is parsed. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * How long a call to the upstream is leased to this gateway: a gateway restarted after dying mid-call takes the
+   * call over (asks a person again, or resends an idempotent one) once the lease ends. Keep it above the upstream's
+   * `callTimeoutMs`. Default 5 minutes.
+   */
+  readonly leaseMs?: number;
+  /**
+   * How often the gateway looks in its store for runs of its agent it does not follow (left by a gateway that
+   * stopped, or decided while none ran) and follows them; also once at start. Default 30,000 ms.
+   */
+  readonly recoverEveryMs?: number;
   /** Signs every approval request; decisions must echo the signature. */
   readonly decisionSecret?: string;
   /** Failures that must not stop a call (a notifier that threw), as `createRuntime`'s `onError`. */
@@ -58,6 +85,9 @@ export interface McpGatewaySettings {
  */
 export type McpGatewayOptions = McpGatewaySettings & (McpServerOptions | { readonly connection: McpConnection });
 
+/** An MCP client's name, as `clientTokens` and `gateway.connect` take it. */
+export const clientName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
+
 const settingsShape = {
   policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
   ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
@@ -69,6 +99,20 @@ const settingsShape = {
   followEveryMs: z.number().int('must be a whole number').min(10).max(3_600_000).optional(),
   sessionIdleMs: z.number().int('must be a whole number').min(10).optional(),
   maxSessions: z.number().int('must be a whole number').positive().optional(),
+  clientTokens: z
+    .record(clientName, z.string().min(16, 'use at least 16 characters of randomness').max(512))
+    .refine((tokens) => new Set(Object.values(tokens)).size === Object.keys(tokens).length, 'gives two clients the same token; give each client its own')
+    .optional(),
+  allowedHosts: z.array(z.string().min(1).max(255)).optional(),
+  allowedOrigins: z.array(z.string().url('must be an origin such as https://app.example.com')).optional(),
+  maxBodyBytes: z
+    .number()
+    .int('must be a whole number')
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .optional(),
+  leaseMs: z.number().int('must be a whole number').min(100).optional(),
+  recoverEveryMs: z.number().int('must be a whole number').min(10).max(3_600_000).optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
   onError: runtimeOptionsSchema.shape.onError,
 };

@@ -1,28 +1,33 @@
-// The gateway's Streamable HTTP sessions: one transport (with its own SDK Server) per client session. A session with
-// no request and no call in flight for idleMs is closed (the client's next request gets 404 and, as MCP clients do,
-// starts a new session); beyond maxSessions a new session is refused with 503, saying why.
+// The gateway's Streamable HTTP sessions: one transport (with its own SDK Server) per client session, opened only for
+// a request the guard let through and bound to the client that opened it (another client's token does not reach it).
+// A session with no request and no call in flight for idleMs is closed (the client's next request gets 404 and, as
+// MCP clients do, starts a new session); beyond maxSessions a new session is refused with 503, saying why.
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type Admitted, rpcError } from './gateway-http-guard.js';
 
 export interface SessionSettings {
   readonly idleMs: number;
   readonly maxSessions: number;
-  /** Serves MCP over a new session's transport. */
-  readonly connect: (transport: Transport) => Promise<Server>;
+  /** Lets a request through, or answers it (see gateway-http-guard.ts). */
+  readonly admit: (request: Request) => Promise<Admitted | Response>;
+  /** Serves MCP over a new session's transport, for the client named `client`. */
+  readonly connect: (transport: Transport, client: string) => Promise<Server>;
 }
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly client: string;
   lastSeen: number;
   calls: number;
 }
 
-const rpcError = (status: number, code: number, message: string) => Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+const unknownSession = () => rpcError(404, -32001, 'Session not found (it was closed or expired); initialize a new session.');
 
 /** The sessions, their `fetch`, and a way to mark a call in flight so its session is not idle. */
-export function gatewaySessions({ idleMs, maxSessions, connect }: SessionSettings) {
+export function gatewaySessions({ idleMs, maxSessions, admit, connect }: SessionSettings) {
   const sessions = new Map<string, Session>();
   let opening = 0;
 
@@ -37,7 +42,7 @@ export function gatewaySessions({ idleMs, maxSessions, connect }: SessionSetting
   // Closed between idleMs and idleMs plus a half (at most a minute) after the last request.
   const timer = setInterval(sweep, Math.max(10, Math.min(60_000, Math.ceil(idleMs / 2)))).unref();
 
-  const open = async (request: Request): Promise<Response> => {
+  const open = async (request: Request, { client, body }: Admitted): Promise<Response> => {
     if (sessions.size + opening >= maxSessions) {
       return rpcError(
         503,
@@ -49,11 +54,11 @@ export function gatewaySessions({ idleMs, maxSessions, connect }: SessionSetting
     try {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: Date.now(), calls: 0 }),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, client, lastSeen: Date.now(), calls: 0 }),
         onsessionclosed: (id) => void sessions.delete(id),
       });
-      const server = await connect(transport);
-      const response = await transport.handleRequest(request);
+      const server = await connect(transport, client);
+      const response = await transport.handleRequest(request, { parsedBody: body });
       // Not an initialize request: the transport refused it and no session was made.
       if (transport.sessionId === undefined) await server.close();
       return response;
@@ -64,13 +69,16 @@ export function gatewaySessions({ idleMs, maxSessions, connect }: SessionSetting
 
   return {
     /** Serves one Streamable HTTP request: in its session, or opening one. */
-    fetch(request: Request): Promise<Response> {
+    async fetch(request: Request): Promise<Response> {
+      const admitted = await admit(request);
+      if (admitted instanceof Response) return admitted;
       const sessionId = request.headers.get('mcp-session-id');
-      if (sessionId === null) return open(request);
+      if (sessionId === null) return open(request, admitted);
       const session = sessions.get(sessionId);
-      if (session === undefined) return Promise.resolve(rpcError(404, -32001, 'Session not found (it was closed or expired); initialize a new session.'));
+      // Another client's session is not found either: its id tells nothing about whose it is.
+      if (session === undefined || session.client !== admitted.client) return unknownSession();
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, { parsedBody: admitted.body });
     },
     /** Marks a call in flight in session `sessionId` (none for stdio); returns the function that ends it. */
     busy(sessionId: string | undefined): () => void {

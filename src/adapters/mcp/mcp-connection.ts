@@ -49,6 +49,9 @@ export interface McpConnection extends ToolSource {
   close(): Promise<void>;
 }
 
+/** Pages of a tool list read at most: a server whose cursor never ends is refused, not read forever. */
+const MAX_TOOL_PAGES = 100;
+
 /** The connection over `link`, made by `open(ready)`, which runs `ready` on each new client before it counts as connected. */
 export async function openConnection(where: string, settings: ToolSettings, open: (ready: (client: Client) => Promise<void>) => Promise<McpLink>): Promise<McpConnection> {
   const toolEvents = new Listeners<readonly AnyTool[]>();
@@ -64,11 +67,14 @@ export async function openConnection(where: string, settings: ToolSettings, open
   const load = async (client: Client) => {
     const all: McpToolListing[] = [];
     let cursor: string | undefined;
-    do {
+    for (let pages = 0; pages === 0 || cursor !== undefined; pages++) {
+      if (pages === MAX_TOOL_PAGES) {
+        throw new ConnectorUnavailableError(settings.name, 'failed', `connector ${settings.name} lists its tools on more than ${MAX_TOOL_PAGES} pages; check the server.`);
+      }
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
       all.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    }
     allNames = all.map((listing) => listing.name);
     const wanted = settings.toolNames === undefined ? all : all.filter((listing) => settings.toolNames!.includes(listing.name));
     const key = JSON.stringify(wanted);

@@ -8,6 +8,7 @@ import { serve } from 'countersign/http';
 import type { McpGatewaySettings } from 'countersign/mcp';
 import { closeGateways, gatewayWithClient, nextPending, textOf } from '../../support/mcp-gateway-kit.js';
 
+const token = 'session-test-token-0123456789';
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
@@ -16,12 +17,12 @@ afterEach(async () => {
 
 /** The gateway served at /mcp of a loopback server, and a way to connect SDK clients to it over HTTP. */
 async function servedGateway(settings: McpGatewaySettings) {
-  const { gateway, log } = await gatewayWithClient(settings);
+  const { gateway, log } = await gatewayWithClient({ clientTokens: { tester: token }, ...settings });
   const server = await serve({ fetch: gateway.fetch }, { port: 0 });
   closing.push(() => server.close());
   const endpoint = new URL(`${server.url}/mcp`);
   const httpClient = async () => {
-    const transport = new StreamableHTTPClientTransport(endpoint);
+    const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     const client = new Client({ name: 'http-client', version: '1.0.0' });
     await client.connect(transport);
     closing.push(() => client.close());
@@ -33,7 +34,7 @@ async function servedGateway(settings: McpGatewaySettings) {
 const initialize = (endpoint: URL) =>
   fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
   });
 
@@ -48,7 +49,7 @@ describe('createMcpGateway HTTP sessions', () => {
     const probe = () =>
       fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, authorization: `Bearer ${token}` },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
       });
     // A probe is a request and keeps the session alive: look only after more than an idle period without one.

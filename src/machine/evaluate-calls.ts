@@ -18,6 +18,7 @@ import type { AgentSnapshot, AuditEntry, DecisionSource, Quorum, ToolCall } from
 import type { AnyTool } from './define-tool.js';
 import type { Grant } from '../ports/grant-store.js';
 import { type GrantRefusal, TurnGrants } from './grants/grant-coverage.js';
+import type { RuleRefusal } from './stored-rules.js';
 
 interface Verdict {
   readonly action: PolicyAction;
@@ -58,9 +59,9 @@ async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCo
 }
 
 /** The rule store's rules, compiled; undefined, with nothing to wait for, when the agent has no rule store. */
-function storedRulesOf(agent: Agent): Promise<RuleSet> | undefined {
+function storedRulesOf(agent: Agent, refuse?: RuleRefusal): Promise<RuleSet> | undefined {
   const store = agent.settings.ruleStore;
-  return store ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules)) : undefined;
+  return store ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules, refuse)) : undefined;
 }
 
 /**
@@ -173,11 +174,15 @@ async function policyVerdict(
  * time, tool predicates) happen here; the result is plain data for the
  * statechart.
  */
-export async function evaluateCalls(agent: Agent, snapshot: AgentSnapshot, refuseGrant: GrantRefusal): Promise<CallEvaluation[]> {
+export async function evaluateCalls(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  refuse: (error: Parameters<GrantRefusal>[0] | Parameters<RuleRefusal>[0]) => void,
+): Promise<CallEvaluation[]> {
   const settings = agent.settings;
-  const grants = new TurnGrants(agent, snapshot, refuseGrant);
+  const grants = new TurnGrants(agent, snapshot, refuse);
   const now = settings.clock();
-  const pendingRules = storedRulesOf(agent);
+  const pendingRules = storedRulesOf(agent, refuse);
   const storedRules = pendingRules && (await pendingRules);
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];

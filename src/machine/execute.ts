@@ -32,10 +32,10 @@ export interface ExecuteOptions {
    * only a public text (`The model call failed: HTTP 401 (authentication).`):
    * it is stored, served and sent in webhooks, and a provider's error can echo
    * the API key or a URL with a secret. `createRuntime` wires its own `onError` here. Also told (`operation:
-   * 'grant'`) of a grant in the grant store that fails its signature check and was ignored (`GrantSignatureError`);
-   * without `onError` that goes to `console.warn`.
+   * 'grant'` or `'rule'`) of a grant in the grant store or a stored rule that fails its signature check and was ignored
+   * (`GrantSignatureError`, `RuleSignatureError`); without `onError` that goes to `console.warn`.
    */
-  readonly onError?: (error: unknown, context: { readonly operation: 'model' | 'grant'; readonly runId: string }) => void;
+  readonly onError?: (error: unknown, context: { readonly operation: 'model' | 'grant' | 'rule'; readonly runId: string }) => void;
   /**
    * Told each `model-delta` of a streaming model (`Model.stream`) as it comes, besides the agent's `onEvent`.
    * Deltas are not state: no checkpoint carries them. `createRuntime` passes them to its listeners, its notifier

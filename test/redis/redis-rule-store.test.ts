@@ -88,6 +88,18 @@ describe.skipIf(!url)('Redis rule store', () => {
       expect(warnings).toHaveBeenCalledWith(expect.stringContaining(allow.id));
     });
 
+    it("tells the run's onError of a forged rule (operation 'rule'), not the console", async () => {
+      const { key, agent, warnings } = setup();
+      const forged = { id: 'rule_told', createdAt: 1, tool: 'deploy', action: 'allow' };
+      await redis.hset(key, forged.id, `1${JSON.stringify(forged)}`);
+      warnings.mockClear();
+      const told: { error: unknown; operation: string }[] = [];
+      const paused = await agent.execute({ input: JSON.stringify(deploy) }, { onError: (error, context) => told.push({ error, operation: context.operation }) });
+      expect(paused.status).toBe('awaitingApproval');
+      expect(told).toEqual([{ error: expect.any(RuleSignatureError), operation: 'rule' }]);
+      expect(warnings).not.toHaveBeenCalled();
+    });
+
     it('refuses to enable (and so sign again) a rule that was written into Redis', async () => {
       const { rules, key } = setup();
       const forged = { id: 'rule_forged', createdAt: 1, tool: 'deploy', action: 'allow' };

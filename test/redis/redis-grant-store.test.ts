@@ -45,6 +45,36 @@ describe.skipIf(!url)('Redis grant store', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
+  it("keeps a session's and an agent's grant index alive as long as their grants' keys, and for good while one has no expiry", async () => {
+    const prefix = fresh();
+    const store = createRedisGrantStore({ redis, prefix });
+    const sessionId = `s-${randomUUID().slice(0, 8)}`;
+    const agentName = `a-${randomUUID().slice(0, 8)}`;
+    const session = (ttlMs?: number) => sampleGrant({ sessionId, agentName, ...(ttlMs === undefined ? {} : { expiresAt: 1_000 + ttlMs }) });
+    const agentWide = (ttlMs: number) => {
+      const { sessionId: _sessionId, ...grant } = sampleGrant({ scope: 'agent', agentName, expiresAt: 1_000 + ttlMs });
+      return grant;
+    };
+    const sessionIndex = `${prefix}grants:session:${sessionId}`;
+    const agentIndex = `${prefix}grants:agent:${agentName}`;
+    for (const ttlMs of [60_000, 30_000]) {
+      await store.put(session(ttlMs));
+      await store.put(agentWide(ttlMs));
+    }
+    expect(await redis.zcard(sessionIndex)).toBe(2);
+    expect(await redis.zcard(agentIndex)).toBe(2);
+    // Each index expires no sooner than its longest-lived grant, and with it.
+    const replies = (await redis.multi().pttl(sessionIndex).pttl(agentIndex).exec()) as [null, number][];
+    for (const [, ttl] of replies) {
+      expect(ttl).toBeGreaterThan(30_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+    await store.put(session());
+    expect(await redis.pttl(sessionIndex)).toBe(-1);
+    await store.put(session(90_000));
+    expect(await redis.pttl(sessionIndex)).toBe(-1);
+  });
+
   it('refuses a grant forged straight into Redis when the agent has a decisionSecret: the call is still asked', async () => {
     const prefix = fresh();
     const grantStore = createRedisGrantStore({ redis, prefix });

@@ -1,9 +1,9 @@
 // The global indexes: pending approvals (listPending, expiredRuns) and running runs (runsToRecover).
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { approveAll, type AgentSnapshot } from 'countersign';
+import { approveAll, createRuntime, type AgentSnapshot } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
-import { pendingMember } from '../../src/adapters/redis/keys.js';
+import { parsePendingMember, pendingMember } from '../../src/adapters/redis/keys.js';
 import { connect, pausedRun, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -26,10 +26,10 @@ function running(run: AgentSnapshot, options: { leaseUntil?: number; updatedAt: 
 describe.skipIf(!url)('Redis store: indexes', () => {
   const redis = url ? connect(url) : undefined!;
   const prefixes: string[] = [];
-  const fresh = () => {
+  const fresh = (publish: 'inline' | 'outbox' = 'inline') => {
     const prefix = uniquePrefix();
     prefixes.push(prefix);
-    return createRedisStore({ redis, prefix });
+    return createRedisStore({ redis, prefix, publish });
   };
   afterAll(async () => {
     for (const prefix of prefixes) await removePrefix(redis, prefix);
@@ -145,6 +145,35 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     expect((await store.listPending({ sessionId: 'chat-1' })).items).toEqual([]);
     expect(await redis.zcard(store.keys.pendingSession('chat-1'))).toBe(0);
   });
+
+  it.for(['inline', 'outbox'] as const)(
+    "keeps a session's index alive as long as its runs' keys, and the sweep removes the member of a run whose keys expired (%s)",
+    async (publish) => {
+      const store = fresh(publish);
+      const now = Date.now();
+      const clock = () => now;
+      const sessionId = `chat-${randomUUID().slice(0, 8)}`;
+      const index = store.keys.pendingSession(sessionId);
+      const { run: gone, agent } = await pausedRun({ ttlMs: 1_000, clock, sessionId });
+      const runtime = createRuntime({ agents: [agent], store, clock });
+      const { run: later } = await pausedRun({ ttlMs: 60_000, clock, sessionId });
+      await store.create(gone);
+      await store.create(later);
+      // Read at one instant: the index expires no sooner than the keys of its longest-lived run.
+      const [[, headTtl], [, indexTtl]] = (await redis.multi().pttl(store.keys.head(later.runId)).pttl(index).exec()) as [[null, number], [null, number]];
+      expect(headTtl).toBeGreaterThan(0);
+      expect(indexTtl).toBeGreaterThanOrEqual(headTtl);
+      // The first run's keys expire (deleted here, as their TTL would); nobody lists the session, the sweep passes.
+      await redis.del(...store.keys.run(gone.runId));
+      expect(await runtime.sweepExpired(gone.pendingApprovals[0]!.expiresAt! + 1)).toMatchObject({ runs: 0, failed: 0 });
+      expect((await redis.zrange(index, '0', '-1')).map((member) => parsePendingMember(member)?.runId)).toEqual([later.runId]);
+      expect(await redis.zcard(store.keys.pending)).toBe(1);
+      // A run whose request has no expiry keeps its keys for good, and so the index.
+      const { run: open } = await pausedRun({ clock, sessionId });
+      await store.create(open);
+      expect(await redis.pttl(index)).toBe(-1);
+    },
+  );
 
   it('skips and removes stale index entries (a run gone, or no longer waiting), still filling the page', async () => {
     const store = fresh();

@@ -26,6 +26,8 @@ interface Ctx {
   readonly rules: ReturnType<typeof createRedisRuleStore>;
   /** The same run store on a direct connection, to look. */
   readonly inspect: ReturnType<typeof createRedisStore>;
+  /** The direct connection, to look at keys. */
+  readonly direct: Redis;
   /** Runs `act` with the reply to the first request containing `marker` lost after Redis ran it. */
   lose<T>(marker: string, act: () => Promise<T>): Promise<T>;
 }
@@ -78,6 +80,18 @@ const cases: Record<keyof ScriptCommands, LostReplyCase> = {
       // Dropped: taken again by the next claim, and another caller's drop of the old value is refused.
       expect(await once.replace(key, 'answer', undefined, 60_000)).toBe(false);
       expect(await once.putIfAbsent(key, 'again', 60_000)).toBeUndefined();
+    },
+  },
+  countersignIndexMember: {
+    async run({ prefix, direct, grants, lose }) {
+      const sessionId = `s-${randomUUID().slice(0, 8)}`;
+      const grant = sampleGrant({ sessionId, expiresAt: 1_000 + 60_000 });
+      // The session's index is written by this script alone: its reply is the one lost.
+      expect(await lose(`grants:session:${sessionId}`, () => grants.put(grant))).toBe(true);
+      expect((await grants.list({ sessionId, now: 2_000 })).map((listed) => listed.id)).toEqual([grant.id]);
+      const ttl = await direct.pttl(`${prefix}grants:session:${sessionId}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
     },
   },
   countersignSetRuleEnabled: {
@@ -137,6 +151,7 @@ describe.skipIf(!url)('every store script, its reply lost after Redis ran it', (
       grants: createRedisGrantStore({ redis: viaProxy, prefix }),
       rules: createRedisRuleStore({ redis: viaProxy, prefix }),
       inspect: createRedisStore({ redis: direct, prefix }),
+      direct,
       async lose(marker, act) {
         const lost = proxy.dropReplyTo(marker);
         const result = await act();

@@ -31,7 +31,10 @@ export interface RedisKeys {
   readonly pending: string;
   /** The same, for one agent. */
   pendingAgent(agentName: string): string;
-  /** The same, for one session (`sessionId` follows the run id's rules: no brace, so no hash tag). */
+  /**
+   * The same, for one session (`sessionId` follows the run id's rules: no brace, so no hash tag). Its key lives at
+   * least as long as the keys of every run it holds (see `INDEX_MEMBER`), so a session nobody lists again goes away.
+   */
   pendingSession(sessionId: string): string;
   /** Sorted set of running runs with a tool lease, scored by when the last lease ends. */
   readonly runningLease: string;
@@ -45,7 +48,11 @@ export interface RedisKeys {
   readonly rules: string;
   /** Hash of one grant: `g` its signed JSON, `u:<runId>:<toolCallId>` one signed receipt per use spent, `r` its revocation (kept for good); key TTL = the grant's ttl. */
   grant(grantId: string): string;
-  /** Sorted sets of grant ids by `grantedAt`: every grant, a session's, an agent's `'agent'`-scoped ones. */
+  /**
+   * Sorted sets of grant ids by `grantedAt`: every grant, a session's, an agent's `'agent'`-scoped ones. A session's
+   * and an agent's key lives at least as long as every grant it holds (see `INDEX_MEMBER`); every grant's is tidied
+   * when listed.
+   */
   readonly grantsAll: string;
   grantsSession(sessionId: string): string;
   grantsAgent(agentName: string): string;
@@ -105,17 +112,21 @@ function pad(expiresAt: number): string {
  * score 0, so the set is ordered by the member's bytes: expiry first (no
  * expiry last, as the memory store sorts), then approval id, then run id. The
  * NUL separators sort before any printable character, so an approval id that
- * is a prefix of another sorts first, exactly as in the memory store.
+ * is a prefix of another sorts first, exactly as in the memory store. The
+ * agent and the session come last: they name the other indexes holding the
+ * member, so a sweep that finds it stale (its run's keys expired) removes it
+ * from all of them. Members written before the session was added have none.
  */
-export function pendingMember(expiresAt: number | undefined, approvalId: string, runId: string, agentName: string): string {
-  return `${pad(expiresAt ?? NO_EXPIRY)}|${approvalId}\u0000${runId}\u0000${agentName}`;
+export function pendingMember(expiresAt: number | undefined, approvalId: string, runId: string, agentName: string, sessionId?: string): string {
+  const member = `${pad(expiresAt ?? NO_EXPIRY)}|${approvalId}\u0000${runId}\u0000${agentName}`;
+  return sessionId === undefined ? member : `${member}\u0000${sessionId}`;
 }
 
-export function parsePendingMember(member: string): { expiry: string; approvalId: string; runId: string; agentName: string } | undefined {
+export function parsePendingMember(member: string): { expiry: string; approvalId: string; runId: string; agentName: string; sessionId?: string } | undefined {
   const bar = member.indexOf('|');
-  const [approvalId, runId, agentName, extra] = member.slice(bar + 1).split('\u0000');
-  if (bar !== 16 || approvalId === undefined || runId === undefined || agentName === undefined || extra !== undefined) return undefined;
-  return { expiry: member.slice(0, bar), approvalId, runId, agentName };
+  const [approvalId, runId, agentName, sessionId, extra] = member.slice(bar + 1).split('\u0000');
+  if (bar !== 16 || approvalId === undefined || runId === undefined || agentName === undefined || sessionId === '' || extra !== undefined) return undefined;
+  return { expiry: member.slice(0, bar), approvalId, runId, agentName, ...(sessionId === undefined ? {} : { sessionId }) };
 }
 
 /** The exclusive upper bound (ZRANGEBYLEX) of members expiring at or before `now`. */

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 
-/** A command sent in a batch: an index update, an event for the stream, a head read. */
-export type BatchCommand = readonly [name: 'zrem' | 'zadd' | 'xadd' | 'hmget', key: string, ...args: (string | number)[]];
+/** A command sent in a batch: an index update (`countersignIndexMember`, see `INDEX_MEMBER`), an event for the stream, a head read. */
+export type BatchCommand = readonly [name: 'zrem' | 'zadd' | 'countersignIndexMember' | 'xadd' | 'hmget', key: string, ...args: (string | number)[]];
 
 /**
  * Sends a batch of commands and returns their replies: on one server as one

@@ -10,8 +10,11 @@ import type { AgentSnapshot } from '../../machine/types.js';
 import { parsePendingMember, pendingMember } from './keys.js';
 import { runNextNudgeAt } from '../../machine/nudge.js';
 
-/** A run's membership of one global index: [key relative to the prefix, score, member]. */
-export type IndexEntry = readonly [key: string, score: number, member: string];
+/**
+ * A run's membership of one global index: [key relative to the prefix, score, member], and for an index whose key
+ * its members keep alive (a session's pending approvals) the TTL in ms of the run's keys at this commit (0: none).
+ */
+export type IndexEntry = readonly [key: string, score: number, member: string, keysTtlMs?: number];
 
 /** The part of a head the indexes are checked against. */
 export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'sessionId' | 'requestedBy' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
@@ -39,14 +42,18 @@ export function parseRunningMember(member: string): { runId: string; version: nu
   return at > 0 && Number.isInteger(version) ? { runId: member.slice(at + 1), version } : undefined;
 }
 
-/** Where a run belongs in the global indexes, as the memory store would find it. */
-export function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>): IndexEntry[] {
+/**
+ * Where a run belongs in the global indexes, as the memory store would find it. `keysTtlMs` is how long the run's
+ * keys live after this commit (`keysTtl`): a session's index, which no sweep reads whole, lives at least as long.
+ */
+export function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>, keysTtlMs: number): IndexEntry[] {
   const entries: IndexEntry[] = [];
   if (snapshot.status === 'awaitingApproval') {
+    const { runId, agentName, sessionId } = snapshot;
     for (const request of snapshot.pendingApprovals) {
-      const member = pendingMember(request.expiresAt, request.approvalId, snapshot.runId, snapshot.agentName);
-      entries.push(['pending', 0, member], [`pending:agent:${snapshot.agentName}`, 0, member]);
-      if (snapshot.sessionId !== undefined) entries.push([`pending:session:${snapshot.sessionId}`, 0, member]);
+      const member = pendingMember(request.expiresAt, request.approvalId, runId, agentName, sessionId);
+      entries.push(['pending', 0, member], [`pending:agent:${agentName}`, 0, member]);
+      if (sessionId !== undefined) entries.push([`pending:session:${sessionId}`, 0, member, keysTtlMs]);
     }
     const nudgeAt = runNextNudgeAt(snapshot);
     if (nudgeAt !== undefined) entries.push(['nudges', nudgeAt, runningMember(snapshot.runId, snapshot.version)]);

@@ -60,6 +60,8 @@ class Seen {
  * spent (field `u:<runId>:<toolCallId>`; a Lua script spends a use atomically and once per call, so `uses: 3` covers
  * at most three calls however many processes race or commands are resent) and, once revoked, its revocation, kept
  * for good. Revocation is effective at the next read. Each command touches one key, so it works on a Cluster.
+ * Grants are listed from sorted sets of ids: a session's or an agent's lives as long as its longest-lived grant (for
+ * good while one has no expiry); ids whose grant expired are tidied from a set when it is listed.
  *
  * @example
  * import { Redis } from 'ioredis';
@@ -116,12 +118,16 @@ export function createRedisGrantStore(options: RedisGrantStoreOptions): GrantSto
   return {
     async put(grant, uses = []) {
       if (seen.revoked.has(grant.id)) return false;
-      const indexes = [keys.grantsAll, grant.scope === 'session' ? keys.grantsSession(grant.sessionId!) : keys.grantsAgent(grant.agentName)];
+      const ttlMs = grant.expiresAt === undefined ? 0 : Math.max(1, grant.expiresAt - grant.grantedAt);
+      const own = grant.scope === 'session' ? keys.grantsSession(grant.sessionId!) : keys.grantsAgent(grant.agentName);
       // Indexed first: an index entry without its hash is skipped and tidied, a hash nobody indexes would be lost.
-      for (const index of indexes) await guarded('index a grant', () => redis.zadd(index, grant.grantedAt, grant.id));
-      const ttlMs = grant.expiresAt === undefined ? '' : String(Math.max(1, grant.expiresAt - grant.grantedAt));
+      await guarded('index a grant', () => redis.zadd(keys.grantsAll, grant.grantedAt, grant.id));
+      // A session's or an agent's index may never be listed again: it lives as long as its longest-lived grant, no longer.
+      await guarded('index a grant', () => scripts.countersignIndexMember(own, grant.grantedAt, grant.id, ttlMs));
       const receipts = uses.filter((use) => use.grantId === grant.id).flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
-      const written = await guarded('write a grant', () => scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs, randomUUID(), ...receipts));
+      const written = await guarded('write a grant', () =>
+        scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs === 0 ? '' : String(ttlMs), randomUUID(), ...receipts),
+      );
       return written === 1;
     },
     async list(filter) {

@@ -36,12 +36,16 @@ export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox
     return heads;
   };
 
-  /** Removes stale members from the global and agent indexes, and from `scanned` (a session's index) when given. */
+  /**
+   * Removes stale members from the global index and from the agent's and session's indexes each member names, and
+   * from `scanned` when given (a session's index, whose members written before they named the session do not).
+   */
   const removePending = (stale: readonly string[], scanned?: string): BatchCommand[] => {
     const byKey = new Map<string, string[]>();
     for (const member of stale) {
       const parsed = parsePendingMember(member);
-      const from = new Set([keys.pending, ...(parsed ? [keys.pendingAgent(parsed.agentName)] : []), ...(scanned === undefined ? [] : [scanned])]);
+      const named = parsed ? [keys.pendingAgent(parsed.agentName), ...(parsed.sessionId === undefined ? [] : [keys.pendingSession(parsed.sessionId)])] : [];
+      const from = new Set([keys.pending, ...named, ...(scanned === undefined ? [] : [scanned])]);
       for (const key of from) byKey.set(key, [...(byKey.get(key) ?? []), member]);
     }
     return [...byKey].map(([key, members]): BatchCommand => ['zrem', key, ...members]);

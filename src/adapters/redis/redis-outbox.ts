@@ -13,7 +13,7 @@ import { addEventCommand } from './stream-event-entry.js';
 import { guarded, toStoreError } from './unavailable.js';
 
 export interface Outbox {
-  /** ZREM what left the index, ZADD what joined it; grouped per key. */
+  /** ZREM what left the index, ZADD what joined it, grouped per key; an entry with its run keys' TTL is indexed again with it. */
   applyIndex(previous: readonly IndexEntry[], next: readonly IndexEntry[]): BatchCommand[];
   /**
    * Publishes a commit's events and updates the indexes, then clears its
@@ -46,12 +46,17 @@ export function createOutbox({ redis, keys, connectionPrefix, report }: OutboxOp
     const removals = new Map<string, string[]>();
     const additions = new Map<string, (string | number)[]>();
     for (const entry of previous) if (!nextIds.has(id(entry))) removals.set(entry[0], [...(removals.get(entry[0]) ?? []), entry[2]]);
+    const keptAlive: BatchCommand[] = [];
     for (const entry of next) {
-      if (!previousExact.has(`${id(entry)}\u0000${entry[1]}`)) additions.set(entry[0], [...(additions.get(entry[0]) ?? []), entry[1], entry[2]]);
+      const [key, score, member, keysTtlMs] = entry;
+      // Every time, like the commit script: the run's keys may now live longer than when the member was added.
+      if (keysTtlMs !== undefined) keptAlive.push(['countersignIndexMember', keys.full(key), score, member, keysTtlMs]);
+      else if (!previousExact.has(`${id(entry)}\u0000${score}`)) additions.set(key, [...(additions.get(key) ?? []), score, member]);
     }
     return [
       ...[...removals].map(([key, members]): BatchCommand => ['zrem', keys.full(key), ...members]),
       ...[...additions].map(([key, pairs]): BatchCommand => ['zadd', keys.full(key), ...pairs]),
+      ...keptAlive,
     ];
   };
 

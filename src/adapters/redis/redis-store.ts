@@ -44,10 +44,12 @@ const NOTHING_FOLDED: readonly string[] = ['', '', '', '', '', ''];
  * model's `model-delta` events go to the same stream at once, with no commit
  * (`publishTransient`).
  *
- * Indexes: `${prefix}pending` and `${prefix}pending:agent:<name>` hold one
- * member per pending approval, ordered by expiry then approval id (all scores
- * 0, the order is in the member's bytes, so a page resumes exactly after its
- * cursor); `${prefix}running:lease` and `${prefix}running:idle` hold running
+ * Indexes: `${prefix}pending`, `${prefix}pending:agent:<name>` and
+ * `${prefix}pending:session:<id>` hold one member per pending approval, ordered
+ * by expiry then approval id (all scores 0, the order is in the member's bytes,
+ * so a page resumes exactly after its cursor); `expiredRuns` removes the
+ * members of runs whose keys expired from all three, and a session's index
+ * expires no sooner than its runs' keys; `${prefix}running:lease` and `${prefix}running:idle` hold running
  * runs by lease end and by `updatedAt`; `${prefix}nudges` holds waiting runs by when their next reminder or
  * escalation is due. They live outside the runs' slots, so
  * they are hints: every read checks them against the run's head and removes
@@ -184,10 +186,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     // The audit list is stored apart (it grows per decision); one copy of the head without it and the messages.
     const { messages: _messages, audit: _audit, ...head } = snapshot;
     const now = clock();
+    const ttl = keysTtl(snapshot, now, retentionMs, graceMs);
     return {
       head: encodeStoredHead(Object.assign(head, { audit: [] })),
-      index: encodeIndex(indexEntries(snapshot)),
-      ttl: keysTtl(snapshot, now, retentionMs, graceMs),
+      index: encodeIndex(indexEntries(snapshot, ttl)),
+      ttl,
       // Also the commit's id: the script recognises a resend of this very commit by it.
       field: `${String(snapshot.version).padStart(12, '0')}:${randomUUID()}`,
       meta: inline ? '' : JSON.stringify({ t: now, events }),

@@ -23,12 +23,31 @@ end
 export const STREAM_MAXLEN = 100_000;
 
 /**
+ * Adds a member to an index and keeps the index's key alive at least `ttl` ms from now (0: for good), the TTL of
+ * the keys the member stands for: the key's TTL only grows, and a key without one (a member kept for good is or was
+ * there, or it was written before index TTLs) keeps none, so the index never expires before a member's keys do.
+ */
+const KEEP_INDEXED = `
+local function indexMember(key, score, member, ttl)
+  local left = redis.call('PTTL', key)
+  redis.call('ZADD', key, score, member)
+  if ttl == 0 then
+    redis.call('PERSIST', key)
+  elseif left == -2 or (left >= 0 and left < ttl) then
+    redis.call('PEXPIRE', key, string.format('%.17g', ttl))
+  end
+end
+`;
+
+/**
  * Applies the diff between two runs' index entries (JSON arrays of [key
- * relative to the prefix, score, member]), as the store's `applyIndex` does
- * from outside: ZREM what left, ZADD what joined or moved. Scores are whole
+ * relative to the prefix, score, member, and for an index kept alive by its
+ * members the TTL of the run's keys]), as the store's `applyIndex` does from
+ * outside: ZREM what left, ZADD what joined or moved, and every entry with a
+ * TTL again (its run's keys may now live longer). Scores are whole
  * milliseconds; %.17g writes any double exactly.
  */
-const APPLY_INDEX = `
+const APPLY_INDEX = `${KEEP_INDEXED}
 local function applyIndex(prefix, previousText, nextText)
   local before = previousText == '' and {} or cjson.decode(previousText)
   local after = nextText == '' and {} or cjson.decode(nextText)
@@ -41,7 +60,11 @@ local function applyIndex(prefix, previousText, nextText)
     if not staying[id(entry)] then redis.call('ZREM', prefix .. entry[1], entry[3]) end
   end
   for _, entry in ipairs(after) do
-    if not unchanged[id(entry) .. '\\0' .. score(entry)] then redis.call('ZADD', prefix .. entry[1], score(entry), entry[3]) end
+    if type(entry[4]) == 'number' then
+      indexMember(prefix .. entry[1], score(entry), entry[3], entry[4])
+    elseif not unchanged[id(entry) .. '\\0' .. score(entry)] then
+      redis.call('ZADD', prefix .. entry[1], score(entry), entry[3])
+    end
   end
 end
 `;
@@ -206,6 +229,16 @@ return 1
 `;
 
 /**
+ * `indexMember` on its own, for an index kept alive by its members (a session's pending approvals on a Cluster or
+ * with the outbox, a session's or an agent's grants). KEYS: the index. ARGV: score, member, TTL ms ('0': for good).
+ * Reply: 1. A resend does it again, which changes nothing but the TTL (extended by the time between).
+ */
+export const INDEX_MEMBER = `${KEEP_INDEXED}
+indexMember(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+return 1
+`;
+
+/**
  * Replaces a stored rule's value if it still holds what the caller read.
  * KEYS: the rules hash. ARGV: id, expected value, new value. Reply: 1 when
  * replaced, 0 when it changed (or was removed) since.
@@ -311,6 +344,7 @@ export interface ScriptCommands {
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
   countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number, callId: string): Reply;
+  countersignIndexMember(index: string, score: number, member: string, ttlMs: number): Reply;
   countersignSetRuleEnabled(rules: string, id: string, expected: string, value: string): Reply;
   countersignPutGrant(grant: string, json: string, ttlMs: string, token: string, ...uses: string[]): Reply;
   countersignConsumeGrant(grant: string, now: string, field: string, receipt: string, seenUsed: string): Reply;
@@ -325,6 +359,7 @@ export const SCRIPT_DEFINITIONS: Readonly<Record<keyof ScriptCommands, { readonl
   countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },
   countersignRemember: { lua: REMEMBER, numberOfKeys: 1 },
   countersignReplaceRemembered: { lua: REPLACE_REMEMBERED, numberOfKeys: 1 },
+  countersignIndexMember: { lua: INDEX_MEMBER, numberOfKeys: 1 },
   countersignSetRuleEnabled: { lua: SET_RULE_ENABLED, numberOfKeys: 1 },
   countersignPutGrant: { lua: PUT_GRANT, numberOfKeys: 1 },
   countersignConsumeGrant: { lua: CONSUME_GRANT, numberOfKeys: 1 },

@@ -60,6 +60,7 @@ export function buildApprovalRequest(
     parsedInput: unknown;
     reason?: string | undefined;
     approvers?: readonly string[] | undefined;
+    approverFunction?: boolean | undefined;
     ruleId?: string | undefined;
     quorum?: Quorum | undefined;
     outcomeUnknown?: boolean;
@@ -103,6 +104,7 @@ export function buildApprovalRequest(
     ...(annotations === undefined ? {} : { annotations: title === undefined ? annotations : { ...annotations, title } }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
+    ...(call.approverFunction === true ? { approverFunction: true as const } : {}),
     ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),

@@ -1,10 +1,9 @@
 // A response to a quorum request is a vote: recorded on the request until the quorum is met (or a deny settles it),
 // then the decision is recorded as for one person, with every vote in its audit entry.
 import { ApproverNotAllowedError, ConfigError, DecisionConflictError, DuplicateVoteError } from '../errors.js';
-import type { Agent } from './agent.js';
 import { samePerson } from './authority/person-name.js';
 import { appendVote, quorumOutOfReach, tallyVotes, verifyVotes } from './authority/vote-count.js';
-import { voteRefusal } from './authority/who-may-decide.js';
+import { type DeciderConfig, voteRefusal } from './authority/who-may-decide.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { signDecision } from './decision-signature.js';
 import { step } from './step.js';
@@ -52,7 +51,13 @@ function refuseSoloOnly(request: QuorumRequest, response: ApprovalResponse): voi
  * Records one vote (already checked: the request's signature, expiry, `mayDecide`, the echoed signature) and
  * returns the new run: still waiting with the vote added, or decided when the quorum is met or a deny settles it.
  */
-export function castVote(agent: Agent, snapshot: AgentSnapshot, request: QuorumRequest, response: ApprovalResponse, at: number): AgentSnapshot {
+export function castVote(
+  agent: DeciderConfig & { readonly settings: { readonly decisionSecret: string | undefined } },
+  snapshot: AgentSnapshot,
+  request: QuorumRequest,
+  response: ApprovalResponse,
+  at: number,
+): AgentSnapshot {
   refuseSoloOnly(request, response);
   const secret = agent.settings.decisionSecret;
   const votes = request.votes ?? [];

@@ -6,7 +6,7 @@ import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from './policy.js';
-import { approverListOf, type ApproverTarget, mayDecide } from './authority/who-may-decide.js';
+import { approverListOf, type ApproverTarget, hasApproverFunction, mayDecide } from './authority/who-may-decide.js';
 import { nudgePlanOf, type NudgePlan } from './nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from './quorum.js';
 import { signDecision } from './decision-signature.js';
@@ -232,6 +232,7 @@ export async function evaluateCalls(
           parsedInput: parsed.data,
           reason: verdict.reason,
           approvers: verdict.approvers,
+          approverFunction: hasApproverFunction(agent, call.name, verdict.ruleId),
           ruleId: verdict.ruleId,
           nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
           quorum: verdict.quorum,

@@ -68,6 +68,7 @@ export const requestSchema = z.object({
   warnings: z.array(warningSchema),
   ruleId: z.string().optional(),
   approvers: z.array(z.string()).optional(),
+  approverFunction: z.literal(true).optional(),
   signature: z.string().optional(),
   outcomeUnknown: z.boolean().optional(),
   remindAfterMs: z.number().optional(),

@@ -269,6 +269,11 @@ export interface ApprovalRequest {
   /** Approver ids allowed to decide, when a rule or the tool names them. */
   readonly approvers?: readonly string[];
   /**
+   * True when who may decide is also checked by a function of the tool or rule (`approvers` or `approvals.from`
+   * given as a predicate): only the agent can run it, so the request is decided with `{ agent }`.
+   */
+  readonly approverFunction?: true;
+  /**
    * HMAC over the run and every other field of the request (call, arguments,
    * display copy, approvers, rule, expiry), when the agent has a decision
    * secret. `v2.`-prefixed; a bare one was made before snapshot format 2.

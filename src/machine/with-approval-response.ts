@@ -11,6 +11,7 @@ import {
   UnknownApprovalError,
 } from '../errors.js';
 import { agentOfRun, agentOption, type Agent } from './agent.js';
+import { compileRules } from './policy.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
@@ -39,11 +40,45 @@ import { optionsObject, parseOptions } from '../options.js';
  * const next = withApprovalResponse(snap, { approvalId, approved: true }, options);
  */
 export interface DecideOptions {
-  /** The agent the run belongs to (`snapshot.agentName`), as `createAgent` returned it: its tools, clock, secret and approvers decide. */
-  readonly agent: Agent;
+  /**
+   * The agent the run belongs to (`snapshot.agentName`), as `createAgent` returned it: its tools, clock, secret and
+   * approvers decide. Needed only where the agent's own knowledge is: to sign with its `decisionSecret`, to check an
+   * edit against the tool's schema, and to run a function that says who may decide (`approverFunction` on the
+   * request); the request itself carries everything else.
+   */
+  readonly agent?: Agent;
 }
 
-const decideSchema = optionsObject({ agent: agentOption });
+const decideSchema = optionsObject({ agent: agentOption.optional() });
+
+/** What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret. */
+type Decider = Pick<Agent, 'name' | 'tools'> & { readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'> };
+
+const NO_RULES = compileRules([]);
+
+/**
+ * The agent a decision reads, or, without one, the request's own word: no tools, no rules, the process clock and no
+ * secret. Refused, naming the fix, where only the agent knows: a signed request, an edit, an approver function.
+ */
+function deciderOf(snapshot: AgentSnapshot, response: ApprovalResponse, agent: Agent | undefined): Decider {
+  if (agent !== undefined) return agentOfRun(snapshot, agent, 'withApprovalResponse');
+  const request = snapshot.pendingApprovals.find((item) => item.approvalId === response.approvalId);
+  const needs =
+    request?.signature !== undefined
+      ? `its request is signed with agent ${snapshot.agentName}'s decisionSecret, which the decision must be signed with too`
+      : response.args !== undefined
+        ? `an edit is checked against the tool's input schema, which only the agent has`
+        : request?.approverFunction === true
+          ? `a function of agent ${snapshot.agentName}'s tool or rule says who may decide this call`
+          : undefined;
+  if (needs !== undefined) {
+    throw new ConfigError(
+      `withApprovalResponse (approval ${response.approvalId}): ${needs}; pass the agent as the third argument: withApprovalResponse(snapshot, response, { agent }).`,
+      'missing_option',
+    );
+  }
+  return { name: snapshot.agentName, tools: new Map(), settings: { rules: NO_RULES, clock: Date.now, decisionSecret: undefined } };
+}
 
 const responseSchema = z.object({
   approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
@@ -86,7 +121,7 @@ function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse): void {
   }
 }
 
-function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: string | undefined): void {
+function checkApprover(agent: Decider, request: ApprovalRequest, approvedBy: string | undefined): void {
   if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, approversNow(request));
 }
 
@@ -97,7 +132,7 @@ function checkApprover(agent: Agent, request: ApprovalRequest, approvedBy: strin
  * A request signed the v1 way (before snapshot format 2) did not bind its
  * approvers, rule or expiry, so it may be denied but not approved.
  */
-export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
+export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
   const secret = agent.settings.decisionSecret;
   if (secret === undefined) return;
   const call = currentToolCalls(snapshot).find((item) => item.id === request.toolCallId);
@@ -150,12 +185,12 @@ function isExpired(request: ApprovalRequest, at: number): boolean {
  * }, { agent });
  * const done = await agent.execute(next);
  */
-export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions): AgentSnapshot {
+export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions = {}): AgentSnapshot {
   assertSnapshotShape(snapshot);
   assertArgsMatchIsData(response?.grant?.argsMatch, 'withApprovalResponse');
   parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
-  const agent = agentOfRun(snapshot, (options as DecideOptions | undefined)?.agent, 'withApprovalResponse');
   parseOptions(decideSchema, options, 'withApprovalResponse');
+  const agent = deciderOf(snapshot, response, options.agent);
   if (response.dismissed === true && (response.approved || response.args !== undefined || (response.scope ?? 'once') !== 'once')) {
     throw new ConfigError(
       'withApprovalResponse: a dismissed request was not decided, so it goes with approved: false and no args or scope; send { approvalId, approved: false, dismissed: true }.',
@@ -264,7 +299,7 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
  * turn, each checked on its own: one whose request was altered, has expired,
  * or that the decider may not decide stays pending for someone who may.
  */
-function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
+function siblingsApprovedByMemory(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
   const decisions: Decision[] = [];
   for (const sibling of snapshot.pendingApprovals) {
     // One person's memory is never a quorum: a sibling that needs several people stays pending for them.
@@ -302,7 +337,7 @@ function siblingsApprovedByMemory(agent: Agent, snapshot: AgentSnapshot, granted
  * call itself is not: `uses` counts the calls the grant decides). An approval never answers a sibling that needs a
  * quorum (one person's grant is not several people's votes); a denial does, as a deny grant would.
  */
-function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
+function siblingsCoveredByGrant(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
   const decisions: Decision[] = [];
   const grantId = grantIdOf(snapshot.runId, granted.approvalId);
   const usesLeft = response.grant?.uses ?? Number.POSITIVE_INFINITY;
@@ -350,7 +385,7 @@ function siblingsCoveredByGrant(agent: Agent, snapshot: AgentSnapshot, granted: 
  * @example
  * const next = approveAll(snap, 'alice', { agent });
  */
-export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefined, options: DecideOptions): AgentSnapshot {
+export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefined, options: DecideOptions = {}): AgentSnapshot {
   return decideAll(snapshot, { approved: true, ...(approvedBy === undefined ? {} : { approvedBy }) }, options);
 }
 
@@ -360,7 +395,7 @@ export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefin
  * @example
  * const next = denyAll(snap, 'alice', 'not during the freeze', { agent });
  */
-export function denyAll(snapshot: AgentSnapshot, approvedBy: string | undefined, reason: string | undefined, options: DecideOptions): AgentSnapshot {
+export function denyAll(snapshot: AgentSnapshot, approvedBy: string | undefined, reason: string | undefined, options: DecideOptions = {}): AgentSnapshot {
   return decideAll(snapshot, { approved: false, ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) }, options);
 }
 

@@ -35,17 +35,26 @@ function signal() {
 }
 
 describe('the agent a decision belongs to', () => {
-  it('is required: withApprovalResponse, approveAll, denyAll and cancel without { agent } are a ConfigError naming the fix', async () => {
+  it('is required by cancel, and by the decision functions only where the agent knows more: a signed run names the fix', async () => {
     const agent = createAgent({ name: 'agents-test-required', model: model(), tools: [pathTool('delete_file', newLedger())] });
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    const missing = { name: 'ConfigError', code: 'missing_option', message: expect.stringContaining('pass { agent }') };
+    const missing = { name: 'ConfigError', code: 'missing_option', message: expect.stringContaining('{ agent }') };
     const untyped = undefined as never;
-    expect(() => withApprovalResponse(paused, { approvalId, approved: true }, untyped)).toThrow(expect.objectContaining(missing));
-    expect(() => withApprovalResponse(paused, { approvalId, approved: true }, {} as never)).toThrow(expect.objectContaining(missing));
-    expect(() => approveAll(paused, 'alice', untyped)).toThrow(expect.objectContaining(missing));
-    expect(() => denyAll(paused, 'alice', 'no', untyped)).toThrow(expect.objectContaining(missing));
     expect(() => cancel(paused, 'stop', untyped)).toThrow(expect.objectContaining(missing));
+    // The request carries what deciding it needs: the design card's two-argument form.
+    expect(withApprovalResponse(paused, { approvalId, approved: true }).status).toBe('running');
+    expect(approveAll(paused, 'alice').status).toBe('running');
+    expect(denyAll(paused, 'alice', 'no').status).toBe('running');
+    const signedAgent = createAgent({
+      name: 'agents-test-signed',
+      model: model(),
+      tools: [pathTool('delete_file', newLedger())],
+      decisionSecret: 'test-decision-secret-0123456789',
+    });
+    const signed = await signedAgent.execute({ input: 'go' });
+    expect(() => approveAll(signed, 'alice', untyped)).toThrow(expect.objectContaining(missing));
+    expect(() => denyAll(signed, 'alice', 'no', {} as never)).toThrow(expect.objectContaining(missing));
     expect(paused.status).toBe('awaitingApproval');
   });
 

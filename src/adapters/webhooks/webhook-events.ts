@@ -126,6 +126,7 @@ const REQUEST_FIELDS = [
   'warnings',
   'ruleId',
   'approvers',
+  'approverFunction',
   'signature',
   'outcomeUnknown',
   'remindAfterMs',

@@ -151,7 +151,7 @@ async function grantProblem(store: GrantStore, secret: string | undefined, run: 
  * Pass one `turnLookup` when checking every call of a turn.
  */
 export async function assertCallMayRun(
-  config: DeciderConfig,
+  config: DeciderConfig & { readonly settings: { readonly grantStore: GrantStore } },
   secret: string | undefined,
   snapshot: AgentSnapshot,
   record: ToolCallRecord,

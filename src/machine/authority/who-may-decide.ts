@@ -1,16 +1,18 @@
 // The one answer to "who may decide this call": the decision step, the gate before a tool runs, the grant path and
 // every surface that shows who may still decide ask here, and nowhere else. Names are compared as people
 // (`person-name.ts`).
-import type { Agent } from '../agent.js';
 import type { Approvers } from '../define-tool.js';
-import type { CompiledRule } from '../policy.js';
+import type { CompiledRule, RuleSet } from '../policy.js';
 import type { QuorumOptions } from '../quorum.js';
 import type { RunIdentity } from '../run-identity.js';
 import type { Quorum, RequestHistory } from '../types.js';
 import { listsPerson, samePerson } from './person-name.js';
 
 /** Where the approver and quorum predicates of a call are found: the agent's tools and its configured rules. */
-export type DeciderConfig = Pick<Agent, 'tools' | 'settings'>;
+export interface DeciderConfig {
+  readonly tools: ReadonlyMap<string, { readonly approvers?: Approvers | undefined; readonly approvals?: QuorumOptions | undefined }>;
+  readonly settings: { readonly rules: Pick<RuleSet, 'find'> };
+}
 
 /** What decides who may decide a call: the approver list it carries, its tool, the rule that asked, and its escalations. */
 export interface ApproverTarget {
@@ -73,6 +75,13 @@ export function mayDecide(config: DeciderConfig, target: ApproverTarget, by: str
   if (list && !listsPerson(list, by)) return false;
   if (by !== undefined && listsPerson(escalatedApprovers(target), by)) return true;
   return admits(config.tools.get(target.toolName)?.approvers, by) && admits(config.settings.rules.find(target.ruleId)?.rule.approvers, by);
+}
+
+/** True when a function of the call's tool or rule (its `approvers`, or its quorum's `from`) says who may decide it. */
+export function hasApproverFunction(config: DeciderConfig, toolName: string, ruleId: string | undefined): boolean {
+  const tool = config.tools.get(toolName);
+  const rule = config.settings.rules.find(ruleId)?.rule;
+  return [tool?.approvers, rule?.approvers, fromPredicate(config, { toolName, ruleId })].some((check) => typeof check === 'function');
 }
 
 /** The `from` predicate of the rule (or else the tool) a call's quorum came from; a list travels in the request itself. */

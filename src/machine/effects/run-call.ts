@@ -4,6 +4,7 @@ import type { AnyTool } from '../define-tool.js';
 import type { AgentEvent } from '../agent-machine.js';
 import { buildApprovalRequest } from '../approval-request.js';
 import { currentToolCalls } from '../current-tool-calls.js';
+import { hasApproverFunction } from '../authority/who-may-decide.js';
 import { approversOfCall } from '../evaluate-calls.js';
 import { parsedInputOf } from '../parsed-inputs.js';
 import { richResultOf, type ToolResultExtras } from '../rich-tool-result.js';
@@ -29,6 +30,7 @@ async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: u
       args,
       parsedInput: args,
       approvers,
+      approverFunction: hasApproverFunction(run.agent, record.toolName, ruleId),
       ruleId,
       nudges,
       quorum,

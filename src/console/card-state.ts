@@ -38,7 +38,8 @@ export interface ConsoleEvent {
 /**
  * Moves cards along as run events arrive: a decision (anyone's: this console, a link, Slack) marks its card approved
  * and running, denied or expired; the approved call's end marks it completed with the tool's result, or failed; a
- * run that fails or is cancelled takes its cards with it.
+ * run that fails or is cancelled takes its cards with it. Names, reasons, results and errors arrive through the server's
+ * display filter (`consoleEventView`), and are set as text.
  *
  * @example
  * source.addEventListener('tool-finished', (message) => applyEvent(JSON.parse(message.data)));

@@ -6,14 +6,17 @@
 // host, and a provider's body stays on the error object for the operator's onError.
 
 import { isCountersignError } from '../errors.js';
+import { urlSpans } from './url-spans.js';
 
-// A URL with a scheme, or a host name followed by a path (hooks.slack.com/services/...),
-// each with optional user-info.
-const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;
+/** What a sentence may put right after a URL: "(see https://x.example/a)." */
+const isTrailing = (char: string) => ').,;:!?]'.includes(char);
 
 function hostOnly(match: string): string {
-  // Punctuation after a URL is the sentence's, not the URL's: "(see https://x.example/a)."
-  const [, url = match, trailing = ''] = /^(.*?)([).,;:!?\]]*)$/.exec(match) ?? [];
+  // Punctuation after a URL is the sentence's, not the URL's.
+  let cut = match.length;
+  while (cut > 0 && isTrailing(match[cut - 1]!)) cut--;
+  const url = match.slice(0, cut);
+  const trailing = match.slice(cut);
   try {
     return `${new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`).host}/…${trailing}`;
   } catch {
@@ -21,10 +24,19 @@ function hostOnly(match: string): string {
   }
 }
 
-/** The longest text scrubbed: the pattern is quadratic in the worst case, and nobody reads more in an error. */
+/** The longest text scrubbed: nobody reads more in an error. */
 const MAX_SCRUBBED = 4000;
 
-const withoutUrls = (text: string) => (text.length > MAX_SCRUBBED ? `${text.slice(0, MAX_SCRUBBED)}…` : text).replace(URL_PATTERN, hostOnly);
+function withoutUrls(whole: string): string {
+  const text = whole.length > MAX_SCRUBBED ? `${whole.slice(0, MAX_SCRUBBED)}…` : whole;
+  let shown = '';
+  let from = 0;
+  for (const [start, end] of urlSpans(text)) {
+    shown += text.slice(from, start) + hostOnly(text.slice(start, end));
+    from = end;
+  }
+  return shown + text.slice(from);
+}
 
 /**
  * `text` fit to show others: every URL cut to its host (`hooks.slack.com/…`),

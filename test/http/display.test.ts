@@ -5,6 +5,7 @@ import { createAgent, createMemoryStore, createRuntime, defineTool, type RunEven
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { linkUrls } from '../support/link-urls.js';
+import { sseReader } from './sse-reader.js';
 
 const TOKEN = 'display-test-token-0123456789';
 // What the person must not be shown raw: a right-to-left override, and 100 kB of padding that pushes the rest out of view.
@@ -142,5 +143,54 @@ describe("a tool's title and the history's names and reasons on every HTTP surfa
     expect(html).toContain('characters not shown');
     expect(html).not.toMatch(/[\u202E\u2066]/);
     expect(html).not.toContain('y'.repeat(1_000));
+  });
+
+  it("the console's live events carry who decided, why, a result and a cancel reason through the same filter; the API's stream carries them as recorded", async () => {
+    const signIn = await fetch(`${server.url}/console/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString(),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const consoleEvents = sseReader(await fetch(`${server.url}/events`, { headers: { cookie } }));
+    const apiEvents = sseReader(await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    // Each stream has subscribed once it says it is connected.
+    expect(await consoleEvents.next()).toBe(': connected');
+    expect(await apiEvents.next()).toBe(': connected');
+
+    const entry = { approvalId: 'apr_2', toolCallId: 'call_2', toolName: 'read_file', decision: 'denied', source: 'human', at: Date.UTC(2026, 0, 1) };
+    const by = 'mallory\u202Eecila\u200B';
+    const reason = `fine\u2066 by me${'y'.repeat(5_000)}`;
+    const sent: RunEvent[] = [
+      { type: 'approval-resolved', runId: 'run_2', agentName: 'files', entry: { ...entry, by, reason } as never },
+      {
+        type: 'tool-finished',
+        runId: 'run_2',
+        agentName: 'files',
+        approvalId: 'apr_3',
+        toolCallId: 'call_3',
+        toolName: 'read_file',
+        status: 'succeeded',
+        result: 'ok\u202Etxt.exe',
+      },
+      { type: 'run-cancelled', runId: 'run_2', agentName: 'files', reason: 'stopped by \u2067bob' },
+    ];
+    for (const event of sent) for (const listener of listeners) listener(event);
+
+    const seen = [await consoleEvents.event(), await consoleEvents.event(), await consoleEvents.event()];
+    expect(seen.map(({ type }) => type)).toEqual(['approval-resolved', 'tool-finished', 'run-cancelled']);
+    const resolved = seen[0]!.data as Extract<RunEvent, { type: 'approval-resolved' }>;
+    expect(resolved.entry.by).toBe('mallory[U+202E]ecila[U+200B]');
+    expect(resolved.entry.reason).toMatch(/^fine\[U\+2066\] by mey+ …\[\d+ characters not shown\]… y+$/);
+    expect(resolved.entry.reason!.length).toBeLessThan(1_100);
+    expect(seen[1]!.data).toMatchObject({ result: 'ok[U+202E]txt.exe' });
+    expect(seen[2]!.data).toMatchObject({ reason: 'stopped by [U+2067]bob' });
+    expect(JSON.stringify(seen)).not.toMatch(/[\u200B\u202E\u2066\u2067]/);
+
+    const recorded = [await apiEvents.event(), await apiEvents.event(), await apiEvents.event()];
+    expect(recorded.map(({ data }) => data)).toEqual(sent);
+    await consoleEvents.cancel();
+    await apiEvents.cancel();
   });
 });

@@ -45,7 +45,15 @@ export function cardKeyboard(ids: ButtonIds, wider: string | undefined) {
   };
 }
 
-const ARGS_BLOCK = /\n<pre>[\s\S]*?<\/pre>/;
+/**
+ * The card's arguments block, from its first `\n<pre>` to the next `</pre>`, as `[start, end)`. Two searches:
+ * `/\n<pre>[\s\S]*?<\/pre>/` would read to the end again from every `\n<pre>` of a text without `</pre>`.
+ */
+function argsBlockOf(card: string): readonly [number, number] | undefined {
+  const start = card.indexOf('\n<pre>');
+  const end = start === -1 ? -1 : card.indexOf('</pre>', start + 6);
+  return end === -1 ? undefined : [start, end + 6];
+}
 
 /**
  * The card's text with `line` below it. Without room left, the arguments make way first; a line that still does
@@ -54,6 +62,7 @@ const ARGS_BLOCK = /\n<pre>[\s\S]*?<\/pre>/;
 export function withLine(card: string, line: string): string {
   const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
   if (line.length <= room) return `${card}\n\n${line}`;
-  if (ARGS_BLOCK.test(card)) return withLine(card.replace(ARGS_BLOCK, '\n<i>(arguments left out to make room)</i>'), line);
+  const block = argsBlockOf(card);
+  if (block !== undefined) return withLine(`${card.slice(0, block[0])}\n<i>(arguments left out to make room)</i>${card.slice(block[1])}`, line);
   return `${card}\n\n${fitEscaped(e(plainText(line)), Math.max(0, room))}`;
 }

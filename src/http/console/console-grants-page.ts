@@ -1,13 +1,13 @@
 import type { GrantState } from '../../ports/grant-store.js';
-import { presentText } from '../../machine/display-text.js';
 import { escapeHtml as e } from '../link-pages.js';
 import { hidden, page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
+import { shownName } from './console-text.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Text a person or a model chose (names, sessions, argument bounds), shown through the display filter. */
-const shown = (text: string) => e(presentText(text, '', 256, []));
+const shown = (text: string) => e(shownName(text));
 
 /** Which calls a grant covers: every call of its tool, or those whose arguments match each of its `argsMatch` entries. */
 function covers(grant: GrantState): string {

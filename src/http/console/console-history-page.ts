@@ -1,13 +1,11 @@
-import { presentText } from '../../machine/display-text.js';
 import { escapeHtml as e } from '../link-pages.js';
 import type { HistoryEntry, HistoryQuery } from './audit-history.js';
 import { page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
+import { shownName, shownText } from './console-text.js';
 
-/** Names and reasons are whoever decided's text: shown through the display filter (invisible characters as [U+XXXX], long text cut visibly). */
-const NAME_MAX = 256;
-const REASON_MAX = 1000;
-const shown = (text: string, max: number) => e(presentText(text, '', max, []));
+/** Names and reasons are whoever decided's text: shown through the console's display filter, then escaped. */
+const escapedName = (text: string) => e(shownName(text));
 
 const day = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().slice(0, 16));
 
@@ -22,9 +20,9 @@ export function historyPage(session: ConsoleSession, entries: readonly HistoryEn
   const rows = entries
     .map(
       (entry) =>
-        `<tr><td><time datetime="${new Date(entry.at).toISOString()}">${new Date(entry.at).toISOString()}</time></td><td><code>${shown(entry.toolName, NAME_MAX)}</code></td>` +
-        `<td>${e(entry.decision)}${entry.source === 'human' ? '' : ` (${e(entry.source)})`}${entry.scope === 'run' ? ', for the run' : ''}</td><td>${shown(entry.by ?? '', NAME_MAX)}</td>` +
-        `<td>${shown(entry.reason ?? '', REASON_MAX)}</td><td>${shown(entry.agentName, NAME_MAX)} · <code>${shown(entry.runId, NAME_MAX)}</code></td></tr>`,
+        `<tr><td><time datetime="${new Date(entry.at).toISOString()}">${new Date(entry.at).toISOString()}</time></td><td><code>${escapedName(entry.toolName)}</code></td>` +
+        `<td>${e(entry.decision)}${entry.source === 'human' ? '' : ` (${e(entry.source)})`}${entry.scope === 'run' ? ', for the run' : ''}</td><td>${escapedName(entry.by ?? '')}</td>` +
+        `<td>${e(shownText(entry.reason ?? ''))}</td><td>${escapedName(entry.agentName)} · <code>${escapedName(entry.runId)}</code></td></tr>`,
     )
     .join('');
   const input = (name: keyof HistoryQuery, label: string, value: string, type = 'text') => `<label>${label}<input type="${type}" name="${name}" value="${e(value)}"></label>`;

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
+import type { RunEvent } from '../../machine/run-events.js';
 import type { AppEnv } from '../app-env.js';
 import { streamEvents, type EventFeed } from '../events-route.js';
+import { consoleEventView } from '../console/console-event-view.js';
 import { inboxEventView } from '../console/inbox-event-view.js';
 import type { RouteSettings } from './route-settings.js';
 
@@ -9,8 +11,17 @@ export function eventRoutes({ readPending, report }: RouteSettings, { feed, hear
   const app = new Hono<AppEnv>();
   app.get('/events', readPending, (c) => {
     const { caller } = c.var;
-    // A session an inbox link signed in follows the pending cards, and sees no more of a run than the inbox shows.
-    const view = caller.kind === 'console' && caller.via === 'inbox' ? inboxEventView : undefined;
+    // A console session reads names and reasons through the display filter; one an inbox link signed in follows the
+    // pending cards, and sees no more of a run than the inbox shows.
+    const view =
+      caller.kind !== 'console'
+        ? undefined
+        : caller.via === 'inbox'
+          ? (event: RunEvent) => {
+              const seen = inboxEventView(event);
+              return seen === undefined ? undefined : consoleEventView(seen);
+            }
+          : consoleEventView;
     return streamEvents(c, feed, {
       heartbeatMs,
       ...(view === undefined ? {} : { view }),

@@ -31,7 +31,8 @@ export interface ExecuteOptions {
    * Told the full error of a failed model call. The run's `error.message` is
    * only a public text (`The model call failed: HTTP 401 (authentication).`):
    * it is stored, served and sent in webhooks, and a provider's error can echo
-   * the API key or a URL with a secret. `createRuntime` wires its own `onError` here. Also told (`operation:
+   * the API key or a URL with a secret. Without `onError` the full error is printed once with `console.error`,
+   * secrets redacted, and the run's message says so. `createRuntime` passes its own `onError` here. Also told (`operation:
    * 'grant'` or `'rule'`) of a grant in the grant store or a stored rule that fails its signature check and was ignored
    * (`GrantSignatureError`, `RuleSignatureError`); without `onError` that goes to `console.warn`.
    */

@@ -107,8 +107,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
-  /** The full error of a failed model call: the run's own `error` only says what others may read. */
-  const reportModelError = (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId);
+  /**
+   * The full error of a failed model call (the run's own `error` only says what others may read), or a refused grant
+   * or rule: to `onError`; with none, execute prints it (console.error, redacted) and the run's message says so.
+   */
+  const executeReports =
+    options.onError === undefined
+      ? {}
+      : { onError: (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId) };
 
   /** Tells listeners and the notifier what a commit that just landed announced (or a model's delta). */
   const announce = (events: readonly RunEvent[]) => {
@@ -235,7 +241,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const { runId } = snapshot;
     carrying.set(runId, (carrying.get(runId) ?? 0) + 1);
     try {
-      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta }));
+      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, ...executeReports, onModelDelta: announceDelta }));
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(runId);

@@ -46,7 +46,8 @@ export interface RuntimeOptions {
   /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
-   * of which the run's `error` keeps only a public text.
+   * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
+   * with console.error (secrets redacted) and a refused grant or rule with console.warn.
    */
   readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
 }

@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { optionsObject, parseOptions } from '../options.js';
+import { functionSchema } from './function-schema.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent, EffectName } from './agent-machine.js';
 import { awaitApproval } from './effects/await-approval.js';
@@ -44,6 +47,20 @@ export interface ExecuteOptions {
    */
   readonly onModelDelta?: (event: ModelDeltaEvent) => void;
 }
+
+const optionsSchema = optionsObject({
+  // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
+  signal: z
+    .custom<AbortSignal>(
+      (value) => typeof (value as AbortSignal | null)?.aborted === 'boolean' && typeof (value as AbortSignal).addEventListener === 'function',
+      'must be an AbortSignal',
+    )
+    .optional(),
+  checkpoint: functionSchema().optional(),
+  leaseOwner: z.string().min(1).optional(),
+  onError: functionSchema().optional(),
+  onModelDelta: functionSchema().optional(),
+});
 
 /**
  * What `execute` does in each state that names an effect (the chart's `meta.effect`, src/machine/agent-machine.ts).
@@ -95,6 +112,7 @@ function approvalsOfTurn(snapshot: AgentSnapshot): Set<string> {
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
  */
 export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot, options: ExecuteOptions = {}): Promise<AgentSnapshot> {
+  parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
   const run = new Run(agent, snapshot, options);
   try {

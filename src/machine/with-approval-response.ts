@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './authority/signature-mismatch.js';
 import {
   ApprovalExpiredError,
   ApprovalSignatureError,
@@ -45,7 +46,7 @@ export interface DecideOptions {
 
 const decideSchema = optionsObject({ agent: agentOption });
 
-const responseSchema = z.object({
+const responseSchema = optionsObject({
   approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
   approved: z.boolean({ error: 'must be true or false' }),
   reason: z.string().max(4000).optional(),
@@ -110,7 +111,7 @@ export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, re
   if (!historyVerifies(secret, request, snapshot)) {
     throw new ApprovalSignatureError(
       request.approvalId,
-      'the request history (reminders and escalations) is not the one the sweeper signed; the snapshot was altered. Nothing was run.',
+      `the request history (reminders and escalations) is not the one the sweeper signed; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
     );
   }
   if (signature.startsWith(SIGNATURE_V2)) {
@@ -124,7 +125,7 @@ export function verifyRequestIntegrity(agent: Agent, snapshot: AgentSnapshot, re
   }
   throw new ApprovalSignatureError(
     request.approvalId,
-    'the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); the snapshot was altered. Nothing was run.',
+    `the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
   );
 }
 

@@ -20,7 +20,7 @@ import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { voteProgress } from '../machine/quorum.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, CommitReceipt, ListPendingOptions } from '../ports/snapshot-store.js';
 import { withLinks } from './link-runtime.js';
@@ -45,7 +45,7 @@ const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
-const pendingSchema = z.object({
+const pendingSchema = optionsObject({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
   agent: z.string().max(128).optional(),

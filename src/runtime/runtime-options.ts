@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Agent } from '../machine/agent.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { optionsObject } from '../options.js';
 import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';
@@ -52,7 +53,7 @@ export interface RuntimeOptions {
   readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
 }
 
-export const runtimeOptionsSchema = z.object({
+export const runtimeOptionsSchema = optionsObject({
   agents: z
     .array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent'))
     .min(1, 'is empty; pass the agents this runtime runs'),

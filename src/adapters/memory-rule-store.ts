@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { NewRule, RuleStore, StoredRule } from '../ports/rule-store.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../machine/nudge-plan.js';
 import { storedQuorumSchema } from '../machine/quorum.js';
 import { RuleSignatureError } from '../errors.js';
@@ -21,12 +21,15 @@ export const newRuleSchema = z.object({
   enabled: z.boolean().optional(),
 });
 
+/** The same fields, refusing unknown ones by name (`RuleStore.add` in code; the HTTP body has its own strict form). */
+const addedRuleSchema = optionsObject(newRuleSchema.shape);
+
 /**
  * Validates a rule to add and gives it an id, a creation time and `enabled`, signed with `secret` when there is one:
  * the one place a rule store makes a rule.
  */
 export function toStoredRule(rule: NewRule, now: number, secret: string | undefined): StoredRule {
-  const { enabled, ...fields } = parseOptions(newRuleSchema, rule, 'RuleStore.add', { subject: 'rule' });
+  const { enabled, ...fields } = parseOptions(addedRuleSchema, rule, 'RuleStore.add', { subject: 'rule' });
   return signRule(secret, { ...fields, id: `rule_${randomUUID()}`, createdAt: now, enabled: enabled ?? true } as StoredRule);
 }
 

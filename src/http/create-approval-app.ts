@@ -105,7 +105,7 @@ const optionsSchema = optionsObject({
   heartbeatMs: z.number().int().min(10).optional(),
   channels: z
     .array(
-      z.object({
+      optionsObject({
         method: z.literal('POST', 'must be POST'),
         path: z.string().regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'must be a literal path such as /slack/actions (no parameters, no trailing slash)'),
         fetch: z.custom<ChannelRoute['fetch']>((value) => typeof value === 'function', 'must be a function (request, context?) => Promise<Response>'),

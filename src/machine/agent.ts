@@ -14,7 +14,7 @@ import { createMemoryGrantStore } from '../adapters/memory-grant-store.js';
 import type { RunEvent } from './run-events.js';
 import { StoredRuleCache } from './stored-rules.js';
 import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { remindAfterMsSchema } from './nudge-plan.js';
 
 export interface AgentConfig {
@@ -96,7 +96,7 @@ export interface AgentSettings {
   readonly storedRules: StoredRuleCache;
 }
 
-const configSchema = z.object({
+const configSchema = optionsObject({
   name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
   model: z.custom<Model>((value) => typeof (value as Model | undefined)?.generate === 'function', 'must have a generate({ messages, tools }) method'),
   tools: z.array(
@@ -111,11 +111,11 @@ const configSchema = z.object({
   onExpire: z.enum(['deny', 'keep']).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   clock: functionSchema().optional(),
-  policy: z.object({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
+  policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
   ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
   grantStore: z.custom<GrantStore>((value) => typeof (value as GrantStore | undefined)?.consume === 'function', 'must implement GrantStore').optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
-  display: z.object({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
+  display: optionsObject({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
   onEvent: functionSchema().optional(),
   leaseMs: z.number().int().positive().optional(),
 });

@@ -3,7 +3,7 @@ import { toolAnnotationsSchema } from './tool-annotations.js';
 import { functionSchema } from './function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from './types.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
@@ -84,7 +84,7 @@ export interface Tool<Input = unknown> extends ToolDefinition<Input> {
 /** Zod 3 schemas carry `_def` and parse, but lack zod 4's `_zod` internals that validation and JSON Schema need. */
 const isZod3Schema = (value: unknown) => typeof value === 'object' && value !== null && '_def' in value && !('_zod' in value);
 
-const definitionSchema = z.object({
+const definitionSchema = optionsObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
   description: z.string().min(1, 'describe what the tool does; the model and the approver read it'),
   input: z.custom<z.ZodType>((value) => value instanceof z.ZodType, {

@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { optionsObject, parseOptions } from '../options.js';
+import { functionSchema } from './function-schema.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent, EffectName } from './agent-machine.js';
 import { awaitApproval } from './effects/await-approval.js';
@@ -31,7 +34,8 @@ export interface ExecuteOptions {
    * Told the full error of a failed model call. The run's `error.message` is
    * only a public text (`The model call failed: HTTP 401 (authentication).`):
    * it is stored, served and sent in webhooks, and a provider's error can echo
-   * the API key or a URL with a secret. `createRuntime` wires its own `onError` here. Also told (`operation:
+   * the API key or a URL with a secret. Without `onError` the full error is printed once with `console.error`,
+   * secrets redacted, and the run's message says so. `createRuntime` passes its own `onError` here. Also told (`operation:
    * 'grant'` or `'rule'`) of a grant in the grant store or a stored rule that fails its signature check and was ignored
    * (`GrantSignatureError`, `RuleSignatureError`); without `onError` that goes to `console.warn`.
    */
@@ -43,6 +47,20 @@ export interface ExecuteOptions {
    */
   readonly onModelDelta?: (event: ModelDeltaEvent) => void;
 }
+
+const optionsSchema = optionsObject({
+  // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
+  signal: z
+    .custom<AbortSignal>(
+      (value) => typeof (value as AbortSignal | null)?.aborted === 'boolean' && typeof (value as AbortSignal).addEventListener === 'function',
+      'must be an AbortSignal',
+    )
+    .optional(),
+  checkpoint: functionSchema().optional(),
+  leaseOwner: z.string().min(1).optional(),
+  onError: functionSchema().optional(),
+  onModelDelta: functionSchema().optional(),
+});
 
 /**
  * What `execute` does in each state that names an effect (the chart's `meta.effect`, src/machine/agent-machine.ts).
@@ -94,6 +112,7 @@ function approvalsOfTurn(snapshot: AgentSnapshot): Set<string> {
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
  */
 export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot, options: ExecuteOptions = {}): Promise<AgentSnapshot> {
+  parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
   const run = new Run(agent, snapshot, options);
   try {

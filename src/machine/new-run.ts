@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import type { Agent } from './agent.js';
 import type { AgentEvent } from './agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
@@ -33,7 +33,7 @@ export interface ExecuteInput {
 }
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
-const inputSchema = z.object({
+const inputSchema = optionsObject({
   input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(z.unknown()).min(1, 'has no messages')]),
   runId: idSchema.optional(),
   origin: originSchema.optional(),

@@ -4,7 +4,7 @@ import { Glob } from './glob.js';
 import type { Approvers, ToolContext } from './define-tool.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { EscalationStep, ToolAnnotations } from './types.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -48,7 +48,7 @@ export interface PolicyConfig {
   readonly default?: PolicyAction;
 }
 
-const policyRuleSchema = z.object({
+const policyRuleSchema = optionsObject({
   id: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   connector: z.string().min(1).optional(),

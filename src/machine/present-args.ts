@@ -40,7 +40,8 @@ function keyWords(key: string): string[] {
     .filter(Boolean);
 }
 
-function isSecretKey(key: string, terms: ReadonlySet<string>): boolean {
+/** Whether `key` names a secret: one of its words is a term, or its words joined end with one (`apiKey`, `x-auth-token`). */
+export function isSecretKey(key: string, terms: ReadonlySet<string>): boolean {
   const words = keyWords(key);
   const joined = words.join('');
   for (const term of terms) if (joined.endsWith(term)) return true;

@@ -115,22 +115,32 @@ function systemCodeOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/** What the public text of a failed model call says about where its full error went. */
+const DETAILS_WENT = {
+  onError: 'the operator (onError)',
+  console: 'console.error in the process that ran it (no onError was given)',
+} as const;
+
 /**
  * The public text of a failed model call, for `run.error.message`: the HTTP
  * status, a timeout or a network error code, never the error's own message
  * (a provider's body can echo the API key; a URL can hold one) unless it is
- * one of countersign's own errors.
+ * one of countersign's own errors. `detailsWent` says where the full error
+ * went: the operator's `onError`, or, with none, console.error (which the
+ * text then names, as nobody may know to look there).
  *
  * @example
- * modelFailureText(Object.assign(new Error('Incorrect API key provided: sk-...'), { status: 401 })); // 'The model call failed: HTTP 401 (authentication).'
+ * modelFailureText(Object.assign(new Error('Incorrect API key provided: sk-...'), { status: 401 }), 'onError'); // 'The model call failed: HTTP 401 (authentication).'
  */
-export function modelFailureText(error: unknown): string {
+export function modelFailureText(error: unknown, detailsWent: keyof typeof DETAILS_WENT): string {
+  const where = DETAILS_WENT[detailsWent];
+  const said = (text: string) => (detailsWent === 'console' ? `${text} The details went to ${where}.` : text);
   const status = statusOf(error);
-  if (status !== undefined) return `The model call failed: ${httpStatusText(status)}.`;
-  if (error instanceof Error && error.name === 'TimeoutError') return 'The model call failed: it timed out.';
+  if (status !== undefined) return said(`The model call failed: ${httpStatusText(status)}.`);
+  if (error instanceof Error && error.name === 'TimeoutError') return said('The model call failed: it timed out.');
   const system = systemCodeOf(error);
-  if (system !== undefined) return `The model call failed: the provider could not be reached (${system}).`;
+  if (system !== undefined) return said(`The model call failed: the provider could not be reached (${system}).`);
   // countersign's own errors are worded to be read by anyone (a provider's body is never in their message).
-  if (isCountersignError(error)) return `The model call failed: ${publicText(error.message, 300)}`;
-  return 'The model call failed; the details went to the operator (onError), not here.';
+  if (isCountersignError(error)) return said(`The model call failed: ${publicText(error.message, 300)}`);
+  return `The model call failed; the details went to ${where}, not here.`;
 }

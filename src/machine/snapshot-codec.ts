@@ -209,6 +209,23 @@ export function serialize(snapshot: AgentSnapshot): string {
 }
 
 /**
+ * Why `version` is refused, told by what it is: absent or not a version number, the text is not something
+ * serialize() wrote (a snapshot turned to JSON another way says so); a higher number is a newer countersign's.
+ */
+function versionRefusal(version: unknown, envelope: Record<string, unknown>): string {
+  const reads = `this countersign reads versions ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}`;
+  if (typeof version === 'number' && Number.isInteger(version) && version > CURRENT_SCHEMA_VERSION) {
+    return `Unsupported snapshot $schemaVersion ${version}: it was written by a newer countersign, and ${reads}. Upgrade countersign to read it.`;
+  }
+  const what = version === undefined ? 'it has no $schemaVersion' : `its $schemaVersion ${JSON.stringify(version)} is not one any countersign wrote`;
+  const hint =
+    'runId' in envelope && 'status' in envelope
+      ? 'It looks like a snapshot turned to JSON another way (JSON.stringify?): store serialize(snapshot), and read it back with deserialize.'
+      : 'Pass the string serialize() returned.';
+  return `Invalid snapshot: this is not a serialized countersign snapshot (${what}; ${reads}). ${hint}`;
+}
+
+/**
  * Reads a serialized snapshot back: checks `$schemaVersion`, validates every
  * field, and returns a deeply frozen snapshot. Throws `SnapshotError` naming
  * the field at fault and the versions it reads.
@@ -231,11 +248,7 @@ export function deserialize(text: string | unknown): AgentSnapshot {
   }
   const { $schemaVersion: version, head, messages } = envelope as Record<string, unknown>;
   if (typeof version !== 'number' || !SUPPORTED_SCHEMA_VERSIONS.includes(version)) {
-    throw new SnapshotError(
-      `Unsupported snapshot $schemaVersion ${JSON.stringify(version)}; this countersign reads versions ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}. ` +
-        'Upgrade countersign to read newer snapshots.',
-      { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS },
-    );
+    throw new SnapshotError(versionRefusal(version, envelope as Record<string, unknown>), { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
   }
   const decoded = decodeHead(head, typeof text === 'string');
   checkMessages(messages);

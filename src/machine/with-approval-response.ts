@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './authority/signature-mismatch.js';
 import {
   ApprovalExpiredError,
   ApprovalSignatureError,
@@ -80,7 +81,7 @@ function deciderOf(snapshot: AgentSnapshot, response: ApprovalResponse, agent: A
   return { name: snapshot.agentName, tools: new Map(), settings: { rules: NO_RULES, clock: Date.now, decisionSecret: undefined } };
 }
 
-const responseSchema = z.object({
+const responseSchema = optionsObject({
   approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
   approved: z.boolean({ error: 'must be true or false' }),
   reason: z.string().max(4000).optional(),
@@ -145,7 +146,7 @@ export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, 
   if (!historyVerifies(secret, request, snapshot)) {
     throw new ApprovalSignatureError(
       request.approvalId,
-      'the request history (reminders and escalations) is not the one the sweeper signed; the snapshot was altered. Nothing was run.',
+      `the request history (reminders and escalations) is not the one the sweeper signed; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
     );
   }
   if (signature.startsWith(SIGNATURE_V2)) {
@@ -159,7 +160,7 @@ export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, 
   }
   throw new ApprovalSignatureError(
     request.approvalId,
-    'the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); the snapshot was altered. Nothing was run.',
+    `the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
   );
 }
 

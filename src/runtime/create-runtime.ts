@@ -20,7 +20,7 @@ import { step } from '../machine/step.js';
 import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
 import { withApprovalResponse } from '../machine/with-approval-response.js';
 import { voteProgress } from '../machine/quorum.js';
-import { parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, CommitReceipt, ListPendingOptions } from '../ports/snapshot-store.js';
 import { withLinks } from './link-runtime.js';
@@ -45,7 +45,7 @@ const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
 
 // Built once: a zod schema costs far more to build than to check a value with (a decision would pay it every call).
 const modeSchema = z.enum(['inline', 'record', 'enqueue']).default('inline');
-const pendingSchema = z.object({
+const pendingSchema = optionsObject({
   limit: z.number().int().min(1).max(500).optional(),
   cursor: z.string().max(1024).optional(),
   agent: z.string().max(128).optional(),
@@ -107,8 +107,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   };
 
-  /** The full error of a failed model call: the run's own `error` only says what others may read. */
-  const reportModelError = (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId);
+  /**
+   * The full error of a failed model call (the run's own `error` only says what others may read), or a refused grant
+   * or rule: to `onError`; with none, execute prints it (console.error, redacted) and the run's message says so.
+   */
+  const executeReports =
+    options.onError === undefined
+      ? {}
+      : { onError: (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId) };
 
   /** Tells listeners and the notifier what a commit that just landed announced (or a model's delta). */
   const announce = (events: readonly RunEvent[]) => {
@@ -235,7 +241,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const { runId } = snapshot;
     carrying.set(runId, (carrying.get(runId) ?? 0) + 1);
     try {
-      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, onError: reportModelError, onModelDelta: announceDelta }));
+      return await listeningForCancels(() => agent.execute(snapshot, { checkpoint: checkpointFrom(snapshot), leaseOwner, ...executeReports, onModelDelta: announceDelta }));
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       return get(runId);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Agent } from '../machine/agent.js';
 import { functionSchema } from '../machine/function-schema.js';
+import { optionsObject } from '../options.js';
 import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';
@@ -46,12 +47,13 @@ export interface RuntimeOptions {
   /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
-   * of which the run's `error` keeps only a public text.
+   * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
+   * with console.error (secrets redacted) and a refused grant or rule with console.warn.
    */
   readonly onError?: (error: unknown, context: { readonly operation: string; readonly runId?: string }) => void;
 }
 
-export const runtimeOptionsSchema = z.object({
+export const runtimeOptionsSchema = optionsObject({
   agents: z
     .array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent'))
     .min(1, 'is empty; pass the agents this runtime runs'),

@@ -65,12 +65,14 @@ describe('the agent loop', () => {
       },
       tools: [],
     });
-    const done = await agent.execute({ input: 'hi' });
+    const reported: unknown[] = [];
+    const done = await agent.execute({ input: 'hi' }, { onError: (error) => reported.push(error) });
     expect(done).toMatchObject({
       status: 'failed',
       stopReason: StopReason.Error,
       error: { code: 'model_error', message: 'The model call failed; the details went to the operator (onError), not here.' },
     });
+    expect(reported).toEqual([new Error('rate limited')]);
   });
 
   it('a model answer that is not an assistant message fails the run with invalid_model_response', async () => {
@@ -81,7 +83,7 @@ describe('the agent loop', () => {
 
   it('a scripted model that runs out of turns fails the run rather than hanging', async () => {
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('look', { path: '/x' })]), tools: [pathTool('look', newLedger(), { needsApproval: false })] });
-    const done = await agent.execute({ input: 'hi' });
+    const done = await agent.execute({ input: 'hi' }, { onError: () => undefined });
     expect(done.error).toMatchObject({ code: 'model_error', message: expect.stringContaining('only 1 turns') });
   });
 

@@ -1,6 +1,6 @@
 // How the AI SDK's failures reach countersign: a refused call as a DeliveryError the retry loop understands (with
-// the wait the provider asked for), and any provider failure, before or during an answer, as a ModelProviderError
-// that names the status only.
+// the wait the provider asked for), any provider failure, before or during an answer, as a ModelProviderError
+// that names the status only, and a model that cannot stream told apart from one that failed.
 import { DeliveryError } from '../../delivery/delivery-error.js';
 import { parseRetryAfter } from '../../delivery/retry-after.js';
 import { httpStatusText } from '../../machine/public-text.js';
@@ -25,6 +25,17 @@ export function asDelivery(error: unknown): unknown {
     ...askedWait(api.responseHeaders ?? {}),
     cause: error,
   });
+}
+
+/**
+ * Whether doStream failed because the model cannot stream, before asking the provider anything: the AI SDK's
+ * `UnsupportedFunctionalityError`, or an error that is none of the AI SDK's, as the `Error('Not implemented')`
+ * of a `MockLanguageModelV3` given only `doGenerate`. A provider that refused or could not be reached fails
+ * with an AI SDK error (`APICallError`, wrapped in a `DeliveryError` by the retry loop), which is not this.
+ */
+export function cannotStream(error: unknown): boolean {
+  if (error instanceof DeliveryError) return false;
+  return isAiSdkError(error, 'vercel.ai.error.AI_UnsupportedFunctionalityError') || !isAiSdkError(error, 'vercel.ai.error');
 }
 
 /**

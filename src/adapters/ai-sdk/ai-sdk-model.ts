@@ -5,7 +5,7 @@ import { wait, withRetries } from '../../delivery/retry.js';
 import type { JsonValue, Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { fromGenerateResult, type GenerateResult } from './ai-sdk-answer.js';
-import { asDelivery, providerError } from './ai-sdk-errors.js';
+import { asDelivery, cannotStream, providerError } from './ai-sdk-errors.js';
 import { fromStream } from './ai-sdk-stream.js';
 import { toFunctionTools, toPrompt } from './ai-sdk-prompt.js';
 import { dialects, specVersions, type SpecVersion } from './spec-versions.js';
@@ -41,7 +41,8 @@ const optionsSchema = optionsObject({
  * countersign gives it the conversation and gates the tool calls. Reasoning comes back as parts with the
  * provider's metadata (an Anthropic thinking signature, an OpenAI item id) and goes back unchanged on the next
  * call, also after the run was stored and resumed. The model streams (`doStream`): its text, reasoning and tool
- * input arrive as `model-delta` run events, and the turn is stored exactly as a generated one would be.
+ * input arrive as `model-delta` run events, and the turn is stored exactly as a generated one would be. A model
+ * that cannot stream (the AI SDK's `MockLanguageModelV3` given only `doGenerate`) answers through `doGenerate`.
  *
  * @example
  * import { createAnthropic } from '@ai-sdk/anthropic';
@@ -81,21 +82,35 @@ export function createAiSdkModel(options: AiSdkModelOptions): Model {
     });
   const failure = (request: ModelRequest, error: unknown): unknown => (request.signal?.aborted ? error : providerError(error));
 
+  async function generate(request: ModelRequest): Promise<ModelResponse> {
+    try {
+      const result = await withProviderRetries(request, () => model.doGenerate(callOptions(request)));
+      return fromGenerateResult(result as GenerateResult, dialect);
+    } catch (error) {
+      throw failure(request, error);
+    }
+  }
+
   return streamingAsAsked(
     {
-      async generate(request: ModelRequest): Promise<ModelResponse> {
-        try {
-          const result = await withProviderRetries(request, () => model.doGenerate(callOptions(request)));
-          return fromGenerateResult(result as GenerateResult, dialect);
-        } catch (error) {
-          throw failure(request, error);
-        }
-      },
-      /** Retries only the opening of the stream: once deltas went out, a failure ends the call. */
+      generate,
+      /**
+       * Retries only the opening of the stream: once deltas went out, a failure ends the call. A model whose
+       * doStream is missing (the AI SDK's MockLanguageModelV3 given only doGenerate) answers through doGenerate.
+       */
       async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+        let opened: Awaited<ReturnType<LanguageModelV3['doStream']>> | undefined;
         try {
-          const { stream } = await withProviderRetries(request, () => model.doStream(callOptions(request)));
-          yield* fromStream(stream, dialect);
+          opened = await withProviderRetries(request, () => model.doStream(callOptions(request)));
+        } catch (error) {
+          if (request.signal?.aborted || !cannotStream(error)) throw failure(request, error);
+        }
+        if (!opened) {
+          yield { type: 'finish', response: await generate(request) };
+          return;
+        }
+        try {
+          yield* fromStream(opened.stream, dialect);
         } catch (error) {
           throw failure(request, error);
         }

@@ -2,6 +2,10 @@ import type { ModelMessage, Tool as AiSdkTool } from 'ai';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { type AnyTool, defineTool, type ToolContext } from '../../machine/define-tool.js';
+import { isPlainJson } from '../../machine/plain-json.js';
+import { richResultOf, toolResult } from '../../machine/rich-tool-result.js';
+import { resultContent } from '../../machine/tool-results.js';
+import type { JsonValue } from '../../machine/types.js';
 import { toPrompt } from './ai-sdk-prompt.js';
 import { dialects } from './spec-versions.js';
 
@@ -43,11 +47,28 @@ async function finalOutput(output: unknown): Promise<unknown> {
 }
 
 /**
+ * An AI SDK tool's result as the model should get it: a string as text, a JSON value as a structured result (a
+ * `json` output, as the AI SDK's own generateText sends it, with the JSON as the text other adapters read).
+ */
+function asToolResult(output: unknown): unknown {
+  if (typeof output === 'string' || output === undefined || richResultOf(output)) return output;
+  const text = resultContent(output);
+  let structured: unknown;
+  try {
+    structured = JSON.parse(text);
+  } catch {
+    return output;
+  }
+  return isPlainJson(structured) ? toolResult({ text, structured: structured as JsonValue }) : output;
+}
+
+/**
  * AI SDK tools (`tool({ description, inputSchema, execute, needsApproval })`, keyed by name as `generateText`
  * takes them) as countersign tools. The input schema must be zod 4 or `jsonSchema()` (converted with
  * `z.fromJSONSchema`); `needsApproval` keeps its meaning, and a tool that does not say needs approval, as every
  * countersign tool does (the AI SDK's default is not to ask): set `needsApproval: false` on the harmless ones.
- * Every tool needs an `execute`: countersign runs the tools it gates.
+ * Every tool needs an `execute`: countersign runs the tools it gates. A result that is not a string reaches
+ * the model as a `json` output, as in the AI SDK.
  *
  * @example
  * import { tool } from 'ai';
@@ -75,7 +96,8 @@ export function fromAiSdkTools(tools: Readonly<Record<string, AnyAiSdkTool>>): A
         typeof needsApproval === 'function'
           ? async (input, context) => Boolean(await needsApproval(input, { toolCallId: context.toolCallId, messages: modelMessages(context) }))
           : (needsApproval ?? true),
-      execute: async (input, context) => finalOutput(await execute(input, { toolCallId: context.toolCallId, messages: modelMessages(context), abortSignal: context.signal })),
+      execute: async (input, context) =>
+        asToolResult(await finalOutput(await execute(input, { toolCallId: context.toolCallId, messages: modelMessages(context), abortSignal: context.signal }))),
     });
   });
 }

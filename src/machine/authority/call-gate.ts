@@ -1,6 +1,7 @@
 // The gate before every tool runs: from the signed records alone, re-derive that this exact call is covered. Whatever
 // path decided (a person, a quorum, run memory, a grant, a rule), and whatever the decision step believed, a call runs
 // only when its decision entry, read here, proves it may.
+import { GRANT_ALTERED_OR_OTHER_SECRET, SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './signature-mismatch.js';
 import { ApprovalSignatureError, CallNotCoveredError } from '../../errors.js';
 import { currentToolCalls } from '../current-tool-calls.js';
 import { decisionSignatureOf } from '../decision-signature.js';
@@ -111,13 +112,13 @@ function verifySignedDecision(secret: string, snapshot: AgentSnapshot, record: T
     entry.toolName === record.toolName &&
     decisionSignatureOf(secret, snapshot, entry) !== undefined;
   if (!approvesThisCall) {
-    throw new ApprovalSignatureError(label, `call ${record.toolCallId} has no validly signed approval; the snapshot was altered. Nothing was run.`);
+    throw new ApprovalSignatureError(label, `call ${record.toolCallId} has no validly signed approval; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`);
   }
   const call = lookup.calls.get(record.toolCallId);
   const argsMatch = call !== undefined && call.name === entry.toolName && digestOf(call.args) === entry.argsDigest;
   const editMatch = record.editedArgs === undefined ? entry.editedArgsDigest === undefined : digestOf(record.editedArgs) === entry.editedArgsDigest;
   if (!argsMatch || !editMatch) {
-    throw new ApprovalSignatureError(label, `the arguments of call ${record.toolCallId} are not the ones approved; the snapshot was altered. Nothing was run.`);
+    throw new ApprovalSignatureError(label, `the arguments of call ${record.toolCallId} are not the ones approved; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`);
   }
 }
 
@@ -131,7 +132,7 @@ async function grantProblem(store: GrantStore, secret: string | undefined, run: 
   const record = await store.get(grantId);
   if (record === undefined) return `the grant it names (${grantId}) is not in the grant store`;
   const { grant } = record;
-  if (secret !== undefined && !grantSignatureHolds(secret, grant)) return `the grant it names (${grantId}) does not match its signature`;
+  if (secret !== undefined && !grantSignatureHolds(secret, grant)) return `the grant it names (${grantId}) does not match its signature: ${GRANT_ALTERED_OR_OTHER_SECRET}`;
   if (record.revoked) return `the grant it names (${grantId}) was revoked`;
   if (grant.decision !== 'approved' || grant.toolName !== entry.toolName || grant.agentName !== run.agentName)
     return `the grant it names (${grantId}) does not approve ${entry.toolName}`;
@@ -139,7 +140,8 @@ async function grantProblem(store: GrantStore, secret: string | undefined, run: 
   if (grant.expiresAt !== undefined && entry.at >= grant.expiresAt) return `the grant it names (${grantId}) had expired when it decided`;
   const useKey = useKeyOf(run.runId, entry.toolCallId);
   const use = await store.useOf(grantId, useKey);
-  if (use === undefined || (secret !== undefined && !useSignatureHolds(secret, use, grantId, useKey))) return `the grant it names (${grantId}) holds no signed use for this call`;
+  if (use === undefined || (secret !== undefined && !useSignatureHolds(secret, use, grantId, useKey)))
+    return `the grant it names (${grantId}) holds no signed use for this call${use === undefined ? '' : `: ${GRANT_ALTERED_OR_OTHER_SECRET}`}`;
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 // How the votes on a quorum call count: each person once (names compared as people), each vote signed as a link of
 // a chain (it binds its place and the vote before it), so a vote copied, moved or taken out of the middle in storage
 // breaks the chain instead of counting again.
+import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './signature-mismatch.js';
 import { ApprovalSignatureError } from '../../errors.js';
 import { canonicalJson, hmac, safeEqual } from '../digest.js';
 import { type RunIdentity, signedIdentity } from '../run-identity.js';
@@ -52,7 +53,7 @@ export function verifyVotes(secret: string | undefined, run: RunIdentity, approv
   if (secret === undefined) return;
   const problem = voteChainProblem(secret, run, approvalId, votes);
   if (problem !== undefined) {
-    throw new ApprovalSignatureError(approvalId, `${problem}; the snapshot was altered. Nothing was counted and nothing was run.`);
+    throw new ApprovalSignatureError(approvalId, `${problem}; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was counted and nothing was run.`);
   }
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors.js';
 import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { splitCommandLine } from './command-line.js';
@@ -47,7 +48,7 @@ const options = {
   port: { type: 'string' },
 } as const;
 
-/** Runs the gateway until `io.signal` aborts or, serving stdio only, its client closes stdin. */
+/** Runs the gateway until `io.signal` aborts or, serving stdio (with or without --port), its client closes stdin. */
 export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
   try {
@@ -113,13 +114,18 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     const stopped = new Promise<void>((resolve) => {
       if (io.signal?.aborted) resolve();
       io.signal?.addEventListener('abort', () => resolve(), { once: true });
-      // Serving stdio only, the gateway ends with its client.
-      if (port === undefined) io.stdin.once('end', () => resolve());
+      // Serving stdio, the gateway ends with its client, also with --port: an MCP client that started it (through npx,
+      // which leaves it orphaned) closes its stdin and starts another next time, which needs the port.
+      if (values['serve-stdio']) io.stdin.once('end', () => resolve());
     });
     if (port !== undefined) {
       const { createApprovalApp, serve } = await import('../http/index.js');
       const app = createApprovalApp(gateway.runtime, auth);
-      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port });
+      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port }).catch(
+        (error: unknown) => {
+          throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
+        },
+      );
       stops.unshift(() => server.close());
       say(`mcp-gateway ${values.name}: MCP (Streamable HTTP) at ${server.url}/mcp`);
       if (mcpToken === undefined) say(`MCP clients send Authorization: Bearer ${gatewayOptions.clientTokens![HTTP_CLIENT]} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
@@ -141,6 +147,14 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     for (const stop of stops) await stop().catch(() => undefined);
     await redis?.quit();
   }
+}
+
+/** What to do when `--port` is taken, most often by an earlier gateway whose MCP client has gone. */
+function portInUse(port: number): ConfigError {
+  return new ConfigError(
+    `port ${port} is in use (EADDRINUSE): another process listens there, perhaps an earlier mcp-gateway still running. ` +
+      `Find it (lsof -iTCP:${port} -sTCP:LISTEN, or ss -ltnp 'sport = :${port}') and stop it, or give this gateway another --port.`,
+  );
 }
 
 /**

@@ -7,8 +7,10 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import { warnOfUnsignedAgents } from '../runtime/unsigned-agents-warning.js';
 import { splitCommandLine } from './command-line.js';
 import { formatRequest, inert } from './format.js';
+import { importIoredis } from './import-ioredis.js';
 import { readRulesFile } from './rules-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -22,9 +24,10 @@ export interface GatewayIo {
 }
 
 export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
-              [--prefix P] [--wait-ms N] [--lease-ms N] [--serve-stdio] [--port N]
+              [--prefix P] [--wait-ms N] [--lease-ms N] [--approval-ttl-ms N] [--serve-stdio] [--port N]
                                               an MCP server in front of another: offers its tools, forwards
-                                              only calls the rules or a person allow. --serve-stdio: MCP on
+                                              only calls the rules or a person allow (a request expires after
+                                              --approval-ttl-ms, none by default). --serve-stdio: MCP on
                                               stdin/stdout; --port: MCP at /mcp and the approval app on one
                                               port (loopback; MCP clients send the bearer token of env
                                               COUNTERSIGN_MCP_TOKEN, one is made and printed when unset; env
@@ -44,6 +47,7 @@ const options = {
   prefix: { type: 'string' },
   'wait-ms': { type: 'string' },
   'lease-ms': { type: 'string' },
+  'approval-ttl-ms': { type: 'string' },
   'serve-stdio': { type: 'boolean' },
   port: { type: 'string' },
 } as const;
@@ -67,6 +71,10 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
   if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
+  const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
+  if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
+    throw new UsageError('--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)');
+  }
   const mcpToken = io.env['COUNTERSIGN_MCP_TOKEN'];
   if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
   if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
@@ -88,7 +96,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       ? { url: values['upstream-url']! }
       : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
 
-  const { createMcpGateway } = await import('../adapters/mcp/index.js');
+  const { createMcpGateway, mcpGatewayAgent } = await import('../adapters/mcp/index.js');
   const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
   const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
   const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
@@ -99,11 +107,16 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     ...(redis === undefined ? {} : { store: redis.store }),
     ...(waitMs === undefined ? {} : { waitMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
     ...(linkSecret ? { links: { secret: linkSecret } } : {}),
     ...(decisionSecret ? { decisionSecret } : {}),
     onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
   };
+  // Said before the gateway's runtime would say it in code's terms (createAgent), which a command line cannot set.
+  if (redis !== undefined && !decisionSecret) {
+    warnOfUnsignedAgents(redis.store, [mcpGatewayAgent({ name: values.name })], 'Set the environment variable COUNTERSIGN_DECISION_SECRET');
+  }
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const gateway = await createMcpGateway(gatewayOptions);
@@ -167,7 +180,7 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 
 /** The Redis store at `url`, under `prefix` (ioredis and countersign/redis are loaded only here). */
 async function redisStore(url: string, prefix: string | undefined): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
-  const [{ Redis }, { createRedisStore }] = await Promise.all([import('ioredis'), import('../adapters/redis/index.js')]);
+  const [{ Redis }, { createRedisStore }] = await Promise.all([importIoredis('--redis'), import('../adapters/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
   return { store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }), quit: () => redis.quit() };

@@ -68,6 +68,10 @@ if (!once) {
     `or approve them all: curl -X POST ${url}/runs/${paused.runId}/approvals -H 'authorization: Bearer ${token}' -H 'content-type: application/json' ` +
       `-d '${JSON.stringify({ approveAll: true, approvedBy: 'you', signatures: paused.pendingApprovals.map((request) => request.signature) })}'`,
   );
+  // The CLI decides over HTTP too: the review script's --url is this demo's default address.
+  const reviewArgs = [...(port === 3000 ? [] : ['--url', url]), ...(process.env['COUNTERSIGN_TOKEN'] === undefined ? ['--token', token] : [])];
+  const review = `npm run review${reviewArgs.length === 0 ? ' (with COUNTERSIGN_TOKEN set)' : ` -- ${reviewArgs.join(' ')}`}`;
+  console.log(`or review them one by one in another terminal: ${review}`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutDown(0));
 } else {
   // --once: decide over HTTP as a reviewer would, echoing the signatures of the requests it read.

@@ -2,10 +2,10 @@ import { annotationLine, votesLine } from '../channels/request-notes.js';
 import { moreNeeded } from '../channels/wording.js';
 import type { Markup } from '../channels/markup.js';
 import { replaceInvisible } from '../machine/display-text.js';
-import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
+import type { ApprovalRequest } from '../machine/types.js';
 import type { RunIdentity } from '../machine/run-identity.js';
 import type { GrantState } from '../ports/grant-store.js';
-import type { RespondResult } from '../runtime/runtime.js';
+import type { Decided, ShownRun } from './approvals.js';
 
 function jsonEscape(char: string): string {
   let escaped = '';
@@ -84,11 +84,12 @@ export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: n
   return inert([...requestLines(run, request, now).map((line) => line.text), ...argumentLines(request.args)].join('\n'));
 }
 
-/** A run's state in a few lines. */
-export function formatRun(snapshot: AgentSnapshot, now: number): string {
+/** A run's state in a few lines (its turns where the CLI holds the runtime; the approval app does not send them). */
+export function formatRun(snapshot: ShownRun, now: number): string {
+  const turns = snapshot.turns === undefined ? '' : `  turns ${snapshot.turns}/${snapshot.maxTurns}`;
   const lines = [
     `run ${snapshot.runId}  agent ${snapshot.agentName}${sessionOf(snapshot)}`,
-    `  status ${snapshot.status}${snapshot.stopReason ? ` (${snapshot.stopReason})` : ''}  turns ${snapshot.turns}/${snapshot.maxTurns}  version ${snapshot.version}`,
+    `  status ${snapshot.status}${snapshot.stopReason ? ` (${snapshot.stopReason})` : ''}${turns}  version ${snapshot.version}`,
   ];
   if (snapshot.output !== undefined) lines.push(`  output: ${snapshot.output}`);
   if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${snapshot.error.message}`);
@@ -103,11 +104,13 @@ export function formatRun(snapshot: AgentSnapshot, now: number): string {
  * What `approve`, `deny` and `dismiss` print: the decision and the run's status, or, on a request several people must
  * approve that still needs approvals, that the vote was recorded and how many more are needed.
  */
-export function formatDecision(verb: string, result: Pick<RespondResult, 'duplicate' | 'status' | 'vote'>): string {
+export function formatDecision(verb: string, result: Pick<Decided, 'duplicate' | 'status' | 'vote' | 'where' | 'elsewhere'>): string {
   const vote = result.vote;
   if (vote !== undefined && vote.remaining > 0) {
     return `vote ${vote.recorded ? 'recorded' : 'already recorded'}: ${vote.approvals} of ${vote.required} approvals, ${moreNeeded(vote.remaining)}; run is ${result.status}`;
   }
+  // A run whose tools are in another process: say who carries the decision out, not only the run's status.
+  if (result.elsewhere) return `${verb}${result.duplicate ? ' (already recorded)' : ''}: ${result.where}`;
   return `${verb}${result.duplicate ? ' (already recorded)' : ''}; run is ${result.status}`;
 }
 

@@ -3,7 +3,8 @@ import { loadRuntime } from './load-runtime.js';
 import { runCli } from './run-cli.js';
 
 const stop = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+// SIGHUP: the terminal or the MCP client that started a long-running command (worker, mcp-gateway) has gone.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

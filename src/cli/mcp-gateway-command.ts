@@ -4,10 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors.js';
 import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import { warnOfUnsignedAgents } from '../runtime/unsigned-agents-warning.js';
 import { splitCommandLine } from './command-line.js';
 import { formatRequest, inert } from './format.js';
+import { importIoredis } from './import-ioredis.js';
 import { readRulesFile } from './rules-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -21,9 +24,10 @@ export interface GatewayIo {
 }
 
 export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
-              [--prefix P] [--wait-ms N] [--lease-ms N] [--serve-stdio] [--port N]
+              [--prefix P] [--wait-ms N] [--lease-ms N] [--approval-ttl-ms N] [--serve-stdio] [--port N]
                                               an MCP server in front of another: offers its tools, forwards
-                                              only calls the rules or a person allow. --serve-stdio: MCP on
+                                              only calls the rules or a person allow (a request expires after
+                                              --approval-ttl-ms, none by default). --serve-stdio: MCP on
                                               stdin/stdout; --port: MCP at /mcp and the approval app on one
                                               port (loopback; MCP clients send the bearer token of env
                                               COUNTERSIGN_MCP_TOKEN, one is made and printed when unset; env
@@ -43,11 +47,12 @@ const options = {
   prefix: { type: 'string' },
   'wait-ms': { type: 'string' },
   'lease-ms': { type: 'string' },
+  'approval-ttl-ms': { type: 'string' },
   'serve-stdio': { type: 'boolean' },
   port: { type: 'string' },
 } as const;
 
-/** Runs the gateway until `io.signal` aborts or, serving stdio only, its client closes stdin. */
+/** Runs the gateway until `io.signal` aborts or, serving stdio (with or without --port), its client closes stdin. */
 export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
   try {
@@ -66,6 +71,10 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
   if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
+  const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
+  if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
+    throw new UsageError('--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)');
+  }
   const mcpToken = io.env['COUNTERSIGN_MCP_TOKEN'];
   if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
   if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
@@ -87,7 +96,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       ? { url: values['upstream-url']! }
       : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
 
-  const { createMcpGateway } = await import('../adapters/mcp/index.js');
+  const { createMcpGateway, mcpGatewayAgent } = await import('../adapters/mcp/index.js');
   const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
   const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
   const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
@@ -98,11 +107,16 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     ...(redis === undefined ? {} : { store: redis.store }),
     ...(waitMs === undefined ? {} : { waitMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
     ...(linkSecret ? { links: { secret: linkSecret } } : {}),
     ...(decisionSecret ? { decisionSecret } : {}),
     onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
   };
+  // Said before the gateway's runtime would say it in code's terms (createAgent), which a command line cannot set.
+  if (redis !== undefined && !decisionSecret) {
+    warnOfUnsignedAgents(redis.store, [mcpGatewayAgent({ name: values.name })], 'Set the environment variable COUNTERSIGN_DECISION_SECRET');
+  }
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const gateway = await createMcpGateway(gatewayOptions);
@@ -113,13 +127,18 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     const stopped = new Promise<void>((resolve) => {
       if (io.signal?.aborted) resolve();
       io.signal?.addEventListener('abort', () => resolve(), { once: true });
-      // Serving stdio only, the gateway ends with its client.
-      if (port === undefined) io.stdin.once('end', () => resolve());
+      // Serving stdio, the gateway ends with its client, also with --port: an MCP client that started it (through npx,
+      // which leaves it orphaned) closes its stdin and starts another next time, which needs the port.
+      if (values['serve-stdio']) io.stdin.once('end', () => resolve());
     });
     if (port !== undefined) {
       const { createApprovalApp, serve } = await import('../http/index.js');
       const app = createApprovalApp(gateway.runtime, auth);
-      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port });
+      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port }).catch(
+        (error: unknown) => {
+          throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
+        },
+      );
       stops.unshift(() => server.close());
       say(`mcp-gateway ${values.name}: MCP (Streamable HTTP) at ${server.url}/mcp`);
       if (mcpToken === undefined) say(`MCP clients send Authorization: Bearer ${gatewayOptions.clientTokens![HTTP_CLIENT]} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
@@ -143,6 +162,14 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   }
 }
 
+/** What to do when `--port` is taken, most often by an earlier gateway whose MCP client has gone. */
+function portInUse(port: number): ConfigError {
+  return new ConfigError(
+    `port ${port} is in use (EADDRINUSE): another process listens there, perhaps an earlier mcp-gateway still running. ` +
+      `Find it (lsof -iTCP:${port} -sTCP:LISTEN, or ss -ltnp 'sport = :${port}') and stop it, or give this gateway another --port.`,
+  );
+}
+
 /**
  * The gateway's environment, for the upstream it starts: its tokens are set where the gateway is started (the SDK
  * would otherwise pass on only a few safe variables such as PATH and HOME).
@@ -153,7 +180,7 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 
 /** The Redis store at `url`, under `prefix` (ioredis and countersign/redis are loaded only here). */
 async function redisStore(url: string, prefix: string | undefined): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
-  const [{ Redis }, { createRedisStore }] = await Promise.all([import('ioredis'), import('../adapters/redis/index.js')]);
+  const [{ Redis }, { createRedisStore }] = await Promise.all([importIoredis('--redis'), import('../adapters/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
   return { store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }), quit: () => redis.quit() };

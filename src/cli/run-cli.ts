@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
-import { isCountersignError } from '../errors.js';
 import { inboxUrl } from '../links/link-urls.js';
 import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { codeOf } from './approval-app-error.js';
+import type { Approvals } from './approvals.js';
 import { formatDecision, formatGrant, formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
+import { httpApprovals } from './http-approvals.js';
 import { runReview } from './review/review-command.js';
+import { runtimeApprovals } from './runtime-approvals.js';
 import { runWorker } from './run-worker.js';
 import { UsageError } from './usage-error.js';
 
@@ -21,9 +24,11 @@ export interface CliIo {
 
 export const USAGE = `usage: countersign <command> [options]
 
-Reads and decides the approvals of a runtime. The runtime comes from a module you
-write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as \`runtime\` or default,
-e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
+Reads and decides the approvals of a running approval app over HTTP (--url URL --token TOKEN,
+or COUNTERSIGN_URL and COUNTERSIGN_TOKEN; e.g. npm start's, at http://127.0.0.1:3000), or of a
+runtime from a module you write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as
+\`runtime\` or default, e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
+resume, inbox-link, sweep, recover and worker need --runtime.
 
 commands:
   pending [--agent NAME] [--session ID] [--limit N]
@@ -56,11 +61,14 @@ commands:
                                               at REDIS_URL), sweeping and recovering every MS (30000)
 ${GATEWAY_USAGE}
 
-options: --runtime PATH (a .ts module loads with tsx installed in the project), --json (machine-readable
+options: --url URL and --token TOKEN (the approval app; the token from COUNTERSIGN_TOKEN keeps it out of
+ps), --runtime PATH (a .ts module loads with tsx installed in the project), --json (machine-readable
 output), --help. Colour only on a terminal, never with NO_COLOR set.`;
 
 const options = {
   runtime: { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
   agent: { type: 'string' },
   session: { type: 'string' },
   limit: { type: 'string' },
@@ -116,8 +124,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const output = (human: string, data: unknown) => print(json ? JSON.stringify(data, null, 2) : human);
 
   try {
-    const runtimePath = values.runtime ?? io.env['COUNTERSIGN_RUNTIME'];
-    if (!runtimePath) throw new UsageError('say which runtime to use: --runtime ./runtime.js (or set COUNTERSIGN_RUNTIME)');
     const positional = (count: number) => {
       if (rest.length !== count) throw new UsageError(`${command} takes ${count === 1 ? 'a run id' : 'a run id and an approval id'}`);
       return rest as [string, string];
@@ -167,11 +173,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw new UsageError(`unknown command ${command}`);
     }
 
-    const runtime = await io.loadRuntime(runtimePath);
+    const source = sourceOf(values, io.env);
+    const needsRuntime = ['resume', 'inbox-link', 'sweep', 'recover', 'worker'].includes(command);
+    if (source.url !== undefined && needsRuntime) {
+      throw new UsageError(`${command} needs the runtime itself (--runtime PATH); the approval app at --url carries on, sweeps and recovers its own runs`);
+    }
+    const runtime = source.runtime === undefined ? undefined : await io.loadRuntime(source.runtime);
+    const approvals: Approvals = runtime === undefined ? httpApprovals({ url: source.url!, token: source.token! }) : runtimeApprovals(runtime);
     const now = Date.now();
     switch (command) {
       case 'pending': {
-        const page = await runtime.pending({
+        const page = await approvals.pending({
           ...(values.agent === undefined ? {} : { agent: values.agent }),
           ...(values.session === undefined ? {} : { sessionId: values.session }),
           ...(limit === undefined ? {} : { limit }),
@@ -181,18 +193,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
       case 'show': {
         const [runId] = positional(1);
-        const snapshot = await runtime.get(runId);
-        output(formatRun(snapshot, now), snapshot);
+        const run = await approvals.get(runId);
+        output(formatRun(run, now), run);
         return 0;
       }
       case 'approve':
       case 'deny':
       case 'dismiss': {
         const [runId, approvalId] = positional(2);
-        const result = await runtime.respond(
+        // A decider echoes the signature of the request it read (an agent with a decisionSecret refuses a decision without it).
+        const signature = (await approvals.get(runId)).pendingApprovals.find((request) => request.approvalId === approvalId)?.signature;
+        const result = await approvals.respond(
           runId,
           {
             approvalId,
+            ...(signature === undefined ? {} : { signature }),
             approved: command === 'approve',
             ...(command === 'dismiss' ? { dismissed: true } : {}),
             ...(values.by === undefined ? {} : { approvedBy: values.by }),
@@ -201,13 +216,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
             ...(Object.keys(bounds).length === 0 ? {} : { grant: bounds }),
             ...(editedArgs === undefined ? {} : { args: editedArgs }),
           },
-          mode === undefined ? {} : { mode },
+          mode,
         );
         output(formatDecision({ approve: 'approved', deny: 'denied', dismiss: 'dismissed' }[command], result), result);
         return 0;
       }
       case 'grants': {
-        const grants = await runtime.grants({
+        const grants = await approvals.grants({
           ...(values.session === undefined ? {} : { sessionId: values.session }),
           ...(values.agent === undefined ? {} : { agent: values.agent }),
         });
@@ -216,28 +231,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
       case 'revoke-grant': {
         if (rest.length !== 1) throw new UsageError('revoke-grant takes a grant id');
-        const revoked = await runtime.revokeGrant(rest[0]!);
+        const revoked = await approvals.revokeGrant(rest[0]!);
         output(revoked ? `revoked ${rest[0]}` : `no live grant ${rest[0]}`, { revoked: revoked ? 1 : 0 });
         return 0;
       }
       case 'clear-session': {
         if (rest.length !== 1) throw new UsageError('clear-session takes a session id');
-        const revoked = await runtime.clearSession(rest[0]!);
+        const revoked = await approvals.clearSession(rest[0]!);
         output(`revoked ${revoked} grants of session ${rest[0]}`, { revoked });
         return 0;
       }
       case 'review':
-        return await runReview(runtime, io, { by: values.by, agent: values.agent, sessionId: values.session, mode, json });
+        return await runReview(approvals, io, { by: values.by, agent: values.agent, sessionId: values.session, mode, json });
       case 'resume': {
         const [runId] = positional(1);
-        const snapshot = await runtime.resume(runId);
-        output(formatRun(snapshot, now), snapshot);
+        const run = await approvals.get((await runtime!.resume(runId)).runId);
+        output(formatRun(run, now), run);
         return 0;
       }
       case 'inbox-link': {
         if (rest.length !== 1) throw new UsageError('inbox-link takes the reviewer it is for, e.g. inbox-link alice@example.com');
         const reviewer = rest[0]!;
-        const { token, expiresAt } = await requireLinks(runtime, 'countersign inbox-link').inboxToken(reviewer, expiresIn === undefined ? {} : { expiresIn });
+        const { token, expiresAt } = await requireLinks(runtime!, 'countersign inbox-link').inboxToken(reviewer, expiresIn === undefined ? {} : { expiresIn });
         const url = inboxUrl(values['base-url'] ?? '', token);
         output(
           `${url}\n  ${reviewer}'s inbox until ${new Date(expiresAt).toISOString()}${values['base-url'] === undefined ? ' (a path on the approval app; --base-url URL gives the whole link)' : ''}`,
@@ -247,19 +262,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
       case 'cancel': {
         const [runId] = positional(1);
-        const snapshot = await runtime.cancel(runId, values.reason ?? 'cancelled from the command line');
-        output(`run ${runId} is ${snapshot.status}`, snapshot);
+        const run = await approvals.cancel(runId, values.reason ?? 'cancelled from the command line');
+        output(`run ${runId} is ${run.status}`, run);
         return 0;
       }
       case 'worker':
-        return await runWorker(runtime, { ...io, signal: io.signal ?? new AbortController().signal }, { concurrency, prefix: values.prefix, housekeepingMs: every });
+        return await runWorker(runtime!, { ...io, signal: io.signal ?? new AbortController().signal }, { concurrency, prefix: values.prefix, housekeepingMs: every });
       case 'sweep': {
-        const result = await runtime.sweepExpired();
+        const result = await runtime!.sweepExpired();
         output(`expired ${result.expired} approvals in ${result.runs} runs${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
         return 0;
       }
       default: {
-        const result = await runtime.recover();
+        const result = await runtime!.recover();
         output(`resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
         return 0;
       }
@@ -275,7 +290,32 @@ function failed(error: unknown, printError: (text: string) => void): number {
     printError(`error: ${error.message}\n\n${USAGE}`);
     return 2;
   }
-  const code = isCountersignError(error) ? ` [${error.code}]` : '';
+  const code = codeOf(error) === undefined ? '' : ` [${codeOf(error)}]`;
   printError(`error${code}: ${(error as Error)?.message ?? String(error)}`);
   return 1;
+}
+
+/**
+ * Where the approvals are: the approval app (`--url`, with `--token`) or a runtime module (`--runtime`). A flag beats
+ * the environment (COUNTERSIGN_URL, COUNTERSIGN_RUNTIME); the token comes from --token, COUNTERSIGN_TOKEN or
+ * COUNTERSIGN_APPROVALS_TOKEN (the gateway's app).
+ */
+function sourceOf(
+  values: { readonly url?: string | undefined; readonly token?: string | undefined; readonly runtime?: string | undefined },
+  env: Record<string, string | undefined>,
+): { readonly url?: string; readonly token?: string; readonly runtime?: string } {
+  if (values.url !== undefined && values.runtime !== undefined) throw new UsageError('give --url (an approval app) or --runtime (a runtime module), not both');
+  const url = values.url ?? (values.runtime === undefined ? env['COUNTERSIGN_URL'] || undefined : undefined);
+  if (url === undefined) {
+    const runtime = values.runtime ?? (env['COUNTERSIGN_RUNTIME'] || undefined);
+    if (runtime === undefined) {
+      throw new UsageError(
+        'say where the approvals are: --url http://127.0.0.1:3000 --token TOKEN (a running approval app, e.g. npm start, which prints both), or --runtime ./runtime.js (or set COUNTERSIGN_URL / COUNTERSIGN_RUNTIME)',
+      );
+    }
+    return { runtime };
+  }
+  const token = values.token ?? (env['COUNTERSIGN_TOKEN'] || env['COUNTERSIGN_APPROVALS_TOKEN'] || undefined);
+  if (token === undefined) throw new UsageError(`the approval app at ${url} needs its bearer token: --token TOKEN or COUNTERSIGN_TOKEN (npm start prints it)`);
+  return { url, token };
 }

@@ -2,6 +2,7 @@
 // with --port), in front of the fixture MCP server, decided over the approval app on the same port.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, type Stream } from 'node:stream';
@@ -12,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
+import { freePort } from '../support/free-port.js';
 import { callLog, fixtureScript } from '../support/mcp-fixture.js';
 import { textOf } from '../support/mcp-gateway-kit.js';
 
@@ -40,6 +42,26 @@ function appUrl(stderr: Stream): Promise<string> {
       const match = /MCP \(Streamable HTTP\) at (http:\/\/[^\s]+)\/mcp/.exec(seen);
       if (match) resolve(match[1]!);
     });
+  });
+}
+
+/** Resolves once `stderr` has printed text matching `pattern`. */
+function printed(stderr: Stream, pattern: RegExp): Promise<void> {
+  let seen = '';
+  return new Promise((resolve) => {
+    stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+  });
+}
+
+/** A server listening on loopback `port`; rejects when the port is taken. */
+function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }
 
@@ -141,6 +163,48 @@ describe('countersign mcp-gateway', () => {
     await decide(url, false, { reason: 'keep it' });
     expect(textOf(await answer)).toMatch(/^Denied by erin: keep it\./);
     expect(log.calls()).toEqual([]);
+  });
+
+  it.each([
+    ['its MCP client closes standard input', (child: ChildProcess) => child.stdin!.end()],
+    ['it gets SIGHUP', (child: ChildProcess) => child.kill('SIGHUP')],
+    ['it gets SIGTERM', (child: ChildProcess) => child.kill('SIGTERM')],
+  ])('with --serve-stdio and --port, exits 0 when %s, and the port is free for the next launch', async (_, end) => {
+    const port = await freePort();
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--port', String(port)],
+      { env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['pipe', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    });
+    await printed(child.stderr!, /MCP on stdin\/stdout/);
+    end(child);
+    expect(await exited).toEqual([0, null]);
+    const next = await listenOn(port);
+    await new Promise((resolve) => next.close(resolve));
+  });
+
+  it('says plainly that --port is in use (EADDRINUSE), which port and what to do, and exits 1', async () => {
+    const taken = await listenOn(await freePort());
+    cleanups.push(() => new Promise((resolve) => taken.close(resolve)));
+    const port = (taken.address() as { port: number }).port;
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (chunk) => (err += chunk));
+    const code = await runCli(['mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', String(port)], {
+      stdout: new PassThrough(),
+      stderr,
+      stdin: Readable.from([]),
+      env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      loadRuntime: async () => Promise.reject(new Error('no runtime')),
+    });
+    expect(code).toBe(1);
+    expect(err).toContain(`port ${port} is in use (EADDRINUSE): another process listens there, perhaps an earlier mcp-gateway still running.`);
+    expect(err).toContain('or give this gateway another --port');
   });
 
   it('explains a bad command line or rules file with exit code 2, naming the file, the rule and the fix', async () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
@@ -62,6 +63,51 @@ describe('npm start (examples/start.ts)', () => {
       expect(code).toBe(1);
     } finally {
       busy.close();
+    }
+  });
+
+  it('npm start in one terminal, the npm run review it prints in another: both approvals decided over HTTP and the run completes', async () => {
+    const port = await freePort();
+    const { COUNTERSIGN_TOKEN: _ignored, ...rest } = process.env;
+    const app = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], { env: { ...rest, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const appExited = new Promise((resolve) => app.once('exit', resolve));
+    let appOut = '';
+    const appPrinted = (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const look = () => {
+          const match = pattern.exec(appOut);
+          if (match) resolve(match);
+        };
+        app.stdout.on('data', (chunk) => {
+          appOut += chunk;
+          look();
+        });
+        app.once('exit', () => reject(new Error(`npm start exited: ${appOut}`)));
+        look();
+      });
+    try {
+      const [, printed] = await appPrinted(/^or review them one by one in another terminal: npm run review -- (.+)$/m);
+      const runId = /^run (\S+) waits for 2 approvals:$/m.exec(appOut)![1]!;
+      // The review script as npm runs it (tsx from node_modules/.bin is node --import tsx), with what npm start printed.
+      const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts['review']!;
+      expect(script).toMatch(/^tsx src\/cli\/index\.ts review /);
+      const args = [...script.split(' ').slice(1), ...printed!.split(' ')];
+      const review = spawn(process.execPath, ['--import', 'tsx', ...args], { env: rest, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      review.stdout.on('data', (chunk) => (out += chunk));
+      review.stderr.on('data', (chunk) => (err += chunk));
+      const reviewed = new Promise((resolve) => review.once('exit', resolve));
+      const completed = appPrinted(new RegExp(`^run ${runId} completed`, 'm'));
+      review.stdin.end('y\ny\n');
+      expect(await reviewed).toBe(0);
+      expect(err).toBe('');
+      expect(out).toContain(`the approval app at http://127.0.0.1:${port} carried it out; run ${runId} is completed`);
+      expect(out).toContain('2 decided');
+      await completed;
+    } finally {
+      app.kill('SIGTERM');
+      await appExited;
     }
   });
 });

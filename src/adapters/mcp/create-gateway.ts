@@ -84,7 +84,9 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
 export async function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway> {
   const { upstream, settings } = readGatewayOptions(options);
   const owned = !('callTool' in upstream);
-  const connection = owned ? await connectMcpServer(upstream) : upstream;
+  // Where the policy's default is to ask, a call no rule and no requireApproval decides says why a person is asked.
+  const asks = settings.policy?.default === undefined || settings.policy.default === 'ask';
+  const connection = owned ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream }) : upstream;
   const agent = createAgent({
     name: gatewayAgentName(connection.name),
     model: gatewayModel,
@@ -200,3 +202,6 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     },
   };
 }
+
+/** The gateway's own default: every call no rule decides asks a person, saying that no rule matched. */
+const askWhenNoRuleMatches = () => ({ required: true, reason: 'no rule matched; the gateway asks for every call by default' });

@@ -8,6 +8,9 @@ import { gatewayModel } from './gateway-model.js';
 /** The name of the agent of the gateway in front of the upstream named `name`. */
 export const gatewayAgentName = (name: string) => `mcp-gateway.${name}`;
 
+/** True for the name of a gateway's agent (`gatewayAgentName`). */
+export const isGatewayAgentName = (agentName: string) => agentName.startsWith(gatewayAgentName(''));
+
 const schema = optionsObject({
   name: z.string().min(1, 'is empty; pass the name the gateway was given (--name)'),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),

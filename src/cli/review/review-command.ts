@@ -1,9 +1,11 @@
 // `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
-import { isCountersignError } from '../../errors.js';
+import { isGatewayAgentName } from '../../adapters/mcp/gateway-agent.js';
 import { digestOf } from '../../machine/digest.js';
 import type { ApprovalResponse } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
-import type { RespondMode, RespondResult, Runtime } from '../../runtime/runtime.js';
+import type { RespondMode } from '../../runtime/runtime.js';
+import { codeOf } from '../approval-app-error.js';
+import type { Approvals, Decided } from '../approvals.js';
 import { inert } from '../format.js';
 import { formatCard } from './card.js';
 import { editInEditor } from './edit-in-editor.js';
@@ -26,10 +28,13 @@ export interface ReviewOptions {
   readonly json: boolean;
 }
 
-/** What `s` approves, and how the reviewer is told: the session, when the run has one (a grant for its later runs), else the run. */
+/**
+ * What `s` approves, and how the reviewer is told: the session, when the run has one (a grant for its later runs),
+ * else the run; nothing for a gateway's run outside a session, which makes one call only.
+ */
 const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
 const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const;
-const widerScope = (item: PendingApprovalEntry) => (item.sessionId === undefined ? FOR_THE_RUN : FOR_THE_SESSION);
+const widerScope = (item: PendingApprovalEntry) => (item.sessionId !== undefined ? FOR_THE_SESSION : isGatewayAgentName(item.agentName) ? undefined : FOR_THE_RUN);
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
 type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>;
@@ -40,8 +45,8 @@ type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>
  * arguments, j skip, q quit. After each decision it says what happened and where the tool runs. With `json` it
  * prints the cards as JSON Lines and exits: scripts decide with `approve` and `deny`.
  */
-export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewOptions): Promise<number> {
-  const page = await runtime.pending({
+export async function runReview(approvals: Approvals, io: ReviewIo, options: ReviewOptions): Promise<number> {
+  const page = await approvals.pending({
     limit: 500,
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
@@ -55,8 +60,10 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
   const reader = keyReader(io.stdin);
   const write = (text: string) => io.stdout.write(text);
   const say = (text: string) => write(`${inert(text)}\n`);
-  const keys = (item: PendingApprovalEntry) =>
-    `${paint.key('y')} approve once · ${paint.key('s')} approve ${widerScope(item).label} · ${paint.key('n')} deny · ${paint.key('e')} edit · ${paint.key('v')} view all · ${paint.key('j')} skip · ${paint.key('q')} quit${reader.raw ? ' ' : '\n> '}`;
+  const keys = (item: PendingApprovalEntry) => {
+    const wider = widerScope(item);
+    return `${paint.key('y')} approve once · ${wider === undefined ? '' : `${paint.key('s')} approve ${wider.label} · `}${paint.key('n')} deny · ${paint.key('e')} edit · ${paint.key('v')} view all · ${paint.key('j')} skip · ${paint.key('q')} quit${reader.raw ? ' ' : '\n> '}`;
+  };
   /** The next key, echoed on a terminal (raw keys are not), undefined when the reviewer is done. */
   const ask = async (prompt: string) => {
     write(prompt);
@@ -65,7 +72,7 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
     return key;
   };
   const respond = (item: PendingApprovalEntry, decision: Decision) =>
-    runtime.respond(
+    approvals.respond(
       item.runId,
       {
         approvalId: item.request.approvalId,
@@ -74,15 +81,13 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
         ...(options.by === undefined ? {} : { approvedBy: options.by }),
         ...decision,
       },
-      options.mode === undefined ? {} : { mode: options.mode },
+      options.mode,
     );
-  const report = (item: PendingApprovalEntry, what: string, result: RespondResult) =>
-    write(
-      `${paint[what.startsWith('denied') ? 'bad' : 'good'](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(whereItRuns(item, result, options.mode))}\n`,
-    );
+  const report = (what: string, result: Decided) =>
+    write(`${paint[what.startsWith('denied') ? 'bad' : 'good'](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`);
 
   /** Edits in `$EDITOR` until the runtime takes the arguments (the result) or the reviewer cancels (undefined). */
-  const edit = async (item: PendingApprovalEntry): Promise<RespondResult | undefined> => {
+  const edit = async (item: PendingApprovalEntry): Promise<Decided | undefined> => {
     if (digestOf(item.request.args) !== item.request.argsDigest) {
       say(
         '! the arguments shown are redacted or escaped, not the real ones, so they cannot be edited here (an edit would send the display copy); approve or deny them as they are',
@@ -105,7 +110,7 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
         return await respond(item, { approved: true, args: JSON.parse(text) as unknown });
       } catch (error) {
         if (error instanceof SyntaxError) problem = `not JSON: ${error.message}`;
-        else if (isCountersignError(error) && error.code === 'invalid_edit') problem = error.message;
+        else if (codeOf(error) === 'invalid_edit') problem = (error as Error).message;
         else throw error;
       }
       write(`${paint.bad(inert(problem))}\n`);
@@ -127,27 +132,28 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
           write(`${formatCard(item, position, Date.now(), paint, true)}\n`);
           continue;
         }
-        if (!['y', 's', 'n', 'e'].includes(key)) {
-          say(`${key} is not a key here; answer y, s, n, e, v, j or q`);
+        const wider = widerScope(item);
+        if (!['y', 'n', 'e', ...(wider === undefined ? [] : ['s'])].includes(key)) {
+          say(`${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, e, v, j or q`);
           continue;
         }
         try {
           if (key === 'e') {
             const result = await edit(item);
             if (result === undefined) continue;
-            report(item, 'approved with your edit', result);
+            report('approved with your edit', result);
           } else if (key === 'n') {
             write('reason (Enter for none): ');
             const reason = await reader.line();
             if (reason === undefined) break review;
-            report(item, `denied${reason.trim() ? ` (${reason.trim()})` : ''}`, await respond(item, { approved: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+            report(`denied${reason.trim() ? ` (${reason.trim()})` : ''}`, await respond(item, { approved: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
           } else {
-            const { scope, label } = key === 's' ? widerScope(item) : ({ scope: 'once', label: 'once' } as const);
-            report(item, `approved ${label}`, await respond(item, { approved: true, scope }));
+            const { scope, label } = key === 's' && wider !== undefined ? wider : ({ scope: 'once', label: 'once' } as const);
+            report(`approved ${label}`, await respond(item, { approved: true, scope }));
           }
           decided++;
         } catch (error) {
-          const code = isCountersignError(error) ? ` [${error.code}]` : '';
+          const code = codeOf(error) === undefined ? '' : ` [${codeOf(error)}]`;
           io.stderr.write(`${inert(`error${code}: ${(error as Error)?.message ?? String(error)}`)}\n`);
         }
         break;
@@ -158,16 +164,4 @@ export async function runReview(runtime: Runtime, io: ReviewIo, options: ReviewO
   }
   say(`\n${decided} decided`);
   return 0;
-}
-
-/** Where the decided call runs, in the reviewer's words. */
-function whereItRuns(item: PendingApprovalEntry, result: RespondResult, mode: RespondMode | undefined): string {
-  const { snapshot } = result;
-  const ran = snapshot.messages.some((message) => message.role === 'tool' && message.toolCallId === item.request.toolCallId);
-  const approved = snapshot.audit.find((entry) => entry.approvalId === item.request.approvalId)?.decision === 'approved';
-  if (!approved) return `the call does not run; run ${snapshot.runId} is ${snapshot.status}`;
-  if (ran) return `the tool ran here in this process; run ${snapshot.runId} is ${snapshot.status}`;
-  if (mode === 'enqueue') return `queued: a worker runs the tool (countersign worker), not this process; run ${snapshot.runId} is ${snapshot.status}`;
-  if (mode === 'record') return `recorded only: the tool runs where the run is resumed (countersign resume ${snapshot.runId})`;
-  return `the tool runs here in the process that decides the run's last pending approval; run ${snapshot.runId} is ${snapshot.status}`;
 }

@@ -13,6 +13,7 @@ export type { ExecuteOptions } from './machine/execute.js';
 export type { ExecuteInput } from './machine/new-run.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
 export { cancel, type CancelOptions } from './machine/cancel.js';
+export { hasPendingApprovals } from './machine/has-pending-approvals.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
 export { expiryDecisions } from './machine/expiry.js';
 export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';

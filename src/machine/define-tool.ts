@@ -31,8 +31,11 @@ export interface ToolDefinition<Input> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
-  /** `true` (the default), `false`, or a function of the validated input. */
-  readonly needsApproval?: boolean | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
+  /**
+   * `true` (the default), `false`, a fixed `{ required, reason }` (the reason is shown to the approver), or a
+   * function of the validated input returning either.
+   */
+  readonly needsApproval?: ApprovalRequirement | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
   /** The question shown to the approver; defaults to the tool's description. */
   readonly approvalPrompt?: (input: Input) => string;
   readonly execute: (input: Input, ctx: ToolExecuteContext) => unknown;
@@ -93,7 +96,11 @@ const definitionSchema = optionsObject({
         ? 'is a zod 3 schema; countersign needs zod 4 schemas: npm install zod@^4 and import { z } from "zod", or on zod 3.25 import { z } from "zod/v4"'
         : 'must be a zod schema, e.g. z.object({ path: z.string() })',
   }),
-  needsApproval: z.union([z.boolean(), functionSchema()]).optional(),
+  needsApproval: z
+    .union([z.boolean(), z.strictObject({ required: z.boolean({ error: 'must be true or false' }), reason: z.string().max(4000).optional() }), functionSchema()], {
+      error: 'must be true, false, { required, reason? } or a function (input, ctx) => one of those',
+    })
+    .optional(),
   approvalPrompt: functionSchema().optional(),
   execute: functionSchema('must be a function (input, ctx) => result'),
   approvalTtlMs: z.number().int().positive().optional(),

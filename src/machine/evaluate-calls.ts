@@ -156,9 +156,8 @@ async function policyVerdict(
 
   const needsApproval = tool.needsApproval;
   if (needsApproval === undefined) return { action: agent.settings.defaultAction, source: 'default', ...approvers };
-  if (typeof needsApproval === 'boolean') return { action: needsApproval ? 'ask' : 'allow', source: 'tool', ...approvers };
   try {
-    const answer = await needsApproval(input, ctx);
+    const answer = typeof needsApproval === 'function' ? await needsApproval(input, ctx) : needsApproval;
     const required = typeof answer === 'boolean' ? answer : answer.required;
     const reason = typeof answer === 'object' ? answer.reason : undefined;
     return { action: required ? 'ask' : 'allow', source: 'tool', ...(reason === undefined ? {} : { reason }), ...approvers };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolContext } from 'countersign';
+import { ConfigError, hasPendingApprovals, withApprovalResponse, type ToolContext } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
 import { testAgent } from '../support/test-kit.js';
@@ -22,6 +22,22 @@ describe('needsApproval', () => {
     expect([no.asked, no.ran]).toEqual([false, true]);
     expect(no.snap.status).toBe('completed');
     expect(no.snap.audit).toEqual([expect.objectContaining({ decision: 'approved', source: 'tool', toolName: 'act', scope: 'once' })]);
+  });
+
+  it('a fixed { required, reason } (seed 000) asks with its reason, or runs at once; hasPendingApprovals says which', async () => {
+    const ask = await run({ required: true, reason: 'Adding a domain grants permanent fetch access.' });
+    expect([ask.asked, ask.ran]).toEqual([true, false]);
+    expect(ask.snap.pendingApprovals[0]).toMatchObject({ reason: 'Adding a domain grants permanent fetch access.' });
+    expect(hasPendingApprovals(ask.snap)).toBe(true);
+    const go = await run({ required: false });
+    expect([go.asked, go.ran]).toEqual([false, true]);
+    expect(hasPendingApprovals(go.snap)).toBe(false);
+    const decided = withApprovalResponse(ask.snap, { approvalId: ask.snap.pendingApprovals[0]!.approvalId, approved: true });
+    expect([decided.status, hasPendingApprovals(decided)]).toEqual(['running', false]);
+    expect(() => pathTool('act', newLedger(), { needsApproval: { required: 'yes' } as never })).toThrow(
+      /needsApproval must be true, false, \{ required, reason\? \} or a function/,
+    );
+    expect(() => pathTool('act', newLedger(), { needsApproval: { required: true, why: 'x' } as never })).toThrow(ConfigError);
   });
 
   it('a tool that leaves needsApproval out needs approval (safe by default)', async () => {

@@ -25,6 +25,7 @@ export {
   refusalReply,
   settledText,
   widerLabel,
+  widerOffer,
   type CardNudge,
   type CardOutcome,
   type ClickReply,

@@ -52,6 +52,20 @@ export function widerLabel(tokens: Pick<ApprovalLinkTokens, 'wider'>): string {
   return tokens.wider === 'session' ? 'Approve for this session' : 'Approve for this run';
 }
 
+/**
+ * The label of the wider approve button a card offers for `request`, or undefined when it offers none: never on a
+ * request several people must approve (a vote is once), nor "for this run" on a run that makes no other call
+ * (`oneCallRun`); "for this session" stays, since it covers the session's later runs.
+ *
+ * @example
+ * const wider = widerOffer(request, tokens);
+ * if (wider !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
+ */
+export function widerOffer(request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun'>, tokens: Pick<ApprovalLinkTokens, 'wider'>): string | undefined {
+  if (request.quorum !== undefined || (request.oneCallRun === true && tokens.wider === 'run')) return undefined;
+  return widerLabel(tokens);
+}
+
 /** What a button or link of an approval that is no longer pending says when it is opened again. */
 export function settledText(entry: AuditEntry, m: Markup): string {
   return `Already ${entry.decision} by ${m.who(entry.by)}; nothing was done again.`;

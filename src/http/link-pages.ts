@@ -1,6 +1,6 @@
 import type { Markup } from '../channels/markup.js';
 import { annotationLine, partitionWarnings, votesLine } from '../channels/request-notes.js';
-import { widerLabel } from '../channels/wording.js';
+import { widerLabel, widerOffer } from '../channels/wording.js';
 import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../machine/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
@@ -150,11 +150,12 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
   const item = (entry: InboxPage['items'][number]) => {
     const { request } = entry;
     const expires = request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
+    const wider = widerOffer(request, entry.tokens);
     const buttons = entry.mayDecide
       ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
-        (request.quorum === undefined
-          ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${widerLabel(entry.tokens)}</button></form> `
-          : '') +
+        (wider === undefined
+          ? ''
+          : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${wider}</button></form> `) +
         `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
       : `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`;
     return (

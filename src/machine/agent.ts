@@ -57,6 +57,11 @@ export interface AgentConfig {
   readonly onEvent?: (event: RunEvent) => void;
   /** How long a started tool call is leased to this process before recovery may take it. Default 5 minutes. */
   readonly leaseMs?: number;
+  /**
+   * Every run of this agent makes one call (an MCP gateway's runs, a request from outside the loop): its requests say
+   * so (`oneCallRun`), and no surface offers "Approve for this run", which would cover nothing more.
+   */
+  readonly oneCallPerRun?: boolean;
 }
 
 /** An agent: its tools, its policy and the loop that runs them. */
@@ -90,6 +95,7 @@ export interface AgentSettings {
   readonly display: PresentOptions;
   readonly onEvent: ((event: RunEvent) => void) | undefined;
   readonly leaseMs: number;
+  readonly oneCallPerRun: boolean;
   /** The runs this agent is executing in this process, which `cancel` aborts. */
   readonly inflight: InflightRuns;
   /** This agent's compiled stored rules, rebuilt when the rule store's list changes. */
@@ -118,6 +124,7 @@ const configSchema = optionsObject({
   display: optionsObject({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
   onEvent: functionSchema().optional(),
   leaseMs: z.number().int().positive().optional(),
+  oneCallPerRun: z.boolean().optional(),
 });
 
 /**
@@ -156,6 +163,7 @@ export function createAgent(config: AgentConfig): Agent {
     display: config.display ?? {},
     onEvent: config.onEvent,
     leaseMs: config.leaseMs ?? 300_000,
+    oneCallPerRun: config.oneCallPerRun ?? false,
     inflight: new InflightRuns(),
     storedRules: new StoredRuleCache(config.name, config.decisionSecret),
   });

@@ -16,6 +16,8 @@ export interface RequestSettings {
   readonly onExpire: OnExpire;
   readonly decisionSecret: string | undefined;
   readonly present: PresentOptions;
+  /** The agent's `oneCallPerRun`. */
+  readonly oneCallRun?: boolean;
 }
 
 /**
@@ -105,6 +107,7 @@ export function buildApprovalRequest(
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.approverFunction === true ? { approverFunction: true as const } : {}),
+    ...(settings.oneCallRun === true ? { oneCallRun: true as const } : {}),
     ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),

@@ -242,6 +242,7 @@ export async function evaluateCalls(
           onExpire: settings.onExpire,
           decisionSecret: settings.decisionSecret,
           present: settings.display,
+          oneCallRun: settings.oneCallPerRun,
         },
       );
       evaluations.push({

@@ -69,6 +69,7 @@ export const requestSchema = z.object({
   ruleId: z.string().optional(),
   approvers: z.array(z.string()).optional(),
   approverFunction: z.literal(true).optional(),
+  oneCallRun: z.literal(true).optional(),
   signature: z.string().optional(),
   outcomeUnknown: z.boolean().optional(),
   remindAfterMs: z.number().optional(),

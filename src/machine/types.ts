@@ -273,6 +273,8 @@ export interface ApprovalRequest {
    * given as a predicate): only the agent can run it, so the request is decided with `{ agent }`.
    */
   readonly approverFunction?: true;
+  /** True when the run makes no other call (`createAgent({ oneCallPerRun })`): "approve for this run" is not offered. */
+  readonly oneCallRun?: true;
   /**
    * HMAC over the run and every other field of the request (call, arguments,
    * display copy, approvers, rule, expiry), when the agent has a decision

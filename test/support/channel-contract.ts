@@ -71,7 +71,14 @@ const CLAIMS = {
 };
 
 function world(
-  options: { readonly calls?: number; readonly approvers?: string[]; readonly stream?: boolean; readonly claims?: boolean; readonly approvals?: QuorumOptions } = {},
+  options: {
+    readonly calls?: number;
+    readonly approvers?: string[];
+    readonly stream?: boolean;
+    readonly claims?: boolean;
+    readonly approvals?: QuorumOptions;
+    readonly oneCallPerRun?: boolean;
+  } = {},
 ): World {
   const executed: string[] = [];
   const deploy = defineTool({
@@ -96,7 +103,7 @@ function world(
     { stream: options.stream ?? false },
   );
   const runtime = createRuntime({
-    agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
+    agents: [createAgent({ name: 'ops', model, tools: [deploy], ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}) })],
     store: createMemoryStore(),
     links: { secret: CONTRACT_LINK_SECRET },
   });
@@ -291,6 +298,19 @@ export function channelContract(harness: ChannelHarness): void {
       await quorum.notifier.publish(voted.events);
       await quorum.notifier.flush();
       expect(quorum.buttons!(0).some((label) => /for this (run|session)/.test(label))).toBe(false);
+    });
+
+    it('offers no "Approve for this run" on a run that makes one call (an MCP gateway\'s), and still "for this session" on one with a session', async () => {
+      const w = world({ oneCallPerRun: true });
+      const fixture = await setup(w.runtime);
+      if (!fixture.buttons) return expect(harness.name).toBe('webhooks');
+      await w.runtime.start('ops', { input: 'go' });
+      await w.runtime.start('ops', { input: 'go', sessionId: 'chat-3' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      expect(fixture.buttons(0).some((label) => /for this (run|session)/.test(label))).toBe(false);
+      expect(fixture.buttons(0).some((label) => /Approve/.test(label))).toBe(true);
+      expect(fixture.buttons(1).some((label) => label.includes('Approve for this session'))).toBe(true);
     });
   });
 }

@@ -4,7 +4,7 @@
 import type { ButtonIds } from '../../channels/button-ids.js';
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped } from '../../channels/markup.js';
-import { cardHead, cardWarnings, widerLabel } from '../../channels/wording.js';
+import { cardHead, cardWarnings, widerOffer } from '../../channels/wording.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */
@@ -24,6 +24,7 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
   const above = [head, warnings].filter((part) => part !== '').join('\n');
   const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');
   const button = (style: number, label: string, id: string) => ({ type: 2, style, label, custom_id: `${CUSTOM_ID_PREFIX}${id}` });
+  const wider = widerOffer(request, tokens);
   return {
     embeds: [
       {
@@ -33,11 +34,11 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
         footer: { text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}` },
       },
     ],
-    // A vote on a quorum request is once: no run-wide approval to offer.
+    // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
     components: [
       {
         type: 1,
-        components: [button(3, 'Approve', ids.approve), ...(request.quorum === undefined ? [button(1, widerLabel(tokens), ids.approveForRun)] : []), button(4, 'Deny…', ids.deny)],
+        components: [button(3, 'Approve', ids.approve), ...(wider === undefined ? [] : [button(1, wider, ids.approveForRun)]), button(4, 'Deny…', ids.deny)],
       },
     ],
     allowed_mentions: NO_MENTIONS,

@@ -4,7 +4,7 @@
 import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../channels/markup.js';
 import { annotationLine, partitionWarnings, votesLine } from '../../channels/request-notes.js';
-import { nudgeLine, outcomeLine, widerLabel, type CardOutcome } from '../../channels/wording.js';
+import { nudgeLine, outcomeLine, widerOffer, type CardOutcome } from '../../channels/wording.js';
 import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
 
 /** The two bodies of one mail. */
@@ -74,7 +74,8 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
   }
   blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
   // A vote on a quorum request is once: no run-wide approval to offer.
-  const forRun = request.quorum === undefined ? [f.link(widerLabel(card.tokens), urls.approveForRun)] : [];
+  const wider = widerOffer(request, card.tokens);
+  const forRun = wider === undefined ? [] : [f.link(wider, urls.approveForRun)];
   blocks.push(f.list([f.link('Approve', urls.approve), ...forRun, f.link('Deny', urls.deny)]));
   blocks.push(
     f.paragraph(

@@ -92,6 +92,8 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     model: gatewayModel,
     tools: [connection],
     maxTurns: 2,
+    // A gateway run is one client call: "approve for this run" would cover nothing more.
+    oneCallPerRun: true,
     ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }),
     ...(settings.policy === undefined ? {} : { policy: settings.policy }),
     ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),

@@ -33,5 +33,5 @@ const schema = optionsObject({
  */
 export function mcpGatewayAgent(options: { readonly name: string; readonly decisionSecret?: string }): Agent {
   const { name, decisionSecret } = parseOptions(schema, options, 'mcpGatewayAgent', { hint: "Pass { name } as the gateway's --name." });
-  return createAgent({ name: gatewayAgentName(name), model: gatewayModel, tools: [], ...(decisionSecret === undefined ? {} : { decisionSecret }) });
+  return createAgent({ name: gatewayAgentName(name), model: gatewayModel, tools: [], oneCallPerRun: true, ...(decisionSecret === undefined ? {} : { decisionSecret }) });
 }

@@ -5,7 +5,7 @@ import type { ApprovalCard } from '../../channels/channel-notifier.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../channels/markup.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
-import { cardHead, cardWarnings, widerLabel } from '../../channels/wording.js';
+import { cardHead, cardWarnings, widerOffer } from '../../channels/wording.js';
 
 /**
  * The `action_id`s of the card's buttons; `createSlackActions` acts on these only.
@@ -45,6 +45,7 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
     );
   }
   const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT, card.nudge);
+  const wider = widerOffer(request, tokens);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
   const args = escapeMarkup(argsJson(request.args)).replace(/`/g, '\\u0060');
   const blocks: Record<string, unknown>[] = [
@@ -65,8 +66,8 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
     block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
     elements: [
       { type: 'button', action_id: SLACK_ACTION_IDS.approve, text: plain('Approve'), style: 'primary', value: tokens.approve },
-      // A vote on a quorum request is once: no run-wide approval to offer.
-      ...(request.quorum === undefined ? [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain(widerLabel(tokens)), value: tokens.approveForRun }] : []),
+      // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
+      ...(wider === undefined ? [] : [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain(wider), value: tokens.approveForRun }]),
       { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
     ],
   });

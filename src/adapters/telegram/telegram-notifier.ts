@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { storeButtonIds } from '../../channels/button-ids.js';
 import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../../channels/channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../../channels/channel-options.js';
-import { outcomeLine, widerLabel } from '../../channels/wording.js';
+import { outcomeLine, widerOffer } from '../../channels/wording.js';
 import { httpUrlSchema } from '../../machine/url-schema.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { cardKeyboard, cardText } from './approval-card.js';
@@ -77,7 +77,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, card.request.quorum === undefined ? widerLabel(card.tokens) : undefined),
+          reply_markup: cardKeyboard(ids, widerOffer(card.request, card.tokens)),
           link_preview_options: { is_disabled: true },
         }),
       );

@@ -127,6 +127,7 @@ const REQUEST_FIELDS = [
   'ruleId',
   'approvers',
   'approverFunction',
+  'oneCallRun',
   'signature',
   'outcomeUnknown',
   'remindAfterMs',

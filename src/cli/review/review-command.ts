@@ -1,5 +1,4 @@
 // `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
-import { isGatewayAgentName } from '../../adapters/mcp/gateway-agent.js';
 import { digestOf } from '../../machine/digest.js';
 import type { ApprovalResponse } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
@@ -34,7 +33,7 @@ export interface ReviewOptions {
  */
 const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
 const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const;
-const widerScope = (item: PendingApprovalEntry) => (item.sessionId !== undefined ? FOR_THE_SESSION : isGatewayAgentName(item.agentName) ? undefined : FOR_THE_RUN);
+const widerScope = (item: PendingApprovalEntry) => (item.sessionId !== undefined ? FOR_THE_SESSION : item.request.oneCallRun === true ? undefined : FOR_THE_RUN);
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
 type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>;

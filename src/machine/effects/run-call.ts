@@ -37,7 +37,14 @@ async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: u
       reason,
       outcomeUnknown: true,
     },
-    { now, approvalTtlMs: settings.approvalTtlMs, onExpire: settings.onExpire, decisionSecret: settings.decisionSecret, present: settings.display },
+    {
+      now,
+      approvalTtlMs: settings.approvalTtlMs,
+      onExpire: settings.onExpire,
+      decisionSecret: settings.decisionSecret,
+      present: settings.display,
+      oneCallRun: settings.oneCallPerRun,
+    },
   );
   return { type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request };
 }

@@ -1,5 +1,7 @@
 // The console's script: everything here enhances the server's page, which approves and denies without it.
 import { type ConsoleDecision, decide, decideAll } from './actions.js';
+import { confirmApproveAll } from './approve-all-dialog.js';
+import { cardsOfRun } from './card-state.js';
 import { editArguments } from './editor.js';
 import { bindKeyboard, select } from './keyboard.js';
 import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
@@ -18,7 +20,12 @@ if (main !== null) {
     const decision = (event.submitter as HTMLButtonElement | null)?.value;
     if (card === null || decision === undefined) return;
     event.preventDefault();
-    if (form.classList.contains('all')) void decideAll(card, decision === 'deny' ? 'deny' : 'approve');
+    if (form.classList.contains('all') && decision === 'deny')
+      void decideAll(
+        cardsOfRun(card.dataset['run'] ?? '').filter((other) => other.dataset['state'] === 'pending'),
+        'deny',
+      );
+    else if (form.classList.contains('all')) confirmApproveAll(card);
     else void decide(card, DECISIONS.has(decision) ? (decision as ConsoleDecision) : 'approve');
   });
   main.addEventListener('click', (event) => {

@@ -150,7 +150,7 @@ export function approvalCard(
       : '<form method="post" action="console/decide-all" class="actions all">' +
         hidden('csrf', options.csrf) +
         hidden('runId', runId) +
-        options.runPending.map((other) => hidden('signatures', other.signature)).join('') +
+        options.runPending.map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature)).join('') +
         `<span>${options.runPending.length} pending in this run:</span>` +
         `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
         `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`;
@@ -158,7 +158,7 @@ export function approvalCard(
     `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${attributeText}>` +
     `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
     `<p class="meta">Agent <strong>${e(agentName)}</strong> · run <code>${e(runId)}</code>${sessionId === undefined ? '' : ` · session <code>${e(sessionId)}</code>`}</p>` +
-    `<p>${e(request.description)}</p>` +
+    `<p class="description">${e(request.description)}</p>` +
     `<p>Why a person: ${e(why)}${rule}</p>` +
     (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
     warningList(request) +

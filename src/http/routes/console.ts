@@ -50,7 +50,8 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
 /**
  * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
  * (`POST /console/session`, `POST /console/session/end`), the cards as a fragment for the live page
- * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`),
+ * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`
+ * of the listed approvals only),
  * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
  */
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
@@ -147,7 +148,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
       const run = await runtime.get(fields.runId);
       const items = blanketDecisions(
         run,
-        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures },
+        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures, approvalIds: fields.approvalIds },
         runtime.agent(run.agentName).settings.decisionSecret !== undefined,
       );
       const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId: run.runId, method: 'POST', path: c.req.path }));

@@ -191,6 +191,24 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await context.close();
   });
 
+  it("shows times in the browser's time zone (the ISO time in the title), the request, and a text argument's lines", async () => {
+    const run = await startTurns([{ name: 'write_file', args: { path: '/tmp/local.txt', content: 'first line\nsecond line' } }]);
+    const context = await browser.newContext({ timezoneId: 'Asia/Kathmandu', locale: 'en-GB' });
+    const page = await signIn(context);
+    await page.locator('p.hint').waitFor();
+    const shown = card(page, run.runId);
+    const requested = shown.locator('.times time').first();
+    const iso = new Date(run.pendingApprovals[0]!.requestedAt).toISOString();
+    expect(await requested.getAttribute('title')).toBe(iso);
+    // Kathmandu is UTC+05:45 all year.
+    const local = new Date(run.pendingApprovals[0]!.requestedAt + (5 * 60 + 45) * 60_000).toISOString().slice(11, 16);
+    await expect.poll(() => requested.innerText()).toContain(local);
+    expect(await requested.innerText()).not.toContain('UTC');
+    expect(await shown.getByLabel('Argument content').innerText()).toBe('first line\nsecond line');
+    expect(await shown.locator('.context blockquote').first().innerText()).toContain('/tmp/local.txt');
+    await context.close();
+  });
+
   it('a asks first, listing each call it would approve: Escape approves nothing, Enter approves them all', async () => {
     const run = await start('files', '/tmp/a', '/tmp/b');
     const context = await browser.newContext();

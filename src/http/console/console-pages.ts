@@ -280,7 +280,7 @@ export function consolePage(session: ConsoleSession, entries: readonly PendingAp
     'Pending approvals · countersign',
     signedInHeader(session, '') +
       `<main data-csrf="${e(session.csrf)}" data-reviewer="${e(session.reviewer)}"><h2>Waiting for a decision</h2>` +
-      `<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies,${session.via === 'token' ? ' e edits,' : ''} a approves all of the run, ? help.</p>` +
+      `<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies,${session.via === 'token' ? ' e edits,' : ''} a approves all of the run after a confirmation, ? help.</p>` +
       filterForm(entries, filter) +
       `<section id="cards" aria-label="Pending approvals">${cardList(shown, session, contexts)}</section></main>`,
     { script: true },

@@ -1,12 +1,20 @@
 import { ConsoleRequestError, postJson } from './api.js';
-import { type CardState, cardsOfRun, setCardState } from './card-state.js';
+import { markApproved, setCardState } from './card-state.js';
 
-const failed = (card: HTMLElement, error: unknown) =>
+/** A refused decision leaves its card pending with why, unless an event already moved the card on. */
+function failed(card: HTMLElement, error: unknown): void {
+  if (card.dataset['state'] !== 'pending') return;
   setCardState(card, 'pending', error instanceof ConsoleRequestError ? `Not decided: ${error.message}` : 'Not decided: the server could not be reached; try again.', true);
+}
+
+/** The signed-in reviewer, who the page's own decisions are recorded as. */
+const reviewer = () => document.querySelector<HTMLElement>('main[data-reviewer]')?.dataset['reviewer'];
 
 /** The state a decision leaves its card in once the server answered, unless an event already moved it further. */
-function settle(card: HTMLElement, state: CardState, text: string): void {
-  if (card.dataset['state'] === 'pending') setCardState(card, state, text);
+function settle(card: HTMLElement, approved: boolean): void {
+  if (card.dataset['state'] !== 'pending') return;
+  if (approved) markApproved(card, reviewer());
+  else setCardState(card, 'denied', 'Denied.');
 }
 
 /** The ways a card decides: approve once, for the rest of the run, for the session (with the card's bounds), deny. */
@@ -52,7 +60,7 @@ export async function decide(card: HTMLElement, decision: ConsoleDecision, args?
       setCardState(card, 'pending', voteText(vote));
       return true;
     }
-    settle(card, decision === 'deny' ? 'denied' : 'approved', decision === 'deny' ? 'Denied.' : 'Approved.');
+    settle(card, decision !== 'deny');
     return true;
   } catch (error) {
     failed(card, error);
@@ -60,24 +68,46 @@ export async function decide(card: HTMLElement, decision: ConsoleDecision, args?
   }
 }
 
+/** What the server answered for one approval of a blanket decision (`POST console/decide-all`'s `results`). */
+interface BlanketResult {
+  readonly approvalId: string;
+  readonly ok: boolean;
+  readonly vote?: { readonly remaining: number };
+  readonly problem?: { readonly detail?: string };
+}
+
 /**
- * Approves or denies every pending request of a card's run that the page shows (their signatures echoed, so nothing
- * the person did not see is decided).
+ * Approves or denies exactly `cards` (cards of one run, the ones the person saw): their approval ids and signatures
+ * are sent, so the server decides these and nothing that arrived since. Each card still pending then shows what
+ * became of its own approval.
  *
  * @example
- * await decideAll(card, 'approve');
+ * await decideAll(cardsOfRun(runId).filter((card) => card.dataset['state'] === 'pending'), 'deny');
  */
-export async function decideAll(card: HTMLElement, decision: 'approve' | 'deny'): Promise<void> {
-  const runId = card.dataset['run'] ?? '';
-  const cards = cardsOfRun(runId).filter((other) => other.dataset['state'] === 'pending');
-  if (cards.length === 0) return;
-  for (const other of cards) setCardState(other, 'sending', decision === 'approve' ? 'Approving all…' : 'Denying all…');
-  const signatures = cards.map((other) => other.dataset['signature']).filter((signature) => signature !== undefined);
+export async function decideAll(cards: readonly HTMLElement[], decision: 'approve' | 'deny'): Promise<void> {
+  const runId = cards[0]?.dataset['run'];
+  if (runId === undefined) return;
+  // Every listed card is sent, also one decided elsewhere meanwhile (the server answers it as a repeat); only the
+  // pending ones show that they are being sent.
+  for (const card of cards) if (card.dataset['state'] === 'pending') setCardState(card, 'sending', decision === 'approve' ? 'Approving all…' : 'Denying all…');
+  const signatures = cards.map((card) => card.dataset['signature']).filter((signature) => signature !== undefined);
   try {
-    await postJson('console/decide-all', { runId, decision, ...(signatures.length === 0 ? {} : { signatures }) });
-    for (const other of cards) settle(other, decision === 'approve' ? 'approved' : 'denied', decision === 'approve' ? 'Approved.' : 'Denied.');
+    const answer = await postJson('console/decide-all', {
+      runId,
+      decision,
+      approvalIds: cards.map((card) => card.dataset['approval']),
+      ...(signatures.length === 0 ? {} : { signatures }),
+    });
+    const results = new Map(((answer['results'] ?? []) as BlanketResult[]).map((result) => [result.approvalId, result]));
+    for (const card of cards) {
+      const result = results.get(card.dataset['approval'] ?? '');
+      if (card.dataset['state'] !== 'pending') continue;
+      if (result?.ok === false) failed(card, new ConsoleRequestError(result.problem?.detail ?? 'the server refused it.'));
+      else if (result?.vote !== undefined && result.vote.remaining > 0) setCardState(card, 'pending', voteText(result.vote));
+      else settle(card, decision === 'approve');
+    }
   } catch (error) {
-    for (const other of cards) failed(other, error);
+    for (const card of cards) failed(card, error);
   }
 }
 

@@ -1,13 +1,11 @@
-import { askDenyReason, cancelDeny, decide, decideAll } from './actions.js';
+import { askDenyReason, cancelDeny, decide } from './actions.js';
+import { confirmApproveAll } from './approve-all-dialog.js';
 import { editArguments } from './editor.js';
-import { arrivedAt, visibleCards } from './live.js';
-
-/** How long a card must have been on the page before Enter approves it: focus never approves by accident. */
-export const SETTLE_MS = 700;
+import { isSettled, visibleCards } from './live.js';
 
 const HELP =
   'j or ↓: next card · k or ↑: previous card · Enter: approve · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
-  'e: edit the arguments · a: approve all of the run · ?: this help';
+  'e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
 
 function current(): HTMLElement | undefined {
   const active = document.activeElement?.closest<HTMLElement>('article.card');
@@ -68,14 +66,12 @@ export function bindKeyboard(): void {
       ArrowUp: () => move(-1),
       '?': toggleHelp,
       Enter: () => {
-        if (card === undefined) return;
-        if (Date.now() - (arrivedAt.get(card) ?? 0) < SETTLE_MS) return;
-        void decide(card, 'approve');
+        if (card !== undefined && isSettled(card)) void decide(card, 'approve');
       },
       Escape: () => card !== undefined && askDenyReason(card),
       // A card without an Edit button (an inbox session's) offers no edit, so the key does nothing there either.
       e: () => card?.querySelector('[data-action=edit]') != null && editArguments(card),
-      a: () => card !== undefined && void decideAll(card, 'approve'),
+      a: () => card !== undefined && confirmApproveAll(card),
     };
     const action = actions[event.key];
     if (action === undefined) return;

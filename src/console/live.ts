@@ -3,6 +3,12 @@ import { applyEvent, type ConsoleEvent, setCardState } from './card-state.js';
 /** When each card appeared on the page (epoch ms): Enter does not approve a card that arrived a moment ago. */
 export const arrivedAt = new WeakMap<Element, number>();
 
+/** How long a card must have been on the page before a key approves it: focus never approves by accident. */
+export const SETTLE_MS = 700;
+
+/** Whether a card has been on the page long enough (`SETTLE_MS`) at `now` for a key to approve it. */
+export const isSettled = (card: Element, now = Date.now()) => now - (arrivedAt.get(card) ?? 0) >= SETTLE_MS;
+
 const cardsRoot = () => document.getElementById('cards');
 
 /** The cards the filters show, in page order. */

@@ -1,10 +1,17 @@
-// The console's script: everything here enhances the server's page, which approves and denies without it.
+// The console's script: everything here enhances the server's page, which approves and denies without it. Every
+// console page loads it for its local times; the pending page (`main[data-csrf]`) gets the rest.
 import { type ConsoleDecision, decide, decideAll } from './actions.js';
+import { confirmApproveAll } from './approve-all-dialog.js';
+import { cardsOfRun } from './card-state.js';
 import { editArguments } from './editor.js';
 import { bindKeyboard, select } from './keyboard.js';
 import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
+import { showLocalTimes } from './local-times.js';
 
 const DECISIONS: ReadonlySet<string> = new Set<ConsoleDecision>(['approve', 'run', 'session', 'deny']);
+
+showLocalTimes(document);
+document.addEventListener('card-added', (event) => showLocalTimes(event.target as HTMLElement));
 
 const main = document.querySelector<HTMLElement>('main[data-csrf]');
 if (main !== null) {
@@ -18,7 +25,12 @@ if (main !== null) {
     const decision = (event.submitter as HTMLButtonElement | null)?.value;
     if (card === null || decision === undefined) return;
     event.preventDefault();
-    if (form.classList.contains('all')) void decideAll(card, decision === 'deny' ? 'deny' : 'approve');
+    if (form.classList.contains('all') && decision === 'deny')
+      void decideAll(
+        cardsOfRun(card.dataset['run'] ?? '').filter((other) => other.dataset['state'] === 'pending'),
+        'deny',
+      );
+    else if (form.classList.contains('all')) confirmApproveAll(card);
     else void decide(card, DECISIONS.has(decision) ? (decision as ConsoleDecision) : 'approve');
   });
   main.addEventListener('click', (event) => {

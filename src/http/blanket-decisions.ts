@@ -7,6 +7,11 @@ export interface BlanketDecision {
   readonly approvedBy: string;
   readonly reason?: string | undefined;
   readonly signatures?: readonly string[] | undefined;
+  /**
+   * The approvals the sender saw (the console's list): only these are decided, each as a decision of its own, so a
+   * request that arrived since waits for its own decision, and one decided meanwhile is answered as a repeat would be.
+   */
+  readonly approvalIds?: readonly string[] | undefined;
 }
 
 const ALL_PENDING = '(all pending)';
@@ -35,6 +40,7 @@ export function blanketDecisions(run: AgentSnapshot, body: BlanketDecision, sign
         `send "signatures": [the "signature" of each pending request you mean to decide, as GET /runs/${run.runId} lists them]. Nothing was decided.`,
     );
   }
+  if (body.approvalIds !== undefined) return listedDecisions(run, body.approvalIds, body, echoed);
   const requests = echoed === undefined ? run.pendingApprovals : run.pendingApprovals.filter((request) => request.signature !== undefined && echoed.has(request.signature));
   if (requests.length === 0) {
     throw new ApprovalSignatureError(
@@ -42,11 +48,28 @@ export function blanketDecisions(run: AgentSnapshot, body: BlanketDecision, sign
       `none of the echoed signatures belongs to a pending request of run ${run.runId}; nothing was decided. Read the run again (GET /runs/${run.runId}) and echo the signatures it lists.`,
     );
   }
-  return requests.map((request) => ({
-    approvalId: request.approvalId,
+  return requests.map((request) => decisionFor(request.approvalId, body, request.signature));
+}
+
+function decisionFor(approvalId: string, body: BlanketDecision, signature: string | undefined): ApprovalResponse {
+  return {
+    approvalId,
     approved: body.approved,
     approvedBy: body.approvedBy,
     ...(body.reason === undefined ? {} : { reason: body.reason }),
-    ...(request.signature === undefined ? {} : { signature: request.signature }),
-  }));
+    ...(signature === undefined ? {} : { signature }),
+  };
+}
+
+/**
+ * One decision per listed approval, in the order listed: a pending one echoes its request's signature (when the
+ * sender echoed it, or sent none to echo), one no longer pending goes without, and the runtime answers it as it
+ * answers any decision of an approval already decided (a duplicate, a conflict) or unknown.
+ */
+function listedDecisions(run: AgentSnapshot, approvalIds: readonly string[], body: BlanketDecision, echoed: ReadonlySet<string> | undefined): ApprovalResponse[] {
+  const pending = new Map(run.pendingApprovals.map((request) => [request.approvalId, request]));
+  return [...new Set(approvalIds)].map((approvalId) => {
+    const signature = pending.get(approvalId)?.signature;
+    return decisionFor(approvalId, body, signature !== undefined && (echoed === undefined || echoed.has(signature)) ? signature : undefined);
+  });
 }

@@ -21,6 +21,13 @@ const model = createScriptedModel(({ messages }) =>
   messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn(JSON.parse(messages.find((message) => message.role === 'user')!.content)),
 );
 
+/** A model that asks, turn by turn, for the calls its input lists: `[[turn 1's calls], [turn 2's], ...]`, then is done. */
+const turnsModel = createScriptedModel(({ messages }) => {
+  const turns = JSON.parse(messages.find((message) => message.role === 'user')!.content) as { name: string; args: unknown }[][];
+  const next = turns[messages.filter((message) => message.role === 'assistant').length];
+  return next === undefined ? textTurn('done') : toolCallTurn(next);
+});
+
 describe.skipIf(!hasChromium)('the console in Chromium', () => {
   let browser: Browser;
   let server: ServeHandle;
@@ -36,14 +43,29 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       return `deleted ${path}`;
     },
   });
+  const written: string[] = [];
+  const writeFile = defineTool({
+    name: 'write_file',
+    description: 'Write a file',
+    input: z.object({ path: z.string().min(1), content: z.string() }),
+    needsApproval: true,
+    approvalPrompt: ({ path }) => `Write ${path}?`,
+    execute: ({ path }) => {
+      written.push(path);
+      return `wrote ${path}`;
+    },
+  });
   const decisionSecret = 'console-browser-decision-secret-0123456789';
   const rules = createMemoryRuleStore({ decisionSecret });
   const agents = [
     createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret }),
     createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
+    createAgent({ name: 'steps', model: turnsModel, tools: [deleteFile, writeFile], decisionSecret }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
   const start = (agent: string, ...paths: string[]) => runtime.start(agent, { input: JSON.stringify(paths.map((path) => ({ name: 'delete_file', args: { path } }))) });
+  /** A run of the `steps` agent: each turn's calls, in order. */
+  const startTurns = (...turns: { name: string; args: unknown }[][]) => runtime.start('steps', { input: JSON.stringify(turns) });
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
@@ -149,13 +171,62 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await context.close();
   });
 
-  it('a approves every pending request of the run', async () => {
+  it('an approved card says what its run still waits for, not that it runs, until the last request is decided', async () => {
+    await startTurns([
+      { name: 'delete_file', args: { path: '/tmp/waits-1' } },
+      { name: 'write_file', args: { path: '/tmp/waits-2', content: 'x' } },
+    ]);
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const first = page.locator('article.card', { hasText: 'Delete /tmp/waits-1?' });
+    const second = page.locator('article.card', { hasText: 'Write /tmp/waits-2?' });
+    // The script is running once it has shown the keyboard hint: the click is then the script's, not a form post.
+    await page.locator('p.hint').waitFor();
+    await first.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect.poll(() => first.locator('.state').innerText()).toBe('Approved by alice@example.com; the run waits for 1 more decision: write_file');
+    expect(deleted).not.toContain('/tmp/waits-1');
+    await second.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect.poll(() => first.locator('.state').innerText()).toBe('Completed: deleted /tmp/waits-1');
+    await expect.poll(() => second.locator('.state').innerText()).toBe('Completed: wrote /tmp/waits-2');
+    await context.close();
+  });
+
+  it("shows times in the browser's time zone (the ISO time in the title), the request, and a text argument's lines", async () => {
+    const run = await startTurns([{ name: 'write_file', args: { path: '/tmp/local.txt', content: 'first line\nsecond line' } }]);
+    const context = await browser.newContext({ timezoneId: 'Asia/Kathmandu', locale: 'en-GB' });
+    const page = await signIn(context);
+    await page.locator('p.hint').waitFor();
+    const shown = card(page, run.runId);
+    const requested = shown.locator('.times time').first();
+    const iso = new Date(run.pendingApprovals[0]!.requestedAt).toISOString();
+    expect(await requested.getAttribute('title')).toBe(iso);
+    // Kathmandu is UTC+05:45 all year.
+    const local = new Date(run.pendingApprovals[0]!.requestedAt + (5 * 60 + 45) * 60_000).toISOString().slice(11, 16);
+    await expect.poll(() => requested.innerText()).toContain(local);
+    expect(await requested.innerText()).not.toContain('UTC');
+    expect(await shown.getByLabel('Argument content').innerText()).toBe('first line\nsecond line');
+    expect(await shown.locator('.context blockquote').first().innerText()).toContain('/tmp/local.txt');
+    await context.close();
+  });
+
+  it('a asks first, listing each call it would approve: Escape approves nothing, Enter approves them all', async () => {
     const run = await start('files', '/tmp/a', '/tmp/b');
     const context = await browser.newContext();
     const page = await signIn(context);
     await expect.poll(() => card(page, run.runId).count()).toBe(2);
     await focusSettled(page, run.runId);
     await page.keyboard.press('a');
+    const confirm = page.getByRole('dialog', { name: `Approve 2 calls of run ${run.runId}?` });
+    await confirm.waitFor();
+    expect(await confirm.getByRole('listitem').allInnerTexts()).toEqual(expect.arrayContaining(['delete_file Delete /tmp/a?', 'delete_file Delete /tmp/b?']));
+    await page.screenshot({ path: `${shots}/approve-all-confirm.png` });
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await runtime.get(run.runId)).audit).toEqual([]);
+
+    await page.keyboard.press('a');
+    await confirm.waitFor();
+    await Promise.all([page.waitForResponse((response) => response.url().endsWith('/console/decide-all')), page.keyboard.press('Enter')]);
     for (const path of ['/tmp/a', '/tmp/b']) {
       await expect
         .poll(() =>
@@ -167,6 +238,37 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
         .toContain(`Completed: deleted ${path}`);
     }
     expect((await runtime.get(run.runId)).status).toBe('completed');
+    await context.close();
+  });
+
+  it('Approve all sends only the calls its confirmation listed: a request that arrives while it is open waits', async () => {
+    const run = await startTurns(
+      [
+        { name: 'delete_file', args: { path: '/tmp/seen-1' } },
+        { name: 'delete_file', args: { path: '/tmp/seen-2' } },
+      ],
+      [{ name: 'delete_file', args: { path: '/tmp/arrived-later' } }],
+    );
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('a');
+    const confirm = page.getByRole('dialog', { name: `Approve 2 calls of run ${run.runId}?` });
+    await confirm.waitFor();
+    // Someone else decides the two listed calls meanwhile; the run goes on and asks for a third.
+    for (const request of run.pendingApprovals) {
+      await runtime.respond(run.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'bob@example.com', signature: request.signature! });
+    }
+    const later = page.locator('article.card', { hasText: 'Delete /tmp/arrived-later?' });
+    await later.waitFor({ state: 'attached' });
+    const answered = page.waitForResponse((response) => response.url().endsWith('/console/decide-all'));
+    await page.keyboard.press('Enter');
+    const body = JSON.parse((await answered).request().postData()!) as { approvalIds: string[] };
+    expect(body.approvalIds.sort()).toEqual(run.pendingApprovals.map((request) => request.approvalId).sort());
+    const after = await runtime.get(run.runId);
+    expect(after.status).toBe('awaitingApproval');
+    expect(after.pendingApprovals.map((request) => request.args)).toEqual([{ path: '/tmp/arrived-later' }]);
+    expect(await later.getAttribute('data-state')).toBe('pending');
     await context.close();
   });
 

@@ -1,10 +1,17 @@
 import type { AuditEntry } from '../../machine/types.js';
 import type { EventFeed } from '../events-route.js';
 
-/** One decision of the history: the audit entry and the run it belongs to. */
+/** An approval's arguments before and after an approver edited them, both as display copies (redacted, escaped). */
+export interface ArgsEdit {
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/** One decision of the history: the audit entry and the run it belongs to, and, for an edit made on this console, the edit. */
 export interface HistoryEntry extends AuditEntry {
   readonly runId: string;
   readonly agentName: string;
+  readonly edit?: ArgsEdit;
 }
 
 /** What the history search asks for; every field optional. */
@@ -25,7 +32,7 @@ export interface HistoryQuery {
  * them: the store keeps each run's audit with the run but has no index across runs, so the console's history is the
  * feed's, bounded in memory. It listens from the first time the console is used (`start`), so an app whose console
  * nobody opens adds no listener to the feed. With a feed that carries every process's events (a Redis stream
- * reader), it covers them all.
+ * reader), it covers them all. An edit made on this console (`noteEdit`) is shown with the decision as what it changed.
  *
  * @example
  * const history = auditHistory({ subscribe: (listener) => runtime.subscribe(listener) }, 1000);
@@ -34,6 +41,8 @@ export interface HistoryQuery {
  */
 export function auditHistory(feed: EventFeed, limit: number) {
   const entries: HistoryEntry[] = [];
+  /** The edits made on this console, by approval id (the event carries only the edit's digest): the last `limit`. */
+  const edits = new Map<string, ArgsEdit>();
   let started = false;
   const start = () => {
     if (started) return;
@@ -45,19 +54,30 @@ export function auditHistory(feed: EventFeed, limit: number) {
     });
   };
   const lower = (text: string | undefined) => text?.toLowerCase();
+  const withEdit = (entry: HistoryEntry): HistoryEntry => {
+    const edit = entry.approvalId === undefined || entry.editedArgsDigest === undefined ? undefined : edits.get(entry.approvalId);
+    return edit === undefined ? entry : { ...entry, edit };
+  };
   return {
     start,
+    /** Keeps what an edit on this console changed, for the history to show as a diff. */
+    noteEdit(approvalId: string, edit: ArgsEdit): void {
+      edits.set(approvalId, edit);
+      if (edits.size > limit) edits.delete(edits.keys().next().value!);
+    },
     search(query: HistoryQuery): readonly HistoryEntry[] {
       const tool = lower(query.tool);
       const by = lower(query.by);
-      return entries.filter(
-        (entry) =>
-          (tool === undefined || entry.toolName.toLowerCase().includes(tool)) &&
-          (by === undefined || (entry.by ?? '').toLowerCase().includes(by)) &&
-          (query.decision === undefined || entry.decision === query.decision) &&
-          (query.since === undefined || entry.at >= query.since) &&
-          (query.until === undefined || entry.at <= query.until),
-      );
+      return entries
+        .filter(
+          (entry) =>
+            (tool === undefined || entry.toolName.toLowerCase().includes(tool)) &&
+            (by === undefined || (entry.by ?? '').toLowerCase().includes(by)) &&
+            (query.decision === undefined || entry.decision === query.decision) &&
+            (query.since === undefined || entry.at >= query.since) &&
+            (query.until === undefined || entry.at <= query.until),
+        )
+        .map(withEdit);
     },
   };
 }

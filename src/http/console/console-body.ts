@@ -61,10 +61,14 @@ export function consoleResponse(fields: z.output<typeof consoleDecision>, review
   };
 }
 
-/** Approve all / deny all of a run, echoing the signatures of the requests the person saw. */
+/**
+ * Approve all / deny all of a run: the approvals the person saw (only these are decided; one that arrived since waits),
+ * echoing their requests' signatures.
+ */
 export const consoleBlanket = z.object({
   csrf: z.string().max(100).optional(),
   runId: id,
+  approvalIds: z.array(id).min(1).max(100),
   decision: z.enum(['approve', 'deny']),
   reason: optionalText(4000),
   signatures: z.array(z.string().min(1).max(512)).max(100).optional(),
@@ -77,8 +81,8 @@ export const consoleSignIn = z.object({
   inbox: optionalText(8000),
 });
 
-/** The field of a form post that repeats (Approve all's `signatures`), read as a list. */
-const LISTS = new Set(['signatures']);
+/** The fields of a form post that repeat (Approve all's `approvalIds` and `signatures`), read as lists. */
+const LISTS = new Set(['approvalIds', 'signatures']);
 
 /**
  * Reads a console write's body, a form post (the no-script path) or JSON (the script), within the body limit, and

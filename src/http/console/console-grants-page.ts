@@ -3,8 +3,7 @@ import { escapeHtml as e } from '../link-pages.js';
 import { hidden, page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 import { shownName } from './console-text.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { timeHtml } from './time-html.js';
 
 /** Text a person or a model chose (names, sessions, argument bounds), shown through the display filter. */
 const shown = (text: string) => e(shownName(text));
@@ -19,7 +18,7 @@ function covers(grant: GrantState): string {
 /** What is left of a grant: its uses and its time. */
 function bounds(grant: GrantState): string {
   const uses = grant.uses === undefined ? `used ${grant.used} times, no limit` : `${grant.uses - grant.used} of ${grant.uses} uses left`;
-  const until = grant.expiresAt === undefined ? 'until revoked' : `until <time datetime="${iso(grant.expiresAt)}">${iso(grant.expiresAt)}</time>`;
+  const until = grant.expiresAt === undefined ? 'until revoked' : `until ${timeHtml(grant.expiresAt)}`;
   return `${uses}, ${until}`;
 }
 
@@ -45,6 +44,7 @@ export function grantsPage(session: ConsoleSession, grants: readonly GrantState[
   return page(
     'Grants · countersign',
     `${signedInHeader(session, '../')}<main><h2>Grants</h2><p>Decisions given for a session or an agent that decide later calls. A revoked grant decides nothing from the next call on.</p>${body}</main>`,
-    { script: false, root: '../' },
+    // The script shows the times in the browser's time zone; the page works without it.
+    { script: true, root: '../' },
   );
 }

@@ -1,11 +1,29 @@
 import { escapeHtml as e } from '../link-pages.js';
-import type { HistoryEntry, HistoryQuery } from './audit-history.js';
+import { argLines } from './args-view.js';
+import type { ArgsEdit, HistoryEntry, HistoryQuery } from './audit-history.js';
 import { page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 import { shownName, shownText } from './console-text.js';
+import { lineDiff } from './line-diff.js';
+import { timeHtml } from './time-html.js';
 
 /** Names and reasons are whoever decided's text: shown through the console's display filter, then escaped. */
 const escapedName = (text: string) => e(shownName(text));
+
+/** An edit as a diff of the arguments' lines: removed lines marked `-`, added ones `+`. */
+function editDiff(edit: ArgsEdit): string {
+  const lines = lineDiff(argLines(edit.before), argLines(edit.after))
+    .map(({ kind, line }) => (kind === 'same' ? `  ${e(line)}\n` : kind === 'removed' ? `<del>- ${e(line)}</del>` : `<ins>+ ${e(line)}</ins>`))
+    .join('');
+  return `<pre class="diff" aria-label="Arguments as edited: - the original, + the edit">${lines}</pre>`;
+}
+
+/** What was decided: the decision, who or what made it, its reach, and an edit (as a diff when this console recorded it). */
+function decisionCell(entry: HistoryEntry): string {
+  const what = `${e(entry.decision)}${entry.source === 'human' ? '' : ` (${e(entry.source)})`}${entry.scope === 'run' ? ', for the run' : ''}`;
+  if (entry.editedArgsDigest === undefined) return what;
+  return `${what}, with edited arguments${entry.edit === undefined ? '' : editDiff(entry.edit)}`;
+}
 
 const day = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().slice(0, 16));
 
@@ -20,8 +38,8 @@ export function historyPage(session: ConsoleSession, entries: readonly HistoryEn
   const rows = entries
     .map(
       (entry) =>
-        `<tr><td><time datetime="${new Date(entry.at).toISOString()}">${new Date(entry.at).toISOString()}</time></td><td><code>${escapedName(entry.toolName)}</code></td>` +
-        `<td>${e(entry.decision)}${entry.source === 'human' ? '' : ` (${e(entry.source)})`}${entry.scope === 'run' ? ', for the run' : ''}</td><td>${escapedName(entry.by ?? '')}</td>` +
+        `<tr><td>${timeHtml(entry.at)}</td><td><code>${escapedName(entry.toolName)}</code></td>` +
+        `<td>${decisionCell(entry)}</td><td>${escapedName(entry.by ?? '')}</td>` +
         `<td>${e(shownText(entry.reason ?? ''))}</td><td>${escapedName(entry.agentName)} · <code>${escapedName(entry.runId)}</code></td></tr>`,
     )
     .join('');
@@ -42,6 +60,7 @@ export function historyPage(session: ConsoleSession, entries: readonly HistoryEn
         ? '<p class="empty">No decision matches.</p>'
         : `<table><caption class="visually-hidden">Decisions</caption><thead><tr><th scope="col">When</th><th scope="col">Tool</th><th scope="col">Decision</th><th scope="col">By</th><th scope="col">Reason</th><th scope="col">Run</th></tr></thead><tbody>${rows}</tbody></table>`) +
       '</main>',
-    { script: false, root: '../' },
+    // The script shows the times in the browser's time zone; the page works without it.
+    { script: true, root: '../' },
   );
 }

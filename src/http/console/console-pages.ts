@@ -2,8 +2,11 @@ import { annotationBadges } from '../../machine/tool-annotations.js';
 import type { ApprovalRequest } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { votesLine } from '../../channels/request-notes.js';
-import { escapeHtml, htmlMarkup, stringifyArgs, warningList } from '../link-pages.js';
+import { escapeHtml, htmlMarkup, warningList } from '../link-pages.js';
+import { argsHtml } from './args-view.js';
 import type { ConsoleSession } from './console-session.js';
+import { timeHtml } from './time-html.js';
+import type { TurnContext } from './turn-context.js';
 
 /**
  * The console's headers: its own script and stylesheet only (no inline script, nothing external), no framing, no
@@ -28,7 +31,6 @@ export interface ConsoleFilter {
 }
 
 const e = escapeHtml;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A console page; `root` leads from the page's URL back to the app's root ('' at `/`, `'../'` under `/console/`). */
 export function page(title: string, body: string, options: { readonly script: boolean; readonly root?: string }): string {
@@ -102,6 +104,14 @@ function widerApprovals(request: ApprovalRequest, sessionId: string | undefined)
 
 export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
 
+/** What led to the call: the user's request and the agent's words, as text (newlines kept), or nothing when neither is known. */
+function contextHtml(context: TurnContext | undefined): string {
+  const passage = (label: string, text: string | undefined) =>
+    text === undefined ? '' : `<figure class="said"><figcaption>${label}</figcaption><blockquote class="text">${e(text)}</blockquote></figure>`;
+  const html = passage('The request', context?.request) + passage('The agent said', context?.said);
+  return html === '' ? '' : `<div class="context">${html}</div>`;
+}
+
 /**
  * One pending approval as a card: what will run and why it asks, with forms that approve or deny it without
  * JavaScript (the console's script adds edit, keyboard and live state on top).
@@ -116,6 +126,8 @@ export function approvalCard(
     readonly runPending: readonly ApprovalRequest[];
     /** Offer Edit arguments (default true; never to a session an inbox link signed in, as the inbox offers none). */
     readonly edit?: boolean;
+    /** What led to the call (a token session's cards; an inbox session's show none). */
+    readonly context?: TurnContext | undefined;
   },
 ): string {
   const { request, runId, agentName, sessionId } = entry;
@@ -138,10 +150,7 @@ export function approvalCard(
     .join('');
   const why = request.reason ?? (request.ruleId === undefined ? 'the tool asks for approval' : 'a rule asks for approval');
   const rule = request.ruleId === undefined ? '' : ` (rule <code>${e(request.ruleId)}</code>)`;
-  const expires =
-    request.expiresAt === undefined
-      ? ' · no expiry'
-      : ` · expires <time datetime="${iso(request.expiresAt)}">${iso(request.expiresAt)}</time> <span class="countdown" data-until="${request.expiresAt}"></span>`;
+  const expires = request.expiresAt === undefined ? ' · no expiry' : ` · expires ${timeHtml(request.expiresAt)} <span class="countdown" data-until="${request.expiresAt}"></span>`;
   const approvers = request.approvers === undefined ? '' : `<p>Only ${e(request.approvers.join(', '))} may decide this one.</p>`;
   const others = options.runPending.filter((other) => other.approvalId !== request.approvalId);
   const all =
@@ -150,7 +159,7 @@ export function approvalCard(
       : '<form method="post" action="console/decide-all" class="actions all">' +
         hidden('csrf', options.csrf) +
         hidden('runId', runId) +
-        options.runPending.map((other) => hidden('signatures', other.signature)).join('') +
+        options.runPending.map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature)).join('') +
         `<span>${options.runPending.length} pending in this run:</span>` +
         `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
         `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`;
@@ -158,14 +167,15 @@ export function approvalCard(
     `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${attributeText}>` +
     `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
     `<p class="meta">Agent <strong>${e(agentName)}</strong> · run <code>${e(runId)}</code>${sessionId === undefined ? '' : ` · session <code>${e(sessionId)}</code>`}</p>` +
-    `<p>${e(request.description)}</p>` +
+    `<p class="description">${e(request.description)}</p>` +
+    contextHtml(options.context) +
     `<p>Why a person: ${e(why)}${rule}</p>` +
     (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
     warningList(request) +
-    `<pre class="args" aria-label="Arguments">${e(stringifyArgs(request.args))}</pre>` +
+    argsHtml(request.args) +
     votesParagraph(request, entry.requestedBy) +
     approvers +
-    `<p class="times">Requested <time datetime="${iso(request.requestedAt)}">${iso(request.requestedAt)}</time>${expires}</p>` +
+    `<p class="times">Requested ${timeHtml(request.requestedAt)}${expires}</p>` +
     '<form method="post" action="console/decide" class="actions one">' +
     hidden('csrf', options.csrf) +
     hidden('runId', runId) +
@@ -198,12 +208,16 @@ export function filtered(entries: readonly PendingApprovalEntry[], filter: Conso
   );
 }
 
-/** The cards of `entries` (already filtered and sorted), or a line saying nothing waits. */
-export function cardList(entries: readonly PendingApprovalEntry[], session: Pick<ConsoleSession, 'csrf' | 'via'>): string {
+/** The cards of `entries` (already filtered and sorted) with what led to each call (`contexts`, by approval id), or a line saying nothing waits. */
+export function cardList(entries: readonly PendingApprovalEntry[], session: Pick<ConsoleSession, 'csrf' | 'via'>, contexts: ReadonlyMap<string, TurnContext>): string {
   if (entries.length === 0) return '<p class="empty">Nothing is waiting for a decision.</p>';
   const byRun = new Map<string, ApprovalRequest[]>();
   for (const entry of entries) byRun.set(entry.runId, [...(byRun.get(entry.runId) ?? []), entry.request]);
-  return entries.map((entry) => approvalCard(entry, { csrf: session.csrf, runPending: byRun.get(entry.runId)!, edit: session.via === 'token' })).join('');
+  return entries
+    .map((entry) =>
+      approvalCard(entry, { csrf: session.csrf, runPending: byRun.get(entry.runId)!, edit: session.via === 'token', context: contexts.get(entry.request.approvalId) }),
+    )
+    .join('');
 }
 
 function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): string {
@@ -258,17 +272,17 @@ export function signedInHeader(session: ConsoleSession, root: string): string {
  * The console (`GET /` with a session): every pending approval across runs as a card, soonest expiry first.
  *
  * @example
- * const html = consolePage(session, (await runtime.pending({ limit: 500 })).items, {});
+ * const html = consolePage(session, (await runtime.pending({ limit: 500 })).items, {}, new Map());
  */
-export function consolePage(session: ConsoleSession, entries: readonly PendingApprovalEntry[], filter: ConsoleFilter): string {
+export function consolePage(session: ConsoleSession, entries: readonly PendingApprovalEntry[], filter: ConsoleFilter, contexts: ReadonlyMap<string, TurnContext>): string {
   const shown = filtered(entries, filter).sort(byExpiry);
   return page(
     'Pending approvals · countersign',
     signedInHeader(session, '') +
       `<main data-csrf="${e(session.csrf)}" data-reviewer="${e(session.reviewer)}"><h2>Waiting for a decision</h2>` +
-      `<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies,${session.via === 'token' ? ' e edits,' : ''} a approves all of the run, ? help.</p>` +
+      `<p class="hint js-only" hidden>Live. Keys: j/k or arrows move, Enter approves, Escape denies,${session.via === 'token' ? ' e edits,' : ''} a approves all of the run after a confirmation, ? help.</p>` +
       filterForm(entries, filter) +
-      `<section id="cards" aria-label="Pending approvals">${cardList(shown, session)}</section></main>`,
+      `<section id="cards" aria-label="Pending approvals">${cardList(shown, session, contexts)}</section></main>`,
     { script: true },
   );
 }

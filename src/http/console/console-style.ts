@@ -25,6 +25,14 @@ button.deny{background:var(--no);border-color:var(--no);color:#fff}
 .card h2{font-size:1.1rem;margin:0 0 .25rem;overflow-wrap:anywhere}
 .card .meta,.card .times{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
 .card pre{background:#f4f4f5;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-word;margin:.5rem 0}
+.card figure{margin:.5rem 0}
+.card figcaption{color:var(--muted);font-size:.9rem}
+.context blockquote{margin:.25rem 0 0;padding:.25rem .75rem;border-left:3px solid var(--line);background:#fafafa}
+.text{white-space:pre-wrap;overflow-wrap:anywhere}
+.card pre.text-block{background:#fff;border:1px solid var(--line)}
+pre.diff{white-space:pre-wrap;overflow-wrap:anywhere;margin:.25rem 0;padding:.25rem;background:#f4f4f5}
+pre.diff del{display:block;text-decoration:none;background:#fee2e2;color:#7f1d1d}
+pre.diff ins{display:block;text-decoration:none;background:#dcfce7;color:#14532d}
 .badge{display:inline-block;font-size:.8rem;padding:0 .4rem;border-radius:999px;border:1px solid #71717a;margin-right:.25rem}
 .badge.destructive{border-color:var(--no);color:var(--no)}
 .warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.25rem .75rem;color:#451a03}

@@ -14,3 +14,9 @@ export const shownName = (name: string): string => presentText(name, '', NAME_MA
 
 /** A reason, a tool's result or an error message, as every console surface shows it: the same filter, cut past 1,000 characters. */
 export const shownText = (text: string): string => presentText(text, '', TEXT_MAX, []);
+
+/** How much of a passage (the user's request, the agent's words) the console shows before cutting it visibly. */
+const PASSAGE_MAX = 2000;
+
+/** A passage someone else wrote (the user's request, the agent's words): the same filter, newlines kept, cut past 2,000 characters. */
+export const shownPassage = (text: string): string => presentText(text, '', PASSAGE_MAX, []);

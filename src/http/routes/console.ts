@@ -8,12 +8,14 @@ import type { AppEnv } from '../app-env.js';
 import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';
 import type { AuditHistory } from '../console/audit-history.js';
+import { argsEdit } from '../console/args-edit.js';
 import { consoleAsset } from '../console/console-assets.js';
 import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
 import { type ConsoleSession, type ConsoleSessions, inboxSessionNotAllowed, SESSION_TTL_MS } from '../console/console-session.js';
 import { inboxLinkToken } from '../console/inbox-link-token.js';
 import { checkSignInOrigin } from '../console/sign-in-origin.js';
+import { type TurnContext, turnContexts } from '../console/turn-context.js';
 import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
@@ -50,7 +52,8 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
 /**
  * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
  * (`POST /console/session`, `POST /console/session/end`), the cards as a fragment for the live page
- * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`),
+ * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`
+ * of the listed approvals only),
  * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
  */
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
@@ -61,12 +64,20 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   const signInOptions = { token: !own.insecure, inbox: isLinkedRuntime(runtime) };
 
   const pending = async (): Promise<PendingApprovalEntry[]> => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items];
+  /**
+   * What led to each shown call, for a token session. An inbox session gets none: the inbox shows no model or user
+   * text, and a session it signed in sees no more than the inbox does.
+   */
+  const contextsFor = (session: ConsoleSession, shown: readonly PendingApprovalEntry[]): Promise<ReadonlyMap<string, TurnContext>> =>
+    session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map());
 
   app.get('/', async (c) => {
     const session = sessions.read(c);
     if (session === undefined) return html(c, 200, signInPage(signInOptions));
     own.history.start();
-    return html(c, 200, consolePage(session, await pending(), filterOf(c)));
+    const entries = await pending();
+    const filter = filterOf(c);
+    return html(c, 200, consolePage(session, entries, filter, await contextsFor(session, filtered(entries, filter))));
   });
 
   app.get('/console/assets/:name', async (c) => {
@@ -107,7 +118,8 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
 
   app.get('/console/cards', async (c) => {
     const session = sessions.require(c);
-    return html(c, 200, cardList(filtered(await pending(), filterOf(c)).sort(byExpiry), session));
+    const shown = filtered(await pending(), filterOf(c)).sort(byExpiry);
+    return html(c, 200, cardList(shown, session, await contextsFor(session, shown)));
   });
 
   /** A refused form post, told as a page with the way back (the script gets the problem as JSON instead). */
@@ -127,6 +139,10 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     try {
       const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
       let run = recorded.snapshot;
+      if (fields.args !== undefined && !recorded.duplicate) {
+        const edit = argsEdit(run, fields.approvalId, fields.args, runtime.agent(run.agentName).settings.display);
+        if (edit !== undefined) own.history.noteEdit(fields.approvalId, edit);
+      }
       if (resumeMode === 'inline' && recorded.status === 'running') {
         const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
         if (outcome.done) run = outcome.value;
@@ -147,7 +163,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
       const run = await runtime.get(fields.runId);
       const items = blanketDecisions(
         run,
-        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures },
+        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures, approvalIds: fields.approvalIds },
         runtime.agent(run.agentName).settings.decisionSecret !== undefined,
       );
       const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId: run.runId, method: 'POST', path: c.req.path }));

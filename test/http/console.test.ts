@@ -227,4 +227,23 @@ describe('console sessions and cards', () => {
     expect(html).toContain('Needs 2 approvals: 1 so far (alice), 1 more needed');
     expect(html).toContain('Outcome unknown');
   });
+
+  it('offers no Approve for this run on a run that makes one call, and still Approve for this session on one with a session', () => {
+    const request = {
+      approvalId: 'apr_1',
+      toolCallId: 'call_1',
+      toolName: 'read_file',
+      args: {},
+      argsDigest: 'x',
+      description: 'Read',
+      requestedAt: 0,
+      warnings: [],
+      oneCallRun: true as const,
+    };
+    const alone = approvalCard({ runId: 'run_1', agentName: 'mcp-gateway', request }, { csrf: 'c', runPending: [request] });
+    expect(alone).not.toContain('Approve for this run');
+    expect(alone).toContain('>Approve</button>');
+    const inSession = approvalCard({ runId: 'run_2', agentName: 'mcp-gateway', sessionId: 'chat-1', request }, { csrf: 'c', runPending: [request] });
+    expect(inSession).toContain('Approve for this session');
+  });
 });

@@ -1,3 +1,4 @@
+import { widerOffer } from '../../channels/wording.js';
 import { annotationBadges } from '../../machine/tool-annotations.js';
 import type { ApprovalRequest } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
@@ -88,11 +89,12 @@ function badges(request: ApprovalRequest): string {
 }
 
 /**
- * The buttons that approve beyond this call: none on a quorum request (each approval there is one vote), for this
- * session with its optional bounds (a grant) when the run has a session, else for this run.
+ * The buttons that approve beyond this call, as every surface offers them (`widerOffer`): none on a quorum request
+ * (each approval there is one vote), for this session with its optional bounds (a grant) when the run has a session,
+ * else for this run, unless the run makes no other call.
  */
 function widerApprovals(request: ApprovalRequest, sessionId: string | undefined): string {
-  if (request.quorum !== undefined) return '';
+  if (widerOffer(request, { wider: sessionId === undefined ? 'run' : 'session' }) === undefined) return '';
   if (sessionId === undefined) return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
   return (
     '<button type="submit" name="decision" value="session" data-action="approve-session">Approve for this session</button>' +

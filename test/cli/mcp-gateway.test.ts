@@ -12,13 +12,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { callLog, fixtureScript } from '../support/mcp-fixture.js';
+import { callLog, fixtureCommand } from '../support/mcp-fixture.js';
+import { builtScript } from '../support/built.js';
 import { textOf } from '../support/mcp-gateway-kit.js';
 
-const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const cliScript = await builtScript('src/cli/index.ts');
 const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const token = 'gateway-cli-token-0123456789';
-const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe('countersign mcp-gateway', () => {
     );
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', cliScript, 'mcp-gateway', ...args],
+      args: [cliScript, 'mcp-gateway', ...args],
       env: { ...(process.env as Record<string, string>), MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
       stderr: 'pipe',
     });
@@ -123,11 +123,10 @@ describe('countersign mcp-gateway', () => {
 
   it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port, to clients with the token it made and printed', async () => {
     const log = callLog();
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'],
-      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child: ChildProcess = spawn(process.execPath, [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'], {
+      env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
     const [url, mcpToken] = await Promise.all([appUrl(child.stderr!), printedToken(child.stderr!)]);
     // Without the token it printed, /mcp takes nobody.

@@ -4,9 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// Two projects. `process`: the suites that spawn processes (MCP servers, the CLI, examples, Redis servers), drive a
+// The projects. `process`: the suites that spawn processes (MCP servers, the CLI, examples, Redis servers), drive a
 // browser or a terminal, or install the package; most of their time is spent waiting on those. `unit`: the rest, for
-// the inner loop (`npm run test:fast`). `npm test` runs both at once.
+// the inner loop (`npm run test:fast`), with the files of a worker sharing one module graph (isolate: false): loading
+// the sources again for every file was more than half of the CPU the whole run took. `unit-isolated`: the unit suites
+// that test what happens once per process. `npm test` runs them all at once.
 const processSuites = [
   'test/package/**/*.test.ts',
   'test/examples/**/*.test.ts',
@@ -17,6 +19,9 @@ const processSuites = [
   'test/redis/{cross-process-cancel,mcp-gateway,mcp-gateway-restart,redis-cluster,redis-durability,redis-restart,runtime-crash,worker}.test.ts',
   'test/quickstart.test.ts',
 ];
+
+// Unit suites that need a fresh process of their own: they test once-per-process behaviour.
+const isolatedSuites = ['test/redis/unsigned-agents-warning.test.ts'];
 
 // Started first, longest first, so that on a fresh clone (no timings cached yet) they overlap the rest of the run
 // instead of starting at its end.
@@ -80,9 +85,14 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: processSuites,
+          exclude: [...processSuites, ...isolatedSuites],
+          isolate: false,
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
         },
+      },
+      {
+        resolve: { alias },
+        test: { ...shared, name: 'unit-isolated', include: isolatedSuites },
       },
     ],
   },

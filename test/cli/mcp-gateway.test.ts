@@ -14,13 +14,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { freePort } from '../support/free-port.js';
-import { callLog, fixtureScript } from '../support/mcp-fixture.js';
+import { callLog, fixtureCommand } from '../support/mcp-fixture.js';
+import { builtScript } from '../support/built.js';
 import { textOf } from '../support/mcp-gateway-kit.js';
 
-const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const cliScript = await builtScript('src/cli/index.ts');
 const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const token = 'gateway-cli-token-0123456789';
-const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -125,7 +125,7 @@ describe('countersign mcp-gateway', () => {
     );
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', cliScript, 'mcp-gateway', ...args],
+      args: [cliScript, 'mcp-gateway', ...args],
       env: { ...(process.env as Record<string, string>), MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
       stderr: 'pipe',
     });
@@ -145,11 +145,10 @@ describe('countersign mcp-gateway', () => {
 
   it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port, to clients with the token it made and printed', async () => {
     const log = callLog();
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'],
-      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child: ChildProcess = spawn(process.execPath, [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'], {
+      env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
     const [url, mcpToken] = await Promise.all([appUrl(child.stderr!), printedToken(child.stderr!)]);
     // Without the token it printed, /mcp takes nobody.
@@ -171,11 +170,10 @@ describe('countersign mcp-gateway', () => {
     ['it gets SIGTERM', (child: ChildProcess) => child.kill('SIGTERM')],
   ])('with --serve-stdio and --port, exits 0 when %s, and the port is free for the next launch', async (_, end) => {
     const port = await freePort();
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--port', String(port)],
-      { env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token }, stdio: ['pipe', 'ignore', 'pipe'] },
-    );
+    const child: ChildProcess = spawn(process.execPath, [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--port', String(port)], {
+      env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,12 +1,21 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { removePrefix } from '../redis/redis-harness.js';
 
 const url = inject('redisUrl');
 const run = promisify(execFile);
 const example = async (file: string) => (await run(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, REDIS_URL: url! } })).stdout;
 
 describe.skipIf(!url)('the Redis examples of the README', () => {
+  // The examples keep their runs for an hour under this prefix: nothing of theirs stays in the Redis the tests used.
+  afterAll(async () => {
+    const redis = new Redis(url!);
+    await removePrefix(redis, 'countersign-example:');
+    redis.disconnect();
+  });
+
   it('examples/redis-round-trip.ts pauses in one connection, is decided from another, and ignores the retried delivery', async () => {
     const output = await example('examples/redis-round-trip.ts');
     expect(output).toMatch(/run run_[\w-]+: awaitingApproval/);

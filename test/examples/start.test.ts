@@ -4,9 +4,13 @@ import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 
+// Without REDIS_URL, as `npm start` runs by default: with it, the demo would keep its runs in that Redis under its own
+// prefix, where they outlive the test (and showed up later in the CLI as cards nobody could approve).
+const { REDIS_URL: _redis, ...baseEnv } = process.env;
+
 /** `npm start`'s entry, run as npm runs it (tsx), with `env` on top of this process's; resolves with its exit and output. */
 function start(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts', ...args], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -32,7 +36,7 @@ describe('npm start (examples/start.ts)', () => {
   it('prints the generated sign-in token when COUNTERSIGN_TOKEN is unset, and it opens the app', async () => {
     const port = await freePort();
     const env: Record<string, string> = { PORT: String(port) };
-    const { COUNTERSIGN_TOKEN: _ignored, ...rest } = process.env;
+    const { COUNTERSIGN_TOKEN: _ignored, ...rest } = baseEnv;
     const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], { env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const token = await new Promise<string>((resolve, reject) => {

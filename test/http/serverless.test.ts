@@ -59,6 +59,8 @@ describe.skipIf(!url)('serverless: one fresh process per request, state only in 
     await redis.quit();
   });
 
+  // Four Node processes one after another, each loading tsx and the sources: on a busy 2-core machine one takes
+  // seconds, so the test has a deadlock guard of two minutes rather than the usual 30 s.
   it('starts in one process, decides in another, reads in a third; a replay in a fourth gets the first answer', async () => {
     const started = await invoke(signedPost('/runs', { agent: 'files', input: '/var/tmp/cache' }), prefix);
     expect(started.status).toBe(201);
@@ -82,5 +84,5 @@ describe.skipIf(!url)('serverless: one fresh process per request, state only in 
     expect(replayed.status).toBe(200);
     expect(replayed.body).toBe(decided.body);
     expect(replayed.headers['webhook-replayed']).toBe('true');
-  });
+  }, 120_000);
 });

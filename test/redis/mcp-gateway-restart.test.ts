@@ -7,7 +7,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -17,13 +16,13 @@ import { createRuntime, type RunEvent } from 'countersign';
 import { createMcpGateway, mcpGatewayAgent } from 'countersign/mcp';
 import { createRedisStore } from 'countersign/redis';
 import { maxPasses } from '../../src/adapters/mcp/gateway-calls.js';
-import { callLog, fixtureScript, stdioFixture } from '../support/mcp-fixture.js';
-import { clientOf, closeGateways, gatewayWithClient, nextPending, textOf } from '../support/mcp-gateway-kit.js';
+import { callLog, fixtureCommand, stdioFixture } from '../support/mcp-fixture.js';
+import { builtScript } from '../support/built.js';
+import { clientOf, closeGateways, gatewayWithClient, nextPending, pausedCall, textOf } from '../support/mcp-gateway-kit.js';
 import { connect, removePrefix, uniquePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
-const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
-const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
+const cliScript = await builtScript('src/cli/index.ts');
 const approvalsToken = 'gateway-restart-approvals-0123456789';
 const mcpToken = 'gateway-restart-mcp-token-0123456789';
 
@@ -62,7 +61,7 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
   async function spawnGateway(logFile: string, extra: readonly string[]) {
     const child: ChildProcess = spawn(
       process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', ...extra],
+      [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', ...extra],
       {
         env: { ...process.env, MCP_FIXTURE_LOG: logFile, COUNTERSIGN_APPROVALS_TOKEN: approvalsToken, COUNTERSIGN_MCP_TOKEN: mcpToken },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -143,7 +142,9 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
 
   it('forwards a call decided while no gateway ran once a gateway starts again, with no client calling again, and ends its run', async () => {
     const log = callLog();
-    const first = await spawnGateway(log.file, ['--wait-ms', '100']);
+    // Long enough for the child to pause the run on its approval however busy the machine (the answer wanted is
+    // "pending", which it gives after waiting this long): the test cannot stop a child's clock.
+    const first = await spawnGateway(log.file, ['--wait-ms', '2000']);
     const answer = (await first.client.callTool({ name: 'delete_file', arguments: { path: '/restart' } })) as CallToolResult;
     expect(textOf(answer)).toMatch(/^Approval pending/);
     await first.kill();
@@ -164,7 +165,9 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
     const { gateway: survivor, log } = await gatewayWithClient({ store, waitMs: 50, followEveryMs: 50, recoverEveryMs: 100 });
     const left = await createMcpGateway({ name: 'fixture', ...stdioFixture(callLog().file), store, waitMs: 50 });
     const leftClient = await clientOf(left);
-    expect(textOf((await leftClient.callTool({ name: 'delete_file', arguments: { path: '/left' } })) as CallToolResult)).toMatch(/^Approval pending/);
+    expect(textOf((await pausedCall(left.runtime, () => leftClient.callTool({ name: 'delete_file', arguments: { path: '/left' } }))) as CallToolResult)).toMatch(
+      /^Approval pending/,
+    );
     await leftClient.close();
     await left.close();
 

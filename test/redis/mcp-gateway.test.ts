@@ -3,19 +3,19 @@
 // that runtime (resumeMode 'record'); and `countersign mcp-gateway --redis URL` spawned, serving MCP on --port,
 // decided over its approval app.
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { createApprovalApp, serve } from 'countersign/http';
 import { createRedisStore } from 'countersign/redis';
-import { callLog, fixtureScript } from '../support/mcp-fixture.js';
-import { closeGateways, deciderRuntime, gatewayWithClient, nextPending, runEnded, textOf } from '../support/mcp-gateway-kit.js';
+import { callLog, fixtureCommand } from '../support/mcp-fixture.js';
+import { builtScript } from '../support/built.js';
+import { closeGateways, deciderRuntime, gatewayWithClient, nextPending, pausedCall, runEnded, textOf } from '../support/mcp-gateway-kit.js';
 import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
-const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const cliScript = await builtScript('src/cli/index.ts');
 const token = 'gateway-redis-token-0123456789';
 const mcpToken = 'gateway-redis-mcp-token-0123456789';
 
@@ -36,7 +36,7 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
 
   it('forwards a call decided by another runtime on the same Redis once, by itself; the retry gets the result', async () => {
     const { gateway, log, call } = await gatewayWithClient({ store: createRedisStore({ redis: gatewayRedis, prefix }), waitMs: 50, followEveryMs: 50 });
-    expect(textOf(await call('delete_file', { path: '/r' }))).toMatch(/^Approval pending/);
+    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/r' })))).toMatch(/^Approval pending/);
     const decider = deciderRuntime(gateway, createRedisStore({ redis: deciderRedis, prefix }));
     const { runId, request } = await nextPending(decider);
     const ended = runEnded(gateway.runtime, runId);
@@ -50,7 +50,7 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
 
   it("decides over an approval app of another runtime with resumeMode 'record': 202 at once, no error, the gateway forwards the call once", async () => {
     const { gateway, log, call } = await gatewayWithClient({ store: createRedisStore({ redis: gatewayRedis, prefix }), waitMs: 50, followEveryMs: 50 });
-    expect(textOf(await call('delete_file', { path: '/app' }))).toMatch(/^Approval pending/);
+    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/app' })))).toMatch(/^Approval pending/);
     const decider = deciderRuntime(gateway, createRedisStore({ redis: deciderRedis, prefix }));
     const errors: unknown[] = [];
     const server = await serve(createApprovalApp(decider, { bearerToken: token, resumeMode: 'record', onError: (error) => errors.push(error) }), { port: 0 });
@@ -73,10 +73,9 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
 
   it('runs `countersign mcp-gateway --redis URL --prefix P --port 0`: the call decided over the approval app is forwarded once', async () => {
     const log = callLog();
-    const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', '--wait-ms', '10000'],
+      [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', '--wait-ms', '10000'],
       { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token, COUNTERSIGN_MCP_TOKEN: mcpToken }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));

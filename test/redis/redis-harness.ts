@@ -153,3 +153,32 @@ export function watchedCommands(redis: Redis, sent: string[]): Redis {
     },
   });
 }
+
+/**
+ * The connection with every raw command it sends (`call`) noted, and the connections duplicated from it (a reader's
+ * blocking connection): how a test sees that a consumer tried to claim, or stopped reading.
+ */
+export function observed(redis: Redis) {
+  const commands: string[] = [];
+  const duplicates: Redis[] = [];
+  const proxy = new Proxy(redis, {
+    get(target, property, receiver) {
+      if (property === 'call') {
+        return (command: string, ...args: unknown[]) => {
+          commands.push(command);
+          return (target.call as (...all: unknown[]) => unknown)(command, ...args);
+        };
+      }
+      if (property === 'duplicate') {
+        return () => {
+          const copy = target.duplicate();
+          duplicates.push(copy);
+          return copy;
+        };
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { redis: proxy, commands, duplicates };
+}

@@ -57,6 +57,7 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
 
     const succeeded = new Set<string>();
     const failures: unknown[] = [];
+    let settled = () => {};
     const decide = async (run: AgentSnapshot) => {
       try {
         await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'ops' });
@@ -64,13 +65,21 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
       } catch (error) {
         failures.push(error);
       }
+      settled();
     };
-    // Decisions go out every few milliseconds; the server is killed while they are in flight and restarted a little later.
+    /** Resolves once `check` holds, looked at after each decision settles. */
+    const once = (check: () => boolean) =>
+      new Promise<void>((resolve) => {
+        if (check()) return resolve();
+        settled = () => check() && resolve();
+      });
+    // Decisions go out every few milliseconds; the server is killed once some have succeeded, with others in flight,
+    // and restarted once some have failed, however fast or slow the machine gets through them.
     const inFlight = runs.map((run, index) => new Promise((resolve) => setTimeout(resolve, index * 8)).then(() => decide(run)));
-    await new Promise((resolve) => setTimeout(resolve, 20 * 8));
+    await once(() => succeeded.size >= 10);
     server!.kill('SIGKILL');
     await new Promise((resolve) => server!.once('exit', resolve));
-    await new Promise((resolve) => setTimeout(resolve, 15 * 8));
+    await once(() => failures.length >= 1 || succeeded.size + failures.length === runs.length);
     startServer();
     await waitForPing(redis);
     await Promise.all(inFlight);

@@ -8,9 +8,16 @@ const url = inject('redisUrl');
 
 describe.skipIf(!url)('Redis rule store', () => {
   const redis = url ? connect(url) : undefined!;
-  const prefix = uniquePrefix();
+  const prefixes: string[] = [];
+  /** A unique key prefix, removed after the suite. */
+  const fresh = () => {
+    const made = uniquePrefix();
+    prefixes.push(made);
+    return made;
+  };
+  const prefix = fresh();
   afterAll(async () => {
-    await removePrefix(redis, prefix);
+    for (const used of prefixes) await removePrefix(redis, used);
     redis.disconnect();
   });
 
@@ -40,7 +47,7 @@ describe.skipIf(!url)('Redis rule store', () => {
   });
 
   it('validates a rule before storing it', async () => {
-    const rules = createRedisRuleStore({ redis, prefix: uniquePrefix() });
+    const rules = createRedisRuleStore({ redis, prefix: fresh() });
     await expect(rules.add({ tool: 'x', action: 'maybe' as 'allow' })).rejects.toBeInstanceOf(ConfigError);
   });
 
@@ -48,7 +55,7 @@ describe.skipIf(!url)('Redis rule store', () => {
     const deploy = [{ name: 'deploy', args: { env: 'prod' } }];
     /** An agent whose rules live in Redis, written by a store with the agent's secret; warnings collected, not printed. */
     const setup = () => {
-      const rulesPrefix = uniquePrefix();
+      const rulesPrefix = fresh();
       const rules = createRedisRuleStore({ redis, prefix: rulesPrefix, decisionSecret });
       const { agent, run, executions } = grantAgent({ decisionSecret, ruleStore: rules });
       const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {});

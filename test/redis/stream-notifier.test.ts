@@ -7,7 +7,7 @@ import { createStreamNotifier, type StreamErrorInfo, type StreamNotifier } from 
 import { createWebhookNotifier } from 'countersign/webhooks';
 import { countingAgent } from '../support/runtime-harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
-import { deferred, removePrefix, until } from './redis-harness.js';
+import { deferred, observed, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
@@ -37,7 +37,9 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
         redis: options.redis ?? connect(),
         prefix,
         blockMs: 50,
-        claimIdleMs: 150,
+        // Far above any handling time, however busy the machine: no event is claimed from a live consumer that is
+        // merely slow. The tests of claiming set their own.
+        claimIdleMs: 60_000,
         onError: (info) => errors.push(info),
         ...options,
       });
@@ -104,7 +106,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
 
   it("redelivers a dead consumer's unacked events to another consumer (at-least-once)", async () => {
     const { prefix, redis, add, notifier, errors, pending } = setup();
-    const survivor = notifier({ group: 'slack', consumer: 'survivor' });
+    const survivor = notifier({ group: 'slack', consumer: 'survivor', claimIdleMs: 150 });
     await survivor.createGroup();
     for (const runId of ['run_1', 'run_2', 'run_3']) await add(completed(runId));
     // A consumer that reads and dies before acking.
@@ -128,7 +130,7 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
 
   it('leaves the event of a failing handler pending and delivers it again until the handler succeeds', async () => {
     const { add, notifier, errors, pending } = setup();
-    const n = notifier({ group: 'slack' });
+    const n = notifier({ group: 'slack', claimIdleMs: 150 });
     await n.createGroup();
     const attempts: number[] = [];
     const controller = new AbortController();
@@ -152,9 +154,12 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
   });
 
   it('keeps an event a live consumer is still handling from being claimed by another', async () => {
-    const { add, notifier, errors, pending } = setup();
-    const slow = notifier({ group: 'slack', consumer: 'slow', claimIdleMs: 300 });
-    const other = notifier({ group: 'slack', consumer: 'other', claimIdleMs: 300 });
+    const { add, connect, notifier, errors, pending } = setup();
+    // The heartbeat keeps the entry fresh every claimIdleMs / 3; a second is far above how late it runs when busy.
+    const claimIdleMs = 1_000;
+    const slow = notifier({ group: 'slack', consumer: 'slow', claimIdleMs });
+    const watched = observed(connect());
+    const other = notifier({ group: 'slack', consumer: 'other', claimIdleMs, redis: watched.redis });
     await slow.createGroup();
     const release = deferred();
     const started = deferred();
@@ -170,8 +175,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     await add(completed('run_slow'));
     await started.promise;
     const otherDone = other.consume((event) => void seenByOther.push(event.runId), { signal: controller.signal });
-    // Many claim intervals pass while the handler runs.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Several claim intervals pass while the handler runs: the other consumer tries to claim idle entries (every
+    // claimIdleMs / 2) five times, the last ones well after the entry would have been idle for claimIdleMs.
+    const claims = () => watched.commands.filter((command) => command === 'XAUTOCLAIM').length;
+    await until(() => claims() >= 5, 'the other consumer tried to claim five times', 30_000);
     const claimedMeanwhile = [...seenByOther];
     release.resolve();
     expect(claimedMeanwhile).toEqual([]);
@@ -234,18 +241,19 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
   });
 
   it('lets the handlers in flight finish and acks them when consume is stopped', async () => {
-    const { add, notifier, pending, errors } = setup();
-    const n = notifier({ group: 'slack' });
+    const { add, connect, notifier, pending, errors } = setup();
+    const watched = observed(connect());
+    const n = notifier({ group: 'slack', redis: watched.redis });
     await n.createGroup();
     const release = deferred();
     const started = deferred();
-    let finished = false;
+    const order: string[] = [];
     const controller = new AbortController();
     const done = n.consume(
       async () => {
         started.resolve();
         await release.promise;
-        finished = true;
+        order.push('handler finished');
       },
       { signal: controller.signal },
     );
@@ -253,12 +261,16 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     await started.promise;
     controller.abort();
     let stopped = false;
-    void done.then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    void done.then(() => {
+      stopped = true;
+      order.push('consume stopped');
+    });
+    // The reader has seen the abort once it closed its blocking connection.
+    await until(() => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'), 'the reader stopped reading');
     expect(stopped).toBe(false);
     release.resolve();
     await done;
-    expect(finished).toBe(true);
+    expect(order).toEqual(['handler finished', 'consume stopped']);
     expect(await pending('slack')).toBe(0);
     expect(errors).toEqual([]);
   });

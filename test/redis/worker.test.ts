@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
@@ -15,7 +14,8 @@ import {
   type WorkerOptions,
 } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
-import { deferred, removePrefix, until } from './redis-harness.js';
+import { builtScript } from '../support/built.js';
+import { deferred, observed, removePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
 
@@ -61,7 +61,9 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const queue = createRedisResumeQueue({ redis, prefix });
     const errors: WorkerErrorInfo[] = [];
     const worker = (options: { runtime: WorkerOptions['runtime']; redis?: Redis; concurrency?: number; consumer?: string; claimIdleMs?: number; recoverEveryMs?: number }) => {
-      const created = createWorker({ redis: connect(), prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info), ...options });
+      // claimIdleMs far above any resume here, however busy the machine: no job is claimed from a live worker that is
+      // merely slow. The tests of claiming set their own.
+      const created = createWorker({ redis: connect(), prefix, blockMs: 50, claimIdleMs: 60_000, onError: (info) => errors.push(info), ...options });
       workers.push(created);
       return created;
     };
@@ -138,9 +140,9 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
   });
 
   it('takes over the job of a worker process killed with SIGKILL mid-resume, but not while that worker lives', async () => {
-    const { prefix, queue, worker, errors, pending } = setup();
+    const { prefix, queue, worker, errors, pending, connect } = setup();
     await queue.enqueue('run_1');
-    const workerModule = fileURLToPath(new URL('../../src/adapters/redis/worker.ts', import.meta.url));
+    const workerModule = await builtScript('src/adapters/redis/worker.ts');
     const script = `
       import { Redis } from 'ioredis';
       import { createWorker } from ${JSON.stringify(workerModule)};
@@ -150,7 +152,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
         runtime: { resume: async (runId) => { process.stdout.write('started ' + runId + '\\n'); await new Promise(() => {}); } },
       });
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -158,9 +160,12 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     try {
       await until(() => output.includes('started run_1'), `the child worker started run_1 (output: ${output})`, 20_000);
       const fake = fakeRuntime();
-      worker({ runtime: fake.runtime, consumer: 'survivor', claimIdleMs: 1000 });
-      // Longer than claimIdleMs: the live child keeps its job fresh, so it is not taken.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const watched = observed(connect());
+      worker({ runtime: fake.runtime, consumer: 'survivor', claimIdleMs: 1000, redis: watched.redis });
+      // Longer than claimIdleMs: the survivor tries to claim (every claimIdleMs / 2) five times, the last ones well
+      // after the job would have been idle for claimIdleMs; the live child keeps its job fresh, so it is not taken.
+      const claims = () => watched.commands.filter((command) => command === 'XAUTOCLAIM').length;
+      await until(() => claims() >= 5, 'the survivor tried to claim five times', 30_000);
       expect(fake.calls).toEqual([]);
       child.kill('SIGKILL');
       await exited;
@@ -269,20 +274,22 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
   });
 
   it('stop() stops taking jobs and waits for the resumes in flight, acking them', async () => {
-    const { queue, worker, errors, pending, key, redis } = setup();
+    const { queue, worker, errors, pending, key, redis, connect } = setup();
     const release = deferred();
     const started = deferred();
     const fake = fakeRuntime(async () => {
       started.resolve();
       await release.promise;
     });
-    const w = worker({ runtime: fake.runtime, concurrency: 1 });
+    const watched = observed(connect());
+    const w = worker({ runtime: fake.runtime, concurrency: 1, redis: watched.redis });
     await queue.enqueue('run_1');
     await started.promise;
     let stopped = false;
     const stopping = w.stop().then(() => (stopped = true));
     await queue.enqueue('run_2');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The worker has seen stop() once it closed its blocking connection.
+    await until(() => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'), 'the worker stopped reading');
     expect(stopped).toBe(false);
     release.resolve();
     await stopping;

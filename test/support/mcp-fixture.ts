@@ -4,12 +4,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ConnectorStatus } from 'countersign';
 import type { McpConnection } from 'countersign/mcp';
+import { builtCommand, builtScript } from './built.js';
 import { freePort } from './free-port.js';
 
-export const fixtureScript = fileURLToPath(new URL('../fixtures/mcp-server.ts', import.meta.url));
+/** The fixture server transpiled for this run (test/support/built.ts), to run with a plain `node`. */
+export const fixtureScript = await builtScript('test/fixtures/mcp-server.ts');
+/** The command line that starts the fixture over stdio, for options such as the gateway CLI's `--upstream`. */
+export const fixtureCommand = await builtCommand('test/fixtures/mcp-server.ts');
 
 /** A fresh file the fixture logs its calls to, and the calls logged so far (one object per call). */
 export function callLog(): { readonly file: string; calls(tool?: string): Record<string, unknown>[] } {
@@ -30,7 +33,7 @@ export function callLog(): { readonly file: string; calls(tool?: string): Record
 
 /** connectMcpServer options that spawn the fixture over stdio. */
 export function stdioFixture(log: string) {
-  return { command: process.execPath, args: ['--import', 'tsx', fixtureScript], env: { MCP_FIXTURE_LOG: log } };
+  return { command: process.execPath, args: [fixtureScript], env: { MCP_FIXTURE_LOG: log } };
 }
 
 /** The fixture over HTTP in a child process: `start` (again after `kill`, on the same port), `kill` (SIGKILL). */
@@ -40,7 +43,7 @@ export async function httpFixture(log: string, mode: '--http' | '--sse' = '--htt
   const fixture = {
     url: `http://127.0.0.1:${port}/${mode === '--http' ? 'mcp' : 'sse'}`,
     async start(): Promise<void> {
-      const started = spawn(process.execPath, ['--import', 'tsx', fixtureScript, mode, String(port)], {
+      const started = spawn(process.execPath, [fixtureScript, mode, String(port)], {
         env: { ...process.env, MCP_FIXTURE_LOG: log },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

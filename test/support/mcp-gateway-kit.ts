@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentSnapshot, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
 import { createMcpGateway, type McpGateway, type McpGatewaySettings, mcpGatewayAgent } from 'countersign/mcp';
@@ -51,6 +52,33 @@ export async function nextPending(runtime: Runtime): Promise<PendingApprovalEntr
     const [first] = (await runtime.pending()).items;
     if (first !== undefined) return first;
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * What `call` answers when the call pauses its run on an approval nobody decides: "Approval pending" once waitMs has
+ * passed. The gateway measures waitMs by `Date`, so the clock stands still (fake `Date`, real timers) until `runtime`
+ * has `paused` more approvals waiting than before, however long a busy machine takes to get there; then it runs on,
+ * and the wait ends. Without it, a waitMs short enough for a test could end before the run even asked.
+ */
+export async function pausedCall<T>(runtime: Runtime, call: () => Promise<T>, paused = 1): Promise<T> {
+  const before = (await runtime.pending()).items.length;
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    const answer = call();
+    answer.catch(() => undefined);
+    // A deadlock guard, not a speed assertion (on the real clock: Date stands still here).
+    const guard = performance.now() + 20_000;
+    while ((await runtime.pending()).items.length < before + paused) {
+      if (performance.now() > guard) throw new Error(`The call never paused on an approval (${before} waiting before it).`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return await new Promise<T>((resolve, reject) => {
+      vi.useRealTimers();
+      answer.then(resolve, reject);
+    });
+  } finally {
+    vi.useRealTimers();
   }
 }
 

@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve } from 'countersign/http';
-import { clientOf, closeGateways, gatewayWithClient, httpClientOf, textOf } from '../../support/mcp-gateway-kit.js';
+import { clientOf, closeGateways, gatewayWithClient, httpClientOf, pausedCall, textOf } from '../../support/mcp-gateway-kit.js';
 
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -19,14 +19,14 @@ describe('createMcpGateway keys calls by client', () => {
     const { gateway, log } = await gatewayWithClient({ waitMs: 50 });
     const alice = callOf(await clientOf(gateway, 'alice'));
     const mallory = callOf(await clientOf(gateway, 'mallory'));
-    expect(textOf(await alice('/z'))).toMatch(/^Approval pending/);
+    expect(textOf(await pausedCall(gateway.runtime, () => alice('/z')))).toMatch(/^Approval pending/);
     const [asked] = (await gateway.runtime.pending()).items;
     expect(asked).toMatchObject({ requestedBy: 'mcp:alice', request: { toolName: 'delete_file', args: { path: '/z' } } });
     await gateway.runtime.respond(asked!.runId, { approvalId: asked!.request.approvalId, approved: true, approvedBy: 'paula' });
     expect(log.calls('delete_file')).toHaveLength(1);
 
     // The same call from another client is another call: asked about on its own, never answered with alice's result.
-    expect(textOf(await mallory('/z'))).toMatch(/^Approval pending/);
+    expect(textOf(await pausedCall(gateway.runtime, () => mallory('/z')))).toMatch(/^Approval pending/);
     const { items } = await gateway.runtime.pending();
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ requestedBy: 'mcp:mallory' });
@@ -46,8 +46,12 @@ describe('createMcpGateway keys calls by client', () => {
     const endpoint = new URL(`${server.url}/mcp`);
     const alice = await httpClientOf(endpoint, tokens.alice);
     const bob = await httpClientOf(endpoint, tokens.bob);
-    expect(textOf((await alice.client.callTool({ name: 'delete_file', arguments: { path: '/h' } })) as CallToolResult)).toMatch(/^Approval pending/);
-    expect(textOf((await bob.client.callTool({ name: 'delete_file', arguments: { path: '/h' } })) as CallToolResult)).toMatch(/^Approval pending/);
+    expect(textOf((await pausedCall(gateway.runtime, () => alice.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }))) as CallToolResult)).toMatch(
+      /^Approval pending/,
+    );
+    expect(textOf((await pausedCall(gateway.runtime, () => bob.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }))) as CallToolResult)).toMatch(
+      /^Approval pending/,
+    );
     expect((await gateway.runtime.pending()).items.map((item) => item.requestedBy).sort()).toEqual(['mcp:alice', 'mcp:bob']);
     const intruding = await fetch(endpoint, {
       method: 'POST',

@@ -5,7 +5,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { ConfigError } from 'countersign';
 import { createApprovalApp, serve } from 'countersign/http';
 import { createMcpGateway, mcpGatewayAgent } from 'countersign/mcp';
-import { closeGateways, gatewayWithClient, nextPending, textOf } from '../../support/mcp-gateway-kit.js';
+import { closeGateways, gatewayWithClient, nextPending, pausedCall, textOf } from '../../support/mcp-gateway-kit.js';
 
 afterEach(closeGateways);
 
@@ -40,7 +40,7 @@ describe('createMcpGateway', () => {
 
   it('answers "pending" when the decision takes longer than waitMs; a retried identical call asks no second time and gets the decision', async () => {
     const { gateway, log, call } = await gatewayWithClient({ waitMs: 100 });
-    const [first, concurrent] = await Promise.all([call('delete_file', { path: '/b' }), call('delete_file', { path: '/b' })]);
+    const [first, concurrent] = await pausedCall(gateway.runtime, () => Promise.all([call('delete_file', { path: '/b' }), call('delete_file', { path: '/b' })]));
     const { items } = await gateway.runtime.pending();
     expect(items).toHaveLength(1);
     const { runId, request } = items[0]!;

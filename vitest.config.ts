@@ -13,7 +13,7 @@ const processSuites = [
   'test/package/**/*.test.ts',
   'test/examples/**/*.test.ts',
   'test/adapters/mcp/**/*.test.ts',
-  'test/cli/{load-runtime,mcp-gateway,review-terminal}.test.ts',
+  'test/cli/{gateway-decisions,load-runtime,mcp-gateway,review-terminal}.test.ts',
   'test/core/cross-process.test.ts',
   'test/http/{console-browser,link-page-browser,readme-curl,serverless}.test.ts',
   'test/redis/{cross-process-cancel,mcp-gateway,mcp-gateway-restart,redis-cluster,redis-durability,redis-restart,runtime-crash,worker}.test.ts',

@@ -20,6 +20,27 @@ export interface RequestSettings {
   readonly oneCallRun?: boolean;
 }
 
+/** The settings a request is built with, from the agent's, at `now`. */
+export function requestSettingsOf(
+  settings: {
+    readonly approvalTtlMs: number | undefined;
+    readonly onExpire: OnExpire;
+    readonly decisionSecret: string | undefined;
+    readonly display: PresentOptions;
+    readonly oneCallPerRun: boolean;
+  },
+  now: number,
+): RequestSettings {
+  return {
+    now,
+    approvalTtlMs: settings.approvalTtlMs,
+    onExpire: settings.onExpire,
+    decisionSecret: settings.decisionSecret,
+    present: settings.display,
+    oneCallRun: settings.oneCallPerRun,
+  };
+}
+
 /**
  * The HMAC that binds a request to its run (and session) and to everything the person
  * relies on: the call, tool and argument digest, the display copy

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from './agent.js';
 import type { CallEvaluation } from './agent-machine.js';
-import { buildApprovalRequest } from './approval-request.js';
+import { buildApprovalRequest, requestSettingsOf } from './approval-request.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { ToolContext } from './define-tool.js';
 import { digestOf } from './digest.js';
@@ -236,14 +236,7 @@ export async function evaluateCalls(
           nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
           quorum: verdict.quorum,
         },
-        {
-          now,
-          approvalTtlMs: settings.approvalTtlMs,
-          onExpire: settings.onExpire,
-          decisionSecret: settings.decisionSecret,
-          present: settings.display,
-          oneCallRun: settings.oneCallPerRun,
-        },
+        requestSettingsOf(settings, now),
       );
       evaluations.push({
         kind: 'ask',

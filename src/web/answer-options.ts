@@ -21,6 +21,13 @@ import type { Runtime } from '../runtime/runtime.js';
  */
 export type ResumeMode = 'inline' | 'record' | 'enqueue';
 
+/** A body limit in bytes: 1 KiB to 64 MiB. */
+export const maxBodyBytesSchema = z
+  .number()
+  .int('must be a whole number')
+  .min(1024)
+  .max(64 * 1024 * 1024);
+
 /** For an `optionsObject({ ...answerOptionsShape, ... })`. */
 export const answerOptionsShape = {
   resumeMode: z.enum(['inline', 'record', 'enqueue']).optional(),
@@ -30,12 +37,7 @@ export const answerOptionsShape = {
     .min(0)
     .max(15 * 60_000)
     .optional(),
-  maxBodyBytes: z
-    .number()
-    .int('must be a whole number')
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .optional(),
+  maxBodyBytes: maxBodyBytesSchema.optional(),
 };
 
 /**

@@ -9,6 +9,7 @@ import type { Notifier } from '../../ports/notifier.js';
 import type { RuleStore } from '../../ports/rule-store.js';
 import type { SnapshotStore } from '../../ports/snapshot-store.js';
 import { runtimeOptionsSchema, type RuntimeOptions } from '../../runtime/runtime-options.js';
+import { maxBodyBytesSchema } from '../../web/answer-options.js';
 import type { McpConnection } from './mcp-connection.js';
 import { type McpServerOptions, serverSchema } from './mcp-options.js';
 
@@ -105,12 +106,7 @@ const settingsShape = {
     .optional(),
   allowedHosts: z.array(z.string().min(1).max(255)).optional(),
   allowedOrigins: z.array(z.string().url('must be an origin such as https://app.example.com')).optional(),
-  maxBodyBytes: z
-    .number()
-    .int('must be a whole number')
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .optional(),
+  maxBodyBytes: maxBodyBytesSchema.optional(),
   leaseMs: z.number().int('must be a whole number').min(100).optional(),
   recoverEveryMs: z.number().int('must be a whole number').min(10).max(3_600_000).optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { OutcomeUnknownError, ToolNotFoundError, ToolTimeoutError } from '../../errors.js';
 import type { AnyTool } from '../define-tool.js';
 import type { AgentEvent } from '../agent-machine.js';
-import { buildApprovalRequest } from '../approval-request.js';
+import { buildApprovalRequest, requestSettingsOf } from '../approval-request.js';
 import { currentToolCalls } from '../current-tool-calls.js';
 import { hasApproverFunction } from '../authority/who-may-decide.js';
 import { approversOfCall } from '../evaluate-calls.js';
@@ -37,14 +37,7 @@ async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: u
       reason,
       outcomeUnknown: true,
     },
-    {
-      now,
-      approvalTtlMs: settings.approvalTtlMs,
-      onExpire: settings.onExpire,
-      decisionSecret: settings.decisionSecret,
-      present: settings.display,
-      oneCallRun: settings.oneCallPerRun,
-    },
+    requestSettingsOf(settings, now),
   );
   return { type: 'TOOL_INTERRUPTED', at: now, toolCallId: record.toolCallId, request };
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createAgent, defineTool, ConfigError, withApprovalResponse, approveAll, ApproverNotAllowedError } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
@@ -11,6 +12,13 @@ describe("the design card's API as written (examples/design-card.ts)", () => {
     expect(output).toContain('pending: Delete /tmp/x?');
     expect(output).toMatch(/^status: completed$/m);
     expect(output).toMatch(/^removed: \/tmp\/x \(run_\S+:\S+\)$/m);
+  });
+
+  it("is the README's one example, word for word", () => {
+    const file = readFileSync(new URL('../../examples/design-card.ts', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const code = file.slice(file.indexOf('import { z }')).trimEnd();
+    expect(readme).toContain(`\`\`\`ts\n${code}\n\`\`\``);
   });
 });
 

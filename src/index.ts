@@ -33,7 +33,6 @@ export type { ListGrantsOptions } from './runtime/runtime-grants.js';
 export type { PresentOptions } from './machine/present-args.js';
 export {
   StopReason,
-  type AgentSnapshot,
   type ApprovalRequest,
   type ApprovalResponse,
   type ArgsWarning,
@@ -47,9 +46,7 @@ export {
   type EscalationStep,
   type EscalationTarget,
   type RequestHistory,
-  type MachineState,
   type FinishReason,
-  type JsonValue,
   type Message,
   type MessagePart,
   type Model,
@@ -70,6 +67,8 @@ export {
   type ToolSpec,
   type Usage,
 } from './machine/types.js';
+export type { AgentSnapshot, MachineState } from './machine/agent-snapshot.js';
+export type { JsonValue } from './machine/json-value.js';
 export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';

@@ -13,7 +13,8 @@ import type { GrantStore } from '../ports/grant-store.js';
 import { createMemoryGrantStore } from '../adapters/memory-grant-store.js';
 import type { RunEvent } from './run-events.js';
 import { StoredRuleCache } from './stored-rules.js';
-import type { AgentSnapshot, Model, OnExpire, ToolSpec } from './types.js';
+import type { Model, OnExpire, ToolSpec } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { remindAfterMsSchema } from './nudge-plan.js';
 

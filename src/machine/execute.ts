@@ -13,7 +13,7 @@ import { newRun, type ExecuteInput } from './new-run.js';
 import type { ModelDeltaEvent, RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
 import { effectOf } from './step.js';
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { recordGrants } from './grants/grant-of-decision.js';
 

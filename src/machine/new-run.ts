@@ -10,7 +10,8 @@ import { checkMessageList } from './check-messages.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
 import { initialSnapshot, step } from './step.js';
-import type { AgentSnapshot, Message, RunOrigin } from './types.js';
+import type { Message, RunOrigin } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { personNameSchema } from './authority/person-name.js';
 
 /** What starts a run: one user message, or a conversation so far. */

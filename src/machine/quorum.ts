@@ -5,7 +5,8 @@ import { tallyVotes, type VoteTally } from './authority/vote-count.js';
 import type { Approvers } from './define-tool.js';
 import { functionSchema } from './function-schema.js';
 import type { CompiledRule } from './policy.js';
-import type { AgentSnapshot, Quorum, Vote } from './types.js';
+import type { Quorum, Vote } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /**
  * Several people must approve a call: on a policy rule or a tool (the rule's wins, as for `approvers`).

@@ -30,7 +30,8 @@ import { assertSnapshotShape } from './snapshot-codec.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
+import type { ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { optionsObject, parseOptions } from '../options.js';
 
 /**

@@ -9,7 +9,8 @@ import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
-import type { AgentSnapshot, ApprovalResponse, RunStatus } from '../machine/types.js';
+import type { ApprovalResponse, RunStatus } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =

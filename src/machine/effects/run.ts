@@ -4,7 +4,7 @@ import type { AgentEvent } from '../agent-machine.js';
 import type { ExecuteOptions } from '../execute.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../run-events.js';
 import { step, stepAll } from '../step.js';
-import type { AgentSnapshot } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 
 /** What an effect tells the loop: go on to the next state's effect, or stop (the run waits for people, or has ended). */
 export type EffectOutcome = 'next' | 'stop';

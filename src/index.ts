@@ -1,14 +1,6 @@
 export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
-export {
-  defineTool,
-  type AnyTool,
-  type Tool,
-  type ToolDefinition,
-  type ToolContext,
-  type ToolExecuteContext,
-  type ApprovalRequirement,
-  type Approvers,
-} from './machine/define-tool.js';
+export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './machine/define-tool.js';
+export type { Approvers } from './machine/approvers.js';
 export type { ExecuteOptions } from './machine/execute.js';
 export type { ExecuteInput } from './machine/new-run.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';

@@ -1,8 +1,9 @@
-export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
+export { createAgent } from './machine/agent.js';
+export type { Agent, AgentConfig, AgentSettings } from './machine/agent-types.js';
 export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './machine/define-tool.js';
 export type { Approvers } from './machine/approvers.js';
-export type { ExecuteOptions } from './machine/execute.js';
-export type { ExecuteInput } from './machine/new-run.js';
+export type { ExecuteOptions } from './machine/execute-options.js';
+export type { ExecuteInput } from './machine/execute-input.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
 export { cancel, type CancelOptions } from './machine/cancel.js';
 export { hasPendingApprovals } from './machine/has-pending-approvals.js';

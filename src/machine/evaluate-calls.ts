@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from './agent.js';
+import type { Agent } from './agent-types.js';
 import type { CallEvaluation } from './agent-machine.js';
 import { buildApprovalRequest, requestSettingsOf } from './approval-request.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';

@@ -11,7 +11,8 @@ import {
   ToolNotFoundError,
   UnknownApprovalError,
 } from '../errors.js';
-import { agentOfRun, agentOption, type Agent } from './agent.js';
+import { agentOfRun, agentOption } from './agent.js';
+import type { Agent } from './agent-types.js';
 import { compileRules } from './policy.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';

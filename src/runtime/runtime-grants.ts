@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Agent } from '../machine/agent.js';
+import type { Agent } from '../machine/agent-types.js';
 import { recordGrants } from '../machine/grants/grant-of-decision.js';
 import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 import { idSchema } from '../machine/run-identity.js';

@@ -1,9 +1,9 @@
 import type { ConnectorState } from './connector-statuses.js';
-import type { Agent } from '../machine/agent.js';
+import type { Agent } from '../machine/agent-types.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ApprovalLinkService } from '../links/link-service.js';
 import type { ApprovalLinkTokens, LinkClaim } from '../links/approval-links.js';
-import type { ExecuteInput } from '../machine/new-run.js';
+import type { ExecuteInput } from '../machine/execute-input.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';

@@ -1,6 +1,6 @@
 import { GrantSignatureError } from '../../errors.js';
 import type { Grant, GrantState } from '../../ports/grant-store.js';
-import type { Agent } from '../agent.js';
+import type { Agent } from '../agent-types.js';
 import { type ApproverTarget, mayDecide } from '../authority/who-may-decide.js';
 import type { ToolCall } from '../types.js';
 import type { AgentSnapshot } from '../agent-snapshot.js';

@@ -1,16 +1,9 @@
-export { createAgent, type Agent, type AgentConfig, type AgentSettings } from './machine/agent.js';
-export {
-  defineTool,
-  type AnyTool,
-  type Tool,
-  type ToolDefinition,
-  type ToolContext,
-  type ToolExecuteContext,
-  type ApprovalRequirement,
-  type Approvers,
-} from './machine/define-tool.js';
-export type { ExecuteOptions } from './machine/execute.js';
-export type { ExecuteInput } from './machine/new-run.js';
+export { createAgent } from './machine/agent.js';
+export type { Agent, AgentConfig, AgentSettings } from './machine/agent-types.js';
+export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './machine/define-tool.js';
+export type { Approvers } from './machine/approvers.js';
+export type { ExecuteOptions } from './machine/execute-options.js';
+export type { ExecuteInput } from './machine/execute-input.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
 export { cancel, type CancelOptions } from './machine/cancel.js';
 export { hasPendingApprovals } from './machine/has-pending-approvals.js';
@@ -33,7 +26,6 @@ export type { ListGrantsOptions } from './runtime/runtime-grants.js';
 export type { PresentOptions } from './machine/present-args.js';
 export {
   StopReason,
-  type AgentSnapshot,
   type ApprovalRequest,
   type ApprovalResponse,
   type ArgsWarning,
@@ -47,9 +39,7 @@ export {
   type EscalationStep,
   type EscalationTarget,
   type RequestHistory,
-  type MachineState,
   type FinishReason,
-  type JsonValue,
   type Message,
   type MessagePart,
   type Model,
@@ -70,6 +60,8 @@ export {
   type ToolSpec,
   type Usage,
 } from './machine/types.js';
+export type { AgentSnapshot, MachineState } from './machine/agent-snapshot.js';
+export type { JsonValue } from './machine/json-value.js';
 export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';

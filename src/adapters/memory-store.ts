@@ -5,7 +5,7 @@ import type { CancelSignal } from '../ports/cancel-signal.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
 import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
-import type { AgentSnapshot } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 import { runNextNudgeAt } from '../machine/nudge.js';
 
 export interface MemoryStore extends SnapshotStore {

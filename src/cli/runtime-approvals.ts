@@ -2,7 +2,7 @@
 // in another process (an MCP gateway's runs, decided through mcpGatewayAgent, which has none): those are recorded
 // only, and that process, which follows its runs, carries them out.
 import { isGatewayAgentName } from '../adapters/mcp/gateway-agent.js';
-import type { AgentSnapshot } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 import { runView } from '../http/run-view.js';
 import type { RespondMode, Runtime } from '../runtime/runtime.js';
 import type { Approvals, Decided, ShownRun } from './approvals.js';

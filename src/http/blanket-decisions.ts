@@ -1,5 +1,6 @@
 import { ApprovalSignatureError, RunNotAwaitingApprovalError } from '../errors.js';
-import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
+import type { ApprovalResponse } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 
 /** An `approveAll` / `denyAll` body, its target checked. */
 export interface BlanketDecision {

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from '../errors.js';
-import type { AgentSnapshot, ApprovalResponse } from '../machine/types.js';
+import type { ApprovalResponse } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 import type { RespondMode, RespondResult, Runtime } from '../runtime/runtime.js';
 import { problemFor } from '../web/problem.js';
 import { voteOf } from './vote-of.js';

@@ -1,6 +1,6 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from './types.js';
-import type { AgentSnapshot, ApprovalRequest, AssistantMessage, AuditEntry, Message, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from './types.js';
+import type { ApprovalRequest, AssistantMessage, AuditEntry, Message, RunContext, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from './types.js';
 import { appended } from './derived-array.js';
 import type { ToolResultExtras } from './rich-tool-result.js';
 import { hasRunnable, replaceRecord } from './tool-call-index.js';
@@ -12,9 +12,6 @@ import { hasRunnable, replaceRecord } from './tool-call-index.js';
  */
 export const effectNames = ['callModel', 'evaluateTools', 'runTools', 'awaitApproval'] as const;
 export type EffectName = (typeof effectNames)[number];
-
-/** The run data the statechart carries; state, status and stop reason derive from the state value. */
-export type RunContext = Omit<AgentSnapshot, 'state' | 'status' | 'stopReason'>;
 
 /** How the driver evaluated one call of an assistant turn. */
 export type CallEvaluation =

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { agentOfRun, agentOption, type Agent } from './agent.js';
+import { agentOfRun, agentOption } from './agent.js';
+import type { Agent } from './agent-types.js';
 import { step } from './step.js';
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { optionsObject, parseOptions } from '../options.js';
 
 const finished = new Set(['completed', 'failed', 'cancelled']);

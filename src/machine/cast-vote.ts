@@ -8,7 +8,8 @@ import { coverageFields } from './authority/coverage-fields.js';
 import { signDecision } from './decision-signature.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry, Quorum, Vote } from './types.js';
+import type { ApprovalRequest, ApprovalResponse, AuditEntry, Quorum, Vote } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** A request several people must approve. */
 export type QuorumRequest = ApprovalRequest & { readonly quorum: Quorum };

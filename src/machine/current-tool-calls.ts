@@ -1,4 +1,5 @@
-import type { AgentSnapshot, ToolCall } from './types.js';
+import type { ToolCall } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** The latest assistant turn's tool calls: the ones the current turn is about. */
 export function currentToolCalls(snapshot: AgentSnapshot): readonly ToolCall[] {

@@ -5,6 +5,7 @@ import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from './types.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
+import type { Approvers } from './approvers.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -22,9 +23,6 @@ export interface ToolExecuteContext extends ToolContext {
 }
 
 export type ApprovalRequirement = boolean | { readonly required: boolean; readonly reason?: string };
-
-/** Approver ids, or a predicate over the approver id. */
-export type Approvers = readonly string[] | ((approvedBy: string | undefined) => boolean);
 
 export interface ToolDefinition<Input> {
   /** Letters, digits, `_`, `-` and `.`; unique within an agent. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from './agent.js';
+import type { Agent } from './agent-types.js';
 import type { CallEvaluation } from './agent-machine.js';
 import { buildApprovalRequest, requestSettingsOf } from './approval-request.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
@@ -14,7 +14,8 @@ import { runGrantors } from './run-memory.js';
 import { errorResult, denialResult } from './tool-results.js';
 import { rememberParsedInput } from './parsed-inputs.js';
 import { currentToolCalls } from './current-tool-calls.js';
-import type { AgentSnapshot, AuditEntry, DecisionSource, Quorum, ToolCall } from './types.js';
+import type { AuditEntry, DecisionSource, Quorum, ToolCall } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import type { AnyTool } from './define-tool.js';
 import type { Grant } from '../ports/grant-store.js';
 import { type GrantRefusal, TurnGrants } from './grants/grant-coverage.js';

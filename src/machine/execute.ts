@@ -2,51 +2,22 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { functionSchema } from './function-schema.js';
-import type { Agent } from './agent.js';
+import type { Agent } from './agent-types.js';
 import type { AgentEvent, EffectName } from './agent-machine.js';
 import { awaitApproval } from './effects/await-approval.js';
 import { callModel } from './effects/call-model.js';
 import { evaluateTools } from './effects/evaluate-tools.js';
 import { Run, type EffectOutcome } from './effects/run.js';
 import { runTools } from './effects/run-tools.js';
-import { newRun, type ExecuteInput } from './new-run.js';
-import type { ModelDeltaEvent, RunEvent } from './run-events.js';
+import { newRun } from './new-run.js';
+import type { ExecuteInput } from './execute-input.js';
+import type { RunEvent } from './run-events.js';
 import { assertSnapshotShape } from './snapshot-codec.js';
+import type { ExecuteOptions } from './execute-options.js';
 import { effectOf } from './step.js';
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { recordGrants } from './grants/grant-of-decision.js';
-
-export interface ExecuteOptions {
-  /** Aborting it cancels the run; a running tool sees its own signal fire. */
-  readonly signal?: AbortSignal;
-  /**
-   * Called with the latest snapshot before each effect (a model call, a tool
-   * call) and before `execute` returns, whenever something changed since the
-   * last call: a store commits it here. Steps with no effect between them
-   * (a tool result and the next tool's start) go out as one snapshot.
-   * Throwing stops the run where it is.
-   */
-  readonly checkpoint?: (snapshot: AgentSnapshot) => Promise<void>;
-  /** Who holds the lease on a started tool call; a random id per process otherwise. */
-  readonly leaseOwner?: string;
-  /**
-   * Told the full error of a failed model call. The run's `error.message` is
-   * only a public text (`The model call failed: HTTP 401 (authentication).`):
-   * it is stored, served and sent in webhooks, and a provider's error can echo
-   * the API key or a URL with a secret. Without `onError` the full error is printed once with `console.error`,
-   * secrets redacted, and the run's message says so. `createRuntime` passes its own `onError` here. Also told (`operation:
-   * 'grant'` or `'rule'`) of a grant in the grant store or a stored rule that fails its signature check and was ignored
-   * (`GrantSignatureError`, `RuleSignatureError`); without `onError` that goes to `console.warn`.
-   */
-  readonly onError?: (error: unknown, context: { readonly operation: 'model' | 'grant' | 'rule'; readonly runId: string }) => void;
-  /**
-   * Told each `model-delta` of a streaming model (`Model.stream`) as it comes, besides the agent's `onEvent`.
-   * Deltas are not state: no checkpoint carries them. `createRuntime` passes them to its listeners, its notifier
-   * and, where the store has one, the store's event stream.
-   */
-  readonly onModelDelta?: (event: ModelDeltaEvent) => void;
-}
 
 const optionsSchema = optionsObject({
   // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.

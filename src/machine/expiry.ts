@@ -1,7 +1,7 @@
 import type { Decision } from './agent-machine.js';
 import { historyOf } from './nudge.js';
 import { denialResult } from './tool-results.js';
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /**
  * Denials for every pending request of `snapshot` whose `expiresAt` has

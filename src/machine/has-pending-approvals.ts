@@ -1,4 +1,4 @@
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /**
  * True when the run waits for people: it stopped in `awaitingApproval` with at least one request still undecided.

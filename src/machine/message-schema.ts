@@ -1,7 +1,7 @@
 // What a message may hold, checked where one comes in: a model's answer, a history handed to execute.
 import { z } from 'zod';
 import { isPlainJson } from './plain-json.js';
-import type { JsonValue } from './types.js';
+import type { JsonValue } from './json-value.js';
 
 // One walk of our own rather than z.json(): a recursive zod schema tracks cycles on every visit, which made checking a
 // history with parts several times slower than the history itself.

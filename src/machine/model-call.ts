@@ -5,7 +5,8 @@ import { clampDepth } from './argument-shape.js';
 import { assistantSchema } from './message-schema.js';
 import { compiled } from '../options.js';
 import type { ModelDeltaEvent } from './run-events.js';
-import type { AgentSnapshot, AssistantMessage, Model, ModelRequest, ModelResponse, ModelStreamPart } from './types.js';
+import type { AssistantMessage, Model, ModelRequest, ModelResponse, ModelStreamPart } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** Reads a stream to its `finish`, announcing each delta; throws when the stream ends without one or the signal aborts. */
 async function readStream(

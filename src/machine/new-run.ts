@@ -3,34 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { optionsObject, parseOptions } from '../options.js';
-import type { Agent } from './agent.js';
+import type { Agent } from './agent-types.js';
 import type { AgentEvent } from './agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from './argument-shape.js';
 import { checkMessageList } from './check-messages.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
 import { initialSnapshot, step } from './step.js';
-import type { AgentSnapshot, Message, RunOrigin } from './types.js';
+import type { Message } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { personNameSchema } from './authority/person-name.js';
-
-/** What starts a run: one user message, or a conversation so far. */
-export interface ExecuteInput {
-  readonly input: string | readonly Message[];
-  /** Choose the run id (for example your own request id); a random one otherwise. */
-  readonly runId?: string;
-  /** Where the run came from (a chat, a channel), so channels send its approvals back there. */
-  readonly origin?: RunOrigin;
-  /**
-   * The session the run belongs to: runs of one conversation share it, so their approvals can be listed together
-   * (`runtime.pending({ sessionId })`). Same rules as a run id.
-   */
-  readonly sessionId?: string;
-  /**
-   * Who asked for the run (the chat user, the ticket's author), as your system knows them: a quorum with
-   * `excludeRequester` (the default) refuses their vote, so nobody approves their own request.
-   */
-  readonly requestedBy?: string;
-}
+import type { ExecuteInput } from './execute-input.js';
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
 const inputSchema = optionsObject({

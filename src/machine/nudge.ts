@@ -4,7 +4,8 @@
 import { canonicalJson, hmac, safeEqual } from './digest.js';
 import { SIGNATURE_V2 } from './decision-signature.js';
 import { type RunIdentity, signedIdentity } from './run-identity.js';
-import type { AgentSnapshot, ApprovalRequest, RequestHistory } from './types.js';
+import type { ApprovalRequest, RequestHistory } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 const EMPTY: RequestHistory = { reminders: 0, escalations: [] };
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { functionSchema } from './function-schema.js';
 import { Glob } from './glob.js';
-import type { Approvers, ToolContext } from './define-tool.js';
+import type { ToolContext } from './define-tool.js';
+import type { Approvers } from './approvers.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { EscalationStep, ToolAnnotations } from './types.js';
 import { optionsObject, parseOptions } from '../options.js';

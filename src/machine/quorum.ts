@@ -2,10 +2,10 @@
 // vote and how votes count is the authority's (authority/who-may-decide.ts, authority/vote-count.ts).
 import { z } from 'zod';
 import { tallyVotes, type VoteTally } from './authority/vote-count.js';
-import type { Approvers } from './define-tool.js';
+import type { Approvers } from './approvers.js';
 import { functionSchema } from './function-schema.js';
-import type { CompiledRule } from './policy.js';
-import type { AgentSnapshot, Quorum, Vote } from './types.js';
+import type { Quorum, Vote } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /**
  * Several people must approve a call: on a policy rule or a tool (the rule's wins, as for `approvers`).
@@ -50,7 +50,10 @@ export const storedQuorumSchema = z
   });
 
 /** The `approvals` a call is under: the rule's when it names them, else the tool's. */
-export function quorumOptionsOf(rule: CompiledRule | undefined, tool: { readonly approvals?: QuorumOptions | undefined }): QuorumOptions | undefined {
+export function quorumOptionsOf(
+  rule: { readonly rule: { readonly approvals?: QuorumOptions | undefined } } | undefined,
+  tool: { readonly approvals?: QuorumOptions | undefined },
+): QuorumOptions | undefined {
   return rule?.rule.approvals ?? tool.approvals;
 }
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { parseOptions } from '../options.js';
 import { filePartSchema } from './message-schema.js';
 import { isPlainJson } from './plain-json.js';
-import type { JsonValue, MessagePart } from './types.js';
+import type { MessagePart } from './types.js';
+import type { JsonValue } from './json-value.js';
 
 /** A file (an image, a document) a tool hands back beside its text. */
 export type ToolResultFile = Omit<Extract<MessagePart, { type: 'file' }>, 'type' | 'providerMetadata'>;

@@ -1,7 +1,8 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
 import { tallyVotes, type VoteTally } from './authority/vote-count.js';
-import type { AgentSnapshot, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
+import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;

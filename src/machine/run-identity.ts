@@ -1,6 +1,6 @@
 // What names a run: its id and, when its starter gave one, the session it belongs to; the same rules for both.
 import { z } from 'zod';
-import type { AgentSnapshot } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** A run or session id: safe in a URL, a Redis key and a log line. */
 export const idSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"');

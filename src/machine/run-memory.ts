@@ -1,6 +1,7 @@
 import { decisionSignatureOf } from './decision-signature.js';
 import { step } from './step.js';
-import type { AgentSnapshot, AuditEntry } from './types.js';
+import type { AuditEntry } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** A `scope: 'run'` approval still in force, and who gave it. */
 export interface RunGrant {

@@ -1,9 +1,11 @@
 import { CountersignError } from '../errors.js';
-import { agentMachine, effectNames, type AgentEvent, type EffectName, type RunContext } from './agent-machine.js';
+import { agentMachine, effectNames, type AgentEvent, type EffectName } from './agent-machine.js';
+import type { RunContext } from './types.js';
 import { compileMachine } from './compile-machine.js';
 import { drafting } from './derived-array.js';
 import { deepFreeze, freezeAdded } from './freeze.js';
-import { StopReason, type AgentSnapshot, type MachineState, type RunStatus } from './types.js';
+import { StopReason, type RunStatus } from './types.js';
+import type { AgentSnapshot, MachineState } from './agent-snapshot.js';
 
 /**
  * The snapshot for a state value and context, deeply frozen. Given the

@@ -1,12 +1,9 @@
 // The vocabulary of a run, in one file on purpose (a little over 300 lines): messages and their parts, the Model
-// port, tool calls and their records, approval requests, the audit and the snapshot that holds them all, so the
-// shape of what is stored can be read in one place.
-import type { StateValueFrom } from 'xstate';
-import type { agentMachine } from './agent-machine.js';
+// port, tool calls and their records, approval requests, the audit and the run data a snapshot holds, so the
+// shape of what is stored can be read in one place. The snapshot itself (agent-snapshot.ts) adds the state read from
+// the statechart, which imports this file.
 import type { GrantBounds } from '../ports/grant-store.js';
-
-/** A JSON value: what survives a snapshot byte for byte. */
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+import type { JsonValue } from './json-value.js';
 
 /**
  * Data a provider adapter keeps with a message, a part or a tool call and
@@ -162,9 +159,6 @@ export const StopReason = {
 export type StopReason = (typeof StopReason)[keyof typeof StopReason];
 
 export type RunStatus = 'running' | 'awaitingApproval' | 'completed' | 'failed' | 'cancelled';
-
-/** The statechart's states, as stored in a snapshot: read from the machine, not written out again. */
-export type MachineState = StateValueFrom<typeof agentMachine>;
 
 export type ToolCallStatus = 'pending' | 'approved' | 'denied' | 'executing' | 'succeeded' | 'failed' | 'expired';
 
@@ -443,16 +437,10 @@ export interface RunOrigin {
   readonly thread?: string;
 }
 
-/**
- * An immutable, serializable picture of a run. Every function that "changes"
- * a snapshot returns a new, deeply frozen one.
- */
-export interface AgentSnapshot {
+/** The run data the statechart carries: a snapshot (`AgentSnapshot`) without the state, status and stop reason that derive from the state value. */
+export interface RunContext {
   readonly runId: string;
   readonly agentName: string;
-  readonly state: MachineState;
-  readonly status: RunStatus;
-  readonly stopReason?: StopReason;
   readonly messages: readonly Message[];
   readonly pendingApprovals: readonly ApprovalRequest[];
   readonly toolCalls: readonly ToolCallRecord[];

@@ -11,7 +11,8 @@ import {
   ToolNotFoundError,
   UnknownApprovalError,
 } from '../errors.js';
-import { agentOfRun, agentOption, type Agent } from './agent.js';
+import { agentOfRun, agentOption } from './agent.js';
+import type { Agent } from './agent-types.js';
 import { compileRules } from './policy.js';
 import { findShapeProblem, shapeIssue } from './argument-shape.js';
 import type { Decision } from './agent-machine.js';
@@ -30,7 +31,8 @@ import { assertSnapshotShape } from './snapshot-codec.js';
 import { currentToolCalls } from './current-tool-calls.js';
 import { step } from './step.js';
 import { denialResult } from './tool-results.js';
-import type { AgentSnapshot, ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
+import type { ApprovalRequest, ApprovalResponse, AuditEntry } from './types.js';
+import type { AgentSnapshot } from './agent-snapshot.js';
 import { optionsObject, parseOptions } from '../options.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { CancelSignal } from './cancel-signal.js';
 import type { OnceStore } from './once-store.js';
 import type { RunEvent } from '../machine/run-events.js';
-import type { AgentSnapshot, ApprovalRequest } from '../machine/types.js';
+import type { ApprovalRequest } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 
 /** One pending approval, as listed across runs. */
 export interface PendingApprovalEntry {

@@ -1,4 +1,4 @@
-import type { Agent } from '../machine/agent.js';
+import type { Agent } from '../machine/agent-types.js';
 import type { ConnectorStatus } from '../machine/types.js';
 
 /** One connector the runtime's agents use, and whether it can be reached now. */

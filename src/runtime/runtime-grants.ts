@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Agent } from '../machine/agent.js';
+import type { Agent } from '../machine/agent-types.js';
 import { recordGrants } from '../machine/grants/grant-of-decision.js';
-import type { AgentSnapshot } from '../machine/types.js';
+import type { AgentSnapshot } from '../machine/agent-snapshot.js';
 import { idSchema } from '../machine/run-identity.js';
 import { parseOptions } from '../options.js';
 import type { GrantState, GrantStore } from '../ports/grant-store.js';

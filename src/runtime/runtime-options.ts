@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Agent } from '../machine/agent.js';
+import type { Agent } from '../machine/agent-types.js';
 import { functionSchema } from '../machine/function-schema.js';
 import { optionsObject } from '../options.js';
 import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';

@@ -11,7 +11,8 @@ import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { deserialize, serialize, StopReason, type AgentSnapshot, type ApprovalRequest, type AuditEntry, type MachineState, type RunStatus } from 'countersign';
-import { agentMachine, type AgentEvent, type CallEvaluation, type Decision, type RunContext } from '../../src/machine/agent-machine.js';
+import { agentMachine, type AgentEvent, type CallEvaluation, type Decision } from '../../src/machine/agent-machine.js';
+import type { RunContext } from '../../src/machine/types.js';
 import { initialSnapshot, step } from '../../src/machine/step.js';
 
 // One turn keeps the number of simple paths in the thousands (two turns: about 3 x 10^8) and still

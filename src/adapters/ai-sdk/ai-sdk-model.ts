@@ -2,7 +2,8 @@ import type { LanguageModelV2, LanguageModelV3, LanguageModelV3CallOptions, Shar
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { wait, withRetries } from '../../delivery/retry.js';
-import type { JsonValue, Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../machine/types.js';
+import type { JsonValue } from '../../machine/json-value.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { fromGenerateResult, type GenerateResult } from './ai-sdk-answer.js';
 import { asDelivery, cannotStream, providerError } from './ai-sdk-errors.js';

@@ -5,7 +5,7 @@ import { type AnyTool, defineTool, type ToolContext } from '../../machine/define
 import { isPlainJson } from '../../machine/plain-json.js';
 import { richResultOf, toolResult } from '../../machine/rich-tool-result.js';
 import { resultContent } from '../../machine/tool-results.js';
-import type { JsonValue } from '../../machine/types.js';
+import type { JsonValue } from '../../machine/json-value.js';
 import { toPrompt } from './ai-sdk-prompt.js';
 import { dialects } from './spec-versions.js';
 

@@ -1,6 +1,7 @@
 // Our history in the Messages API's shape: system text to the top-level `system`, user and assistant turns
 // alternating, thinking blocks first and as they came, every tool result of a turn in one user turn.
-import type { JsonValue, Message, MessagePart, ProviderMetadata, ToolCall } from '../../machine/types.js';
+import type { Message, MessagePart, ProviderMetadata, ToolCall } from '../../machine/types.js';
+import type { JsonValue } from '../../machine/json-value.js';
 import { fileLabel, filesOf } from '../tool-result-files.js';
 
 /** A content block as the Messages API takes it. */

@@ -1,7 +1,8 @@
 // The agent of a gateway's runs as a process without the upstream needs it: to decide them (a runtime on the
 // gateway's store knows a run's agent by name), never to run them. The gateway carries the decision out.
 import { z } from 'zod';
-import { type Agent, createAgent } from '../../machine/agent.js';
+import { createAgent } from '../../machine/agent.js';
+import type { Agent } from '../../machine/agent-types.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { gatewayModel } from './gateway-model.js';
 

@@ -2,7 +2,8 @@
 // (text, files, structured output), a denial or an expiry with who and why, phrased so a model does not retry, or
 // "pending" with the approval id when the person has not decided yet.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentSnapshot, AuditEntry, Message, MessagePart } from '../../machine/types.js';
+import type { AuditEntry, Message, MessagePart } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import { GATEWAY_CALL_ID } from './gateway-model.js';
 
 type ContentBlock = CallToolResult['content'][number];

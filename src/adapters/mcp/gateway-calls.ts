@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunNotFoundError, StoreUnavailableError } from '../../errors.js';
 import { digestOf } from '../../machine/digest.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import { awaitRun } from '../../runtime/await-run.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';

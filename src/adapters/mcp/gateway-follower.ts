@@ -6,7 +6,7 @@
 // at once. The runtime's commits and leases keep each call exactly once, however many processes look.
 import { RunNotFoundError } from '../../errors.js';
 import { expiryDecisions } from '../../machine/expiry.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { hasLiveLease } from '../../runtime/runtime-maintenance.js';
 

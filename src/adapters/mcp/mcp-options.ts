@@ -2,7 +2,8 @@
 import type { Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import type { ApprovalRequirement, Approvers } from '../../machine/define-tool.js';
+import type { ApprovalRequirement } from '../../machine/define-tool.js';
+import type { Approvers } from '../../machine/approvers.js';
 import { functionSchema } from '../../machine/function-schema.js';
 import { optionsObject, parseOptions } from '../../options.js';
 

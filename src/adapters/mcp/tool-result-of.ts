@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type RichToolResult, type ToolResultFile, toolResult } from '../../machine/rich-tool-result.js';
-import type { JsonValue } from '../../machine/types.js';
+import type { JsonValue } from '../../machine/json-value.js';
 
 type ContentBlock = CallToolResult['content'][number];
 

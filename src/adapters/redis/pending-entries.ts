@@ -5,7 +5,7 @@ import { ensureGroup, isNoGroup } from './consumer-group.js';
 import { asClient } from './redis-client.js';
 import type { StreamErrorInfo } from './stream-error-info.js';
 import { compareIds, parseEntries, text, type Entry, type HeldEntry } from './stream-entries.js';
-import type { GroupReaderOptions } from './stream-group.js';
+import type { GroupReaderOptions } from './group-reader-options.js';
 import { toStoreError } from './unavailable.js';
 
 /** Redis calls on the entries one consumer holds; each reports its own failures and never throws. */

@@ -6,7 +6,7 @@
 import { ConfigError, SnapshotError } from '../../errors.js';
 import { deepFreeze } from '../../machine/freeze.js';
 import { decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../machine/snapshot-codec.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import { parsePendingMember, pendingMember } from './keys.js';
 import { runNextNudgeAt } from '../../machine/nudge.js';
 

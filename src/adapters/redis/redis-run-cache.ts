@@ -1,4 +1,5 @@
-import type { AgentSnapshot, Message } from '../../machine/types.js';
+import type { Message } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 
 /** Runs whose stored message and audit counts a store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;

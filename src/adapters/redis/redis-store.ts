@@ -4,7 +4,7 @@ import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.j
 import { deepFreeze } from '../../machine/freeze.js';
 import type { RunEvent } from '../../machine/run-events.js';
 import { checkMessages, SUPPORTED_SCHEMA_VERSIONS } from '../../machine/snapshot-codec.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import { redisKeys } from './keys.js';
 import { sendBatch } from './redis-batch.js';
 import { createDurability } from './redis-durability.js';

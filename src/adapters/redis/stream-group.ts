@@ -8,31 +8,10 @@ import { ensureGroup, isNoGroup } from './consumer-group.js';
 import { guardedHook } from './error-hook.js';
 import { pendingEntries } from './pending-entries.js';
 import { backOff } from './redis-backoff.js';
-import { asClient, type RedisClient } from './redis-client.js';
-import type { StreamErrorInfo } from './stream-error-info.js';
+import { asClient } from './redis-client.js';
 import { entriesOfReadReply, type Entry, type HeldEntry } from './stream-entries.js';
 import { toStoreError } from './unavailable.js';
-
-export interface GroupReaderOptions {
-  readonly redis: RedisClient;
-  readonly key: string;
-  readonly group: string;
-  readonly consumer: string;
-  /** Where a group created here starts: `'0'` every entry in the stream, `'$'` only new ones. */
-  readonly startId: '0' | '$';
-  readonly blockMs: number;
-  readonly claimIdleMs: number;
-  /** Most entries held (read but not yet settled) at once. */
-  readonly batch: number;
-  /** Most handlers running at once; entries start in the order they arrived. */
-  readonly concurrency: number;
-  readonly maxDeliveries: number;
-  /** Also XDEL an entry once it is acked (for a stream read by this one group only). */
-  readonly deleteOnAck: boolean;
-  /** Resolves `true` to ack, `false` to leave the entry pending (already reported); a rejection also leaves it pending. */
-  readonly handle: (entry: HeldEntry) => Promise<boolean>;
-  readonly onError: (info: StreamErrorInfo) => void;
-}
+import type { GroupReaderOptions } from './group-reader-options.js';
 
 /**
  * Runs one consumer of a consumer group until `signal` aborts, then stops

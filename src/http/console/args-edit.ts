@@ -1,5 +1,5 @@
 import { presentArgs, type PresentOptions } from '../../machine/present-args.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import type { ArgsEdit } from './audit-history.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { isLinkedRuntime } from '../../runtime/link-runtime.js';
-import type { AgentSnapshot } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { problemFor } from '../../web/problem.js';
 import type { AppEnv } from '../app-env.js';

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import type { ExecuteInput } from '../../machine/new-run.js';
-import type { AgentSnapshot, Message } from '../../machine/types.js';
+import type { ExecuteInput } from '../../machine/execute-input.js';
+import type { Message } from '../../machine/types.js';
+import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
 import type { Outcome } from '../../runtime/await-run.js';
 import { idempotencyKeySchema, runIdForKey } from '../../runtime/idempotent-start.js';
 import { HttpProblem, problem } from '../../web/problem.js';

@@ -10,7 +10,8 @@ import { grantSignatureHolds, useKeyOf, useSignatureHolds } from '../grants/gran
 import type { GrantStore } from '../../ports/grant-store.js';
 import { quorumOptionsOf, resolveQuorum } from '../quorum.js';
 import { runGrantors } from '../run-memory.js';
-import type { AgentSnapshot, AuditEntry, Quorum, ToolCall, ToolCallRecord } from '../types.js';
+import type { AuditEntry, Quorum, ToolCall, ToolCallRecord } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 import { samePerson } from './person-name.js';
 import { voteChainProblem } from './vote-count.js';
 import { type ApproverTarget, type DeciderConfig, mayDecide, voteRefusal } from './who-may-decide.js';

@@ -1,7 +1,7 @@
 // The one answer to "who may decide this call": the decision step, the gate before a tool runs, the grant path and
 // every surface that shows who may still decide ask here, and nowhere else. Names are compared as people
 // (`person-name.ts`).
-import type { Approvers } from '../define-tool.js';
+import type { Approvers } from '../approvers.js';
 import type { CompiledRule, RuleSet } from '../policy.js';
 import type { QuorumOptions } from '../quorum.js';
 import type { RunIdentity } from '../run-identity.js';

@@ -10,7 +10,8 @@ import { parsedInputOf } from '../parsed-inputs.js';
 import { richResultOf, type ToolResultExtras } from '../rich-tool-result.js';
 import { withinTimeLimit } from '../time-limit.js';
 import { errorResult, resultContent } from '../tool-results.js';
-import type { AgentSnapshot, ToolCall, ToolCallRecord } from '../types.js';
+import type { ToolCall, ToolCallRecord } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 import type { Run } from './run.js';
 
 /**

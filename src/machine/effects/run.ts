@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, AgentSettings } from '../agent.js';
+import type { Agent, AgentSettings } from '../agent-types.js';
 import type { AgentEvent } from '../agent-machine.js';
-import type { ExecuteOptions } from '../execute.js';
+import type { ExecuteOptions } from '../execute-options.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../run-events.js';
 import { step, stepAll } from '../step.js';
-import type { AgentSnapshot } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 
 /** What an effect tells the loop: go on to the next state's effect, or stop (the run waits for people, or has ended). */
 export type EffectOutcome = 'next' | 'stop';

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../digest.js';
-import type { JsonValue } from '../types.js';
+import type { JsonValue } from '../json-value.js';
 import { ValueGlob } from './value-glob.js';
 
 /** The value at a dotted path of the call's input, own properties only (`'__proto__'` finds nothing). */

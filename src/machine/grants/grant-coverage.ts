@@ -1,8 +1,9 @@
 import { GrantSignatureError } from '../../errors.js';
 import type { Grant, GrantState } from '../../ports/grant-store.js';
-import type { Agent } from '../agent.js';
+import type { Agent } from '../agent-types.js';
 import { type ApproverTarget, mayDecide } from '../authority/who-may-decide.js';
-import type { AgentSnapshot, ToolCall } from '../types.js';
+import type { ToolCall } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 import { argsMatch } from './args-match.js';
 import { grantSignatureHolds, signUse, useKeyOf } from './grant-signature.js';
 

@@ -1,7 +1,8 @@
 import type { Grant, GrantStore } from '../../ports/grant-store.js';
 import { decisionSignatureOf } from '../decision-signature.js';
 import { digestOf } from '../digest.js';
-import type { AgentSnapshot, AuditEntry } from '../types.js';
+import type { AuditEntry } from '../types.js';
+import type { AgentSnapshot } from '../agent-snapshot.js';
 import { signGrant, signUse, useKeyOf } from './grant-signature.js';
 
 /** A grant's id, from the run and approval it came from: writing the grant of one decision twice writes one grant. */

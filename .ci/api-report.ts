@@ -37,7 +37,7 @@ function describe(symbol: ts.Symbol): string {
       .filter((member) => !member.getName().startsWith('#'))
       .map(
         (member) =>
-          `  - ${member.getName()}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, declaration), declaration, flags)}`,
+          `  - ${member.getName()}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, member.valueDeclaration ?? declaration), member.valueDeclaration ?? declaration, flags)}`,
       );
     const kind = ts.isClassDeclaration(declaration) ? 'class' : 'interface';
     const statics = ts.isClassDeclaration(declaration) ? ` (constructor ${checker.typeToString(checker.getTypeOfSymbolAtLocation(target, declaration), declaration, flags)})` : '';
@@ -57,6 +57,8 @@ for (const entry of entries) {
   if (moduleSymbol === undefined) throw new Error(`api-report: cannot read ${entry.file}`);
   const names = checker.getExportsOfModule(moduleSymbol).sort((a, b) => a.getName().localeCompare(b.getName()));
   const text = `# ${entry.subpath === '.' ? 'countersign' : `countersign/${entry.subpath.slice(2)}`}\n\n${names.map(describe).join('\n')}\n`;
+  // A type printed by file path would make the report differ from one checkout to the next.
+  if (text.includes(root)) throw new Error(`api-report: ${entry.report} names a file path; print that type by its name`);
   const path = join(outDir, entry.report);
   if (!check) writeFileSync(path, text);
   else if (

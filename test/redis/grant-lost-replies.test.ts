@@ -1,51 +1,37 @@
 // A grant use whose reply is lost after Redis spent it: ioredis resends the command, and the resend must be known as
 // the same call's use, not spend a second one. `uses: 2` means two calls, whatever the network did.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime } from 'countersign';
 import { createRedisGrantStore } from 'countersign/redis';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
 import { sampleGrant, useOf } from '../support/grant-store-contract.js';
-import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
+import { uniquePrefix } from './redis-harness.js';
+import { proxiedRedis } from './proxied-redis.js';
 
 const url = inject('redisUrl');
 const deploy = JSON.stringify([{ name: 'deploy', args: { env: 'prod' } }]);
 
 describe.skipIf(!url)('Redis grant store: a use whose reply was lost', () => {
   const prefix = uniquePrefix();
-  let proxy: TcpProxy;
-  let viaProxy: Redis;
-  let direct: Redis;
+  const redis = proxiedRedis(url!, prefix);
   beforeAll(async () => {
-    const { hostname, port } = new URL(url!);
-    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
-    viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 5 });
-    viaProxy.on('error', () => {});
-    direct = connect(url!);
     // The scripts are loaded on the server first, so the lost reply is the use's own, not a NOSCRIPT answer.
-    const warm = createRedisGrantStore({ redis: viaProxy, prefix });
+    const warm = createRedisGrantStore({ redis: redis.viaProxy, prefix });
     const grant = sampleGrant();
     await warm.put(grant);
     await warm.consume(useOf(grant, 2_000));
   });
-  afterAll(async () => {
-    await removePrefix(direct, prefix);
-    viaProxy.disconnect();
-    direct.disconnect();
-    await proxy.close();
-  });
 
   it('the store: a resent use answers used and spends nothing more', async () => {
-    const store = createRedisGrantStore({ redis: viaProxy, prefix });
+    const store = createRedisGrantStore({ redis: redis.viaProxy, prefix });
     const grant = sampleGrant({ uses: 2 });
     await store.put(grant);
     const runId = `run_${randomUUID()}`;
-    const lost = proxy.dropReplyTo(runId);
+    const lost = redis.proxy.dropReplyTo(runId);
     expect(await store.consume(useOf(grant, 2_000, `${runId}:call_1`))).toBe('used');
     await lost;
-    const inspect = createRedisGrantStore({ redis: direct, prefix });
+    const inspect = createRedisGrantStore({ redis: redis.direct, prefix });
     expect((await inspect.get(grant.id))?.used).toBe(1);
     expect(await store.consume(useOf(grant, 2_000, `run_${randomUUID()}:call_2`))).toBe('used');
     expect(await store.consume(useOf(grant, 2_000, `run_${randomUUID()}:call_3`))).toBe('used-up');
@@ -54,7 +40,7 @@ describe.skipIf(!url)('Redis grant store: a use whose reply was lost', () => {
   it("an agent's run: uses 2 covers two calls of the session after the first use's reply is lost", async () => {
     const name = `grants-${randomUUID().slice(0, 8)}`;
     const sessionId = `chat-${randomUUID().slice(0, 8)}`;
-    const { agent, executions } = grantAgent({ decisionSecret, name, grantStore: createRedisGrantStore({ redis: viaProxy, prefix }) });
+    const { agent, executions } = grantAgent({ decisionSecret, name, grantStore: createRedisGrantStore({ redis: redis.viaProxy, prefix }) });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
     const paused = await runtime.start(name, { input: deploy, sessionId });
     const request = paused.pendingApprovals[0]!;
@@ -68,7 +54,7 @@ describe.skipIf(!url)('Redis grant store: a use whose reply was lost', () => {
     });
 
     const runId = `run_${randomUUID()}`;
-    const lost = proxy.dropReplyTo(runId);
+    const lost = redis.proxy.dropReplyTo(runId);
     expect((await runtime.start(name, { input: deploy, sessionId, runId })).status).toBe('completed');
     await lost;
     expect((await runtime.start(name, { input: deploy, sessionId })).status).toBe('completed');

@@ -2,17 +2,16 @@
 // resends the command on a new connection, the resend finds the caller's own claim, and that must count as the
 // caller's claim (the store compares the value), never as another delivery's.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, type OnceStore } from 'countersign';
 import { channelSettings, createChannelNotifier, type ChannelDriver } from 'countersign/channels';
 import { createRedisOnceStore, createRedisResumeQueue, createRedisStore } from 'countersign/redis';
 import { cards, clickUpdate, paused, telegramWorlds } from '../adapters/telegram/telegram-world.js';
 import { TELEGRAM_BOT_TOKEN } from '../support/fake-telegram.js';
 import { countingAgent } from '../support/runtime-harness.js';
-import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { harness, signed } from '../http/harness.js';
-import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
+import { uniquePrefix } from './redis-harness.js';
+import { proxiedRedis } from './proxied-redis.js';
 
 const url = inject('redisUrl');
 const post = (body: string, headers: Record<string, string>) => ({ method: 'POST', headers, body });
@@ -20,40 +19,25 @@ const decisionPath = (runId: string, approvalId: string) => `/runs/${runId}/appr
 
 describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s own', () => {
   const prefix = uniquePrefix();
-  let proxy: TcpProxy;
-  let viaProxy: Redis;
-  let direct: Redis;
+  const redis = proxiedRedis(url!, prefix);
   const { world } = telegramWorlds();
-  beforeAll(async () => {
-    const { hostname, port } = new URL(url!);
-    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
-    viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 5 });
-    viaProxy.on('error', () => {});
-    direct = connect(url!);
-  });
-  afterAll(async () => {
-    await removePrefix(direct, prefix);
-    viaProxy.disconnect();
-    direct.disconnect();
-    await proxy.close();
-  });
 
   /** The once store on the proxied connection, its script loaded, so the lost reply is the claim's own (not NOSCRIPT's). */
   const warmOnce = async (): Promise<OnceStore> => {
-    const once = createRedisOnceStore({ redis: viaProxy, prefix });
+    const once = createRedisOnceStore({ redis: redis.viaProxy, prefix });
     await once.putIfAbsent(`warm:${randomUUID()}`, randomUUID(), 1000);
     return once;
   };
 
   it('a signed decision whose webhook-id claim reply was lost is recorded and answered, not 409 webhook_in_progress', async () => {
     await warmOnce();
-    const h = harness({ store: createRedisStore({ redis: viaProxy, prefix }) });
+    const h = harness({ store: createRedisStore({ redis: redis.viaProxy, prefix }) });
     const run = await h.runtime.start('files', { input: '/tmp/claimed' });
     const { runId } = run;
     const { approvalId } = run.pendingApprovals[0]!;
     const body = JSON.stringify({ runId, approvalId, approved: true, approvedBy: 'alice' });
     const headers = signed(body);
-    const lost = proxy.dropReplyTo(headers['webhook-id']!);
+    const lost = redis.proxy.dropReplyTo(headers['webhook-id']!);
     const res = await h.app.request(decisionPath(runId, approvalId), post(body, headers));
     await lost;
     const answer = await res.text();
@@ -69,8 +53,8 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
 
   it('a signed decision claimed in its own commit, whose reply was lost, is answered as itself and settled', async () => {
     await warmOnce();
-    const store = createRedisStore({ redis: viaProxy, prefix });
-    const queue = createRedisResumeQueue({ redis: viaProxy, prefix });
+    const store = createRedisStore({ redis: redis.viaProxy, prefix });
+    const queue = createRedisResumeQueue({ redis: redis.viaProxy, prefix });
     const h = harness({ store, queue, app: { resumeMode: 'enqueue' } });
     const run = await h.runtime.start('files', { input: '/tmp/in-commit' });
     const { runId } = run;
@@ -79,13 +63,13 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     const body = JSON.stringify({ runId, approvalId, approved: true, approvedBy });
     const headers = signed(body);
     // approvedBy is first sent in the commit that records the decision, claims the webhook-id and queues the run.
-    const lost = proxy.dropReplyTo(approvedBy);
+    const lost = redis.proxy.dropReplyTo(approvedBy);
     const res = await h.app.request(decisionPath(runId, approvalId), post(body, headers));
     await lost;
     const answer = await res.text();
     expect(res.status, answer).toBe(202);
     expect(res.headers.get('webhook-replayed')).toBeNull();
-    const jobs = await direct.xrange(queue.key, '-', '+');
+    const jobs = await redis.direct.xrange(queue.key, '-', '+');
     expect(jobs.filter(([, fields]) => fields.includes(runId))).toHaveLength(1);
     const again = await h.app.request(decisionPath(runId, approvalId), post(body, headers));
     expect(again.status).toBe(202);
@@ -118,7 +102,7 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
 
     it('posts the approval card whose claim reply was lost', async () => {
       const { runtime, counting, name, posted, notifier } = await setup();
-      const lost = proxy.dropReplyTo(`${name}:card:`);
+      const lost = redis.proxy.dropReplyTo(`${name}:card:`);
       await runtime.start(counting.agent.name, { input: 'pay' });
       await lost;
       await notifier.flush();
@@ -130,13 +114,13 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
       const run = await runtime.start(counting.agent.name, { input: 'pay' });
       await notifier.flush();
       const request = run.pendingApprovals[0]!;
-      const nudged = proxy.dropReplyTo(`${name}:nudge:`);
+      const nudged = redis.proxy.dropReplyTo(`${name}:nudge:`);
       await notifier.publish([{ type: 'approval-reminder', runId: run.runId, agentName: run.agentName, request, reminder: 1 }]);
       await nudged;
       await notifier.flush();
       expect(posted).toEqual(['card', 'reminder']);
 
-      const shown = proxy.dropReplyTo(`${name}:shown:`);
+      const shown = redis.proxy.dropReplyTo(`${name}:shown:`);
       await runtime.respond(run.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' });
       await shown;
       await notifier.flush();
@@ -148,7 +132,7 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     const w = await world({ once: await warmOnce() });
     const { runId, card } = await paused(w, '/tmp/telegram');
     const update = clickUpdate(card, card.approve, 4242);
-    const lost = proxy.dropReplyTo(`telegram:update:${TELEGRAM_BOT_TOKEN.split(':')[0]}:${update.update_id}`);
+    const lost = redis.proxy.dropReplyTo(`telegram:update:${TELEGRAM_BOT_TOKEN.split(':')[0]}:${update.update_id}`);
     expect((await w.deliver(update)).status).toBe(200);
     await lost;
     expect(w.updateErrors).toEqual([]);
@@ -166,7 +150,7 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     const tokens = await runtime.linkTokens(run.runId, approvalId);
     // The first use recorded its decision and died before spending the link.
     await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'link:approve' }, { mode: 'record' });
-    const lost = proxy.dropReplyTo('link:');
+    const lost = redis.proxy.dropReplyTo('link:');
     const result = await runtime.respondWithLink(tokens.approve, { mode: 'record' });
     await lost;
     expect(result).toMatchObject({ runId: run.runId, approvalId, duplicate: true });

@@ -2,47 +2,31 @@
 // connection, and the resend must be recognised as the same commit, not as a
 // conflict with itself.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createRuntime } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { countingAgent } from '../support/runtime-harness.js';
-import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
+import { uniquePrefix } from './redis-harness.js';
+import { proxiedRedis } from './proxied-redis.js';
 
 const url = inject('redisUrl');
 
 describe.skipIf(!url)('Redis store: a commit whose reply was lost', () => {
   const prefix = uniquePrefix();
-  let proxy: TcpProxy;
-  let viaProxy: Redis;
-  let direct: Redis;
-  beforeAll(async () => {
-    const { hostname, port } = new URL(url!);
-    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
-    viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 5 });
-    viaProxy.on('error', () => {});
-    direct = connect(url!);
-  });
-  afterAll(async () => {
-    await removePrefix(direct, prefix);
-    viaProxy.disconnect();
-    direct.disconnect();
-    await proxy.close();
-  });
+  const redis = proxiedRedis(url!, prefix);
 
   const setup = async () => {
     const counting = countingAgent();
-    const runtime = createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: viaProxy, prefix }) });
+    const runtime = createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: redis.viaProxy, prefix }) });
     // The scripts are loaded on the server first, so the lost reply is the commit's own, not a NOSCRIPT answer.
     await runtime.start(counting.agent.name, { input: 'pay' });
-    return { counting, runtime, inspect: createRedisStore({ redis: direct, prefix }) };
+    return { counting, runtime, inspect: createRedisStore({ redis: redis.direct, prefix }) };
   };
 
   it('start resolves with the run it created when the reply of its create is lost', async () => {
     const { counting, runtime, inspect } = await setup();
     const runId = `run_${randomUUID()}`;
-    const lost = proxy.dropReplyTo(runId);
+    const lost = redis.proxy.dropReplyTo(runId);
     const run = await runtime.start(counting.agent.name, { input: 'pay', runId });
     await lost;
     expect(run.status).toBe('awaitingApproval');
@@ -53,7 +37,7 @@ describe.skipIf(!url)('Redis store: a commit whose reply was lost', () => {
     const { counting, runtime, inspect } = await setup();
     const run = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvedBy = `alice-${randomUUID()}`;
-    const lost = proxy.dropReplyTo(approvedBy);
+    const lost = redis.proxy.dropReplyTo(approvedBy);
     const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy });
     await lost;
     expect(result).toMatchObject({ duplicate: false, status: 'completed' });

@@ -2,13 +2,13 @@
 // connection, and the caller must get the answer its first run earned. The cases are keyed by the script list
 // (SCRIPT_DEFINITIONS), so a new script does not compile, and does not pass, without a case here.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedisGrantStore, createRedisOnceStore, createRedisRuleStore, createRedisStore } from 'countersign/redis';
 import { SCRIPT_DEFINITIONS, type ScriptCommands } from '../../src/adapters/redis/scripts.js';
 import { sampleGrant } from '../support/grant-store-contract.js';
-import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { connect, pausedRun, removePrefix, uniquePrefix } from './redis-harness.js';
+import { pausedRun, uniquePrefix } from './redis-harness.js';
+import { proxiedRedis } from './proxied-redis.js';
 
 const url = inject('redisUrl');
 
@@ -132,39 +132,21 @@ const cases: Record<keyof ScriptCommands, LostReplyCase> = {
 
 describe.skipIf(!url)('every store script, its reply lost after Redis ran it', () => {
   const prefix = uniquePrefix();
-  let proxy: TcpProxy;
-  let viaProxy: Redis;
-  let direct: Redis;
+  const redis = proxiedRedis(url!, prefix);
   let ctx: Ctx;
   beforeAll(async () => {
-    const { hostname, port } = new URL(url!);
-    proxy = await tcpProxy({ host: hostname, port: Number(port || 6379) });
-    viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: 5 });
-    viaProxy.on('error', () => {});
-    direct = connect(url!);
     // Loaded on the server first, so the reply lost is the script's own, not a NOSCRIPT answer to its EVALSHA.
-    for (const { lua } of Object.values(SCRIPT_DEFINITIONS)) await direct.script('LOAD', lua);
+    for (const { lua } of Object.values(SCRIPT_DEFINITIONS)) await redis.direct.script('LOAD', lua);
     ctx = {
       prefix,
-      store: createRedisStore({ redis: viaProxy, prefix }),
-      once: createRedisOnceStore({ redis: viaProxy, prefix }),
-      grants: createRedisGrantStore({ redis: viaProxy, prefix }),
-      rules: createRedisRuleStore({ redis: viaProxy, prefix }),
-      inspect: createRedisStore({ redis: direct, prefix }),
-      direct,
-      async lose(marker, act) {
-        const lost = proxy.dropReplyTo(marker);
-        const result = await act();
-        await lost;
-        return result;
-      },
+      store: createRedisStore({ redis: redis.viaProxy, prefix }),
+      once: createRedisOnceStore({ redis: redis.viaProxy, prefix }),
+      grants: createRedisGrantStore({ redis: redis.viaProxy, prefix }),
+      rules: createRedisRuleStore({ redis: redis.viaProxy, prefix }),
+      inspect: createRedisStore({ redis: redis.direct, prefix }),
+      direct: redis.direct,
+      lose: redis.lose,
     };
-  });
-  afterAll(async () => {
-    await removePrefix(direct, prefix);
-    viaProxy.disconnect();
-    direct.disconnect();
-    await proxy.close();
   });
 
   it('has a case for every script', () => {

@@ -21,6 +21,12 @@ export interface Decided {
 }
 
 /**
+ * A dismissal: the request closed without a decision (recorded with source `dismissed`, the call does not run). What
+ * `countersign dismiss` and review's `d` send, with who and which approval added.
+ */
+export const DISMISSAL = { approved: false, dismissed: true } as const satisfies Pick<ApprovalResponse, 'approved' | 'dismissed'>;
+
+/**
  * What the CLI's commands read and decide through: a runtime loaded in the CLI's own process (`--runtime`), or a
  * running approval app over HTTP (`--url`, `--token`). Both answer in the approval app's terms (`RunView`).
  */

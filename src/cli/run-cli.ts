@@ -3,7 +3,7 @@ import { inboxUrl } from '../links/link-urls.js';
 import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { codeOf } from './approval-app-error.js';
-import type { Approvals } from './approvals.js';
+import { type Approvals, DISMISSAL } from './approvals.js';
 import { formatDecision, formatGrant, formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
 import { httpApprovals } from './http-approvals.js';
@@ -46,9 +46,10 @@ commands:
   review [--by NAME] [--agent NAME] [--session ID] [--mode inline|record|enqueue]
                                               pending approvals one card at a time, one key each:
                                               y approve once, s approve for this run, n deny (asks a
-                                              reason), e edit the arguments in $EDITOR, v view all the
-                                              arguments, j skip, q quit. --json prints the cards as JSON
-                                              Lines and decides nothing
+                                              reason), d dismiss (closed without a decision), e edit the
+                                              arguments in $EDITOR, v view all the arguments, j skip,
+                                              q quit. --json prints the cards as JSON Lines and decides
+                                              nothing
   resume RUN_ID                               carry on a run whose decisions are recorded (--mode record)
   inbox-link REVIEWER [--base-url URL] [--expires-in MS]
                                               a reviewer's inbox link: every pending approval, decided as
@@ -208,8 +209,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           {
             approvalId,
             ...(signature === undefined ? {} : { signature }),
-            approved: command === 'approve',
-            ...(command === 'dismiss' ? { dismissed: true } : {}),
+            ...(command === 'dismiss' ? DISMISSAL : { approved: command === 'approve' }),
             ...(values.by === undefined ? {} : { approvedBy: values.by }),
             ...(values.reason === undefined ? {} : { reason: values.reason }),
             ...(scope === undefined ? {} : { scope }),

@@ -69,8 +69,8 @@ describe('countersign CLI', () => {
     const review = await cli(runtime, ['review', '--by', 'bob'], 'y\nx\nn\ntoo risky\nj\ns\n');
     expect(review.code).toBe(0);
     expect(review.out).toContain('1 of 4  agent ');
-    expect(review.out).toContain('y approve once · s approve for this run · n deny · e edit · v view all · j skip · q quit\n> ');
-    expect(review.out).toContain('x is not a key here; answer y, s, n, e, v, j or q');
+    expect(review.out).toContain('y approve once · s approve for this run · n deny · d dismiss · e edit · v view all · j skip · q quit\n> ');
+    expect(review.out).toContain('x is not a key here; answer y, s, n, d, e, v, j or q');
     expect(review.out).toContain('denied (too risky): the call does not run');
     // y and n leave the run waiting; s approves the tool for the run, which covers the skipped call too.
     expect(review.out).toContain("approved once: the tool runs here in the process that decides the run's last pending approval");
@@ -85,6 +85,16 @@ describe('countersign CLI', () => {
     ]);
     expect(run.status).toBe('completed');
     expect(counting.executions).toHaveLength(3);
+  });
+
+  it('review d dismisses the card as `countersign dismiss` does: source dismissed, by the reviewer, the call does not run', async () => {
+    const { counting, runtime, paused } = await pausedRuntime();
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'd\n');
+    expect(review.code).toBe(0);
+    expect(review.out).toContain('dismissed (closed without a decision): the call does not run');
+    expect(review.out).toContain('1 decided');
+    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({ source: 'dismissed', decision: 'denied', by: 'bob' });
+    expect(counting.executions).toHaveLength(0);
   });
 
   it('review --json prints the pending cards as JSON Lines and decides nothing', async () => {

@@ -86,9 +86,9 @@ describe('the CLI and an MCP gateway', () => {
     await asked;
     const review = await cli(deciderRuntime(gateway, store), ['review', '--by', 'alice'], 's\ny\n');
     expect(review.code).toBe(0);
-    expect(review.out).toContain('y approve once · n deny · e edit');
+    expect(review.out).toContain('y approve once · n deny · d dismiss · e edit');
     expect(review.out).not.toContain('for this run');
-    expect(review.out).toContain('s is not a key here; answer y, n, e, v, j or q');
+    expect(review.out).toContain('s is not a key here; answer y, n, d, e, v, j or q');
     expect(review.out).toContain('approved once: recorded; the gateway carries it out');
     expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /y' }] });
   });

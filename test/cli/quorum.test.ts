@@ -8,14 +8,14 @@ import { paintFor } from '../../src/cli/review/paint.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { countingAgent } from '../support/runtime-harness.js';
 
-async function cli(runtime: Runtime, argv: string[]) {
+async function cli(runtime: Runtime, argv: string[], input = '') {
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (chunk) => (out += chunk));
   const code = await runCli(argv, {
     stdout,
     stderr: new PassThrough(),
-    stdin: Readable.from(['']),
+    stdin: Readable.from([input]),
     env: { COUNTERSIGN_RUNTIME: './runtime.js' },
     loadRuntime: async () => runtime,
   });
@@ -44,5 +44,16 @@ describe('CLI on a quorum request', () => {
     const settled = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'bo']);
     expect(settled.out).toBe('approved; run is completed\n');
     expect(counting.executions).toHaveLength(1);
+  });
+
+  it('review offers no d on a quorum request: a dismissal is not a vote', async () => {
+    const counting = countingAgent({ approvals: { required: 2, from: ['ana', 'bo', 'cy'] } });
+    const runtime = createRuntime({ agents: [counting.agent] });
+    const paused = await runtime.start(counting.agent.name, { input: 'pay', requestedBy: 'cy' });
+    const review = await cli(runtime, ['review', '--by', 'ana'], 'd\nq\n');
+    expect(review.out).toContain('n deny · e edit');
+    expect(review.out).toContain('d is not a key here; answer y, s, n, e, v, j or q');
+    expect(review.out).toContain('0 decided');
+    expect((await runtime.get(paused.runId)).status).toBe('awaitingApproval');
   });
 });

@@ -61,7 +61,7 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
     const first = cardRun(seen);
     // s is for the session when the run has one (a grant for its later runs), else for the run.
     const widerOf = (runId: string) => (byRun.get(runId)!.sessionId === undefined ? 'run' : 'session');
-    expect(seen).toContain(`y approve once · s approve for this ${widerOf(first)} · n deny · e edit · v view all · j skip · q quit`);
+    expect(seen).toContain(`y approve once · s approve for this ${widerOf(first)} · n deny · d dismiss · e edit · v view all · j skip · q quit`);
     expect(await terminal.screen(true)).toContain('\u001b['); // colour on a terminal
     expect(seen).toMatch(new RegExp(`\n {2}run ${first} {2}(session chat-7 {2})?approval ${byRun.get(first)!.pendingApprovals[0]!.approvalId}\n`));
     let at = await terminal.mark();

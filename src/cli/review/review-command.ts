@@ -4,7 +4,7 @@ import type { ApprovalResponse } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import type { RespondMode } from '../../runtime/runtime.js';
 import { codeOf } from '../approval-app-error.js';
-import type { Approvals, Decided } from '../approvals.js';
+import { type Approvals, DISMISSAL, type Decided } from '../approvals.js';
 import { inert } from '../format.js';
 import { formatCard } from './card.js';
 import { editInEditor } from './edit-in-editor.js';
@@ -36,11 +36,15 @@ const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const
 const widerScope = (item: PendingApprovalEntry) => (item.sessionId !== undefined ? FOR_THE_SESSION : item.request.oneCallRun === true ? undefined : FOR_THE_RUN);
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
-type Decision = Pick<ApprovalResponse, 'approved' | 'reason' | 'scope' | 'args'>;
+type Decision = Pick<ApprovalResponse, 'approved' | 'dismissed' | 'reason' | 'scope' | 'args'>;
+
+/** A dismissal is one person's closing of the request, not a vote: a quorum request offers no `d` (as the console offers no Dismiss). */
+const dismissable = (item: PendingApprovalEntry) => item.request.quorum === undefined;
 
 /**
  * Walks the pending approvals (soonest expiry first) as cards: y approve once, s approve for the run, n deny with a
- * reason, e edit the arguments in `$EDITOR` (checked against the tool's schema by the runtime), v view the full
+ * reason, d dismiss (close it without a decision, as `countersign dismiss` does; not on a quorum request), e edit the
+ * arguments in `$EDITOR` (checked against the tool's schema by the runtime), v view the full
  * arguments, j skip, q quit. After each decision it says what happened and where the tool runs. With `json` it
  * prints the cards as JSON Lines and exits: scripts decide with `approve` and `deny`.
  */
@@ -61,7 +65,7 @@ export async function runReview(approvals: Approvals, io: ReviewIo, options: Rev
   const say = (text: string) => write(`${inert(text)}\n`);
   const keys = (item: PendingApprovalEntry) => {
     const wider = widerScope(item);
-    return `${paint.key('y')} approve once · ${wider === undefined ? '' : `${paint.key('s')} approve ${wider.label} · `}${paint.key('n')} deny · ${paint.key('e')} edit · ${paint.key('v')} view all · ${paint.key('j')} skip · ${paint.key('q')} quit${reader.raw ? ' ' : '\n> '}`;
+    return `${paint.key('y')} approve once · ${wider === undefined ? '' : `${paint.key('s')} approve ${wider.label} · `}${paint.key('n')} deny · ${dismissable(item) ? `${paint.key('d')} dismiss · ` : ''}${paint.key('e')} edit · ${paint.key('v')} view all · ${paint.key('j')} skip · ${paint.key('q')} quit${reader.raw ? ' ' : '\n> '}`;
   };
   /** The next key, echoed on a terminal (raw keys are not), undefined when the reviewer is done. */
   const ask = async (prompt: string) => {
@@ -83,7 +87,7 @@ export async function runReview(approvals: Approvals, io: ReviewIo, options: Rev
       options.mode,
     );
   const report = (what: string, result: Decided) =>
-    write(`${paint[what.startsWith('denied') ? 'bad' : 'good'](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`);
+    write(`${paint[what.startsWith('approved') ? 'good' : 'bad'](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`);
 
   /** Edits in `$EDITOR` until the runtime takes the arguments (the result) or the reviewer cancels (undefined). */
   const edit = async (item: PendingApprovalEntry): Promise<Decided | undefined> => {
@@ -132,8 +136,8 @@ export async function runReview(approvals: Approvals, io: ReviewIo, options: Rev
           continue;
         }
         const wider = widerScope(item);
-        if (!['y', 'n', 'e', ...(wider === undefined ? [] : ['s'])].includes(key)) {
-          say(`${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, e, v, j or q`);
+        if (!['y', 'n', 'e', ...(wider === undefined ? [] : ['s']), ...(dismissable(item) ? ['d'] : [])].includes(key)) {
+          say(`${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, ${dismissable(item) ? 'd, ' : ''}e, v, j or q`);
           continue;
         }
         try {
@@ -141,6 +145,8 @@ export async function runReview(approvals: Approvals, io: ReviewIo, options: Rev
             const result = await edit(item);
             if (result === undefined) continue;
             report('approved with your edit', result);
+          } else if (key === 'd') {
+            report('dismissed (closed without a decision)', await respond(item, DISMISSAL));
           } else if (key === 'n') {
             write('reason (Enter for none): ');
             const reason = await reader.line();

@@ -1,5 +1,5 @@
 import { ConsoleRequestError, postJson } from './api.js';
-import { markApproved, setCardState } from './card-state.js';
+import { cardsOfRun, markApproved, setCardState } from './card-state.js';
 
 /** A refused decision leaves its card pending with why, unless an event already moved the card on. */
 function failed(card: HTMLElement, error: unknown): void {
@@ -11,14 +11,18 @@ function failed(card: HTMLElement, error: unknown): void {
 const reviewer = () => document.querySelector<HTMLElement>('main[data-reviewer]')?.dataset['reviewer'];
 
 /** The state a decision leaves its card in once the server answered, unless an event already moved it further. */
-function settle(card: HTMLElement, approved: boolean): void {
+function settle(card: HTMLElement, decision: ConsoleDecision): void {
   if (card.dataset['state'] !== 'pending') return;
-  if (approved) markApproved(card, reviewer());
-  else setCardState(card, 'denied', 'Denied.');
+  if (decision === 'dismiss') setCardState(card, 'dismissed', 'Dismissed: closed without a decision; the call does not run.');
+  else if (decision === 'deny') setCardState(card, 'denied', 'Denied.');
+  else markApproved(card, reviewer());
 }
 
-/** The ways a card decides: approve once, for the rest of the run, for the session (with the card's bounds), deny. */
-export type ConsoleDecision = 'approve' | 'run' | 'session' | 'deny';
+/**
+ * The ways a card decides: approve once, for the rest of the run, for the session (with the card's bounds), deny,
+ * or dismiss (closed without a decision; not offered on a quorum request).
+ */
+export type ConsoleDecision = 'approve' | 'run' | 'session' | 'deny' | 'dismiss';
 
 /** The bounds typed on the card for Approve for this session (empty fields are left out). */
 function grantBounds(card: HTMLElement): Record<string, string> {
@@ -44,7 +48,7 @@ const voteText = (vote: { remaining: number }) => (vote.remaining > 0 ? `Vote re
 export async function decide(card: HTMLElement, decision: ConsoleDecision, args?: unknown): Promise<boolean> {
   if (card.dataset['state'] !== 'pending') return false;
   const reason = card.querySelector<HTMLInputElement>('input[name=reason]')?.value.trim() ?? '';
-  setCardState(card, 'sending', decision === 'deny' ? 'Denying…' : 'Approving…');
+  setCardState(card, 'sending', decision === 'deny' ? 'Denying…' : decision === 'dismiss' ? 'Dismissing…' : 'Approving…');
   try {
     const answer = await postJson('console/decide', {
       runId: card.dataset['run'],
@@ -60,7 +64,7 @@ export async function decide(card: HTMLElement, decision: ConsoleDecision, args?
       setCardState(card, 'pending', voteText(vote));
       return true;
     }
-    settle(card, decision !== 'deny');
+    settle(card, decision);
     return true;
   } catch (error) {
     failed(card, error);
@@ -104,7 +108,7 @@ export async function decideAll(cards: readonly HTMLElement[], decision: 'approv
       if (card.dataset['state'] !== 'pending') continue;
       if (result?.ok === false) failed(card, new ConsoleRequestError(result.problem?.detail ?? 'the server refused it.'));
       else if (result?.vote !== undefined && result.vote.remaining > 0) setCardState(card, 'pending', voteText(result.vote));
-      else settle(card, decision === 'approve');
+      else settle(card, decision);
     }
   } catch (error) {
     for (const card of cards) failed(card, error);
@@ -125,4 +129,32 @@ export function cancelDeny(card: HTMLElement): void {
   delete card.dataset['denying'];
   setCardState(card, 'pending', '');
   card.focus();
+}
+
+/**
+ * Cancel run on an approved card: cancels its run (`runtime.cancel`, as the signed-in reviewer), so a call approved
+ * by mistake, or one running too long, stops. The run's cards still approved or pending then say so.
+ *
+ * @example
+ * await cancelRun(card);
+ */
+export async function cancelRun(card: HTMLElement): Promise<void> {
+  const runId = card.dataset['run'];
+  if (runId === undefined || card.dataset['state'] !== 'approved') return;
+  try {
+    await postJson('console/cancel', { runId, reason: `cancelled from the console by ${reviewer() ?? 'the reviewer'}` });
+    for (const other of cardsOfRun(runId)) {
+      if (other.dataset['state'] === 'approved' || other.dataset['state'] === 'pending') setCardState(other, 'cancelled', 'The run was cancelled from this console.');
+    }
+  } catch (error) {
+    writeError(card, error instanceof ConsoleRequestError ? `Not cancelled: ${error.message}` : 'Not cancelled: the server could not be reached; try again.');
+  }
+}
+
+/** Says why on a card without moving it on. */
+function writeError(card: HTMLElement, text: string): void {
+  const line = card.querySelector<HTMLElement>('.state');
+  if (line === null) return;
+  line.textContent = text;
+  line.classList.add('error');
 }

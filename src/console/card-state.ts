@@ -1,5 +1,5 @@
 /** Where a card stands: waiting, or what became of it after the decision. */
-export type CardState = 'pending' | 'sending' | 'approved' | 'completed' | 'denied' | 'expired' | 'failed' | 'cancelled';
+export type CardState = 'pending' | 'sending' | 'approved' | 'completed' | 'denied' | 'dismissed' | 'expired' | 'failed' | 'cancelled';
 
 /**
  * Shows a card's state: its `data-state` (the stylesheet hides its buttons once decided) and a line a screen
@@ -81,6 +81,7 @@ export function applyEvent(event: ConsoleEvent): void {
     const { entry } = event;
     const by = entry.by === undefined ? '' : ` by ${entry.by}`;
     if (entry.source === 'expiry') setCardState(card, 'expired', 'Expired: nobody decided in time.');
+    else if (entry.source === 'dismissed') setCardState(card, 'dismissed', `Dismissed${by}: closed without a decision; the call does not run.`);
     else if (entry.decision === 'approved') markApproved(card, entry.by);
     else setCardState(card, 'denied', `Denied${by}${entry.reason === undefined ? '' : `: ${entry.reason}`}`);
   } else if (event.type === 'tool-finished' && event.approvalId !== undefined) {

@@ -5,7 +5,7 @@ import { isSettled, visibleCards } from './live.js';
 
 const HELP =
   'j or ↓: next card · k or ↑: previous card · Enter: approve · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
-  'e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
+  'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
 
 function current(): HTMLElement | undefined {
   const active = document.activeElement?.closest<HTMLElement>('article.card');
@@ -69,6 +69,10 @@ export function bindKeyboard(): void {
         if (card !== undefined && isSettled(card)) void decide(card, 'approve');
       },
       Escape: () => card !== undefined && askDenyReason(card),
+      // A quorum request's card has no Dismiss button (a dismissal is not a vote), so the key does nothing there.
+      d: () => {
+        if (card?.querySelector('[data-action=dismiss]') != null && isSettled(card)) void decide(card, 'dismiss');
+      },
       // A card without an Edit button (an inbox session's) offers no edit, so the key does nothing there either.
       e: () => card?.querySelector('[data-action=edit]') != null && editArguments(card),
       a: () => card !== undefined && confirmApproveAll(card),

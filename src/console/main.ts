@@ -1,6 +1,6 @@
 // The console's script: everything here enhances the server's page, which approves and denies without it. Every
 // console page loads it for its local times; the pending page (`main[data-csrf]`) gets the rest.
-import { type ConsoleDecision, decide, decideAll } from './actions.js';
+import { type ConsoleDecision, cancelRun, decide, decideAll } from './actions.js';
 import { confirmApproveAll } from './approve-all-dialog.js';
 import { cardsOfRun } from './card-state.js';
 import { editArguments } from './editor.js';
@@ -8,7 +8,7 @@ import { bindKeyboard, select } from './keyboard.js';
 import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
 import { showLocalTimes } from './local-times.js';
 
-const DECISIONS: ReadonlySet<string> = new Set<ConsoleDecision>(['approve', 'run', 'session', 'deny']);
+const DECISIONS: ReadonlySet<string> = new Set<ConsoleDecision>(['approve', 'run', 'session', 'deny', 'dismiss']);
 
 showLocalTimes(document);
 document.addEventListener('card-added', (event) => showLocalTimes(event.target as HTMLElement));
@@ -25,7 +25,8 @@ if (main !== null) {
     const decision = (event.submitter as HTMLButtonElement | null)?.value;
     if (card === null || decision === undefined) return;
     event.preventDefault();
-    if (form.classList.contains('all') && decision === 'deny')
+    if (form.classList.contains('cancel-run')) void cancelRun(card);
+    else if (form.classList.contains('all') && decision === 'deny')
       void decideAll(
         cardsOfRun(card.dataset['run'] ?? '').filter((other) => other.dataset['state'] === 'pending'),
         'deny',

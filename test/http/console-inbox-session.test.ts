@@ -106,6 +106,22 @@ describe('a console session signed in with an inbox link', () => {
     expect(h.executed).toEqual([]);
   });
 
+  it('gets no Cancel run, and a cancel it sends anyway is refused with 403: an inbox stops no run', async () => {
+    const h = harness();
+    const paused = await h.runtime.start('files', { input: '/tmp/f' });
+    const carol = await inboxSignIn(h);
+    expect(await (await h.app.request('/', { headers: { cookie: carol.cookie } })).text()).not.toContain('console/cancel');
+    await h.runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'record' });
+    const cancel = await h.app.request('/console/cancel', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': carol.csrf, cookie: carol.cookie },
+      body: JSON.stringify({ runId: paused.runId }),
+    });
+    expect(cancel.status).toBe(403);
+    expect(await cancel.json()).toMatchObject({ code: 'inbox_session_not_allowed' });
+    expect((await h.runtime.get(paused.runId)).status).toBe('running');
+  });
+
   it('ends when the links secret rotates, while a token session of the same app goes on', async () => {
     const h = harness();
     await h.runtime.start('files', { input: '/tmp/d' });

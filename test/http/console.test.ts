@@ -115,6 +115,37 @@ describe('the console', () => {
     expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', scope: 'run', by: 'alice' });
   });
 
+  it('Dismiss closes the request without a decision, recorded with source dismissed as the signed-in person; the call does not run', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    const { pair } = await signIn();
+    expect(await (await app.request('/', { headers: { cookie: pair } })).text()).toContain('value="dismiss" data-action="dismiss">Dismiss</button>');
+    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'dismiss', approvedBy: 'mallory', csrf: await csrfOf(pair) };
+    const answer = await app.request('/console/decide', { ...form(fields), headers: { ...form({}).headers, cookie: pair } });
+    expect(answer.status).toBe(303);
+    const after = await runtime.get(run.runId);
+    expect(after.audit.find((entry) => entry.approvalId === fields.approvalId)).toMatchObject({ decision: 'denied', source: 'dismissed', by: 'alice' });
+    expect(after.status).toBe('completed');
+    expect(JSON.stringify(after.messages)).not.toContain('deleted /tmp/x');
+  });
+
+  it('Cancel run cancels an approved run still running, CSRF checked, as the signed-in person', async () => {
+    const { runtime, app, signIn, csrfOf } = setup();
+    const run = await runtime.start('files', { input: 'go' });
+    // Approved, recorded only: the run is running and its call has not run yet.
+    const recorded = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bob' }, { mode: 'record' });
+    expect(recorded.status).toBe('running');
+    const { pair } = await signIn();
+    const cancel = (headers: Record<string, string>) =>
+      app.request('/console/cancel', { method: 'POST', headers: { 'content-type': 'application/json', cookie: pair, ...headers }, body: JSON.stringify({ runId: run.runId }) });
+    expect((await cancel({})).status).toBe(403);
+    expect((await runtime.get(run.runId)).status).toBe('running');
+    const answer = await cancel({ 'x-csrf-token': await csrfOf(pair) });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ status: 'cancelled' });
+    expect((await runtime.get(run.runId)).status).toBe('cancelled');
+  });
+
   it('lets the session cookie read the API but never write through it', async () => {
     const { runtime, app, signIn } = setup();
     const run = await runtime.start('files', { input: 'go' });
@@ -225,6 +256,8 @@ describe('console sessions and cards', () => {
     };
     const html = approvalCard({ runId: 'run_1', agentName: 'bank', request }, { csrf: 'c', runPending: [request] });
     expect(html).toContain('Needs 2 approvals: 1 so far (alice), 1 more needed');
+    // A dismissal is not a vote: a quorum request takes Approve or Deny only.
+    expect(html).not.toContain('data-action="dismiss"');
     expect(html).toContain('Outcome unknown');
   });
 

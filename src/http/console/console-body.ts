@@ -17,13 +17,14 @@ const optionalCount = (max: number) => z.preprocess((value) => (value === '' || 
 
 /**
  * A console decision: the card's form (or the script's JSON). `run` approves the tool for the rest of the run;
- * `session` for later runs of the run's session, bounded by `ttlMinutes` and `uses` when given (a grant).
+ * `session` for later runs of the run's session, bounded by `ttlMinutes` and `uses` when given (a grant); `dismiss`
+ * closes the request without a decision (`dismissed: true`, as `countersign dismiss` sends).
  */
 export const consoleDecision = z.object({
   csrf: z.string().max(100).optional(),
   runId: id,
   approvalId: id,
-  decision: z.enum(['approve', 'run', 'session', 'deny']),
+  decision: z.enum(['approve', 'run', 'session', 'deny', 'dismiss']),
   /** A session grant ends after this many minutes (at most a week). */
   ttlMinutes: optionalCount(7 * 24 * 60),
   /** A session grant covers this many later calls. */
@@ -51,7 +52,8 @@ export function consoleResponse(fields: z.output<typeof consoleDecision>, review
   };
   return {
     approvalId: fields.approvalId,
-    approved: fields.decision !== 'deny',
+    approved: fields.decision !== 'deny' && fields.decision !== 'dismiss',
+    ...(fields.decision === 'dismiss' ? { dismissed: true } : {}),
     approvedBy: reviewer,
     ...(fields.reason === undefined ? {} : { reason: fields.reason }),
     ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
@@ -72,6 +74,13 @@ export const consoleBlanket = z.object({
   decision: z.enum(['approve', 'deny']),
   reason: optionalText(4000),
   signatures: z.array(z.string().min(1).max(512)).max(100).optional(),
+});
+
+/** Cancel run: an approved card's run, still running, cancelled by a token session (`runtime.cancel`). */
+export const consoleCancel = z.object({
+  csrf: z.string().max(100).optional(),
+  runId: id,
+  reason: optionalText(4000),
 });
 
 /** Sign-in: the API token and a name, or an inbox link. */

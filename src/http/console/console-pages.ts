@@ -130,6 +130,8 @@ export function approvalCard(
     readonly edit?: boolean;
     /** What led to the call (a token session's cards; an inbox session's show none). */
     readonly context?: TurnContext | undefined;
+    /** Offer Cancel run once the card is approved (default true; never to an inbox session, which stops no run). */
+    readonly cancel?: boolean;
   },
 ): string {
   const { request, runId, agentName, sessionId } = entry;
@@ -187,9 +189,18 @@ export function approvalCard(
     '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
     widerApprovals(request, sessionId) +
     '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
+    // A dismissal is one person's closing of the request, not a vote: a quorum request takes approve or deny only.
+    (request.quorum === undefined ? '<button type="submit" name="decision" value="dismiss" data-action="dismiss">Dismiss</button>' : '') +
     (options.edit === false ? '' : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
     '</form>' +
     all +
+    // Shown by the stylesheet once the card is approved and its run goes on (the script moves it there); a token session's only.
+    (options.cancel === false
+      ? ''
+      : '<form method="post" action="console/cancel" class="cancel-run">' +
+        hidden('csrf', options.csrf) +
+        hidden('runId', runId) +
+        '<button type="submit" name="decision" value="cancel-run" class="deny" data-action="cancel-run">Cancel run</button></form>') +
     '<p class="state" role="status" aria-live="polite"></p></article>'
   );
 }
@@ -217,7 +228,13 @@ export function cardList(entries: readonly PendingApprovalEntry[], session: Pick
   for (const entry of entries) byRun.set(entry.runId, [...(byRun.get(entry.runId) ?? []), entry.request]);
   return entries
     .map((entry) =>
-      approvalCard(entry, { csrf: session.csrf, runPending: byRun.get(entry.runId)!, edit: session.via === 'token', context: contexts.get(entry.request.approvalId) }),
+      approvalCard(entry, {
+        csrf: session.csrf,
+        runPending: byRun.get(entry.runId)!,
+        edit: session.via === 'token',
+        cancel: session.via === 'token',
+        context: contexts.get(entry.request.approvalId),
+      }),
     )
     .join('');
 }

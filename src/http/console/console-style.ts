@@ -44,8 +44,10 @@ pre.diff ins{display:block;text-decoration:none;background:#dcfce7;color:#14532d
 .actions fieldset.grant input{width:100%}
 .state{font-weight:600;margin:.5rem 0 0}
 .card[data-state=approved],.card[data-state=completed]{border-left-color:var(--ok)}
-.card[data-state=denied],.card[data-state=failed],.card[data-state=expired]{border-left-color:var(--no)}
+.card[data-state=denied],.card[data-state=dismissed],.card[data-state=failed],.card[data-state=expired]{border-left-color:var(--no)}
 .card[data-state]:not([data-state=pending]) form,.card[data-state]:not([data-state=pending]) .js-only{display:none}
+.card form.cancel-run{display:none}
+.card[data-state=approved] form.cancel-run{display:block}
 .error{color:var(--no);font-weight:600}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}

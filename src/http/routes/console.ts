@@ -10,7 +10,7 @@ import { blanketDecisions } from '../blanket-decisions.js';
 import type { AuditHistory } from '../console/audit-history.js';
 import { argsEdit } from '../console/args-edit.js';
 import { consoleAsset } from '../console/console-assets.js';
-import { consoleBlanket, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
+import { consoleBlanket, consoleCancel, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
 import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
 import { type ConsoleSession, type ConsoleSessions, inboxSessionNotAllowed, SESSION_TTL_MS } from '../console/console-session.js';
 import { inboxLinkToken } from '../console/inbox-link-token.js';
@@ -53,7 +53,7 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
  * The approver's console: `GET /` (sign-in, or the pending approvals as cards), its assets, the session
  * (`POST /console/session`, `POST /console/session/end`), the cards as a fragment for the live page
  * (`GET /console/cards`), and decisions as the signed-in reviewer (`POST /console/decide`, `POST /console/decide-all`
- * of the listed approvals only),
+ * of the listed approvals only), and Cancel run of an approved card's run (`POST /console/cancel`, a token session's only),
  * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
  */
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
@@ -173,6 +173,21 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
         if (outcome.done) latest = outcome.value;
       }
       return json ? c.json({ status: latest.status, ...runOf(session, latest), results: batch.results }) : back(c);
+    } catch (error) {
+      if (json) throw error;
+      return refusedPage(c, session, error);
+    }
+  });
+
+  app.post('/console/cancel', async (c) => {
+    sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleCancel, own.maxBodyBytes);
+    const session = sessions.requireWrite(c, fields);
+    // An inbox decides pending approvals only; stopping a run is the operator's, as `POST /runs/:runId/cancel` is.
+    if (session.via !== 'token') throw inboxSessionNotAllowed('cancelling a run');
+    try {
+      const run = await runtime.cancel(fields.runId, fields.reason ?? `cancelled from the console by ${session.reviewer}`);
+      return json ? c.json({ status: run.status, ...runOf(session, run) }) : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);

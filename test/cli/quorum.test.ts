@@ -46,13 +46,13 @@ describe('CLI on a quorum request', () => {
     expect(counting.executions).toHaveLength(1);
   });
 
-  it('review offers no d on a quorum request: a dismissal is not a vote', async () => {
+  it('review offers no d and no s on a quorum request: a dismissal is not a vote, and a vote is once', async () => {
     const counting = countingAgent({ approvals: { required: 2, from: ['ana', 'bo', 'cy'] } });
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay', requestedBy: 'cy' });
     const review = await cli(runtime, ['review', '--by', 'ana'], 'd\nq\n');
     expect(review.out).toContain('n deny · e edit');
-    expect(review.out).toContain('d is not a key here; answer y, s, n, e, v, j or q');
+    expect(review.out).toContain('d is not a key here; answer y, n, e, v, j or q');
     expect(review.out).toContain('0 decided');
     expect((await runtime.get(paused.runId)).status).toBe('awaitingApproval');
   });

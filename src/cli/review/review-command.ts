@@ -1,4 +1,5 @@
 // `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
+import { widerOffer } from '../../channels/wording.js';
 import { digestOf } from '../../machine/digest.js';
 import type { ApprovalResponse } from '../../machine/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
@@ -33,7 +34,11 @@ export interface ReviewOptions {
  */
 const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
 const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const;
-const widerScope = (item: PendingApprovalEntry) => (item.sessionId !== undefined ? FOR_THE_SESSION : item.request.oneCallRun === true ? undefined : FOR_THE_RUN);
+/** The wider approval the card offers, as every surface asks `widerOffer`: none on a quorum request or, for the run, on a one-call run. */
+const widerScope = (item: PendingApprovalEntry) => {
+  const scope = item.sessionId === undefined ? FOR_THE_RUN : FOR_THE_SESSION;
+  return widerOffer(item.request, { wider: item.sessionId === undefined ? 'run' : 'session' }) === undefined ? undefined : scope;
+};
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
 type Decision = Pick<ApprovalResponse, 'approved' | 'dismissed' | 'reason' | 'scope' | 'args'>;

@@ -1,3 +1,6 @@
+// The console's own pages: the shell, the pending cards and their buttons, in one file (over 300 lines) because a
+// card's markup and the buttons it offers are read and changed together; the history, grants and rules pages have
+// files of their own.
 import { widerOffer } from '../../channels/wording.js';
 import { annotationBadges } from '../../machine/tool-annotations.js';
 import type { ApprovalRequest } from '../../machine/types.js';

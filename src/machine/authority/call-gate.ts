@@ -9,11 +9,11 @@ import { digestOf } from '../digest.js';
 import { grantSignatureHolds, useKeyOf, useSignatureHolds } from '../grants/grant-signature.js';
 import type { GrantStore } from '../../ports/grant-store.js';
 import { quorumOptionsOf, resolveQuorum } from '../quorum.js';
-import { runGrantors } from '../run-memory.js';
+import { type RunGrant, runGrantors } from '../run-memory.js';
 import type { AuditEntry, Quorum, ToolCall, ToolCallRecord } from '../types.js';
 import type { AgentSnapshot } from '../agent-snapshot.js';
 import { samePerson } from './person-name.js';
-import { voteChainProblem } from './vote-count.js';
+import { tallyVotes, voteChainProblem } from './vote-count.js';
 import { type ApproverTarget, type DeciderConfig, mayDecide, voteRefusal } from './who-may-decide.js';
 
 /** Sources that stand in for a person: what they approved, a person must have been allowed to approve. */
@@ -37,14 +37,10 @@ function quorumProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEn
     const problem = voteChainProblem(secret, run, entry.approvalId, votes);
     if (problem !== undefined) return problem;
   }
-  const counted: string[] = [];
-  for (const vote of votes) {
-    if (!vote.approved) continue;
-    if (voteRefusal(config, run, target, quorum, vote.by) !== undefined || !mayDecide(config, target, vote.by)) continue;
-    if (quorum.distinctPeople && counted.some((by) => samePerson(by, vote.by))) continue;
-    counted.push(vote.by ?? '');
-  }
-  return counted.length >= quorum.required ? undefined : `it needs ${quorum.required} approvals from distinct allowed voters and its votes hold ${counted.length}`;
+  // Counted as every surface counts them (each person once), over the approvals of people allowed to vote.
+  const allowed = votes.filter((vote) => vote.approved && voteRefusal(config, run, target, quorum, vote.by) === undefined && mayDecide(config, target, vote.by));
+  const { approvals } = tallyVotes(quorum, allowed, run.requestedBy);
+  return approvals >= quorum.required ? undefined : `it needs ${quorum.required} approvals from distinct allowed voters and its votes hold ${approvals}`;
 }
 
 /**
@@ -55,7 +51,7 @@ function quorumProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEn
  * the entry's own signature (checked before this) vouches for every field read here, and votes are checked as a
  * signed chain.
  */
-function coverageProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEntry, secret: string | undefined): string | undefined {
+function coverageProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEntry, secret: string | undefined, lookup: TurnLookup): string | undefined {
   if (entry.decision !== 'approved') return 'its decision is a denial';
   if (!PERSONAL.has(entry.source)) {
     return entry.source === 'rule' || entry.source === 'tool' || entry.source === 'default' ? undefined : `a ${entry.source} decision never approves a call`;
@@ -67,7 +63,8 @@ function coverageProblem(config: DeciderConfig, run: AgentSnapshot, entry: Audit
     return quorumProblem(config, run, entry, target, quorum, secret);
   }
   if (!mayDecide(config, target, entry.by)) return `${entry.by ?? 'an anonymous approver'} may not decide it`;
-  if (entry.source === 'memory' && !runGrantors(run, entry.toolName, secret).some((grant) => samePerson(grant.by, entry.by) || grant.by === entry.by)) {
+  const sameGrantor = (grant: RunGrant) => (grant.by === undefined ? entry.by === undefined : samePerson(grant.by, entry.by));
+  if (entry.source === 'memory' && !lookup.runGrantors(entry.toolName).some(sameGrantor)) {
     return `no run-wide approval of ${entry.toolName} by ${entry.by ?? 'an anonymous approver'} is recorded in this run`;
   }
   if (entry.source === 'grant' && entry.grantId === undefined) return 'its decision names no grant';
@@ -82,10 +79,12 @@ export interface TurnLookup {
   readonly automatic: ReadonlyMap<string, AuditEntry>;
   /** The first call of the current turn with each id. */
   readonly calls: ReadonlyMap<string, ToolCall>;
+  /** The run-wide approvals in force for a tool (`runGrantors`), read once per tool however many of its calls memory covers. */
+  runGrantors(toolName: string): readonly RunGrant[];
 }
 
-/** The lookup `verifyApprovedCall` reads a snapshot through. */
-export function turnLookup(snapshot: AgentSnapshot): TurnLookup {
+/** The lookup `assertCallMayRun` reads a snapshot through, for a run signed with `secret` (if any). */
+export function turnLookup(snapshot: AgentSnapshot, secret: string | undefined): TurnLookup {
   const byApproval = new Map<string, AuditEntry>();
   const automatic = new Map<string, AuditEntry>();
   for (const entry of snapshot.audit) {
@@ -94,7 +93,19 @@ export function turnLookup(snapshot: AgentSnapshot): TurnLookup {
   }
   const calls = new Map<string, ToolCall>();
   for (const call of currentToolCalls(snapshot)) if (!calls.has(call.id)) calls.set(call.id, call);
-  return { byApproval, automatic, calls };
+  const grantors = new Map<string, readonly RunGrant[]>();
+  return {
+    byApproval,
+    automatic,
+    calls,
+    runGrantors(toolName) {
+      const known = grantors.get(toolName);
+      if (known !== undefined) return known;
+      const found = runGrantors(snapshot, toolName, secret);
+      grantors.set(toolName, found);
+      return found;
+    },
+  };
 }
 
 /** The decision a record runs on: the one recorded for its own approval, or the automatic one for its call. */
@@ -158,7 +169,7 @@ export async function assertCallMayRun(
   secret: string | undefined,
   snapshot: AgentSnapshot,
   record: ToolCallRecord,
-  lookup: TurnLookup = turnLookup(snapshot),
+  lookup: TurnLookup = turnLookup(snapshot, secret),
 ): Promise<void> {
   const entry = decisionFor(lookup, record);
   if (secret !== undefined) verifySignedDecision(secret, snapshot, record, entry, lookup);
@@ -166,6 +177,6 @@ export async function assertCallMayRun(
     throw new CallNotCoveredError(record.toolCallId, record.approvalId, 'no decision for this call is recorded');
   }
   const problem =
-    coverageProblem(config, snapshot, entry, secret) ?? (entry.source === 'grant' ? await grantProblem(config.settings.grantStore, secret, snapshot, entry) : undefined);
+    coverageProblem(config, snapshot, entry, secret, lookup) ?? (entry.source === 'grant' ? await grantProblem(config.settings.grantStore, secret, snapshot, entry) : undefined);
   if (problem !== undefined) throw new CallNotCoveredError(record.toolCallId, record.approvalId, problem);
 }

@@ -10,7 +10,7 @@ import type { EffectOutcome, Run } from './run.js';
  */
 async function verifyTurn(run: Run): Promise<void> {
   const { snapshot, verified } = run;
-  const lookup = turnLookup(snapshot);
+  const lookup = turnLookup(snapshot, run.settings.decisionSecret);
   for (const item of snapshot.toolCalls) {
     if (!isRunnable(item) || verified.has(item.toolCallId)) continue;
     await assertCallMayRun(run.agent, run.settings.decisionSecret, snapshot, item, lookup);

@@ -1,13 +1,10 @@
-// The CLI against a running approval app over HTTP (--url, --token), on a real socket: what a reviewer does from a
-// second terminal while the app (npm start, a gateway's --port, their own) runs in another process.
-import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, type ServeHandle, serve } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { runCli } from '../../src/cli/run-cli.js';
 import { freePort } from '../support/free-port.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
 const token = 'cli-over-http-token-0123456789';
 const servers: ServeHandle[] = [];
@@ -44,16 +41,8 @@ async function runningApp() {
   return { url: server.url, paused, paid };
 }
 
-async function cli(argv: string[], env: Record<string, string> = {}, input = '') {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const loadRuntime = async () => Promise.reject(new Error('over --url the CLI loads no runtime'));
-  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([input]), env, loadRuntime });
-  return { code, out, err };
+function cli(argv: string[], env: Record<string, string> = {}, input = '') {
+  return runCliCaptured(argv, { env, input });
 }
 
 describe('the CLI over HTTP (--url, --token)', () => {

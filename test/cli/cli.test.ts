@@ -1,20 +1,12 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createRuntime, defineTool, type Runtime } from 'countersign';
 import { createScriptedModel, toolCallTurn } from 'countersign/testing';
-import { runCli } from '../../src/cli/run-cli.js';
 import { countingAgent } from '../support/runtime-harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
-async function cli(runtime: Runtime, argv: string[], input = '') {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await runCli(argv, { stdout, stderr, stdin: Readable.from([input]), env: { COUNTERSIGN_RUNTIME: './runtime.js' }, loadRuntime: async () => runtime });
-  return { code, out, err };
+function cli(runtime: Runtime, argv: string[], input = '') {
+  return runCliCaptured(argv, { runtime, input, env: { COUNTERSIGN_RUNTIME: './runtime.js' } });
 }
 
 async function pausedRuntime(calls = 1) {

@@ -14,6 +14,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { callLog, fixtureScript } from '../support/mcp-fixture.js';
 import { closeGateways, deciderRuntime, gatewayWithClient } from '../support/mcp-gateway-kit.js';
 import { connect, removePrefix, uniquePrefix } from '../redis/redis-harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
 const cliScript = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const fixtureCommand = `"${process.execPath}" --import tsx "${fixtureScript}"`;
@@ -24,23 +25,8 @@ afterEach(async () => {
   await closeGateways();
 });
 
-async function cli(runtime: Runtime | undefined, argv: string[], input = '', env: Record<string, string | undefined> = {}, signal?: AbortSignal) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const loadRuntime = async () => runtime ?? Promise.reject(new Error('no runtime'));
-  const code = await runCli(argv, {
-    stdout,
-    stderr,
-    stdin: Readable.from([input]),
-    env: { COUNTERSIGN_RUNTIME: './runtime.js', ...env },
-    loadRuntime,
-    ...(signal ? { signal } : {}),
-  });
-  return { code, out, err };
+function cli(runtime: Runtime | undefined, argv: string[], input = '', env: Record<string, string | undefined> = {}, signal?: AbortSignal) {
+  return runCliCaptured(argv, { runtime, input, env: { COUNTERSIGN_RUNTIME: './runtime.js', ...env }, ...(signal ? { signal } : {}) });
 }
 
 /** The next request the gateway asks a person about. */

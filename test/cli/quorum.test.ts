@@ -1,24 +1,15 @@
 // The CLI on a request several people must approve: `show`, `pending` and the review card show the votes so far;
 // `approve` prints that the vote was recorded and how many more are needed, not "approved", until the quorum is met.
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from 'countersign';
 import { formatCard } from '../../src/cli/review/card.js';
 import { paintFor } from '../../src/cli/review/paint.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { countingAgent } from '../support/runtime-harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
 async function cli(runtime: Runtime, argv: string[], input = '') {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  const code = await runCli(argv, {
-    stdout,
-    stderr: new PassThrough(),
-    stdin: Readable.from([input]),
-    env: { COUNTERSIGN_RUNTIME: './runtime.js' },
-    loadRuntime: async () => runtime,
-  });
+  const { code, out } = await runCliCaptured(argv, { runtime, input, env: { COUNTERSIGN_RUNTIME: './runtime.js' } });
   return { code, out };
 }
 

@@ -124,14 +124,19 @@ describe("a tool's title and the history's names and reasons on every HTTP surfa
     }
   });
 
-  it("the console's history shows who decided and why through the same filter", async () => {
+  /** The cookie of a console session signed in with the token, over the socket. */
+  async function consoleCookie(): Promise<string> {
     const signIn = await fetch(`${server.url}/console/session`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString(),
     });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    return signIn.headers.get('set-cookie')!.split(';')[0]!;
+  }
+
+  it("the console's history shows who decided and why through the same filter", async () => {
+    const cookie = await consoleCookie();
     expect((await fetch(`${server.url}/console/history`, { headers: { cookie } })).status).toBe(200);
     const entry = { approvalId: 'apr_1', toolCallId: 'call_1', toolName: 'read_file', decision: 'denied', source: 'human', at: Date.UTC(2026, 0, 1) };
     const by = `mallory\u202Eecila`;
@@ -146,13 +151,7 @@ describe("a tool's title and the history's names and reasons on every HTTP surfa
   });
 
   it("the console's live events carry who decided, why, a result and a cancel reason through the same filter; the API's stream carries them as recorded", async () => {
-    const signIn = await fetch(`${server.url}/console/session`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString(),
-    });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await consoleCookie();
     const consoleEvents = sseReader(await fetch(`${server.url}/events`, { headers: { cookie } }));
     const apiEvents = sseReader(await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${TOKEN}` } }));
     // Each stream has subscribed once it says it is connected.

@@ -10,7 +10,7 @@ const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
 const exportsMap = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports as Record<string, string | { types: string }>;
 
-/** The source entry of a subpath: `./dist/adapters/redis/index.d.ts` is `src/adapters/redis/index.ts`. */
+/** The source entry of a subpath: `./dist/stores/redis/index.d.ts` is `src/stores/redis/index.ts`. */
 const entries = Object.entries(exportsMap)
   .filter(([, target]) => typeof target !== 'string')
   .map(([subpath, target]) => ({

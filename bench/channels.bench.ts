@@ -12,7 +12,7 @@ import { createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type 
 import { channelSettings, createChannelNotifier, type ChannelDriver } from 'countersign/channels';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { sendJson } from '../src/delivery/send-json.js';
+import { sendJson } from '../src/kit/delivery/send-json.js';
 import { testAgent } from '../test/support/test-kit.js';
 import { formatDuration, percentile, printTable } from './support/measure.js';
 

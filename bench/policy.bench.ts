@@ -2,7 +2,7 @@
 // Run: npx tsx bench/policy.bench.ts
 import { z } from 'zod';
 import { defineTool, presentArgs, type PolicyRule } from 'countersign';
-import { compileRules } from '../src/machine/policy.js';
+import { compileRules } from '../src/policy/policy.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const tool = defineTool({ name: 'prefix_777_x', description: 'bench', input: z.object({}), execute: () => 'ok' });

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { approveAll, createAgent, createMemoryStore, createRuntime, defineTool, serialize, type AgentSnapshot, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { registerScripts } from '../src/adapters/redis/scripts.js';
+import { registerScripts } from '../src/stores/redis/scripts.js';
 import { bytesSent, history } from '../test/redis/redis-harness.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 

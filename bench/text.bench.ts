@@ -1,7 +1,7 @@
 // URL scrubbing of error text (public-text.ts): the linear scanner against the regular expression it replaced, on
 // the expression's worst cases at growing sizes. The expression's time grows with the square of the size, the
 // scanner's with the size. Run: npx tsx bench/text.bench.ts
-import { urlSpans } from '../src/machine/url-spans.js';
+import { urlSpans } from '../src/presentation/url-spans.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const REPLACED = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;

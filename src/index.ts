@@ -1,29 +1,29 @@
-export { createAgent } from './machine/agent.js';
-export type { Agent, AgentConfig, AgentSettings } from './machine/agent-types.js';
-export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './machine/define-tool.js';
-export type { Approvers } from './machine/approvers.js';
-export type { ExecuteOptions } from './machine/execute-options.js';
-export type { ExecuteInput } from './machine/execute-input.js';
-export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './machine/with-approval-response.js';
-export { cancel, type CancelOptions } from './machine/cancel.js';
-export { hasPendingApprovals } from './machine/has-pending-approvals.js';
-export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './machine/snapshot-codec.js';
-export { expiryDecisions } from './machine/expiry.js';
-export type { ModelDeltaEvent, RunEvent } from './machine/run-events.js';
-export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './machine/policy.js';
-export { voteProgress, type QuorumOptions } from './machine/quorum.js';
-export type { VoteTally } from './machine/authority/vote-count.js';
-export { presets } from './machine/presets.js';
-export { toolResult, type RichToolResult, type ToolResultFile } from './machine/rich-tool-result.js';
-export { annotationBadges } from './machine/tool-annotations.js';
-export { clearRunApprovals, auditLog } from './machine/run-memory.js';
-export { presentArgs, defaultSecretKeys } from './machine/present-args.js';
-export { createMemoryRuleStore } from './adapters/memory-rule-store.js';
+export { createAgent } from './agent/create-agent.js';
+export type { Agent, AgentConfig, AgentSettings } from './agent/agent-types.js';
+export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './tools/define-tool.js';
+export type { Approvers } from './policy/approvers.js';
+export type { ExecuteOptions } from './loop/execute-options.js';
+export type { ExecuteInput } from './loop/execute-input.js';
+export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './decisions/with-approval-response.js';
+export { cancel, type CancelOptions } from './decisions/cancel.js';
+export { hasPendingApprovals } from './run/has-pending-approvals.js';
+export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './run/snapshot-codec.js';
+export { expiryDecisions } from './policy/expiry.js';
+export type { ModelDeltaEvent, RunEvent } from './run/run-events.js';
+export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './policy/policy.js';
+export { voteProgress, type QuorumOptions } from './policy/quorum.js';
+export type { VoteTally } from './decisions/authority/vote-count.js';
+export { presets } from './tools/presets.js';
+export { toolResult, type RichToolResult, type ToolResultFile } from './tools/rich-tool-result.js';
+export { annotationBadges } from './tools/tool-annotations.js';
+export { clearRunApprovals, auditLog } from './decisions/run-memory.js';
+export { presentArgs, defaultSecretKeys } from './presentation/present-args.js';
+export { createMemoryRuleStore } from './stores/memory/memory-rule-store.js';
 export type { RuleStore, StoredRule, NewRule } from './ports/rule-store.js';
-export { createMemoryGrantStore } from './adapters/memory-grant-store.js';
+export { createMemoryGrantStore } from './stores/memory/memory-grant-store.js';
 export type { Grant, GrantState, GrantStore, GrantBounds, GrantFilter, GrantRecord, GrantUse, ConsumeOutcome } from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
-export type { PresentOptions } from './machine/present-args.js';
+export type { PresentOptions } from './presentation/present-args.js';
 export {
   StopReason,
   type ApprovalRequest,
@@ -59,20 +59,20 @@ export {
   type ToolCallStatus,
   type ToolSpec,
   type Usage,
-} from './machine/types.js';
-export type { AgentSnapshot, MachineState } from './machine/agent-snapshot.js';
-export type { JsonValue } from './machine/json-value.js';
+} from './run/types.js';
+export type { AgentSnapshot, MachineState } from './run/agent-snapshot.js';
+export type { JsonValue } from './run/json-value.js';
 export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
-export { createMemoryStore, type MemoryStore } from './adapters/memory-store.js';
-export { createMemoryOnceStore } from './adapters/memory-once-store.js';
+export { createMemoryStore, type MemoryStore } from './stores/memory/memory-store.js';
+export { createMemoryOnceStore } from './stores/memory/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
 export type { CancelSignal, CancelNotice } from './ports/cancel-signal.js';
 export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, StartOptions, LinkRespondResult, InboxPage } from './runtime/runtime.js';
 export type { ConnectorState } from './runtime/connector-statuses.js';
-export type { ToolSource } from './machine/tool-set.js';
+export type { ToolSource } from './tools/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
-export type { ResumeMode } from './web/answer-options.js';
+export type { ResumeMode } from './kit/web/answer-options.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
 export { mintLinkToken, readLinkToken, type ApprovalLinkTokens, type LinkClaim, type LinkTarget, type InboxClaim } from './links/approval-links.js';
 export { createApprovalLinks, type ApprovalLinkService, type ApprovalLinkOptions } from './links/link-service.js';

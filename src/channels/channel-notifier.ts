@@ -3,12 +3,12 @@
 // updated in place from any process, and failures reported without secrets. A channel supplies only a driver: how
 // to post a card and how to update it.
 import { randomUUID } from 'node:crypto';
-import { createDeliveryQueue, type LaneSlot } from '../delivery/delivery-queue.js';
-import { freeingSlot, withRetries, type RetryPolicy } from '../delivery/retry.js';
+import { createDeliveryQueue, type LaneSlot } from '../kit/delivery/delivery-queue.js';
+import { freeingSlot, withRetries, type RetryPolicy } from '../kit/delivery/retry.js';
 import type { ApprovalLinkTokens } from '../links/approval-links.js';
-import { publicError } from '../machine/public-text.js';
-import type { RunEvent } from '../machine/run-events.js';
-import type { ApprovalRequest, RunOrigin } from '../machine/types.js';
+import { publicError } from '../presentation/public-text.js';
+import type { RunEvent } from '../run/run-events.js';
+import type { ApprovalRequest, RunOrigin } from '../run/types.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { LinkedRuntime } from '../runtime/runtime.js';
 import type { CardNudge, CardOutcome } from './wording.js';

@@ -2,9 +2,9 @@
 // token could not decide: the refusal is classified here once, and each
 // integration words it in its own markup.
 import { isCountersignError } from '../errors.js';
-import type { VoteTally } from '../machine/authority/vote-count.js';
-import { voteProgress } from '../machine/quorum.js';
-import type { AuditEntry } from '../machine/types.js';
+import type { VoteTally } from '../decisions/authority/vote-count.js';
+import { voteProgress } from '../policy/quorum.js';
+import type { AuditEntry } from '../run/types.js';
 import type { LinkedRuntime, Runtime } from '../runtime/runtime.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ApprovalResponse, RunStatus } from '../machine/types.js';
+import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListPendingOptions, PendingPage } from '../ports/snapshot-store.js';
 import type { RunView } from '../http/run-view.js';

@@ -1,9 +1,9 @@
 import { annotationLine, votesLine } from '../channels/request-notes.js';
 import { moreNeeded } from '../channels/wording.js';
-import type { Markup } from '../channels/markup.js';
-import { replaceInvisible } from '../machine/display-text.js';
-import type { ApprovalRequest } from '../machine/types.js';
-import type { RunIdentity } from '../machine/run-identity.js';
+import type { Markup } from '../kit/markup.js';
+import { replaceInvisible } from '../presentation/display-text.js';
+import type { ApprovalRequest } from '../run/types.js';
+import type { RunIdentity } from '../run/run-identity.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { Decided, ShownRun } from './approvals.js';
 

@@ -2,7 +2,7 @@
 // /runs/:runId/approvals/:approvalId, /grants, /sessions/:sessionId/grants, POST /runs/:runId/cancel), so a reviewer
 // decides the runs of a running app (npm start, a gateway's --port, your own) from another terminal.
 import { z } from 'zod';
-import type { ApprovalResponse } from '../machine/types.js';
+import type { ApprovalResponse } from '../run/types.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { PendingPage } from '../ports/snapshot-store.js';
 import type { RunView } from '../http/run-view.js';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
-import type { McpGatewayOptions } from '../adapters/mcp/gateway-options.js';
+import type { McpGatewayOptions } from '../mcp/gateway-options.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { warnOfUnsignedAgents } from '../runtime/unsigned-agents-warning.js';
 import { splitCommandLine } from './command-line.js';
@@ -96,7 +96,7 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       ? { url: values['upstream-url']! }
       : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
 
-  const { createMcpGateway, mcpGatewayAgent } = await import('../adapters/mcp/index.js');
+  const { createMcpGateway, mcpGatewayAgent } = await import('../mcp/index.js');
   const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
   const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
   const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
@@ -180,7 +180,7 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 
 /** The Redis store at `url`, under `prefix` (ioredis and countersign/redis are loaded only here). */
 async function redisStore(url: string, prefix: string | undefined): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
-  const [{ Redis }, { createRedisStore }] = await Promise.all([importIoredis('--redis'), import('../adapters/redis/index.js')]);
+  const [{ Redis }, { createRedisStore }] = await Promise.all([importIoredis('--redis'), import('../stores/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
   return { store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }), quit: () => redis.quit() };

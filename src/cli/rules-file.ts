@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { PolicyRule } from '../machine/policy.js';
-import { optionsObject } from '../options.js';
-import { newRuleSchema } from '../adapters/memory-rule-store.js';
+import type { PolicyRule } from '../policy/policy.js';
+import { optionsObject } from '../kit/options.js';
+import { newRuleSchema } from '../stores/memory/memory-rule-store.js';
 import { UsageError } from './usage-error.js';
 
 // The stored rule's fields (one schema for both), with the file's own id; which agent a rule is for and whether it

@@ -27,7 +27,7 @@ export interface WorkerIo {
 export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerCommandOptions): Promise<number> {
   const url = io.env['REDIS_URL'];
   if (!url) throw new UsageError('worker reads its jobs from Redis: set REDIS_URL, e.g. REDIS_URL=redis://127.0.0.1:6379');
-  const [{ Redis }, { createWorker }] = await Promise.all([importIoredis('worker'), import('../adapters/redis/index.js')]);
+  const [{ Redis }, { createWorker }] = await Promise.all([importIoredis('worker'), import('../stores/redis/index.js')]);
   const redis = new Redis(url);
   redis.on('error', () => {});
   const report = (what: string, error: unknown) => io.stderr.write(inert(`worker: ${what}: ${(error as Error)?.message ?? String(error)}\n`));

@@ -1,8 +1,8 @@
 // The CLI on a runtime loaded in its own process (--runtime): decisions carried on here, unless the run's tools live
 // in another process (an MCP gateway's runs, decided through mcpGatewayAgent, which has none): those are recorded
 // only, and that process, which follows its runs, carries them out.
-import { isGatewayAgentName } from '../adapters/mcp/gateway-agent.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import { isGatewayAgentName } from '../mcp/gateway-agent.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { runView } from '../http/run-view.js';
 import type { RespondMode, Runtime } from '../runtime/runtime.js';
 import type { Approvals, Decided, ShownRun } from './approvals.js';

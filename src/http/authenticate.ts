@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
 import { type ConsoleSessions, inboxSessionNotAllowed } from './console/console-session.js';
-import { HttpProblem, problem } from '../web/problem.js';
-import { readRawBody } from '../web/read-body.js';
-import { checkWebhookHeaders, verifyWebhook } from '../adapters/webhooks/standard-webhooks.js';
+import { HttpProblem, problem } from '../kit/web/problem.js';
+import { readRawBody } from '../kit/web/read-body.js';
+import { checkWebhookHeaders, verifyWebhook } from '../channels/webhooks/standard-webhooks.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];

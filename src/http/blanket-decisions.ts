@@ -1,6 +1,6 @@
 import { ApprovalSignatureError, RunNotAwaitingApprovalError } from '../errors.js';
-import type { ApprovalResponse } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { ApprovalResponse } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /** An `approveAll` / `denyAll` body, its target checked. */
 export interface BlanketDecision {

@@ -2,10 +2,10 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ChannelRoute } from '../channels/channel-route.js';
 import { ConfigError } from '../errors.js';
-import { optionsObject, parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../kit/options.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { problem, problemFor, problemResponse } from '../web/problem.js';
-import { tooLarge } from '../web/read-body.js';
+import { problem, problemFor, problemResponse } from '../kit/web/problem.js';
+import { tooLarge } from '../kit/web/read-body.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
@@ -31,7 +31,7 @@ import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
 import { claimDeliveries } from './webhook-replay.js';
-import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../web/answer-options.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../kit/web/answer-options.js';
 
 export type { ApprovalAppErrorContext } from './routes/route-settings.js';
 

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { RunEvent } from '../machine/run-events.js';
+import type { RunEvent } from '../run/run-events.js';
 import type { AppEnv } from './app-env.js';
-import { parseWith } from '../web/read-body.js';
+import { parseWith } from '../kit/web/read-body.js';
 import { eventsQuery } from './schemas.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { Markup } from '../channels/markup.js';
+import type { Markup } from '../kit/markup.js';
 import { annotationLine, partitionWarnings, votesLine } from '../channels/request-notes.js';
 import { widerLabel, widerOffer } from '../channels/wording.js';
 import type { LinkClaim } from '../links/approval-links.js';
-import { annotationBadges } from '../machine/tool-annotations.js';
+import { annotationBadges } from '../tools/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
-import type { ApprovalRequest } from '../machine/types.js';
-import { approversNow } from '../machine/authority/who-may-decide.js';
+import type { ApprovalRequest } from '../run/types.js';
+import { approversNow } from '../decisions/authority/who-may-decide.js';
 
 /**
  * Escapes text for HTML element content and quoted attribute values.

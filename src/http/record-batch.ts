@@ -1,8 +1,8 @@
 import { StoreUnavailableError } from '../errors.js';
-import type { ApprovalResponse } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { ApprovalResponse } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { RespondMode, RespondResult, Runtime } from '../runtime/runtime.js';
-import { problemFor } from '../web/problem.js';
+import { problemFor } from '../kit/web/problem.js';
 import { voteOf } from './vote-of.js';
 
 /** What `recordBatch` did: one result per decision, the run as the last one left it, and whether any was new. */

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { voteProgress } from '../machine/quorum.js';
-import type { ApprovalResponse } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import { voteProgress } from '../policy/quorum.js';
+import type { ApprovalResponse } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { RespondMode, RespondResult } from '../runtime/runtime.js';
 import { awaitRun } from '../runtime/await-run.js';
 import type { AppEnv } from './app-env.js';

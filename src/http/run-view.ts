@@ -1,5 +1,5 @@
-import type { ApprovalRequest, AuditEntry, RunError, RunStatus, StopReason } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { ApprovalRequest, AuditEntry, RunError, RunStatus, StopReason } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /**
  * What the approval app shows of a run: status, pending approvals (their

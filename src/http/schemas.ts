@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { idSchema } from '../machine/run-identity.js';
-import { auditSchema, requestSchema } from '../machine/snapshot-codec.js';
-import { grantBoundsSchema, scopeSchema } from '../machine/grants/grant-bounds.js';
+import { idSchema } from '../run/run-identity.js';
+import { auditSchema, requestSchema } from '../run/snapshot-codec.js';
+import { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionsObject, parseOptions } from '../options.js';
+import { optionsObject, parseOptions } from '../kit/options.js';
 import { mintInboxToken, mintLinkTokens, readInboxToken, readLinkToken, type ApprovalLinkTokens, type InboxClaim, type LinkClaim, type LinkTarget } from './approval-links.js';
 
 /**

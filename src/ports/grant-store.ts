@@ -1,4 +1,4 @@
-import type { JsonValue } from '../machine/json-value.js';
+import type { JsonValue } from '../run/json-value.js';
 
 /**
  * What a decision with `scope: 'session'` or `'agent'` may cover beyond the call it answered: for how long, how

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../machine/run-events.js';
+import type { RunEvent } from '../run/run-events.js';
 
 /**
  * Where a runtime announces what happened to its runs (a Redis Stream, a

@@ -1,6 +1,6 @@
-import type { PolicyAction } from '../machine/policy.js';
-import type { EscalationStep } from '../machine/types.js';
-import type { QuorumOptions } from '../machine/quorum.js';
+import type { PolicyAction } from '../policy/policy.js';
+import type { EscalationStep } from '../run/types.js';
+import type { QuorumOptions } from '../policy/quorum.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
 export interface StoredRule {

@@ -1,8 +1,8 @@
 import type { CancelSignal } from './cancel-signal.js';
 import type { OnceStore } from './once-store.js';
-import type { RunEvent } from '../machine/run-events.js';
-import type { ApprovalRequest } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { RunEvent } from '../run/run-events.js';
+import type { ApprovalRequest } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /** One pending approval, as listed across runs. */
 export interface PendingApprovalEntry {

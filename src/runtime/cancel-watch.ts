@@ -1,6 +1,6 @@
 // A runtime listens for cancels from other processes only while it executes runs: the first execution starts
 // listening (and waits until it is, so no cancel committed after the run was loaded goes unheard), the last stops.
-import type { Agent } from '../machine/agent-types.js';
+import type { Agent } from '../agent/agent-types.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 
 /**

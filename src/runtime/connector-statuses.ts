@@ -1,5 +1,5 @@
-import type { Agent } from '../machine/agent-types.js';
-import type { ConnectorStatus } from '../machine/types.js';
+import type { Agent } from '../agent/agent-types.js';
+import type { ConnectorStatus } from '../run/types.js';
 
 /** One connector the runtime's agents use, and whether it can be reached now. */
 export interface ConnectorState {

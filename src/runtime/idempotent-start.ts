@@ -2,7 +2,7 @@
 // attempt made, by run id or by an idempotency key, and gets that run back instead of a conflict or a second run.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /** An idempotency key: any text a caller keeps per intent (a request id), up to 256 characters. */
 export const idempotencyKeySchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 characters');

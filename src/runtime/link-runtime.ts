@@ -4,11 +4,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, LinkTokenError, UnknownApprovalError } from '../errors.js';
 import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-service.js';
-import { parseOptions } from '../options.js';
+import { parseOptions } from '../kit/options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
-import { listsPerson } from '../machine/authority/person-name.js';
-import { approversNow } from '../machine/authority/who-may-decide.js';
+import { listsPerson } from '../decisions/authority/person-name.js';
+import { approversNow } from '../decisions/authority/who-may-decide.js';
 
 const DAY_MS = 86_400_000;
 const INBOX_MS = 8 * 3_600_000;

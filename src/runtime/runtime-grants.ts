@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Agent } from '../machine/agent-types.js';
-import { recordGrants } from '../machine/grants/grant-of-decision.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
-import { idSchema } from '../machine/run-identity.js';
-import { parseOptions } from '../options.js';
+import type { Agent } from '../agent/agent-types.js';
+import { recordGrants } from '../policy/grants/grant-of-decision.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import { idSchema } from '../run/run-identity.js';
+import { parseOptions } from '../kit/options.js';
 import type { GrantState, GrantStore } from '../ports/grant-store.js';
 
 /**

@@ -1,7 +1,7 @@
 // What keeps a runtime's runs moving when nobody decides: expiry applied by the server's clock, reminders and
 // escalations sent when due, and the runs a dead process left behind picked up. Each pass reports a run that fails and goes on with the others.
 import { RunNotFoundError } from '../errors.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 
 export interface MaintenanceDeps {

@@ -1,16 +1,16 @@
 import type { ConnectorState } from './connector-statuses.js';
-import type { Agent } from '../machine/agent-types.js';
-import type { RunEvent } from '../machine/run-events.js';
+import type { Agent } from '../agent/agent-types.js';
+import type { RunEvent } from '../run/run-events.js';
 import type { ApprovalLinkService } from '../links/link-service.js';
 import type { ApprovalLinkTokens, LinkClaim } from '../links/approval-links.js';
-import type { ExecuteInput } from '../machine/execute-input.js';
+import type { ExecuteInput } from '../loop/execute-input.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
-import type { ApprovalResponse, RunStatus } from '../machine/types.js';
-import type { AgentSnapshot } from '../machine/agent-snapshot.js';
+import type { ApprovalResponse, RunStatus } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =

@@ -1,4 +1,4 @@
-import type { Agent } from '../machine/agent-types.js';
+import type { Agent } from '../agent/agent-types.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 
 /** The `code` of the warning `createRuntime` emits for agents without `decisionSecret` on a shared store. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverSentEvents, type ServerSentEvent } from '../../src/adapters/server-sent-events.js';
+import { serverSentEvents, type ServerSentEvent } from '../../src/kit/model/server-sent-events.js';
 
 /** A body delivering `chunks` one after another, as a network would split them. */
 function body(chunks: readonly (string | Uint8Array)[]): ReadableStream<Uint8Array> {

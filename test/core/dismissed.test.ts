@@ -2,7 +2,7 @@
 // from expiry, signed like the others; the call does not run, the model reads that nobody decided, the run goes on.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DecisionConflictError, deserialize, serialize, withApprovalResponse } from 'countersign';
-import { decisionSignatureOf } from '../../src/machine/decision-signature.js';
+import { decisionSignatureOf } from '../../src/decisions/decision-signature.js';
 import { harness, json, startPaused } from '../http/harness.js';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 import { thrown } from '../support/test-kit.js';

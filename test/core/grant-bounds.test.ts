@@ -2,8 +2,8 @@
 // control characters or shell text; `**` is for depth.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { argsMatch } from '../../src/machine/grants/args-match.js';
-import { ValueGlob } from '../../src/machine/grants/value-glob.js';
+import { argsMatch } from '../../src/policy/grants/args-match.js';
+import { ValueGlob } from '../../src/policy/grants/value-glob.js';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
 
 const write = (path: string) => [{ name: 'deploy', args: { path } }];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, deserialize, presentArgs, serialize, withApprovalResponse, type ModelRequest } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { canonicalJson, digestOf } from '../../src/machine/digest.js';
+import { canonicalJson, digestOf } from '../../src/run/digest.js';
 import { testAgent } from '../support/test-kit.js';
 
 /** `levels` objects nested in one another, the innermost holding a string. */

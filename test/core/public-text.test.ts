@@ -2,8 +2,8 @@
 // the same URLs the regular expression it replaced found, without its quadratic worst case.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { publicError, publicText } from '../../src/machine/public-text.js';
-import { type ScanMeter, urlSpans } from '../../src/machine/url-spans.js';
+import { publicError, publicText } from '../../src/presentation/public-text.js';
+import { type ScanMeter, urlSpans } from '../../src/presentation/url-spans.js';
 
 /** The reference: the expression public-text.ts used, tried at every offset (quadratic, so only on short texts here). */
 const REFERENCE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;

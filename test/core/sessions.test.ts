@@ -2,7 +2,7 @@
 // approval request, and bound by the run's signatures so a request or decision cannot be moved to another session.
 import { describe, expect, it } from 'vitest';
 import { ApprovalSignatureError, ConfigError, deserialize, serialize, withApprovalResponse, type RunEvent } from 'countersign';
-import { decisionSignatureOf } from '../../src/machine/decision-signature.js';
+import { decisionSignatureOf } from '../../src/decisions/decision-signature.js';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 import { thrown } from '../support/test-kit.js';
 

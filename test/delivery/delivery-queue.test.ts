@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createDeliveryQueue } from '../../src/delivery/index.js';
+import { createDeliveryQueue } from '../../src/kit/delivery/index.js';
 
 /** A promise and the function that resolves it. */
 function deferred() {

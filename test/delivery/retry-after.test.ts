@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/delivery/index.js';
+import { parseRetryAfter } from '../../src/kit/delivery/index.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('Wed, 21 Oct 2015 07:27:00 GMT');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryError, retryDelay, withRetries, type RetryPolicy } from '../../src/delivery/index.js';
+import { DeliveryError, retryDelay, withRetries, type RetryPolicy } from '../../src/kit/delivery/index.js';
 
 const policy = (overrides: Partial<RetryPolicy> = {}) => {
   const sleeps: number[] = [];

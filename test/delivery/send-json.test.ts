@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeliveryError, sendJson } from '../../src/delivery/index.js';
+import { DeliveryError, sendJson } from '../../src/kit/delivery/index.js';
 import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const receivers: WebhookReceiver[] = [];

@@ -333,7 +333,7 @@ const body: fc.Arbitrary<Body> = fc.oneof(
 );
 
 /**
- * The test's own reading of an approver's name, written apart from src/machine/authority/person-name.ts so it checks
+ * The test's own reading of an approver's name, written apart from src/decisions/authority/person-name.ts so it checks
  * that module rather than repeating it: a name with a character a reader cannot see (control, format, line
  * separator, default-ignorable) or a blank one names nobody (undefined); any other is compared as NFKC, trimmed and
  * lower-cased, so 'Alice', 'alice ' and 'ａｌｉｃｅ' are alice.

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'v
 import { createRuntime, type RunEvent } from 'countersign';
 import { createMcpGateway, mcpGatewayAgent } from 'countersign/mcp';
 import { createRedisStore } from 'countersign/redis';
-import { maxPasses } from '../../src/adapters/mcp/gateway-calls.js';
+import { maxPasses } from '../../src/mcp/gateway-calls.js';
 import { callLog, fixtureCommand, stdioFixture } from '../support/mcp-fixture.js';
 import { builtScript } from '../support/built.js';
 import { clientOf, closeGateways, gatewayWithClient, nextPending, pausedCall, textOf } from '../support/mcp-gateway-kit.js';

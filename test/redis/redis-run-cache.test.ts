@@ -1,7 +1,7 @@
 // The Redis store's cache of recent runs (for peek) is bounded by bytes, not by count: long histories cannot hold
 // a process's memory.
 import { describe, expect, it } from 'vitest';
-import { RunCache, snapshotBytes } from '../../src/adapters/redis/redis-run-cache.js';
+import { RunCache, snapshotBytes } from '../../src/stores/redis/redis-run-cache.js';
 import { pausedRun } from './redis-harness.js';
 
 describe('RunCache', () => {

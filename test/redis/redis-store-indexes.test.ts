@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { approveAll, createRuntime, type AgentSnapshot } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
-import { parsePendingMember, pendingMember } from '../../src/adapters/redis/keys.js';
+import { parsePendingMember, pendingMember } from '../../src/stores/redis/keys.js';
 import { connect, pausedRun, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { approveAll, deserialize, serialize, withApprovalResponse, SnapshotError, VersionConflictError, type AgentSnapshot, type RunEvent } from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
-import { encodeHead } from '../../src/machine/snapshot-codec.js';
+import { encodeHead } from '../../src/run/snapshot-codec.js';
 import { bytesSent, connect, keySlot, pausedRun, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedisGrantStore, createRedisOnceStore, createRedisRuleStore, createRedisStore } from 'countersign/redis';
-import { SCRIPT_DEFINITIONS, type ScriptCommands } from '../../src/adapters/redis/scripts.js';
+import { SCRIPT_DEFINITIONS, type ScriptCommands } from '../../src/stores/redis/scripts.js';
 import { sampleGrant } from '../support/grant-store-contract.js';
 import { pausedRun, uniquePrefix } from './redis-harness.js';
 import { proxiedRedis } from './proxied-redis.js';

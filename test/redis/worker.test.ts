@@ -142,7 +142,7 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
   it('takes over the job of a worker process killed with SIGKILL mid-resume, but not while that worker lives', async () => {
     const { prefix, queue, worker, errors, pending, connect } = setup();
     await queue.enqueue('run_1');
-    const workerModule = await builtScript('src/adapters/redis/worker.ts');
+    const workerModule = await builtScript('src/stores/redis/worker.ts');
     const script = `
       import { Redis } from 'ioredis';
       import { createWorker } from ${JSON.stringify(workerModule)};

@@ -1,7 +1,7 @@
 // `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
 import { widerOffer } from '../../channels/wording.js';
-import { digestOf } from '../../machine/digest.js';
-import type { ApprovalResponse } from '../../machine/types.js';
+import { digestOf } from '../../run/digest.js';
+import type { ApprovalResponse } from '../../run/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import type { RespondMode } from '../../runtime/runtime.js';
 import { codeOf } from '../approval-app-error.js';

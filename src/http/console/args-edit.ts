@@ -1,5 +1,5 @@
-import { presentArgs, type PresentOptions } from '../../machine/present-args.js';
-import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
+import { presentArgs, type PresentOptions } from '../../presentation/present-args.js';
+import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import type { ArgsEdit } from './audit-history.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../machine/run-events.js';
+import type { RunEvent } from '../../run/run-events.js';
 import { shownName, shownText } from './console-text.js';
 
 /**

@@ -2,8 +2,8 @@
 // card's markup and the buttons it offers are read and changed together; the history, grants and rules pages have
 // files of their own.
 import { widerOffer } from '../../channels/wording.js';
-import { annotationBadges } from '../../machine/tool-annotations.js';
-import type { ApprovalRequest } from '../../machine/types.js';
+import { annotationBadges } from '../../tools/tool-annotations.js';
+import type { ApprovalRequest } from '../../run/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { votesLine } from '../../channels/request-notes.js';
 import { escapeHtml, htmlMarkup, warningList } from '../link-pages.js';

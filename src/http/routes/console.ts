@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { isLinkedRuntime } from '../../runtime/link-runtime.js';
-import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
+import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
-import { problemFor } from '../../web/problem.js';
+import { problemFor } from '../../kit/web/problem.js';
 import type { AppEnv } from '../app-env.js';
 import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';

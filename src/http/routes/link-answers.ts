@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import type { Markup } from '../../channels/markup.js';
+import type { Markup } from '../../kit/markup.js';
 import { classifyRefusal } from '../../channels/refusal.js';
 import { refusalReply } from '../../channels/wording.js';
 import { isCountersignError } from '../../errors.js';
-import { HttpProblem, problem, problemFor } from '../../web/problem.js';
+import { HttpProblem, problem, problemFor } from '../../kit/web/problem.js';
 import type { AppEnv } from '../app-env.js';
 import { LINK_PAGE_HEADERS, messagePage } from '../link-pages.js';
 import type { RouteSettings } from './route-settings.js';

@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import type { ExecuteInput } from '../../machine/execute-input.js';
-import type { Message } from '../../machine/types.js';
-import type { AgentSnapshot } from '../../machine/agent-snapshot.js';
+import type { ExecuteInput } from '../../loop/execute-input.js';
+import type { Message } from '../../run/types.js';
+import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import type { Outcome } from '../../runtime/await-run.js';
 import { idempotencyKeySchema, runIdForKey } from '../../runtime/idempotent-start.js';
-import { HttpProblem, problem } from '../../web/problem.js';
-import { parseJsonBody } from '../../web/read-body.js';
+import { HttpProblem, problem } from '../../kit/web/problem.js';
+import { parseJsonBody } from '../../kit/web/read-body.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { recordThenAnswer } from '../record-then-answer.js';

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { createDiscordInteractions, createDiscordNotifier } from 'countersign/discord';
 import type { LinkedRuntime } from 'countersign';
 import { channelContract, HOSTILE_TEXT, type ChannelHarness, type Delivery } from '../../support/channel-contract.js';
-import { escapeDiscord } from '../../../src/adapters/discord/discord-markup.js';
+import { escapeDiscord } from '../../../src/channels/discord/discord-markup.js';
 import { renderDiscord, renderMessage, startDiscordApp } from './discord-client.js';
 import { APPLICATION_ID, CHANNEL_ID, DISCORD_BOT_TOKEN, startFakeDiscord } from './fake-discord.js';
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type ResumeMode, type RunEvent } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { createDiscordInteractions, createDiscordNotifier, escapeDiscord } from 'countersign/discord';
-import { ed25519PublicKey, verifyEd25519 } from '../../../src/adapters/discord/discord-signature.js';
+import { ed25519PublicKey, verifyEd25519 } from '../../../src/channels/discord/discord-signature.js';
 import { renderDiscord, renderMessage, startDiscordApp, type DiscordApp } from './discord-client.js';
 import { APPLICATION_ID, CHANNEL_ID, DISCORD_BOT_TOKEN, FIRST_MESSAGE_ID, startFakeDiscord, type DiscordFault, type FakeDiscord } from './fake-discord.js';
 

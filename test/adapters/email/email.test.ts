@@ -6,7 +6,7 @@ import { createAgent, createMemoryStore, createRuntime, defineTool, isCountersig
 import { createEmailNotifier, type EmailNotifierOptions } from 'countersign/email';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { approvalSubject } from '../../../src/adapters/email/email-headers.js';
+import { approvalSubject } from '../../../src/channels/email/email-headers.js';
 import { startFakeSmtp, type FakeSmtp } from '../../support/fake-smtp.js';
 import { activeInHtml, clickLink, linkOf, visibleText } from './mail-reading.js';
 

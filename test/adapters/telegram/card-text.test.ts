@@ -3,10 +3,10 @@
 // `<` (or `\n<pre>`) of a text that never closes it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeMarkup, fitEscaped } from '../../../src/channels/markup.js';
-import { withLine } from '../../../src/adapters/telegram/approval-card.js';
-import { TELEGRAM_TEXT_LIMIT } from '../../../src/adapters/telegram/bot-api.js';
-import { plainText } from '../../../src/adapters/telegram/telegram-markup.js';
+import { escapeMarkup, fitEscaped } from '../../../src/kit/markup.js';
+import { withLine } from '../../../src/channels/telegram/approval-card.js';
+import { TELEGRAM_TEXT_LIMIT } from '../../../src/channels/telegram/bot-api.js';
+import { plainText } from '../../../src/channels/telegram/telegram-markup.js';
 
 const referencePlainText = (html: string) =>
   html

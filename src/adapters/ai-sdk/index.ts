@@ -1,3 +1,0 @@
-export { createAiSdkModel, type AiSdkModelOptions } from './ai-sdk-model.js';
-export { fromAiSdkTools } from './from-ai-sdk-tools.js';
-export { ModelProviderError } from '../model-errors.js';

@@ -1,3 +1,0 @@
-export { ModelProviderError } from '../model-errors.js';
-export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
-export { createOpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses-model.js';

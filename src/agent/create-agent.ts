@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { functionSchema } from '../run/function-schema.js';
+import { ConfigError } from '../errors.js';
+import type { Tool } from '../tools/define-tool.js';
+import { isToolSource, ToolSet, type ToolSource } from '../tools/tool-set.js';
+import { execute } from '../loop/execute.js';
+import type { ExecuteOptions } from '../loop/execute-options.js';
+import type { ExecuteInput } from '../loop/execute-input.js';
+import { InflightRuns } from '../loop/inflight.js';
+import { compileRules } from '../policy/policy.js';
+import type { RuleStore } from '../ports/rule-store.js';
+import type { GrantStore } from '../ports/grant-store.js';
+import { createMemoryGrantStore } from '../stores/memory/memory-grant-store.js';
+import { StoredRuleCache } from '../policy/stored-rules.js';
+import type { Model } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import { optionsObject, parseOptions } from '../kit/options.js';
+import type { Agent, AgentConfig, AgentSettings } from './agent-types.js';
+import { remindAfterMsSchema } from '../policy/nudge-plan.js';
+
+const configSchema = optionsObject({
+  name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
+  model: z.custom<Model>((value) => typeof (value as Model | undefined)?.generate === 'function', 'must have a generate({ messages, tools }) method'),
+  tools: z.array(
+    z.custom<Tool | ToolSource>(
+      (value) => typeof (value as Tool | undefined)?.spec === 'object' || (typeof value === 'object' && value !== null && isToolSource(value as ToolSource)),
+      'must be made with defineTool, or be a source of tools such as an MCP connection',
+    ),
+  ),
+  instructions: z.string().optional(),
+  maxTurns: z.number().int().positive().optional(),
+  approvalTtlMs: z.number().int().positive().optional(),
+  onExpire: z.enum(['deny', 'keep']).optional(),
+  remindAfterMs: remindAfterMsSchema.optional(),
+  clock: functionSchema().optional(),
+  policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
+  ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
+  grantStore: z.custom<GrantStore>((value) => typeof (value as GrantStore | undefined)?.consume === 'function', 'must implement GrantStore').optional(),
+  decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
+  display: optionsObject({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
+  onEvent: functionSchema().optional(),
+  leaseMs: z.number().int().positive().optional(),
+  oneCallPerRun: z.boolean().optional(),
+});
+
+/**
+ * Creates an agent. It holds no process-wide state: pass it to
+ * `withApprovalResponse`, `approveAll`, `denyAll` and `cancel` (`{ agent }`),
+ * so two agents with one name (two apps in one process) never mix.
+ *
+ * @example
+ * const agent = createAgent({ name: 'files', model, tools: [deleteFile], approvalTtlMs: 3_600_000 });
+ * const paused = await agent.execute({ input: 'remove /tmp/x' });
+ */
+export function createAgent(config: AgentConfig): Agent {
+  parseOptions(configSchema, config, 'createAgent', { subject: 'config' });
+  const names = new Set<string>();
+  for (const tool of config.tools.flatMap((entry) => (isToolSource(entry) ? entry.tools : [entry]))) {
+    if (names.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
+    names.add(tool.name);
+  }
+  const tools = new ToolSet(config.tools);
+  const settings: AgentSettings = Object.freeze({
+    model: config.model,
+    get specs() {
+      return tools.specs;
+    },
+    instructions: config.instructions,
+    maxTurns: config.maxTurns ?? 20,
+    approvalTtlMs: config.approvalTtlMs,
+    onExpire: config.onExpire ?? 'deny',
+    remindAfterMs: config.remindAfterMs,
+    clock: config.clock ?? Date.now,
+    rules: compileRules(config.policy?.rules ?? []),
+    defaultAction: config.policy?.default ?? 'ask',
+    ruleStore: config.ruleStore,
+    grantStore: config.grantStore ?? createMemoryGrantStore(),
+    decisionSecret: config.decisionSecret,
+    display: config.display ?? {},
+    onEvent: config.onEvent,
+    leaseMs: config.leaseMs ?? 300_000,
+    oneCallPerRun: config.oneCallPerRun ?? false,
+    inflight: new InflightRuns(),
+    storedRules: new StoredRuleCache(config.name, config.decisionSecret),
+  });
+  const agent: Agent = Object.freeze({
+    name: config.name,
+    tools,
+    settings,
+    execute: (input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions) => execute(agent, input, options),
+  });
+  return agent;
+}
+
+/** The `agent` option of the functions that decide or cancel a stored run. */
+export const agentOption = z.custom<Agent>(
+  (value) => typeof (value as Agent | undefined)?.execute === 'function' && typeof (value as Agent).settings === 'object',
+  'must be an agent made with createAgent',
+);
+
+/**
+ * The agent a public function was given for `snapshot`: required, since
+ * agents are not looked up by name, and it must be the run's own.
+ */
+export function agentOfRun(snapshot: Pick<AgentSnapshot, 'runId' | 'agentName'>, agent: Agent | undefined, where: string): Agent {
+  if (agent === undefined) {
+    throw new ConfigError(
+      `${where}: options.agent is missing; pass { agent }, the agent of run ${snapshot.runId} (named ${snapshot.agentName}) as createAgent returned it.`,
+      'missing_option',
+    );
+  }
+  if (agent.name !== snapshot.agentName) throw new ConfigError(`${where}: this snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}; pass that agent as { agent }.`);
+  return agent;
+}

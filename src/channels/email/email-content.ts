@@ -1,0 +1,98 @@
+// What an approval mail and its follow-ups say, written once and rendered twice: as text/plain and as text/html.
+// In the HTML part every piece of request text is escaped (quotes too, so nothing leaves an attribute); the only
+// tags and attributes are the template's own.
+import type { ApprovalCard } from '../channel-notifier.js';
+import { argsJson, fitEscaped, type Markup } from '../../kit/markup.js';
+import { annotationLine, partitionWarnings, votesLine } from '../request-notes.js';
+import { nudgeLine, outcomeLine, widerOffer, type CardOutcome } from '../wording.js';
+import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
+
+/** The two bodies of one mail. */
+export interface MailBody {
+  readonly text: string;
+  readonly html: string;
+}
+
+/** The pages behind a mail's three links (`approvalLinkUrl`). */
+export interface DecisionUrls {
+  readonly approve: string;
+  readonly approveForRun: string;
+  readonly deny: string;
+}
+
+/** How one part writes: the shared Markup, and the few blocks a mail is made of. */
+interface MailFormat extends Markup {
+  paragraph(inner: string): string;
+  preformatted(escaped: string): string;
+  list(items: readonly string[]): string;
+  link(label: string, url: string): string;
+  document(blocks: readonly string[]): string;
+}
+
+const who = (by: string | undefined) => by ?? 'someone';
+
+const plainFormat: MailFormat = {
+  escape: (text) => text,
+  strong: (text) => text,
+  code: (text) => text,
+  who,
+  paragraph: (inner) => inner,
+  preformatted: (text) => text,
+  list: (items) => items.map((item) => `- ${item}`).join('\n'),
+  link: (label, url) => `${label}: ${url}`,
+  document: (blocks) => `${blocks.join('\n\n')}\n`,
+};
+
+const htmlFormat: MailFormat = {
+  ...htmlMarkup,
+  paragraph: (inner) => `<p>${inner}</p>`,
+  preformatted: (escaped) => `<pre>${escaped}</pre>`,
+  list: (items) => `<ul>${items.map((item) => `<li>${item}</li>`).join('')}</ul>`,
+  link: (label, url) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
+  document: (blocks) => `<html><body>${blocks.join('')}</body></html>`,
+};
+
+/** The most of the arguments' JSON a mail shows. */
+const ARGS_LIMIT = 20_000;
+
+function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): string[] {
+  const { request } = card;
+  const blocks = [f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`), f.paragraph(f.escape(request.description))];
+  if (card.nudge !== undefined) blocks.unshift(f.paragraph(nudgeLine(card.nudge, f)));
+  if (request.reason) blocks.push(f.paragraph(`Why this needs a person: ${f.escape(request.reason)}`));
+  if (request.connector) blocks.push(f.paragraph(`Connector: ${f.code(f.escape(request.connector))}`));
+  const claims = annotationLine(request, f);
+  if (claims !== '') blocks.push(f.paragraph(claims));
+  const votes = votesLine(request, f);
+  if (votes !== '') blocks.push(f.paragraph(votes));
+  if (request.outcomeUnknown) blocks.push(f.paragraph('⚠️ This call was interrupted before; it may already have had its effect.'));
+  const warnings = partitionWarnings(request);
+  for (const warning of warnings.request) blocks.push(f.paragraph(f.strong(`⚠️ ${f.escape(warning.message)}`)));
+  if (warnings.args.length > 0) {
+    blocks.push(f.paragraph(f.strong('⚠️ Check the arguments carefully:')));
+    blocks.push(f.list(warnings.args.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`)));
+  }
+  blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
+  // A vote on a quorum request is once: no run-wide approval to offer.
+  const wider = widerOffer(request, card.tokens);
+  const forRun = wider === undefined ? [] : [f.link(wider, urls.approveForRun)];
+  blocks.push(f.list([f.link('Approve', urls.approve), ...forRun, f.link('Deny', urls.deny)]));
+  blocks.push(
+    f.paragraph(
+      `Each link opens a page where you confirm; they work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ` +
+        `Run ${f.code(f.escape(card.runId))}, approval ${f.code(f.escape(request.approvalId))}.`,
+    ),
+  );
+  return blocks;
+}
+
+/** The mail asking for a decision: what will run, and the three links. */
+export function approvalMail(card: ApprovalCard, urls: DecisionUrls): MailBody {
+  return { text: plainFormat.document(approvalBlocks(card, urls, plainFormat)), html: htmlFormat.document(approvalBlocks(card, urls, htmlFormat)) };
+}
+
+/** The follow-up saying how the approval (or the call it allowed) ended. */
+export function outcomeMail(outcome: CardOutcome): MailBody {
+  const body = (f: MailFormat) => f.document([f.paragraph(outcomeLine(outcome, f))]);
+  return { text: body(plainFormat), html: body(htmlFormat) };
+}

@@ -1,0 +1,242 @@
+// The route Slack posts interactions to (the app's interactivity request URL): button clicks on a card and the deny
+// modal's submissions. Signed requests only, checked before the body is parsed; answered 200 at once, decided in the
+// background, and the clicker told through the payload's response_url.
+import { z } from 'zod';
+import type { ChannelRoute } from '../channel-route.js';
+import { answerClick } from '../decide-click.js';
+import { linkRun } from '../refusal.js';
+import { functionSchema } from '../../run/function-schema.js';
+import { httpUrlSchema } from '../../run/url-schema.js';
+import { optionsObject, parseOptions } from '../../kit/options.js';
+import type { LinkedRuntime } from '../../runtime/runtime.js';
+import { linkedRuntimeSchema } from '../channel-options.js';
+import { HttpProblem, problem, problemFor, problemResponse } from '../../kit/web/problem.js';
+import { parseJsonBody, parseWith, readRawBody, tooLarge } from '../../kit/web/read-body.js';
+import { denyModal, denySubmissionView, DENY_MODAL_ID, readDenySubmission, type DenyContext } from './deny-modal.js';
+import { callSlack, DEFAULT_API_URL, SLACK_TOKEN_PATTERN, type SlackApi } from './slack-api.js';
+import { DECISION_BLOCK_IDS, SLACK_ACTION_IDS } from './slack-card.js';
+import { slackMarkup } from './slack-markup.js';
+import { respond, type Answer, type ResponderSettings } from './slack-responder.js';
+import { signedHeaders, verifySignature } from './slack-signature.js';
+import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../kit/web/answer-options.js';
+
+/**
+ * What `createSlackActions` was doing when something failed: `click` (an unexpected refusal), `resume` (a run that
+ * went on after the answer), `response` (the answer could not be posted to response_url), `modal` (the deny modal
+ * could not be opened), `request` (an unexpected error answering Slack).
+ *
+ * @example
+ * createSlackActions({ runtime, signingSecret, onError: (error, { operation, runId }) => log.warn({ err: error, operation, runId }) });
+ */
+export interface SlackActionsErrorContext {
+  readonly operation: 'click' | 'resume' | 'response' | 'modal' | 'request';
+  readonly runId?: string;
+}
+
+/**
+ * Options of `createSlackActions`.
+ *
+ * @example
+ * const options: SlackActionsOptions = { runtime, signingSecret: process.env.SLACK_SIGNING_SECRET!, token: process.env.SLACK_BOT_TOKEN! };
+ */
+export interface SlackActionsOptions {
+  /** Decides the clicks: a runtime made with `createRuntime({ links: { secret } })`. */
+  readonly runtime: LinkedRuntime;
+  /** The Slack app's signing secret (Basic Information → App Credentials); two while you regenerate it. */
+  readonly signingSecret: string | readonly string[];
+  /** A bot token (`xoxb-...`): Deny then opens a modal asking why (`views.open`). Without it, Deny decides at once. */
+  readonly token?: string;
+  /** Slack's Web API base. Default `https://slack.com/api`. */
+  readonly apiUrl?: string;
+  /** Origins a payload's `response_url` may point to; others are never called. Default `['https://hooks.slack.com']`. */
+  readonly responseUrlOrigins?: readonly string[];
+  /** `inline` (default) resumes the run here for up to `resumeTimeoutMs` before answering; `enqueue` leaves it to a worker; `record` to another process that follows the run (see `ResumeMode`). */
+  readonly resumeMode?: ResumeMode;
+  /** How long an inline resume is waited for before the answer says the run is carrying on. Default 10,000 ms. */
+  readonly resumeTimeoutMs?: number;
+  /** Largest body read (Slack sends the whole card with a click). Default 256 KiB. */
+  readonly maxBodyBytes?: number;
+  /** Epoch milliseconds, for Slack's request timestamps. Default `Date.now`. */
+  readonly clock?: () => number;
+  /** Used for response_url and views.open. Default `globalThis.fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Failures nobody was told about; their messages hold no secret and no URL (only its origin). */
+  readonly onError?: (error: unknown, context: SlackActionsErrorContext) => void;
+}
+
+const signingSecretSchema = z.string().min(16, "must be the Slack app's signing secret (Basic Information → App Credentials)");
+const optionsSchema = optionsObject({
+  ...answerOptionsShape,
+  runtime: linkedRuntimeSchema,
+  signingSecret: z.union([signingSecretSchema, z.array(signingSecretSchema).min(1).max(2)]),
+  token: z.string().regex(SLACK_TOKEN_PATTERN, 'must be a Slack bot token (xoxb-...)').optional(),
+  apiUrl: httpUrlSchema({ example: DEFAULT_API_URL, credential: 'token' }).optional(),
+  responseUrlOrigins: z
+    .array(httpUrlSchema({ example: 'https://hooks.slack.com', credential: 'signingSecret' }))
+    .min(1)
+    .optional(),
+  clock: functionSchema().optional(),
+  fetch: functionSchema().optional(),
+  onError: functionSchema().optional(),
+});
+
+/** The reason recorded for a Deny without one. */
+const DEFAULT_REASON = 'denied in Slack';
+
+const slackUser = z.looseObject({ id: z.string().regex(/^[A-Z0-9]{1,64}$/, 'must be a Slack user id') });
+const kindSchema = z.looseObject({ type: z.string().max(64) });
+const blockActionsSchema = z.looseObject({
+  user: slackUser,
+  trigger_id: z.string().max(256).optional(),
+  response_url: z.string().max(2048).optional(),
+  actions: z.array(z.looseObject({ action_id: z.string().max(255), block_id: z.string().max(255).optional(), value: z.string().max(4096).optional() })).max(25),
+  message: z
+    .looseObject({
+      blocks: z
+        .array(z.looseObject({ type: z.string().max(64) }))
+        .max(100)
+        .optional(),
+    })
+    .optional(),
+});
+const viewSubmissionSchema = z.looseObject({ user: slackUser, view: denySubmissionView });
+
+/** A click on one of the card's buttons, as far as deciding it and answering goes. */
+interface Click extends DenyContext {
+  readonly user: string;
+  /** The card's blocks but its buttons, to keep when the answer replaces it. */
+  readonly kept?: readonly unknown[] | undefined;
+}
+
+/**
+ * The route Slack posts interactions to: mount it at the Slack app's
+ * interactivity request URL (`/slack/actions`). It verifies Slack's signature
+ * (v0, ±300 s, constant time) before reading the payload, answers 200 at once
+ * and decides in the background, as `slack:<user id>`: Approve and Approve for
+ * this run spend the button's one-click token; Deny opens a modal asking why
+ * when `token` is given (else it denies at once, "denied in Slack"). The answer
+ * goes to the payload's `response_url` (allowed origins only, no redirects):
+ * it replaces a webhook's card, and is shown to the clicker alone on a bot's
+ * card, which the notifier edits in place.
+ *
+ * @example
+ * import { createSlackActions } from 'countersign/slack';
+ *
+ * const slackActions = createSlackActions({ runtime, signingSecret: process.env.SLACK_SIGNING_SECRET!, token: process.env.SLACK_BOT_TOKEN! });
+ * app.post(slackActions.path, (c) => slackActions.fetch(c.req.raw)); // Hono; any Fetch-standard server works
+ */
+export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
+  parseOptions(optionsSchema, options, 'createSlackActions');
+  const { runtime } = options;
+  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createSlackActions');
+  const secrets: readonly string[] = typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
+  const clock = options.clock ?? Date.now;
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const responder: ResponderSettings = {
+    origins: new Set((options.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin)),
+    fetch: fetchImpl,
+    timeoutMs: 10_000,
+  };
+  const api: SlackApi | undefined =
+    options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
+  const ours = new Set<string>(Object.values(SLACK_ACTION_IDS));
+
+  const report = (error: unknown, context: SlackActionsErrorContext) => {
+    try {
+      options.onError?.(error, context);
+    } catch {
+      // The reporter's own failure has nowhere left to go.
+    }
+  };
+  /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
+  const reportAbout = async (error: unknown, operation: SlackActionsErrorContext['operation'], token: string) => {
+    const { runId } = await linkRun(runtime, token);
+    report(error, { operation, ...(runId === undefined ? {} : { runId }) });
+  };
+
+  const tell = async (click: Click, reply: Answer['reply']) => {
+    if (click.responseUrl === undefined) return;
+    // A bot's card is edited in place by the notifier; an answer replacing it could land after that edit.
+    const answer: Answer = { reply: { text: reply.text, replace: reply.replace && !click.updated }, kept: click.kept };
+    await respond(responder, click.responseUrl, answer).catch((error: unknown) => reportAbout(error, 'response', click.token));
+  };
+
+  const decide = async (click: Click, reason: string | undefined) => {
+    const reply = await answerClick(runtime, {
+      token: click.token,
+      clicker: `slack:${click.user}`,
+      channel: 'Slack',
+      markup: slackMarkup,
+      resumeMode,
+      resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
+      ...(reason === undefined ? {} : { reason }),
+      onError: (error, context) => report(error, context),
+    });
+    await tell(click, reply);
+  };
+
+  const askWhy = async (click: Click, triggerId: string | undefined) => {
+    const view = denyModal({ token: click.token, updated: click.updated, ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }) });
+    if (api === undefined || triggerId === undefined || view === undefined) return decide(click, DEFAULT_REASON);
+    try {
+      await callSlack(api, 'views.open', { trigger_id: triggerId, view });
+    } catch (error) {
+      await reportAbout(error, 'modal', click.token);
+      await tell(click, { text: 'The form asking why could not be opened; nothing was done. Click Deny again.', replace: false });
+    }
+  };
+
+  /** The background work a signed interaction asks for, or undefined for one that is not ours. */
+  const interaction = (raw: string): Promise<void> | undefined => {
+    const form = new URLSearchParams(raw).get('payload');
+    if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
+    const payload = parseJsonBody(kindSchema, form);
+    if (payload.type === 'block_actions') {
+      const clicked = parseWith(blockActionsSchema, payload, 'body');
+      const action = clicked.actions.find((item) => ours.has(item.action_id));
+      // Other apps' buttons are acknowledged and left alone.
+      if (action === undefined) return undefined;
+      if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
+      const click: Click = {
+        token: action.value,
+        user: clicked.user.id,
+        updated: action.block_id === DECISION_BLOCK_IDS.updated,
+        kept: clicked.message?.blocks?.filter((block) => block.type !== 'actions'),
+        ...(clicked.response_url === undefined ? {} : { responseUrl: clicked.response_url }),
+      };
+      if (action.action_id !== SLACK_ACTION_IDS.deny) return decide(click, undefined);
+      return api === undefined ? decide(click, DEFAULT_REASON) : askWhy(click, clicked.trigger_id);
+    }
+    if (payload.type === 'view_submission') {
+      const submitted = parseWith(viewSubmissionSchema, payload, 'body');
+      if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
+      const read = readDenySubmission(submitted.view);
+      if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."));
+      return decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
+    }
+    return undefined;
+  };
+
+  return {
+    method: 'POST',
+    path: '/slack/actions',
+    async fetch(request, context) {
+      try {
+        const headers = signedHeaders(request, Math.floor(clock() / 1000));
+        if (Number(request.headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+        const raw = await readRawBody(request, maxBodyBytes);
+        verifySignature(secrets, headers, raw);
+        const work = interaction(raw)?.catch((error: unknown) => report(error, { operation: 'request' }));
+        // Serverless platforms keep the function alive for the background work; Node stays up anyway.
+        if (work !== undefined) context?.waitUntil?.(work);
+        // An empty 200 within Slack's 3 s is all it wants (and closes a submitted modal).
+        return new Response(null, { status: 200 });
+      } catch (error) {
+        const answer = problemFor(error);
+        if (answer.unexpected) report(error, { operation: 'request' });
+        return problemResponse(answer.problem, answer.headers);
+      }
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The message that asks a Telegram chat to decide one approval: what it reads (everything from the request
+// escaped, the whole within Telegram's 4096 characters, room kept for the line that later says how it ended),
+// its three buttons, and that text again with such a line.
+import type { ApprovalCard } from '../channel-notifier.js';
+import type { ButtonIds } from '../button-ids.js';
+import { argsJson, escapeMarkup, fitEscaped } from '../../kit/markup.js';
+import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
+import { plainText, telegramMarkup } from './telegram-markup.js';
+import { cardHead, cardWarnings } from '../wording.js';
+
+/** What `callback_data` of the buttons starts with; the webhook acts only on these. */
+export const CALLBACK_PREFIX = 'cs:';
+
+/** Kept free below the limit for an outcome or reply line (a tool's result excerpt, a denier's reason). */
+const LINE_ROOM = 1200;
+
+const e = escapeMarkup;
+
+/** The card's HTML; its buttons work until `card.tokens.expiresAt`. */
+export function cardText(card: ApprovalCard): string {
+  const { runId, agentName, request, tokens } = card;
+  const head = cardHead(request, agentName, telegramMarkup, 1200, card.nudge);
+  const warnings = cardWarnings(request, telegramMarkup, 600);
+  const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · buttons work until ${new Date(tokens.expiresAt).toISOString()}</i>`;
+  // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.
+  const fixed = ['<b>Approval needed</b>', head, warnings, foot].filter((part) => part !== '');
+  const room = TELEGRAM_TEXT_LIMIT - LINE_ROOM - fixed.join('\n').length - '\n<pre></pre>'.length;
+  const args = `<pre>${fitEscaped(e(argsJson(request.args)), room)}</pre>`;
+  return [...fixed.slice(0, -1), args, foot].join('\n');
+}
+
+/**
+ * The inline keyboard: approve once, approve for the rest of the run or this session (labelled `wider`; left out
+ * when undefined, as on a quorum request: a vote is once), deny (with a reason).
+ */
+export function cardKeyboard(ids: ButtonIds, wider: string | undefined) {
+  return {
+    inline_keyboard: [
+      [
+        { text: '✅ Approve', callback_data: `${CALLBACK_PREFIX}${ids.approve}` },
+        ...(wider === undefined ? [] : [{ text: `✅ ${wider}`, callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }]),
+      ],
+      [{ text: '❌ Deny', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }],
+    ],
+  };
+}
+
+/**
+ * The card's arguments block, from its first `\n<pre>` to the next `</pre>`, as `[start, end)`. Two searches:
+ * `/\n<pre>[\s\S]*?<\/pre>/` would read to the end again from every `\n<pre>` of a text without `</pre>`.
+ */
+function argsBlockOf(card: string): readonly [number, number] | undefined {
+  const start = card.indexOf('\n<pre>');
+  const end = start === -1 ? -1 : card.indexOf('</pre>', start + 6);
+  return end === -1 ? undefined : [start, end + 6];
+}
+
+/**
+ * The card's text with `line` below it. Without room left, the arguments make way first; a line that still does
+ * not fit is shown as cut plain text.
+ */
+export function withLine(card: string, line: string): string {
+  const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
+  if (line.length <= room) return `${card}\n\n${line}`;
+  const block = argsBlockOf(card);
+  if (block !== undefined) return withLine(`${card.slice(0, block[0])}\n<i>(arguments left out to make room)</i>${card.slice(block[1])}`, line);
+  return `${card}\n\n${fitEscaped(e(plainText(line)), Math.max(0, room))}`;
+}

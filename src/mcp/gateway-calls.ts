@@ -1,0 +1,156 @@
+// One tools/call through the gateway: a run in the runtime, found again by a digest of the client and the call so the
+// client's retried call waits on the same run (and two identical calls of one client at once make one approval),
+// awaited up to waitMs. The run may be
+// decided anywhere; the follower carries it on here, where the upstream is, while a call waits and after.
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RunNotFoundError, StoreUnavailableError } from '../errors.js';
+import { digestOf } from '../run/digest.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import { awaitRun } from '../runtime/await-run.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
+import { ENDED, type RunFollower } from './gateway-follower.js';
+import { gatewayInput } from './gateway-model.js';
+
+export interface GatewayCallSettings {
+  readonly runtime: Runtime;
+  readonly agentName: string;
+  /** How long a call waits for its run to end before answering "pending". */
+  readonly waitMs: number;
+  /** How long a call's key names its run (longer than an approval can wait, so a retry finds its outcome). */
+  readonly keyTtlMs: number;
+  /** Follows the calls' runs, and carries them on. */
+  readonly follower: RunFollower;
+}
+
+/** How often a waiting call looks at its run (events of this process wake it at once). */
+const POLL_MS = 200;
+/** Wake-ups by the run's own events one wait takes at most (a gateway run commits a handful of times). */
+const EVENT_WAKES = 16;
+/** Times a call tries to take its key from a starter that died before recording its run. */
+const KEY_ATTEMPTS = 3;
+
+/** The passes of a wait of `waitMs` at most: one per poll, plus the wake-ups by events. */
+export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT_WAKES;
+
+/** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
+export function gatewayCalls(settings: GatewayCallSettings) {
+  const { runtime, follower } = settings;
+  const keyPrefix = `mcp-gateway:${settings.agentName}:`;
+
+  const exists = async (runId: string) => {
+    // A run is recorded just after its key is taken: give its starter one poll before calling the key abandoned.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await runtime.get(runId);
+        return true;
+      } catch (error) {
+        if (!(error instanceof RunNotFoundError)) throw error;
+        await pause(POLL_MS);
+      }
+    }
+    return false;
+  };
+
+  /** The run of this call: the one this client's identical call started and that has not been answered since, or a new one. */
+  const runFor = async (key: string, client: string, tool: string, args: Record<string, unknown>): Promise<string> => {
+    for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
+      const fresh = `mcpgw_${randomUUID()}`;
+      const held = await runtime.once.putIfAbsent(key, fresh, settings.keyTtlMs);
+      if (held === undefined) {
+        try {
+          await runtime.start(settings.agentName, { input: gatewayInput({ tool, arguments: args }), runId: fresh, requestedBy: requester(client) }, { mode: 'record' });
+        } catch (error) {
+          await runtime.once.replace(key, fresh, undefined, settings.keyTtlMs);
+          throw error;
+        }
+        follower.follow(fresh);
+        void follower.carryOn(fresh).catch(() => undefined);
+        return fresh;
+      }
+      if (await exists(held)) {
+        follower.follow(held);
+        return held;
+      }
+      // Its starter died before recording it: free the key and take it.
+      await runtime.once.replace(key, held, undefined, settings.keyTtlMs);
+    }
+    throw new StoreUnavailableError(`The call's key changed hands ${KEY_ATTEMPTS} times while this call tried to take it; call the tool again.`);
+  };
+
+  /**
+   * The run once it ended, or as it stands at `deadline`, when `signal` aborts, or after `maxPasses` looks. Each pass
+   * checks all three; a resume a look just started (a decision is in, an approval expired, a lease ended) is awaited
+   * for its outcome, even past the deadline, unless the call is cancelled.
+   */
+  const settle = async (runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> => {
+    const passes = maxPasses(settings.waitMs);
+    let snapshot = await lookAndCarryOn(runId, signal);
+    for (let pass = 1; !ENDED.has(snapshot.status); pass++) {
+      const now = Date.now();
+      if (now >= deadline || signal?.aborted || pass >= passes) return snapshot;
+      const own = follower.going(runId);
+      // A failure after the wait surfaces to the next waiter, which carries the run on again.
+      if (own !== undefined) await awaitRun(own, deadline - now, () => undefined);
+      else await changeOf(runId, Math.min(POLL_MS, deadline - now), signal);
+      snapshot = await lookAndCarryOn(runId, signal);
+    }
+    return snapshot;
+  };
+
+  /** The run as a look finds it; when that look started its resume here, the run after the resume (or at cancellation). */
+  const lookAndCarryOn = async (runId: string, signal?: AbortSignal): Promise<AgentSnapshot> => {
+    const before = follower.going(runId);
+    const snapshot = await follower.look(runId);
+    const started = follower.going(runId);
+    if (started === undefined || started === before) return snapshot;
+    return (await untilAborted(started, signal)) ?? snapshot;
+  };
+
+  /** Resolves on the next event of `runId` in this process, after `ms`, or when `signal` aborts. */
+  const changeOf = (runId: string, ms: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        stop();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const stop = runtime.subscribe((event) => event.runId === runId && done());
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+
+  return async (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
+    const deadline = Date.now() + settings.waitMs;
+    // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
+    const key = `${keyPrefix}${digestOf({ client, tool, args })}`;
+    try {
+      const runId = await runFor(key, client, tool, args);
+      const snapshot = await settle(runId, deadline, signal);
+      if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
+      // Answered: a later identical call is a new call, and asks again.
+      await runtime.once.replace(key, runId, undefined, settings.keyTtlMs);
+      return finalAnswer(snapshot);
+    } catch (error) {
+      return errorAnswer(`The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`);
+    }
+  };
+}
+
+/** The runs' `requestedBy` for the client named `client`. */
+export const requester = (client: string) => `mcp:${client}`;
+
+/** `work`'s value, or undefined once `signal` aborts first (the work goes on; its failure is the follower's to report). */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const aborted = () => resolve(undefined);
+    signal.addEventListener('abort', aborted, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
+  });
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

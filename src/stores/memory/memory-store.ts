@@ -1,0 +1,136 @@
+import { VersionConflictError } from '../../errors.js';
+import { createMemoryCancelSignal } from './memory-cancel-signal.js';
+import { createMemoryOnceStore } from './memory-once-store.js';
+import type { CancelSignal } from '../../ports/cancel-signal.js';
+import type { OnceStore } from '../../ports/once-store.js';
+import type { RunEvent } from '../../run/run-events.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
+import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import { runNextNudgeAt } from '../../policy/nudge.js';
+
+export interface MemoryStore extends SnapshotStore {
+  /** Webhook ids, spent links and button ids, in this process's memory beside the runs. */
+  readonly once: OnceStore;
+  /** Cancels told to the runtimes of this process that share the store. */
+  readonly cancels: CancelSignal;
+  /** Called with the events of every commit, after it lands. Returns a function that unsubscribes. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+/** Where a pending entry sorts: soonest expiry first, then by id; no expiry last. */
+function sortKey(entry: PendingApprovalEntry): string {
+  const expiresAt = entry.request.expiresAt ?? Number.MAX_SAFE_INTEGER;
+  return `${expiresAt.toString().padStart(16, '0')}|${entry.request.approvalId}`;
+}
+
+function pageLimit(limit: number | undefined): number {
+  return Math.min(Math.max(Math.trunc(limit ?? 50), 1), 500);
+}
+
+/**
+ * The embedded store: runs live in this process's memory. Nothing to
+ * install, nothing survives a restart; use `createRedisStore` for that.
+ *
+ * @example
+ * const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
+ */
+export function createMemoryStore(options: { clock?: () => number } = {}): MemoryStore {
+  const clock = options.clock ?? Date.now;
+  const runs = new Map<string, AgentSnapshot>();
+  const once = createMemoryOnceStore({ clock });
+  const listeners = new Set<(event: RunEvent) => void>();
+
+  const publish = (events: readonly RunEvent[] | undefined) => {
+    for (const event of events ?? []) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch {
+          // One listener's failure must not stop the others or the commit.
+        }
+      }
+    }
+  };
+
+  return {
+    async create(snapshot, events) {
+      if (runs.has(snapshot.runId)) throw new VersionConflictError(snapshot.runId, snapshot.version, runs.get(snapshot.runId)!.version);
+      runs.set(snapshot.runId, snapshot);
+      publish(events);
+    },
+    async load(runId) {
+      return runs.get(runId);
+    },
+    async commit(next, expectedVersion, events) {
+      const stored = runs.get(next.runId);
+      if (!stored || stored.version !== expectedVersion) throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
+      if (next.messages.length < stored.messages.length) {
+        throw new VersionConflictError(next.runId, expectedVersion, stored.version);
+      }
+      runs.set(next.runId, next);
+      publish(events);
+    },
+    async listPending(listOptions: ListPendingOptions = {}): Promise<PendingPage> {
+      const limit = pageLimit(listOptions.limit);
+      const entries: { key: string; entry: PendingApprovalEntry }[] = [];
+      for (const run of runs.values()) {
+        if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
+        if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
+        for (const request of run.pendingApprovals) {
+          const entry = {
+            runId: run.runId,
+            agentName: run.agentName,
+            ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+            ...(run.requestedBy === undefined ? {} : { requestedBy: run.requestedBy }),
+            request,
+          };
+          const key = sortKey(entry);
+          if (listOptions.cursor === undefined || key > listOptions.cursor) entries.push({ key, entry });
+        }
+      }
+      entries.sort((a, b) => (a.key < b.key ? -1 : 1));
+      const page = entries.slice(0, limit);
+      return {
+        items: page.map((item) => item.entry),
+        ...(entries.length > limit ? { cursor: page.at(-1)!.key } : {}),
+      };
+    },
+    async expiredRuns(now, limit = 100) {
+      const due: string[] = [];
+      for (const run of runs.values()) {
+        if (due.length >= limit) break;
+        if (run.status === 'awaitingApproval' && run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now)) due.push(run.runId);
+      }
+      return due;
+    },
+    async nudgeDueRuns(now, limit = 100) {
+      const due: string[] = [];
+      for (const run of runs.values()) {
+        if (due.length >= limit) break;
+        const at = runNextNudgeAt(run);
+        if (at !== undefined && at <= now) due.push(run.runId);
+      }
+      return due;
+    },
+    async runsToRecover(now, staleBefore, limit = 100) {
+      const due: string[] = [];
+      for (const run of runs.values()) {
+        if (due.length >= limit) break;
+        if (run.status !== 'running') continue;
+        const leased = run.toolCalls.filter((record) => record.status === 'executing');
+        const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : run.updatedAt < staleBefore;
+        if (abandoned) due.push(run.runId);
+      }
+      return due;
+    },
+    async delete(runId) {
+      runs.delete(runId);
+    },
+    once,
+    cancels: createMemoryCancelSignal(),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -11,7 +11,7 @@ import type { RunEvent } from '../run/run-events.js';
 import type { ApprovalRequest, RunOrigin } from '../run/types.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { LinkedRuntime } from '../runtime/runtime.js';
-import type { CardNudge, CardOutcome } from './wording.js';
+import type { CardNudge, CardOutcome } from '../kit/surface/wording.js';
 
 /** What a channel shows to ask for one decision. */
 export interface ApprovalCard {

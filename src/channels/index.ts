@@ -10,12 +10,12 @@ export {
 } from './channel-notifier.js';
 export { channelOptionsShape, channelSettings, linkedRuntimeSchema, type ChannelOptions } from './channel-options.js';
 export type { DeliveryOptions } from '../kit/delivery/delivery-options.js';
-export type { ChannelRoute } from './channel-route.js';
-export { answerClick, decideWithLink, type Click } from './decide-click.js';
+export type { ChannelRoute } from '../kit/surface/channel-route.js';
+export { answerClick, decideWithLink, type Click } from '../kit/surface/decide-click.js';
 export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from '../kit/markup.js';
-export { classifyRefusal, type Refusal } from './refusal.js';
-export { annotationLine, partitionWarnings, type NoteMarks } from './request-notes.js';
+export { classifyRefusal, type Refusal } from '../kit/surface/refusal.js';
+export { annotationLine, partitionWarnings, type NoteMarks } from '../kit/surface/request-notes.js';
 export {
   cardHead,
   cardWarnings,
@@ -29,4 +29,4 @@ export {
   type CardNudge,
   type CardOutcome,
   type ClickReply,
-} from './wording.js';
+} from '../kit/surface/wording.js';

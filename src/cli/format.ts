@@ -1,5 +1,5 @@
-import { annotationLine, votesLine } from '../channels/request-notes.js';
-import { moreNeeded } from '../channels/wording.js';
+import { annotationLine, votesLine } from '../kit/surface/request-notes.js';
+import { moreNeeded } from '../kit/surface/wording.js';
 import type { Markup } from '../kit/markup.js';
 import { replaceInvisible } from '../presentation/display-text.js';
 import type { ApprovalRequest } from '../run/types.js';

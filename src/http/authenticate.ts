@@ -4,7 +4,7 @@ import type { AppEnv } from './app-env.js';
 import { type ConsoleSessions, inboxSessionNotAllowed } from './console/console-session.js';
 import { HttpProblem, problem } from '../kit/web/problem.js';
 import { readRawBody } from '../kit/web/read-body.js';
-import { checkWebhookHeaders, verifyWebhook } from '../channels/webhooks/standard-webhooks.js';
+import { checkWebhookHeaders, verifyWebhook } from '../kit/delivery/standard-webhooks.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];

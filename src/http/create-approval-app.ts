@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { ChannelRoute } from '../channels/channel-route.js';
+import type { ChannelRoute } from '../kit/surface/channel-route.js';
 import { ConfigError } from '../errors.js';
 import { optionsObject, parseOptions } from '../kit/options.js';
 import type { Runtime } from '../runtime/runtime.js';

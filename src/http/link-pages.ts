@@ -1,23 +1,12 @@
-import type { Markup } from '../kit/markup.js';
-import { annotationLine, partitionWarnings, votesLine } from '../channels/request-notes.js';
-import { widerLabel, widerOffer } from '../channels/wording.js';
+import { escapeHtml, htmlMarkup } from '../kit/markup.js';
+import { annotationLine, partitionWarnings, votesLine } from '../kit/surface/request-notes.js';
+import { widerLabel, widerOffer } from '../kit/surface/wording.js';
 import type { LinkClaim } from '../links/approval-links.js';
 import { annotationBadges } from '../tools/tool-annotations.js';
 import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../run/types.js';
 import { approversNow } from '../decisions/authority/who-may-decide.js';
 
-/**
- * Escapes text for HTML element content and quoted attribute values.
- *
- * @example
- * escapeHtml('<script>"x"</script>'); // '&lt;script&gt;&quot;x&quot;&lt;/script&gt;'
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (char) => ESCAPES[char]!);
-}
-
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
 /**
  * Headers every link page carries: nothing external may load, no framing
@@ -44,13 +33,6 @@ function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-/** The channels' Markup in HTML: the link pages' and the approval mail's. */
-export const htmlMarkup: Markup = {
-  escape: escapeHtml,
-  strong: (escaped) => `<strong>${escaped}</strong>`,
-  code: (escaped) => `<code>${escaped}</code>`,
-  who: (by) => escapeHtml(by ?? 'someone'),
-};
 
 /** What the tool says about itself, in a warning box when it says it is destructive; '' when it says nothing. */
 export function claimsParagraph(request: ApprovalRequest): string {

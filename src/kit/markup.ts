@@ -40,3 +40,23 @@ export interface Markup {
   code(escaped: string): string;
   who(by: string | undefined): string;
 }
+
+/**
+ * Escapes text for HTML element content and quoted attribute values.
+ *
+ * @example
+ * escapeHtml('<script>"x"</script>'); // '&lt;script&gt;&quot;x&quot;&lt;/script&gt;'
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`]/g, (char) => ESCAPES[char]!);
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+/** The channels' Markup in HTML: the link pages' and the approval mail's. */
+export const htmlMarkup: Markup = {
+  escape: escapeHtml,
+  strong: (escaped) => `<strong>${escaped}</strong>`,
+  code: (escaped) => `<code>${escaped}</code>`,
+  who: (by) => escapeHtml(by ?? 'someone'),
+};

@@ -4,7 +4,7 @@
 import type { ButtonIds } from '../button-ids.js';
 import type { ApprovalCard } from '../channel-notifier.js';
 import { argsJson, fitEscaped } from '../../kit/markup.js';
-import { cardHead, cardWarnings, widerOffer } from '../wording.js';
+import { cardHead, cardWarnings, widerOffer } from '../../kit/surface/wording.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */

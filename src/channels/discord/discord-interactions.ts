@@ -3,10 +3,10 @@
 // the background, then the card is edited (or the clicker told privately); Deny first asks for a reason in a modal.
 import { z } from 'zod';
 import { tokenOfButton } from '../button-ids.js';
-import type { ChannelRoute } from '../channel-route.js';
-import { answerClick } from '../decide-click.js';
+import type { ChannelRoute } from '../../kit/surface/channel-route.js';
+import { answerClick } from '../../kit/surface/decide-click.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
-import { refusalReply, type ClickReply } from '../wording.js';
+import { refusalReply, type ClickReply } from '../../kit/surface/wording.js';
 import { ConfigError } from '../../errors.js';
 import { functionSchema } from '../../run/function-schema.js';
 import { publicError } from '../../presentation/public-text.js';

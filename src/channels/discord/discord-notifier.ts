@@ -5,7 +5,7 @@ import { storeButtonIds } from '../button-ids.js';
 import { createChannelNotifier, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import { fitEscaped } from '../../kit/markup.js';
-import { outcomeLine, type CardOutcome } from '../wording.js';
+import { outcomeLine, type CardOutcome } from '../../kit/surface/wording.js';
 import { httpUrlSchema } from '../../run/url-schema.js';
 import type { LinkedRuntime } from '../../runtime/runtime.js';
 import { optionsObject, parseOptions } from '../../kit/options.js';

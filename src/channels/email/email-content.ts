@@ -3,9 +3,9 @@
 // tags and attributes are the template's own.
 import type { ApprovalCard } from '../channel-notifier.js';
 import { argsJson, fitEscaped, type Markup } from '../../kit/markup.js';
-import { annotationLine, partitionWarnings, votesLine } from '../request-notes.js';
-import { nudgeLine, outcomeLine, widerOffer, type CardOutcome } from '../wording.js';
-import { escapeHtml, htmlMarkup } from '../../http/link-pages.js';
+import { annotationLine, partitionWarnings, votesLine } from '../../kit/surface/request-notes.js';
+import { nudgeLine, outcomeLine, widerOffer, type CardOutcome } from '../../kit/surface/wording.js';
+import { escapeHtml, htmlMarkup } from '../../kit/markup.js';
 
 /** The two bodies of one mail. */
 export interface MailBody {

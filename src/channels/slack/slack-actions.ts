@@ -2,9 +2,9 @@
 // modal's submissions. Signed requests only, checked before the body is parsed; answered 200 at once, decided in the
 // background, and the clicker told through the payload's response_url.
 import { z } from 'zod';
-import type { ChannelRoute } from '../channel-route.js';
-import { answerClick } from '../decide-click.js';
-import { linkRun } from '../refusal.js';
+import type { ChannelRoute } from '../../kit/surface/channel-route.js';
+import { answerClick } from '../../kit/surface/decide-click.js';
+import { linkRun } from '../../kit/surface/refusal.js';
 import { functionSchema } from '../../run/function-schema.js';
 import { httpUrlSchema } from '../../run/url-schema.js';
 import { optionsObject, parseOptions } from '../../kit/options.js';

@@ -5,7 +5,7 @@ import type { ApprovalCard } from '../channel-notifier.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../kit/markup.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
-import { cardHead, cardWarnings, widerOffer } from '../wording.js';
+import { cardHead, cardWarnings, widerOffer } from '../../kit/surface/wording.js';
 
 /**
  * The `action_id`s of the card's buttons; `createSlackActions` acts on these only.

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { createChannelNotifier, type ChannelDriver, type ChannelNotifier, type CardUpdate } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine } from '../wording.js';
+import { outcomeLine } from '../../kit/surface/wording.js';
 import { sendJson } from '../../kit/delivery/send-json.js';
 import { ConfigError } from '../../errors.js';
 import { httpUrlSchema } from '../../run/url-schema.js';

@@ -3,7 +3,7 @@
 // with the answer, or the clicker alone is told (an ephemeral message).
 import { sendJson } from '../../kit/delivery/send-json.js';
 import { withRetries } from '../../kit/delivery/retry.js';
-import type { ClickReply } from '../wording.js';
+import type { ClickReply } from '../../kit/surface/wording.js';
 import { mrkdwn } from './slack-markup.js';
 
 export interface ResponderSettings {

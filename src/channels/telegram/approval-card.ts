@@ -6,7 +6,7 @@ import type { ButtonIds } from '../button-ids.js';
 import { argsJson, escapeMarkup, fitEscaped } from '../../kit/markup.js';
 import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
 import { plainText, telegramMarkup } from './telegram-markup.js';
-import { cardHead, cardWarnings } from '../wording.js';
+import { cardHead, cardWarnings } from '../../kit/surface/wording.js';
 
 /** What `callback_data` of the buttons starts with; the webhook acts only on these. */
 export const CALLBACK_PREFIX = 'cs:';

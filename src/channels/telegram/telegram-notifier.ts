@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { storeButtonIds } from '../button-ids.js';
 import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine, widerOffer } from '../wording.js';
+import { outcomeLine, widerOffer } from '../../kit/surface/wording.js';
 import { httpUrlSchema } from '../../run/url-schema.js';
 import { optionsObject, parseOptions } from '../../kit/options.js';
 import { cardKeyboard, cardText } from './approval-card.js';

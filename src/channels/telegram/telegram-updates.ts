@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { ChannelRoute } from '../channel-route.js';
+import type { ChannelRoute } from '../../kit/surface/channel-route.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
 import { functionSchema } from '../../run/function-schema.js';
 import { publicError } from '../../presentation/public-text.js';

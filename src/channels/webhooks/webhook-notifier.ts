@@ -10,7 +10,7 @@ import type { RunEvent } from '../../run/run-events.js';
 import { parseOptions } from '../../kit/options.js';
 import type { Notifier } from '../../ports/notifier.js';
 import { createDeadLetters, type WebhookDeadLetter } from './dead-letters.js';
-import { signWebhook, webhookSignature } from './standard-webhooks.js';
+import { signWebhook, webhookSignature } from '../../kit/delivery/standard-webhooks.js';
 import { toWebhookEvent, webhookIdOf, type WebhookEvent, type WebhookEventType } from './webhook-events.js';
 import { webhookOptionsSchema, type WebhookNotifierOptions } from './webhook-options.js';
 

@@ -1,5 +1,5 @@
 // `countersign review`: pending approvals one card at a time, decided with single keys on a terminal.
-import { widerOffer } from '../../channels/wording.js';
+import { widerOffer } from '../../kit/surface/wording.js';
 import { digestOf } from '../../run/digest.js';
 import type { ApprovalResponse } from '../../run/types.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';

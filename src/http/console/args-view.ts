@@ -1,4 +1,5 @@
-import { escapeHtml as e, stringifyArgs } from '../link-pages.js';
+import { escapeHtml as e } from '../../kit/markup.js';
+import { stringifyArgs } from '../link-pages.js';
 
 /** A top-level argument that is text of several lines (a file's contents, a message): shown as text, not a JSON string. */
 const isTextBlock = (value: unknown): value is string => typeof value === 'string' && value.includes('\n');

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Markup } from '../../kit/markup.js';
-import { classifyRefusal } from '../../channels/refusal.js';
-import { refusalReply } from '../../channels/wording.js';
+import { classifyRefusal } from '../../kit/surface/refusal.js';
+import { refusalReply } from '../../kit/surface/wording.js';
 import { isCountersignError } from '../../errors.js';
 import { HttpProblem, problem, problemFor } from '../../kit/web/problem.js';
 import type { AppEnv } from '../app-env.js';

@@ -1,11 +1,11 @@
 // What chat integrations (Slack, Telegram) tell a clicker when a one-click
 // token could not decide: the refusal is classified here once, and each
 // integration words it in its own markup.
-import { isCountersignError } from '../errors.js';
-import type { VoteTally } from '../decisions/authority/vote-count.js';
-import { voteProgress } from '../policy/quorum.js';
-import type { AuditEntry } from '../run/types.js';
-import type { LinkedRuntime, Runtime } from '../runtime/runtime.js';
+import { isCountersignError } from '../../errors.js';
+import type { VoteTally } from '../../decisions/authority/vote-count.js';
+import { voteProgress } from '../../policy/quorum.js';
+import type { AuditEntry } from '../../run/types.js';
+import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
 
 /**
  * The run a link token names, for an error report, asked of the runtime: tokens

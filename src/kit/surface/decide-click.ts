@@ -1,11 +1,11 @@
 // A click on a one-click link or a chat button: its decision is recorded first (awaited, however long the store
 // takes; a failure is thrown and answered as a refusal), and only then does the run go on, here for up to
 // resumeTimeoutMs. answerClick turns the outcome into the words every channel shares.
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { awaitRun } from '../runtime/await-run.js';
-import type { LinkedRuntime, LinkRespondResult } from '../runtime/runtime.js';
-import type { ResumeMode } from '../kit/web/answer-options.js';
-import type { Markup } from '../kit/markup.js';
+import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import { awaitRun } from '../../runtime/await-run.js';
+import type { LinkedRuntime, LinkRespondResult } from '../../runtime/runtime.js';
+import type { ResumeMode } from '../web/answer-options.js';
+import type { Markup } from '../markup.js';
 import { classifyRefusal, linkRun } from './refusal.js';
 import { decidedReply, refusalReply, type ClickReply } from './wording.js';
 

@@ -2,10 +2,10 @@
 // arguments, written once: what the tool says about itself (its annotations, shown as its own claims), the votes
 // so far on a request several people must approve, and the warnings that are not about the arguments (a
 // disconnected connector), shown on their own lines.
-import { tallyVotes } from '../decisions/authority/vote-count.js';
-import { annotationBadges } from '../tools/tool-annotations.js';
-import type { ApprovalRequest, ArgsWarning } from '../run/types.js';
-import type { Markup } from '../kit/markup.js';
+import { tallyVotes } from '../../decisions/authority/vote-count.js';
+import { annotationBadges } from '../../tools/tool-annotations.js';
+import type { ApprovalRequest, ArgsWarning } from '../../run/types.js';
+import type { Markup } from '../markup.js';
 
 /** The signs a surface puts before the claims line and before a warning: emoji in chat and mail, plain text in a terminal. */
 export interface NoteMarks {

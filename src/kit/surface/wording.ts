@@ -1,11 +1,11 @@
 // Every sentence a chat channel says about a decision, written once: what the clicker is told (a short line for a
 // toast and a full one for the message), and how a card reads once its approval ended. Each channel renders them
 // with its own Markup, so the words are the same on Slack, Telegram, Discord and email.
-import type { ApprovalLinkTokens } from '../links/approval-links.js';
-import type { RunEvent } from '../run/run-events.js';
-import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../run/types.js';
-import type { LinkRespondResult } from '../runtime/runtime.js';
-import { fitEscaped, type Markup } from '../kit/markup.js';
+import type { ApprovalLinkTokens } from '../../links/approval-links.js';
+import type { RunEvent } from '../../run/run-events.js';
+import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../../run/types.js';
+import type { LinkRespondResult } from '../../runtime/runtime.js';
+import { fitEscaped, type Markup } from '../markup.js';
 import type { Refusal } from './refusal.js';
 import { annotationLine, partitionWarnings, votesLine } from './request-notes.js';
 

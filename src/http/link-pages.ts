@@ -7,7 +7,6 @@ import type { InboxPage } from '../runtime/runtime.js';
 import type { ApprovalRequest } from '../run/types.js';
 import { approversNow } from '../decisions/authority/who-may-decide.js';
 
-
 /**
  * Headers every link page carries: nothing external may load, no framing
  * (a click-jacked approve button), no token leaking through Referer, no
@@ -32,7 +31,6 @@ const STYLE =
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
-
 
 /** What the tool says about itself, in a warning box when it says it is destructive; '' when it says nothing. */
 export function claimsParagraph(request: ApprovalRequest): string {

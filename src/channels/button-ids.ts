@@ -1,8 +1,7 @@
 // Chat buttons whose payload is too small for a token (Telegram's callback_data is 64 bytes, Discord's custom_id
 // 100 characters) carry a random short id instead; the OnceStore maps it to the token until the token expires.
 import { randomBytes } from 'node:crypto';
-import type { ApprovalLinkTokens } from '../links/approval-links.js';
-import type { OnceStore } from '../ports/once-store.js';
+import type { ApprovalLinkTokens, OnceStore } from '../index.js';
 
 export type ButtonIds = Readonly<Record<'approve' | 'approveForRun' | 'deny', string>>;
 

@@ -3,15 +3,8 @@
 // updated in place from any process, and failures reported without secrets. A channel supplies only a driver: how
 // to post a card and how to update it.
 import { randomUUID } from 'node:crypto';
-import { createDeliveryQueue, type LaneSlot } from '../kit/delivery/delivery-queue.js';
-import { freeingSlot, withRetries, type RetryPolicy } from '../kit/delivery/retry.js';
-import type { ApprovalLinkTokens } from '../links/approval-links.js';
-import { publicError } from '../presentation/public-text.js';
-import type { RunEvent } from '../run/run-events.js';
-import type { ApprovalRequest, RunOrigin } from '../run/types.js';
-import type { Notifier } from '../ports/notifier.js';
-import type { LinkedRuntime } from '../runtime/runtime.js';
-import type { CardNudge, CardOutcome } from '../kit/surface/wording.js';
+import type { ApprovalLinkTokens, RunEvent, ApprovalRequest, RunOrigin, Notifier, LinkedRuntime } from '../index.js';
+import { createDeliveryQueue, type LaneSlot, freeingSlot, withRetries, type RetryPolicy, publicError, type CardNudge, type CardOutcome } from '../kit/index.js';
 
 /** What a channel shows to ask for one decision. */
 export interface ApprovalCard {

@@ -1,9 +1,8 @@
 // The options every channel notifier takes, read in one place: a runtime with links, how long buttons work,
 // where failures go, and the delivery kit's options (tries, backoff, concurrency, timeout, injectables).
 import { z } from 'zod';
-import { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings } from '../kit/delivery/delivery-options.js';
-import { functionSchema } from '../run/function-schema.js';
-import type { LinkedRuntime } from '../runtime/runtime.js';
+import type { LinkedRuntime } from '../index.js';
+import { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings, functionSchema } from '../kit/index.js';
 import type { ChannelErrorContext, ChannelNotifierSettings } from './channel-notifier.js';
 
 /**

@@ -9,14 +9,21 @@ export {
   type ChannelNotifierSettings,
 } from './channel-notifier.js';
 export { channelOptionsShape, channelSettings, linkedRuntimeSchema, type ChannelOptions } from './channel-options.js';
-export type { DeliveryOptions } from '../kit/delivery/delivery-options.js';
-export type { ChannelRoute } from '../kit/surface/channel-route.js';
-export { answerClick, decideWithLink, type Click } from '../kit/surface/decide-click.js';
-export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
-export { argsJson, escapeMarkup, fitEscaped, type Markup } from '../kit/markup.js';
-export { classifyRefusal, type Refusal } from '../kit/surface/refusal.js';
-export { annotationLine, partitionWarnings, type NoteMarks } from '../kit/surface/request-notes.js';
 export {
+  type DeliveryOptions,
+  type ChannelRoute,
+  answerClick,
+  decideWithLink,
+  type Click,
+  argsJson,
+  escapeMarkup,
+  fitEscaped,
+  type Markup,
+  classifyRefusal,
+  type Refusal,
+  annotationLine,
+  partitionWarnings,
+  type NoteMarks,
   cardHead,
   cardWarnings,
   decidedReply,
@@ -29,4 +36,5 @@ export {
   type CardNudge,
   type CardOutcome,
   type ClickReply,
-} from '../kit/surface/wording.js';
+} from '../kit/index.js';
+export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';

@@ -2,9 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
 import { type ConsoleSessions, inboxSessionNotAllowed } from './console/console-session.js';
-import { HttpProblem, problem } from '../kit/web/problem.js';
-import { readRawBody } from '../kit/web/read-body.js';
-import { checkWebhookHeaders, verifyWebhook } from '../kit/delivery/standard-webhooks.js';
+import { HttpProblem, problem, readRawBody, checkWebhookHeaders, verifyWebhook } from '../kit/index.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];

@@ -1,6 +1,5 @@
 import { ApprovalSignatureError, RunNotAwaitingApprovalError } from '../errors.js';
-import type { ApprovalResponse } from '../run/types.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { ApprovalResponse, AgentSnapshot } from '../index.js';
 
 /** An `approveAll` / `denyAll` body, its target checked. */
 export interface BlanketDecision {

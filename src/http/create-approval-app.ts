@@ -1,17 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { ChannelRoute } from '../kit/surface/channel-route.js';
+import { type Runtime, isLinkedRuntime, type RuleStore, type ResumeMode } from '../index.js';
+import { type ChannelRoute, optionsObject, parseOptions, problem, problemFor, problemResponse, tooLarge, answerOptionsShape, resumeModeOf } from '../kit/index.js';
 import { ConfigError } from '../errors.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { problem, problemFor, problemResponse } from '../kit/web/problem.js';
-import { tooLarge } from '../kit/web/read-body.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
 import type { EventFeed } from './events-route.js';
 import { loopbackOnly } from './loopback-only.js';
 import { consoleSessions, type InboxCheck } from './console/console-session.js';
-import { isLinkedRuntime } from '../runtime/link-runtime.js';
 import { agentRoutes } from './routes/agents.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectorRoutes } from './routes/connectors.js';
@@ -21,7 +17,6 @@ import { consoleGrantRoutes } from './routes/console-grants.js';
 import { consoleRecordRoutes } from './routes/console-records.js';
 import { ruleRoutes } from './routes/rules.js';
 import { auditHistory } from './console/audit-history.js';
-import type { RuleStore } from '../ports/rule-store.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -31,7 +26,6 @@ import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
 import { claimDeliveries } from './webhook-replay.js';
-import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../kit/web/answer-options.js';
 
 export type { ApprovalAppErrorContext } from './routes/route-settings.js';
 

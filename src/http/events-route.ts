@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { RunEvent } from '../run/run-events.js';
+import type { RunEvent } from '../index.js';
+import { parseWith } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
-import { parseWith } from '../kit/web/read-body.js';
 import { eventsQuery } from './schemas.js';
 
 /**

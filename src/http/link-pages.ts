@@ -1,11 +1,5 @@
-import { escapeHtml, htmlMarkup } from '../kit/markup.js';
-import { annotationLine, partitionWarnings, votesLine } from '../kit/surface/request-notes.js';
-import { widerLabel, widerOffer } from '../kit/surface/wording.js';
-import type { LinkClaim } from '../links/approval-links.js';
-import { annotationBadges } from '../tools/tool-annotations.js';
-import type { InboxPage } from '../runtime/runtime.js';
-import type { ApprovalRequest } from '../run/types.js';
-import { approversNow } from '../decisions/authority/who-may-decide.js';
+import { type LinkClaim, annotationBadges, type InboxPage, type ApprovalRequest } from '../index.js';
+import { escapeHtml, htmlMarkup, annotationLine, partitionWarnings, votesLine, widerLabel, widerOffer, approversNow } from '../kit/index.js';
 
 /**
  * Headers every link page carries: nothing external may load, no framing

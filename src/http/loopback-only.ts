@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
-import { HttpProblem, problem } from '../kit/web/problem.js';
+import { HttpProblem, problem } from '../kit/index.js';
 
 /** 127.0.0.1, localhost or [::1], any port. */
 const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;

@@ -1,8 +1,6 @@
 import { StoreUnavailableError } from '../errors.js';
-import type { ApprovalResponse } from '../run/types.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { RespondMode, RespondResult, Runtime } from '../runtime/runtime.js';
-import { problemFor } from '../kit/web/problem.js';
+import type { ApprovalResponse, AgentSnapshot, RespondMode, RespondResult, Runtime } from '../index.js';
+import { problemFor } from '../kit/index.js';
 import { voteOf } from './vote-of.js';
 
 /** What `recordBatch` did: one result per decision, the run as the last one left it, and whether any was new. */

@@ -1,9 +1,6 @@
 import type { Context } from 'hono';
-import { voteProgress } from '../policy/quorum.js';
-import type { ApprovalResponse } from '../run/types.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { RespondMode, RespondResult } from '../runtime/runtime.js';
-import { awaitRun } from '../runtime/await-run.js';
+import { voteProgress, type ApprovalResponse, type AgentSnapshot, type RespondMode, type RespondResult } from '../index.js';
+import { awaitRun } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
 import { answerJson } from './answer-json.js';
 import { runView } from './run-view.js';

@@ -1,5 +1,4 @@
-import type { ApprovalRequest, AuditEntry, RunError, RunStatus, StopReason } from '../run/types.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { ApprovalRequest, AuditEntry, RunError, RunStatus, StopReason, AgentSnapshot } from '../index.js';
 
 /**
  * What the approval app shows of a run: status, pending approvals (their

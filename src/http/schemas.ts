@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { idSchema } from '../run/run-identity.js';
-import { auditSchema, requestSchema } from '../run/snapshot-codec.js';
-import { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
+import { idSchema, auditSchema, requestSchema, grantBoundsSchema, scopeSchema } from '../kit/index.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:

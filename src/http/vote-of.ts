@@ -1,4 +1,4 @@
-import type { RespondResult } from '../runtime/runtime.js';
+import type { RespondResult } from '../index.js';
 
 /** The `vote` field of a decision's JSON answer: where the votes stand on a quorum request, nothing otherwise. */
 export function voteOf(result: Pick<RespondResult, 'vote'>): { readonly vote?: NonNullable<RespondResult['vote']> } {

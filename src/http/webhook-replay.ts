@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { OnceStore } from '../ports/once-store.js';
+import type { OnceStore } from '../index.js';
+import { HttpProblem, problem } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
-import { HttpProblem, problem } from '../kit/web/problem.js';
 
 /** How long a delivery's claim and answer are kept: twice the ±300 s a signature is accepted for. */
 export const WEBHOOK_ANSWER_TTL_MS = 600_000;

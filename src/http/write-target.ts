@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { TargetMismatchError } from '../errors.js';
-import { HttpProblem, problem } from '../kit/web/problem.js';
+import { HttpProblem, problem, parseJsonBody } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
-import { parseJsonBody } from '../kit/web/read-body.js';
 
 interface Target {
   readonly runId?: string | undefined;

@@ -2,7 +2,7 @@
 // that every tool it names is one the connection offers (a typo would otherwise leave a tool ungated in silence).
 import type { Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../errors.js';
-import type { ToolDefinition } from '../tools/define-tool.js';
+import type { ToolDefinition } from '../index.js';
 import type { McpArguments } from './input-schema.js';
 import type { RequireApproval } from './mcp-options.js';
 

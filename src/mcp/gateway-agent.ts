@@ -1,9 +1,8 @@
 // The agent of a gateway's runs as a process without the upstream needs it: to decide them (a runtime on the
 // gateway's store knows a run's agent by name), never to run them. The gateway carries the decision out.
 import { z } from 'zod';
-import { createAgent } from '../agent/create-agent.js';
-import type { Agent } from '../agent/agent-types.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { createAgent, type Agent } from '../index.js';
+import { optionsObject, parseOptions } from '../kit/index.js';
 import { gatewayModel } from './gateway-model.js';
 
 /** The name of the agent of the gateway in front of the upstream named `name`. */

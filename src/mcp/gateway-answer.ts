@@ -2,8 +2,7 @@
 // (text, files, structured output), a denial or an expiry with who and why, phrased so a model does not retry, or
 // "pending" with the approval id when the person has not decided yet.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditEntry, Message, MessagePart } from '../run/types.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { AuditEntry, Message, MessagePart, AgentSnapshot } from '../index.js';
 import { GATEWAY_CALL_ID } from './gateway-model.js';
 
 type ContentBlock = CallToolResult['content'][number];

@@ -5,10 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunNotFoundError, StoreUnavailableError } from '../errors.js';
-import { digestOf } from '../run/digest.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { awaitRun } from '../runtime/await-run.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { AgentSnapshot, Runtime } from '../index.js';
+import { digestOf, awaitRun } from '../kit/index.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
 import { ENDED, type RunFollower } from './gateway-follower.js';
 import { gatewayInput } from './gateway-model.js';

@@ -5,10 +5,8 @@
 // of a call a dead gateway was making ended. A run whose call holds a live lease is left alone: a resume would return
 // at once. The runtime's commits and leases keep each call exactly once, however many processes look.
 import { RunNotFoundError } from '../errors.js';
-import { expiryDecisions } from '../policy/expiry.js';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { hasLiveLease } from '../runtime/runtime-maintenance.js';
+import { expiryDecisions, type AgentSnapshot, type Runtime } from '../index.js';
+import { hasLiveLease } from '../kit/index.js';
 
 export interface FollowerSettings {
   readonly runtime: Runtime;

@@ -3,8 +3,7 @@
 // of a named client, and a body within the limit, one JSON-RPC message (a batch would ask a person many times in one
 // request). Refusals are JSON-RPC errors with the HTTP status that says why.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { HttpProblem } from '../kit/web/problem.js';
-import { readRawBody } from '../kit/web/read-body.js';
+import { HttpProblem, readRawBody } from '../kit/index.js';
 
 export interface GuardSettings {
   /** Client name to token. */

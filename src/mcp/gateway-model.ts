@@ -1,7 +1,4 @@
-// The gateway's model: no language model at all. A gateway run's input is one MCP tools/call as JSON; turn 1 answers
-// with exactly that call, turn 2 (after the tool's message) ends the run with empty text. So every call the gateway
-// forwards goes through the agent loop: the same policy, approvals, channels and audit as any agent's call.
-import type { Model } from '../run/types.js';
+import type { Model } from '../index.js';
 
 /** The id of the one tool call of a gateway run. */
 export const GATEWAY_CALL_ID = 'mcp_call';

@@ -2,14 +2,8 @@
 // what the gateway's runtime and agent take (policy, store, channels, links, how long a call waits).
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ApprovalLinkOptions } from '../links/link-service.js';
-import type { PolicyConfig } from '../policy/policy.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
-import type { Notifier } from '../ports/notifier.js';
-import type { RuleStore } from '../ports/rule-store.js';
-import type { SnapshotStore } from '../ports/snapshot-store.js';
-import { runtimeOptionsSchema, type RuntimeOptions } from '../runtime/runtime-options.js';
-import { maxBodyBytesSchema } from '../kit/web/answer-options.js';
+import type { ApprovalLinkOptions, PolicyConfig, Notifier, RuleStore, SnapshotStore, RuntimeOptions } from '../index.js';
+import { optionsObject, parseOptions, runtimeOptionsSchema, maxBodyBytesSchema } from '../kit/index.js';
 import type { McpConnection } from './mcp-connection.js';
 import { type McpServerOptions, serverSchema } from './mcp-options.js';
 

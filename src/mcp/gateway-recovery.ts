@@ -1,7 +1,4 @@
-// A gateway picks up the unfinished runs of its agent from its store, at start and then every everyMs: those a
-// gateway that stopped left behind (a call waiting for a person, a decision recorded while no gateway ran, a call cut
-// off by a crash) and those decided by a process without the upstream. It follows each; the follower carries them on.
-import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { SnapshotStore } from '../index.js';
 
 export interface RecoverySettings {
   readonly store: SnapshotStore;

@@ -4,9 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, type Tool as McpToolListing, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, ConnectorUnavailableError } from '../errors.js';
-import type { AnyTool } from '../tools/define-tool.js';
-import type { ToolSource } from '../tools/tool-set.js';
-import type { ConnectorStatus } from '../run/types.js';
+import type { AnyTool, ToolSource, ConnectorStatus } from '../index.js';
 import { checkNamedTools } from './approval-setting.js';
 import { callThrough } from './call-through.js';
 import type { McpArguments } from './input-schema.js';

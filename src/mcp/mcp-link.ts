@@ -2,7 +2,7 @@
 // Two kinds: one countersign connects and reconnects itself (reconnecting-link.ts), and one around a client the app
 // already has (here), which countersign never reconnects or closes.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ConnectorStatus } from '../run/types.js';
+import type { ConnectorStatus } from '../index.js';
 
 export interface McpLink {
   readonly status: ConnectorStatus;

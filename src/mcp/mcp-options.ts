@@ -2,10 +2,8 @@
 import type { Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ApprovalRequirement } from '../tools/define-tool.js';
-import type { Approvers } from '../policy/approvers.js';
-import { functionSchema } from '../run/function-schema.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import type { ApprovalRequirement, Approvers } from '../index.js';
+import { functionSchema, optionsObject, parseOptions } from '../kit/index.js';
 
 /**
  * Which of a server's tools ask a person before they run (names are the

@@ -1,9 +1,8 @@
 // One countersign tool for one tool an MCP server offers: its arguments checked against the server's own JSON Schema
 // (which the model is shown as it is), its annotations shown to the approver, trusted only when the connection says so.
 import type { CallToolResult, Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
-import { type AnyTool, defineTool } from '../tools/define-tool.js';
-import { deepFreeze } from '../run/freeze.js';
-import type { ConnectorStatus, ToolAnnotations } from '../run/types.js';
+import { type AnyTool, defineTool, type ConnectorStatus, type ToolAnnotations } from '../index.js';
+import { deepFreeze } from '../kit/index.js';
 import { approvalOf } from './approval-setting.js';
 import { type McpArguments, inputSchemaOf } from './input-schema.js';
 import type { ToolSettings } from './mcp-options.js';

@@ -2,8 +2,8 @@
 // error is followed by a ping that gets no answer), and opens a new one with jittered exponential backoff until it
 // connects or `maxAttempts` tries failed (then `failed`, for good).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { retryDelay } from '../kit/delivery/retry.js';
-import type { ConnectorStatus } from '../run/types.js';
+import type { ConnectorStatus } from '../index.js';
+import { retryDelay } from '../kit/index.js';
 import { Listeners, type McpLink } from './mcp-link.js';
 import type { ReconnectSettings } from './mcp-options.js';
 

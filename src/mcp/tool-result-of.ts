@@ -1,6 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type RichToolResult, type ToolResultFile, toolResult } from '../tools/rich-tool-result.js';
-import type { JsonValue } from '../run/json-value.js';
+import { type RichToolResult, type ToolResultFile, toolResult, type JsonValue } from '../index.js';
 
 type ContentBlock = CallToolResult['content'][number];
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { AssistantMessage, Message, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall } from '../run/types.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import type { AssistantMessage, Message, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall } from '../index.js';
+import { optionsObject, parseOptions } from '../kit/index.js';
 
 /** One scripted answer: a fixed message, or a function of the request. */
 export type ScriptedTurn = AssistantMessage | ((request: ModelRequest) => AssistantMessage | Promise<AssistantMessage>);

@@ -1,6 +1,4 @@
-// One request to Discord's HTTP API through the kit's sendJson, which reads the wait after a 429 from Discord's
-// JSON body (`retry_after`, seconds with fractions), more precisely than its Retry-After header.
-import { sendJson } from '../../kit/delivery/send-json.js';
+import { sendJson } from '../../kit/index.js';
 
 export const DISCORD_API_URL = 'https://discord.com/api/v10';
 

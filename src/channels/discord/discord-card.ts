@@ -3,8 +3,7 @@
 // the message's content and remove the buttons; the embed stays, so the card still shows what was asked.
 import type { ButtonIds } from '../button-ids.js';
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, fitEscaped } from '../../kit/markup.js';
-import { cardHead, cardWarnings, widerOffer } from '../../kit/surface/wording.js';
+import { argsJson, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */

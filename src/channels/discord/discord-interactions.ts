@@ -3,23 +3,33 @@
 // the background, then the card is edited (or the clicker told privately); Deny first asks for a reason in a modal.
 import { z } from 'zod';
 import { tokenOfButton } from '../button-ids.js';
-import type { ChannelRoute } from '../../kit/surface/channel-route.js';
-import { answerClick } from '../../kit/surface/decide-click.js';
+import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import {
+  type ChannelRoute,
+  answerClick,
+  refusalReply,
+  type ClickReply,
+  functionSchema,
+  publicError,
+  httpUrlSchema,
+  optionsObject,
+  parseOptions,
+  HttpProblem,
+  problem,
+  problemFor,
+  problemResponse,
+  parseJsonBody,
+  readRawBody,
+  tooLarge,
+  answerOptionsShape,
+  resumeModeOf,
+} from '../../kit/index.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
-import { refusalReply, type ClickReply } from '../../kit/surface/wording.js';
 import { ConfigError } from '../../errors.js';
-import { functionSchema } from '../../run/function-schema.js';
-import { publicError } from '../../presentation/public-text.js';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import type { LinkedRuntime } from '../../runtime/runtime.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import { HttpProblem, problem, problemFor, problemResponse } from '../../kit/web/problem.js';
-import { parseJsonBody, readRawBody, tooLarge } from '../../kit/web/read-body.js';
 import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js';
 import { CUSTOM_ID_PREFIX, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
 import { ed25519PublicKey, verifyEd25519 } from './discord-signature.js';
-import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../kit/web/answer-options.js';
 
 /**
  * Options of `createDiscordInteractions`.

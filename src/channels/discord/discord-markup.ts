@@ -1,7 +1,4 @@
-// How Discord renders text: markdown (bold, italics, code, quotes, headings, lists, masked links) and mentions
-// (@everyone, @here, <@user>, <#channel>, <@&role>, <:emoji:id>, <t:timestamp>). What a model wrote reaches a
-// person as the characters it wrote: markdown is backslash-escaped, mentions are broken with a zero-width space.
-import type { Markup } from '../../kit/markup.js';
+import type { Markup } from '../../kit/index.js';
 
 const ZERO_WIDTH_SPACE = '\u200b';
 

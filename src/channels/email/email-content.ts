@@ -2,10 +2,20 @@
 // In the HTML part every piece of request text is escaped (quotes too, so nothing leaves an attribute); the only
 // tags and attributes are the template's own.
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, fitEscaped, type Markup } from '../../kit/markup.js';
-import { annotationLine, partitionWarnings, votesLine } from '../../kit/surface/request-notes.js';
-import { nudgeLine, outcomeLine, widerOffer, type CardOutcome } from '../../kit/surface/wording.js';
-import { escapeHtml, htmlMarkup } from '../../kit/markup.js';
+import {
+  argsJson,
+  fitEscaped,
+  type Markup,
+  annotationLine,
+  partitionWarnings,
+  votesLine,
+  nudgeLine,
+  outcomeLine,
+  widerOffer,
+  type CardOutcome,
+  escapeHtml,
+  htmlMarkup,
+} from '../../kit/index.js';
 
 /** The two bodies of one mail. */
 export interface MailBody {

@@ -4,11 +4,9 @@
 import { z } from 'zod';
 import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { approvalLinkUrl } from '../../index.js';
+import { DeliveryError, functionSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
-import { approvalLinkUrl } from '../../links/link-urls.js';
-import { functionSchema } from '../../run/function-schema.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
 import { approvalMail, outcomeMail } from './email-content.js';
 import { approvalSubject, stableMessageId } from './email-headers.js';
 import { createRecipientProgress } from './recipient-progress.js';

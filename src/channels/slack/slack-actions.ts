@@ -2,23 +2,33 @@
 // modal's submissions. Signed requests only, checked before the body is parsed; answered 200 at once, decided in the
 // background, and the clicker told through the payload's response_url.
 import { z } from 'zod';
-import type { ChannelRoute } from '../../kit/surface/channel-route.js';
-import { answerClick } from '../../kit/surface/decide-click.js';
-import { linkRun } from '../../kit/surface/refusal.js';
-import { functionSchema } from '../../run/function-schema.js';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import type { LinkedRuntime } from '../../runtime/runtime.js';
+import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import {
+  type ChannelRoute,
+  answerClick,
+  linkRun,
+  functionSchema,
+  httpUrlSchema,
+  optionsObject,
+  parseOptions,
+  HttpProblem,
+  problem,
+  problemFor,
+  problemResponse,
+  parseJsonBody,
+  parseWith,
+  readRawBody,
+  tooLarge,
+  answerOptionsShape,
+  resumeModeOf,
+} from '../../kit/index.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
-import { HttpProblem, problem, problemFor, problemResponse } from '../../kit/web/problem.js';
-import { parseJsonBody, parseWith, readRawBody, tooLarge } from '../../kit/web/read-body.js';
 import { denyModal, denySubmissionView, DENY_MODAL_ID, readDenySubmission, type DenyContext } from './deny-modal.js';
 import { callSlack, DEFAULT_API_URL, SLACK_TOKEN_PATTERN, type SlackApi } from './slack-api.js';
 import { DECISION_BLOCK_IDS, SLACK_ACTION_IDS } from './slack-card.js';
 import { slackMarkup } from './slack-markup.js';
 import { respond, type Answer, type ResponderSettings } from './slack-responder.js';
 import { signedHeaders, verifySignature } from './slack-signature.js';
-import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../kit/web/answer-options.js';
 
 /**
  * What `createSlackActions` was doing when something failed: `click` (an unexpected refusal), `resume` (a run that

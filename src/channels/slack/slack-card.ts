@@ -2,10 +2,9 @@
 // warnings, when the buttons stop working, and three buttons carrying one-click tokens), and the card once it is no
 // longer a question (its summary kept, the buttons gone, how it ended).
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, escapeMarkup, fitEscaped } from '../../kit/markup.js';
+import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
-import { cardHead, cardWarnings, widerOffer } from '../../kit/surface/wording.js';
 
 /**
  * The `action_id`s of the card's buttons; `createSlackActions` acts on these only.

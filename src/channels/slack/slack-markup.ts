@@ -1,8 +1,4 @@
-// How countersign writes Slack's mrkdwn: `&`, `<` and `>` escaped (no mention, link or date from model text), and
-// the formatting characters a model could use to open bold, italics, strike or code made inert. Slack has no escape
-// for those: a zero-width space before an opening `*`, `_`, `~` or backtick keeps it from starting a span, and is
-// invisible to the reader.
-import { escapeMarkup, type Markup } from '../../kit/markup.js';
+import { escapeMarkup, type Markup } from '../../kit/index.js';
 
 /** Slack's limit on a section block's text (and on a context element's). */
 export const SECTION_LIMIT = 3000;

@@ -3,12 +3,9 @@
 import { z } from 'zod';
 import { createChannelNotifier, type ChannelDriver, type ChannelNotifier, type CardUpdate } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine } from '../../kit/surface/wording.js';
-import { sendJson } from '../../kit/delivery/send-json.js';
+import type { LinkedRuntime } from '../../index.js';
+import { outcomeLine, sendJson, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import type { LinkedRuntime } from '../../runtime/runtime.js';
 import { callSlack, DEFAULT_API_URL, SLACK_TOKEN_PATTERN, type SlackApi } from './slack-api.js';
 import { answeredCard, approvalCard, type SlackMessage } from './slack-card.js';
 import { slackEscape, slackMarkup } from './slack-markup.js';

@@ -1,9 +1,4 @@
-// Answers to a click go to the payload's response_url, and only on an allowed origin (Slack's own by default), with
-// no redirect followed: a signed payload still should not make the server post anywhere else. The card is replaced
-// with the answer, or the clicker alone is told (an ephemeral message).
-import { sendJson } from '../../kit/delivery/send-json.js';
-import { withRetries } from '../../kit/delivery/retry.js';
-import type { ClickReply } from '../../kit/surface/wording.js';
+import { sendJson, withRetries, type ClickReply } from '../../kit/index.js';
 import { mrkdwn } from './slack-markup.js';
 
 export interface ResponderSettings {

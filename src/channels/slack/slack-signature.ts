@@ -2,7 +2,7 @@
 // under the app's signing secret; X-Slack-Request-Timestamp must be within five minutes of the server's clock. The
 // headers are checked before the body is read, the signature in constant time against every secret given.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
+import { HttpProblem, problem } from '../../kit/index.js';
 
 /** Slack's tolerance for request timestamps, either way. */
 const TOLERANCE_SECONDS = 300;

@@ -3,10 +3,9 @@
 // its three buttons, and that text again with such a line.
 import type { ApprovalCard } from '../channel-notifier.js';
 import type { ButtonIds } from '../button-ids.js';
-import { argsJson, escapeMarkup, fitEscaped } from '../../kit/markup.js';
+import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings } from '../../kit/index.js';
 import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
 import { plainText, telegramMarkup } from './telegram-markup.js';
-import { cardHead, cardWarnings } from '../../kit/surface/wording.js';
 
 /** What `callback_data` of the buttons starts with; the webhook acts only on these. */
 export const CALLBACK_PREFIX = 'cs:';

@@ -2,8 +2,8 @@
 // for the run decide at once; Deny on a pending approval asks for a reason first (deny-reason.ts). The clicker is
 // answered (a toast, or an alert when the approval stays open) and the card shows the outcome, buttons removed.
 import { tokenOfButton } from '../button-ids.js';
-import type { ClickReply } from '../../kit/surface/wording.js';
-import type { LinkClaim } from '../../links/approval-links.js';
+import type { LinkClaim } from '../../index.js';
+import type { ClickReply } from '../../kit/index.js';
 import { CALLBACK_PREFIX } from './approval-card.js';
 import { askReason } from './deny-reason.js';
 import { showOnCard } from './posted-cards.js';

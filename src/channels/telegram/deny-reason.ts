@@ -1,8 +1,5 @@
-// Deny with a reason: the Deny button sends a force-reply prompt in the card's chat and remembers, under the
-// prompt's id, the deny token, who pressed Deny and the card; that person's reply (or /skip) decides. Replies by
-// anyone else are ignored; a prompt nobody answers expires with its token.
-import type { ApprovalRequest } from '../../run/types.js';
-import { escapeMarkup } from '../../kit/markup.js';
+import type { ApprovalRequest } from '../../index.js';
+import { escapeMarkup } from '../../kit/index.js';
 import { sentMessage } from './bot-api.js';
 import { showOnCard, type TelegramCardRef } from './posted-cards.js';
 import type { CallbackQuery, TelegramMessage } from './update-schema.js';

@@ -1,7 +1,4 @@
-// A posted card's text, kept in the OnceStore under its chat and message, and the one way a card is edited: each
-// edit (the notifier's when the approval ends or the call finishes, the webhook's after a click, in any process)
-// adds its line to the kept text and writes the card with every line so far, so no edit hides an earlier one.
-import type { OnceStore } from '../../ports/once-store.js';
+import type { OnceStore } from '../../index.js';
 import { withLine } from './approval-card.js';
 import type { BotApi } from './bot-api.js';
 

@@ -1,6 +1,4 @@
-// How Telegram's HTML parse mode is written: the kit's escape, bold and code entities, deciders as Telegram users,
-// and the same text made plain for the places that take no markup (a callback answer's alert).
-import { escapeMarkup, type Markup } from '../../kit/markup.js';
+import { escapeMarkup, type Markup } from '../../kit/index.js';
 
 /** How a decider reads in a Telegram message, escaped: `telegram:4242` is `Telegram user 4242`. */
 function telegramWho(by: string | undefined): string {

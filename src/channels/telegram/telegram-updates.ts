@@ -1,20 +1,27 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { ChannelRoute } from '../../kit/surface/channel-route.js';
+import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import {
+  type ChannelRoute,
+  functionSchema,
+  publicError,
+  optionsObject,
+  parseOptions,
+  problem,
+  problemFor,
+  problemResponse,
+  parseJsonBody,
+  readRawBody,
+  answerOptionsShape,
+  resumeModeOf,
+} from '../../kit/index.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
-import { functionSchema } from '../../run/function-schema.js';
-import { publicError } from '../../presentation/public-text.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import type { LinkedRuntime } from '../../runtime/runtime.js';
-import { problem, problemFor, problemResponse } from '../../kit/web/problem.js';
-import { parseJsonBody, readRawBody } from '../../kit/web/read-body.js';
 import { botApi } from './bot-api.js';
 import { answerButton, isOurButton } from './button-click.js';
 import { answerReason } from './deny-reason.js';
 import { apiUrlSchema, botTokenSchema } from './telegram-notifier.js';
 import { updateSchema } from './update-schema.js';
 import type { TelegramUpdatesErrorContext, UpdateHandling } from './update-handling.js';
-import { answerOptionsShape, resumeModeOf, type ResumeMode } from '../../kit/web/answer-options.js';
 
 /**
  * Options of `createTelegramUpdates`.

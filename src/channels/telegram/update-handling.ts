@@ -1,9 +1,5 @@
-// What the handlers of one webhook update share: the runtime, the Bot API, how a decided run goes on, where
-// failures go, and the one way a click (or a reason) is decided and shown.
-import { answerClick } from '../../kit/surface/decide-click.js';
-import type { ClickReply } from '../../kit/surface/wording.js';
-import type { LinkedRuntime } from '../../runtime/runtime.js';
-import type { ResumeMode } from '../../kit/web/answer-options.js';
+import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import { answerClick, type ClickReply } from '../../kit/index.js';
 import type { BotApi } from './bot-api.js';
 import { telegramMarkup } from './telegram-markup.js';
 

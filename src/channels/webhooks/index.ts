@@ -3,4 +3,4 @@ export { createWebhookNotifier, type WebhookNotifier } from './webhook-notifier.
 export type { WebhookNotifierOptions } from './webhook-options.js';
 export type { WebhookDeadLetter } from './dead-letters.js';
 export type { WebhookEvent, WebhookEventType, WebhookNudge, WebhookRunRef, WebhookSession, WebhookToolFinished } from './webhook-events.js';
-export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from '../../kit/delivery/standard-webhooks.js';
+export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from '../../kit/index.js';

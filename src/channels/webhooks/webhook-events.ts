@@ -1,9 +1,7 @@
 // What a webhook says about a run event: the JSON body of each type, chosen field by field, and the webhook-id
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
-import type { RunEvent } from '../../run/run-events.js';
-import type { VoteTally } from '../../decisions/authority/vote-count.js';
-import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, Vote } from '../../run/types.js';
+import type { RunEvent, VoteTally, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, Vote } from '../../index.js';
 
 /** Every event type, in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,16 +1,18 @@
-// The webhook channel: run events POSTed to one URL as signed Standard Webhooks, through the delivery kit
-// (per-run order, concurrency, retries with backoff and Retry-After), with dead letters for what never arrived.
-import { createDeliveryQueue, type LaneSlot } from '../../kit/delivery/delivery-queue.js';
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
-import { deliverySettings } from '../../kit/delivery/delivery-options.js';
-import { freeingSlot, withRetries } from '../../kit/delivery/retry.js';
-import { sendJson } from '../../kit/delivery/send-json.js';
-import { publicText } from '../../presentation/public-text.js';
-import type { RunEvent } from '../../run/run-events.js';
-import { parseOptions } from '../../kit/options.js';
-import type { Notifier } from '../../ports/notifier.js';
+import type { RunEvent, Notifier } from '../../index.js';
+import {
+  createDeliveryQueue,
+  type LaneSlot,
+  DeliveryError,
+  deliverySettings,
+  freeingSlot,
+  withRetries,
+  sendJson,
+  publicText,
+  parseOptions,
+  signWebhook,
+  webhookSignature,
+} from '../../kit/index.js';
 import { createDeadLetters, type WebhookDeadLetter } from './dead-letters.js';
-import { signWebhook, webhookSignature } from '../../kit/delivery/standard-webhooks.js';
 import { toWebhookEvent, webhookIdOf, type WebhookEvent, type WebhookEventType } from './webhook-events.js';
 import { webhookOptionsSchema, type WebhookNotifierOptions } from './webhook-options.js';
 

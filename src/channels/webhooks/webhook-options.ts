@@ -1,10 +1,7 @@
 // The options of createWebhookNotifier and their schema: where to send, how to sign, which events, and the
 // delivery kit's options (tries, backoff, timeout, concurrency) read with the same checks as every channel's.
 import { z } from 'zod';
-import { deliveryOptionsShape, type DeliveryOptions } from '../../kit/delivery/delivery-options.js';
-import { functionSchema } from '../../run/function-schema.js';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import { optionsObject } from '../../kit/options.js';
+import { deliveryOptionsShape, type DeliveryOptions, functionSchema, httpUrlSchema, optionsObject } from '../../kit/index.js';
 import type { WebhookDeadLetter } from './dead-letters.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.js';
 

@@ -1,5 +1,4 @@
-import { presentArgs, type PresentOptions } from '../../presentation/present-args.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import { presentArgs, type PresentOptions, type AgentSnapshot } from '../../index.js';
 import type { ArgsEdit } from './audit-history.js';
 
 /**

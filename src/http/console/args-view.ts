@@ -1,4 +1,4 @@
-import { escapeHtml as e } from '../../kit/markup.js';
+import { escapeHtml as e } from '../../kit/index.js';
 import { stringifyArgs } from '../link-pages.js';
 
 /** A top-level argument that is text of several lines (a file's contents, a message): shown as text, not a JSON string. */

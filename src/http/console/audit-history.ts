@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../run/types.js';
+import type { AuditEntry } from '../../index.js';
 import type { EventFeed } from '../events-route.js';
 
 /** An approval's arguments before and after an approver edited them, both as display copies (redacted, escaped). */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
+import { HttpProblem, problem } from '../../kit/index.js';
 import { CONSOLE_CSS } from './console-style.js';
 
 /** Where the console's browser modules are: `dist/console/*.js` when built, `src/console/*.ts` when run from source. */

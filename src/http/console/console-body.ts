@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { parseJsonBody, parseWith, readRawBody } from '../../kit/web/read-body.js';
-import type { ApprovalResponse } from '../../run/types.js';
+import type { ApprovalResponse } from '../../index.js';
+import { parseJsonBody, parseWith, readRawBody } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 
 const id = z.string().min(1).max(256);

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 import { shownName, shownText } from './console-text.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { GrantState } from '../../ports/grant-store.js';
-import { escapeHtml as e } from '../../kit/markup.js';
+import type { GrantState } from '../../index.js';
+import { escapeHtml as e } from '../../kit/index.js';
 import { hidden, page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 import { shownName } from './console-text.js';

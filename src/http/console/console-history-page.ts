@@ -1,4 +1,4 @@
-import { escapeHtml as e } from '../../kit/markup.js';
+import { escapeHtml as e } from '../../kit/index.js';
 import { argLines } from './args-view.js';
 import type { ArgsEdit, HistoryEntry, HistoryQuery } from './audit-history.js';
 import { page, signedInHeader } from './console-pages.js';

@@ -1,12 +1,5 @@
-// The console's own pages: the shell, the pending cards and their buttons, in one file (over 300 lines) because a
-// card's markup and the buttons it offers are read and changed together; the history, grants and rules pages have
-// files of their own.
-import { widerOffer } from '../../kit/surface/wording.js';
-import { annotationBadges } from '../../tools/tool-annotations.js';
-import type { ApprovalRequest } from '../../run/types.js';
-import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
-import { votesLine } from '../../kit/surface/request-notes.js';
-import { escapeHtml, htmlMarkup } from '../../kit/markup.js';
+import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry } from '../../index.js';
+import { widerOffer, votesLine, escapeHtml, htmlMarkup } from '../../kit/index.js';
 import { warningList } from '../link-pages.js';
 import { argsHtml } from './args-view.js';
 import type { ConsoleSession } from './console-session.js';

@@ -1,5 +1,5 @@
-import type { StoredRule } from '../../ports/rule-store.js';
-import { escapeHtml as e } from '../../kit/markup.js';
+import type { StoredRule } from '../../index.js';
+import { escapeHtml as e } from '../../kit/index.js';
 import { hidden, page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
+import { HttpProblem, problem } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 
 /** Who is signed in to the console: the name decisions are recorded under, and how they proved it. */

@@ -1,4 +1,4 @@
-import { presentText } from '../../presentation/display-text.js';
+import { presentText } from '../../kit/index.js';
 
 /** How much of a name (a person, a tool, an agent, a run, a grant's bound) the console shows before cutting it visibly. */
 const NAME_MAX = 256;

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 
 /**
  * A run event as a session an inbox link signed in may see it: what the inbox shows (pending requests, their votes,

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
+import { HttpProblem, problem } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 
 /** `Sec-Fetch-Site` values of a request a person made on this console, or typed into the address bar. */

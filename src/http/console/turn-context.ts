@@ -1,7 +1,5 @@
 import { isCountersignError } from '../../errors.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
-import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { AgentSnapshot, PendingApprovalEntry, Runtime } from '../../index.js';
 import { shownPassage } from './console-text.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { ApprovalResponse } from '../../run/types.js';
-import { parseWith } from '../../kit/web/read-body.js';
+import type { ApprovalResponse } from '../../index.js';
+import { parseWith } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { blanketDecisions } from '../blanket-decisions.js';

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { ChannelRoute } from '../../kit/surface/channel-route.js';
+import type { ChannelRoute } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import type { AppEnv } from '../app-env.js';
 

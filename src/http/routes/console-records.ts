@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { NewRule, RuleStore } from '../../ports/rule-store.js';
-import { problemFor } from '../../kit/web/problem.js';
-import { parseWith } from '../../kit/web/read-body.js';
+import type { NewRule, RuleStore } from '../../index.js';
+import { problemFor, parseWith } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import type { AuditHistory, HistoryQuery } from '../console/audit-history.js';
 import { readConsoleBody } from '../console/console-body.js';

@@ -1,9 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { isLinkedRuntime } from '../../runtime/link-runtime.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
-import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
-import { problemFor } from '../../kit/web/problem.js';
+import { isLinkedRuntime, type AgentSnapshot, type PendingApprovalEntry } from '../../index.js';
+import { problemFor } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';

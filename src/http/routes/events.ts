@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { streamEvents, type EventFeed } from '../events-route.js';
 import { consoleEventView } from '../console/console-event-view.js';

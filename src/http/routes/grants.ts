@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { parseJsonBody, parseWith } from '../../kit/web/read-body.js';
+import { parseJsonBody, parseWith } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { clearSessionBody, grantsQuery, revokeGrantBody } from '../schemas.js';

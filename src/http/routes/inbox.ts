@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { requireLinks } from '../../runtime/link-runtime.js';
+import { requireLinks } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { inboxPage } from '../link-pages.js';
 import { linkFailure, linkPage, linkToken } from './link-answers.js';

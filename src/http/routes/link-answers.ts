@@ -1,9 +1,6 @@
 import type { Context } from 'hono';
-import type { Markup } from '../../kit/markup.js';
-import { classifyRefusal } from '../../kit/surface/refusal.js';
-import { refusalReply } from '../../kit/surface/wording.js';
+import { type Markup, classifyRefusal, refusalReply, HttpProblem, problem, problemFor } from '../../kit/index.js';
 import { isCountersignError } from '../../errors.js';
-import { HttpProblem, problem, problemFor } from '../../kit/web/problem.js';
 import type { AppEnv } from '../app-env.js';
 import { LINK_PAGE_HEADERS, messagePage } from '../link-pages.js';
 import type { RouteSettings } from './route-settings.js';

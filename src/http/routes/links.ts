@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
-import { decideWithLink } from '../../kit/surface/decide-click.js';
-import { requireLinks } from '../../runtime/link-runtime.js';
+import { decideWithLink, requireLinks, decidedReply, settledText } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
-import { decidedReply, settledText } from '../../kit/surface/wording.js';
 import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
 import type { RouteSettings } from './route-settings.js';
 

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Runtime } from '../../runtime/runtime.js';
-import type { ResumeMode } from '../../kit/web/answer-options.js';
+import type { Runtime, ResumeMode } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 
 /**

@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { newRuleSchema } from '../../stores/memory/memory-rule-store.js';
-import type { NewRule, RuleStore } from '../../ports/rule-store.js';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
-import { parseJsonBody } from '../../kit/web/read-body.js';
+import type { NewRule, RuleStore } from '../../index.js';
+import { newRuleSchema, HttpProblem, problem, parseJsonBody } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { checkNamedTarget } from '../write-target.js';

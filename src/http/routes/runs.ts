@@ -1,12 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import type { ExecuteInput } from '../../loop/execute-input.js';
-import type { Message } from '../../run/types.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
-import type { Outcome } from '../../runtime/await-run.js';
-import { idempotencyKeySchema, runIdForKey } from '../../runtime/idempotent-start.js';
-import { HttpProblem, problem } from '../../kit/web/problem.js';
-import { parseJsonBody } from '../../kit/web/read-body.js';
+import type { ExecuteInput, Message, AgentSnapshot } from '../../index.js';
+import { type Outcome, idempotencyKeySchema, runIdForKey, HttpProblem, problem, parseJsonBody } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { recordThenAnswer } from '../record-then-answer.js';

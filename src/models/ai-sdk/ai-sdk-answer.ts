@@ -1,7 +1,7 @@
 // An AI SDK model's answer (the content of doGenerate, v2 or v3) as our assistant message: text, reasoning and
 // files as parts, function calls as tool calls, each with the provider metadata it came with, as plain JSON.
 import type { LanguageModelV3Content } from '@ai-sdk/provider';
-import type { AssistantMessage, MessagePart, ModelResponse, ProviderMetadata, ToolCall } from '../../run/types.js';
+import type { AssistantMessage, MessagePart, ModelResponse, ProviderMetadata, ToolCall } from '../../index.js';
 import type { SpecDialect } from './spec-versions.js';
 
 /** What doGenerate answers, in the fields both specifications share. */

@@ -1,16 +1,13 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import { wait, withRetries } from '../../kit/delivery/retry.js';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../run/types.js';
-import type { JsonValue } from '../../run/json-value.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart, JsonValue } from '../../index.js';
+import { wait, withRetries, optionsObject, parseOptions, streamOptionShape, streamingAsAsked } from '../../kit/index.js';
 import { fromGenerateResult, type GenerateResult } from './ai-sdk-answer.js';
 import { asDelivery, cannotStream, providerError } from './ai-sdk-errors.js';
 import { fromStream } from './ai-sdk-stream.js';
 import { toFunctionTools, toPrompt } from './ai-sdk-prompt.js';
 import { dialects, specVersions, type SpecVersion } from './spec-versions.js';
-import { streamOptionShape, streamingAsAsked } from '../../kit/model/streaming-option.js';
 
 export interface AiSdkModelOptions {
   /** An AI SDK language model: `anthropic('claude-sonnet-4-5')`, `openai.responses('gpt-5')`, any v2 or v3 provider. */

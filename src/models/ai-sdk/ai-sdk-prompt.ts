@@ -10,8 +10,8 @@ import type {
   LanguageModelV3ToolResultPart,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { Message, MessagePart, ProviderMetadata, ToolSpec } from '../../run/types.js';
-import { filesOf } from '../../kit/model/tool-result-files.js';
+import type { Message, MessagePart, ProviderMetadata, ToolSpec } from '../../index.js';
+import { filesOf } from '../../kit/index.js';
 import type { SpecDialect } from './spec-versions.js';
 
 type AssistantContent = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'];

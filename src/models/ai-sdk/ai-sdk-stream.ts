@@ -2,8 +2,8 @@
 // come, then `finish` with the answer built from the same content doGenerate would have returned, so a streamed
 // turn is stored exactly as a generated one.
 import type { LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import type { ModelStreamPart } from '../../index.js';
+import { ModelProviderError } from '../../kit/index.js';
 import { fromGenerateResult } from './ai-sdk-answer.js';
 import { streamError } from './ai-sdk-errors.js';
 import type { SpecDialect } from './spec-versions.js';

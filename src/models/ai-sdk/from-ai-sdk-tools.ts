@@ -1,11 +1,8 @@
 import type { ModelMessage, Tool as AiSdkTool } from 'ai';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import { type AnyTool, defineTool, type ToolContext } from '../../tools/define-tool.js';
-import { isPlainJson } from '../../run/plain-json.js';
-import { richResultOf, toolResult } from '../../tools/rich-tool-result.js';
-import { resultContent } from '../../tools/tool-results.js';
-import type { JsonValue } from '../../run/json-value.js';
+import { type AnyTool, defineTool, type ToolContext, toolResult, type JsonValue } from '../../index.js';
+import { isPlainJson, richResultOf, resultContent } from '../../kit/index.js';
 import { toPrompt } from './ai-sdk-prompt.js';
 import { dialects } from './spec-versions.js';
 

@@ -2,8 +2,8 @@
 // the finish reason are reported, how a refused call is told to the model (v2 has no execution-denied output), and
 // how a file a tool returned goes in its output (v2 has base64 `media` only, so a linked file is named in text).
 import type { LanguageModelV2FinishReason, LanguageModelV2Usage, LanguageModelV3FinishReason, LanguageModelV3ToolResultOutput, LanguageModelV3Usage } from '@ai-sdk/provider';
-import type { FinishReason, Usage } from '../../run/types.js';
-import { type FilePart, fileLabel } from '../../kit/model/tool-result-files.js';
+import type { FinishReason, Usage } from '../../index.js';
+import { type FilePart, fileLabel } from '../../kit/index.js';
 
 /** One item of a tool result's `content` output. */
 export type ToolOutputItem = Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'][number];

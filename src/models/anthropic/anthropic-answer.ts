@@ -1,7 +1,7 @@
 // The Messages API's answer as our assistant message: thinking as reasoning parts (kept verbatim for the next
 // request), text as content and text parts, tool_use as tool calls, plus usage and why it stopped.
 import { z } from 'zod';
-import type { FinishReason, MessagePart, ModelResponse, ToolCall, Usage } from '../../run/types.js';
+import type { FinishReason, MessagePart, ModelResponse, ToolCall, Usage } from '../../index.js';
 
 const usageSchema = z.object({
   input_tokens: z.number(),

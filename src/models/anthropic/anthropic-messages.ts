@@ -1,8 +1,5 @@
-// Our history in the Messages API's shape: system text to the top-level `system`, user and assistant turns
-// alternating, thinking blocks first and as they came, every tool result of a turn in one user turn.
-import type { Message, MessagePart, ProviderMetadata, ToolCall } from '../../run/types.js';
-import type { JsonValue } from '../../run/json-value.js';
-import { fileLabel, filesOf } from '../../kit/model/tool-result-files.js';
+import type { Message, MessagePart, ProviderMetadata, ToolCall, JsonValue } from '../../index.js';
+import { fileLabel, filesOf } from '../../kit/index.js';
 
 /** A content block as the Messages API takes it. */
 export type AnthropicBlock = { readonly type: string } & { readonly [field: string]: unknown };

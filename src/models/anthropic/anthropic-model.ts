@@ -1,12 +1,19 @@
 import { z } from 'zod';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../run/types.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import { postToModel, readModelAnswer, streamFromModel, type ModelEndpoint } from '../../kit/model/model-http.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../index.js';
+import {
+  httpUrlSchema,
+  optionsObject,
+  parseOptions,
+  postToModel,
+  readModelAnswer,
+  streamFromModel,
+  type ModelEndpoint,
+  streamOptionShape,
+  streamingAsAsked,
+} from '../../kit/index.js';
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';
 import { anthropicRequestBody } from './anthropic-request.js';
 import { anthropicStreamParts } from './anthropic-stream.js';
-import { streamOptionShape, streamingAsAsked } from '../../kit/model/streaming-option.js';
 
 export interface AnthropicModelOptions {
   /** The model name, e.g. `claude-sonnet-4-5`. */

@@ -1,5 +1,4 @@
-// The body of a Messages API request, built the same way for a plain call and a streamed one (which adds stream: true).
-import type { ModelRequest, ToolSpec } from '../../run/types.js';
+import type { ModelRequest, ToolSpec } from '../../index.js';
 import { toAnthropicConversation } from './anthropic-messages.js';
 
 /** What every request of one model sends besides the conversation. */

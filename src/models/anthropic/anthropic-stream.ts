@@ -2,10 +2,8 @@
 // they come, and at `message_stop` the message the events add up to, mapped by the same responseOf as a plain
 // answer, so a streamed turn is kept exactly as a generated one (thinking signatures and redacted blocks too).
 import { z } from 'zod';
-import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
-import { readEventData } from '../../kit/model/model-http.js';
-import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
+import type { ModelStreamPart } from '../../index.js';
+import { ModelProviderError, readEventData, type ServerSentEvent } from '../../kit/index.js';
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';
 
 const block = z.looseObject({ type: z.string() });

@@ -1,9 +1,5 @@
-// Our history as Chat Completions `messages`. A tool message there takes text only, so the files tools handed back
-// go in one user message right after the run of tool messages they came in (the API wants every tool message
-// straight after the assistant turn that called it, so they cannot go between): images as image_url parts, any
-// other file named in text, since what else a chat endpoint takes differs from one compatible server to the next.
-import type { Message } from '../../run/types.js';
-import { dataUrl, type FilePart, fileLabel, filesOf } from '../../kit/model/tool-result-files.js';
+import type { Message } from '../../index.js';
+import { dataUrl, type FilePart, fileLabel, filesOf } from '../../kit/index.js';
 import { argumentsText } from './tool-arguments.js';
 
 type Wire = Record<string, unknown>;

@@ -1,8 +1,8 @@
 // A Chat Completions answer as our ModelResponse: the first choice's content and tool calls, usage, and why it
 // stopped. Also what a stream's chunks add up to.
 import { z } from 'zod';
-import type { FinishReason, ModelResponse } from '../../run/types.js';
-import { usageOf } from '../../kit/model/model-usage.js';
+import type { FinishReason, ModelResponse } from '../../index.js';
+import { usageOf } from '../../kit/index.js';
 import { parseArguments } from './tool-arguments.js';
 
 /** The counts a completion (or a stream's last chunk, with stream_options.include_usage) reports. */

@@ -2,10 +2,8 @@
 // stream parts: content and tool call argument deltas of the first choice as they come, and at `data: [DONE]` the
 // completion the chunks add up to, mapped by the same chatAnswer as a plain answer.
 import { z } from 'zod';
-import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
-import { readEventData } from '../../kit/model/model-http.js';
-import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
+import type { ModelStreamPart } from '../../index.js';
+import { ModelProviderError, readEventData, type ServerSentEvent } from '../../kit/index.js';
 import { chatAnswer, chatUsageSchema, completionSchema } from './chat-output.js';
 
 const toolCallDelta = z.object({

@@ -1,11 +1,9 @@
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../run/types.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import { postToModel, readModelAnswer, streamFromModel } from '../../kit/model/model-http.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../index.js';
+import { optionsObject, parseOptions, postToModel, readModelAnswer, streamFromModel, streamingAsAsked } from '../../kit/index.js';
 import { chatAnswer, completionSchema } from './chat-output.js';
 import { chatStreamParts } from './chat-stream.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { toChatMessages } from './chat-messages.js';
-import { streamingAsAsked } from '../../kit/model/streaming-option.js';
 
 /**
  * Options of `createOpenAIChatModel`: model, apiKey, baseUrl, headers, extra body fields, maxRetries, timeoutMs, fetch.

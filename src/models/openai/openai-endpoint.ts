@@ -1,10 +1,7 @@
 // The options both OpenAI models take (model, key, base URL, headers, extra body fields, retries, timeout, fetch),
 // their schema, and the endpoint they make.
 import { z } from 'zod';
-import { functionSchema } from '../../run/function-schema.js';
-import { httpUrlSchema } from '../../run/url-schema.js';
-import type { ModelEndpoint } from '../../kit/model/model-http.js';
-import { streamOptionShape } from '../../kit/model/streaming-option.js';
+import { functionSchema, httpUrlSchema, type ModelEndpoint, streamOptionShape } from '../../kit/index.js';
 
 /** What every OpenAI model adapter takes. */
 export interface OpenAIEndpointOptions {

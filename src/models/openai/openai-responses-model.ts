@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../run/types.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
-import { postToModel, readModelAnswer, streamFromModel } from '../../kit/model/model-http.js';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../index.js';
+import { optionsObject, parseOptions, postToModel, readModelAnswer, streamFromModel, streamingAsAsked } from '../../kit/index.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { responsesRequestBody } from './responses-input.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
 import { responsesStreamParts } from './responses-stream.js';
-import { streamingAsAsked } from '../../kit/model/streaming-option.js';
 
 /**
  * Options of `createOpenAIResponsesModel`: the endpoint's (model, apiKey, baseUrl, headers, body, maxRetries,

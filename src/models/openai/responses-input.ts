@@ -1,9 +1,5 @@
-// Our Message[] as a Responses API request body: system messages as `instructions` (later ones as developer
-// messages), user text and files as input items, an assistant turn as the items the API gave us (reasoning with its
-// encrypted content, messages, function calls, each with its item id, from parts and providerMetadata.openai), tool
-// results as function_call_output items. With previousResponseId 'auto', what the server already holds is left out.
-import type { Message, MessagePart, ModelRequest, ToolCall, ToolSpec } from '../../run/types.js';
-import { dataUrl, type FilePart, filesOf } from '../../kit/model/tool-result-files.js';
+import type { Message, MessagePart, ModelRequest, ToolCall, ToolSpec } from '../../index.js';
+import { dataUrl, type FilePart, filesOf } from '../../kit/index.js';
 import { argumentsText } from './tool-arguments.js';
 
 /** How a Responses model builds its requests. */

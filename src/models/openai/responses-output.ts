@@ -3,8 +3,8 @@
 // tool calls (call_id as id, item id in providerMetadata), the response id on the message for previous_response_id,
 // usage, and a finish reason from status and incomplete_details. Also what a stream's final event carries.
 import { z } from 'zod';
-import type { AssistantMessage, FinishReason, MessagePart, ModelResponse, ToolCall } from '../../run/types.js';
-import { usageOf } from '../../kit/model/model-usage.js';
+import type { AssistantMessage, FinishReason, MessagePart, ModelResponse, ToolCall } from '../../index.js';
+import { usageOf } from '../../kit/index.js';
 import { parseArguments } from './tool-arguments.js';
 
 const reasoningItem = z.object({

@@ -2,10 +2,8 @@
 // summary and function call argument deltas as they come, and at the final event (response.completed, or
 // .incomplete / .failed) the whole response it carries, mapped by the same responsesAnswer as a plain answer.
 import { z } from 'zod';
-import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
-import { readEventData } from '../../kit/model/model-http.js';
-import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
+import type { ModelStreamPart } from '../../index.js';
+import { ModelProviderError, readEventData, type ServerSentEvent } from '../../kit/index.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
 
 const ITEM_ADDED = 'response.output_item.added';

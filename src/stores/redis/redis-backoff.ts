@@ -1,5 +1,4 @@
-// How a stream reader waits while Redis fails, so that it neither hammers Redis nor stops.
-import { retryDelay, type RetryPolicy } from '../../kit/delivery/retry.js';
+import { retryDelay, type RetryPolicy } from '../../kit/index.js';
 
 /** How a reader waits while Redis fails: 100 ms, doubling up to 5 s, jittered so instances do not retry in step; it never gives up. */
 const REDIS_BACKOFF: RetryPolicy = { maxAttempts: Number.POSITIVE_INFINITY, backoffMs: 100, maxBackoffMs: 5_000 };

@@ -2,7 +2,7 @@
 // anyone listens (opened for the first listener, closed with the last).
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
-import type { CancelNotice, CancelSignal } from '../../ports/cancel-signal.js';
+import type { CancelNotice, CancelSignal } from '../../index.js';
 import type { RedisClient } from './redis-client.js';
 import { guarded } from './unavailable.js';
 

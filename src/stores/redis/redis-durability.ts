@@ -5,7 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { ConfigError, StoreUnavailableError } from '../../errors.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import type { AgentSnapshot } from '../../index.js';
 import type { RedisStoreOptions } from './redis-store-options.js';
 import { guarded } from './unavailable.js';
 

@@ -4,11 +4,9 @@
  * Pure functions; nothing here talks to Redis.
  */
 import { ConfigError, SnapshotError } from '../../errors.js';
-import { deepFreeze } from '../../run/freeze.js';
-import { decodeHead, encodeHead, SUPPORTED_SCHEMA_VERSIONS, type SnapshotHead } from '../../run/snapshot-codec.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import { SUPPORTED_SCHEMA_VERSIONS, type AgentSnapshot } from '../../index.js';
+import { deepFreeze, decodeHead, encodeHead, type SnapshotHead, runNextNudgeAt } from '../../kit/index.js';
 import { parsePendingMember, pendingMember } from './keys.js';
-import { runNextNudgeAt } from '../../policy/nudge.js';
 
 /**
  * A run's membership of one global index: [key relative to the prefix, score, member], and for an index whose key

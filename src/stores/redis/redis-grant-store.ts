@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import type { ConsumeOutcome, Grant, GrantFilter, GrantRecord, GrantState, GrantStore, GrantUse } from '../../ports/grant-store.js';
-import { isListed } from '../memory/memory-grant-store.js';
+import type { ConsumeOutcome, Grant, GrantFilter, GrantRecord, GrantState, GrantStore, GrantUse } from '../../index.js';
+import { isListed } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';

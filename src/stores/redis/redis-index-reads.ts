@@ -4,11 +4,11 @@
  * member against its run's head and removes what no longer holds.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { ListPendingOptions, PendingApprovalEntry, PendingPage } from '../../ports/snapshot-store.js';
+import type { ListPendingOptions, PendingApprovalEntry, PendingPage } from '../../index.js';
+import { runNextNudgeAt } from '../../kit/index.js';
 import { expiredBound, padExpiry, parsePendingMember, type RedisKeys } from './keys.js';
 import { sendBatch, type BatchCommand } from './redis-batch.js';
 import { decodeCursor, decodeIndex, encodeCursor, indexedHead, pageLimit, parseRunningMember, type IndexedHead, type StoredHead } from './redis-encoding.js';
-import { runNextNudgeAt } from '../../policy/nudge.js';
 import type { Outbox } from './redis-outbox.js';
 import { guarded } from './unavailable.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { checkTtl } from '../memory/memory-once-store.js';
-import type { OnceStore } from '../../ports/once-store.js';
+import type { OnceStore } from '../../index.js';
+import { checkTtl } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
 import { DROPPED_PREFIX, registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';

@@ -5,7 +5,7 @@
  * that died in between left behind.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 import { globEscape, type RedisKeys } from './keys.js';
 import { sendBatch, type BatchCommand } from './redis-batch.js';
 import { decodeIndex, type IndexEntry } from './redis-encoding.js';

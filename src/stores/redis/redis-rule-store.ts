@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ConfigError } from '../../errors.js';
-import { type RuleStoreSigning, toStoredRule, unknownRule, withEnabled } from '../memory/memory-rule-store.js';
-import type { RuleStore, StoredRule } from '../../ports/rule-store.js';
+import type { RuleStore, StoredRule } from '../../index.js';
+import { type RuleStoreSigning, toStoredRule, unknownRule, withEnabled } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';

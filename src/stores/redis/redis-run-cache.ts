@@ -1,5 +1,4 @@
-import type { Message } from '../../run/types.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import type { Message, AgentSnapshot } from '../../index.js';
 
 /** Runs whose stored message and audit counts a store remembers, to send only new messages without asking first. */
 const KNOWN_RUNS = 10_000;

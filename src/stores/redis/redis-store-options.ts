@@ -1,8 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RunEvent } from '../../run/run-events.js';
-import type { CancelSignal } from '../../ports/cancel-signal.js';
-import type { OnceStore } from '../../ports/once-store.js';
-import type { SnapshotStore } from '../../ports/snapshot-store.js';
+import type { RunEvent, CancelSignal, OnceStore, SnapshotStore } from '../../index.js';
 import type { RedisKeys } from './keys.js';
 
 /**

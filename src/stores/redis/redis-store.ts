@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
-import { deepFreeze } from '../../run/freeze.js';
-import type { RunEvent } from '../../run/run-events.js';
-import { checkMessages, SUPPORTED_SCHEMA_VERSIONS } from '../../run/snapshot-codec.js';
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import { type RunEvent, SUPPORTED_SCHEMA_VERSIONS, type AgentSnapshot } from '../../index.js';
+import { deepFreeze, checkMessages } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
 import { sendBatch } from './redis-batch.js';
 import { createDurability } from './redis-durability.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { ResumeQueue } from '../../ports/resume-queue.js';
+import type { ResumeQueue } from '../../index.js';
 import { redisKeys } from './keys.js';
 import { asClient, type RedisClient } from './redis-client.js';
 import { guarded } from './unavailable.js';

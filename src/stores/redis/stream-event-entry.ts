@@ -1,5 +1,4 @@
-// A run event as the Redis store writes it to the event stream (fields `type`, `runId`, `event`), and read back.
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 import type { BatchCommand } from './redis-batch.js';
 import { STREAM_MAXLEN } from './scripts.js';
 

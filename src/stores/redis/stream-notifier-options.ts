@@ -1,5 +1,4 @@
-// The options of createStreamNotifier, the notifier it returns, and what its handlers and listeners are told.
-import type { RunEvent } from '../../run/run-events.js';
+import type { RunEvent } from '../../index.js';
 import type { RedisClient } from './redis-client.js';
 import type { StreamErrorInfo } from './stream-error-info.js';
 

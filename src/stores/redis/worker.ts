@@ -1,5 +1,5 @@
 import { ConfigError, StoreUnavailableError } from '../../errors.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { Runtime } from '../../index.js';
 import { redisKeys } from './keys.js';
 import { checkTiming, defaultConsumerName } from './consumer-group.js';
 import { guardedHook } from './error-hook.js';

@@ -1,11 +1,23 @@
 import { GrantSignatureError } from '../../errors.js';
-import type { Grant, GrantState } from '../../ports/grant-store.js';
-import type { Agent } from '../../agent/agent-types.js';
-import { type ApproverTarget, mayDecide } from '../../decisions/authority/who-may-decide.js';
+import type { Grant, GrantState, GrantStore } from '../../ports/grant-store.js';
+import { type ApproverTarget, type DeciderConfig, mayDecide } from '../../decisions/authority/who-may-decide.js';
 import type { ToolCall } from '../../run/types.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import { argsMatch } from './args-match.js';
 import { grantSignatureHolds, signUse, useKeyOf } from './grant-signature.js';
+
+/**
+ * What the grant check needs of an agent, and nothing more: its name, who may decide its calls, its clock, its secret
+ * and its grant store (an `Agent` is one).
+ */
+export interface GrantAgent extends DeciderConfig {
+  readonly name: string;
+  readonly settings: DeciderConfig['settings'] & {
+    readonly decisionSecret?: string | undefined;
+    readonly grantStore: GrantStore;
+    clock(): number;
+  };
+}
 
 /** Told of a grant that failed its signature check. */
 export type GrantRefusal = (error: GrantSignatureError) => void;
@@ -15,7 +27,7 @@ export type GrantRefusal = (error: GrantSignatureError) => void;
  * approver the call accepts. Whether a use is left is the store's to say when it is spent: a call that already spent
  * one (a re-evaluation after a crash) is covered by it again.
  */
-function mayCover(agent: Agent, grant: GrantState, call: ToolCall, input: unknown, target: ApproverTarget, now: number, refuse: GrantRefusal): boolean {
+function mayCover(agent: GrantAgent, grant: GrantState, call: ToolCall, input: unknown, target: ApproverTarget, now: number, refuse: GrantRefusal): boolean {
   if (grant.agentName !== agent.name || grant.toolName !== call.name) return false;
   if (grant.expiresAt !== undefined && now >= grant.expiresAt) return false;
   const secret = agent.settings.decisionSecret;
@@ -32,12 +44,12 @@ function mayCover(agent: Agent, grant: GrantState, call: ToolCall, input: unknow
  * listed once per turn, on first need (a turn where every call is settled by a rule reads nothing).
  */
 export class TurnGrants {
-  readonly #agent: Agent;
+  readonly #agent: GrantAgent;
   readonly #snapshot: AgentSnapshot;
   readonly #refuse: GrantRefusal;
   #listed: Promise<readonly GrantState[]> | undefined;
 
-  constructor(agent: Agent, snapshot: AgentSnapshot, refuse: GrantRefusal) {
+  constructor(agent: GrantAgent, snapshot: AgentSnapshot, refuse: GrantRefusal) {
     this.#agent = agent;
     this.#snapshot = snapshot;
     this.#refuse = refuse;

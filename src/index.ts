@@ -15,7 +15,7 @@ export { voteProgress, type QuorumOptions } from './policy/quorum.js';
 export type { VoteTally } from './decisions/authority/vote-count.js';
 export { presets } from './tools/presets.js';
 export { toolResult, type RichToolResult, type ToolResultFile } from './tools/rich-tool-result.js';
-export { annotationBadges } from './tools/tool-annotations.js';
+export { annotationBadges } from './run/tool-annotations.js';
 export { clearRunApprovals, auditLog } from './decisions/run-memory.js';
 export { presentArgs, defaultSecretKeys } from './presentation/present-args.js';
 export { createMemoryRuleStore } from './stores/memory/memory-rule-store.js';

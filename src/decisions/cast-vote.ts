@@ -7,7 +7,7 @@ import { type DeciderConfig, voteRefusal } from './authority/who-may-decide.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { signDecision } from './decision-signature.js';
 import { step } from '../loop/step.js';
-import { denialResult } from '../tools/tool-results.js';
+import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry, Quorum, Vote } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 

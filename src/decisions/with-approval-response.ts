@@ -14,7 +14,7 @@ import {
 import { agentOfRun, agentOption } from '../agent/create-agent.js';
 import type { Agent } from '../agent/agent-types.js';
 import { compileRules } from '../policy/policy.js';
-import { findShapeProblem, shapeIssue } from '../tools/argument-shape.js';
+import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import type { Decision } from '../loop/agent-machine.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { coverageFields } from './authority/coverage-fields.js';
@@ -30,7 +30,7 @@ import { grantIdOf } from '../policy/grants/grant-of-decision.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
 import { step } from '../loop/step.js';
-import { denialResult } from '../tools/tool-results.js';
+import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { optionsObject, parseOptions } from '../kit/options.js';

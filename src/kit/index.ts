@@ -68,4 +68,4 @@ export { isListed } from '../stores/memory/memory-grant-store.js';
 export { checkTtl } from '../stores/memory/memory-once-store.js';
 export { newRuleSchema, toStoredRule, unknownRule, withEnabled, type RuleStoreSigning } from '../stores/memory/memory-rule-store.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
-export { resultContent } from '../tools/tool-results.js';
+export { resultContent } from '../run/tool-results.js';

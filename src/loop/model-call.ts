@@ -1,7 +1,7 @@
 // One model call of the loop: `generate`, or `stream` when the model has it (its deltas announced as they come),
 // and what the loop makes of the answer either way: one event, `MODEL_RESPONDED` or `FAIL`.
 import type { AgentEvent } from './agent-machine.js';
-import { clampDepth } from '../tools/argument-shape.js';
+import { clampDepth } from '../run/argument-shape.js';
 import { assistantSchema } from '../run/message-schema.js';
 import { compiled } from '../kit/options.js';
 import type { ModelDeltaEvent } from '../run/run-events.js';

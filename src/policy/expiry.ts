@@ -1,6 +1,6 @@
 import type { Decision } from '../loop/agent-machine.js';
 import { historyOf } from './nudge.js';
-import { denialResult } from '../tools/tool-results.js';
+import { denialResult } from '../run/tool-results.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /**

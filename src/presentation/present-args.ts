@@ -1,5 +1,5 @@
 import { ValueTooDeepError } from '../errors.js';
-import { MAX_ENCODE_DEPTH } from '../tools/argument-shape.js';
+import { MAX_ENCODE_DEPTH } from '../run/argument-shape.js';
 import { escapeForDisplay, inspectText, presentText } from './display-text.js';
 import type { ArgsWarning } from '../run/types.js';
 

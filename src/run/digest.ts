@@ -1,7 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ValueTooDeepError } from '../errors.js';
-import { findShapeProblem, MAX_ENCODE_DEPTH } from '../tools/argument-shape.js';
+import { findShapeProblem, MAX_ENCODE_DEPTH } from './argument-shape.js';
 
 /**
  * JSON with object keys sorted at every depth, so equal values give equal

@@ -1,5 +1,5 @@
 import { askedPositions } from './tool-call-index.js';
-import { isErrorResult } from '../tools/tool-results.js';
+import { isErrorResult } from './tool-results.js';
 import { tallyVotes, type VoteTally } from '../decisions/authority/vote-count.js';
 import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';

@@ -1,12 +1,12 @@
 import { SuperJSON } from 'superjson';
 import { z } from 'zod';
-import { toolAnnotationsSchema } from '../tools/tool-annotations.js';
+import { toolAnnotationsSchema } from './tool-annotations.js';
 import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { Message } from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
-import { checkMessageList } from '../loop/check-messages.js';
+import { checkMessageList } from './check-messages.js';
 import { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolAnnotationsSchema } from './tool-annotations.js';
+import { toolAnnotationsSchema } from '../run/tool-annotations.js';
 import { functionSchema } from '../run/function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from '../policy/nudge-plan.js';
 import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from '../run/types.js';

@@ -3,7 +3,7 @@
 // so far on a request several people must approve, and the warnings that are not about the arguments (a
 // disconnected connector), shown on their own lines.
 import { tallyVotes } from '../../decisions/authority/vote-count.js';
-import { annotationBadges } from '../../tools/tool-annotations.js';
+import { annotationBadges } from '../../run/tool-annotations.js';
 import type { ApprovalRequest, ArgsWarning } from '../../run/types.js';
 import type { Markup } from '../markup.js';
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { describeShapeProblem, findShapeProblem } from '../../tools/argument-shape.js';
+import { describeShapeProblem, findShapeProblem } from '../../run/argument-shape.js';
 import { HttpProblem, problem } from './problem.js';
 
-export { MAX_JSON_DEPTH } from '../../tools/argument-shape.js';
+export { MAX_JSON_DEPTH } from '../../run/argument-shape.js';
 
 /**
  * The 413 `body_too_large` problem.

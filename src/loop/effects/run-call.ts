@@ -9,7 +9,7 @@ import { approversOfCall } from '../evaluate-calls.js';
 import { parsedInputOf } from '../../tools/parsed-inputs.js';
 import { richResultOf, type ToolResultExtras } from '../../tools/rich-tool-result.js';
 import { withinTimeLimit } from '../time-limit.js';
-import { errorResult, resultContent } from '../../tools/tool-results.js';
+import { errorResult, resultContent } from '../../run/tool-results.js';
 import type { ToolCall, ToolCallRecord } from '../../run/types.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import type { Run } from './run.js';

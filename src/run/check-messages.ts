@@ -1,7 +1,7 @@
 // The check of a history, from a snapshot or from a caller: one pass over plain objects, no schema machinery,
 // because history is the part of a run that grows (a zod parse of 1,000 messages cost more than the rest of a start).
-import { isPlainJson } from '../run/plain-json.js';
-import type { Message } from '../run/types.js';
+import { isPlainJson } from './plain-json.js';
+import type { Message } from './types.js';
 
 /** Says what is wrong at `path` and throws the caller's error. */
 export type Fail = (path: string, what: string) => never;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolAnnotations } from '../run/types.js';
+import type { ToolAnnotations } from './types.js';
 
 /** `ToolAnnotations` as given to `defineTool` and as stored on a request. */
 export const toolAnnotationsSchema = z.object({

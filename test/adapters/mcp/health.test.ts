@@ -60,7 +60,7 @@ describe('an MCP server killed mid-run', () => {
     const { log, server, connection } = await remoteServer({ requireApproval: false });
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]), tools: [connection] });
     const running = agent.execute({ input: 'go' });
-    await vi.waitFor(() => expect(log.calls('slow')).toHaveLength(1));
+    await vi.waitFor(() => expect(log.calls('slow')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     await server.kill();
     const paused = await running;
     expect(paused.status).toBe('awaitingApproval');
@@ -71,7 +71,7 @@ describe('an MCP server killed mid-run', () => {
     const { log, server, connection } = await remoteServer({ requireApproval: false, trustAnnotations: true, callTimeoutMs: 20_000 });
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('sync', { key: 'k1', ms: 60_000 }), textTurn('done')]), tools: [connection] });
     const running = agent.execute({ input: 'go' });
-    await vi.waitFor(() => expect(log.calls('sync')).toHaveLength(1));
+    await vi.waitFor(() => expect(log.calls('sync')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     await server.kill();
     await statusReached(connection, 'disconnected');
     await server.start();

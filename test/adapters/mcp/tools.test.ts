@@ -233,9 +233,9 @@ describe('list_changed', () => {
     const agent = testAgent({ model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]), tools: [connection] });
     const controller = new AbortController();
     const running = agent.execute({ input: 'go' }, { signal: controller.signal });
-    await vi.waitFor(() => expect(own.calls('slow')).toHaveLength(1));
+    await vi.waitFor(() => expect(own.calls('slow')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     controller.abort(new Error('stop'));
     expect((await running).status).toBe('cancelled');
-    await vi.waitFor(() => expect(own.calls('slow')).toContainEqual({ tool: 'slow', cancelled: true }));
+    await vi.waitFor(() => expect(own.calls('slow')).toContainEqual({ tool: 'slow', cancelled: true }), { timeout: 30_000, interval: 20 });
   });
 });

@@ -154,6 +154,8 @@ describe('countersign CLI', () => {
     const { runtime } = await pausedRuntime();
     expect((await cli(runtime, [])).code).toBe(2);
     expect((await cli(runtime, ['frobnicate'])).err).toContain('unknown command frobnicate');
+    // A name every object has is no command either.
+    expect(await cli(runtime, ['toString'])).toMatchObject({ code: 2, err: expect.stringContaining('unknown command toString') });
     expect((await cli(runtime, ['show'])).err).toContain('show takes a run id');
     expect((await cli(runtime, ['approve', 'r', 'a', '--scope', 'forever'])).err).toContain('--scope must be one of once, run');
     expect((await cli(runtime, ['--help'])).code).toBe(0);

@@ -112,7 +112,7 @@ function withValue(args: readonly string[], option: string, value: string): stri
 }
 
 describe('countersign mcp-gateway', () => {
-  it("runs the client configuration of docs/mcp.md over stdio: rules from --rules, a person deciding in the app on --port", async () => {
+  it('runs the client configuration of docs/mcp.md over stdio: rules from --rules, a person deciding in the app on --port', async () => {
     const log = callLog();
     let args = withValue(readmeArgs(), '--upstream', fixtureCommand);
     args = withValue(args, '--port', '0');

@@ -5,8 +5,6 @@ export default defineConfig({
   title: 'countersign',
   description: 'Put a human between an AI agent and its risky tool calls.',
   cleanUrls: true,
-  // README.md is the repository's landing page; the site has its own (index.md).
-  srcExclude: ['**/README.md'],
   themeConfig: {
     search: { provider: 'local' },
     outline: [2, 3],

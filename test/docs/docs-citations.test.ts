@@ -71,6 +71,24 @@ function hasName(source: string, name: string): boolean {
   return true;
 }
 
+describe('the README', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+  it('is a landing page of at most 250 lines; the manual is docs/', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(250);
+  });
+
+  it('links each subpath of the package to its page in docs/, and the page exists', () => {
+    const exports = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
+    const subpaths = exports.filter((key) => key !== './package.json').map((key) => (key === '.' ? 'countersign' : `countersign/${key.slice(2)}`));
+    for (const subpath of subpaths) {
+      const link = new RegExp(`\\[\`${subpath}\`\\]\\((docs/[^)#]+)\\)`).exec(readme);
+      expect(link, `README.md links \`${subpath}\` to its page`).not.toBeNull();
+      expect(existsSync(join(root, link![1]!)), link![1]).toBe(true);
+    }
+  });
+});
+
 describe('what the manual cites', () => {
   // Any path under test/ in prose, in a code span or not.
   const paths = parsed.flatMap(({ page, prose }) => [...prose.matchAll(/(?<![\w./-])test\/[\w./*-]*[\w*/]/g)].map((match) => ({ page, path: match[0]!.replace(/[.]+$/, '') })));

@@ -156,6 +156,58 @@ declare global {
 }
 `;
 
+/** A heading's anchor as VitePress makes it (its `slugify`, from @mdit-vue/shared), from the heading's markdown. */
+function siteAnchor(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036F]/g, '')
+    .replace(/[\u0000-\u001f]/g, '')
+    .replace(/[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/^(\d)/, '_$1')
+    .toLowerCase();
+}
+
+/** A heading's anchor as GitHub makes it, for the README's links into docs/. */
+function githubAnchor(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+describe('links between pages', () => {
+  const headings = new Map(parsed.map(({ page, prose }) => [page, [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!.trim())]));
+
+  it('every link to a heading of a page in docs/ finds that heading', () => {
+    const broken: string[] = [];
+    for (const { page, prose } of parsed) {
+      for (const [, target] of prose.matchAll(/(?<!!)\[[^\]]*\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!) || !target!.includes('#')) continue;
+        const [path, hash] = target!.split('#') as [string, string];
+        // Site links leave out .md (and index.md for a folder); the README links the files.
+        let file =
+          path === ''
+            ? page
+            : join(page === 'README.md' ? '' : join(page, '..'), path)
+                .split('\\')
+                .join('/');
+        if (path.endsWith('/')) file = `${file}/index.md`;
+        else if (path !== '' && !file.endsWith('.md')) file = `${file}.md`;
+        file = file.replace(/\/{2,}/g, '/');
+        const anchor = page === 'README.md' ? githubAnchor : siteAnchor;
+        if (!(headings.get(file) ?? []).some((heading) => anchor(heading) === hash)) broken.push(`${page}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
 describe('the TypeScript in the manual', () => {
   const dir = join(root, '.test-build', `docs-ts-${process.pid}`);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// The README's "Your own channel": a driver with post and update is a whole channel on the kit.
+// "Your own channel" in docs/channels/index.md: a driver with post and update is a whole channel on the kit.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool } from 'countersign';

@@ -19,7 +19,8 @@ import { builtScript } from '../support/built.js';
 import { textOf } from '../support/mcp-gateway-kit.js';
 
 const cliScript = await builtScript('src/cli/index.ts');
-const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+// The client configuration of the manual's MCP page, run as written.
+const readme = readFileSync(fileURLToPath(new URL('../../docs/mcp.md', import.meta.url)), 'utf8');
 const token = 'gateway-cli-token-0123456789';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -93,10 +94,10 @@ async function decide(url: string, approved: boolean, extra: Record<string, unkn
   expect(response.status).toBe(200);
 }
 
-/** The args of the README's client configuration, after `countersign`. */
+/** The args of the client configuration in docs/mcp.md, after `countersign`. */
 function readmeArgs(): string[] {
   const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(readme)?.[1];
-  expect(block, 'the README shows an mcpServers configuration').toBeDefined();
+  expect(block, 'docs/mcp.md shows an mcpServers configuration').toBeDefined();
   const server = Object.values((JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers)[0]!;
   expect(server.command).toBe('npx');
   expect(server.args.slice(0, 2)).toEqual(['countersign', 'mcp-gateway']);
@@ -111,7 +112,7 @@ function withValue(args: readonly string[], option: string, value: string): stri
 }
 
 describe('countersign mcp-gateway', () => {
-  it("runs the README's client configuration over stdio: rules from --rules, a person deciding in the app on --port", async () => {
+  it('runs the client configuration of docs/mcp.md over stdio: rules from --rules, a person deciding in the app on --port', async () => {
     const log = callLog();
     let args = withValue(readmeArgs(), '--upstream', fixtureCommand);
     args = withValue(args, '--port', '0');

@@ -19,7 +19,7 @@ describe('argsMatch bounds over a session grant', () => {
     }
   });
 
-  it("'staging-*' (the README's example) does not cover shell text after the name", async () => {
+  it("'staging-*' (the example in docs/decisions.md) does not cover shell text after the name", async () => {
     const { run, decide } = grantAgent({ decisionSecret });
     await decide(await run(deployTo('staging-1'), 'chat'), { approved: true, approvedBy: 'alice', scope: 'session', grant: { argsMatch: { env: 'staging-*' } } });
     expect((await run(deployTo('staging-2'), 'chat')).status).toBe('completed');

@@ -231,7 +231,7 @@ describe('the memory grant store', () => {
   grantStoreContract(() => createMemoryGrantStore());
 });
 
-describe('README: Sessions and grants', () => {
+describe('docs/decisions.md: Sessions and grants', () => {
   it('runs the example: a bounded session grant covers later runs of chat-42, is listed, revoked, and the session cleared', async () => {
     const { agent, executions } = grantAgent({ decisionSecret, name: 'ops' });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });

@@ -1,4 +1,4 @@
-// The signed curl example of the README, run as written against a real server.
+// The signed curl example of the manual's HTTP page (docs/http.md), run as written against a real server.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -8,13 +8,13 @@ import { harness, SECRET, startPaused } from './harness.js';
 const tools = ['bash', 'curl', 'openssl', 'base64', 'od'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
 
 function readmeBlock(marker: string): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');
   const match = new RegExp(`<!-- test: ${marker} -->\\n\`\`\`sh\\n([\\s\\S]*?)\\n\`\`\``).exec(readme);
-  if (!match) throw new Error(`README.md has no sh block after <!-- test: ${marker} -->`);
+  if (!match) throw new Error(`docs/http.md has no sh block after <!-- test: ${marker} -->`);
   return match[1]!;
 }
 
-describe.skipIf(!tools)('README: signed curl', () => {
+describe.skipIf(!tools)('docs/http.md: signed curl', () => {
   it('decides an approval with the curl command as written', async () => {
     const h = harness({ app: { clock: Date.now } });
     const server = await serve(h.app, { port: 0 });

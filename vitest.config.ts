@@ -18,6 +18,7 @@ const processSuites = [
   'test/http/{console-browser,link-page-browser,readme-curl,serverless}.test.ts',
   'test/redis/{cross-process-cancel,mcp-gateway,mcp-gateway-restart,redis-cluster,redis-durability,redis-restart,runtime-crash,worker}.test.ts',
   'test/quickstart.test.ts',
+  'test/docs/docs-citations.test.ts',
 ];
 
 // Unit suites that need a fresh process of their own: they test once-per-process behaviour.

@@ -14,7 +14,7 @@ import { idSchema } from './run-identity.js';
 import { compiled } from '../kit/options.js';
 
 /** The wire format versions `deserialize` reads. */
-// 2: signatures cover the whole request and the whole decision (v1 ones are still read, see README "Signed decisions").
+// 2: signatures cover the whole request and the whole decision (v1 ones are still read, see docs/decisions.md, "Signed decisions").
 export const SUPPORTED_SCHEMA_VERSIONS: readonly number[] = [1, 2];
 export const CURRENT_SCHEMA_VERSION = 2;
 

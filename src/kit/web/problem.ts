@@ -132,7 +132,7 @@ const byCode: Readonly<Record<string, { readonly status: number | ((error: Count
 
 /**
  * The answer for any error: `HttpProblem`s as they are, countersign errors
- * by their `code` (see the table in the README), anything else as a 500
+ * by their `code` (see the table in docs/http.md), anything else as a 500
  * `internal` problem with no detail of the error (`unexpected` is true then,
  * so the caller reports it).
  *

@@ -55,31 +55,25 @@ function unsupported(what: string): never {
   );
 }
 
-/**
- * Compiles a flat machine (atomic and final children of the root, no entry or
- * exit actions, no delays, no wildcards) from its own state nodes and
- * implementations into a transition table. Guards and actions are the
- * machine's: named ones are looked up in `machine.implementations`, xstate's
- * `and` / `or` / `not` are compiled into closures over them, and actions must be
- * `assign`s, whose assignment functions are called as xstate calls them.
- * Anything else throws at compile time, so the table cannot drift from the chart.
- */
-export function compileMachine<Context extends object, Event extends { type: string }>(machine: AnyStateMachine): CompiledMachine<Context, Event> {
-  const root: AnyStateNode = machine.root;
-  const guards = machine.implementations.guards as Record<string, GuardFunction | undefined>;
-  const actions = machine.implementations.actions as Record<string, unknown>;
-  const guardSnapshot = { machine };
+type TransitionDefinition = { guard?: unknown; target?: readonly AnyStateNode[] | undefined; actions: readonly unknown[]; reenter?: boolean };
 
-  const assignmentOf = (action: unknown): Assignment => {
-    const resolved = typeof action === 'string' ? actions[action] : action;
-    const candidate = (typeof resolved === 'function' ? resolved : undefined) as { type?: unknown; assignment?: unknown } | undefined;
-    if (candidate?.type !== 'xstate.assign' || typeof candidate.assignment !== 'function') {
-      return unsupported(`action ${typeof action === 'string' ? action : '(inline)'}, not an assign with a function`);
-    }
-    return candidate.assignment as Assignment;
-  };
-  // xstate's own and/or/not, recognised by their `check`, become plain closures over the compiled operands;
-  // any other higher-order guard is evaluated by its own `check`.
+/** The machine's named and inline `assign` actions, as the assignment functions xstate would call. */
+function assignmentOf(actions: Record<string, unknown>, action: unknown): Assignment {
+  const resolved = typeof action === 'string' ? actions[action] : action;
+  const candidate = (typeof resolved === 'function' ? resolved : undefined) as { type?: unknown; assignment?: unknown } | undefined;
+  if (candidate?.type !== 'xstate.assign' || typeof candidate.assignment !== 'function') {
+    return unsupported(`action ${typeof action === 'string' ? action : '(inline)'}, not an assign with a function`);
+  }
+  return candidate.assignment as Assignment;
+}
+
+/**
+ * The machine's guards as plain closures: xstate's own and/or/not, recognised by their `check`, become closures over
+ * the compiled operands; any other higher-order guard is evaluated by its own `check`.
+ */
+function guardCompiler(machine: AnyStateMachine): (guard: unknown) => CompiledGuard {
+  const guards = machine.implementations.guards as Record<string, GuardFunction | undefined>;
+  const guardSnapshot = { machine };
   const combinators = new Map<unknown, (operands: CompiledGuard[]) => CompiledGuard>([
     [(and([]) as GuardFunction).check, (operands) => (args) => operands.every((operand) => operand(args))],
     [(or([]) as GuardFunction).check, (operands) => (args) => operands.some((operand) => operand(args))],
@@ -100,14 +94,23 @@ export function compileMachine<Context extends object, Event extends { type: str
     if (combinator && operands) return combinator(operands.map(compileGuard));
     return (args) => check(guardSnapshot, args, resolved);
   };
-  const compileTransitions = (list: readonly { guard?: unknown; target?: readonly AnyStateNode[] | undefined; actions: readonly unknown[]; reenter?: boolean }[]): Transition[] =>
+  return compileGuard;
+}
+
+/** The root's children as a table of entries, each with its own transitions then the root's, in xstate's order. */
+function compileStates(machine: AnyStateMachine): Map<string, StateEntry> {
+  const root: AnyStateNode = machine.root;
+  const actions = machine.implementations.actions as Record<string, unknown>;
+  const compileGuard = guardCompiler(machine);
+  const compileTransitions = (list: readonly TransitionDefinition[]): Transition[] =>
     list.map((definition) => {
       const targets = definition.target ?? [];
       if (targets.length > 1) unsupported('a transition with several targets');
       const target = targets[0];
       if (target && target.parent !== root) unsupported(`target ${target.id}, not a child of the root`);
       if (definition.reenter && target) unsupported('a reentering transition');
-      return { guard: definition.guard === undefined ? undefined : compileGuard(definition.guard), target: target?.key, assignments: definition.actions.map(assignmentOf) };
+      const guard = definition.guard === undefined ? undefined : compileGuard(definition.guard);
+      return { guard, target: target?.key, assignments: definition.actions.map((action) => assignmentOf(actions, action)) };
     });
 
   if (root.entry.length > 0 || root.exit.length > 0 || root.always) unsupported('an entry, exit or eventless transition on the root');
@@ -127,9 +130,35 @@ export function compileMachine<Context extends object, Event extends { type: str
       if (type.includes('*')) unsupported(`the wildcard event ${type} on the root`);
       on.set(type, [...(on.get(type) ?? []), list]);
     }
-    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, meta: node.meta, on, always: compileTransitions(node.always ?? []) });
+    const always = compileTransitions(node.always ?? []);
+    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, meta: node.meta, on, always });
   }
+  return states;
+}
 
+/**
+ * Compiles a flat machine (atomic and final children of the root, no entry or
+ * exit actions, no delays, no wildcards) from its own state nodes and
+ * implementations into a transition table. Guards and actions are the
+ * machine's: named ones are looked up in `machine.implementations`, xstate's
+ * `and` / `or` / `not` are compiled into closures over them, and actions must be
+ * `assign`s, whose assignment functions are called as xstate calls them.
+ * Anything else throws at compile time, so the table cannot drift from the chart.
+ */
+export function compileMachine<Context extends object, Event extends { type: string }>(machine: AnyStateMachine): CompiledMachine<Context, Event> {
+  const root: AnyStateNode = machine.root;
+  const states = compileStates(machine);
+  const initialNode = root.initial?.target?.[0] as AnyStateNode | undefined;
+  if (!initialNode || initialNode.parent !== root) unsupported('a machine without an initial child state');
+  return tableMachine<Context, Event>(states, initialNode.key, machine.config.context as unknown);
+}
+
+/** Steps a compiled table: selects transitions as xstate does, applies their assigns, and settles eventless ones. */
+function tableMachine<Context extends object, Event extends { type: string }>(
+  states: ReadonlyMap<string, StateEntry>,
+  initialKey: string,
+  contextFactory: unknown,
+): CompiledMachine<Context, Event> {
   const stateOf = (value: string): StateEntry => states.get(value) ?? unsupported(`the state value ${value}`);
   const passes = (guard: CompiledGuard | undefined, context: Context, event: Event): boolean => guard === undefined || guard({ context, event });
   // xstate applies each assign to the context the previous one left: `Object.assign({}, context, update)`.
@@ -149,15 +178,11 @@ export function compileMachine<Context extends object, Event extends { type: str
     }
     return { value, context, done: stateOf(value).final };
   };
-
-  const initialNode = root.initial?.target?.[0] as AnyStateNode | undefined;
-  if (!initialNode || initialNode.parent !== root) unsupported('a machine without an initial child state');
-  const contextFactory = machine.config.context as unknown;
   const initEvent = { type: 'xstate.init' } as Event;
   return {
     initial: (input) => {
       const context = (typeof contextFactory === 'function' ? contextFactory({ input }) : contextFactory) as Context;
-      return settle(initialNode.key, context, initEvent);
+      return settle(initialKey, context, initEvent);
     },
     transition: (value, context, event) => {
       const state = stateOf(value);

@@ -168,6 +168,77 @@ async function policyVerdict(
   }
 }
 
+type CallBase = { readonly toolCallId: string; readonly toolName: string; readonly attempts: 0 };
+
+/**
+ * A call's tool and its parsed input, or why it cannot run: an id already seen this turn, an unknown tool, or
+ * arguments that fail their shape or the tool's schema (the model reads the reason and calls again).
+ */
+async function parseCall(agent: Agent, call: ToolCall, seen: Set<string>): Promise<{ tool: AnyTool; input: unknown } | { failure: string }> {
+  if (seen.has(call.id)) return { failure: `Duplicate tool call id ${call.id} in one turn; use a unique id per call.` };
+  seen.add(call.id);
+  // `has`, not `get`: a tool a source stopped offering is found for runs paused on it, never for a new call.
+  const tool = agent.tools.has(call.name) ? agent.tools.get(call.name) : undefined;
+  if (!tool) return { failure: `Unknown tool ${call.name}. Available tools: ${[...agent.tools.keys()].join(', ') || '(none)'}.` };
+  // Before the schema, which could pass such keys through: a "__proto__" key hides from plain copies and a deep value overflows recursive code.
+  const badShape = findShapeProblem(call.args);
+  if (badShape) {
+    const fix = badShape.kind === 'forbidden-key' ? 'without that key' : `with arguments at most ${badShape.maxDepth} levels deep`;
+    return { failure: `Invalid arguments for ${call.name}: ${badShape.path || '(root)'}: ${shapeIssue(badShape)}. Call again ${fix}.` };
+  }
+  const parsed = await tool.input.safeParseAsync(call.args);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    return { failure: `Invalid arguments for ${call.name}: ${detail}. Fix them and call again.` };
+  }
+  return { tool, input: parsed.data };
+}
+
+/** A call the verdict puts to a person: its pending record and the request, signed. */
+function askFor(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, parsed: { tool: AnyTool; input: unknown }, verdict: Verdict, base: CallBase, now: number): CallEvaluation {
+  const approvalId = `apr_${randomUUID()}`;
+  const request = buildApprovalRequest(
+    {
+      run: snapshot,
+      approvalId,
+      toolCallId: call.id,
+      tool: parsed.tool,
+      args: call.args,
+      parsedInput: parsed.input,
+      reason: verdict.reason,
+      approvers: verdict.approvers,
+      approverFunction: hasApproverFunction(agent, call.name, verdict.ruleId),
+      ruleId: verdict.ruleId,
+      nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
+      quorum: verdict.quorum,
+    },
+    requestSettingsOf(agent.settings, now),
+  );
+  return { kind: 'ask', record: { ...base, status: 'pending', approvalId }, request };
+}
+
+/** A call the verdict allows or denies without a person: its record and its signed decision entry. */
+function settledBy(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, verdict: Verdict, base: CallBase, now: number): CallEvaluation {
+  const unsigned: AuditEntry = {
+    toolCallId: call.id,
+    toolName: call.name,
+    decision: verdict.action === 'allow' ? 'approved' : 'denied',
+    source: verdict.source,
+    scope: 'once',
+    at: now,
+    argsDigest: digestOf(call.args),
+    ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
+    ...(verdict.approvers === undefined || (verdict.source !== 'memory' && verdict.source !== 'grant') ? {} : { approvers: verdict.approvers }),
+    ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+    ...(verdict.by === undefined ? {} : { by: verdict.by }),
+    ...(verdict.grantId === undefined ? {} : { grantId: verdict.grantId }),
+  };
+  const audit = signDecision(agent.settings.decisionSecret, snapshot, unsigned);
+  return verdict.action === 'allow'
+    ? { kind: 'run', record: { ...base, status: 'approved' }, audit }
+    : { kind: 'settled', record: { ...base, status: 'denied', result: denialResult(verdict.reason, 'policy') }, audit };
+}
+
 /**
  * Decides every call of the current turn: validate its input, then ask the
  * policy whether it runs, waits for a person, or is refused. Effects (ids,
@@ -179,93 +250,24 @@ export async function evaluateCalls(
   snapshot: AgentSnapshot,
   refuse: (error: Parameters<GrantRefusal>[0] | Parameters<RuleRefusal>[0]) => void,
 ): Promise<CallEvaluation[]> {
-  const settings = agent.settings;
   const grants = new TurnGrants(agent, snapshot, refuse);
-  const now = settings.clock();
+  const now = agent.settings.clock();
   const pendingRules = storedRulesOf(agent, refuse);
   const storedRules = pendingRules && (await pendingRules);
   const seen = new Set<string>();
   const evaluations: CallEvaluation[] = [];
-
   const calls = currentToolCalls(snapshot);
   for (const call of calls) {
-    const base = { toolCallId: call.id, toolName: call.name, attempts: 0 } as const;
-    if (seen.has(call.id)) {
-      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Duplicate tool call id ${call.id} in one turn; use a unique id per call.`) } });
+    const base: CallBase = { toolCallId: call.id, toolName: call.name, attempts: 0 };
+    const parsed = await parseCall(agent, call, seen);
+    if ('failure' in parsed) {
+      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(parsed.failure) } });
       continue;
     }
-    seen.add(call.id);
-    // `has`, not `get`: a tool a source stopped offering is found for runs paused on it, never for a new call.
-    const tool = agent.tools.has(call.name) ? agent.tools.get(call.name) : undefined;
-    if (!tool) {
-      const available = [...agent.tools.keys()].join(', ') || '(none)';
-      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Unknown tool ${call.name}. Available tools: ${available}.`) } });
-      continue;
-    }
-    // Before the schema, which could pass such keys through: a "__proto__" key hides from plain copies and a deep value overflows recursive code.
-    const badShape = findShapeProblem(call.args);
-    if (badShape) {
-      const fix = badShape.kind === 'forbidden-key' ? 'without that key' : `with arguments at most ${badShape.maxDepth} levels deep`;
-      const detail = `${badShape.path || '(root)'}: ${shapeIssue(badShape)}`;
-      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Call again ${fix}.`) } });
-      continue;
-    }
-    const parsed = await tool.input.safeParseAsync(call.args);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-      evaluations.push({ kind: 'settled', record: { ...base, status: 'failed', result: errorResult(`Invalid arguments for ${call.name}: ${detail}. Fix them and call again.`) } });
-      continue;
-    }
-    rememberParsedInput(calls, call, tool.input, parsed.data);
+    rememberParsedInput(calls, call, parsed.tool.input, parsed.input);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
-    const verdict = await verdictOf(agent, snapshot, call, parsed.data, ctx, storedRules, grants);
-
-    if (verdict.action === 'ask') {
-      const approvalId = `apr_${randomUUID()}`;
-      const request = buildApprovalRequest(
-        {
-          run: snapshot,
-          approvalId,
-          toolCallId: call.id,
-          tool,
-          args: call.args,
-          parsedInput: parsed.data,
-          reason: verdict.reason,
-          approvers: verdict.approvers,
-          approverFunction: hasApproverFunction(agent, call.name, verdict.ruleId),
-          ruleId: verdict.ruleId,
-          nudges: verdict.nudges ?? nudgePlanOf(undefined, tool, settings.remindAfterMs),
-          quorum: verdict.quorum,
-        },
-        requestSettingsOf(settings, now),
-      );
-      evaluations.push({
-        kind: 'ask',
-        record: { ...base, status: 'pending', approvalId },
-        request,
-      });
-      continue;
-    }
-    const unsigned: AuditEntry = {
-      toolCallId: call.id,
-      toolName: call.name,
-      decision: verdict.action === 'allow' ? 'approved' : 'denied',
-      source: verdict.source,
-      scope: 'once',
-      at: now,
-      argsDigest: digestOf(call.args),
-      ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
-      ...(verdict.approvers === undefined || (verdict.source !== 'memory' && verdict.source !== 'grant') ? {} : { approvers: verdict.approvers }),
-      ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-      ...(verdict.by === undefined ? {} : { by: verdict.by }),
-      ...(verdict.grantId === undefined ? {} : { grantId: verdict.grantId }),
-    };
-    const audit = signDecision(settings.decisionSecret, snapshot, unsigned);
-    evaluations.push(
-      verdict.action === 'allow'
-        ? { kind: 'run', record: { ...base, status: 'approved' }, audit }
-        : { kind: 'settled', record: { ...base, status: 'denied', result: denialResult(verdict.reason, 'policy') }, audit },
-    );
+    const verdict = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    evaluations.push(verdict.action === 'ask' ? askFor(agent, snapshot, call, parsed, verdict, base, now) : settledBy(agent, snapshot, call, verdict, base, now));
   }
   return evaluations;
 }

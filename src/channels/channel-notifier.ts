@@ -96,103 +96,136 @@ const originOf = (event: AskEvent) => (event.origin === undefined ? {} : { origi
 
 /** The notifier for `driver`. */
 export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings: ChannelNotifierSettings): ChannelNotifier {
-  const { runtime, clock } = settings;
-  const { once } = runtime;
-  const queue = createDeliveryQueue({ concurrency: settings.concurrency });
-  const cardKey = (runId: string, approvalId: string) => `${driver.name}:card:${runId}:${approvalId}`;
-  const retryIn = (slot: LaneSlot) => freeingSlot(settings.retry, slot);
+  const cards = new ChannelCards(driver, settings);
+  return { publish: (events) => cards.publish(events), flush: () => cards.flush() };
+}
 
-  const report = (error: unknown, context: Omit<ChannelErrorContext, 'channel'>) => {
+/** One channel's cards: asked once, asked again on a nudge, updated with the outcome, each from any process. */
+class ChannelCards<Ref> {
+  readonly #driver: ChannelDriver<Ref>;
+  readonly #settings: ChannelNotifierSettings;
+  readonly #queue: ReturnType<typeof createDeliveryQueue>;
+
+  constructor(driver: ChannelDriver<Ref>, settings: ChannelNotifierSettings) {
+    this.#driver = driver;
+    this.#settings = settings;
+    this.#queue = createDeliveryQueue({ concurrency: settings.concurrency });
+  }
+
+  async publish(events: readonly RunEvent[]): Promise<void> {
+    const queue = this.#queue;
+    for (const event of events) {
+      if (event.type === 'approval-requested') queue.enqueue(event.runId, (slot) => this.#ask(event, slot));
+      else if (event.type === 'approval-reminder' || (event.type === 'approval-escalated' && this.#escalatedHere(event))) {
+        queue.enqueue(event.runId, (slot) => this.#askAgain(event, slot));
+      } else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
+        const { entry } = event;
+        queue.enqueue(event.runId, (slot) => this.#show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot));
+      } else if (event.type === 'tool-finished') {
+        queue.enqueue(event.runId, (slot) => this.#show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot));
+      }
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  /** An escalation to `{ channel }` is posted only by the notifier of that name; one to approver ids, by every channel. */
+  #escalatedHere(event: Extract<RunEvent, { type: 'approval-escalated' }>): boolean {
+    return Array.isArray(event.to) || (event.to as { channel: string }).channel === this.#driver.name;
+  }
+
+  #cardKey(runId: string, approvalId: string): string {
+    return `${this.#driver.name}:card:${runId}:${approvalId}`;
+  }
+
+  #retryIn(slot: LaneSlot) {
+    return freeingSlot(this.#settings.retry, slot);
+  }
+
+  /** Until when a card's buttons work: the link lifetime, never past the request's own expiry. */
+  #buttonsExpireAt(request: ApprovalRequest, now: number): number {
+    return Math.min(now + this.#settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
+  }
+
+  #report(error: unknown, context: Omit<ChannelErrorContext, 'channel'>): void {
     try {
-      settings.onError?.(publicError(error, driver.redact), { channel: driver.name, ...context });
+      this.#settings.onError?.(publicError(error, this.#driver.redact), { channel: this.#driver.name, ...context });
     } catch {
       // The reporter's own failure has nowhere left to go.
     }
-  };
+  }
 
-  const ask = async (event: Extract<RunEvent, { type: 'approval-requested' }>, slot: LaneSlot) => {
+  async #ask(event: Extract<RunEvent, { type: 'approval-requested' }>, slot: LaneSlot): Promise<void> {
     const { runId, request } = event;
+    const { once, links } = this.#settings.runtime;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
-    const now = clock();
-    const expiresAt = Math.min(now + settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
+    const now = this.#settings.clock();
+    const expiresAt = this.#buttonsExpireAt(request, now);
     if (expiresAt <= now) return;
-    const key = cardKey(runId, request.approvalId);
+    const key = this.#cardKey(runId, request.approvalId);
     const keep = expiresAt - now + KEPT_AFTER_EXPIRY_MS;
     const claim = `posting:${randomUUID()}`;
     try {
       // A redelivered event (another instance, a stream's retry) finds the claim: the card is asked for once.
       if ((await once.putIfAbsent(key, claim, keep)) !== undefined) return;
     } catch (error) {
-      report(error, context);
+      this.#report(error, context);
       return;
     }
-    const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
+    const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
+    const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, ...sessionOf(event), ...originOf(event) };
     try {
-      const ref = await withRetries(() => driver.post({ runId, agentName: event.agentName, request, tokens, ...sessionOf(event), ...originOf(event) }), retryIn(slot));
+      const ref = await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
     } catch (error) {
-      report(error, context);
+      this.#report(error, context);
       // Let a later delivery of the same event try again.
       await once.replace(key, claim, undefined, keep).catch(() => {});
     }
-  };
+  }
 
   /**
    * A reminder or an escalation: a new card for the request still waiting, posted once per nudge however often its
-   * event is delivered. Its buttons decide like the first card's; the outcome is shown on the first card. An
-   * escalation to `{ channel }` is posted only by the notifier of that name; one to approver ids, by every channel.
+   * event is delivered. Its buttons decide like the first card's; the outcome is shown on the first card.
    */
-  const askAgain = async (event: Extract<RunEvent, { type: 'approval-reminder' | 'approval-escalated' }>, slot: LaneSlot) => {
+  async #askAgain(event: Extract<RunEvent, { type: 'approval-reminder' | 'approval-escalated' }>, slot: LaneSlot): Promise<void> {
     const { runId, request } = event;
+    const { once, links } = this.#settings.runtime;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
     const nudge: CardNudge = event.type === 'approval-reminder' ? { kind: 'reminder', reminder: event.reminder } : { kind: 'escalation', to: event.to };
-    const now = clock();
-    const expiresAt = Math.min(now + settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
+    const now = this.#settings.clock();
+    const expiresAt = this.#buttonsExpireAt(request, now);
     if (expiresAt <= now) return;
-    const key = `${driver.name}:nudge:${runId}:${request.approvalId}:${event.type === 'approval-reminder' ? `r${event.reminder}` : `e${event.step}`}`;
+    const which = event.type === 'approval-reminder' ? `r${event.reminder}` : `e${event.step}`;
+    const key = `${this.#driver.name}:nudge:${runId}:${request.approvalId}:${which}`;
     try {
       // A value of its own: a resend of this claim after a lost reply finds it and counts as this claim, not another's.
       if ((await once.putIfAbsent(key, randomUUID(), expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      const tokens = runtime.links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
+      const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
       const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...sessionOf(event), ...originOf(event) };
-      await withRetries(() => driver.post(card), retryIn(slot));
+      await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
     } catch (error) {
-      report(error, context);
+      this.#report(error, context);
     }
-  };
+  }
 
-  const show = async (runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined, slot: LaneSlot) => {
-    const context = { operation: 'update' as const, runId, approvalId };
+  async #show(runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined, slot: LaneSlot): Promise<void> {
+    const { once } = this.#settings.runtime;
+    const name = this.#driver.name;
     try {
-      const held = await once.get(cardKey(runId, approvalId));
+      const held = await once.get(this.#cardKey(runId, approvalId));
       // Never asked here (a rule decided, another channel's card), or still being posted elsewhere.
       if (held === undefined || held.startsWith('posting:')) return;
       const { ref } = JSON.parse(held) as Held<Ref>;
       // A click in this channel already rewrote a card it has no handle on.
-      if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${driver.name}:`)) return;
-      const marker = `${driver.name}:shown:${runId}:${approvalId}:${outcome.kind}`;
+      if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${name}:`)) return;
+      const marker = `${name}:shown:${runId}:${approvalId}:${outcome.kind}`;
       if ((await once.putIfAbsent(marker, randomUUID(), KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      await withRetries(() => driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), retryIn(slot));
+      await withRetries(() => this.#driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), this.#retryIn(slot));
     } catch (error) {
-      report(error, context);
+      this.#report(error, { operation: 'update', runId, approvalId });
     }
-  };
-
-  return {
-    async publish(events) {
-      for (const event of events) {
-        if (event.type === 'approval-requested') queue.enqueue(event.runId, (slot) => ask(event, slot));
-        else if (
-          event.type === 'approval-reminder' ||
-          (event.type === 'approval-escalated' && (Array.isArray(event.to) || (event.to as { channel: string }).channel === driver.name))
-        ) {
-          queue.enqueue(event.runId, (slot) => askAgain(event, slot));
-        } else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
-          const { entry } = event;
-          queue.enqueue(event.runId, (slot) => show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot));
-        } else if (event.type === 'tool-finished') queue.enqueue(event.runId, (slot) => show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot));
-      }
-    },
-    flush: () => queue.flush(),
-  };
+  }
 }

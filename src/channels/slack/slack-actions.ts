@@ -137,97 +137,10 @@ interface Click extends DenyContext {
  */
 export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
   parseOptions(optionsSchema, options, 'createSlackActions');
-  const { runtime } = options;
-  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createSlackActions');
+  const interactions = new SlackInteractions(options);
   const secrets: readonly string[] = typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const responder: ResponderSettings = {
-    origins: new Set((options.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin)),
-    fetch: fetchImpl,
-    timeoutMs: 10_000,
-  };
-  const api: SlackApi | undefined =
-    options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
-  const ours = new Set<string>(Object.values(SLACK_ACTION_IDS));
-
-  const report = (error: unknown, context: SlackActionsErrorContext) => {
-    try {
-      options.onError?.(error, context);
-    } catch {
-      // The reporter's own failure has nowhere left to go.
-    }
-  };
-  /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
-  const reportAbout = async (error: unknown, operation: SlackActionsErrorContext['operation'], token: string) => {
-    const { runId } = await linkRun(runtime, token);
-    report(error, { operation, ...(runId === undefined ? {} : { runId }) });
-  };
-
-  const tell = async (click: Click, reply: Answer['reply']) => {
-    if (click.responseUrl === undefined) return;
-    // A bot's card is edited in place by the notifier; an answer replacing it could land after that edit.
-    const answer: Answer = { reply: { text: reply.text, replace: reply.replace && !click.updated }, kept: click.kept };
-    await respond(responder, click.responseUrl, answer).catch((error: unknown) => reportAbout(error, 'response', click.token));
-  };
-
-  const decide = async (click: Click, reason: string | undefined) => {
-    const reply = await answerClick(runtime, {
-      token: click.token,
-      clicker: `slack:${click.user}`,
-      channel: 'Slack',
-      markup: slackMarkup,
-      resumeMode,
-      resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
-      ...(reason === undefined ? {} : { reason }),
-      onError: (error, context) => report(error, context),
-    });
-    await tell(click, reply);
-  };
-
-  const askWhy = async (click: Click, triggerId: string | undefined) => {
-    const view = denyModal({ token: click.token, updated: click.updated, ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }) });
-    if (api === undefined || triggerId === undefined || view === undefined) return decide(click, DEFAULT_REASON);
-    try {
-      await callSlack(api, 'views.open', { trigger_id: triggerId, view });
-    } catch (error) {
-      await reportAbout(error, 'modal', click.token);
-      await tell(click, { text: 'The form asking why could not be opened; nothing was done. Click Deny again.', replace: false });
-    }
-  };
-
-  /** The background work a signed interaction asks for, or undefined for one that is not ours. */
-  const interaction = (raw: string): Promise<void> | undefined => {
-    const form = new URLSearchParams(raw).get('payload');
-    if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
-    const payload = parseJsonBody(kindSchema, form);
-    if (payload.type === 'block_actions') {
-      const clicked = parseWith(blockActionsSchema, payload, 'body');
-      const action = clicked.actions.find((item) => ours.has(item.action_id));
-      // Other apps' buttons are acknowledged and left alone.
-      if (action === undefined) return undefined;
-      if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
-      const click: Click = {
-        token: action.value,
-        user: clicked.user.id,
-        updated: action.block_id === DECISION_BLOCK_IDS.updated,
-        kept: clicked.message?.blocks?.filter((block) => block.type !== 'actions'),
-        ...(clicked.response_url === undefined ? {} : { responseUrl: clicked.response_url }),
-      };
-      if (action.action_id !== SLACK_ACTION_IDS.deny) return decide(click, undefined);
-      return api === undefined ? decide(click, DEFAULT_REASON) : askWhy(click, clicked.trigger_id);
-    }
-    if (payload.type === 'view_submission') {
-      const submitted = parseWith(viewSubmissionSchema, payload, 'body');
-      if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
-      const read = readDenySubmission(submitted.view);
-      if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."));
-      return decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
-    }
-    return undefined;
-  };
-
   return {
     method: 'POST',
     path: '/slack/actions',
@@ -237,16 +150,117 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
         if (Number(request.headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
         const raw = await readRawBody(request, maxBodyBytes);
         verifySignature(secrets, headers, raw);
-        const work = interaction(raw)?.catch((error: unknown) => report(error, { operation: 'request' }));
+        const work = interactions.handle(raw)?.catch((error: unknown) => interactions.report(error, { operation: 'request' }));
         // Serverless platforms keep the function alive for the background work; Node stays up anyway.
         if (work !== undefined) context?.waitUntil?.(work);
         // An empty 200 within Slack's 3 s is all it wants (and closes a submitted modal).
         return new Response(null, { status: 200 });
       } catch (error) {
         const answer = problemFor(error);
-        if (answer.unexpected) report(error, { operation: 'request' });
+        if (answer.unexpected) interactions.report(error, { operation: 'request' });
         return problemResponse(answer.problem, answer.headers);
       }
     },
   };
+}
+
+const OUR_ACTIONS = new Set<string>(Object.values(SLACK_ACTION_IDS));
+
+/** What a signed interaction asks for, done in the background: a click decided, a modal opened, the clicker told. */
+class SlackInteractions {
+  readonly #options: SlackActionsOptions;
+  readonly #resumeMode: ResumeMode;
+  readonly #responder: ResponderSettings;
+  readonly #api: SlackApi | undefined;
+
+  constructor(options: SlackActionsOptions) {
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    this.#options = options;
+    this.#resumeMode = resumeModeOf(options.resumeMode, options.runtime, 'createSlackActions');
+    this.#responder = {
+      origins: new Set((options.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin)),
+      fetch: fetchImpl,
+      timeoutMs: 10_000,
+    };
+    this.#api = options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
+  }
+
+  /** The background work a signed interaction asks for, or undefined for one that is not ours. */
+  handle(raw: string): Promise<void> | undefined {
+    const form = new URLSearchParams(raw).get('payload');
+    if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
+    const payload = parseJsonBody(kindSchema, form);
+    if (payload.type === 'block_actions') return this.#clicked(parseWith(blockActionsSchema, payload, 'body'));
+    if (payload.type === 'view_submission') return this.#submitted(parseWith(viewSubmissionSchema, payload, 'body'));
+    return undefined;
+  }
+
+  report(error: unknown, context: SlackActionsErrorContext): void {
+    try {
+      this.#options.onError?.(error, context);
+    } catch {
+      // The reporter's own failure has nowhere left to go.
+    }
+  }
+
+  #clicked(clicked: z.infer<typeof blockActionsSchema>): Promise<void> | undefined {
+    const action = clicked.actions.find((item) => OUR_ACTIONS.has(item.action_id));
+    // Other apps' buttons are acknowledged and left alone.
+    if (action === undefined) return undefined;
+    if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
+    const click: Click = {
+      token: action.value,
+      user: clicked.user.id,
+      updated: action.block_id === DECISION_BLOCK_IDS.updated,
+      kept: clicked.message?.blocks?.filter((block) => block.type !== 'actions'),
+      ...(clicked.response_url === undefined ? {} : { responseUrl: clicked.response_url }),
+    };
+    if (action.action_id !== SLACK_ACTION_IDS.deny) return this.#decide(click, undefined);
+    return this.#api === undefined ? this.#decide(click, DEFAULT_REASON) : this.#askWhy(click, clicked.trigger_id);
+  }
+
+  #submitted(submitted: z.infer<typeof viewSubmissionSchema>): Promise<void> | undefined {
+    if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
+    const read = readDenySubmission(submitted.view);
+    if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."));
+    return this.#decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
+  }
+
+  /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
+  async #reportAbout(error: unknown, operation: SlackActionsErrorContext['operation'], token: string): Promise<void> {
+    const { runId } = await linkRun(this.#options.runtime, token);
+    this.report(error, { operation, ...(runId === undefined ? {} : { runId }) });
+  }
+
+  async #tell(click: Click, reply: Answer['reply']): Promise<void> {
+    if (click.responseUrl === undefined) return;
+    // A bot's card is edited in place by the notifier; an answer replacing it could land after that edit.
+    const answer: Answer = { reply: { text: reply.text, replace: reply.replace && !click.updated }, kept: click.kept };
+    await respond(this.#responder, click.responseUrl, answer).catch((error: unknown) => this.#reportAbout(error, 'response', click.token));
+  }
+
+  async #decide(click: Click, reason: string | undefined): Promise<void> {
+    const reply = await answerClick(this.#options.runtime, {
+      token: click.token,
+      clicker: `slack:${click.user}`,
+      channel: 'Slack',
+      markup: slackMarkup,
+      resumeMode: this.#resumeMode,
+      resumeTimeoutMs: this.#options.resumeTimeoutMs ?? 10_000,
+      ...(reason === undefined ? {} : { reason }),
+      onError: (error, context) => this.report(error, context),
+    });
+    await this.#tell(click, reply);
+  }
+
+  async #askWhy(click: Click, triggerId: string | undefined): Promise<void> {
+    const view = denyModal({ token: click.token, updated: click.updated, ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }) });
+    if (this.#api === undefined || triggerId === undefined || view === undefined) return this.#decide(click, DEFAULT_REASON);
+    try {
+      await callSlack(this.#api, 'views.open', { trigger_id: triggerId, view });
+    } catch (error) {
+      await this.#reportAbout(error, 'modal', click.token);
+      await this.#tell(click, { text: 'The form asking why could not be opened; nothing was done. Click Deny again.', replace: false });
+    }
+  }
 }

@@ -111,65 +111,70 @@ const refused = (detail: string) => new HttpProblem(problem(401, 'invalid_discor
  */
 export function createDiscordInteractions(options: DiscordInteractionsOptions): ChannelRoute {
   parseOptions(optionsSchema, options, 'createDiscordInteractions');
-  const { runtime } = options;
   let key: ReturnType<typeof ed25519PublicKey>;
   try {
     key = ed25519PublicKey(options.publicKey);
   } catch {
     throw new ConfigError('createDiscordInteractions: publicKey is not an Ed25519 public key; copy it again from the Developer Portal (General Information).', 'invalid_config');
   }
-  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createDiscordInteractions');
+  const interactions = new DiscordClicks(options);
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
-  const call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });
-  const report: NonNullable<DiscordInteractionsOptions['onError']> = (error, context) => {
+  return {
+    method: 'POST',
+    path: '/discord/interactions',
+    async fetch(request, context) {
+      try {
+        const timestamp = checkHeaders(request.headers, clock, maxBodyBytes);
+        const raw = await readRawBody(request, maxBodyBytes);
+        if (!verifyEd25519(key, Buffer.from(timestamp + raw, 'utf8'), request.headers.get('x-signature-ed25519') ?? '')) {
+          throw refused("X-Signature-Ed25519 is missing or is not the application's signature of this request.");
+        }
+        const body = await interactions.answer(parseJsonBody(interactionSchema, raw), context);
+        return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+      } catch (error) {
+        const { problem: body, headers, unexpected } = problemFor(error);
+        if (unexpected) interactions.report(error, { operation: 'click' });
+        return problemResponse(body, headers);
+      }
+    },
+  };
+}
+
+/** The headers, checked before the body is read: a stale, unsigned or oversized request is refused without waiting for it. */
+function checkHeaders(headers: Headers, clock: () => number, maxBodyBytes: number): string {
+  const timestamp = headers.get('x-signature-timestamp') ?? '';
+  if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Signature-Timestamp must be whole seconds since the epoch.');
+  if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
+  if (!/^[0-9a-f]{128}$/i.test(headers.get('x-signature-ed25519') ?? '')) throw refused('X-Signature-Ed25519 must be 128 hex characters.');
+  if (Number(headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  return timestamp;
+}
+
+const privately = (reply: ClickReply) => ({ type: 4, data: { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS } });
+
+/** A signed interaction answered: a PING, a click decided in the background, or Deny's modal asking why. */
+class DiscordClicks {
+  readonly #options: DiscordInteractionsOptions;
+  readonly #resumeMode: ResumeMode;
+  readonly #call: ReturnType<typeof discordApi>;
+
+  constructor(options: DiscordInteractionsOptions) {
+    this.#options = options;
+    this.#resumeMode = resumeModeOf(options.resumeMode, options.runtime, 'createDiscordInteractions');
+    this.#call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });
+  }
+
+  readonly report: NonNullable<DiscordInteractionsOptions['onError']> = (error, context) => {
     try {
       // The interaction token in an edit's URL is a credential for 15 minutes: never hand a URL on.
-      options.onError?.(publicError(error), context);
+      this.#options.onError?.(publicError(error), context);
     } catch {
       // The reporter's own failure has nowhere left to go.
     }
   };
 
-  /** The headers, checked before the body is read: a stale, unsigned or oversized request is refused without waiting for it. */
-  const checkHeaders = (headers: Headers): string => {
-    const timestamp = headers.get('x-signature-timestamp') ?? '';
-    if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Signature-Timestamp must be whole seconds since the epoch.');
-    if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
-    if (!/^[0-9a-f]{128}$/i.test(headers.get('x-signature-ed25519') ?? '')) throw refused('X-Signature-Ed25519 must be 128 hex characters.');
-    if (Number(headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
-    return timestamp;
-  };
-
-  const checkSignature = (headers: Headers, timestamp: string, body: string) => {
-    if (!verifyEd25519(key, Buffer.from(timestamp + body, 'utf8'), headers.get('x-signature-ed25519') ?? '')) {
-      throw refused("X-Signature-Ed25519 is missing or is not the application's signature of this request.");
-    }
-  };
-
-  /** Says `reply` where the clicker reads it: on the card (buttons removed) or to them alone. */
-  const tell = async (interactionToken: string, reply: ClickReply) => {
-    const hook = `/webhooks/${options.applicationId}/${interactionToken}`;
-    await (reply.replace
-      ? call('PATCH', `${hook}/messages/@original`, { content: reply.text, components: [], allowed_mentions: NO_MENTIONS })
-      : call('POST', hook, { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS }));
-  };
-
-  const decide = async (interactionToken: string, token: string, clicker: string, reason: string | undefined) => {
-    const reply = await answerClick(runtime, {
-      token,
-      clicker,
-      channel: 'Discord',
-      markup: discordMarkup,
-      resumeMode,
-      resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
-      onError: report,
-      ...(reason ? { reason } : {}),
-    });
-    await tell(interactionToken, reply).catch((error: unknown) => report(error, { operation: 'reply' }));
-  };
-
-  const answer = async (interaction: z.output<typeof interactionSchema>, context: Parameters<ChannelRoute['fetch']>[1]): Promise<unknown> => {
+  async answer(interaction: z.output<typeof interactionSchema>, context: Parameters<ChannelRoute['fetch']>[1]): Promise<unknown> {
     if (interaction.type === PING) return { type: 1 };
     const customId = interaction.data?.custom_id ?? '';
     const clickerId = interaction.member?.user.id ?? interaction.user?.id;
@@ -177,12 +182,12 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
       throw new HttpProblem(problem(400, 'unsupported_interaction', "Only PINGs and clicks on countersign's own buttons are handled here."));
     }
     const clicker = `discord:${clickerId}`;
-    const privately = (reply: ClickReply) => ({ type: 4, data: { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS } });
+    const runtime = this.#options.runtime;
     let token: string | undefined;
     try {
       token = await tokenOfButton(runtime.once, 'discord', customId.slice(CUSTOM_ID_PREFIX.length));
     } catch (error) {
-      report(error, { operation: 'click' });
+      this.report(error, { operation: 'click' });
       return privately(refusalReply({ kind: 'store' }, clicker, 'Discord', discordMarkup));
     }
     if (token === undefined) return privately(refusalReply({ kind: 'expired' }, clicker, 'Discord', discordMarkup));
@@ -191,28 +196,32 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
       return { type: 9, data: { custom_id: customId, title: 'Deny this call', components: [{ type: 1, components: [reasonInput] }] } };
     }
     const reason = interaction.data?.components?.[0]?.components[0]?.value?.trim();
-    const work = decide(interaction.token, token, clicker, reason).catch((error: unknown) => report(error, { operation: 'click' }));
+    const work = this.#decide(interaction.token, token, clicker, reason).catch((error: unknown) => this.report(error, { operation: 'click' }));
     context?.waitUntil?.(work);
     return { type: 6 };
-  };
+  }
 
-  return {
-    method: 'POST',
-    path: '/discord/interactions',
-    async fetch(request, context) {
-      try {
-        const timestamp = checkHeaders(request.headers);
-        const raw = await readRawBody(request, maxBodyBytes);
-        checkSignature(request.headers, timestamp, raw);
-        const body = await answer(parseJsonBody(interactionSchema, raw), context);
-        return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-      } catch (error) {
-        const { problem: body, headers, unexpected } = problemFor(error);
-        if (unexpected) report(error, { operation: 'click' });
-        return problemResponse(body, headers);
-      }
-    },
-  };
+  async #decide(interactionToken: string, token: string, clicker: string, reason: string | undefined): Promise<void> {
+    const reply = await answerClick(this.#options.runtime, {
+      token,
+      clicker,
+      channel: 'Discord',
+      markup: discordMarkup,
+      resumeMode: this.#resumeMode,
+      resumeTimeoutMs: this.#options.resumeTimeoutMs ?? 10_000,
+      onError: this.report,
+      ...(reason ? { reason } : {}),
+    });
+    await this.#tell(interactionToken, reply).catch((error: unknown) => this.report(error, { operation: 'reply' }));
+  }
+
+  /** Says `reply` where the clicker reads it: on the card (buttons removed) or to them alone. */
+  async #tell(interactionToken: string, reply: ClickReply): Promise<void> {
+    const hook = `/webhooks/${this.#options.applicationId}/${interactionToken}`;
+    await (reply.replace
+      ? this.#call('PATCH', `${hook}/messages/@original`, { content: reply.text, components: [], allowed_mentions: NO_MENTIONS })
+      : this.#call('POST', hook, { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS }));
+  }
 }
 
 /** Whether a still valid token denies (its click asks for a reason first); a spent or forged one is left to answerClick to refuse. */

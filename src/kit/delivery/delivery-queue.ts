@@ -29,84 +29,105 @@ export interface DeliveryQueue {
 }
 
 export function createDeliveryQueue(options: { readonly concurrency: number }): DeliveryQueue {
-  const lanes = new Map<string, ((slot: LaneSlot) => Promise<void>)[]>();
-  const waiting: string[] = [];
-  /** Lanes back from `idle`, waiting for a slot: served before lanes that have not started. */
-  const returning: (() => void)[] = [];
-  const flushers = new Set<() => void>();
-  let running = 0;
-  let size = 0;
+  return new LaneQueue(options.concurrency);
+}
 
-  const settle = () => {
-    if (size > 0) return;
-    for (const resolve of flushers) resolve();
-    flushers.clear();
-  };
-  const release = () => {
-    const next = returning.shift();
+type Work = (slot: LaneSlot) => Promise<void>;
+
+/** The queue: lanes by key, a count of slots in use, and the lanes waiting for one. */
+class LaneQueue implements DeliveryQueue {
+  readonly #concurrency: number;
+  readonly #lanes = new Map<string, Work[]>();
+  readonly #waiting: string[] = [];
+  /** Lanes back from `idle`, waiting for a slot: served before lanes that have not started. */
+  readonly #returning: (() => void)[] = [];
+  readonly #flushers = new Set<() => void>();
+  readonly #slot: LaneSlot;
+  #running = 0;
+  #size = 0;
+
+  constructor(concurrency: number) {
+    this.#concurrency = concurrency;
+    this.#slot = {
+      idle: async (pause) => {
+        this.#release();
+        try {
+          return await pause();
+        } finally {
+          await this.#reacquire();
+        }
+      },
+    };
+  }
+
+  enqueue(key: string, work: Work): void {
+    this.#size += 1;
+    const lane = this.#lanes.get(key);
+    if (lane) {
+      lane.push(work);
+      return;
+    }
+    this.#lanes.set(key, [work]);
+    this.#waiting.push(key);
+    this.#pump();
+  }
+
+  flush(): Promise<void> {
+    if (this.#size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#flushers.add(resolve));
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  #settle(): void {
+    if (this.#size > 0) return;
+    for (const resolve of this.#flushers) resolve();
+    this.#flushers.clear();
+  }
+
+  #release(): void {
+    const next = this.#returning.shift();
     // The slot passes straight to a returning lane; `running` stays as it is.
-    if (next) return next();
-    running -= 1;
-    pump();
-  };
-  const reacquire = (): Promise<void> => {
-    if (running < options.concurrency) {
-      running += 1;
+    if (next) {
+      next();
+      return;
+    }
+    this.#running -= 1;
+    this.#pump();
+  }
+
+  #reacquire(): Promise<void> {
+    if (this.#running < this.#concurrency) {
+      this.#running += 1;
       return Promise.resolve();
     }
-    return new Promise((resolve) => returning.push(resolve));
-  };
-  const slot: LaneSlot = {
-    async idle(pause) {
-      release();
-      try {
-        return await pause();
-      } finally {
-        await reacquire();
-      }
-    },
-  };
-  const pump = () => {
-    while (running < options.concurrency && waiting.length > 0) {
-      const key = waiting.shift()!;
-      const lane = lanes.get(key)!;
-      running += 1;
-      void (async () => {
-        while (lane.length > 0) {
-          const work = lane[0]!;
-          try {
-            await work(slot);
-          } catch {
-            // The work reports its own failures; the lane goes on.
-          }
-          lane.shift();
-          size -= 1;
-        }
-        lanes.delete(key);
-        release();
-        settle();
-      })();
-    }
-  };
+    return new Promise((resolve) => this.#returning.push(resolve));
+  }
 
-  return {
-    enqueue(key, work) {
-      size += 1;
-      const lane = lanes.get(key);
-      if (lane) {
-        lane.push(work);
-        return;
+  #pump(): void {
+    while (this.#running < this.#concurrency && this.#waiting.length > 0) {
+      const key = this.#waiting.shift()!;
+      this.#running += 1;
+      void this.#drain(key, this.#lanes.get(key)!);
+    }
+  }
+
+  /** Runs a lane's work in order until it is empty, then gives its slot back. */
+  async #drain(key: string, lane: Work[]): Promise<void> {
+    while (lane.length > 0) {
+      const work = lane[0]!;
+      try {
+        await work(this.#slot);
+      } catch {
+        // The work reports its own failures; the lane goes on.
       }
-      lanes.set(key, [work]);
-      waiting.push(key);
-      pump();
-    },
-    flush() {
-      if (size === 0) return Promise.resolve();
-      return new Promise((resolve) => flushers.add(resolve));
-    },
-    get size() {
-      return size;
-    },
-  };
+      lane.shift();
+      this.#size -= 1;
+    }
+    this.#lanes.delete(key);
+    this.#release();
+    this.#settle();
+  }
 }

@@ -5,6 +5,7 @@ export type { Approvers } from './policy/approvers.js';
 export type { ExecuteOptions } from './loop/execute-options.js';
 export type { ExecuteInput } from './loop/execute-input.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './decisions/with-approval-response.js';
+export { withApprovalRequest, type NewApprovalRequest, type AddRequestOptions } from './decisions/with-approval-request.js';
 export { cancel, type CancelOptions } from './decisions/cancel.js';
 export { hasPendingApprovals } from './run/has-pending-approvals.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './run/snapshot-codec.js';

@@ -1,0 +1,58 @@
+// announcePendingOnStart on a real Redis: two runtimes (two connections, as two processes would have) starting at
+// once announce each waiting request exactly once, claimed in the store's own once store; an expired one not at all.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createRuntime, type Notifier, type RunEvent } from 'countersign';
+import { createRedisStore } from 'countersign/redis';
+import { countingAgent } from '../support/runtime-harness.js';
+import { testClock } from '../support/test-kit.js';
+import { removePrefix } from './redis-harness.js';
+
+const url = inject('redisUrl');
+
+function recordingNotifier(): Notifier & { readonly events: RunEvent[] } {
+  const events: RunEvent[] = [];
+  return {
+    events,
+    async publish(batch) {
+      events.push(...batch);
+    },
+  };
+}
+
+describe.skipIf(!url)('announcePendingOnStart on Redis', () => {
+  const prefix = `cs-test:${randomUUID()}:`;
+  const connections = [new Redis(url!), new Redis(url!), new Redis(url!)];
+  afterAll(async () => {
+    await removePrefix(connections[0]!, prefix);
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+
+  it('two runtimes starting together announce each waiting request exactly once', async () => {
+    const clock = testClock(Date.now());
+    const lasting = countingAgent({ clock, calls: 3 });
+    const brief = countingAgent({ clock, approvalTtlMs: 60_000 });
+    const agents = [lasting.agent, brief.agent];
+    const seed = createRuntime({ agents, store: createRedisStore({ redis: connections[0]!, prefix }), clock });
+    const waiting = await Promise.all(Array.from({ length: 5 }, () => seed.start(lasting.agent.name, { input: 'pay' })));
+    const expired = await seed.start(brief.agent.name, { input: 'pay' });
+    clock.advance(120_000);
+
+    const notifiers = [recordingNotifier(), recordingNotifier()];
+    const runtimes = notifiers.map((notifier, index) =>
+      createRuntime({ agents, store: createRedisStore({ redis: connections[index + 1]!, prefix }), clock, notifier, announcePendingOnStart: true }),
+    );
+    const reports = await Promise.all(runtimes.map((runtime) => runtime.announcePending()));
+
+    const announced = notifiers.flatMap((notifier) => notifier.events.flatMap((event) => (event.type === 'approval-requested' ? [event.request.approvalId] : [])));
+    const expected = waiting.flatMap((run) => run.pendingApprovals.map((item) => item.approvalId));
+    expect(expected).toHaveLength(15);
+    expect([...announced].sort()).toEqual([...expected].sort());
+    expect(announced).not.toContain(expired.pendingApprovals[0]!.approvalId);
+    expect(reports[0]!.announced + reports[1]!.announced).toBe(15);
+    // The claims live in the store's once store, under the documented key, until the request expires.
+    const held = await connections[0]!.keys(`${prefix}*announce:${waiting[0]!.runId}:*`);
+    expect(held).toHaveLength(3);
+  });
+});

@@ -1,5 +1,6 @@
 // announcePendingOnStart on a real Redis: two runtimes (two connections, as two processes would have) starting at
 // once announce each waiting request exactly once, claimed in the store's own once store; an expired one not at all.
+// And runtime.addRequest: a call added in one process is stored with the run and run once by another.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -54,5 +55,21 @@ describe.skipIf(!url)('announcePendingOnStart on Redis', () => {
     // The claims live in the store's once store, under the documented key, until the request expires.
     const held = await connections[0]!.keys(`${prefix}*announce:${waiting[0]!.runId}:*`);
     expect(held).toHaveLength(3);
+  });
+
+  it('stores a request added in one process with its run, and another process runs it once when approved', async () => {
+    const counting = countingAgent({ decisionSecret: 'a-decision-secret-of-at-least-32-characters!' });
+    const [here, there] = [1, 2].map((index) => createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: connections[index]!, prefix }) }));
+    const paused = await here!.start(counting.agent.name, { input: 'pay' });
+    const added = await here!.addRequest(paused.runId, { toolCallId: 'ext_1', toolName: 'send_payment', args: { to: 'acct-x', cents: 7 }, approvalId: 'apr_ext_1' });
+    const loaded = await there!.get(paused.runId);
+    expect(loaded).toEqual(added);
+    expect(loaded.toolCalls.find((record) => record.toolCallId === 'ext_1')?.added).toEqual({ args: { to: 'acct-x', cents: 7 } });
+    for (const request of loaded.pendingApprovals) {
+      await there!.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! });
+    }
+    const done = await there!.get(paused.runId);
+    expect(done.status).toBe('completed');
+    expect(counting.executions.filter((key) => key === `${paused.runId}:ext_1`)).toHaveLength(1);
   });
 });

@@ -17,7 +17,7 @@ import { isPlainJson } from '../run/plain-json.js';
 import { idSchema } from '../run/run-identity.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import { step } from '../loop/step.js';
-import type { ApprovalRequest, OnExpire, Quorum, ToolCallRecord } from '../run/types.js';
+import type { ApprovalRequest, Quorum, ToolCallRecord } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { optionsObject, parseOptions } from '../kit/options.js';
 
@@ -46,10 +46,11 @@ export interface NewApprovalRequest {
   readonly description?: string;
   /** Why it is asked (shown to the person). */
   readonly reason?: string;
-  /** Epoch ms after which it can no longer be approved; default: the tool's or the agent's `approvalTtlMs` from now. */
+  /**
+   * Epoch ms after which it can no longer be approved (what then happens is the agent's `onExpire`); default, and
+   * latest: the tool's or the agent's `approvalTtlMs` from now, when one is set.
+   */
   readonly expiresAt?: number;
-  /** What happens at `expiresAt`; default the agent's `onExpire`. */
-  readonly onExpire?: OnExpire;
   /** Who may decide; within the tool's own approver list when it names one. */
   readonly approvers?: readonly string[];
   /** How many people must approve; at least the tool's own `approvals` when it names them. */
@@ -86,7 +87,6 @@ const requestSchema = optionsObject({
   description: z.string().min(1).max(4000).optional(),
   reason: z.string().max(4000).optional(),
   expiresAt: z.number().finite().optional(),
-  onExpire: z.enum(['deny', 'keep']).optional(),
   approvers: z.array(personNameSchema).min(1, 'is empty; leave it out to let anyone who may decide the tool decide').optional(),
   quorum: quorumSchema.optional(),
 });
@@ -168,6 +168,21 @@ function toolOf(agent: Agent | undefined, request: NewApprovalRequest, args: unk
   return { tool, parsedInput: parsed.data };
 }
 
+/** An expiry in the future, and no later than the tool's or the agent's `approvalTtlMs` allows: an added request may wait less long, never longer. */
+function checkExpiry(request: NewApprovalRequest, agent: Agent | undefined, now: number): void {
+  const expiresAt = request.expiresAt;
+  if (expiresAt === undefined) return;
+  if (expiresAt <= now) {
+    throw new ConfigError(`${WHERE}: expiresAt ${new Date(expiresAt).toISOString()} has passed; give a time in the future, or leave it out. Nothing was added.`);
+  }
+  const ttl = agent === undefined ? undefined : (agent.tools.get(request.toolName)?.approvalTtlMs ?? agent.settings.approvalTtlMs);
+  if (ttl !== undefined && expiresAt > now + ttl) {
+    throw new ConfigError(
+      `${WHERE}: expiresAt ${new Date(expiresAt).toISOString()} is later than ${request.toolName}'s approvalTtlMs (${ttl} ms) allows; give ${new Date(now + ttl).toISOString()} or earlier, or leave it out. Nothing was added.`,
+    );
+  }
+}
+
 function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
   if (agent === undefined) return { now, approvalTtlMs: undefined, onExpire: 'deny', decisionSecret: undefined, present: {} };
   const settings = agent.settings;
@@ -219,9 +234,7 @@ export function withApprovalRequest(snapshot: AgentSnapshot, request: NewApprova
   const args = plainArgs(request.args);
   const { tool, parsedInput } = toolOf(agent, request, args);
   const now = agent === undefined ? Date.now() : agent.settings.clock();
-  if (request.expiresAt !== undefined && request.expiresAt <= now) {
-    throw new ConfigError(`${WHERE}: expiresAt ${new Date(request.expiresAt).toISOString()} has passed; give a time in the future, or leave it out. Nothing was added.`);
-  }
+  checkExpiry(request, agent, now);
   const built: ApprovalRequest = buildApprovalRequest(
     {
       run: snapshot,
@@ -232,7 +245,6 @@ export function withApprovalRequest(snapshot: AgentSnapshot, request: NewApprova
       parsedInput,
       description: request.description,
       expiresAt: request.expiresAt,
-      onExpire: request.onExpire,
       reason: request.reason,
       ...deciders(agent, request),
       approverFunction: agent === undefined ? undefined : hasApproverFunction(agent, request.toolName, undefined),

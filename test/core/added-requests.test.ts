@@ -13,6 +13,7 @@ import {
   withApprovalRequest,
   withApprovalResponse,
   type AgentSnapshot,
+  type QuorumOptions,
 } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, parsedResult, pathTool } from '../support/core-harness.js';
@@ -21,7 +22,7 @@ import { testAgent, testClock, thrown } from '../support/test-kit.js';
 const SECRET = 'a-decision-secret-of-at-least-32-characters!';
 
 /** An agent whose model asks for delete_file once, then answers; with a refund tool nobody called. */
-function setup(extra: { decisionSecret?: string; refundApprovers?: readonly string[] } = {}) {
+function setup(extra: { decisionSecret?: string; refundApprovers?: readonly string[]; refundApprovals?: QuorumOptions; approvalTtlMs?: number } = {}) {
   const ledger = newLedger();
   const clock = testClock();
   const model = createScriptedModel([toolCallTurn([{ id: 'call_model', name: 'delete_file', args: { path: '/a' } }]), textTurn('done')]);
@@ -32,6 +33,7 @@ function setup(extra: { decisionSecret?: string; refundApprovers?: readonly stri
     needsApproval: true,
     approvalPrompt: (input) => `Refund ${input.amount} on order ${input.orderId}?`,
     ...(extra.refundApprovers === undefined ? {} : { approvers: extra.refundApprovers }),
+    ...(extra.refundApprovals === undefined ? {} : { approvals: extra.refundApprovals }),
     execute: async (input, ctx) => {
       ledger.executions.push({ toolName: 'refund', input, ctx });
       return { refunded: input.orderId };
@@ -42,6 +44,7 @@ function setup(extra: { decisionSecret?: string; refundApprovers?: readonly stri
     tools: [pathTool('delete_file', ledger), refund],
     clock,
     ...(extra.decisionSecret === undefined ? {} : { decisionSecret: extra.decisionSecret }),
+    ...(extra.approvalTtlMs === undefined ? {} : { approvalTtlMs: extra.approvalTtlMs }),
   });
   return { agent, ledger, clock, model };
 }
@@ -167,6 +170,16 @@ describe('withApprovalRequest', () => {
     expect((thrown(() => withApprovalRequest(paused, { ...refundRequest, args: 'x' } as never, { agent })) as Error).message).toContain('args must be an object');
     expect(thrown(() => withApprovalRequest(paused, { ...refundRequest, extra: 1 } as never, { agent }))).toMatchObject({ code: 'unknown_option' });
     expect(thrown(() => withApprovalRequest(paused, { ...refundRequest, expiresAt: 1 }, { agent }))).toBeInstanceOf(ConfigError);
+    expect(thrown(() => withApprovalRequest(paused, { ...refundRequest, onExpire: 'keep' } as never, { agent }))).toMatchObject({ code: 'unknown_option' });
+  });
+
+  it('expires no later than the tool or agent allows, and sooner when asked', async () => {
+    const { agent, clock } = setup({ approvalTtlMs: 60_000 });
+    const paused = await agent.execute({ input: 'go' });
+    const now = clock();
+    expect(withApprovalRequest(paused, refundRequest, { agent }).pendingApprovals[1]).toMatchObject({ expiresAt: now + 60_000, onExpire: 'deny' });
+    expect(withApprovalRequest(paused, { ...refundRequest, expiresAt: now + 1_000 }, { agent }).pendingApprovals[1]!.expiresAt).toBe(now + 1_000);
+    expect((thrown(() => withApprovalRequest(paused, { ...refundRequest, expiresAt: now + 120_000 }, { agent })) as Error).message).toContain('approvalTtlMs');
   });
 
   it('narrows who may decide within the tool, never widens it', async () => {
@@ -175,6 +188,21 @@ describe('withApprovalRequest', () => {
     expect(withApprovalRequest(paused, refundRequest, { agent }).pendingApprovals[1]!.approvers).toEqual(['finance-lead', 'cfo']);
     expect(withApprovalRequest(paused, { ...refundRequest, approvers: ['cfo'] }, { agent }).pendingApprovals[1]!.approvers).toEqual(['cfo']);
     expect((thrown(() => withApprovalRequest(paused, { ...refundRequest, approvers: ['mallory'] }, { agent })) as Error).message).toContain('mallory may not decide refund');
+  });
+});
+
+describe('withApprovalRequest with a quorum', () => {
+  it("takes the tool's quorum, refuses a lower one, and runs the call only once the quorum approved", async () => {
+    const { agent, ledger } = setup({ refundApprovals: { required: 2 } });
+    const paused = await agent.execute({ input: 'go' });
+    expect((thrown(() => withApprovalRequest(paused, { ...refundRequest, quorum: { required: 1 } }, { agent })) as Error).message).toContain('needs 2 approvals');
+    const next = withApprovalRequest(paused, { ...refundRequest, approvalId: 'apr_refund' }, { agent });
+    expect(next.pendingApprovals[1]!.quorum).toMatchObject({ required: 2 });
+    const oneVote = withApprovalResponse(approve(next, paused.pendingApprovals[0]!.approvalId, agent), { approvalId: 'apr_refund', approved: true, approvedBy: 'ana' }, { agent });
+    expect(oneVote.status).toBe('awaitingApproval');
+    const twoVotes = withApprovalResponse(oneVote, { approvalId: 'apr_refund', approved: true, approvedBy: 'bo' }, { agent });
+    await agent.execute(twoVotes);
+    expect(ledger.count('refund')).toBe(1);
   });
 });
 

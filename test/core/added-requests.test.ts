@@ -191,6 +191,26 @@ describe('withApprovalRequest', () => {
   });
 });
 
+describe('withApprovalRequest and grants', () => {
+  it("a session denial of the model's call is granted on resume though the added call's message now ends the history", async () => {
+    const { agent, clock } = setup();
+    const paused = await agent.execute({ input: 'go', sessionId: 'sess-1' });
+    const next = withApprovalRequest(paused, { ...refundRequest, approvalId: 'apr_refund' }, { agent });
+    const modelsCall = paused.pendingApprovals[0]!.approvalId;
+    const denied = withApprovalResponse(
+      withApprovalResponse(next, { approvalId: modelsCall, approved: false, approvedBy: 'alice', scope: 'session' }, { agent }),
+      { approvalId: 'apr_refund', approved: false, approvedBy: 'alice' },
+      { agent },
+    );
+    // Nothing to run: the results are written at once, the added call's message after the model's.
+    expect(denied.state).toBe('callingModel');
+    expect(denied.messages.at(-2)?.toolCalls?.map((call) => call.id)).toEqual(['billing_8812']);
+    await agent.execute(denied);
+    const grants = await agent.settings.grantStore.list({ sessionId: 'sess-1', now: clock() });
+    expect(grants.map((state) => [state.toolName, state.decision])).toEqual([['delete_file', 'denied']]);
+  });
+});
+
 describe('withApprovalRequest with a quorum', () => {
   it("takes the tool's quorum, refuses a lower one, and runs the call only once the quorum approved", async () => {
     const { agent, ledger } = setup({ refundApprovals: { required: 2 } });

@@ -214,8 +214,9 @@ function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
  *   args: { orderId: '8812', amount: 40 },
  *   reason: 'Billing flagged a double charge',
  * }, { agent });
- * const added = next.pendingApprovals.at(-1)!;
- * const approved = withApprovalResponse(next, { approvalId: added.approvalId, approved: true, approvedBy: 'alice', signature: added.signature }, { agent });
+ * const { approvalId, signature } = next.pendingApprovals.at(-1)!; // decided like any other request
+ * const approved = withApprovalResponse(next, { approvalId, approved: true, approvedBy: 'alice', ...(signature ? { signature } : {}) }, { agent });
+ * const done = await agent.execute(approved); // once the turn's other requests are decided too: runs refund once
  */
 export function withApprovalRequest(snapshot: AgentSnapshot, request: NewApprovalRequest, options: AddRequestOptions = {}): AgentSnapshot {
   assertSnapshotShape(snapshot);

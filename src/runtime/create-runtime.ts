@@ -1,8 +1,9 @@
 // The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
-// with retries), resuming and announcing share them, so they stay together here (about 390 lines). What
+// with retries), resuming and announcing share them, so they stay together here (about 370 lines). What
 // stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
-// announcing waiting requests again when a process starts (announce-pending.ts),
-// one-click links (link-runtime.ts), listening for cancels from other processes (cancel-watch.ts).
+// adding a request from outside the model's turn (add-request.ts), announcing waiting requests again when a process
+// starts (announce-pending.ts), one-click links (link-runtime.ts), listening for cancels from other processes
+// (cancel-watch.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
@@ -22,8 +23,8 @@ import { step } from '../loop/step.js';
 import type { ApprovalResponse } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { withApprovalResponse } from '../decisions/with-approval-response.js';
-import { withApprovalRequest, type NewApprovalRequest } from '../decisions/with-approval-request.js';
-import { digestOf } from '../run/digest.js';
+import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
+import { withAddedRequest } from './add-request.js';
 import { pendingAnnouncer } from './announce-pending.js';
 import { voteProgress } from '../policy/quorum.js';
 import { optionsObject, parseOptions } from '../kit/options.js';
@@ -378,24 +379,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     reportError,
   });
 
-  /** A resend of an added call: the same call id, tool and arguments, pending or decided already. */
-  const alreadyAdded = (current: AgentSnapshot, request: NewApprovalRequest): boolean => {
-    let digest: string;
-    try {
-      digest = digestOf(request?.args);
-    } catch {
-      // Arguments that cannot even be digested were never added: withApprovalRequest says what is wrong with them.
-      return false;
-    }
-    const same = (item: { toolCallId: string; toolName: string; argsDigest: string }) =>
-      item.toolCallId === request.toolCallId && item.toolName === request.toolName && item.argsDigest === digest;
-    return current.pendingApprovals.some(same) || current.audit.some((entry) => entry.approvalId !== undefined && same(entry));
-  };
-
   const addRequest = async (runId: string, request: NewApprovalRequest): Promise<AgentSnapshot> => {
-    const { next } = await update(runId, (current) =>
-      alreadyAdded(current, request) ? { unchanged: undefined } : { next: withApprovalRequest(current, request, { agent: agentNamed(current.agentName) }), result: undefined },
-    );
+    const { next } = await update(runId, (current) => {
+      const added = withAddedRequest(current, request, agentNamed(current.agentName));
+      return added === current ? { unchanged: undefined } : { next: added, result: undefined };
+    });
     return next;
   };
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConfigError, RunNotAwaitingApprovalError, ToolNotFoundError } from '../errors.js';
 import { agentOfRun, agentOption } from '../agent/create-agent.js';
 import type { Agent } from '../agent/agent-types.js';
-import { buildApprovalRequest, type RequestSettings, type RequestTool } from './approval-request.js';
+import { buildApprovalRequest, requestSettingsOf, type RequestSettings, type RequestTool } from './approval-request.js';
 import { personNameSchema, listsPerson } from './authority/person-name.js';
 import { approverListOf, hasApproverFunction } from './authority/who-may-decide.js';
 import { nudgePlanOf } from '../policy/nudge-plan.js';
@@ -183,17 +183,9 @@ function checkExpiry(request: NewApprovalRequest, agent: Agent | undefined, now:
   }
 }
 
+/** The agent's request settings at `now`; without the agent, no expiry of its own, denial at expiry, no secret. */
 function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
-  if (agent === undefined) return { now, approvalTtlMs: undefined, onExpire: 'deny', decisionSecret: undefined, present: {} };
-  const settings = agent.settings;
-  return {
-    now,
-    approvalTtlMs: settings.approvalTtlMs,
-    onExpire: settings.onExpire,
-    decisionSecret: settings.decisionSecret,
-    present: settings.display,
-    oneCallRun: settings.oneCallPerRun,
-  };
+  return agent === undefined ? { now, approvalTtlMs: undefined, onExpire: 'deny', decisionSecret: undefined, present: {} } : requestSettingsOf(agent.settings, now);
 }
 
 /**

@@ -4,23 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createRuntime, type Notifier, type RunEvent } from 'countersign';
+import { createRuntime } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
-import { countingAgent } from '../support/runtime-harness.js';
+import { countingAgent, recordingNotifier } from '../support/runtime-harness.js';
 import { testClock } from '../support/test-kit.js';
 import { removePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
-
-function recordingNotifier(): Notifier & { readonly events: RunEvent[] } {
-  const events: RunEvent[] = [];
-  return {
-    events,
-    async publish(batch) {
-      events.push(...batch);
-    },
-  };
-}
 
 describe.skipIf(!url)('announcePendingOnStart on Redis', () => {
   const prefix = `cs-test:${randomUUID()}:`;

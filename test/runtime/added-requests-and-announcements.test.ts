@@ -1,22 +1,11 @@
 // runtime.addRequest (withApprovalRequest through the store's compare-and-set) and the re-announcement of waiting
 // requests when a runtime starts (announcePendingOnStart): once per request however many runtimes start.
 import { describe, expect, it } from 'vitest';
-import { createMemoryOnceStore, createMemoryStore, createRuntime, type Notifier, type RunEvent } from 'countersign';
-import { countingAgent } from '../support/runtime-harness.js';
+import { createMemoryOnceStore, createMemoryStore, createRuntime, type RunEvent } from 'countersign';
+import { countingAgent, recordingNotifier } from '../support/runtime-harness.js';
 import { testClock } from '../support/test-kit.js';
 
 const SECRET = 'a-decision-secret-of-at-least-32-characters!';
-
-/** A notifier that keeps what it was told. */
-function recordingNotifier(): Notifier & { readonly events: RunEvent[] } {
-  const events: RunEvent[] = [];
-  return {
-    events,
-    async publish(batch) {
-      events.push(...batch);
-    },
-  };
-}
 
 const requested = (events: readonly RunEvent[]) => events.flatMap((event) => (event.type === 'approval-requested' ? [event.request.approvalId] : []));
 

@@ -130,8 +130,14 @@ export class RunNotAwaitingApprovalError extends CountersignError {
   readonly runId: string;
   readonly status: string;
 
-  constructor(runId: string, approvalId: string, status: string) {
-    super('run_not_awaiting_approval', `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} can no longer be decided.`);
+  /** `added`: a request was being added to the run (`withApprovalRequest`), which only a run waiting for people takes. */
+  constructor(runId: string, approvalId: string, status: string, doing: 'decided' | 'added' = 'decided') {
+    super(
+      'run_not_awaiting_approval',
+      doing === 'decided'
+        ? `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} can no longer be decided.`
+        : `Run ${runId} is ${status}, not awaiting approval, so approval ${approvalId} cannot be added: a request joins a run only while it waits for people (an ended run stays ended); start a new run for it instead.`,
+    );
     this.runId = runId;
     this.approvalId = approvalId;
     this.status = status;

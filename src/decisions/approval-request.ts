@@ -60,8 +60,11 @@ export function signLegacyRequest(secret: string, request: Pick<ApprovalRequest,
   return hmac(secret, ['countersign.v1', runId, request.approvalId, request.toolCallId, request.toolName, request.argsDigest]);
 }
 
+/** What a request reads of its tool: a request added from outside the model's turn without the agent has only a name and a description. */
+export type RequestTool = Pick<AnyTool, 'name' | 'description'> & Partial<Pick<AnyTool, 'approvalPrompt' | 'approvalTtlMs' | 'annotations' | 'connectorStatus' | 'connector'>>;
+
 /** The tool's `approvalPrompt` for this input, or its description when there is none, it throws or it returns a non-string. */
-function promptOf(tool: AnyTool, input: unknown): string {
+function promptOf(tool: RequestTool, input: unknown): string {
   if (!tool.approvalPrompt) return tool.description;
   try {
     const prompt: unknown = tool.approvalPrompt(input);
@@ -78,9 +81,14 @@ export function buildApprovalRequest(
     run: RunIdentity;
     approvalId: string;
     toolCallId: string;
-    tool: AnyTool;
+    tool: RequestTool;
     args: unknown;
     parsedInput: unknown;
+    /** Said instead of the tool's `approvalPrompt` (a request added from outside the model's turn may say what it is for). */
+    description?: string | undefined;
+    /** When it expires, instead of the tool's or the agent's `approvalTtlMs` from now. */
+    expiresAt?: number | undefined;
+    onExpire?: OnExpire | undefined;
     reason?: string | undefined;
     approvers?: readonly string[] | undefined;
     approverFunction?: boolean | undefined;
@@ -93,6 +101,7 @@ export function buildApprovalRequest(
 ): ApprovalRequest {
   const { display, warnings } = presentArgs(call.args, settings.present);
   const ttl = call.tool.approvalTtlMs ?? settings.approvalTtlMs;
+  const expiresAt = call.expiresAt ?? (ttl === undefined ? undefined : settings.now + ttl);
   const argsDigest = digestOf(call.args);
   const base = {
     approvalId: call.approvalId,
@@ -102,7 +111,7 @@ export function buildApprovalRequest(
   };
   // The description and reason may carry model-chosen text (a prompt built from the input, a thrown message): shown like arguments.
   const maxLength = settings.present.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
-  const description = presentText(promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
+  const description = presentText(call.description ?? promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
   const reason = call.reason === undefined ? undefined : presentText(call.reason, 'reason', maxLength, warnings);
   // A tool's title is its author's text (an MCP upstream's, for a gateway): every surface shows it, so it is shown like arguments too.
   const annotations = call.tool.annotations;
@@ -122,7 +131,7 @@ export function buildApprovalRequest(
     requestedAt: settings.now,
     warnings,
     ...(reason === undefined ? {} : { reason }),
-    ...(ttl === undefined ? {} : { expiresAt: settings.now + ttl, onExpire: settings.onExpire }),
+    ...(expiresAt === undefined ? {} : { expiresAt, onExpire: call.onExpire ?? settings.onExpire }),
     ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
     ...(annotations === undefined ? {} : { annotations: title === undefined ? annotations : { ...annotations, title } }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),

@@ -3,7 +3,7 @@ import { StopReason } from '../run/types.js';
 import type { ApprovalRequest, AssistantMessage, AuditEntry, Message, RunContext, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from '../run/types.js';
 import { appended } from '../run/derived-array.js';
 import type { ToolResultExtras } from '../tools/rich-tool-result.js';
-import { hasRunnable, replaceRecord } from '../run/tool-call-index.js';
+import { addedToolCalls, hasRunnable, replaceRecord } from '../run/tool-call-index.js';
 
 /**
  * What `execute` does in a state, named in the state's `meta.effect` and carried out from one table
@@ -36,6 +36,8 @@ export type AgentEvent =
   | { type: 'TOOL_STARTED'; at: number; toolCallId: string; lease: { owner: string; until: number } }
   | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string; extras?: ToolResultExtras }
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
+  /** A call added to the waiting turn from outside the model (`withApprovalRequest`): its record and its request. */
+  | { type: 'REQUEST_ADDED'; at: number; record: ToolCallRecord; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
   | { type: 'NUDGED'; at: number; requests: readonly ApprovalRequest[] }
   /** A vote on a quorum request that did not settle it: the request's votes, now. */
@@ -57,9 +59,22 @@ const OUTCOMES: Readonly<Record<ToolCallStatus, 'ok' | 'error' | 'denied'>> = {
   executing: 'error',
 };
 
-/** Tool results of the finished turn, in the order the model asked for the calls. */
+/**
+ * Tool results of the finished turn, in the order the model asked for the calls; then the calls added to the turn
+ * from outside the model (`withApprovalRequest`), as an assistant message of their own followed by their results,
+ * so every result answers a call of the message before it and the model's own message is never rewritten.
+ */
 function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
-  return records.map((record) => ({
+  const added = addedToolCalls(records);
+  if (added.length === 0) return records.map(toolResultMessage);
+  const ids = new Set(added.map((call) => call.id));
+  const own = records.filter((record) => !ids.has(record.toolCallId));
+  const addedRecords = records.filter((record) => ids.has(record.toolCallId));
+  return [...own.map(toolResultMessage), { role: 'assistant', content: '', toolCalls: added }, ...addedRecords.map(toolResultMessage)];
+}
+
+function toolResultMessage(record: ToolCallRecord): Message {
+  return {
     role: 'tool',
     toolCallId: record.toolCallId,
     content: record.result ?? '',
@@ -73,7 +88,7 @@ function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
         ...(record.resultOutput === undefined ? {} : { output: record.resultOutput }),
       },
     ],
-  }));
+  };
 }
 
 /** `total` plus `more`, field by field; a field neither has stays out. */
@@ -209,6 +224,14 @@ export const agentMachine = setup({
         ...stamp(event.at),
       };
     }),
+    addRequest: assign(({ context, event }) => {
+      assertEvent(event, 'REQUEST_ADDED');
+      return {
+        toolCalls: appended(context.toolCalls, [event.record]),
+        pendingApprovals: appended(context.pendingApprovals, [event.request]),
+        ...stamp(event.at),
+      };
+    }),
     appendToolResults: assign(({ context }) => ({
       messages: appended(context.messages, toolResultMessages(context.toolCalls)),
       toolCalls: [],
@@ -298,6 +321,7 @@ export const agentMachine = setup({
         DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
         NUDGED: { actions: 'recordNudges' },
         VOTED: { actions: 'recordVotes' },
+        REQUEST_ADDED: { actions: 'addRequest' },
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

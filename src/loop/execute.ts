@@ -16,6 +16,7 @@ import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import type { ExecuteOptions } from './execute-options.js';
 import { effectOf } from './step.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
 
@@ -71,11 +72,24 @@ function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
  * The approvals decided in the latest turn: a resume writes the grants their session and agent decisions made
  * (again, harmlessly, if `runtime.respond` already did) before anything else, so the calls this run makes next are
  * covered by them. A turn whose calls were all denied has already moved on to the model, so the turn is read from
- * the messages, not from the records.
+ * the messages, not from the records; and since calls added to it from outside (`withApprovalRequest`) were written
+ * after the model's results as an assistant message of their own, the assistant message those results answer counts
+ * too (where there was none added, that is the turn before, whose grants are written again, harmlessly).
  */
 function approvalsOfTurn(snapshot: AgentSnapshot): Set<string> {
   const calls = new Set(currentToolCalls(snapshot).map((call) => call.id));
+  for (const call of answeredBeforeLastTurn(snapshot)) calls.add(call.id);
   return new Set(snapshot.audit.filter((entry) => entry.approvalId !== undefined && calls.has(entry.toolCallId)).map((entry) => entry.approvalId!));
+}
+
+/** The calls of the assistant message whose results come right before the last assistant message, if they do. */
+function answeredBeforeLastTurn(snapshot: AgentSnapshot): readonly ToolCall[] {
+  const { messages } = snapshot;
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.role !== 'assistant') index--;
+  if (index < 1 || messages[index - 1]!.role !== 'tool') return [];
+  for (index -= 1; index >= 0 && messages[index]!.role === 'tool'; index--);
+  return index >= 0 && messages[index]!.role === 'assistant' ? (messages[index]!.toolCalls ?? []) : [];
 }
 
 /**

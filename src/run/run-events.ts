@@ -164,6 +164,19 @@ function nudgeEvents(
   return events;
 }
 
+/** The announcement of a request of `run`: where the run came from, its session and who asked for it go with it. */
+export function approvalRequested(run: AgentSnapshot, request: ApprovalRequest): Extract<RunEvent, { type: 'approval-requested' }> {
+  return {
+    type: 'approval-requested',
+    runId: run.runId,
+    agentName: run.agentName,
+    request,
+    ...(run.origin === undefined ? {} : { origin: run.origin }),
+    ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+    ...(run.requestedBy === undefined ? {} : { requestedBy: run.requestedBy }),
+  };
+}
+
 /** The events that lead from `before` to `after` (a later snapshot of the same run); never a `model-delta`, which no snapshot holds. */
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
   const { runId, agentName } = after;
@@ -183,8 +196,7 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
         const tally = tallyVotes(request.quorum, request.votes!, after.requestedBy);
         for (const vote of request.votes!.slice(earlier.votes?.length ?? 0)) events.push({ type: 'approval-voted', runId, agentName, approvalId: request.approvalId, vote, tally });
       }
-      if (earlier === undefined)
-        events.push({ type: 'approval-requested', runId, agentName, request, ...where, ...(after.requestedBy === undefined ? {} : { requestedBy: after.requestedBy }) });
+      if (earlier === undefined) events.push(approvalRequested(after, request));
       else if (earlier !== request) events.push(...nudgeEvents(earlier, request, runId, agentName, where));
     }
   }

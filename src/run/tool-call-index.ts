@@ -1,5 +1,5 @@
 import { replacedAt } from './derived-array.js';
-import type { ToolCallRecord } from './types.js';
+import type { ToolCall, ToolCallRecord } from './types.js';
 
 /** A record the loop still has to run (or finish running). */
 export const isRunnable = (record: ToolCallRecord): boolean => record.status === 'approved' || record.status === 'executing';
@@ -97,4 +97,17 @@ export function firstRunnable(records: readonly ToolCallRecord[], from = 0): { r
   }
   if (fromStart) index.firstRunnableFrom = records.length;
   return undefined;
+}
+
+/** The calls added to a turn from outside the model, per (frozen, so unchanging) record array. */
+const addedByRecords = new WeakMap<readonly ToolCallRecord[], readonly ToolCall[]>();
+
+/** The calls added to the turn (`withApprovalRequest`), in record order: kept on their records until the turn's results are written. */
+export function addedToolCalls(records: readonly ToolCallRecord[]): readonly ToolCall[] {
+  const known = addedByRecords.get(records);
+  if (known !== undefined) return known;
+  const added: ToolCall[] = [];
+  for (const record of records) if (record.added !== undefined) added.push({ id: record.toolCallId, name: record.toolName, args: record.added.args });
+  if (Object.isFrozen(records)) addedByRecords.set(records, added);
+  return added;
 }

@@ -404,6 +404,12 @@ export interface ToolCallRecord {
   readonly resultOutput?: JsonValue;
   readonly lease?: { readonly owner: string; readonly until: number };
   readonly attempts: number;
+  /**
+   * On a call added to the turn from outside the model (`withApprovalRequest`): its arguments. The model's calls
+   * are in its assistant message; an added one is kept here until the turn's results are written, then goes into
+   * the history as an assistant message of its own, followed by its result.
+   */
+  readonly added?: { readonly args: unknown };
 }
 
 /** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */

@@ -1,7 +1,9 @@
 // The runtime is one closure over one store, clock and listener set: starting, deciding (a compare-and-set loop
-// with retries), resuming and announcing share them, so they stay together here (about 360 lines). What
+// with retries), resuming and announcing share them, so they stay together here (about 370 lines). What
 // stands apart lives beside it: options (runtime-options.ts), expiry and recovery passes (runtime-maintenance.ts),
-// one-click links (link-runtime.ts), listening for cancels from other processes (cancel-watch.ts).
+// adding a request from outside the model's turn (add-request.ts), announcing waiting requests again when a process
+// starts (announce-pending.ts), one-click links (link-runtime.ts), listening for cancels from other processes
+// (cancel-watch.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
@@ -21,6 +23,9 @@ import { step } from '../loop/step.js';
 import type { ApprovalResponse } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { withApprovalResponse } from '../decisions/with-approval-response.js';
+import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
+import { withAddedRequest } from './add-request.js';
+import { pendingAnnouncer } from './announce-pending.js';
 import { voteProgress } from '../policy/quorum.js';
 import { optionsObject, parseOptions } from '../kit/options.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
@@ -374,6 +379,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     reportError,
   });
 
+  const addRequest = async (runId: string, request: NewApprovalRequest): Promise<AgentSnapshot> => {
+    const { next } = await update(runId, (current) => {
+      const added = withAddedRequest(current, request, agentNamed(current.agentName));
+      return added === current ? { unchanged: undefined } : { next: added, result: undefined };
+    });
+    return next;
+  };
+
+  const announcePending = pendingAnnouncer({ store, once, clock, announce, reportError, owner: leaseOwner });
+  if (options.announcePendingOnStart === true) void announcePending();
+
   const { recordDecision: _recordDecision, ...grantQueries } = grantOps;
   const runtime: Runtime = {
     store,
@@ -401,6 +417,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     get,
     respond,
+    addRequest,
+    announcePending,
     resume,
     async pending(listOptions: ListPendingOptions = {}) {
       parse(pendingSchema, listOptions, 'pending');

@@ -45,6 +45,14 @@ export interface RuntimeOptions {
   /** Names this process on the leases of the tool calls it runs. Default host, pid and a random id. */
   readonly workerId?: string;
   /**
+   * Announce again, when the runtime is made, every request still waiting in the store (to the listeners and the
+   * `notifier`, as a new request is announced): the process that announced one may have stopped before its notifier
+   * delivered it. Each request once however many processes start, claimed in the once store (`announce:<runId>:<approvalId>`)
+   * until it expires (a week for one without expiry); expired requests are not announced. Wait for the pass with
+   * `runtime.announcePending()`. Default false.
+   */
+  readonly announcePendingOnStart?: boolean;
+  /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
    * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
@@ -66,5 +74,6 @@ export const runtimeOptionsSchema = optionsObject({
   maxRetries: z.number().int().min(0).max(100).optional(),
   staleAfterMs: z.number().int().positive().optional(),
   workerId: z.string().min(1).optional(),
+  announcePendingOnStart: z.boolean().optional(),
   onError: functionSchema().optional(),
 });

@@ -11,6 +11,8 @@ import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
+import type { AnnounceReport } from './announce-pending.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
@@ -120,6 +122,19 @@ export interface Runtime {
   /** Throws `RunNotFoundError` for an unknown run. */
   get(runId: string): Promise<AgentSnapshot>;
   respond(runId: string, response: ApprovalResponse, options?: RespondOptions): Promise<RespondResult>;
+  /**
+   * Adds a request to a run waiting for people, from outside the model's turn (`withApprovalRequest` with the run's
+   * agent, committed with the store's compare-and-set, announced like any new request). A resend of the same call
+   * (same `toolCallId`, tool and arguments, still pending or decided) returns the run and adds nothing; refusals are
+   * `withApprovalRequest`'s.
+   */
+  addRequest(runId: string, request: NewApprovalRequest): Promise<AgentSnapshot>;
+  /**
+   * Announces again every request still waiting in the store, each once across every process (see
+   * `RuntimeOptions.announcePendingOnStart`, which calls it when the runtime is made); a call while a pass is under
+   * way returns that pass. Failures go to `onError` (operation `announce`).
+   */
+  announcePending(): Promise<AnnounceReport>;
   /** Resumes a run whose decisions are all recorded; returns it unchanged if it is not ready. */
   resume(runId: string): Promise<AgentSnapshot>;
   pending(options?: ListPendingOptions): Promise<PendingPage>;

@@ -142,9 +142,13 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         audit: audit(item.toolCallId, item.toolName, approved ? 'approved' : 'denied', { approvalId: item.approvalId, ...extra }),
         ...(approved ? {} : { denialResult: '{"status":"denied"}' }),
       });
+      const approveAll: AgentEvent = { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true)) };
+      const denyAll: AgentEvent = { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, false)) };
+      // Once a request was added, deciding them all either way is enough: the other events were walked without it.
+      if (context.toolCalls.some((record) => record.added !== undefined)) return [approveAll, denyAll, ...common];
       const events: AgentEvent[] = [
-        { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true)) },
-        { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, false)) },
+        approveAll,
+        denyAll,
         { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, false, { source: 'expiry', reason: 'expired' })) },
         { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true, { scope: 'run' })) },
       ];
@@ -153,6 +157,19 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
       events.push({ type: 'NUDGED', at, requests: [{ ...pending[0]!, history: { reminders: 1, lastRemindedAt: at, escalations: [] } }] });
       // A vote that does not settle a quorum request only changes that request's votes.
       if (pending.length > 0) events.push({ type: 'VOTED', at, approvalId: pending[0]!.approvalId, votes: [{ by: 'ana', approved: true, at }] });
+      // A request added from outside the model's turn (withApprovalRequest): only in the last turn the run may take,
+      // beside one waiting call whose sibling ran, so the walk stays short (an added request doubles the paths after it).
+      const [waiting, ran] = context.toolCalls;
+      const fresh = pending.length === 1 && pending[0]!.history === undefined && pending[0]!.votes === undefined;
+      if (context.turns === context.maxTurns && fresh && context.toolCalls.length === 2 && waiting!.status === 'pending' && ran!.status === 'succeeded') {
+        const id = `added_${context.turns}`;
+        events.push({
+          type: 'REQUEST_ADDED',
+          at,
+          record: { toolCallId: id, toolName: 'refund', status: 'pending', approvalId: `apr_${id}`, attempts: 0, added: { args: { orderId: '1' } } },
+          request: request(id, 'refund', `apr_${id}`),
+        });
+      }
       return [...events, ...common];
     }
     default:
@@ -288,6 +305,7 @@ describe('every path of the statechart', () => {
         'FORGET_RUN_APPROVALS',
         'MODEL_RESPONDED',
         'NUDGED',
+        'REQUEST_ADDED',
         'START',
         'TOOLS_EVALUATED',
         'TOOL_FINISHED',

@@ -1,6 +1,6 @@
 // Agents for runtime tests: a gated tool whose executions are counted, driven by a scripted model.
 import { z } from 'zod';
-import { defineTool, type Agent, type QuorumOptions } from 'countersign';
+import { defineTool, type Agent, type Notifier, type QuorumOptions, type RunEvent } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { testAgent } from './test-kit.js';
 
@@ -57,4 +57,15 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
     ...(options.decisionSecret === undefined ? {} : { decisionSecret: options.decisionSecret }),
   });
   return { agent, executions, modelCalls: () => model.calls.length };
+}
+
+/** A notifier that keeps every event it is told, in order. */
+export function recordingNotifier(): Notifier & { readonly events: RunEvent[] } {
+  const events: RunEvent[] = [];
+  return {
+    events,
+    async publish(batch) {
+      events.push(...batch);
+    },
+  };
 }

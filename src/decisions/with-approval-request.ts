@@ -12,7 +12,7 @@ import { personNameSchema, listsPerson } from './authority/person-name.js';
 import { approverListOf, hasApproverFunction } from './authority/who-may-decide.js';
 import { nudgePlanOf } from '../policy/nudge-plan.js';
 import { resolveQuorum } from '../policy/quorum.js';
-import { findShapeProblem, shapeIssue } from '../tools/argument-shape.js';
+import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import { isPlainJson } from '../run/plain-json.js';
 import { idSchema } from '../run/run-identity.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';

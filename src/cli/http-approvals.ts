@@ -32,47 +32,7 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
   const base = appUrl(options.url);
   const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
-  async function call<T>(method: string, route: string, schema: z.ZodType<T>, body?: unknown): Promise<{ status: number; value: T }> {
-    let answer: Response;
-    try {
-      answer = await fetch(`${base}/${route}`, {
-        method,
-        headers: { authorization: `Bearer ${options.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      const cause = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) || 'no answer';
-      throw new ApprovalAppError('app_unreachable', 0, `nothing answers at ${base} (${cause}): is the approval app running there (npm start)? Check --url.`);
-    }
-    const text = await answer.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (!answer.ok) {
-      if (answer.status === 401) {
-        throw new ApprovalAppError(
-          'unauthorized',
-          401,
-          `the approval app at ${base} refused the token; pass the one it was started with (--token, or COUNTERSIGN_TOKEN; npm start prints it).`,
-        );
-      }
-      const problem = problemSchema.safeParse(json);
-      if (problem.success) throw new ApprovalAppError(problem.data.code, answer.status, problem.data.detail);
-      throw new ApprovalAppError('unexpected_answer', answer.status, `${method} ${base}/${route} answered ${answer.status}, not a problem document: is --url the approval app?`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      throw new ApprovalAppError(
-        'unexpected_answer',
-        answer.status,
-        `${method} ${base}/${route} answered with something else than the approval app sends: is --url the approval app?`,
-      );
-    }
-    return { status: answer.status, value: parsed.data };
-  }
+  const call = <T>(method: string, route: string, schema: z.ZodType<T>, body?: unknown) => appCall({ base, token: options.token }, method, route, schema, body);
 
   const getRun = async (runId: string) => (await call('GET', path('runs', runId), runViewSchema)).value as RunView;
 
@@ -115,6 +75,53 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
       return (await call('POST', path('runs', runId, 'cancel'), runAnswerSchema, { reason })).value.run as RunView;
     },
   };
+}
+
+/** One request to the approval app at `app.base`; its answer checked against `schema`, a problem document thrown as `ApprovalAppError`. */
+async function appCall<T>(app: { base: string; token: string }, method: string, route: string, schema: z.ZodType<T>, body?: unknown): Promise<{ status: number; value: T }> {
+  const { base } = app;
+  let answer: Response;
+  try {
+    answer = await fetch(`${base}/${route}`, {
+      method,
+      headers: { authorization: `Bearer ${app.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    const cause = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) || 'no answer';
+    throw new ApprovalAppError('app_unreachable', 0, `nothing answers at ${base} (${cause}): is the approval app running there (npm start)? Check --url.`);
+  }
+  const text = await answer.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (!answer.ok) throw refusal(base, method, route, answer.status, json);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ApprovalAppError(
+      'unexpected_answer',
+      answer.status,
+      `${method} ${base}/${route} answered with something else than the approval app sends: is --url the approval app?`,
+    );
+  }
+  return { status: answer.status, value: parsed.data };
+}
+
+/** The error of an answer that is not ok: a refused token, the app's own problem, or something that is not the app. */
+function refusal(base: string, method: string, route: string, status: number, json: unknown): ApprovalAppError {
+  if (status === 401) {
+    return new ApprovalAppError(
+      'unauthorized',
+      401,
+      `the approval app at ${base} refused the token; pass the one it was started with (--token, or COUNTERSIGN_TOKEN; npm start prints it).`,
+    );
+  }
+  const problem = problemSchema.safeParse(json);
+  if (problem.success) return new ApprovalAppError(problem.data.code, status, problem.data.detail);
+  return new ApprovalAppError('unexpected_answer', status, `${method} ${base}/${route} answered ${status}, not a problem document: is --url the approval app?`);
 }
 
 /** `url` without a trailing slash; refused when it is not http(s) or carries credentials (they go in --token). */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
+import type { McpGateway } from '../mcp/create-gateway.js';
 import type { McpGatewayOptions } from '../mcp/gateway-options.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { warnOfUnsignedAgents } from '../runtime/unsigned-agents-warning.js';
@@ -52,70 +53,34 @@ const options = {
   port: { type: 'string' },
 } as const;
 
+type GatewayValues = ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+
+/** The command line's numbers and credentials, checked. */
+interface GatewayArgs {
+  readonly port: number | undefined;
+  readonly waitMs: number | undefined;
+  readonly leaseMs: number | undefined;
+  readonly approvalTtlMs: number | undefined;
+  readonly mcpToken: string | undefined;
+  readonly auth: { readonly bearerToken?: string; readonly webhookSecret?: string };
+}
+
 /** Runs the gateway until `io.signal` aborts or, serving stdio (with or without --port), its client closes stdin. */
 export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Promise<number> {
-  let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
-  try {
-    ({ values } = parseArgs({ args: [...argv], options, strict: true }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseGatewayArgv(argv);
   const say = (text: string) => io.stderr.write(`${inert(text)}\n`);
-  if ((values.upstream === undefined) === (values['upstream-url'] === undefined))
-    throw new UsageError('mcp-gateway takes --upstream "<command line>" or --upstream-url URL (one of them)');
-  if (values.name === undefined) throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
-  if (values.prefix !== undefined && values.redis === undefined) throw new UsageError('--prefix is the Redis key prefix; it goes with --redis URL');
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
-  const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
-  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
-  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
-  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
-  const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
-  if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
-    throw new UsageError('--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)');
-  }
-  const mcpToken = io.env['COUNTERSIGN_MCP_TOKEN'];
-  if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
-  if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
-  if (port === undefined && values.redis === undefined) {
-    throw new UsageError('nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)');
-  }
-  const auth = {
-    ...(io.env['COUNTERSIGN_APPROVALS_TOKEN'] ? { bearerToken: io.env['COUNTERSIGN_APPROVALS_TOKEN'] } : {}),
-    ...(io.env['COUNTERSIGN_WEBHOOK_SECRET'] ? { webhookSecret: io.env['COUNTERSIGN_WEBHOOK_SECRET'] } : {}),
-  };
-  if (port !== undefined && Object.keys(auth).length === 0) {
-    throw new UsageError(
-      'the approval app on --port needs credentials: set COUNTERSIGN_APPROVALS_TOKEN (a bearer token, 16+ characters) and/or COUNTERSIGN_WEBHOOK_SECRET (whsec_...)',
-    );
-  }
+  const args = checkGatewayArgs(values, io.env);
+  const { port, auth } = args;
+  const name = values.name!;
   const rules = values.rules === undefined ? undefined : await readRulesFile(values.rules);
-  const upstream =
-    values.upstream === undefined
-      ? { url: values['upstream-url']! }
-      : (([command, ...args]) => ({ command: command!, args, env: definedEnv(io.env) }))(splitCommandLine(values.upstream, '--upstream'));
+  const upstream = upstreamOf(values, io.env);
 
   const { createMcpGateway, mcpGatewayAgent } = await import('../mcp/index.js');
   const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
-  const linkSecret = io.env['COUNTERSIGN_LINK_SECRET'];
-  const decisionSecret = io.env['COUNTERSIGN_DECISION_SECRET'];
-  const gatewayOptions: McpGatewayOptions = {
-    name: values.name,
-    ...upstream,
-    ...(rules === undefined ? {} : { policy: { rules } }),
-    ...(redis === undefined ? {} : { store: redis.store }),
-    ...(waitMs === undefined ? {} : { waitMs }),
-    ...(leaseMs === undefined ? {} : { leaseMs }),
-    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
-    ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
-    ...(linkSecret ? { links: { secret: linkSecret } } : {}),
-    ...(decisionSecret ? { decisionSecret } : {}),
-    onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
-  };
+  const gatewayOptions = gatewayOptionsOf(values, args, io.env, { upstream, rules, store: redis?.store, say });
   // Said before the gateway's runtime would say it in code's terms (createAgent), which a command line cannot set.
-  if (redis !== undefined && !decisionSecret) {
-    warnOfUnsignedAgents(redis.store, [mcpGatewayAgent({ name: values.name })], 'Set the environment variable COUNTERSIGN_DECISION_SECRET');
+  if (redis !== undefined && !gatewayOptions.decisionSecret) {
+    warnOfUnsignedAgents(redis.store, [mcpGatewayAgent({ name })], 'Set the environment variable COUNTERSIGN_DECISION_SECRET');
   }
   const stops: (() => Promise<unknown>)[] = [];
   try {
@@ -132,26 +97,15 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       if (values['serve-stdio']) io.stdin.once('end', () => resolve());
     });
     if (port !== undefined) {
-      const { createApprovalApp, serve } = await import('../http/index.js');
-      const app = createApprovalApp(gateway.runtime, auth);
-      const server = await serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port }).catch(
-        (error: unknown) => {
-          throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
-        },
-      );
+      const server = await serveHttp(gateway, port, auth);
       stops.unshift(() => server.close());
-      say(`mcp-gateway ${values.name}: MCP (Streamable HTTP) at ${server.url}/mcp`);
-      if (mcpToken === undefined) say(`MCP clients send Authorization: Bearer ${gatewayOptions.clientTokens![HTTP_CLIENT]} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
-      say(`approve or deny at ${server.url}/ (the approval app; bearer token from COUNTERSIGN_APPROVALS_TOKEN), e.g.`);
-      say(
-        `  curl -X POST ${server.url}/runs/RUN_ID/approvals/APPROVAL_ID -H "authorization: Bearer $COUNTERSIGN_APPROVALS_TOKEN" -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
-      );
+      sayHowToReach(say, name, server.url, args.mcpToken === undefined ? gatewayOptions.clientTokens![HTTP_CLIENT] : undefined);
     }
     if (values['serve-stdio']) {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       // The one client over stdio is the process that started the gateway, again after a restart: its retry finds its call.
       await gateway.connect(new StdioServerTransport(io.stdin as Readable, io.stdout as Writable), { client: 'stdio' });
-      say(`mcp-gateway ${values.name}: MCP on stdin/stdout`);
+      say(`mcp-gateway ${name}: MCP on stdin/stdout`);
     }
     if (port === undefined) say(`decide from a process on the same Redis, e.g. countersign pending / approve with a runtime module using mode 'record'`);
     await stopped;
@@ -160,6 +114,104 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     for (const stop of stops) await stop().catch(() => undefined);
     await redis?.quit();
   }
+}
+
+/** The command line's options; an unknown or malformed one is a `UsageError`. */
+function parseGatewayArgv(argv: readonly string[]): GatewayValues {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The options checked together (a `UsageError` says what is missing or wrong), with their numbers and the app's credentials. */
+function checkGatewayArgs(values: GatewayValues, env: Record<string, string | undefined>): GatewayArgs {
+  if ((values.upstream === undefined) === (values['upstream-url'] === undefined))
+    throw new UsageError('mcp-gateway takes --upstream "<command line>" or --upstream-url URL (one of them)');
+  if (values.name === undefined) throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
+  if (values.prefix !== undefined && values.redis === undefined) throw new UsageError('--prefix is the Redis key prefix; it goes with --redis URL');
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
+  const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
+  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
+  const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
+  if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
+    throw new UsageError('--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)');
+  }
+  const mcpToken = env['COUNTERSIGN_MCP_TOKEN'];
+  if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
+  if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
+  if (port === undefined && values.redis === undefined) {
+    throw new UsageError('nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)');
+  }
+  const auth = {
+    ...(env['COUNTERSIGN_APPROVALS_TOKEN'] ? { bearerToken: env['COUNTERSIGN_APPROVALS_TOKEN'] } : {}),
+    ...(env['COUNTERSIGN_WEBHOOK_SECRET'] ? { webhookSecret: env['COUNTERSIGN_WEBHOOK_SECRET'] } : {}),
+  };
+  if (port !== undefined && Object.keys(auth).length === 0) {
+    throw new UsageError(
+      'the approval app on --port needs credentials: set COUNTERSIGN_APPROVALS_TOKEN (a bearer token, 16+ characters) and/or COUNTERSIGN_WEBHOOK_SECRET (whsec_...)',
+    );
+  }
+  return { port, waitMs, leaseMs, approvalTtlMs, mcpToken, auth };
+}
+
+/** The options `createMcpGateway` gets from the command line, the environment, the rules file and the Redis store. */
+function gatewayOptionsOf(
+  values: GatewayValues,
+  { port, waitMs, leaseMs, approvalTtlMs, mcpToken }: GatewayArgs,
+  env: Record<string, string | undefined>,
+  {
+    upstream,
+    rules,
+    store,
+    say,
+  }: { upstream: ReturnType<typeof upstreamOf>; rules: Awaited<ReturnType<typeof readRulesFile>> | undefined; store: SnapshotStore | undefined; say: (text: string) => void },
+): McpGatewayOptions {
+  const linkSecret = env['COUNTERSIGN_LINK_SECRET'];
+  const decisionSecret = env['COUNTERSIGN_DECISION_SECRET'];
+  return {
+    name: values.name!,
+    ...upstream,
+    ...(rules === undefined ? {} : { policy: { rules } }),
+    ...(store === undefined ? {} : { store }),
+    ...(waitMs === undefined ? {} : { waitMs }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+    ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
+    ...(linkSecret ? { links: { secret: linkSecret } } : {}),
+    ...(decisionSecret ? { decisionSecret } : {}),
+    onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
+  };
+}
+
+/** The upstream to start (`--upstream`, a command line) or to reach (`--upstream-url`). */
+function upstreamOf(values: GatewayValues, env: Record<string, string | undefined>) {
+  return values.upstream === undefined
+    ? { url: values['upstream-url']! }
+    : (([command, ...args]) => ({ command: command!, args, env: definedEnv(env) }))(splitCommandLine(values.upstream, '--upstream'));
+}
+
+/** MCP at /mcp and the approval app everywhere else, on `port`. */
+async function serveHttp(gateway: McpGateway, port: number, auth: GatewayArgs['auth']) {
+  const { createApprovalApp, serve } = await import('../http/index.js');
+  const app = createApprovalApp(gateway.runtime, auth);
+  return serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port }).catch((error: unknown) => {
+    throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
+  });
+}
+
+/** Tells the person at the terminal where MCP clients and reviewers reach the gateway (and the token made, when one was). */
+function sayHowToReach(say: (text: string) => void, name: string, url: string, madeToken: string | undefined): void {
+  say(`mcp-gateway ${name}: MCP (Streamable HTTP) at ${url}/mcp`);
+  if (madeToken !== undefined) say(`MCP clients send Authorization: Bearer ${madeToken} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
+  say(`approve or deny at ${url}/ (the approval app; bearer token from COUNTERSIGN_APPROVALS_TOKEN), e.g.`);
+  say(
+    `  curl -X POST ${url}/runs/RUN_ID/approvals/APPROVAL_ID -H "authorization: Bearer $COUNTERSIGN_APPROVALS_TOKEN" -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
+  );
 }
 
 /** What to do when `--port` is taken, most often by an earlier gateway whose MCP client has gone. */

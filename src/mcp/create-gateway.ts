@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { createAgent, type Agent, createRuntime, type LinkedRuntime, type Runtime } from '../index.js';
 import { optionsObject, parseOptions } from '../kit/index.js';
 import { connectMcpServer } from './connect.js';
@@ -10,8 +9,9 @@ import { gatewayCalls } from './gateway-calls.js';
 import { runFollower } from './gateway-follower.js';
 import { httpGuard } from './gateway-http-guard.js';
 import { gatewayModel } from './gateway-model.js';
-import { clientName, type McpGatewayOptions, readGatewayOptions } from './gateway-options.js';
+import { clientName, type McpGatewayOptions, type McpGatewaySettings, readGatewayOptions } from './gateway-options.js';
 import { startRecovery } from './gateway-recovery.js';
+import { gatewayServer } from './gateway-server.js';
 import { gatewaySessions } from './gateway-sessions.js';
 import type { McpConnection } from './mcp-connection.js';
 
@@ -85,37 +85,9 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   // Where the policy's default is to ask, a call no rule and no requireApproval decides says why a person is asked.
   const asks = settings.policy?.default === undefined || settings.policy.default === 'ask';
   const connection = owned ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream }) : upstream;
-  const agent = createAgent({
-    name: gatewayAgentName(connection.name),
-    model: gatewayModel,
-    tools: [connection],
-    maxTurns: 2,
-    // A gateway run is one client call: "approve for this run" would cover nothing more.
-    oneCallPerRun: true,
-    ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }),
-    ...(settings.policy === undefined ? {} : { policy: settings.policy }),
-    ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),
-    ...(settings.approvalTtlMs === undefined ? {} : { approvalTtlMs: settings.approvalTtlMs }),
-    ...(settings.decisionSecret === undefined ? {} : { decisionSecret: settings.decisionSecret }),
-  });
-  const runtime = createRuntime({
-    agents: [agent],
-    ...(settings.store === undefined ? {} : { store: settings.store }),
-    ...(settings.notifier === undefined ? {} : { notifier: settings.notifier }),
-    ...(settings.links === undefined ? {} : { links: settings.links }),
-    ...(settings.onError === undefined ? {} : { onError: settings.onError }),
-  });
-  const follower = runFollower({
-    runtime,
-    everyMs: settings.followEveryMs ?? 1000,
-    report: (error, runId) => {
-      try {
-        settings.onError?.(error, { operation: 'mcp-gateway follow', runId });
-      } catch {
-        // The reporter's own failure has nowhere left to go; the run is looked at again.
-      }
-    },
-  });
+  const agent = gatewayAgent(connection, settings);
+  const runtime = gatewayRuntime(agent, settings);
+  const follower = runFollower({ runtime, everyMs: settings.followEveryMs ?? 1000, report: (error, runId) => report(settings, error, { operation: 'mcp-gateway follow', runId }) });
   // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
   const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
   const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
@@ -124,51 +96,20 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     agentName: agent.name,
     everyMs: settings.recoverEveryMs ?? 30_000,
     follow: follower.follow,
-    report: (error) => {
-      try {
-        settings.onError?.(error, { operation: 'mcp-gateway recover' });
-      } catch {
-        // As the follower's reporter: nowhere left to go; the next pass tries again.
-      }
-    },
+    report: (error) => report(settings, error, { operation: 'mcp-gateway recover' }),
   });
   await recovery.started;
 
-  const listings = (): McpToolListing[] => {
-    const offered = new Set(connection.tools.map((tool) => tool.name));
-    return connection.serverTools.map((listing) => ({ ...listing, name: `${connection.prefix}${listing.name}` })).filter((listing) => offered.has(listing.name));
-  };
-
   const servers = new Set<Server>();
-  const newServer = (client: string): Server => {
-    const server = new Server({ name: `countersign-gateway-${connection.name}`, version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings() }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const { name, arguments: args = {} } = request.params;
-      if (!connection.tools.some((tool) => tool.name === name)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `Unknown tool ${name}; the tools are: ${
-            listings()
-              .map((listing) => listing.name)
-              .join(', ') || '(none)'
-          }.`,
-        );
-      }
-      const done = sessions.busy(extra.sessionId);
-      return call(client, name, args, extra.signal).finally(done);
-    });
-    servers.add(server);
-    server.onclose = () => servers.delete(server);
-    return server;
-  };
+  const serverSettings = { connection, call, busy: (sessionId: string | undefined) => sessions.busy(sessionId) };
   // The upstream's tools changed: every client is told, and lists them again.
   const stopListening = connection.on('tools', () => {
     for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
   });
-
   const serve = async (transport: Transport, client: string) => {
-    const server = newServer(client);
+    const server = gatewayServer(serverSettings, client);
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
     await server.connect(transport);
     return server;
   };
@@ -177,12 +118,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const sessions = gatewaySessions({
     idleMs: settings.sessionIdleMs ?? 1_800_000,
     maxSessions: settings.maxSessions ?? 1000,
-    admit: httpGuard({
-      clientTokens: settings.clientTokens ?? {},
-      allowedHosts: settings.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
-      allowedOrigins: settings.allowedOrigins ?? [],
-      maxBodyBytes: settings.maxBodyBytes ?? 1_048_576,
-    }),
+    admit: gatewayGuard(settings),
     connect: serve,
   });
 
@@ -201,6 +137,53 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
       if (owned) await connection.close();
     },
   };
+}
+
+/** The one agent of the gateway's runs: its tools are the upstream's, one call a run. */
+function gatewayAgent(connection: McpConnection, settings: McpGatewaySettings): Agent {
+  return createAgent({
+    name: gatewayAgentName(connection.name),
+    model: gatewayModel,
+    tools: [connection],
+    maxTurns: 2,
+    // A gateway run is one client call: "approve for this run" would cover nothing more.
+    oneCallPerRun: true,
+    ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }),
+    ...(settings.policy === undefined ? {} : { policy: settings.policy }),
+    ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),
+    ...(settings.approvalTtlMs === undefined ? {} : { approvalTtlMs: settings.approvalTtlMs }),
+    ...(settings.decisionSecret === undefined ? {} : { decisionSecret: settings.decisionSecret }),
+  });
+}
+
+/** The runtime of the gateway's runs, on the settings' store, notifier and links. */
+function gatewayRuntime(agent: Agent, settings: McpGatewaySettings): Runtime {
+  return createRuntime({
+    agents: [agent],
+    ...(settings.store === undefined ? {} : { store: settings.store }),
+    ...(settings.notifier === undefined ? {} : { notifier: settings.notifier }),
+    ...(settings.links === undefined ? {} : { links: settings.links }),
+    ...(settings.onError === undefined ? {} : { onError: settings.onError }),
+  });
+}
+
+/** Who may reach the gateway over HTTP: the settings' client tokens, hosts, origins and body size, or their defaults. */
+function gatewayGuard(settings: McpGatewaySettings) {
+  return httpGuard({
+    clientTokens: settings.clientTokens ?? {},
+    allowedHosts: settings.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
+    allowedOrigins: settings.allowedOrigins ?? [],
+    maxBodyBytes: settings.maxBodyBytes ?? 1_048_576,
+  });
+}
+
+/** Tells the settings' `onError` of a failure of following or recovering; a run is looked at again on the next pass. */
+function report(settings: McpGatewaySettings, error: unknown, context: Parameters<NonNullable<McpGatewaySettings['onError']>>[1]): void {
+  try {
+    settings.onError?.(error, context);
+  } catch {
+    // The reporter's own failure has nowhere left to go; the next pass tries again.
+  }
 }
 
 /** The gateway's own default: every call no rule decides asks a person, saying that no rule matched. */

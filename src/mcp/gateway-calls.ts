@@ -34,14 +34,45 @@ export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT
 
 /** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
-  const { runtime, follower } = settings;
-  const keyPrefix = `mcp-gateway:${settings.agentName}:`;
+  const calls = new GatewayCalls(settings);
+  return (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => calls.answer(client, tool, args, signal);
+}
 
-  const exists = async (runId: string) => {
+/** The calls' moves: find or start a call's run, wait for it to settle, answer. */
+class GatewayCalls {
+  readonly #settings: GatewayCallSettings;
+  readonly #runtime: Runtime;
+  readonly #follower: RunFollower;
+  readonly #keyPrefix: string;
+
+  constructor(settings: GatewayCallSettings) {
+    this.#settings = settings;
+    this.#runtime = settings.runtime;
+    this.#follower = settings.follower;
+    this.#keyPrefix = `mcp-gateway:${settings.agentName}:`;
+  }
+
+  async answer(client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const deadline = Date.now() + this.#settings.waitMs;
+    // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
+    const key = `${this.#keyPrefix}${digestOf({ client, tool, args })}`;
+    try {
+      const runId = await this.#runFor(key, client, tool, args);
+      const snapshot = await this.#settle(runId, deadline, signal);
+      if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
+      // Answered: a later identical call is a new call, and asks again.
+      await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
+      return finalAnswer(snapshot);
+    } catch (error) {
+      return errorAnswer(`The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
+  async #exists(runId: string): Promise<boolean> {
     // A run is recorded just after its key is taken: give its starter one poll before calling the key abandoned.
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await runtime.get(runId);
+        await this.#runtime.get(runId);
         return true;
       } catch (error) {
         if (!(error instanceof RunNotFoundError)) throw error;
@@ -49,92 +80,84 @@ export function gatewayCalls(settings: GatewayCallSettings) {
       }
     }
     return false;
-  };
+  }
 
   /** The run of this call: the one this client's identical call started and that has not been answered since, or a new one. */
-  const runFor = async (key: string, client: string, tool: string, args: Record<string, unknown>): Promise<string> => {
+  async #runFor(key: string, client: string, tool: string, args: Record<string, unknown>): Promise<string> {
+    const { runtime, follower, keyTtlMs } = this.#settings;
     for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
       const fresh = `mcpgw_${randomUUID()}`;
-      const held = await runtime.once.putIfAbsent(key, fresh, settings.keyTtlMs);
+      const held = await runtime.once.putIfAbsent(key, fresh, keyTtlMs);
       if (held === undefined) {
-        try {
-          await runtime.start(settings.agentName, { input: gatewayInput({ tool, arguments: args }), runId: fresh, requestedBy: requester(client) }, { mode: 'record' });
-        } catch (error) {
-          await runtime.once.replace(key, fresh, undefined, settings.keyTtlMs);
-          throw error;
-        }
-        follower.follow(fresh);
-        void follower.carryOn(fresh).catch(() => undefined);
+        await this.#start(key, fresh, client, tool, args);
         return fresh;
       }
-      if (await exists(held)) {
+      if (await this.#exists(held)) {
         follower.follow(held);
         return held;
       }
       // Its starter died before recording it: free the key and take it.
-      await runtime.once.replace(key, held, undefined, settings.keyTtlMs);
+      await runtime.once.replace(key, held, undefined, keyTtlMs);
     }
     throw new StoreUnavailableError(`The call's key changed hands ${KEY_ATTEMPTS} times while this call tried to take it; call the tool again.`);
-  };
+  }
+
+  /** Starts the run `runId` whose key this call took (freeing the key when the start fails), and carries it on. */
+  async #start(key: string, runId: string, client: string, tool: string, args: Record<string, unknown>): Promise<void> {
+    const { runtime, follower, keyTtlMs, agentName } = this.#settings;
+    try {
+      await runtime.start(agentName, { input: gatewayInput({ tool, arguments: args }), runId, requestedBy: requester(client) }, { mode: 'record' });
+    } catch (error) {
+      await runtime.once.replace(key, runId, undefined, keyTtlMs);
+      throw error;
+    }
+    follower.follow(runId);
+    void follower.carryOn(runId).catch(() => undefined);
+  }
 
   /**
    * The run once it ended, or as it stands at `deadline`, when `signal` aborts, or after `maxPasses` looks. Each pass
    * checks all three; a resume a look just started (a decision is in, an approval expired, a lease ended) is awaited
    * for its outcome, even past the deadline, unless the call is cancelled.
    */
-  const settle = async (runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> => {
-    const passes = maxPasses(settings.waitMs);
-    let snapshot = await lookAndCarryOn(runId, signal);
+  async #settle(runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> {
+    const passes = maxPasses(this.#settings.waitMs);
+    let snapshot = await this.#lookAndCarryOn(runId, signal);
     for (let pass = 1; !ENDED.has(snapshot.status); pass++) {
       const now = Date.now();
       if (now >= deadline || signal?.aborted || pass >= passes) return snapshot;
-      const own = follower.going(runId);
+      const own = this.#follower.going(runId);
       // A failure after the wait surfaces to the next waiter, which carries the run on again.
       if (own !== undefined) await awaitRun(own, deadline - now, () => undefined);
-      else await changeOf(runId, Math.min(POLL_MS, deadline - now), signal);
-      snapshot = await lookAndCarryOn(runId, signal);
+      else await changeOf(this.#runtime, runId, Math.min(POLL_MS, deadline - now), signal);
+      snapshot = await this.#lookAndCarryOn(runId, signal);
     }
     return snapshot;
-  };
+  }
 
   /** The run as a look finds it; when that look started its resume here, the run after the resume (or at cancellation). */
-  const lookAndCarryOn = async (runId: string, signal?: AbortSignal): Promise<AgentSnapshot> => {
-    const before = follower.going(runId);
-    const snapshot = await follower.look(runId);
-    const started = follower.going(runId);
+  async #lookAndCarryOn(runId: string, signal?: AbortSignal): Promise<AgentSnapshot> {
+    const before = this.#follower.going(runId);
+    const snapshot = await this.#follower.look(runId);
+    const started = this.#follower.going(runId);
     if (started === undefined || started === before) return snapshot;
     return (await untilAborted(started, signal)) ?? snapshot;
-  };
+  }
+}
 
-  /** Resolves on the next event of `runId` in this process, after `ms`, or when `signal` aborts. */
-  const changeOf = (runId: string, ms: number, signal?: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        stop();
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const stop = runtime.subscribe((event) => event.runId === runId && done());
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    });
-
-  return async (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
-    const deadline = Date.now() + settings.waitMs;
-    // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
-    const key = `${keyPrefix}${digestOf({ client, tool, args })}`;
-    try {
-      const runId = await runFor(key, client, tool, args);
-      const snapshot = await settle(runId, deadline, signal);
-      if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
-      // Answered: a later identical call is a new call, and asks again.
-      await runtime.once.replace(key, runId, undefined, settings.keyTtlMs);
-      return finalAnswer(snapshot);
-    } catch (error) {
-      return errorAnswer(`The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`);
-    }
-  };
+/** Resolves on the next event of `runId` in this process, after `ms`, or when `signal` aborts. */
+function changeOf(runtime: Runtime, runId: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stop();
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const stop = runtime.subscribe((event) => event.runId === runId && done());
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The runs' `requestedBy` for the client named `client`. */

@@ -10,7 +10,7 @@ import { callThrough } from './call-through.js';
 import type { McpArguments } from './input-schema.js';
 import { Listeners, type McpLink } from './mcp-link.js';
 import type { ToolSettings } from './mcp-options.js';
-import { mcpTool, trustedIdempotent, usableToolName } from './mcp-tool.js';
+import { mcpTool, type ToolHost, trustedIdempotent, usableToolName } from './mcp-tool.js';
 
 /**
  * A connected MCP server. Give it to `createAgent({ tools: [connection] })`:
@@ -53,37 +53,13 @@ const MAX_TOOL_PAGES = 100;
 /** The connection over `link`, made by `open(ready)`, which runs `ready` on each new client before it counts as connected. */
 export async function openConnection(where: string, settings: ToolSettings, open: (ready: (client: Client) => Promise<void>) => Promise<McpLink>): Promise<McpConnection> {
   const toolEvents = new Listeners<readonly AnyTool[]>();
-  let listings: readonly McpToolListing[] = [];
-  let unusable: readonly string[] = [];
-  let tools: readonly AnyTool[] = [];
-  let offered = new Set<string>();
-  let listed = '';
-  let allNames: readonly string[] = [];
+  const catalogue = new ToolCatalogue();
   let queue: Promise<void> = Promise.resolve();
   let link: McpLink | undefined;
 
   const load = async (client: Client) => {
-    const all: McpToolListing[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages === 0 || cursor !== undefined; pages++) {
-      if (pages === MAX_TOOL_PAGES) {
-        throw new ConnectorUnavailableError(settings.name, 'failed', `connector ${settings.name} lists its tools on more than ${MAX_TOOL_PAGES} pages; check the server.`);
-      }
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      all.push(...page.tools);
-      cursor = page.nextCursor;
-    }
-    allNames = all.map((listing) => listing.name);
-    const wanted = settings.toolNames === undefined ? all : all.filter((listing) => settings.toolNames!.includes(listing.name));
-    const key = JSON.stringify(wanted);
-    if (key === listed) return;
-    listed = key;
-    listings = Object.freeze(wanted);
-    offered = new Set(wanted.map((listing) => listing.name));
-    // A name the core cannot take is refused when the connection is made; one a server adds later is left out.
-    unusable = wanted.map((listing) => `${settings.prefix}${listing.name}`).filter((name) => !usableToolName.test(name));
-    tools = Object.freeze(wanted.filter((listing) => usableToolName.test(`${settings.prefix}${listing.name}`)).map((listing) => mcpTool(listing, settings, host)));
-    if (link !== undefined) toolEvents.emit(tools);
+    const changed = catalogue.update(await listAllTools(client, settings.name), settings, host);
+    if (changed && link !== undefined) toolEvents.emit(catalogue.tools);
   };
 
   const refreshWith = (client: Client) => {
@@ -101,10 +77,10 @@ export async function openConnection(where: string, settings: ToolSettings, open
     get status() {
       return link?.status ?? 'connecting';
     },
-    offers: (toolName: string) => offered.has(toolName),
+    offers: (toolName: string) => catalogue.offered.has(toolName),
     callTool: (toolName: string, args: McpArguments, options: { readonly signal?: AbortSignal }) => {
-      const listing = listings.find((item) => item.name === toolName);
-      if (listing === undefined) throw new ConfigError(`MCP server ${settings.name} offers no tool ${toolName} (it offers: ${[...offered].join(', ') || '(none)'}).`);
+      const listing = catalogue.listings.find((item) => item.name === toolName);
+      if (listing === undefined) throw new ConfigError(`MCP server ${settings.name} offers no tool ${toolName} (it offers: ${[...catalogue.offered].join(', ') || '(none)'}).`);
       return callThrough(link!, { name: settings.name, timeoutMs: settings.callTimeoutMs }, toolName, args, {
         signal: options.signal,
         idempotent: trustedIdempotent(settings, listing),
@@ -114,12 +90,7 @@ export async function openConnection(where: string, settings: ToolSettings, open
 
   link = await open(ready);
   try {
-    checkNamedTools(where, settings, allNames);
-    if (unusable.length > 0) {
-      throw new ConfigError(
-        `${where}: the tool name ${unusable[0]} is not usable (1 to 128 letters, digits, "_", "-" or "."); leave it out with toolNames, or choose another prefix.`,
-      );
-    }
+    checkListedNames(where, settings, catalogue);
   } catch (error) {
     await link.close();
     throw error;
@@ -133,10 +104,10 @@ export async function openConnection(where: string, settings: ToolSettings, open
       return connected.status;
     },
     get tools() {
-      return tools;
+      return catalogue.tools;
     },
     get serverTools() {
-      return listings;
+      return catalogue.listings;
     },
     on: ((event: 'status' | 'tools', listener: (value: never) => void) => {
       if (event === 'status') return connected.onStatus(listener as (status: ConnectorStatus) => void);
@@ -154,4 +125,54 @@ export async function openConnection(where: string, settings: ToolSettings, open
     },
     close: () => connected.close(),
   };
+}
+
+/** The server's tools as last listed: their listings (after `toolNames`), as countersign tools, and the names the core cannot take. */
+class ToolCatalogue {
+  listings: readonly McpToolListing[] = [];
+  unusable: readonly string[] = [];
+  tools: readonly AnyTool[] = [];
+  offered = new Set<string>();
+  allNames: readonly string[] = [];
+  #listed = '';
+
+  /** Takes the server's full list; answers whether the tools offered changed. */
+  update(all: readonly McpToolListing[], settings: ToolSettings, host: ToolHost): boolean {
+    this.allNames = all.map((listing) => listing.name);
+    const wanted = settings.toolNames === undefined ? all : all.filter((listing) => settings.toolNames!.includes(listing.name));
+    const key = JSON.stringify(wanted);
+    if (key === this.#listed) return false;
+    this.#listed = key;
+    this.listings = Object.freeze(wanted);
+    this.offered = new Set(wanted.map((listing) => listing.name));
+    // A name the core cannot take is refused when the connection is made; one a server adds later is left out.
+    this.unusable = wanted.map((listing) => `${settings.prefix}${listing.name}`).filter((name) => !usableToolName.test(name));
+    this.tools = Object.freeze(wanted.filter((listing) => usableToolName.test(`${settings.prefix}${listing.name}`)).map((listing) => mcpTool(listing, settings, host)));
+    return true;
+  }
+}
+
+/** Every page of the server's tool list (at most `MAX_TOOL_PAGES`). */
+async function listAllTools(client: Client, name: string): Promise<McpToolListing[]> {
+  const all: McpToolListing[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages === 0 || cursor !== undefined; pages++) {
+    if (pages === MAX_TOOL_PAGES) {
+      throw new ConnectorUnavailableError(name, 'failed', `connector ${name} lists its tools on more than ${MAX_TOOL_PAGES} pages; check the server.`);
+    }
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    all.push(...page.tools);
+    cursor = page.nextCursor;
+  }
+  return all;
+}
+
+/** Throws `ConfigError` when a tool named in the settings is not the server's, or a listed name is not usable. */
+function checkListedNames(where: string, settings: ToolSettings, catalogue: ToolCatalogue): void {
+  checkNamedTools(where, settings, catalogue.allNames);
+  if (catalogue.unusable.length > 0) {
+    throw new ConfigError(
+      `${where}: the tool name ${catalogue.unusable[0]} is not usable (1 to 128 letters, digits, "_", "-" or "."); leave it out with toolNames, or choose another prefix.`,
+    );
+  }
 }

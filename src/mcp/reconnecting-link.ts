@@ -3,7 +3,7 @@
 // connects or `maxAttempts` tries failed (then `failed`, for good).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ConnectorStatus } from '../index.js';
-import { retryDelay } from '../kit/index.js';
+import { type RetryPolicy, retryDelay } from '../kit/index.js';
 import { Listeners, type McpLink } from './mcp-link.js';
 import type { ReconnectSettings } from './mcp-options.js';
 
@@ -19,110 +19,128 @@ export interface ReconnectingLinkOptions {
 
 /** A link whose first connection is made before it resolves (and whose failure it throws). */
 export async function reconnectingLink(options: ReconnectingLinkOptions): Promise<McpLink> {
-  const listeners = new Listeners<ConnectorStatus>();
-  let status: ConnectorStatus = 'connecting';
-  let client: Client | undefined;
-  let closed = false;
-  let checking: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const policy = { maxAttempts: options.reconnect.maxAttempts, backoffMs: options.reconnect.initialDelayMs, maxBackoffMs: options.reconnect.maxDelayMs };
+  const link = new ReconnectingLink(options);
+  await link.attach(await options.open());
+  return link;
+}
 
-  const setStatus = (next: ConnectorStatus) => {
-    if (next === status) return;
-    status = next;
-    listeners.emit(next);
+/** The link's state and its moves: attach a client, notice it is lost, retry with backoff, wait for a connection. */
+class ReconnectingLink implements McpLink {
+  readonly #options: ReconnectingLinkOptions;
+  readonly #listeners = new Listeners<ConnectorStatus>();
+  readonly #policy: RetryPolicy;
+  #status: ConnectorStatus = 'connecting';
+  #client: Client | undefined;
+  #closed = false;
+  #checking: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ReconnectingLinkOptions) {
+    this.#options = options;
+    this.#policy = { maxAttempts: options.reconnect.maxAttempts, backoffMs: options.reconnect.initialDelayMs, maxBackoffMs: options.reconnect.maxDelayMs };
+  }
+
+  get status(): ConnectorStatus {
+    return this.#status;
+  }
+
+  get client(): Client | undefined {
+    return this.#client;
+  }
+
+  onStatus = (listener: (status: ConnectorStatus) => void): (() => void) => this.#listeners.add(listener);
+
+  connected = (deadline: number, signal?: AbortSignal): Promise<Client | undefined> => {
+    if (this.#client !== undefined || this.#closed || this.#status === 'failed') return Promise.resolve(this.#client);
+    return new Promise<Client | undefined>((resolve, reject) => {
+      const finish = (outcome: () => void) => {
+        clearTimeout(waiting);
+        unsubscribe();
+        signal?.removeEventListener('abort', aborted);
+        outcome();
+      };
+      const aborted = () => finish(() => reject(signal!.reason));
+      const waiting = setTimeout(() => finish(() => resolve(undefined)), Math.max(0, deadline - Date.now()));
+      const unsubscribe = this.#listeners.add((next) => {
+        if (next === 'connected' || next === 'failed' || this.#closed) finish(() => resolve(this.#client));
+      });
+      if (signal?.aborted) return aborted();
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
   };
 
-  const attach = async (fresh: Client) => {
-    await options.ready(fresh);
-    fresh.onclose = () => lost(fresh);
-    fresh.onerror = () => void check(fresh);
-    client = fresh;
-    setStatus('connected');
+  suspect = (): Promise<void> => (this.#client === undefined ? Promise.resolve() : this.#check(this.#client));
+
+  close = async (): Promise<void> => {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const last = this.#client;
+    this.#client = undefined;
+    this.#setStatus('disconnected');
+    await last?.close();
   };
 
-  const lost = (gone: Client) => {
-    if (closed || client !== gone) return;
-    client = undefined;
+  /** Makes `fresh` the link's client once `ready` ran on it, watching it for its loss. */
+  async attach(fresh: Client): Promise<void> {
+    await this.#options.ready(fresh);
+    fresh.onclose = () => this.#lost(fresh);
+    fresh.onerror = () => void this.#check(fresh);
+    this.#client = fresh;
+    this.#setStatus('connected');
+  }
+
+  #setStatus(next: ConnectorStatus): void {
+    if (next === this.#status) return;
+    this.#status = next;
+    this.#listeners.emit(next);
+  }
+
+  #lost(gone: Client): void {
+    if (this.#closed || this.#client !== gone) return;
+    this.#client = undefined;
     void gone.close().catch(() => undefined);
-    setStatus('disconnected');
-    retry(1);
-  };
+    this.#setStatus('disconnected');
+    this.#retry(1);
+  }
 
-  const check = (suspect: Client): Promise<void> => {
-    if (client !== suspect) return Promise.resolve();
-    checking ??= suspect
-      .ping({ timeout: options.pingTimeoutMs })
+  #check(suspect: Client): Promise<void> {
+    if (this.#client !== suspect) return Promise.resolve();
+    this.#checking ??= suspect
+      .ping({ timeout: this.#options.pingTimeoutMs })
       .then(
         () => undefined,
-        () => lost(suspect),
+        () => this.#lost(suspect),
       )
       .finally(() => {
-        checking = undefined;
+        this.#checking = undefined;
       });
-    return checking;
-  };
+    return this.#checking;
+  }
 
-  const retry = (attempt: number) => {
-    if (closed) return;
-    if (attempt > options.reconnect.maxAttempts) return setStatus('failed');
-    timer = setTimeout(
-      async () => {
-        setStatus('connecting');
-        let fresh: Client | undefined;
-        try {
-          fresh = await options.open();
-          if (closed) return void (await fresh.close());
-          await attach(fresh);
-        } catch {
-          void fresh?.close().catch(() => undefined);
-          if (closed) return;
-          setStatus('disconnected');
-          retry(attempt + 1);
-        }
-      },
-      retryDelay(attempt + 1, policy),
-    );
-    timer.unref();
-  };
+  #retry(attempt: number): void {
+    if (this.#closed) return;
+    if (attempt > this.#options.reconnect.maxAttempts) {
+      this.#setStatus('failed');
+      return;
+    }
+    this.#timer = setTimeout(() => void this.#reopen(attempt), retryDelay(attempt + 1, this.#policy));
+    this.#timer.unref();
+  }
 
-  await attach(await options.open());
-
-  return {
-    get status() {
-      return status;
-    },
-    get client() {
-      return client;
-    },
-    onStatus: (listener) => listeners.add(listener),
-    connected: (deadline, signal) => {
-      if (client !== undefined || closed || status === 'failed') return Promise.resolve(client);
-      return new Promise<Client | undefined>((resolve, reject) => {
-        const finish = (outcome: () => void) => {
-          clearTimeout(waiting);
-          unsubscribe();
-          signal?.removeEventListener('abort', aborted);
-          outcome();
-        };
-        const aborted = () => finish(() => reject(signal!.reason));
-        const waiting = setTimeout(() => finish(() => resolve(undefined)), Math.max(0, deadline - Date.now()));
-        const unsubscribe = listeners.add((next) => {
-          if (next === 'connected' || next === 'failed' || closed) finish(() => resolve(client));
-        });
-        if (signal?.aborted) return aborted();
-        signal?.addEventListener('abort', aborted, { once: true });
-      });
-    },
-    suspect: () => (client === undefined ? Promise.resolve() : check(client)),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(timer);
-      const last = client;
-      client = undefined;
-      setStatus('disconnected');
-      await last?.close();
-    },
-  };
+  /** Attempt number `attempt` to open a new client; another is scheduled when it fails. */
+  async #reopen(attempt: number): Promise<void> {
+    this.#setStatus('connecting');
+    let fresh: Client | undefined;
+    try {
+      fresh = await this.#options.open();
+      if (this.#closed) return void (await fresh.close());
+      await this.attach(fresh);
+    } catch {
+      void fresh?.close().catch(() => undefined);
+      if (this.#closed) return;
+      this.#setStatus('disconnected');
+      this.#retry(attempt + 1);
+    }
+  }
 }

@@ -24,83 +24,102 @@ const QUIT_KEYS = new Set(['\u0003', '\u0004']);
  * const key = await reader.key();
  */
 export function keyReader(input: NodeJS.ReadableStream): KeyReader {
-  const tty = input as Partial<NodeJS.ReadStream>;
-  const raw = tty.isTTY === true && typeof tty.setRawMode === 'function';
-  const setRaw = (on: boolean) => {
-    if (raw) tty.setRawMode!(on);
+  return new InputKeys(input);
+}
+
+/** The reader's state: what arrived and was not taken yet, whether input ended, and the read waiting for more. */
+class InputKeys implements KeyReader {
+  readonly raw: boolean;
+  readonly #input: NodeJS.ReadableStream;
+  readonly #tty: Partial<NodeJS.ReadStream>;
+  #buffer = '';
+  #ended = false;
+  #waiting: (() => void) | undefined;
+  readonly #onData = (chunk: Buffer | string) => {
+    this.#buffer += chunk.toString();
+    this.#wake();
   };
-  let buffer = '';
-  let ended = false;
-  let waiting: (() => void) | undefined;
-  const wake = () => {
-    const next = waiting;
-    waiting = undefined;
+  readonly #onEnd = () => {
+    this.#ended = true;
+    this.#wake();
+  };
+
+  constructor(input: NodeJS.ReadableStream) {
+    this.#input = input;
+    this.#tty = input as Partial<NodeJS.ReadStream>;
+    this.raw = this.#tty.isTTY === true && typeof this.#tty.setRawMode === 'function';
+    input.on('data', this.#onData);
+    input.on('end', this.#onEnd);
+    this.#setRaw(true);
+  }
+
+  async key(): Promise<string | undefined> {
+    if (!this.raw) return (await this.#read(this.#takeLine))?.trim().toLowerCase();
+    const key = await this.#read(this.#takeKey);
+    return key === undefined || QUIT_KEYS.has(key) ? undefined : key.toLowerCase();
+  }
+
+  async line(): Promise<string | undefined> {
+    this.#setRaw(false);
+    try {
+      return await this.#read(this.#takeLine);
+    } finally {
+      this.#setRaw(true);
+    }
+  }
+
+  pause(): void {
+    this.#setRaw(false);
+    this.#input.pause();
+  }
+
+  resume(): void {
+    this.#setRaw(true);
+    this.#input.resume();
+  }
+
+  close(): void {
+    this.#setRaw(false);
+    this.#input.off('data', this.#onData);
+    this.#input.off('end', this.#onEnd);
+    this.#input.pause();
+  }
+
+  #setRaw(on: boolean): void {
+    if (this.raw) this.#tty.setRawMode!(on);
+  }
+
+  #wake(): void {
+    const next = this.#waiting;
+    this.#waiting = undefined;
     next?.();
-  };
-  const onData = (chunk: Buffer | string) => {
-    buffer += chunk.toString();
-    wake();
-  };
-  const onEnd = () => {
-    ended = true;
-    wake();
-  };
-  input.on('data', onData);
-  input.on('end', onEnd);
-  setRaw(true);
+  }
 
   /** Waits until `take` finds what it needs in the buffer (or input ends). */
-  const read = async (take: () => string | undefined): Promise<string | undefined> => {
+  async #read(take: () => string | undefined): Promise<string | undefined> {
     for (;;) {
       const taken = take();
       if (taken !== undefined) return taken;
-      if (ended) return undefined;
+      if (this.#ended) return undefined;
       await new Promise<void>((resolve) => {
-        waiting = resolve;
+        this.#waiting = resolve;
       });
     }
-  };
-  const takeLine = () => {
-    const end = buffer.search(/\r?\n|\r/);
+  }
+
+  readonly #takeLine = (): string | undefined => {
+    const end = this.#buffer.search(/\r?\n|\r/);
     if (end < 0) return undefined;
-    const line = buffer.slice(0, end);
-    buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
+    const line = this.#buffer.slice(0, end);
+    this.#buffer = this.#buffer.slice(end + (this.#buffer.startsWith('\r\n', end) ? 2 : 1));
     return line;
   };
-  const line = async () => {
-    setRaw(false);
-    try {
-      return await read(takeLine);
-    } finally {
-      setRaw(true);
-    }
-  };
-  return {
-    raw,
-    async key() {
-      if (!raw) return (await read(takeLine))?.trim().toLowerCase();
-      const key = await read(() => {
-        if (buffer === '') return undefined;
-        const sequence = /^\u001b\[[0-9;]*[A-Za-z~]/.exec(buffer)?.[0] ?? buffer[0]!;
-        buffer = buffer.slice(sequence.length);
-        return sequence;
-      });
-      return key === undefined || QUIT_KEYS.has(key) ? undefined : key.toLowerCase();
-    },
-    line,
-    pause() {
-      setRaw(false);
-      input.pause();
-    },
-    resume() {
-      setRaw(true);
-      input.resume();
-    },
-    close() {
-      setRaw(false);
-      input.off('data', onData);
-      input.off('end', onEnd);
-      input.pause();
-    },
+
+  /** One key; an escape sequence (an arrow key) as one. */
+  readonly #takeKey = (): string | undefined => {
+    if (this.#buffer === '') return undefined;
+    const sequence = /^\u001b\[[0-9;]*[A-Za-z~]/.exec(this.#buffer)?.[0] ?? this.#buffer[0]!;
+    this.#buffer = this.#buffer.slice(sequence.length);
+    return sequence;
   };
 }

@@ -1,10 +1,12 @@
-import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry } from '../../index.js';
-import { widerOffer, votesLine, escapeHtml, htmlMarkup } from '../../kit/index.js';
-import { warningList } from '../link-pages.js';
-import { argsHtml } from './args-view.js';
+// The console's pages: its headers, the page frame, sign-in, the pending approvals with their filter, and messages.
+// A card (one pending approval) is approval-card.ts's.
+import type { ApprovalRequest, PendingApprovalEntry } from '../../index.js';
+import { escapeHtml } from '../../kit/index.js';
+import { approvalCard, hidden } from './approval-card.js';
 import type { ConsoleSession } from './console-session.js';
-import { timeHtml } from './time-html.js';
 import type { TurnContext } from './turn-context.js';
+
+export { approvalCard, hidden };
 
 /**
  * The console's headers: its own script and stylesheet only (no inline script, nothing external), no framing, no
@@ -66,139 +68,6 @@ export function signInPage(options: { readonly error?: string; readonly token: b
       inboxForm +
       '</main>',
     { script: false },
-  );
-}
-
-/** The votes so far and who may still vote, in the words every channel uses; '' for a request one person decides. */
-function votesParagraph(request: ApprovalRequest, requestedBy: string | undefined): string {
-  const line = votesLine(request, htmlMarkup, requestedBy, '');
-  return line === '' ? '' : `<p class="votes">${line}</p>`;
-}
-
-function badges(request: ApprovalRequest): string {
-  const connector = request.connector === undefined ? '' : `<span class="badge">connector ${e(request.connector)}</span>`;
-  return (
-    connector +
-    annotationBadges(request.annotations)
-      .map((badge) => `<span class="badge${badge === 'destructive' ? ' destructive' : ''}">${e(badge)}</span>`)
-      .join('')
-  );
-}
-
-/**
- * The buttons that approve beyond this call, as every surface offers them (`widerOffer`): none on a quorum request
- * (each approval there is one vote), for this session with its optional bounds (a grant) when the run has a session,
- * else for this run, unless the run makes no other call.
- */
-function widerApprovals(request: ApprovalRequest, sessionId: string | undefined): string {
-  if (widerOffer(request, { wider: sessionId === undefined ? 'run' : 'session' }) === undefined) return '';
-  if (sessionId === undefined) return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
-  return (
-    '<button type="submit" name="decision" value="session" data-action="approve-session">Approve for this session</button>' +
-    '<fieldset class="grant"><legend>Bounds of Approve for this session (optional)</legend>' +
-    '<label>For minutes<input type="number" name="ttlMinutes" min="1" max="10080" inputmode="numeric"></label>' +
-    '<label>Times<input type="number" name="uses" min="1" max="1000000" inputmode="numeric"></label></fieldset>'
-  );
-}
-
-export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
-
-/** What led to the call: the user's request and the agent's words, as text (newlines kept), or nothing when neither is known. */
-function contextHtml(context: TurnContext | undefined): string {
-  const passage = (label: string, text: string | undefined) =>
-    text === undefined ? '' : `<figure class="said"><figcaption>${label}</figcaption><blockquote class="text">${e(text)}</blockquote></figure>`;
-  const html = passage('The request', context?.request) + passage('The agent said', context?.said);
-  return html === '' ? '' : `<div class="context">${html}</div>`;
-}
-
-/**
- * One pending approval as a card: what will run and why it asks, with forms that approve or deny it without
- * JavaScript (the console's script adds edit, keyboard and live state on top).
- *
- * @example
- * const html = approvalCard(entry, { csrf: session.csrf, runPending: [entry.request] });
- */
-export function approvalCard(
-  entry: PendingApprovalEntry,
-  options: {
-    readonly csrf: string;
-    readonly runPending: readonly ApprovalRequest[];
-    /** Offer Edit arguments (default true; never to a session an inbox link signed in, as the inbox offers none). */
-    readonly edit?: boolean;
-    /** What led to the call (a token session's cards; an inbox session's show none). */
-    readonly context?: TurnContext | undefined;
-    /** Offer Cancel run once the card is approved (default true; never to an inbox session, which stops no run). */
-    readonly cancel?: boolean;
-  },
-): string {
-  const { request, runId, agentName, sessionId } = entry;
-  const id = `card-${request.approvalId}`;
-  const attributes = {
-    'data-run': runId,
-    'data-approval': request.approvalId,
-    'data-agent': agentName,
-    'data-tool': request.toolName,
-    'data-connector': request.connector,
-    'data-session': sessionId,
-    'data-signature': request.signature,
-    'data-requested': String(request.requestedAt),
-    'data-expires': request.expiresAt === undefined ? undefined : String(request.expiresAt),
-    'data-args': JSON.stringify(request.args) ?? 'null',
-  };
-  const attributeText = Object.entries(attributes)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => ` ${name}="${e(value!)}"`)
-    .join('');
-  const why = request.reason ?? (request.ruleId === undefined ? 'the tool asks for approval' : 'a rule asks for approval');
-  const rule = request.ruleId === undefined ? '' : ` (rule <code>${e(request.ruleId)}</code>)`;
-  const expires = request.expiresAt === undefined ? ' · no expiry' : ` · expires ${timeHtml(request.expiresAt)} <span class="countdown" data-until="${request.expiresAt}"></span>`;
-  const approvers = request.approvers === undefined ? '' : `<p>Only ${e(request.approvers.join(', '))} may decide this one.</p>`;
-  const others = options.runPending.filter((other) => other.approvalId !== request.approvalId);
-  const all =
-    others.length === 0
-      ? ''
-      : '<form method="post" action="console/decide-all" class="actions all">' +
-        hidden('csrf', options.csrf) +
-        hidden('runId', runId) +
-        options.runPending.map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature)).join('') +
-        `<span>${options.runPending.length} pending in this run:</span>` +
-        `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
-        `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`;
-  return (
-    `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${attributeText}>` +
-    `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
-    `<p class="meta">Agent <strong>${e(agentName)}</strong> · run <code>${e(runId)}</code>${sessionId === undefined ? '' : ` · session <code>${e(sessionId)}</code>`}</p>` +
-    `<p class="description">${e(request.description)}</p>` +
-    contextHtml(options.context) +
-    `<p>Why a person: ${e(why)}${rule}</p>` +
-    (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
-    warningList(request) +
-    argsHtml(request.args) +
-    votesParagraph(request, entry.requestedBy) +
-    approvers +
-    `<p class="times">Requested ${timeHtml(request.requestedAt)}${expires}</p>` +
-    '<form method="post" action="console/decide" class="actions one">' +
-    hidden('csrf', options.csrf) +
-    hidden('runId', runId) +
-    hidden('approvalId', request.approvalId) +
-    hidden('signature', request.signature) +
-    `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>` +
-    '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
-    widerApprovals(request, sessionId) +
-    '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
-    // A dismissal is one person's closing of the request, not a vote: a quorum request takes approve or deny only.
-    (request.quorum === undefined ? '<button type="submit" name="decision" value="dismiss" data-action="dismiss">Dismiss</button>' : '') +
-    (options.edit === false ? '' : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
-    '</form>' +
-    all +
-    // Shown by the stylesheet once the card is approved and its run goes on (the script moves it there); a token session's only.
-    (options.cancel === false
-      ? ''
-      : '<form method="post" action="console/cancel" class="cancel-run">' +
-        hidden('csrf', options.csrf) +
-        hidden('runId', runId) +
-        '<button type="submit" name="decision" value="cancel-run" class="deny" data-action="cancel-run">Cancel run</button></form>') +
-    '<p class="state" role="status" aria-live="polite"></p></article>'
   );
 }
 

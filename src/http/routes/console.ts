@@ -55,27 +55,42 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
  * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
  */
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
-  const { runtime, resumeMode, report } = settings;
-  const { sessions } = own;
-  const { recordMode, carryOn, resumeAfter } = recordThenAnswer(settings);
+  const { runtime } = settings;
   const app = new Hono<AppEnv>();
-  const signInOptions = { token: !own.insecure, inbox: isLinkedRuntime(runtime) };
+  const ctx: ConsoleContext = {
+    ...settings,
+    ...recordThenAnswer(settings),
+    own,
+    signInOptions: { token: !own.insecure, inbox: isLinkedRuntime(runtime) },
+    pending: async () => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items],
+    contextsFor: (session, shown) => (session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map())),
+  };
+  pageRoutes(app, ctx);
+  decisionRoutes(app, ctx);
+  return app;
+}
 
-  const pending = async (): Promise<PendingApprovalEntry[]> => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items];
+/** What the console's routes share: the route settings, how a decision is recorded and carried on, and the pending approvals. */
+interface ConsoleContext extends RouteSettings, ReturnType<typeof recordThenAnswer> {
+  readonly own: ConsoleSettings;
+  readonly signInOptions: { readonly token: boolean; readonly inbox: boolean };
+  readonly pending: () => Promise<PendingApprovalEntry[]>;
   /**
    * What led to each shown call, for a token session. An inbox session gets none: the inbox shows no model or user
    * text, and a session it signed in sees no more than the inbox does.
    */
-  const contextsFor = (session: ConsoleSession, shown: readonly PendingApprovalEntry[]): Promise<ReadonlyMap<string, TurnContext>> =>
-    session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map());
+  readonly contextsFor: (session: ConsoleSession, shown: readonly PendingApprovalEntry[]) => Promise<ReadonlyMap<string, TurnContext>>;
+}
 
+/** The pages, their assets, signing in and out, and the cards fragment. */
+function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
   app.get('/', async (c) => {
-    const session = sessions.read(c);
-    if (session === undefined) return html(c, 200, signInPage(signInOptions));
-    own.history.start();
-    const entries = await pending();
+    const session = ctx.own.sessions.read(c);
+    if (session === undefined) return html(c, 200, signInPage(ctx.signInOptions));
+    ctx.own.history.start();
+    const entries = await ctx.pending();
     const filter = filterOf(c);
-    return html(c, 200, consolePage(session, entries, filter, await contextsFor(session, filtered(entries, filter))));
+    return html(c, 200, consolePage(session, entries, filter, await ctx.contextsFor(session, filtered(entries, filter))));
   });
 
   app.get('/console/assets/:name', async (c) => {
@@ -85,15 +100,15 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
 
   app.post('/console/session', async (c) => {
     checkSignInOrigin(c);
-    own.history.start();
-    const { fields } = await readConsoleBody(c, consoleSignIn, own.maxBodyBytes);
-    const refuse = (error: string) => html(c, 401, signInPage({ ...signInOptions, error }));
+    ctx.own.history.start();
+    const { fields } = await readConsoleBody(c, consoleSignIn, ctx.own.maxBodyBytes);
+    const refuse = (error: string) => html(c, 401, signInPage({ ...ctx.signInOptions, error }));
     if (fields.inbox !== undefined) {
       const token = inboxLinkToken(fields.inbox);
-      if (token === undefined || !isLinkedRuntime(runtime)) return refuse('That is not an inbox link of this server.');
+      if (token === undefined || !isLinkedRuntime(ctx.runtime)) return refuse('That is not an inbox link of this server.');
       try {
-        const inbox = await runtime.reviewInbox(token, { limit: 1 });
-        sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, own.clock() + SESSION_TTL_MS), token);
+        const inbox = await ctx.runtime.reviewInbox(token, { limit: 1 });
+        ctx.own.sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, ctx.own.clock() + SESSION_TTL_MS), token);
       } catch (error) {
         if (problemFor(error).unexpected) throw error;
         return refuse('That inbox link is expired or not valid; ask for a new one.');
@@ -101,48 +116,44 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
       return back(c);
     }
     if (fields.name === undefined) return refuse('Enter your name: it is recorded with each decision.');
-    if (!own.insecure && (fields.token === undefined || !bearerMatches(fields.token, own.bearerTokens))) return refuse('That API token is not right.');
-    sessions.issue(c, fields.name, 'token', own.clock() + SESSION_TTL_MS);
+    if (!ctx.own.insecure && (fields.token === undefined || !bearerMatches(fields.token, ctx.own.bearerTokens))) return refuse('That API token is not right.');
+    ctx.own.sessions.issue(c, fields.name, 'token', ctx.own.clock() + SESSION_TTL_MS);
     return back(c);
   });
 
   app.post('/console/session/end', async (c) => {
-    sessions.require(c);
-    const { fields } = await readConsoleBody(c, consoleBlanket.pick({ csrf: true }), own.maxBodyBytes);
-    sessions.requireWrite(c, fields);
-    sessions.end(c);
+    ctx.own.sessions.require(c);
+    const { fields } = await readConsoleBody(c, consoleBlanket.pick({ csrf: true }), ctx.own.maxBodyBytes);
+    ctx.own.sessions.requireWrite(c, fields);
+    ctx.own.sessions.end(c);
     return back(c, '../../');
   });
 
   app.get('/console/cards', async (c) => {
-    const session = sessions.require(c);
-    const shown = filtered(await pending(), filterOf(c)).sort(byExpiry);
-    return html(c, 200, cardList(shown, session, await contextsFor(session, shown)));
+    const session = ctx.own.sessions.require(c);
+    const shown = filtered(await ctx.pending(), filterOf(c)).sort(byExpiry);
+    return html(c, 200, cardList(shown, session, await ctx.contextsFor(session, shown)));
   });
+}
 
-  /** A refused form post, told as a page with the way back (the script gets the problem as JSON instead). */
-  const refusedPage = (c: Context<AppEnv>, session: ConsoleSession, error: unknown) => {
-    const answer = problemFor(error);
-    if (answer.unexpected) throw error;
-    return html(c, answer.problem.status, consoleMessagePage(session, 'Not decided', answer.problem.detail, '../'));
-  };
-
+/** Decisions as the signed-in reviewer (one, or all of a run's listed approvals) and Cancel run. */
+function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
   app.post('/console/decide', async (c) => {
-    sessions.require(c);
-    const { fields, json } = await readConsoleBody(c, consoleDecision, own.maxBodyBytes);
-    const session = sessions.requireWrite(c, fields);
+    ctx.own.sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleDecision, ctx.own.maxBodyBytes);
+    const session = ctx.own.sessions.requireWrite(c, fields);
     // The inbox offers no edit, so a session it signed in cannot change what runs.
     if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
     const response = consoleResponse(fields, session.reviewer);
     try {
-      const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
+      const recorded = await ctx.runtime.respond(fields.runId, response, { mode: ctx.recordMode });
       let run = recorded.snapshot;
       if (fields.args !== undefined && !recorded.duplicate) {
-        const edit = argsEdit(run, fields.approvalId, fields.args, runtime.agent(run.agentName).settings.display);
-        if (edit !== undefined) own.history.noteEdit(fields.approvalId, edit);
+        const edit = argsEdit(run, fields.approvalId, fields.args, ctx.runtime.agent(run.agentName).settings.display);
+        if (edit !== undefined) ctx.own.history.noteEdit(fields.approvalId, edit);
       }
-      if (resumeMode === 'inline' && recorded.status === 'running') {
-        const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
+      if (ctx.resumeMode === 'inline' && recorded.status === 'running') {
+        const outcome = await ctx.carryOn(ctx.resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
         if (outcome.done) run = outcome.value;
       }
       const vote = recorded.vote === undefined ? {} : { vote: recorded.vote };
@@ -154,20 +165,22 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   });
 
   app.post('/console/decide-all', async (c) => {
-    sessions.require(c);
-    const { fields, json } = await readConsoleBody(c, consoleBlanket, own.maxBodyBytes);
-    const session = sessions.requireWrite(c, fields);
+    ctx.own.sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleBlanket, ctx.own.maxBodyBytes);
+    const session = ctx.own.sessions.requireWrite(c, fields);
     try {
-      const run = await runtime.get(fields.runId);
+      const run = await ctx.runtime.get(fields.runId);
       const items = blanketDecisions(
         run,
         { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures, approvalIds: fields.approvalIds },
-        runtime.agent(run.agentName).settings.decisionSecret !== undefined,
+        ctx.runtime.agent(run.agentName).settings.decisionSecret !== undefined,
       );
-      const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId: run.runId, method: 'POST', path: c.req.path }));
+      const batch = await recordBatch(ctx.runtime, run, items, ctx.recordMode, (error) =>
+        ctx.report(error, { operation: 'request', runId: run.runId, method: 'POST', path: c.req.path }),
+      );
       let latest = batch.latest;
-      if (batch.recorded && latest.status === 'running' && resumeMode === 'inline') {
-        const outcome = await carryOn(runtime.resume(run.runId), 'resume', run.runId);
+      if (batch.recorded && latest.status === 'running' && ctx.resumeMode === 'inline') {
+        const outcome = await ctx.carryOn(ctx.runtime.resume(run.runId), 'resume', run.runId);
         if (outcome.done) latest = outcome.value;
       }
       return json ? c.json({ status: latest.status, ...runOf(session, latest), results: batch.results }) : back(c);
@@ -178,19 +191,24 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
   });
 
   app.post('/console/cancel', async (c) => {
-    sessions.require(c);
-    const { fields, json } = await readConsoleBody(c, consoleCancel, own.maxBodyBytes);
-    const session = sessions.requireWrite(c, fields);
+    ctx.own.sessions.require(c);
+    const { fields, json } = await readConsoleBody(c, consoleCancel, ctx.own.maxBodyBytes);
+    const session = ctx.own.sessions.requireWrite(c, fields);
     // An inbox decides pending approvals only; stopping a run is the operator's, as `POST /runs/:runId/cancel` is.
     if (session.via !== 'token') throw inboxSessionNotAllowed('cancelling a run');
     try {
-      const run = await runtime.cancel(fields.runId, fields.reason ?? `cancelled from the console by ${session.reviewer}`);
+      const run = await ctx.runtime.cancel(fields.runId, fields.reason ?? `cancelled from the console by ${session.reviewer}`);
       return json ? c.json({ status: run.status, ...runOf(session, run) }) : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);
     }
   });
+}
 
-  return app;
+/** A refused form post, told as a page with the way back (the script gets the problem as JSON instead). */
+function refusedPage(c: Context<AppEnv>, session: ConsoleSession, error: unknown) {
+  const answer = problemFor(error);
+  if (answer.unexpected) throw error;
+  return html(c, answer.problem.status, consoleMessagePage(session, 'Not decided', answer.problem.detail, '../'));
 }

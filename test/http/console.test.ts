@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp } from 'countersign/http';
-import { approvalCard } from '../../src/http/console/console-pages.js';
+import { approvalCard } from '../../src/http/console/approval-card.js';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 const TOKEN = 'console-test-token-0123456789';

@@ -1,6 +1,7 @@
 import type { GrantState } from '../../index.js';
 import { escapeHtml as e } from '../../kit/index.js';
-import { hidden, page, signedInHeader } from './console-pages.js';
+import { hidden } from './approval-card.js';
+import { page, signedInHeader } from './console-pages.js';
 import type { ConsoleSession } from './console-session.js';
 import { shownName } from './console-text.js';
 import { timeHtml } from './time-html.js';

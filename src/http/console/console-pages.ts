@@ -6,8 +6,6 @@ import { approvalCard, hidden } from './approval-card.js';
 import type { ConsoleSession } from './console-session.js';
 import type { TurnContext } from './turn-context.js';
 
-export { approvalCard, hidden };
-
 /**
  * The console's headers: its own script and stylesheet only (no inline script, nothing external), no framing, no
  * referrer, no caching of pages that name pending decisions.

@@ -78,4 +78,35 @@ export { mintLinkToken, readLinkToken, type ApprovalLinkTokens, type LinkClaim, 
 export { createApprovalLinks, type ApprovalLinkService, type ApprovalLinkOptions } from './links/link-service.js';
 export { approvalLinkUrl, inboxUrl } from './links/link-urls.js';
 export { isLinkedRuntime } from './runtime/link-runtime.js';
-export * from './errors.js';
+// The errors of the core; the adapters' own (ModelProviderError, HttpProblem) are exported by their subpaths.
+export {
+  type CountersignErrorCode,
+  type ConfigErrorCode,
+  CountersignError,
+  isCountersignError,
+  ConfigError,
+  AgentNotFoundError,
+  SnapshotError,
+  ValueTooDeepError,
+  UnknownApprovalError,
+  RunNotAwaitingApprovalError,
+  DecisionConflictError,
+  DuplicateVoteError,
+  ApprovalExpiredError,
+  InvalidEditError,
+  ApproverNotAllowedError,
+  ApprovalSignatureError,
+  CallNotCoveredError,
+  GrantSignatureError,
+  RuleSignatureError,
+  VersionConflictError,
+  RunExistsError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  LinkTokenError,
+  TargetMismatchError,
+  ToolNotFoundError,
+  OutcomeUnknownError,
+  ToolTimeoutError,
+  ConnectorUnavailableError,
+} from './errors.js';

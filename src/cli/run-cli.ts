@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { inboxUrl } from '../links/link-urls.js';
 import { requireLinks } from '../runtime/link-runtime.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { codeOf } from './approval-app-error.js';
+import { codeOf } from './error-code.js';
 import { type Approvals, DISMISSAL } from './approvals.js';
 import { formatDecision, formatGrant, formatRequest, formatRun, inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
@@ -10,7 +10,7 @@ import { httpApprovals } from './http-approvals.js';
 import { runReview } from './review/review-command.js';
 import { runtimeApprovals } from './runtime-approvals.js';
 import { runWorker } from './run-worker.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;

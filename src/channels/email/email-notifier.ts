@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { ConfigError } from '../../errors.js';
 import { approvalLinkUrl } from '../../links/link-urls.js';
 import { functionSchema } from '../../run/function-schema.js';

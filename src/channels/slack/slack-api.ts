@@ -1,6 +1,6 @@
 // One call of Slack's Web API (chat.postMessage, chat.update, views.open): a JSON POST with the bot token, whose
 // `ok: false` answers become DeliveryErrors, retryable for the errors a later try may not repeat.
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { parseRetryAfter } from '../../kit/delivery/retry-after.js';
 import { sendJson } from '../../kit/delivery/send-json.js';
 

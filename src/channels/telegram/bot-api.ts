@@ -2,7 +2,7 @@
 // delivery kit's sendJson (no redirects, timeouts, retryable statuses, the wait of `parameters.retry_after`),
 // Telegram's own answer read (`ok`, `description`), and the bot token removed from every error it throws.
 import { z } from 'zod';
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { sendJson } from '../../kit/delivery/send-json.js';
 
 /** Telegram's limit on a message's text. */

@@ -1,7 +1,7 @@
 // The webhook channel: run events POSTed to one URL as signed Standard Webhooks, through the delivery kit
 // (per-run order, concurrency, retries with backoff and Retry-After), with dead letters for what never arrived.
 import { createDeliveryQueue, type LaneSlot } from '../../kit/delivery/delivery-queue.js';
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { deliverySettings } from '../../kit/delivery/delivery-options.js';
 import { freeingSlot, withRetries } from '../../kit/delivery/retry.js';
 import { sendJson } from '../../kit/delivery/send-json.js';

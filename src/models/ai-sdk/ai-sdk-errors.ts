@@ -1,10 +1,10 @@
 // How the AI SDK's failures reach countersign: a refused call as a DeliveryError the retry loop understands (with
 // the wait the provider asked for), any provider failure, before or during an answer, as a ModelProviderError
 // that names the status only, and a model that cannot stream told apart from one that failed.
-import { DeliveryError } from '../../kit/delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { parseRetryAfter } from '../../kit/delivery/retry-after.js';
 import { httpStatusText } from '../../presentation/public-text.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 
 const isAiSdkError = (error: unknown, marker: string): boolean => typeof error === 'object' && error !== null && Symbol.for(marker) in error;
 

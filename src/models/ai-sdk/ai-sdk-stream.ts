@@ -3,7 +3,7 @@
 // turn is stored exactly as a generated one.
 import type { LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 import { fromGenerateResult } from './ai-sdk-answer.js';
 import { streamError } from './ai-sdk-errors.js';
 import type { SpecDialect } from './spec-versions.js';

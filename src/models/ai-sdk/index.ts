@@ -1,3 +1,3 @@
 export { createAiSdkModel, type AiSdkModelOptions } from './ai-sdk-model.js';
 export { fromAiSdkTools } from './from-ai-sdk-tools.js';
-export { ModelProviderError } from '../../kit/model/model-errors.js';
+export { ModelProviderError } from '../../errors.js';

@@ -3,7 +3,7 @@
 // answer, so a streamed turn is kept exactly as a generated one (thinking signatures and redacted blocks too).
 import { z } from 'zod';
 import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 import { readEventData } from '../../kit/model/model-http.js';
 import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
 import { anthropicAnswerSchema, responseOf } from './anthropic-answer.js';

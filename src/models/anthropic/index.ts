@@ -1,2 +1,2 @@
 export { createAnthropicModel, type AnthropicModelOptions } from './anthropic-model.js';
-export { ModelProviderError } from '../../kit/model/model-errors.js';
+export { ModelProviderError } from '../../errors.js';

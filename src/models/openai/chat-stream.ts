@@ -3,7 +3,7 @@
 // completion the chunks add up to, mapped by the same chatAnswer as a plain answer.
 import { z } from 'zod';
 import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 import { readEventData } from '../../kit/model/model-http.js';
 import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
 import { chatAnswer, chatUsageSchema, completionSchema } from './chat-output.js';

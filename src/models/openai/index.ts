@@ -1,3 +1,3 @@
-export { ModelProviderError } from '../../kit/model/model-errors.js';
+export { ModelProviderError } from '../../errors.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
 export { createOpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses-model.js';

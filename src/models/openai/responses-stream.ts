@@ -3,7 +3,7 @@
 // .incomplete / .failed) the whole response it carries, mapped by the same responsesAnswer as a plain answer.
 import { z } from 'zod';
 import type { ModelStreamPart } from '../../run/types.js';
-import { ModelProviderError } from '../../kit/model/model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 import { readEventData } from '../../kit/model/model-http.js';
 import type { ServerSentEvent } from '../../kit/model/server-sent-events.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';

@@ -8,11 +8,11 @@ export {
   type ChannelNotifier,
   type ChannelNotifierSettings,
 } from './channel-notifier.js';
-export { channelOptionsShape, channelSettings, linkedRuntimeSchema, type ChannelOptions } from './channel-options.js';
+export { channelSettings, type ChannelOptions } from './channel-options.js';
 export type { DeliveryOptions } from '../kit/delivery/delivery-options.js';
 export type { ChannelRoute } from './channel-route.js';
 export { answerClick, decideWithLink, type Click } from './decide-click.js';
-export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
+export { storeButtonIds, tokenOfButton, type ButtonIds } from './button-ids.js';
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from '../kit/markup.js';
 export { classifyRefusal, type Refusal } from './refusal.js';
 export { annotationLine, partitionWarnings, type NoteMarks } from './request-notes.js';

@@ -11,7 +11,7 @@ export {
 export { channelSettings, type ChannelOptions } from './channel-options.js';
 export type { DeliveryOptions } from '../kit/delivery/delivery-options.js';
 export type { ChannelRoute } from './channel-route.js';
-export { answerClick, decideWithLink, type Click } from './decide-click.js';
+export { answerClick, type Click } from './decide-click.js';
 export { storeButtonIds, tokenOfButton, type ButtonIds } from './button-ids.js';
 export { argsJson, escapeMarkup, fitEscaped, type Markup } from '../kit/markup.js';
 export { classifyRefusal, type Refusal } from './refusal.js';

@@ -1,4 +1,5 @@
 // The command line's own refusals: a command line it cannot act on, and the approval app's answer to `--url`.
+
 /** A command line the CLI cannot act on; it prints the usage and exits with 2. */
 export class UsageError extends Error {}
 

@@ -1,5 +1,6 @@
 // Every code a countersign error carries, in one union the compiler checks codes against (problem.ts maps each to an
 // HTTP status without casts).
+
 /**
  * Every `code` a countersign error carries: stable, safe to branch on, and
  * checked by the compiler (a typo in `error.code === '...'` does not compile).

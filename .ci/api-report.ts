@@ -1,6 +1,8 @@
 // The public API report: every name each subpath exports, with its type as the compiler sees it, one file a subpath
 // under api/. `npm run api:report` writes it; CI runs `npm run api:check`, which fails when the sources export
 // something the committed report does not say, so a change to the public API shows in a diff someone reviews.
+// It leaves out what `stripInternal` leaves out of the published types: a name or a member whose declaration is tagged
+// `@internal` (exported between our own files, not for users).
 // Run: npx tsx .ci/api-report.ts [--check]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +26,11 @@ const program = ts.createProgram({ rootNames: entries.map((entry) => entry.file)
 const checker = program.getTypeChecker();
 const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType | ts.TypeFormatFlags.WriteArrowStyleSignature;
 
+/** True when a declaration carries `@internal`, which `stripInternal` (tsconfig.build.json) drops from the `.d.ts`. */
+function isInternal(symbol: ts.Symbol): boolean {
+  return (symbol.declarations ?? []).some((declaration) => ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal'));
+}
+
 /** One line for an exported name: its kind and its type; an interface or class lists its members, one a line. */
 function describe(symbol: ts.Symbol): string {
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
@@ -34,7 +41,7 @@ function describe(symbol: ts.Symbol): string {
     const type = checker.getDeclaredTypeOfSymbol(target);
     const members = checker
       .getPropertiesOfType(type)
-      .filter((member) => !member.getName().startsWith('#'))
+      .filter((member) => !member.getName().startsWith('#') && !isInternal(member))
       .map(
         (member) =>
           `  - ${member.getName()}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, member.valueDeclaration ?? declaration), member.valueDeclaration ?? declaration, flags)}`,
@@ -55,10 +62,19 @@ for (const entry of entries) {
   const source = program.getSourceFile(entry.file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   if (moduleSymbol === undefined) throw new Error(`api-report: cannot read ${entry.file}`);
-  const names = checker.getExportsOfModule(moduleSymbol).sort((a, b) => a.getName().localeCompare(b.getName()));
+  const names = checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((symbol) => !isInternal(symbol) && !isInternal(symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol))
+    .sort((a, b) => a.getName().localeCompare(b.getName()));
   const text = `# ${entry.subpath === '.' ? 'countersign' : `countersign/${entry.subpath.slice(2)}`}\n\n${names.map(describe).join('\n')}\n`;
   // A type printed by file path would make the report differ from one checkout to the next.
-  if (text.includes(root)) throw new Error(`api-report: ${entry.report} names a file path; print that type by its name`);
+  if (text.includes(root))
+    throw new Error(
+      `api-report: ${entry.report} names a file path; print that type by its name:\n${text
+        .split('\n')
+        .filter((line) => line.includes(root))
+        .join('\n')}`,
+    );
   const path = join(outDir, entry.report);
   if (!check) writeFileSync(path, text);
   else if (

@@ -1,5 +1,5 @@
 export { createAgent } from './agent/create-agent.js';
-export type { Agent, AgentConfig, AgentSettings } from './agent/agent-types.js';
+export type { Agent, AgentConfig } from './agent/agent-types.js';
 export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './tools/define-tool.js';
 export type { Approvers } from './policy/approvers.js';
 export type { ExecuteOptions } from './loop/execute-options.js';
@@ -9,7 +9,6 @@ export { withApprovalRequest, type NewApprovalRequest, type AddRequestOptions } 
 export { cancel, type CancelOptions } from './decisions/cancel.js';
 export { hasPendingApprovals } from './run/has-pending-approvals.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './run/snapshot-codec.js';
-export { expiryDecisions } from './policy/expiry.js';
 export type { ModelDeltaEvent, RunEvent } from './run/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './policy/policy.js';
 export { voteProgress, type QuorumOptions } from './policy/quorum.js';
@@ -76,8 +75,39 @@ export type { ToolSource } from './tools/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
 export type { ResumeMode } from './kit/web/answer-options.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
-export { mintLinkToken, readLinkToken, type ApprovalLinkTokens, type LinkClaim, type LinkTarget, type InboxClaim } from './links/approval-links.js';
+export type { ApprovalLinkTokens, LinkClaim, LinkTarget, InboxClaim } from './links/approval-links.js';
 export { createApprovalLinks, type ApprovalLinkService, type ApprovalLinkOptions } from './links/link-service.js';
 export { approvalLinkUrl, inboxUrl } from './links/link-urls.js';
 export { isLinkedRuntime } from './runtime/link-runtime.js';
-export * from './errors.js';
+// The errors of the core; the adapters' own (ModelProviderError, HttpProblem) are exported by their subpaths.
+export {
+  type CountersignErrorCode,
+  type ConfigErrorCode,
+  CountersignError,
+  isCountersignError,
+  ConfigError,
+  AgentNotFoundError,
+  SnapshotError,
+  ValueTooDeepError,
+  UnknownApprovalError,
+  RunNotAwaitingApprovalError,
+  DecisionConflictError,
+  DuplicateVoteError,
+  ApprovalExpiredError,
+  InvalidEditError,
+  ApproverNotAllowedError,
+  ApprovalSignatureError,
+  CallNotCoveredError,
+  GrantSignatureError,
+  RuleSignatureError,
+  VersionConflictError,
+  RunExistsError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  LinkTokenError,
+  TargetMismatchError,
+  ToolNotFoundError,
+  OutcomeUnknownError,
+  ToolTimeoutError,
+  ConnectorUnavailableError,
+} from './errors.js';

@@ -63,6 +63,10 @@ export interface AgentConfig {
 export interface Agent {
   readonly name: string;
   readonly tools: ReadonlyMap<string, AnyTool>;
+  /**
+   * The resolved configuration the loop, the runtime and `withApprovalResponse` read.
+   * @internal its fields (compiled rules, in-flight runs) are the loop's own; configure an agent through `AgentConfig`.
+   */
   readonly settings: AgentSettings;
   /**
    * Starts a run from `{ input }` or resumes one from a snapshot, and returns
@@ -72,7 +76,10 @@ export interface Agent {
   execute(input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions): Promise<AgentSnapshot>;
 }
 
-/** The resolved configuration the loop and `withApprovalResponse` read. */
+/**
+ * The resolved configuration the loop and `withApprovalResponse` read.
+ * @internal read by our own modules through `agent.settings`; users configure an agent with `AgentConfig`.
+ */
 export interface AgentSettings {
   readonly model: Model;
   readonly specs: readonly ToolSpec[];

@@ -6,7 +6,7 @@ import type { ApprovalLinkTokens, OnceStore } from '../index.js';
 export type ButtonIds = Readonly<Record<'approve' | 'approveForRun' | 'deny', string>>;
 
 /** A short id matches this: 22 base64url characters (16 random bytes). */
-export const BUTTON_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+const BUTTON_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
 const keyOf = (channel: string, id: string) => `${channel}:button:${id}`;
 

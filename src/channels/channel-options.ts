@@ -22,12 +22,16 @@ export interface ChannelOptions extends DeliveryOptions {
   readonly onError?: (error: unknown, context: ChannelErrorContext) => void;
 }
 
+/** @internal the check of `runtime` in a channel's options, shared by the channels' option parsers. */
 export const linkedRuntimeSchema = z.custom<LinkedRuntime>(
   (value) => typeof (value as LinkedRuntime | undefined)?.linkTokens === 'function',
   'must be a runtime made with createRuntime({ agents, links })',
 );
 
-/** For a channel's `optionsObject({ ...channelOptionsShape, ...its own })`. */
+/**
+ * For a channel's `optionsObject({ ...channelOptionsShape, ...its own })`.
+ * @internal the zod shape behind `ChannelOptions`, shared by our channels' option parsers.
+ */
 export const channelOptionsShape = {
   runtime: linkedRuntimeSchema,
   linkTtlMs: z.number().int().positive().optional(),

@@ -8,12 +8,11 @@ export {
   type ChannelNotifier,
   type ChannelNotifierSettings,
 } from './channel-notifier.js';
-export { channelOptionsShape, channelSettings, linkedRuntimeSchema, type ChannelOptions } from './channel-options.js';
+export { channelSettings, type ChannelOptions } from './channel-options.js';
 export {
   type DeliveryOptions,
   type ChannelRoute,
   answerClick,
-  decideWithLink,
   type Click,
   argsJson,
   escapeMarkup,
@@ -37,4 +36,4 @@ export {
   type CardOutcome,
   type ClickReply,
 } from '../kit/index.js';
-export { storeButtonIds, tokenOfButton, BUTTON_ID_PATTERN, type ButtonIds } from './button-ids.js';
+export { storeButtonIds, tokenOfButton, type ButtonIds } from './button-ids.js';

@@ -1,6 +1,6 @@
 // The command line's flags, read once into what the commands use: numbers checked, modes and scopes one of their
 // values, edited arguments parsed as JSON. A mistake is a UsageError, printed with the usage and exit code 2.
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 /** The flags every command shares (node:util parseArgs options). */
 export const CLI_OPTIONS = {

@@ -1,4 +1,4 @@
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 /**
  * The words of a command line as a POSIX shell splits them, without running a shell: whitespace separates words,

@@ -9,7 +9,7 @@ import { formatDecision, formatGrant, formatRequest, formatRun } from './format.
 import { runReview } from './review/review-command.js';
 import type { CliIo } from './cli-io.js';
 import { runWorker } from './run-worker.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 /** What a command gets: its name and positionals, the flags, where the approvals are, and how to print. */
 export interface CommandContext {

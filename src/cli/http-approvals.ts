@@ -16,9 +16,9 @@ import {
   runAnswerSchema,
   runViewSchema,
 } from '../http/schemas.js';
-import { ApprovalAppError } from './approval-app-error.js';
+import { ApprovalAppError } from '../errors.js';
 import type { Approvals, Decided } from './approvals.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 export interface HttpApprovalsOptions {
   /** The approval app's address, e.g. `http://127.0.0.1:3000`. */

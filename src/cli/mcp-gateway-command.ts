@@ -13,7 +13,7 @@ import { splitCommandLine } from './command-line.js';
 import { formatRequest, inert } from './format.js';
 import { importIoredis } from './import-ioredis.js';
 import { readRulesFile } from './rules-file.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 export interface GatewayIo {
   readonly stdout: NodeJS.WritableStream;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PolicyRule } from '../policy/policy.js';
 import { optionsObject } from '../kit/options.js';
 import { newRuleSchema } from '../stores/memory/memory-rule-store.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 // The stored rule's fields (one schema for both), with the file's own id; which agent a rule is for and whether it
 // is enabled belong to a rule store, not to the rules a command is run with.

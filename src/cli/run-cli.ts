@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { codeOf } from './approval-app-error.js';
+import { codeOf } from './error-code.js';
 import type { CliIo } from './cli-io.js';
 import { CLI_OPTIONS, readFlags } from './cli-flags.js';
 import { COMMANDS, RUNTIME_COMMANDS } from './commands.js';
@@ -7,7 +7,7 @@ import { inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
 import { httpApprovals } from './http-approvals.js';
 import { runtimeApprovals } from './runtime-approvals.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 export const USAGE = `usage: countersign <command> [options]
 

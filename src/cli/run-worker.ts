@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/runtime.js';
 import { inert } from './format.js';
 import { importIoredis } from './import-ioredis.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../errors.js';
 
 export interface WorkerCommandOptions {
   readonly concurrency: number;

@@ -1,6 +1,9 @@
 import type { JsonSchema } from './schema-check.js';
 
-/** A refusal from the server, with its problem `detail` as the message. */
+/**
+ * A refusal from the server, with its problem `detail` as the message. The one error class outside src/errors/: this
+ * folder is a browser module graph, served file by file from src/console/, so it cannot import from there.
+ */
 export class ConsoleRequestError extends Error {
   override readonly name = 'ConsoleRequestError';
 }

@@ -54,7 +54,10 @@ export interface DecideOptions {
 
 const decideSchema = optionsObject({ agent: agentOption.optional() });
 
-/** What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret. */
+/**
+ * What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret.
+ * @internal
+ */
 type Decider = Pick<Agent, 'name' | 'tools'> & { readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'> };
 
 const NO_RULES = compileRules([]);
@@ -134,6 +137,7 @@ function checkApprover(agent: Decider, request: ApprovalRequest, approvedBy: str
  * arguments of the pending call must still be the ones it was signed for.
  * A request signed the v1 way (before snapshot format 2) did not bind its
  * approvers, rule or expiry, so it may be denied but not approved.
+ * @internal the runtime checks a request with it too; users decide through `withApprovalResponse`.
  */
 export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
   const secret = agent.settings.decisionSecret;

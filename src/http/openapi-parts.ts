@@ -20,19 +20,17 @@ import {
   startRunBody,
 } from './schemas.js';
 
-export type JsonSchema = Record<string, unknown>;
-
-export const inputSchema = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+export const inputSchema = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 };
-export const outputSchema = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+export const outputSchema = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 };
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+export const json = (schema: Record<string, unknown>) => ({ 'application/json': { schema } });
 export const problemAnswer = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 
 export const errors = (...statuses: number[]) => {
@@ -52,7 +50,7 @@ export const errors = (...statuses: number[]) => {
 };
 
 export const queryParameters = (schema: z.ZodObject) =>
-  Object.entries((inputSchema(schema)['properties'] ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
+  Object.entries((inputSchema(schema)['properties'] ?? {}) as Record<string, Record<string, unknown>>).map(([name, property]) => ({
     name,
     in: 'query',
     required: false,

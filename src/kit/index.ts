@@ -8,7 +8,7 @@
 // (delivery/), problem responses and request bodies (web/), markup and the wording every surface shares
 // (markup.ts, surface/), and the plumbing of model providers (model/).
 
-export { DeliveryError } from './delivery/delivery-error.js';
+export { DeliveryError } from '../errors.js';
 export { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings } from './delivery/delivery-options.js';
 export { createDeliveryQueue, type LaneSlot } from './delivery/delivery-queue.js';
 export { parseRetryAfter } from './delivery/retry-after.js';
@@ -16,7 +16,7 @@ export { freeingSlot, retryDelay, wait, withRetries, type RetryPolicy } from './
 export { sendJson } from './delivery/send-json.js';
 export { checkWebhookHeaders, signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from './delivery/standard-webhooks.js';
 export { argsJson, escapeHtml, escapeMarkup, fitEscaped, htmlMarkup, type Markup } from './markup.js';
-export { ModelProviderError } from './model/model-errors.js';
+export { ModelProviderError } from '../errors.js';
 export { postToModel, readEventData, readModelAnswer, streamFromModel, type ModelEndpoint } from './model/model-http.js';
 export { usageOf } from './model/model-usage.js';
 export type { ServerSentEvent } from './model/server-sent-events.js';
@@ -42,7 +42,8 @@ export {
   type ClickReply,
 } from './surface/wording.js';
 export { answerOptionsShape, maxBodyBytesSchema, resumeModeOf } from './web/answer-options.js';
-export { HttpProblem, problem, problemFor, problemResponse, type Problem } from './web/problem.js';
+export { problem, problemFor, problemResponse } from './web/problem.js';
+export { HttpProblem, type Problem } from '../errors.js';
 export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body.js';
 
 // Names of the core that adapters use and users do not: schemas and codecs the stores and routes share,
@@ -50,6 +51,7 @@ export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body
 export { approversNow } from '../decisions/authority/who-may-decide.js';
 export { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 export { runNextNudgeAt } from '../policy/nudge.js';
+export { expiryDecisions } from '../policy/expiry.js';
 export { presentText } from '../presentation/display-text.js';
 export { httpStatusText, publicError, publicText } from '../presentation/public-text.js';
 export { digestOf } from '../run/digest.js';

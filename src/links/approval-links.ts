@@ -108,12 +108,18 @@ function open<T extends { e: number }>(secret: string, purpose: Purpose, schema:
   return parsed;
 }
 
-/** An opaque token sealing run, approval, decision, scope, expiry and recipient with AES-256-GCM. */
+/**
+ * An opaque token sealing run, approval, decision, scope, expiry and recipient with AES-256-GCM.
+ * @internal users mint tokens with `createApprovalLinks(...).mint` or `runtime.linkTokens`.
+ */
 export function mintLinkToken(secret: string, claim: LinkClaim): string {
   return mint(secret, 'countersign.link.v2', { r: claim.runId, a: claim.approvalId, d: claim.decision, s: claim.scope, e: claim.expiresAt, b: claim.approvedBy });
 }
 
-/** Opens a token, checks its integrity and expiry, and returns what it grants; throws `LinkTokenError`. */
+/**
+ * Opens a token, checks its integrity and expiry, and returns what it grants; throws `LinkTokenError`.
+ * @internal users verify tokens with `createApprovalLinks(...).verify` or `runtime.inspectLink`.
+ */
 export function readLinkToken(secret: string, token: string, now: number): LinkClaim {
   const parsed = open(secret, 'countersign.link.v2', claimSchema, token, now);
   return {
@@ -126,7 +132,10 @@ export function readLinkToken(secret: string, token: string, now: number): LinkC
   };
 }
 
-/** The three tokens of one approval (approve, approve for the run or, with a session, for the session, deny). */
+/**
+ * The three tokens of one approval (approve, approve for the run or, with a session, for the session, deny).
+ * @internal through `createApprovalLinks(...).mint`.
+ */
 export function mintLinkTokens(secret: string, target: LinkTarget): ApprovalLinkTokens {
   const { sessionId, ...claim } = target;
   const wider = sessionId === undefined ? 'run' : 'session';
@@ -146,12 +155,18 @@ export interface InboxClaim {
 
 const inboxSchema = z.object({ w: z.string().min(1), e: z.number() });
 
-/** An opaque token sealing a reviewer and an expiry, for `GET /inbox/<token>`. */
+/**
+ * An opaque token sealing a reviewer and an expiry, for `GET /inbox/<token>`.
+ * @internal through `createApprovalLinks(...).mintInbox` or `runtime.inboxToken`.
+ */
 export function mintInboxToken(secret: string, claim: InboxClaim): string {
   return mint(secret, 'countersign.inbox.v2', { w: claim.reviewer, e: claim.expiresAt });
 }
 
-/** Opens an inbox token and checks its integrity and expiry; throws `LinkTokenError`. */
+/**
+ * Opens an inbox token and checks its integrity and expiry; throws `LinkTokenError`.
+ * @internal through `createApprovalLinks(...).verifyInbox`.
+ */
 export function readInboxToken(secret: string, token: string, now: number): InboxClaim {
   const parsed = open(secret, 'countersign.inbox.v2', inboxSchema, token, now);
   return { reviewer: parsed.w, expiresAt: parsed.e };

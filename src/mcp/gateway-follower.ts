@@ -5,7 +5,8 @@
 // of a call a dead gateway was making ended. A run whose call holds a live lease is left alone: a resume would return
 // at once. The runtime's commits and leases keep each call exactly once, however many processes look.
 import { RunNotFoundError } from '../errors.js';
-import { expiryDecisions, type AgentSnapshot, type Runtime } from '../index.js';
+import type { AgentSnapshot, Runtime } from '../index.js';
+import { expiryDecisions } from '../kit/index.js';
 import { hasLiveLease } from '../kit/index.js';
 
 export interface FollowerSettings {

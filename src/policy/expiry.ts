@@ -7,6 +7,8 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
  * Denials for every pending request of `snapshot` whose `expiresAt` has
  * passed at `now` and whose `onExpire` is `'deny'` (the default). Requests
  * set to `'keep'` stay pending and decidable.
+ * @internal the loop, the runtime's sweep and the MCP gateway apply these; a user sees the result as audit entries
+ * with source `expiry` when the run is executed.
  */
 export function expiryDecisions(snapshot: AgentSnapshot, now: number): Decision[] {
   const decisions: Decision[] = [];

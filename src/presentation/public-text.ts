@@ -5,7 +5,7 @@
 // can echo the API key, so neither ever reaches such a text: a URL is cut to its
 // host, and a provider's body stays on the error object for the operator's onError.
 
-import { isCountersignError } from '../errors.js';
+import { isCountersignError } from '../errors/base.js';
 import { urlSpans } from './url-spans.js';
 
 /** What a sentence may put right after a URL: "(see https://x.example/a)." */

@@ -13,6 +13,7 @@ let warned = false;
  * code `COUNTERSIGN_NO_DECISION_SECRET`) reaches operators without any option
  * set, and `node --disable-warning=COUNTERSIGN_NO_DECISION_SECRET` silences it. `fix` says where the secret is set:
  * `createAgent({ decisionSecret })` in code; a command line that builds the agent itself names its own setting.
+ * @internal
  */
 export function warnOfUnsignedAgents(store: SnapshotStore, agents: readonly Pick<Agent, 'name' | 'settings'>[], fix = 'Set createAgent({ decisionSecret })'): void {
   if (warned || store.shared !== true) return;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalExpiredError, auditLog, deserialize, expiryDecisions, serialize, withApprovalResponse, type OnExpire } from 'countersign';
+import { ApprovalExpiredError, auditLog, deserialize, serialize, withApprovalResponse, type OnExpire } from 'countersign';
+import { expiryDecisions } from '../../src/policy/expiry.js';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, parsedResult, pathTool } from '../support/core-harness.js';
 import { testAgent, testClock } from '../support/test-kit.js';

@@ -3,16 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
-import {
-  createRedisResumeQueue,
-  createRedisStore,
-  createStreamNotifier,
-  createWorker,
-  WORKER_GROUP,
-  type Worker,
-  type WorkerErrorInfo,
-  type WorkerOptions,
-} from 'countersign/redis';
+import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, type Worker, type WorkerErrorInfo, type WorkerOptions } from 'countersign/redis';
+import { WORKER_GROUP } from '../../src/stores/redis/worker.js';
 import { countingAgent } from '../support/runtime-harness.js';
 import { builtScript } from '../support/built.js';
 import { deferred, observed, removePrefix, until } from './redis-harness.js';

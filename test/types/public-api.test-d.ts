@@ -7,15 +7,21 @@ import {
   createRuntime,
   defineTool,
   hasPendingApprovals,
+  isLinkedRuntime,
   withApprovalResponse,
   type AgentSnapshot,
   type ApprovalLinkTokens,
   type ApprovalResponse,
+  type DecisionScope,
+  type GrantBounds,
   type LinkedRuntime,
+  type LinkRespondResult,
   type Runtime,
   type Tool,
 } from 'countersign';
+import { createDiscordNotifier } from 'countersign/discord';
 import { createSlackNotifier } from 'countersign/slack';
+import { createTelegramNotifier } from 'countersign/telegram';
 import { createScriptedModel } from 'countersign/testing';
 
 describe('defineTool infers its input from the zod schema', () => {
@@ -38,6 +44,44 @@ describe('defineTool infers its input from the zod schema', () => {
     expectTypeOf(tool).toEqualTypeOf<Tool<{ to: string; cents: number }>>();
   });
 
+  it("types execute's input as what the schema parses to: defaults filled, transforms applied, optionals optional", () => {
+    const input = z.object({
+      path: z.string(),
+      mode: z.enum(['move', 'copy']).default('move'),
+      bytes: z.string().transform((text) => Number(text)),
+      recursive: z.boolean().optional(),
+      tags: z.array(z.string()),
+    });
+    const tool = defineTool({
+      name: 'copy_file',
+      description: 'Copy or move a file',
+      input,
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<z.output<typeof input>>();
+        expectTypeOf(args.mode).toEqualTypeOf<'move' | 'copy'>();
+        expectTypeOf(args.bytes).toEqualTypeOf<number>();
+        expectTypeOf(args.recursive).toEqualTypeOf<boolean | undefined>();
+        expectTypeOf(args.tags).toEqualTypeOf<string[]>();
+        // @ts-expect-error the schema has no field "target"
+        void args.target;
+        // @ts-expect-error bytes is a number once parsed, not the string the model sent
+        args.bytes.toUpperCase();
+        return args.path;
+      },
+    });
+    expectTypeOf(tool).toEqualTypeOf<Tool<z.output<typeof input>>>();
+  });
+
+  it('refuses an execute that wants other input than the schema gives', () => {
+    defineTool({
+      name: 'd',
+      description: 'd',
+      // @ts-expect-error the schema parses path to a string, and execute says it wants a number
+      input: z.object({ path: z.string() }),
+      execute: (args: { path: number }) => args.path,
+    });
+  });
+
   it('takes a fixed { required, reason } and refuses other shapes', () => {
     defineTool({ name: 'a', description: 'd', input: z.object({}), needsApproval: { required: true, reason: 'always' }, execute: () => 1 });
     // @ts-expect-error required must be a boolean
@@ -57,6 +101,27 @@ describe('ApprovalResponse', () => {
     // @ts-expect-error argsMatch is data, not a predicate
     const predicate: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { argsMatch: (args: unknown) => Boolean(args) } };
     void [forever, predicate];
+  });
+
+  it('needs only approvalId and approved for scope once or run, and takes grant bounds for session and agent', () => {
+    const once: ApprovalResponse = { approvalId: 'apr_1', approved: false, reason: 'not today' };
+    const run: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'run', approvedBy: 'alice' };
+    const session: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { uses: 1 } };
+    // scope 'agent' also needs grant.ttlMs: that is checked when the decision is applied (a ConfigError naming the
+    // fix), since callers pass scope as a DecisionScope read from a request body or a command line.
+    const agentWide: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'agent', grant: { ttlMs: 3_600_000 } };
+    const edit: ApprovalResponse = { approvalId: 'apr_1', approved: true, args: { path: '/tmp/b' } };
+    const dismissed: ApprovalResponse = { approvalId: 'apr_1', approved: false, dismissed: true };
+    expectTypeOf<NonNullable<ApprovalResponse['scope']>>().toEqualTypeOf<DecisionScope>();
+    expectTypeOf<NonNullable<ApprovalResponse['grant']>>().toEqualTypeOf<GrantBounds>();
+    expectTypeOf<GrantBounds['ttlMs']>().toEqualTypeOf<number | undefined>();
+    // @ts-expect-error approved is required: a decision says yes or no
+    const undecided: ApprovalResponse = { approvalId: 'apr_1', scope: 'run' };
+    // @ts-expect-error ttlMs is milliseconds, not a duration string
+    const hour: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'agent', grant: { ttlMs: '1h' } };
+    // @ts-expect-error argsMatch values are JSON: a Date is not
+    const dated: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { argsMatch: { after: new Date() } } };
+    void [once, run, session, agentWide, edit, dismissed, undecided, hour, dated];
   });
 
   it('is applied by withApprovalResponse with or without { agent }, returning a snapshot', () => {
@@ -83,5 +148,18 @@ describe('createRuntime says by its type whether it mints links', () => {
     const plain = createRuntime({ agents: [agent] });
     // @ts-expect-error a Slack card needs one-click tokens, so the runtime must have links
     createSlackNotifier({ runtime: plain, token: 'xoxb-1', channel: 'C1' });
+    // @ts-expect-error so does a Telegram card
+    createTelegramNotifier({ runtime: plain, botToken: '123:abc', chatId: 1 });
+    // @ts-expect-error and a Discord one
+    createDiscordNotifier({ runtime: plain, botToken: 'bot', channelId: '1' });
+  });
+
+  it('is a Runtime too, and isLinkedRuntime narrows a Runtime to one', () => {
+    expectTypeOf<LinkedRuntime>().toExtend<Runtime>();
+    expectTypeOf<Runtime>().not.toExtend<LinkedRuntime>();
+    expectTypeOf<LinkedRuntime['respondWithLink']>().returns.resolves.toEqualTypeOf<LinkRespondResult>();
+    expectTypeOf<ApprovalLinkTokens['wider']>().toEqualTypeOf<'run' | 'session'>();
+    const some: Runtime = createRuntime({ agents: [agent], links: { secret: 'link-secret-0123456789abcdef' } });
+    if (isLinkedRuntime(some)) expectTypeOf(some).toEqualTypeOf<LinkedRuntime>();
   });
 });

@@ -1,3 +1,6 @@
+// How a mail leaves: nodemailer's SMTP client, loaded at the first send so that `import 'countersign/email'` works
+// without it, or any object with its `sendMail`. A failure becomes a DeliveryError: a 4xx reply or a lost
+// connection is worth another try (with the wait a server asks for, as greylisting does), a 5xx reply is final.
 import { DeliveryError } from '../../kit/index.js';
 import { ConfigError, isCountersignError } from '../../errors.js';
 

@@ -1,3 +1,5 @@
+// One call of Slack's Web API (chat.postMessage, chat.update, views.open): a JSON POST with the bot token, whose
+// `ok: false` answers become DeliveryErrors, retryable for the errors a later try may not repeat.
 import { DeliveryError, parseRetryAfter, sendJson } from '../../kit/index.js';
 
 /** Where and how the Web API is called. */

@@ -1,3 +1,5 @@
+// The webhook channel: run events POSTed to one URL as signed Standard Webhooks, through the delivery kit
+// (per-run order, concurrency, retries with backoff and Retry-After), with dead letters for what never arrived.
 import type { RunEvent, Notifier } from '../../index.js';
 import {
   createDeliveryQueue,

@@ -4,7 +4,7 @@ import { widerOffer } from '../../kit/surface/wording.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { digestOf } from '../../run/digest.js';
 import type { ApprovalResponse } from '../../run/types.js';
-import { codeOf } from '../approval-app-error.js';
+import { codeOf } from '../error-code.js';
 import { type Approvals, DISMISSAL, type Decided } from '../approvals.js';
 import { inert } from '../format.js';
 import { formatCard } from './card.js';

@@ -1,4 +1,4 @@
-export { DeliveryError } from './delivery-error.js';
+export { DeliveryError } from '../../errors.js';
 export { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings } from './delivery-options.js';
 export { createDeliveryQueue, type DeliveryQueue, type LaneSlot } from './delivery-queue.js';
 export { parseRetryAfter } from './retry-after.js';

@@ -1,4 +1,4 @@
-import { DeliveryError } from './delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import type { LaneSlot } from './delivery-queue.js';
 
 /**

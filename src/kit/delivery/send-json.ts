@@ -1,4 +1,4 @@
-import { DeliveryError } from './delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { bodyRetryAfter, parseRetryAfter } from './retry-after.js';
 
 /** What a service answered: status, headers and the start of the body. */

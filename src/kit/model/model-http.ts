@@ -5,12 +5,12 @@
 // retries covering only the wait for the answer's headers (a stream that breaks later is not replayed).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
-import { DeliveryError } from '../delivery/delivery-error.js';
+import { DeliveryError } from '../../errors.js';
 import { parseRetryAfter } from '../delivery/retry-after.js';
 import { withRetries } from '../delivery/retry.js';
 import { networkReason } from '../delivery/send-json.js';
 import { httpStatusText } from '../../presentation/public-text.js';
-import { ModelProviderError } from './model-errors.js';
+import { ModelProviderError } from '../../errors.js';
 import { serverSentEvents, type ServerSentEvent } from './server-sent-events.js';
 
 /** Where and how a model adapter posts. */

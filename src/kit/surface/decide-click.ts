@@ -9,6 +9,7 @@ import type { Markup } from '../markup.js';
 import { classifyRefusal, linkRun } from './refusal.js';
 import { decidedReply, refusalReply, type ClickReply } from './wording.js';
 
+/** What a link decision needs beside the token; a `Click` carries the same fields. */
 export interface LinkDecisionSettings {
   readonly resumeMode: ResumeMode;
   readonly resumeTimeoutMs: number;
@@ -26,6 +27,7 @@ export interface LinkDecisionSettings {
  * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then,
  * or, in record mode, when the decision made the run ready for the process
  * that follows it: the decision is recorded either way, never assumed.
+ * @internal shared by `answerClick` and the link page; a channel answers a click with `answerClick`.
  */
 export async function decideWithLink(
   runtime: LinkedRuntime,

@@ -1,26 +1,5 @@
-import { isCountersignError, type CountersignError } from '../../errors.js';
-
-/**
- * An RFC 9457 problem details body, as every error answer of the approval
- * app carries it (`application/problem+json`). `code` is stable and safe to
- * branch on; the other fields depend on the code (`winner`, `expiresAt`,
- * `issues`, ...).
- *
- * @example
- * const res = await fetch(`${base}/runs/${runId}/approvals/${approvalId}`, { method: 'POST', headers, body });
- * if (!res.ok) {
- *   const problem = (await res.json()) as Problem;
- *   if (problem.code === 'decision_conflict') showWinner(problem['winner']);
- * }
- */
-export interface Problem {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly code: string;
-  readonly detail: string;
-  readonly [field: string]: unknown;
-}
+import { isCountersignError, type CountersignError } from '../../errors/base.js';
+import { HttpProblem, type Problem } from '../../errors/http.js';
 
 /** A problem plus the headers its answer needs (`Retry-After`, `WWW-Authenticate`). */
 export interface ProblemAnswer {
@@ -62,25 +41,6 @@ export function problem(status: number, code: string, detail: string, data: Read
   const body: Record<string, unknown> = { type: problemType(code), title: titles[status] ?? 'Error', status, code, detail };
   for (const [key, value] of Object.entries(data)) if (!(key in body)) body[key] = value;
   return body as Problem;
-}
-
-/**
- * An error the HTTP layer throws on purpose (bad body, bad credentials,
- * body too large): the app's error handler answers with its problem as is.
- *
- * @example
- * throw new HttpProblem(problem(400, 'invalid_body', 'The body is not JSON.'));
- */
-export class HttpProblem extends Error {
-  readonly problem: Problem;
-  readonly headers: Readonly<Record<string, string>>;
-
-  constructor(body: Problem, headers: Readonly<Record<string, string>> = {}) {
-    super(body.detail);
-    this.name = new.target.name;
-    this.problem = body;
-    this.headers = headers;
-  }
 }
 
 /** Seconds a client should wait before retrying when the store is unavailable. */

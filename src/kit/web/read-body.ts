@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { describeShapeProblem, findShapeProblem } from '../../run/argument-shape.js';
-import { HttpProblem, problem } from './problem.js';
+import { HttpProblem } from '../../errors/http.js';
+import { problem } from './problem.js';
 
 export { MAX_JSON_DEPTH } from '../../run/argument-shape.js';
 

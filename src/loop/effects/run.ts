@@ -18,6 +18,7 @@ const processLeaseOwner = `proc_${randomUUID()}`;
 export class Run {
   snapshot: AgentSnapshot;
   readonly agent: Agent;
+  /** @internal `agent.settings`, which the published types leave out. */
   readonly settings: AgentSettings;
   readonly options: ExecuteOptions;
   readonly leaseOwner: string;

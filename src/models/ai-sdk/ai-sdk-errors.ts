@@ -1,3 +1,6 @@
+// How the AI SDK's failures reach countersign: a refused call as a DeliveryError the retry loop understands (with
+// the wait the provider asked for), any provider failure, before or during an answer, as a ModelProviderError
+// that names the status only, and a model that cannot stream told apart from one that failed.
 import { DeliveryError, parseRetryAfter, httpStatusText, ModelProviderError } from '../../kit/index.js';
 
 const isAiSdkError = (error: unknown, marker: string): boolean => typeof error === 'object' && error !== null && Symbol.for(marker) in error;

@@ -20,7 +20,9 @@ export function addEventCommand(key: string, event: RunEvent): BatchCommand {
 
 /**
  * The RunEvent of a stream entry (fields `type`, `runId`, `event`), or an
- * Error saying why it is not one; for tools that read the stream directly.
+ * Error saying why it is not one. The entry's fields are the stream notifier's own format, read by
+ * `createStreamNotifier` and the live feed; a user reads events through `createStreamNotifier({ onEvent })`.
+ * @internal
  *
  * @example
  * for (const [id, flat] of await redis.xrange('cs:events', '-', '+')) {

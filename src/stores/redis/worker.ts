@@ -9,6 +9,7 @@ import { runGroupReader } from './stream-group.js';
 
 /**
  * The consumer group every worker reads `${prefix}jobs` through.
+ * @internal the group is the workers' own bookkeeping (its tests read it), not an interface.
  *
  * @example
  * const [count] = (await redis.xpending('cs:jobs', WORKER_GROUP)) as [number]; // jobs taken but not finished

@@ -1,4 +1,7 @@
-import { isCountersignError } from '../errors.js';
+// The command line's own refusals: a command line it cannot act on, and the approval app's answer to `--url`.
+
+/** A command line the CLI cannot act on; it prints the usage and exits with 2. */
+export class UsageError extends Error {}
 
 /** The approval app refused a request of the CLI (`--url`): its problem `code` and HTTP status, and its detail. */
 export class ApprovalAppError extends Error {
@@ -11,10 +14,4 @@ export class ApprovalAppError extends Error {
     this.code = code;
     this.status = status;
   }
-}
-
-/** The `code` of a countersign error or of the approval app's refusal, else undefined. */
-export function codeOf(error: unknown): string | undefined {
-  if (isCountersignError(error) || error instanceof ApprovalAppError) return error.code;
-  return undefined;
 }

@@ -1,4 +1,5 @@
-import { CountersignError } from '../../errors.js';
+// Model providers.
+import { CountersignError } from './base.js';
 
 /**
  * The provider answered with an error, with something that is not a model

@@ -1,4 +1,5 @@
-import { publicText } from '../../presentation/public-text.js';
+// Deliveries to channels (chat, email, webhooks).
+import { publicText } from '../presentation/public-text.js';
 
 /**
  * A delivery to a channel failed. `retryable` says whether another try could

@@ -24,7 +24,9 @@ export { streamOptionShape, streamingAsAsked } from './model/streaming-option.js
 export { dataUrl, fileLabel, filesOf, type FilePart } from './model/tool-result-files.js';
 export { optionsObject, parseOptions } from './options.js';
 export type { ChannelRoute } from './surface/channel-route.js';
-export { answerClick, decideWithLink, type Click } from './surface/decide-click.js';
+export { answerClick, type Click } from './surface/decide-click.js';
+/** @internal */
+export { decideWithLink } from './surface/decide-click.js';
 export { classifyRefusal, linkRun, type Refusal } from './surface/refusal.js';
 export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
 export {
@@ -51,6 +53,7 @@ export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body
 export { approversNow } from '../decisions/authority/who-may-decide.js';
 export { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 export { runNextNudgeAt } from '../policy/nudge.js';
+/** @internal */
 export { expiryDecisions } from '../policy/expiry.js';
 export { presentText } from '../presentation/display-text.js';
 export { httpStatusText, publicError, publicText } from '../presentation/public-text.js';

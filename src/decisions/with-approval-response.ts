@@ -205,23 +205,44 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   }
   checkScope(snapshot, response);
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
-
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
   if (recorded?.votes !== undefined) return voteAfterOutcome(snapshot, { ...recorded, votes: recorded.votes }, response);
-  if (recorded) {
-    if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
-    // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
-    if (recorded.source === 'expiry') {
-      throw new ApprovalExpiredError(response.approvalId, recorded.at, agent.settings.clock());
-    }
-    throw new DecisionConflictError(response.approvalId, {
-      decision: recorded.decision,
-      at: recorded.at,
-      scope: recorded.scope,
-      ...(recorded.by === undefined ? {} : { by: recorded.by }),
-      ...(recorded.editedArgsDigest === undefined ? {} : { editedArgsDigest: recorded.editedArgsDigest }),
-    });
+  if (recorded) return repeatOf(agent, snapshot, recorded, response, editedArgsDigest);
+  const request = decidableRequest(agent, snapshot, response);
+  // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
+  const respondedAt = agent.settings.clock();
+  if (isExpired(request, respondedAt)) {
+    throw new ApprovalExpiredError(request.approvalId, request.expiresAt!, respondedAt);
   }
+  checkApprover(agent, request, response.approvedBy);
+  if (agent.settings.decisionSecret !== undefined) {
+    if (response.signature === undefined || request.signature === undefined || !safeEqual(response.signature, request.signature)) {
+      throw new ApprovalSignatureError(request.approvalId, 'the response must echo the signature of the request it decides (request.signature).');
+    }
+  }
+  if (isQuorumRequest(request)) return castVote(agent, snapshot, request, response, respondedAt);
+  const editedArgs = checkedEdit(agent, request, response);
+  return decide(agent, snapshot, request, response, { respondedAt, editedArgs, editedArgsDigest });
+}
+
+/** A response for an approval already decided: the same snapshot for an identical repeat, else why it is refused. */
+function repeatOf(agent: Decider, snapshot: AgentSnapshot, recorded: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): AgentSnapshot {
+  if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
+  // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
+  if (recorded.source === 'expiry') {
+    throw new ApprovalExpiredError(response.approvalId, recorded.at, agent.settings.clock());
+  }
+  throw new DecisionConflictError(response.approvalId, {
+    decision: recorded.decision,
+    at: recorded.at,
+    scope: recorded.scope,
+    ...(recorded.by === undefined ? {} : { by: recorded.by }),
+    ...(recorded.editedArgsDigest === undefined ? {} : { editedArgsDigest: recorded.editedArgsDigest }),
+  });
+}
+
+/** The pending request a response decides, on a run that waits for people, its signature checked first. */
+function decidableRequest(agent: Decider, snapshot: AgentSnapshot, response: ApprovalResponse): ApprovalRequest {
   const request = snapshot.pendingApprovals.find((item) => item.approvalId === response.approvalId);
   if (!request) {
     throw new UnknownApprovalError(
@@ -233,43 +254,41 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   if (snapshot.status !== 'awaitingApproval') {
     throw new RunNotAwaitingApprovalError(snapshot.runId, response.approvalId, snapshot.status);
   }
-  // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
-  const respondedAt = agent.settings.clock();
-  // First the request itself: the checks below read its expiry and approvers, which only its signature vouches for.
+  // First the request itself: the checks that follow read its expiry and approvers, which only its signature vouches for.
   verifyRequestIntegrity(agent, snapshot, request, response.approved);
-  if (isExpired(request, respondedAt)) {
-    throw new ApprovalExpiredError(request.approvalId, request.expiresAt!, respondedAt);
-  }
-  checkApprover(agent, request, response.approvedBy);
-  if (agent.settings.decisionSecret !== undefined) {
-    if (response.signature === undefined || request.signature === undefined || !safeEqual(response.signature, request.signature)) {
-      throw new ApprovalSignatureError(request.approvalId, 'the response must echo the signature of the request it decides (request.signature).');
-    }
-  }
-  if (isQuorumRequest(request)) return castVote(agent, snapshot, request, response, respondedAt);
+  return request;
+}
 
-  let editedArgs: unknown;
-  if (response.args !== undefined) {
-    if (!response.approved) throw new ConfigError(`withApprovalResponse: approval ${request.approvalId} is denied; edited args only go with approved: true.`);
-    const tool = agent.tools.get(request.toolName);
-    if (!tool) throw new ToolNotFoundError(request.toolName, agent.name);
-    const badShape = findShapeProblem(response.args);
-    if (badShape) throw new InvalidEditError(request.approvalId, request.toolName, [{ path: badShape.path, message: shapeIssue(badShape) }]);
-    const check = tool.input.safeParse(response.args);
-    if (!check.success) {
-      throw new InvalidEditError(
-        request.approvalId,
-        request.toolName,
-        check.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-      );
-    }
-    editedArgs = response.args;
+/** Edited arguments, checked against the tool's schema; undefined when the response edits nothing. */
+function checkedEdit(agent: Decider, request: ApprovalRequest, response: ApprovalResponse): unknown {
+  if (response.args === undefined) return undefined;
+  if (!response.approved) throw new ConfigError(`withApprovalResponse: approval ${request.approvalId} is denied; edited args only go with approved: true.`);
+  const tool = agent.tools.get(request.toolName);
+  if (!tool) throw new ToolNotFoundError(request.toolName, agent.name);
+  const badShape = findShapeProblem(response.args);
+  if (badShape) throw new InvalidEditError(request.approvalId, request.toolName, [{ path: badShape.path, message: shapeIssue(badShape) }]);
+  const check = tool.input.safeParse(response.args);
+  if (!check.success) {
+    throw new InvalidEditError(
+      request.approvalId,
+      request.toolName,
+      check.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+    );
   }
+  return response.args;
+}
 
+/** One person's decision, signed, with the calls its scope covers too, applied to the run. */
+function decide(
+  agent: Decider,
+  snapshot: AgentSnapshot,
+  request: ApprovalRequest,
+  response: ApprovalResponse,
+  { respondedAt, editedArgs, editedArgsDigest }: { respondedAt: number; editedArgs: unknown; editedArgsDigest: string | undefined },
+): AgentSnapshot {
   const scope = response.scope ?? 'once';
   const standing = scope === 'session' || scope === 'agent';
-  const secret = agent.settings.decisionSecret;
-  const audit = signDecision(secret, snapshot, {
+  const audit = signDecision(agent.settings.decisionSecret, snapshot, {
     approvalId: request.approvalId,
     toolCallId: request.toolCallId,
     toolName: request.toolName,

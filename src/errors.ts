@@ -39,12 +39,13 @@ export type CountersignErrorCode =
  * - `unknown_option`: an option name is not known (often a typo);
  * - `missing_option`: something required was left out, or two options that go together were not given together;
  * - `links_not_configured`: one-click links were asked of a runtime made without `links`;
- * - `redis_unsupported`: the Redis server lacks something the option needs.
+ * - `redis_unsupported`: the Redis server lacks something the option needs;
+ * - `unsupported_write`: a commit carried a write its store cannot make atomically with it (`UnsupportedCommitWriteError`).
  *
  * @example
  * if (isCountersignError(error) && error.code === 'unknown_option') console.error(error.message);
  */
-export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported';
+export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported' | 'unsupported_write';
 
 /**
  * Base class of every error countersign throws. `code` is stable and safe to
@@ -93,6 +94,28 @@ export class ConfigError extends CountersignError {
 
   constructor(message: string, code: ConfigErrorCode = 'invalid_config') {
     super(code, message);
+  }
+}
+
+/**
+ * A commit carried a write (`CommitWrite`) its store cannot make in the same atomic step as the run: nothing was
+ * written. Ask `store.appliesAtomically(write)` first, and make a write it cannot yourself, before or after the commit.
+ *
+ * @example
+ * try { await store.commit(next, version, events, { writes }); }
+ * catch (error) { if (error instanceof UnsupportedCommitWriteError) console.log(error.kind, error.runId); }
+ */
+export class UnsupportedCommitWriteError extends ConfigError {
+  readonly runId: string;
+  readonly kind: string;
+
+  constructor(runId: string, kind: string, why: string) {
+    super(
+      `commit: this store cannot make a '${kind}' write atomically with the commit of run ${runId} (${why}); ask store.appliesAtomically(write) first and make it yourself otherwise. Nothing was written.`,
+      'unsupported_write',
+    );
+    this.runId = runId;
+    this.kind = kind;
   }
 }
 

@@ -62,7 +62,19 @@ export {
 } from './run/types.js';
 export type { AgentSnapshot, MachineState } from './run/agent-snapshot.js';
 export type { JsonValue } from './run/json-value.js';
-export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
+export type {
+  SnapshotStore,
+  PendingApprovalEntry,
+  PendingPage,
+  ListPendingOptions,
+  CommitOptions,
+  CommitReceipt,
+  CommitWrite,
+  CommitWriteKind,
+  EnqueueWrite,
+  PutIfAbsentWrite,
+  ReplaceIfWrite,
+} from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './stores/memory/memory-store.js';
 export { createMemoryOnceStore } from './stores/memory/memory-once-store.js';

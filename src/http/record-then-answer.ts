@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { voteProgress } from '../policy/quorum.js';
 import type { ApprovalResponse } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { CommitWrite } from '../ports/snapshot-store.js';
 import type { RespondMode, RespondResult } from '../runtime/runtime.js';
 import { awaitRun } from '../runtime/await-run.js';
 import type { AppEnv } from './app-env.js';
@@ -15,7 +16,7 @@ import type { RouteSettings } from './routes/route-settings.js';
  * `resumeTimeoutMs`, on a worker (enqueue) or in another process following it (record); a run still going is a 202
  * pointing at it.
  */
-export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimsInCommit }: RouteSettings) {
+export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimedByCommit }: RouteSettings) {
   /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
   const recordMode: RespondMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
 
@@ -70,7 +71,7 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       c.set('settled', true);
       return answer();
     };
-    let inCommit = delivery !== undefined && claimsInCommit;
+    let inCommit = delivery !== undefined && claimedByCommit;
     if (inCommit && seenDecided(runId, response.approvalId)) {
       const repeat = await delivery!.claim();
       if (repeat !== undefined) return repeatOf(() => repeat);
@@ -83,13 +84,14 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       const answer = elsewhereAnswer(runId, next, false, vote);
       return [answer.status, JSON.stringify(answer.body)] as const;
     };
-    const remembered =
-      delivery === undefined
-        ? {}
-        : inCommit
-          ? { claimRemembered: (next: AgentSnapshot) => delivery.claimWith(...answerOf(next)) }
-          : { replaceRemembered: (next: AgentSnapshot) => delivery.settleWith(...answerOf(next)) };
-    const recorded = await runtime.respond(runId, response, { mode: 'enqueue', ...remembered });
+    // In the decision's commit: the id claimed with its answer, or (where the store can) its claim settled with it.
+    const writes = (next: AgentSnapshot): readonly CommitWrite[] => {
+      if (delivery === undefined) return [];
+      if (inCommit) return [{ kind: 'putIfAbsent', ...delivery.claimWith(...answerOf(next)) }];
+      const settle: CommitWrite = { kind: 'replaceIf', ...delivery.settleWith(...answerOf(next)) };
+      return runtime.store.appliesAtomically?.(settle) === true ? [settle] : [];
+    };
+    const recorded = await runtime.respond(runId, response, { mode: 'enqueue', writes });
     const held = recorded.held;
     if (held !== undefined) return repeatOf(() => delivery!.answerHeld(held));
     if (recorded.replaced === true) c.set('settled', true);

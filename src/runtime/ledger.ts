@@ -8,13 +8,13 @@ import type { CommitOptions, CommitReceipt, SnapshotStore } from '../ports/snaps
 import { parseArgument, runIdSchema } from './parse-argument.js';
 
 /** The receipt of a commit that did nothing beyond the write. */
-const NOTHING_DONE: CommitReceipt = { queued: false, replaced: false };
+const NOTHING_DONE: CommitReceipt = { replaced: false };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A change of a run: the next snapshot and what to answer, or nothing to commit. */
 export type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
-/** What a commit of `next` should also do in the same write, where the store can (queue the run, settle a claim). */
+/** The writes a commit of `next` also makes in the same atomic step (queue the run, claim or settle a key). */
 export type OptionsFor = (next: AgentSnapshot) => CommitOptions | undefined;
 
 /** What `update` made of a change: the run after it, the change's answer, whether it was committed, and the receipt. */

@@ -1,6 +1,5 @@
 // `runtime.respond`: a decision recorded exactly once with the ledger's compare-and-set (a repeat finds it and
 // answers as a duplicate), a grant it makes recorded, then the run carried on as the mode says.
-import { ConfigError } from '../errors.js';
 import type { Agent } from '../agent/agent-types.js';
 import type { ApprovalResponse } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
@@ -34,21 +33,14 @@ export function respondOperation(settings: RespondSettings) {
   return async function respond(runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> {
     const mode = carrier.modeOf(respondOptions.mode, 'respond');
     const queue = carrier.queueFor(mode, 'respond');
-    const { replaceRemembered, claimRemembered } = respondOptions;
-    if (claimRemembered !== undefined && store.claimsInCommit !== true) {
-      throw new ConfigError(
-        'respond: claimRemembered needs a store that claims in its commit (store.claimsInCommit, the Redis store on one server); claim the key with once.putIfAbsent first. Nothing was recorded.',
-      );
-    }
-    // A decision that makes the run ready asks the store to queue it in the same write (one round trip where it can).
+    // A decision that makes the run ready asks the store to queue it in the same write, where it can (one round trip).
+    const enqueue = queue === undefined ? undefined : ({ kind: 'enqueue', queue } as const);
+    const queuesInCommit = enqueue !== undefined && store.appliesAtomically?.(enqueue) === true;
+    let queued = false;
     const optionsFor: OptionsFor = (next) => {
-      const replace = replaceRemembered?.(next);
-      const claim = claimRemembered?.(next);
-      return {
-        ...(queue !== undefined && next.status === 'running' ? { queue } : {}),
-        ...(replace === undefined ? {} : { replaceRemembered: replace }),
-        ...(claim === undefined ? {} : { claimRemembered: claim }),
-      };
+      queued = queuesInCommit && next.status === 'running';
+      const writes = [...(queued ? [enqueue!] : []), ...(respondOptions.writes?.(next) ?? [])];
+      return writes.length === 0 ? undefined : { writes };
     };
     const { next, committed, receipt } = await ledger.update(
       runId,
@@ -66,7 +58,7 @@ export function respondOperation(settings: RespondSettings) {
     // After the commit, and on a repeat too (the first responder may have failed between the two): a session or agent
     // decision's grant covers calls from now on, even in mode 'record' where nothing resumes the run here.
     await settings.recordDecision(next, response.approvalId);
-    const after = committed ? await carrier.carryOn(next, mode, receipt.queued) : await carrier.carryOnRepeat(next, mode);
+    const after = committed ? await carrier.carryOn(next, mode, queued) : await carrier.carryOnRepeat(next, mode);
     return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}), ...vote };
   };
 }

@@ -8,7 +8,7 @@ import type { OnceStore } from '../ports/once-store.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
-import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
+import type { CommitWrite, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
@@ -58,9 +58,9 @@ export interface RespondResult {
   readonly status: RunStatus;
   /** True when an identical decision was already recorded; nothing was done again. */
   readonly duplicate: boolean;
-  /** True when the decision's commit also made `RespondOptions.replaceRemembered` or `claimRemembered` (in the same write). */
+  /** True when the decision's commit also set the key of a `replaceIf` or `putIfAbsent` of `RespondOptions.writes` (in the same write). */
   readonly replaced?: boolean;
-  /** What `RespondOptions.claimRemembered`'s key already held: nothing was written, and `snapshot` is the run as found. */
+  /** What the key of a `putIfAbsent` of `RespondOptions.writes` already held: nothing was written, and `snapshot` is the run as found. */
   readonly held?: string;
   /**
    * On a request several people must approve: whether this response recorded a vote (false for a repeat of one's own
@@ -79,18 +79,13 @@ export interface RespondResult {
 export interface RespondOptions {
   readonly mode?: RespondMode;
   /**
-   * A `store.replaceRemembered` to make in the decision's commit, where the store can (one round trip for both;
-   * the result then says `replaced: true`), computed from the run as committed. Used by the HTTP app to settle a
-   * webhook-id's claim with its answer; the caller makes it itself when the result does not say `replaced`.
+   * Writes the decision's commit also makes, in the same atomic step (one round trip for all), computed from the run
+   * as it would be committed; a decision with nothing to commit (a duplicate) makes none. Each must be one the store
+   * `appliesAtomically`, or the commit is refused with `UnsupportedCommitWriteError` before anything is recorded.
+   * A `putIfAbsent` whose key is held stops the commit (the result says `held`); a `replaceIf` made says `replaced`.
+   * Used by the HTTP app to claim or settle a webhook-id with its answer in the decision's own write.
    */
-  readonly replaceRemembered?: (next: AgentSnapshot) => CommitOptions['replaceRemembered'];
-  /**
-   * A `once.putIfAbsent` the decision's commit makes before it writes, computed from the run as it would be committed,
-   * on a store that `claimsInCommit` (a `ConfigError` otherwise, before anything is written): when the key is held,
-   * nothing is written and the result says `held`. Used by the HTTP app to claim a webhook-id and store its answer in
-   * the decision's own write (one round trip); a decision with nothing to commit (a duplicate) claims nothing.
-   */
-  readonly claimRemembered?: (next: AgentSnapshot) => CommitOptions['claimRemembered'];
+  readonly writes?: (next: AgentSnapshot) => readonly CommitWrite[];
 }
 
 /** What `respondWithLink` answers: the outcome, and which run and approval the (opaque) token named. */

@@ -90,14 +90,15 @@ describe('createRuntime', () => {
     expect(counting.modelCalls()).toBe(modelCalls);
   });
 
-  it('refuses to claim a key in the commit of a store that cannot, before anything is recorded', async () => {
+  it('refuses a write the store cannot make in its commit (claiming a key on the memory store), before anything is recorded', async () => {
     const counting = countingAgent();
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    const claimRemembered = () => ({ key: 'webhook:msg_1', value: 'answer', ttlMs: 60_000 });
-    await expect(runtime.respond(paused.runId, decision, { claimRemembered })).rejects.toThrow(
-      expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(/claimsInCommit/) }),
+    const writes = () => [{ kind: 'putIfAbsent', key: 'webhook:msg_1', value: 'answer', ttlMs: 60_000 }] as const;
+    expect(runtime.store.appliesAtomically?.(writes()[0])).not.toBe(true);
+    await expect(runtime.respond(paused.runId, decision, { writes })).rejects.toThrow(
+      expect.objectContaining({ name: 'UnsupportedCommitWriteError', code: 'unsupported_write', kind: 'putIfAbsent', runId: paused.runId }),
     );
     expect(await runtime.get(paused.runId)).toEqual(paused);
     expect(await runtime.once.get('webhook:msg_1')).toBeUndefined();

@@ -1,4 +1,4 @@
-import { VersionConflictError } from '../../errors.js';
+import { UnsupportedCommitWriteError, VersionConflictError } from '../../errors.js';
 import { createMemoryCancelSignal } from './memory-cancel-signal.js';
 import { createMemoryOnceStore } from './memory-once-store.js';
 import type { CancelSignal } from '../../ports/cancel-signal.js';
@@ -61,7 +61,9 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
     async load(runId) {
       return runs.get(runId);
     },
-    async commit(next, expectedVersion, events) {
+    async commit(next, expectedVersion, events, commitOptions) {
+      const write = commitOptions?.writes?.[0];
+      if (write !== undefined) throw new UnsupportedCommitWriteError(next.runId, write.kind, 'the memory store makes no write beside the run');
       const stored = runs.get(next.runId);
       if (!stored || stored.version !== expectedVersion) throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
       if (next.messages.length < stored.messages.length) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
+import { ConfigError, SnapshotError, UnsupportedCommitWriteError, VersionConflictError } from '../../errors.js';
+import type { CommitWrite } from '../../ports/snapshot-store.js';
 import { deepFreeze } from '../../run/freeze.js';
 import type { RunEvent } from '../../run/run-events.js';
 import { checkMessages, SUPPORTED_SCHEMA_VERSIONS } from '../../run/snapshot-codec.js';
@@ -113,6 +114,33 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const foldedJobStream = (queue: object): string => {
     const stream = jobStreamOf(queue);
     return inline && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
+  };
+  // Waiting for replicas comes after the script: a commit that then fails must not have queued or claimed anything yet.
+  const folds = inline && !durability.waitsForReplicas;
+  const appliesAtomically = (write: CommitWrite): boolean => folds && (write.kind !== 'enqueue' || foldedJobStream(write.queue) !== '');
+
+  /**
+   * A commit's writes as the write script takes them: the job stream to add the run to, and the one remembered key
+   * it claims (expecting it absent) or replaces. Refuses, before anything is written, a write the script cannot make.
+   */
+  const foldedWrites = (runId: string, writes: readonly CommitWrite[]) => {
+    let jobStream = '';
+    let remembered: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number } | undefined;
+    for (const write of writes) {
+      if (!appliesAtomically(write)) {
+        const why = folds ? 'its queue is not on the connection of the store' : 'the store publishes through an outbox or waits for replicas after its script';
+        throw new UnsupportedCommitWriteError(runId, write.kind, why);
+      }
+      if (write.kind === 'enqueue') {
+        if (jobStream !== '') throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit queues a run once');
+        jobStream = foldedJobStream(write.queue);
+        continue;
+      }
+      if (remembered !== undefined) throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one remembered key');
+      // A claim is a replace that expects the key absent (checked by the script before it writes anything).
+      remembered = write.kind === 'putIfAbsent' ? { ...write, expected: '' } : write;
+    }
+    return { jobStream, remembered };
   };
   const outbox = createOutbox({ redis, keys, connectionPrefix, report });
   const indexes = createIndexReads(redis, keys, outbox);
@@ -251,17 +279,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
-      // Waiting for replicas comes after the script: a commit that then fails must not have queued or answered yet.
-      const fold = inline && !durability.waitsForReplicas;
-      const jobStream = commitOptions.queue === undefined || !fold ? '' : foldedJobStream(commitOptions.queue);
-      const { claimRemembered: claim, replaceRemembered } = commitOptions;
-      if (claim !== undefined && (!fold || replaceRemembered !== undefined)) {
-        throw new ConfigError(
-          `commit: claimRemembered is only made in the commit of a store that claimsInCommit, and not together with replaceRemembered; claim the key with once.putIfAbsent before the commit. Nothing was written.`,
-        );
-      }
-      // A claim is a replace that expects the key absent (checked by the script before it writes anything).
-      const remembered = claim === undefined ? (fold ? replaceRemembered : undefined) : { ...claim, expected: '' };
+      const { jobStream, remembered } = foldedWrites(next.runId, commitOptions.writes ?? []);
       const folded = [
         jobStream,
         next.runId,
@@ -271,7 +289,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       ];
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
-        if (reply[0] === 4) return { queued: false, replaced: false, held: String(reply[1]) };
+        if (reply[0] === 4) return { replaced: false, held: String(reply[1]) };
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
           // A resent commit (3) had queued the job with its first landing; whether that landing also set the remembered
@@ -280,7 +298,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             reply[0] === 1
               ? reply[3] === 1
               : remembered !== undefined && (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) === remembered.value;
-          return { queued: jobStream !== '', replaced };
+          return { replaced };
         }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
@@ -317,8 +335,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     cancels: createRedisCancelSignal(redis, keys.cancels, cancelHeartbeatMs),
 
-    // Waiting for replicas comes after the script, so a claim made in it could be answered before it is durable.
-    claimsInCommit: inline && !durability.waitsForReplicas,
+    appliesAtomically,
 
     async publishTransient(events) {
       await guarded('publish model deltas', () =>

@@ -80,7 +80,19 @@ export { createMemoryStore, type MemoryStore } from './stores/memory/memory-stor
 export { createMemoryOnceStore } from './stores/memory/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
 export type { CancelSignal, CancelNotice } from './ports/cancel-signal.js';
-export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, StartOptions, LinkRespondResult, InboxPage } from './runtime/runtime.js';
+export type {
+  Runtime,
+  LinkedRuntime,
+  RespondMode,
+  RespondOptions,
+  RespondResult,
+  RuntimeDecideOptions,
+  DecideResult,
+  DecideOutcome,
+  StartOptions,
+  LinkRespondResult,
+  InboxPage,
+} from './runtime/runtime.js';
 export type { ConnectorState } from './runtime/connector-statuses.js';
 export type { ToolSource } from './tools/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';

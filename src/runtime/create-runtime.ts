@@ -24,6 +24,7 @@ import { cancelOperation } from './cancel-run.js';
 import { createLedger, type Ledger } from './ledger.js';
 import { parseArgument } from './parse-argument.js';
 import { respondOperation } from './respond.js';
+import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { startOperation } from './start.js';
 import { withLinks } from './link-runtime.js';
 import { runtimeMaintenance } from './runtime-maintenance.js';
@@ -147,6 +148,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { recordDecision, ...grantQueries } = grantOps;
   const staleAfterMs = options.staleAfterMs ?? 60_000;
 
+  const respond = respondOperation({ ledger, carrier, maxRetries, agentNamed, recordDecision });
+  const decideParts: DecideParts = {
+    resume: carrier.resume,
+    resumeRepeat: (snapshot) => carrier.carryOnRepeat(snapshot, 'inline'),
+    reportLate: (error, runId) => reportError(error, 'resume', runId),
+    modeOf: carrier.modeOf,
+  };
+
   const runtime: Runtime = {
     store,
     once,
@@ -154,7 +163,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     agent: agentNamed,
     start: startOperation({ ledger, carrier, agentNamed }),
     get: ledger.get,
-    respond: respondOperation({ ledger, carrier, maxRetries, agentNamed, recordDecision }),
+    respond,
+    decide: (runId, response, decideOptions = {}) => {
+      const { writes } = decideOptions;
+      return decideAndResume(decideParts, (mode) => respond(runId, response, { mode, ...(writes === undefined ? {} : { writes }) }), decideOptions, 'decide');
+    },
     resume: carrier.resume,
     async pending(listOptions: ListPendingOptions = {}) {
       parseArgument(pendingSchema, listOptions, 'pending');
@@ -166,5 +179,5 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     connectors: () => connectorStates(agents.values()),
     ...grantQueries,
   };
-  return options.links === undefined ? runtime : withLinks(runtime, { ...options.links, clock });
+  return options.links === undefined ? runtime : withLinks(runtime, { ...options.links, clock }, decideParts);
 }

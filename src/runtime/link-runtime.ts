@@ -7,6 +7,7 @@ import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-ser
 import { parseOptions } from '../kit/options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
+import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { listsPerson } from '../decisions/authority/person-name.js';
 import { approversNow } from '../decisions/authority/who-may-decide.js';
 
@@ -20,7 +21,7 @@ const expiresInSchema = z.number().int().positive();
 const parse = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => parseOptions(schema, value, where, { subject: 'argument' });
 
 /** `runtime` with the link methods, on tokens sealed with `options.secret`. */
-export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { readonly clock: () => number }): LinkedRuntime {
+export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { readonly clock: () => number }, decideParts: DecideParts): LinkedRuntime {
   const { clock } = options;
   const links = createApprovalLinks({ secret: options.secret, clock });
   const defaultTtl = options.expiresInMs ?? DAY_MS;
@@ -75,6 +76,11 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
       });
     },
     respondWithLink,
+    decideWithLink: (token, decideOptions = {}) => {
+      const { approvedBy, reason } = decideOptions;
+      const who = { ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) };
+      return decideAndResume(decideParts, (mode) => respondWithLink(token, { mode, ...who }), decideOptions, 'decideWithLink');
+    },
     async inspectLink(token) {
       const claim = links.verify(parse(tokenSchema, token, 'inspectLink: token'));
       return { claim, snapshot: await runtime.get(claim.runId) };

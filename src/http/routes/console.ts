@@ -57,9 +57,9 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
  * each from a form (answered with a redirect back) or the script (answered with JSON), CSRF checked.
  */
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
-  const { runtime, resumeMode, report } = settings;
+  const { runtime, resumeMode, resumeTimeoutMs, report } = settings;
   const { sessions } = own;
-  const { recordMode, carryOn, resumeAfter } = recordThenAnswer(settings);
+  const { recordMode, carryOn, late } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
   const signInOptions = { token: !own.insecure, inbox: isLinkedRuntime(runtime) };
 
@@ -137,15 +137,11 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
     const response = consoleResponse(fields, session.reviewer);
     try {
-      const recorded = await runtime.respond(fields.runId, response, { mode: recordMode });
-      let run = recorded.snapshot;
+      const recorded = await runtime.decide(fields.runId, response, { mode: resumeMode, waitMs: resumeTimeoutMs, onLateError: late('resume') });
+      const run = recorded.snapshot;
       if (fields.args !== undefined && !recorded.duplicate) {
         const edit = argsEdit(run, fields.approvalId, fields.args, runtime.agent(run.agentName).settings.display);
         if (edit !== undefined) own.history.noteEdit(fields.approvalId, edit);
-      }
-      if (resumeMode === 'inline' && recorded.status === 'running') {
-        const outcome = await carryOn(resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
-        if (outcome.done) run = outcome.value;
       }
       const vote = recorded.vote === undefined ? {} : { vote: recorded.vote };
       return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...vote, ...runOf(session, run) }) : back(c);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { ConfigError, SnapshotError, UnsupportedCommitWriteError, VersionConflictError } from '../../errors.js';
-import type { CommitWrite } from '../../ports/snapshot-store.js';
+import { ConfigError, SnapshotError, VersionConflictError } from '../../errors.js';
 import { deepFreeze } from '../../run/freeze.js';
 import type { RunEvent } from '../../run/run-events.js';
 import { checkMessages, SUPPORTED_SCHEMA_VERSIONS } from '../../run/snapshot-codec.js';
@@ -16,7 +15,7 @@ import { createRedisOnceStore } from './redis-once-store.js';
 import { createOutbox } from './redis-outbox.js';
 import { DEFAULT_PEEK_CACHE_BYTES, RunCache } from './redis-run-cache.js';
 import type { DrainOptions, RedisStore, RedisStoreOptions } from './redis-store-options.js';
-import { jobStreamOf } from './resume-queue.js';
+import { redisCommitWrites } from './redis-commit-writes.js';
 import { registerScripts } from './scripts.js';
 import { addEventCommand } from './stream-event-entry.js';
 import { guarded } from './unavailable.js';
@@ -110,38 +109,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   );
   /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
-  /** The full key of a queue's job stream when the commit script can add to it (same connection, one server), else ''. */
-  const foldedJobStream = (queue: object): string => {
-    const stream = jobStreamOf(queue);
-    return inline && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
-  };
-  // Waiting for replicas comes after the script: a commit that then fails must not have queued or claimed anything yet.
-  const folds = inline && !durability.waitsForReplicas;
-  const appliesAtomically = (write: CommitWrite): boolean => folds && (write.kind !== 'enqueue' || foldedJobStream(write.queue) !== '');
-
-  /**
-   * A commit's writes as the write script takes them: the job stream to add the run to, and the one remembered key
-   * it claims (expecting it absent) or replaces. Refuses, before anything is written, a write the script cannot make.
-   */
-  const foldedWrites = (runId: string, writes: readonly CommitWrite[]) => {
-    let jobStream = '';
-    let remembered: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number } | undefined;
-    for (const write of writes) {
-      if (!appliesAtomically(write)) {
-        const why = folds ? 'its queue is not on the connection of the store' : 'the store publishes through an outbox or waits for replicas after its script';
-        throw new UnsupportedCommitWriteError(runId, write.kind, why);
-      }
-      if (write.kind === 'enqueue') {
-        if (jobStream !== '') throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit queues a run once');
-        jobStream = foldedJobStream(write.queue);
-        continue;
-      }
-      if (remembered !== undefined) throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one remembered key');
-      // A claim is a replace that expects the key absent (checked by the script before it writes anything).
-      remembered = write.kind === 'putIfAbsent' ? { ...write, expected: '' } : write;
-    }
-    return { jobStream, remembered };
-  };
+  const { appliesAtomically, fold } = redisCommitWrites({
+    redis,
+    folds: inline && !durability.waitsForReplicas,
+    connectionPrefix,
+    rememberKey: (key) => keys.remember(key),
+  });
   const outbox = createOutbox({ redis, keys, connectionPrefix, report });
   const indexes = createIndexReads(redis, keys, outbox);
 
@@ -279,14 +252,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
-      const { jobStream, remembered } = foldedWrites(next.runId, commitOptions.writes ?? []);
-      const folded = [
-        jobStream,
-        next.runId,
-        ...(remembered === undefined
-          ? ['', '', '', '']
-          : [`${connectionPrefix}${keys.remember(remembered.key)}`, remembered.expected, remembered.value, String(Math.ceil(remembered.ttlMs))]),
-      ];
+      const { folded, remembered } = fold(next.runId, commitOptions.writes ?? []);
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
         if (reply[0] === 4) return { replaced: false, held: String(reply[1]) };

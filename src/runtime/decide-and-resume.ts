@@ -6,7 +6,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { z } from 'zod';
 import { awaitRun } from './await-run.js';
 import { parseArgument } from './parse-argument.js';
-import type { RuntimeDecideOptions, DecideResult, RespondMode, RespondResult } from './runtime.js';
+import type { DecideResult, RespondMode, RespondResult, RuntimeDecideOptions } from './runtime.js';
 
 /** How a recorded run is carried on here (the runtime's own). */
 export interface DecideParts {
@@ -51,7 +51,7 @@ export async function decideAndResume<R extends RespondResult>(
   if (mode !== 'inline') return recorded.duplicate ? { ...recorded, outcome: 'current' } : { ...recorded, outcome: 'continuing', where: elsewhere[mode] };
   const { runId } = recorded.snapshot;
   const work = recorded.duplicate ? parts.resumeRepeat(recorded.snapshot) : parts.resume(runId);
-  const onLate = options.onLateError ?? ((error: unknown) => parts.reportLate(error, runId));
+  const onLate = options.onLateError ?? parts.reportLate;
   const went = await awaitRun(work, waitMs, (error) => onLate(error, runId));
   if (!went.done) return { ...recorded, outcome: 'continuing', where: 'here' };
   return { ...recorded, snapshot: went.value, status: went.value.status, outcome: 'current' };

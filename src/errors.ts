@@ -7,7 +7,7 @@
 // - errors/decision.ts: UnknownApprovalError, RunNotAwaitingApprovalError, DecisionConflictError, DuplicateVoteError,
 //   ApprovalExpiredError, InvalidEditError, ApproverNotAllowedError;
 // - errors/signature.ts: ApprovalSignatureError, CallNotCoveredError, GrantSignatureError, RuleSignatureError;
-// - errors/store.ts: VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError;
+// - errors/store.ts: VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError, UnsupportedCommitWriteError;
 // - errors/link.ts: LinkTokenError;
 // - errors/tool.ts: ToolNotFoundError, OutcomeUnknownError, ToolTimeoutError, ConnectorUnavailableError;
 // - errors/http.ts: TargetMismatchError, HttpProblem (with its Problem body);
@@ -31,7 +31,7 @@ export {
   ApproverNotAllowedError,
 } from './errors/decision.js';
 export { ApprovalSignatureError, CallNotCoveredError, GrantSignatureError, RuleSignatureError } from './errors/signature.js';
-export { VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError } from './errors/store.js';
+export { VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError, UnsupportedCommitWriteError } from './errors/store.js';
 export { LinkTokenError } from './errors/link.js';
 export { ToolNotFoundError, OutcomeUnknownError, ToolTimeoutError, ConnectorUnavailableError } from './errors/tool.js';
 export { TargetMismatchError, HttpProblem, type Problem } from './errors/http.js';

@@ -62,13 +62,37 @@ export {
 } from './run/types.js';
 export type { AgentSnapshot, MachineState } from './run/agent-snapshot.js';
 export type { JsonValue } from './run/json-value.js';
-export type { SnapshotStore, PendingApprovalEntry, PendingPage, ListPendingOptions, CommitOptions, CommitReceipt } from './ports/snapshot-store.js';
+export type {
+  SnapshotStore,
+  PendingApprovalEntry,
+  PendingPage,
+  ListPendingOptions,
+  CommitOptions,
+  CommitReceipt,
+  CommitWrite,
+  CommitWriteKind,
+  EnqueueWrite,
+  PutIfAbsentWrite,
+  ReplaceIfWrite,
+} from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
 export { createMemoryStore, type MemoryStore } from './stores/memory/memory-store.js';
 export { createMemoryOnceStore } from './stores/memory/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';
 export type { CancelSignal, CancelNotice } from './ports/cancel-signal.js';
-export type { Runtime, LinkedRuntime, RespondMode, RespondOptions, RespondResult, StartOptions, LinkRespondResult, InboxPage } from './runtime/runtime.js';
+export type {
+  Runtime,
+  LinkedRuntime,
+  RespondMode,
+  RespondOptions,
+  RespondResult,
+  RuntimeDecideOptions,
+  DecideResult,
+  DecideOutcome,
+  StartOptions,
+  LinkRespondResult,
+  InboxPage,
+} from './runtime/runtime.js';
 export type { AnnounceReport } from './runtime/announce-pending.js';
 export type { ConnectorState } from './runtime/connector-statuses.js';
 export type { ToolSource } from './tools/tool-set.js';
@@ -104,6 +128,7 @@ export {
   RunExistsError,
   RunNotFoundError,
   StoreUnavailableError,
+  UnsupportedCommitWriteError,
   LinkTokenError,
   TargetMismatchError,
   ToolNotFoundError,

@@ -7,6 +7,9 @@ import { runView } from '../http/run-view.js';
 import type { RespondMode, Runtime } from '../runtime/runtime.js';
 import type { Approvals, Decided, ShownRun } from './approvals.js';
 
+/** As long as a timer waits (about 24.8 days): the terminal waits for the run. */
+const UNBOUNDED_MS = 2 ** 31 - 1;
+
 const shown = (snapshot: AgentSnapshot): ShownRun => ({ ...runView(snapshot), turns: snapshot.turns, maxTurns: snapshot.maxTurns });
 
 /** `runtime` as the CLI's `Approvals`. */
@@ -19,7 +22,8 @@ export function runtimeApprovals(runtime: Runtime): Approvals {
       const request = before.pendingApprovals.find((pending) => pending.approvalId === response.approvalId);
       // An agent registered here without tools stands in for one whose tools are elsewhere: resuming here would fail.
       const elsewhere = request !== undefined && (mode === undefined || mode === 'inline') && runtime.agent(before.agentName).tools.size === 0;
-      const result = await runtime.respond(runId, response, elsewhere ? { mode: 'record' } : mode === undefined ? {} : { mode });
+      // The one decision path; a reviewer at the terminal waits for the run however long it takes here.
+      const result = await runtime.decide(runId, response, { mode: elsewhere ? 'record' : (mode ?? 'inline'), waitMs: UNBOUNDED_MS });
       const { snapshot } = result;
       const ran = request !== undefined && snapshot.messages.some((message) => message.role === 'tool' && message.toolCallId === request.toolCallId);
       const approved = snapshot.audit.find((entry) => entry.approvalId === response.approvalId)?.decision === 'approved';

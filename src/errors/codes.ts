@@ -40,9 +40,10 @@ export type CountersignErrorCode =
  * - `unknown_option`: an option name is not known (often a typo);
  * - `missing_option`: something required was left out, or two options that go together were not given together;
  * - `links_not_configured`: one-click links were asked of a runtime made without `links`;
- * - `redis_unsupported`: the Redis server lacks something the option needs.
+ * - `redis_unsupported`: the Redis server lacks something the option needs;
+ * - `unsupported_write`: a commit carried a write its store cannot make atomically with it (`UnsupportedCommitWriteError`).
  *
  * @example
  * if (isCountersignError(error) && error.code === 'unknown_option') console.error(error.message);
  */
-export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported';
+export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported' | 'unsupported_write';

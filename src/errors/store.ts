@@ -1,5 +1,6 @@
 // The store: a compare-and-set lost, a run that exists or does not, a store that cannot be reached.
 import { CountersignError } from './base.js';
+import { ConfigError } from './config.js';
 
 /** Another writer changed the run first (compare-and-set lost). */
 export class VersionConflictError extends CountersignError {
@@ -52,5 +53,27 @@ export class StoreUnavailableError extends CountersignError {
 
   constructor(message: string, cause?: unknown) {
     super('store_unavailable', `${message} The operation can be retried.`, { cause, fault: 'environment' });
+  }
+}
+
+/**
+ * A commit carried a write (`CommitWrite`) its store cannot make in the same atomic step as the run: nothing was
+ * written. Ask `store.appliesAtomically(write)` first, and make a write it cannot yourself, before or after the commit.
+ *
+ * @example
+ * try { await store.commit(next, version, events, { writes }); }
+ * catch (error) { if (error instanceof UnsupportedCommitWriteError) console.log(error.kind, error.runId); }
+ */
+export class UnsupportedCommitWriteError extends ConfigError {
+  readonly runId: string;
+  readonly kind: string;
+
+  constructor(runId: string, kind: string, why: string) {
+    super(
+      `commit: this store cannot make a '${kind}' write atomically with the commit of run ${runId} (${why}); ask store.appliesAtomically(write) first and make it yourself otherwise. Nothing was written.`,
+      'unsupported_write',
+    );
+    this.runId = runId;
+    this.kind = kind;
   }
 }

@@ -17,6 +17,7 @@ import { consoleGrantRoutes } from './routes/console-grants.js';
 import { consoleRecordRoutes } from './routes/console-records.js';
 import { ruleRoutes } from './routes/rules.js';
 import { auditHistory } from './console/audit-history.js';
+import type { PutIfAbsentWrite } from '../index.js';
 import { channelRoutes } from './routes/channels.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
@@ -118,6 +119,9 @@ const optionsSchema = optionsObject({
 /** How many decisions the console's history keeps (in memory, from the event feed). */
 const HISTORY_LIMIT = 1000;
 
+/** Asks the store whether it claims a key in a commit: the kind is what matters, not this key or value. */
+const CLAIM_PROBE: PutIfAbsentWrite = { kind: 'putIfAbsent', key: 'webhook-id', value: 'answer', ttlMs: 1 };
+
 /** How the console checks an inbox session's link on each request: with the runtime's links (none without them). */
 function inboxCheck(runtime: Runtime): InboxCheck | undefined {
   if (!isLinkedRuntime(runtime)) return undefined;
@@ -189,8 +193,8 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   };
   const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
   const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
-  // An enqueued decision on a store that claims in its commit claims the webhook-id with that commit: one round trip.
-  const claimsInCommit = resumeMode === 'enqueue' && runtime.store.claimsInCommit === true && runtime.once === runtime.store.once;
+  // An enqueued decision on a store that claims a key atomically with its commit claims the webhook-id with that commit: one round trip.
+  const claimedByCommit = resumeMode === 'enqueue' && runtime.once === runtime.store.once && runtime.store.appliesAtomically?.(CLAIM_PROBE) === true;
   const write = [writeAuth, claimDeliveries(runtime.once, reportDedupe)] as const;
   const settings: RouteSettings = {
     runtime,
@@ -199,8 +203,8 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     read: authenticate(auth, { acceptSignature: false, readBody: false }),
     readPending: authenticate(auth, { acceptSignature: false, readBody: false, inboxSessions: true }),
     write,
-    decide: claimsInCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
-    claimsInCommit,
+    decide: claimedByCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
+    claimedByCommit,
     report,
   };
 

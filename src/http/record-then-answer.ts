@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { voteProgress, type ApprovalResponse, type AgentSnapshot, type RespondMode, type RespondResult } from '../index.js';
+import { voteProgress, type ApprovalResponse, type AgentSnapshot, type CommitWrite, type DecideResult, type RespondMode } from '../index.js';
 import { awaitRun } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
 import { answerJson } from './answer-json.js';
@@ -12,7 +12,7 @@ import type { RouteSettings } from './routes/route-settings.js';
  * `resumeTimeoutMs`, on a worker (enqueue) or in another process following it (record); a run still going is a 202
  * pointing at it.
  */
-export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimsInCommit }: RouteSettings) {
+export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report, claimedByCommit }: RouteSettings) {
   /** How a route records before it answers: with the run's queueing in enqueue mode, alone otherwise (the run then goes on here). */
   const recordMode: RespondMode = resumeMode === 'enqueue' ? 'enqueue' : 'record';
 
@@ -23,9 +23,8 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
    */
   const carryOn = <T>(work: Promise<T>, operation: string, runId: string) => awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
 
-  /** Inline, after `respond` recorded: a new decision resumes the run; a repeat goes through `respond` again, which carries on only a run its first responder left stalled. */
-  const resumeAfter = (runId: string, response: ApprovalResponse, recorded: RespondResult): Promise<AgentSnapshot> =>
-    recorded.duplicate ? runtime.respond(runId, response).then((result) => result.snapshot) : runtime.resume(runId);
+  /** Where a run that went on after the answer and failed is reported. */
+  const late = (operation: string) => (error: unknown, runId: string) => report(error, { operation, runId });
 
   const accepted = (c: Context<AppEnv>, runId: string, extra: object = {}) =>
     answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
@@ -39,35 +38,31 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate, ...vote } }
       : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot), ...vote } };
 
-  const answerElsewhere = (c: Context<AppEnv>, runId: string, recorded: RespondResult) => {
-    const answer = elsewhereAnswer(runId, recorded.snapshot, recorded.duplicate, voteOf(recorded));
-    return answerJson(c, answer.body, answer.status, answer.status === 202 ? { location: `/runs/${encodeURIComponent(runId)}` } : undefined);
-  };
-
-  /** Records a decision for a process that follows the run (record mode) and answers at once; nothing goes on here. */
-  const decideRecorded = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
-    const recorded = await runtime.respond(runId, response, { mode: 'record' });
-    return answerElsewhere(c, runId, recorded);
+  /** The answer to a decision: 202 while the run goes on (here past the wait, on a worker, or elsewhere), else the run. */
+  const answerDecided = (c: Context<AppEnv>, runId: string, decided: DecideResult) => {
+    const vote = voteOf(decided);
+    if (decided.outcome === 'continuing') return accepted(c, runId, { duplicate: decided.duplicate, ...vote });
+    return answerJson(c, { status: decided.status, duplicate: decided.duplicate, run: runView(decided.snapshot), ...vote });
   };
 
   /** Whether the run as this process last saw it already records a decision on `approvalId`: a redelivery, most likely. */
   const seenDecided = (runId: string, approvalId: string) => runtime.store.peek?.(runId)?.audit.some((entry) => entry.approvalId === approvalId) === true;
 
   /**
-   * Records a decision and queues the run. A signed delivery's webhook-id is claimed, with the answer, by the
-   * decision's own commit where the store claims in its commit (one round trip for the claim, the decision, the job
-   * and the answer); else its claim is settled with the answer in that commit where the store can, else by the
-   * claim's middleware. A decision with nothing to commit (a duplicate), or one this process already saw recorded,
+   * Records a decision through `runtime.decide` (the run goes on as `resumeMode` says) and answers for it. Enqueued, a
+   * signed delivery's webhook-id is claimed, with the answer, by the decision's own commit where the store claims in
+   * its commit (one round trip for the claim, the decision, the job and the answer); else its claim is settled with
+   * the answer in that commit where the store can, else by the claim's middleware. A decision with nothing to commit (a duplicate), or one this process already saw recorded,
    * claims the id on its own first, so a redelivery is answered from its claim.
    */
-  const decideEnqueued = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
-    const delivery = c.var.delivery;
+  const decide = async (c: Context<AppEnv>, runId: string, response: ApprovalResponse) => {
+    const delivery = resumeMode === 'enqueue' ? c.var.delivery : undefined;
     /** A repeat's answer, the middleware told that nothing is left to store (the answer may also be a 409 thrown). */
     const repeatOf = (answer: () => Response) => {
       c.set('settled', true);
       return answer();
     };
-    let inCommit = delivery !== undefined && claimsInCommit;
+    let inCommit = delivery !== undefined && claimedByCommit;
     if (inCommit && seenDecided(runId, response.approvalId)) {
       const repeat = await delivery!.claim();
       if (repeat !== undefined) return repeatOf(() => repeat);
@@ -80,22 +75,22 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       const answer = elsewhereAnswer(runId, next, false, vote);
       return [answer.status, JSON.stringify(answer.body)] as const;
     };
-    const remembered =
-      delivery === undefined
-        ? {}
-        : inCommit
-          ? { claimRemembered: (next: AgentSnapshot) => delivery.claimWith(...answerOf(next)) }
-          : { replaceRemembered: (next: AgentSnapshot) => delivery.settleWith(...answerOf(next)) };
-    const recorded = await runtime.respond(runId, response, { mode: 'enqueue', ...remembered });
-    const held = recorded.held;
-    if (held !== undefined) return repeatOf(() => delivery!.answerHeld(held));
+    // In the decision's commit: the id claimed with its answer, or (where the store can) its claim settled with it.
+    const writes = (next: AgentSnapshot): readonly CommitWrite[] => {
+      if (delivery === undefined) return [];
+      if (inCommit) return [{ kind: 'putIfAbsent', ...delivery.claimWith(...answerOf(next)) }];
+      const settle: CommitWrite = { kind: 'replaceIf', ...delivery.settleWith(...answerOf(next)) };
+      return runtime.store.appliesAtomically?.(settle) === true ? [settle] : [];
+    };
+    const recorded = await runtime.decide(runId, response, { mode: resumeMode, waitMs: resumeTimeoutMs, onLateError: late('resume'), writes });
+    if (recorded.outcome === 'held') return repeatOf(() => delivery!.answerHeld(recorded.held));
     if (recorded.replaced === true) c.set('settled', true);
     else if (inCommit) {
       const repeat = await delivery!.claim();
       if (repeat !== undefined) return repeatOf(() => repeat);
     }
-    return answerElsewhere(c, runId, recorded);
+    return answerDecided(c, runId, recorded);
   };
 
-  return { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded };
+  return { recordMode, carryOn, accepted, decide, late };
 }

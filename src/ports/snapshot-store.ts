@@ -1,5 +1,6 @@
 import type { CancelSignal } from './cancel-signal.js';
 import type { OnceStore } from './once-store.js';
+import type { ResumeQueue } from './resume-queue.js';
 import type { RunEvent } from '../run/run-events.js';
 import type { ApprovalRequest } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
@@ -32,44 +33,86 @@ export interface ListPendingOptions {
 }
 
 /**
- * Optional work a commit may do atomically with the write, where the store can.
+ * Puts the run on `queue` (`enqueue(runId)`) in the commit: the job is queued if and only if the run is written.
  *
  * @example
- * const receipt = await store.commit(next, previous.version, events, { queue });
- * if (!receipt?.queued) await queue.enqueue(next.runId);
+ * const write: EnqueueWrite = { kind: 'enqueue', queue };
  */
-export interface CommitOptions {
-  /**
-   * A resume queue to put the run on once the commit lands. A store that can do it in the commit itself (the Redis
-   * store on one server, with the queue made on its connection) does, and answers `{ queued: true }`; otherwise
-   * the caller enqueues after the commit.
-   */
-  readonly queue?: { enqueue(runId: string): Promise<void> };
-  /**
-   * A `replaceRemembered(key, expected, value, ttlMs)` to make once the commit lands. A store that can do it in the
-   * commit itself (the Redis store on one server) does, and answers `{ replaced: true }` when the key still held
-   * `expected`; otherwise (`replaced: false`, or no receipt) the caller makes it.
-   */
-  readonly replaceRemembered?: { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
-  /**
-   * A `putIfAbsent(key, value, ttlMs)` on the store's `once`, made by the commit itself before it writes: when the key
-   * is already held, nothing is written and the receipt's `held` is what it holds. Only for a store whose
-   * `claimsInCommit` is true (one that cannot make it atomically with the write must refuse it, never drop it).
-   */
-  readonly claimRemembered?: { readonly key: string; readonly value: string; readonly ttlMs: number };
+export interface EnqueueWrite {
+  readonly kind: 'enqueue';
+  readonly queue: ResumeQueue;
 }
 
 /**
- * What a commit did beyond the write: `queued` when it also put the run on `CommitOptions.queue`, `replaced` when
- * it made `CommitOptions.replaceRemembered` or `claimRemembered`. A store that returns nothing did neither.
+ * Claims `key` on the store's `once` with `value` for `ttlMs` (as `OnceStore.putIfAbsent`), checked before the
+ * commit writes: when the key already holds another value, nothing at all is written and the receipt's `held` is
+ * what it holds. A key holding `value` itself counts as this claim (a resend).
  *
  * @example
- * const receipt: CommitReceipt | void = await store.commit(next, 3, [], { queue });
+ * const write: PutIfAbsentWrite = { kind: 'putIfAbsent', key: 'webhook:msg_1', value: answer, ttlMs: 86_400_000 };
+ */
+export interface PutIfAbsentWrite {
+  readonly kind: 'putIfAbsent';
+  readonly key: string;
+  readonly value: string;
+  readonly ttlMs: number;
+}
+
+/**
+ * Replaces what `key` holds on the store's `once` with `value` for `ttlMs` when it still holds `expected` (as
+ * `OnceStore.replace`), once the run is written; the receipt's `replaced` says whether it did. The run is written
+ * either way.
+ *
+ * @example
+ * const write: ReplaceIfWrite = { kind: 'replaceIf', key: 'webhook:msg_1', expected: claim, value: answer, ttlMs: 86_400_000 };
+ */
+export interface ReplaceIfWrite {
+  readonly kind: 'replaceIf';
+  readonly key: string;
+  readonly expected: string;
+  readonly value: string;
+  readonly ttlMs: number;
+}
+
+/**
+ * A write a commit makes in the same atomic step as the run's own, where the store can (`appliesAtomically`):
+ * one round trip for the decision and what goes with it, and never one without the other. A closed union: a store
+ * handles every kind, refusing those it cannot make atomically.
+ *
+ * @example
+ * const writes: readonly CommitWrite[] = store.appliesAtomically?.({ kind: 'enqueue', queue }) ? [{ kind: 'enqueue', queue }] : [];
+ * await store.commit(next, previous.version, events, { writes });
+ */
+export type CommitWrite = EnqueueWrite | PutIfAbsentWrite | ReplaceIfWrite;
+
+/** The kinds of `CommitWrite`. */
+export type CommitWriteKind = CommitWrite['kind'];
+
+/**
+ * What a commit carries beyond the run and its events.
+ *
+ * @example
+ * await store.commit(next, previous.version, events, { writes: [{ kind: 'enqueue', queue }] });
+ */
+export interface CommitOptions {
+  /**
+   * Made in the same atomic step as the run's write, each of a kind the store `appliesAtomically`; the store
+   * refuses the commit with `UnsupportedCommitWriteError` before writing anything when it cannot make one.
+   */
+  readonly writes?: readonly CommitWrite[];
+}
+
+/**
+ * What a commit's writes did: `replaced` when its `replaceIf` or `putIfAbsent` write set its key, `held` when its
+ * `putIfAbsent` write found the key held by another value (then nothing was written). An `enqueue` write the
+ * store accepted was made. A store that returns nothing made no write beyond the run.
+ *
+ * @example
+ * const receipt: CommitReceipt | void = await store.commit(next, 3, [], { writes });
  */
 export interface CommitReceipt {
-  readonly queued: boolean;
   readonly replaced: boolean;
-  /** What `CommitOptions.claimRemembered`'s key already held: then nothing was written. */
+  /** What a `putIfAbsent` write's key already held: then nothing was written. */
   readonly held?: string;
 }
 
@@ -89,6 +132,9 @@ export interface CommitReceipt {
  *   and a commit writes only the ones after them.
  * - `events` are published only once the state they announce is committed
  *   (atomically with it where the store can).
+ * - `options.writes` are made in the same atomic step as the run, or the
+ *   commit is refused before anything is written (`UnsupportedCommitWriteError`);
+ *   ask `appliesAtomically` first.
  * - A store that cannot be reached throws `StoreUnavailableError`.
  */
 export interface SnapshotStore {
@@ -119,16 +165,15 @@ export interface SnapshotStore {
   peek?(runId: string): AgentSnapshot | undefined;
   /**
    * Optional: a `OnceStore` on the same backend (same server, same prefix), which `createRuntime` uses when
-   * given no `once`. A store that folds `CommitOptions.replaceRemembered` into its commit must offer one: the
-   * key it replaces lives there.
+   * given no `once`. A store that makes `putIfAbsent` or `replaceIf` writes must offer one: their keys live there.
    */
   readonly once?: OnceStore;
   /**
-   * True when `commit` takes `CommitOptions.claimRemembered` (in the same atomic write, on its `once`): a signed
-   * delivery's webhook-id is then claimed by the commit of its decision, one round trip for both (the Redis store on
-   * one server, not waiting for replicas).
+   * Optional: whether `commit` makes `write` in the same atomic step as the run's write (the Redis store on one
+   * server, not waiting for replicas: every kind, an `enqueue` onto a queue on its own connection only). Without
+   * it, a store makes no write: callers make them themselves, before or after the commit.
    */
-  readonly claimsInCommit?: boolean;
+  appliesAtomically?(write: CommitWrite): boolean;
   /**
    * Optional: publishes events that announce no state (a streaming model's `model-delta`) where this store
    * publishes its commits' events, at once and with no commit, so readers of that feed see a model's answer as it

@@ -7,6 +7,7 @@ import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-ser
 import { parseOptions } from '../kit/options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
+import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { listsPerson } from '../decisions/authority/person-name.js';
 import { approversNow } from '../decisions/authority/who-may-decide.js';
 
@@ -28,7 +29,7 @@ interface LinkContext {
 }
 
 /** `runtime` with the link methods, on tokens sealed with `options.secret`. */
-export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { readonly clock: () => number }): LinkedRuntime {
+export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { readonly clock: () => number }, decideParts: DecideParts): LinkedRuntime {
   const { clock } = options;
   const links = createApprovalLinks({ secret: options.secret, clock });
   const context: LinkContext = { runtime, links, clock, defaultTtl: options.expiresInMs ?? DAY_MS };
@@ -37,6 +38,11 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
     links,
     linkTokens: (runId, approvalId, linkOptions = {}) => linkTokens(context, runId, approvalId, linkOptions),
     respondWithLink: (token, linkOptions = {}) => respondWithLink(context, token, linkOptions),
+    decideWithLink: (token, decideOptions = {}) => {
+      const { approvedBy, reason } = decideOptions;
+      const who = { ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) };
+      return decideAndResume(decideParts, (mode) => respondWithLink(context, token, { mode, ...who }), decideOptions, 'decideWithLink');
+    },
     async inspectLink(token) {
       const claim = links.verify(parse(tokenSchema, token, 'inspectLink: token'));
       return { claim, snapshot: await runtime.get(claim.runId) };

@@ -8,7 +8,7 @@ import type { OnceStore } from '../ports/once-store.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
-import type { CommitOptions, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
+import type { CommitWrite, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
@@ -60,9 +60,9 @@ export interface RespondResult {
   readonly status: RunStatus;
   /** True when an identical decision was already recorded; nothing was done again. */
   readonly duplicate: boolean;
-  /** True when the decision's commit also made `RespondOptions.replaceRemembered` or `claimRemembered` (in the same write). */
+  /** True when the decision's commit also set the key of a `replaceIf` or `putIfAbsent` of `RespondOptions.writes` (in the same write). */
   readonly replaced?: boolean;
-  /** What `RespondOptions.claimRemembered`'s key already held: nothing was written, and `snapshot` is the run as found. */
+  /** What the key of a `putIfAbsent` of `RespondOptions.writes` already held: nothing was written, and `snapshot` is the run as found. */
   readonly held?: string;
   /**
    * On a request several people must approve: whether this response recorded a vote (false for a repeat of one's own
@@ -81,19 +81,56 @@ export interface RespondResult {
 export interface RespondOptions {
   readonly mode?: RespondMode;
   /**
-   * A `store.replaceRemembered` to make in the decision's commit, where the store can (one round trip for both;
-   * the result then says `replaced: true`), computed from the run as committed. Used by the HTTP app to settle a
-   * webhook-id's claim with its answer; the caller makes it itself when the result does not say `replaced`.
+   * Writes the decision's commit also makes, in the same atomic step (one round trip for all), computed from the run
+   * as it would be committed; a decision with nothing to commit (a duplicate) makes none. Each must be one the store
+   * `appliesAtomically`, or the commit is refused with `UnsupportedCommitWriteError` before anything is recorded.
+   * A `putIfAbsent` whose key is held stops the commit (the result says `held`); a `replaceIf` made says `replaced`.
+   * Used by the HTTP app to claim or settle a webhook-id with its answer in the decision's own write.
    */
-  readonly replaceRemembered?: (next: AgentSnapshot) => CommitOptions['replaceRemembered'];
-  /**
-   * A `once.putIfAbsent` the decision's commit makes before it writes, computed from the run as it would be committed,
-   * on a store that `claimsInCommit` (a `ConfigError` otherwise, before anything is written): when the key is held,
-   * nothing is written and the result says `held`. Used by the HTTP app to claim a webhook-id and store its answer in
-   * the decision's own write (one round trip); a decision with nothing to commit (a duplicate) claims nothing.
-   */
-  readonly claimRemembered?: (next: AgentSnapshot) => CommitOptions['claimRemembered'];
+  readonly writes?: (next: AgentSnapshot) => readonly CommitWrite[];
 }
+
+/**
+ * Options of `runtime.decide` (and `decideWithLink`): where the run goes on once the decision is recorded.
+ *
+ * @example
+ * const options: RuntimeDecideOptions = { mode: 'inline', waitMs: 5_000, onLateError: (error, runId) => log.error({ error, runId }) };
+ * await runtime.decide(runId, { approvalId, approved: true, approvedBy: 'alice' }, options);
+ */
+export interface RuntimeDecideOptions {
+  /**
+   * `'inline'` (default): recorded, then the run goes on here for up to `waitMs`; `'enqueue'`: recorded with a job
+   * for a worker in the same write where the store can; `'record'`: recorded only, for the process that follows the run.
+   */
+  readonly mode?: RespondMode;
+  /** How long the run goes on here before the outcome says it is still going (inline only). Default 10,000 ms. */
+  readonly waitMs?: number;
+  /** A run that went on here past `waitMs` and failed later. Default: the runtime's `onError` (operation `resume`). */
+  readonly onLateError?: (error: unknown, runId: string) => void;
+  /** Writes the decision's commit also makes atomically: see `RespondOptions.writes`. */
+  readonly writes?: RespondOptions['writes'];
+}
+
+/**
+ * What `runtime.decide` did, beside what was recorded (`RespondResult`): `outcome` is
+ * - `'current'`: `snapshot` is the run as it stands now: waiting for more decisions or votes, ended, a repeat's
+ *   run, or the run after it went on here and paused or ended within `waitMs`;
+ * - `'continuing'`: the decision made the run ready and it is still going: `here` (past `waitMs`, unwatched), on a
+ *   `worker` (queued), or `elsewhere` (mode `'record'`: the process that follows the run carries it on);
+ * - `'held'`: a `putIfAbsent` write found its key held: nothing was recorded (`held` is what the key holds).
+ *
+ * @example
+ * const result: DecideResult = await runtime.decide(runId, response, { mode: 'inline', waitMs: 2_000 });
+ * if (result.outcome === 'continuing') console.log(`still running ${result.where}`);
+ * else console.log(result.status, result.duplicate, result.vote?.remaining);
+ */
+export type DecideResult = RespondResult & DecideOutcome;
+
+/** How a decided run stands: see `DecideResult`. */
+export type DecideOutcome =
+  | { readonly outcome: 'current' }
+  | { readonly outcome: 'continuing'; readonly where: 'here' | 'worker' | 'elsewhere' }
+  | { readonly outcome: 'held'; readonly held: string };
 
 /** What `respondWithLink` answers: the outcome, and which run and approval the (opaque) token named. */
 export interface LinkRespondResult extends RespondResult {
@@ -135,6 +172,18 @@ export interface Runtime {
    * way returns that pass. Failures go to `onError` (operation `announce`).
    */
   announcePending(): Promise<AnnounceReport>;
+  /**
+   * Records a decision, then carries the run on as `options.mode` says: here for up to `waitMs` (`'inline'`,
+   * default), on a worker (`'enqueue'`), or in the process that follows the run (`'record'`). The one decision
+   * path of every surface (HTTP, console, links, chat buttons): the decision is recorded before anything else, a
+   * failure to record is thrown, and the outcome says how the run stands.
+   *
+   * @example
+   * const result = await runtime.decide(runId, { approvalId, approved: true, approvedBy: 'alice' }, { waitMs: 5_000 });
+   * if (result.outcome === 'continuing') return { status: 202, runId };
+   * return { status: 200, run: result.snapshot, duplicate: result.duplicate };
+   */
+  decide(runId: string, response: ApprovalResponse, options?: RuntimeDecideOptions): Promise<DecideResult>;
   /** Resumes a run whose decisions are all recorded; returns it unchanged if it is not ready. */
   resume(runId: string): Promise<AgentSnapshot>;
   pending(options?: ListPendingOptions): Promise<PendingPage>;
@@ -195,6 +244,15 @@ export interface LinkedRuntime extends Runtime {
    * `reason` is the denier's own words (a deny token only).
    */
   respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string; reason?: string }): Promise<LinkRespondResult>;
+  /**
+   * Spends a one-click link token and records its decision (as `respondWithLink`), then carries the run on as
+   * `runtime.decide` does.
+   *
+   * @example
+   * const result = await runtime.decideWithLink(token, { mode: 'inline', waitMs: 2_000, approvedBy: 'slack:U123' });
+   * const carryingOn = result.outcome === 'continuing' && result.where !== 'worker';
+   */
+  decideWithLink(token: string, options?: Omit<RuntimeDecideOptions, 'writes'> & { approvedBy?: string; reason?: string }): Promise<LinkRespondResult & DecideResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
   /** A reviewer's inbox token (for `inboxUrl(baseUrl, token)`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */

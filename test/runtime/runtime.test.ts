@@ -90,17 +90,19 @@ describe('createRuntime', () => {
     expect(counting.modelCalls()).toBe(modelCalls);
   });
 
-  it('refuses to claim a key in the commit of a store that cannot, before anything is recorded', async () => {
+  it('refuses a write the store cannot make in its commit (a job, on the memory store), before anything is recorded', async () => {
     const counting = countingAgent();
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    const claimRemembered = () => ({ key: 'webhook:msg_1', value: 'answer', ttlMs: 60_000 });
-    await expect(runtime.respond(paused.runId, decision, { claimRemembered })).rejects.toThrow(
-      expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(/claimsInCommit/) }),
+    const queued: string[] = [];
+    const writes = () => [{ kind: 'enqueue', queue: { enqueue: async (runId: string) => void queued.push(runId) } }] as const;
+    expect(runtime.store.appliesAtomically?.(writes()[0])).toBe(false);
+    await expect(runtime.respond(paused.runId, decision, { writes })).rejects.toThrow(
+      expect.objectContaining({ name: 'UnsupportedCommitWriteError', code: 'unsupported_write', kind: 'enqueue', runId: paused.runId }),
     );
     expect(await runtime.get(paused.runId)).toEqual(paused);
-    expect(await runtime.once.get('webhook:msg_1')).toBeUndefined();
+    expect(queued).toEqual([]);
   });
 
   it('refuses a conflicting decision with the decision that won', async () => {

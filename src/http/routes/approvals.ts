@@ -7,7 +7,6 @@ import { blanketDecisions } from '../blanket-decisions.js';
 import { recordBatch } from '../record-batch.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
-import { voteOf } from '../vote-of.js';
 import { batchBody, decisionBody, pendingQuery } from '../schemas.js';
 import { parseTargetedBody } from '../write-target.js';
 import type { RouteSettings } from './route-settings.js';
@@ -15,7 +14,7 @@ import type { RouteSettings } from './route-settings.js';
 /** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
 export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
   const { runtime, resumeMode, readPending, write, decide, report } = settings;
-  const { recordMode, carryOn, resumeAfter, accepted, decideEnqueued, decideRecorded } = recordThenAnswer(settings);
+  const { recordMode, carryOn, accepted, decide: decideAndAnswer } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
 
   app.get('/approvals', readPending, async (c) => {
@@ -33,17 +32,7 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
     const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
-    if (resumeMode === 'enqueue') return decideEnqueued(c, runId, response);
-    if (resumeMode === 'record') return decideRecorded(c, runId, response);
-    const recorded = await runtime.respond(runId, response, { mode: 'record' });
-    const { duplicate } = recorded;
-    const vote = voteOf(recorded);
-    if (recorded.status === 'running') {
-      const outcome = await carryOn(resumeAfter(runId, response, recorded), 'resume', runId);
-      if (!outcome.done) return accepted(c, runId, { duplicate, ...vote });
-      return answerJson(c, { status: outcome.value.status, duplicate, run: runView(outcome.value), ...vote });
-    }
-    return answerJson(c, { status: recorded.status, duplicate, run: runView(recorded.snapshot), ...vote });
+    return decideAndAnswer(c, runId, response);
   });
 
   app.post('/runs/:runId/approvals', ...write, async (c) => {

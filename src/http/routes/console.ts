@@ -57,9 +57,12 @@ const filterOf = (c: Context<AppEnv>): ConsoleFilter => {
 export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Hono<AppEnv> {
   const { runtime } = settings;
   const app = new Hono<AppEnv>();
+  const { recordMode, carryOn, late } = recordThenAnswer(settings);
   const ctx: ConsoleContext = {
     ...settings,
-    ...recordThenAnswer(settings),
+    recordMode,
+    carryOn,
+    late,
     own,
     signInOptions: { token: !own.insecure, inbox: isLinkedRuntime(runtime) },
     pending: async () => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items],
@@ -71,7 +74,7 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
 }
 
 /** What the console's routes share: the route settings, how a decision is recorded and carried on, and the pending approvals. */
-interface ConsoleContext extends RouteSettings, ReturnType<typeof recordThenAnswer> {
+interface ConsoleContext extends RouteSettings, Pick<ReturnType<typeof recordThenAnswer>, 'recordMode' | 'carryOn' | 'late'> {
   readonly own: ConsoleSettings;
   readonly signInOptions: { readonly token: boolean; readonly inbox: boolean };
   readonly pending: () => Promise<PendingApprovalEntry[]>;
@@ -146,15 +149,11 @@ function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
     const response = consoleResponse(fields, session.reviewer);
     try {
-      const recorded = await ctx.runtime.respond(fields.runId, response, { mode: ctx.recordMode });
-      let run = recorded.snapshot;
+      const recorded = await ctx.runtime.decide(fields.runId, response, { mode: ctx.resumeMode, waitMs: ctx.resumeTimeoutMs, onLateError: ctx.late('resume') });
+      const run = recorded.snapshot;
       if (fields.args !== undefined && !recorded.duplicate) {
         const edit = argsEdit(run, fields.approvalId, fields.args, ctx.runtime.agent(run.agentName).settings.display);
         if (edit !== undefined) ctx.own.history.noteEdit(fields.approvalId, edit);
-      }
-      if (ctx.resumeMode === 'inline' && recorded.status === 'running') {
-        const outcome = await ctx.carryOn(ctx.resumeAfter(fields.runId, response, recorded), 'resume', fields.runId);
-        if (outcome.done) run = outcome.value;
       }
       const vote = recorded.vote === undefined ? {} : { vote: recorded.vote };
       return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...vote, ...runOf(session, run) }) : back(c);

@@ -38,7 +38,7 @@ export interface RouteSettings {
    */
   readonly decide: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
   /** True when `decide` leaves the webhook-id to the decision's commit (`delivery.claimWith`). */
-  readonly claimsInCommit: boolean;
+  readonly claimedByCommit: boolean;
   /** `onError`, never throwing. */
   readonly report: (error: unknown, context: ApprovalAppErrorContext) => void;
 }

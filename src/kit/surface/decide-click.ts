@@ -1,8 +1,6 @@
 // A click on a one-click link or a chat button: its decision is recorded first (awaited, however long the store
 // takes; a failure is thrown and answered as a refusal), and only then does the run go on, here for up to
 // resumeTimeoutMs. answerClick turns the outcome into the words every channel shares.
-import type { AgentSnapshot } from '../../run/agent-snapshot.js';
-import { awaitRun } from '../../runtime/await-run.js';
 import type { LinkedRuntime, LinkRespondResult } from '../../runtime/runtime.js';
 import type { ResumeMode } from '../web/answer-options.js';
 import type { Markup } from '../markup.js';
@@ -22,11 +20,10 @@ export interface LinkDecisionSettings {
 }
 
 /**
- * Spends a one-click token and records its decision (queueing the run in
- * enqueue mode), then, inline, resumes a run it made ready for up to
- * `resumeTimeoutMs`. `carryingOn` is true when the run was still going then,
- * or, in record mode, when the decision made the run ready for the process
- * that follows it: the decision is recorded either way, never assumed.
+ * Spends a one-click token and records its decision through `runtime.decideWithLink` (queueing the run in enqueue
+ * mode), which, inline, resumes a run it made ready for up to `resumeTimeoutMs`. `carryingOn` is true when the run
+ * was still going here then, or, in record mode, when the decision made the run ready for the process that follows
+ * it: the decision is recorded either way, never assumed. A worker's run (enqueue) is not told as carrying on.
  * @internal shared by `answerClick` and the link page; a channel answers a click with `answerClick`.
  */
 export async function decideWithLink(
@@ -34,18 +31,14 @@ export async function decideWithLink(
   token: string,
   settings: LinkDecisionSettings,
 ): Promise<{ readonly result: LinkRespondResult; readonly carryingOn: boolean }> {
-  const recorded = await runtime.respondWithLink(token, {
-    mode: settings.resumeMode === 'enqueue' ? 'enqueue' : 'record',
+  const result = await runtime.decideWithLink(token, {
+    mode: settings.resumeMode,
+    waitMs: settings.resumeTimeoutMs,
+    onLateError: settings.onLateError,
     ...(settings.approvedBy === undefined ? {} : { approvedBy: settings.approvedBy }),
     ...(settings.reason === undefined ? {} : { reason: settings.reason }),
   });
-  if (settings.resumeMode === 'enqueue' || recorded.duplicate || recorded.status !== 'running') return { result: recorded, carryingOn: false };
-  if (settings.resumeMode === 'record') return { result: recorded, carryingOn: true };
-  const { runId } = recorded.snapshot;
-  const work: Promise<AgentSnapshot> = runtime.resume(runId);
-  const outcome = await awaitRun(work, settings.resumeTimeoutMs, (error) => settings.onLateError(error, runId));
-  if (!outcome.done) return { result: recorded, carryingOn: true };
-  return { result: { ...recorded, snapshot: outcome.value, status: outcome.value.status }, carryingOn: false };
+  return { result, carryingOn: result.outcome === 'continuing' && result.where !== 'worker' };
 }
 
 /** One click to answer: the token its button carried, who clicked (`slack:U123`), and how the channel writes. */

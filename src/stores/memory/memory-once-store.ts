@@ -20,7 +20,19 @@ export function checkTtl(ttlMs: number, where: string): void {
  * await once.putIfAbsent('link:abc', 'spent:91c2', 60_000); // 'spent:7f3a': another claim took it before
  */
 export function createMemoryOnceStore(options: { readonly clock?: () => number } = {}): OnceStore {
-  const clock = options.clock ?? Date.now;
+  const held = heldKeys(options.clock ?? Date.now);
+  return {
+    putIfAbsent: async (key, value, ttlMs) => held.putIfAbsent(key, value, ttlMs),
+    get: async (key) => held.get(key),
+    replace: async (key, expected, value, ttlMs) => held.replace(key, expected, value, ttlMs),
+  };
+}
+
+/**
+ * The keys of a memory `OnceStore`, read and written at once (no await between a check and its write), so the memory
+ * store can make a commit's `putIfAbsent` and `replaceIf` writes in the same step as the run's.
+ */
+export function heldKeys(clock: () => number) {
   const held = new Map<string, { readonly value: string; readonly until: number }>();
   const live = (key: string, now: number) => {
     const item = held.get(key);
@@ -30,7 +42,7 @@ export function createMemoryOnceStore(options: { readonly clock?: () => number }
     return undefined;
   };
   return {
-    async putIfAbsent(key, value, ttlMs) {
+    putIfAbsent(key: string, value: string, ttlMs: number): string | undefined {
       checkTtl(ttlMs, 'putIfAbsent');
       const now = clock();
       const item = live(key, now);
@@ -40,10 +52,10 @@ export function createMemoryOnceStore(options: { readonly clock?: () => number }
       held.set(key, { value, until: now + ttlMs });
       return undefined;
     },
-    async get(key) {
+    get(key: string): string | undefined {
       return live(key, clock())?.value;
     },
-    async replace(key, expected, value, ttlMs) {
+    replace(key: string, expected: string, value: string | undefined, ttlMs: number): boolean {
       checkTtl(ttlMs, 'replace');
       const now = clock();
       if (live(key, now)?.value !== expected) return false;

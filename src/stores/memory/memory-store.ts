@@ -1,16 +1,18 @@
-import { VersionConflictError } from '../../errors.js';
+import { UnsupportedCommitWriteError, VersionConflictError } from '../../errors.js';
 import { createMemoryCancelSignal } from './memory-cancel-signal.js';
-import { createMemoryOnceStore } from './memory-once-store.js';
+import { heldKeys } from './memory-once-store.js';
 import type { CancelSignal } from '../../ports/cancel-signal.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import type { RunEvent } from '../../run/run-events.js';
-import type { ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
+import type { CommitWrite, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import { runNextNudgeAt } from '../../policy/nudge.js';
 
 export interface MemoryStore extends SnapshotStore {
   /** Webhook ids, spent links and button ids, in this process's memory beside the runs. */
   readonly once: OnceStore;
+  /** True for a `putIfAbsent` or `replaceIf` write (on `once`), made in the same step as the commit; false for an `enqueue`. */
+  appliesAtomically(write: CommitWrite): boolean;
   /** Cancels told to the runtimes of this process that share the store. */
   readonly cancels: CancelSignal;
   /** Called with the events of every commit, after it lands. Returns a function that unsubscribes. */
@@ -28,6 +30,22 @@ function pageLimit(limit: number | undefined): number {
 }
 
 /**
+ * The memory store makes a claim or a replace of a key on its own `once` with a commit (one step, nothing awaited
+ * between); a job on a queue lives outside it, so an `enqueue` cannot be made with the run.
+ */
+const appliesAtomically = (write: CommitWrite): boolean => write.kind !== 'enqueue';
+
+/** Refuses, before anything is written, a write the memory store cannot make, and more than one key write. */
+function checkWrites(runId: string, writes: readonly CommitWrite[]): void {
+  let keyWrites = 0;
+  for (const write of writes) {
+    if (!appliesAtomically(write)) throw new UnsupportedCommitWriteError(runId, write.kind, 'a job on a queue cannot be queued in the same step as a run kept in memory');
+    keyWrites += 1;
+    if (keyWrites > 1) throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one key');
+  }
+}
+
+/**
  * The embedded store: runs live in this process's memory. Nothing to
  * install, nothing survives a restart; use `createRedisStore` for that.
  *
@@ -37,7 +55,12 @@ function pageLimit(limit: number | undefined): number {
 export function createMemoryStore(options: { clock?: () => number } = {}): MemoryStore {
   const clock = options.clock ?? Date.now;
   const runs = new Map<string, AgentSnapshot>();
-  const once = createMemoryOnceStore({ clock });
+  const keys = heldKeys(clock);
+  const once: OnceStore = {
+    putIfAbsent: async (key, value, ttlMs) => keys.putIfAbsent(key, value, ttlMs),
+    get: async (key) => keys.get(key),
+    replace: async (key, expected, value, ttlMs) => keys.replace(key, expected, value, ttlMs),
+  };
   const listeners = new Set<(event: RunEvent) => void>();
 
   const publish = (events: readonly RunEvent[] | undefined) => {
@@ -61,15 +84,25 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
     async load(runId) {
       return runs.get(runId);
     },
-    async commit(next, expectedVersion, events) {
+    // Nothing awaits between the checks and the writes, so the run and its key writes land in one step.
+    async commit(next, expectedVersion, events, commitOptions) {
+      const writes = commitOptions?.writes ?? [];
+      checkWrites(next.runId, writes);
       const stored = runs.get(next.runId);
       if (!stored || stored.version !== expectedVersion) throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
       if (next.messages.length < stored.messages.length) {
         throw new VersionConflictError(next.runId, expectedVersion, stored.version);
       }
+      const claim = writes.find((write) => write.kind === 'putIfAbsent');
+      const held = claim === undefined ? undefined : keys.putIfAbsent(claim.key, claim.value, claim.ttlMs);
+      if (held !== undefined) return { replaced: false, held };
       runs.set(next.runId, next);
+      const replace = writes.find((write) => write.kind === 'replaceIf');
+      const replaced = replace === undefined ? claim !== undefined : keys.replace(replace.key, replace.expected, replace.value, replace.ttlMs);
       publish(events);
+      return { replaced };
     },
+    appliesAtomically,
     async listPending(listOptions: ListPendingOptions = {}): Promise<PendingPage> {
       const limit = pageLimit(listOptions.limit);
       const entries: { key: string; entry: PendingApprovalEntry }[] = [];

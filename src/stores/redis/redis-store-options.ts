@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RunEvent, CancelSignal, OnceStore, SnapshotStore } from '../../index.js';
+import type { RunEvent, CancelSignal, CommitWrite, OnceStore, SnapshotStore } from '../../index.js';
 import type { RedisKeys } from './keys.js';
 
 /**
@@ -88,6 +88,11 @@ export interface RedisStore extends SnapshotStore {
   readonly keys: RedisKeys;
   /** A `OnceStore` on the same connection and prefix (`createRedisOnceStore`); where a commit settles a webhook-id's claim. */
   readonly once: OnceStore;
+  /**
+   * Whether a commit makes `write` in its own script: on one server publishing inline and not waiting for replicas,
+   * every kind (an `enqueue` only onto a `createRedisResumeQueue` on this store's connection); otherwise none.
+   */
+  appliesAtomically(write: CommitWrite): boolean;
   /** Cancel notices on the pub/sub channel `${prefix}cancels`: one PUBLISH per cancel, one subscribed connection while a run executes here. */
   readonly cancels: CancelSignal;
   /**

@@ -13,7 +13,7 @@ import { createRedisOnceStore } from './redis-once-store.js';
 import { createOutbox } from './redis-outbox.js';
 import { DEFAULT_PEEK_CACHE_BYTES, RunCache } from './redis-run-cache.js';
 import type { DrainOptions, RedisStore, RedisStoreOptions } from './redis-store-options.js';
-import { jobStreamOf } from './resume-queue.js';
+import { redisCommitWrites } from './redis-commit-writes.js';
 import { registerScripts } from './scripts.js';
 import { addEventCommand } from './stream-event-entry.js';
 import { guarded } from './unavailable.js';
@@ -107,11 +107,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   );
   /** Where the inline script finds the stream and the indexes: keys it is not given, so ioredis does not prefix them. */
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
-  /** The full key of a queue's job stream when the commit script can add to it (same connection, one server), else ''. */
-  const foldedJobStream = (queue: object): string => {
-    const stream = jobStreamOf(queue);
-    return inline && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
-  };
+  const { appliesAtomically, fold } = redisCommitWrites({
+    redis,
+    folds: inline && !durability.waitsForReplicas,
+    connectionPrefix,
+    rememberKey: (key) => keys.remember(key),
+  });
   const outbox = createOutbox({ redis, keys, connectionPrefix, report });
   const indexes = createIndexReads(redis, keys, outbox);
 
@@ -249,27 +250,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       let seenMessages = guess?.version === expectedVersion ? guess.messages : next.messages.length;
       let seenAudit = guess?.version === expectedVersion ? guess.audit : next.audit.length;
       const prepared = prepare(next, events);
-      // Waiting for replicas comes after the script: a commit that then fails must not have queued or answered yet.
-      const fold = inline && !durability.waitsForReplicas;
-      const jobStream = commitOptions.queue === undefined || !fold ? '' : foldedJobStream(commitOptions.queue);
-      const { claimRemembered: claim, replaceRemembered } = commitOptions;
-      if (claim !== undefined && (!fold || replaceRemembered !== undefined)) {
-        throw new ConfigError(
-          `commit: claimRemembered is only made in the commit of a store that claimsInCommit, and not together with replaceRemembered; claim the key with once.putIfAbsent before the commit. Nothing was written.`,
-        );
-      }
-      // A claim is a replace that expects the key absent (checked by the script before it writes anything).
-      const remembered = claim === undefined ? (fold ? replaceRemembered : undefined) : { ...claim, expected: '' };
-      const folded = [
-        jobStream,
-        next.runId,
-        ...(remembered === undefined
-          ? ['', '', '', '']
-          : [`${connectionPrefix}${keys.remember(remembered.key)}`, remembered.expected, remembered.value, String(Math.ceil(remembered.ttlMs))]),
-      ];
+      const { folded, remembered } = fold(next.runId, commitOptions.writes ?? []);
       for (let attempt = 0; attempt < 2; attempt++) {
         const reply = await write(expectedVersion, next, seenMessages, seenAudit, prepared, folded);
-        if (reply[0] === 4) return { queued: false, replaced: false, held: String(reply[1]) };
+        if (reply[0] === 4) return { replaced: false, held: String(reply[1]) };
         if (reply[0] === 1 || reply[0] === 3) {
           await landed(next, prepared, reply);
           // A resent commit (3) had queued the job with its first landing; whether that landing also set the remembered
@@ -278,7 +262,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             reply[0] === 1
               ? reply[3] === 1
               : remembered !== undefined && (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) === remembered.value;
-          return { queued: jobStream !== '', replaced };
+          return { replaced };
         }
         const actual = Number(reply[1]);
         if (reply[0] === 0) {
@@ -315,8 +299,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     cancels: createRedisCancelSignal(redis, keys.cancels, cancelHeartbeatMs),
 
-    // Waiting for replicas comes after the script, so a claim made in it could be answered before it is durable.
-    claimsInCommit: inline && !durability.waitsForReplicas,
+    appliesAtomically,
 
     async publishTransient(events) {
       await guarded('publish model deltas', () =>

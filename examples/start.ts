@@ -69,7 +69,8 @@ if (!once) {
       `-d '${JSON.stringify({ approveAll: true, approvedBy: 'you', signatures: paused.pendingApprovals.map((request) => request.signature) })}'`,
   );
   // The CLI decides over HTTP too: the review script's --url is this demo's default address.
-  const reviewArgs = [...(port === 3000 ? [] : ['--url', url]), ...(process.env['COUNTERSIGN_TOKEN'] === undefined ? ['--token', token] : [])];
+  // --token=TOKEN, not --token TOKEN: a generated token may begin with '-', which would read as another option.
+  const reviewArgs = [...(port === 3000 ? [] : ['--url', url]), ...(process.env['COUNTERSIGN_TOKEN'] === undefined ? [`--token=${token}`] : [])];
   const review = `npm run review${reviewArgs.length === 0 ? ' (with COUNTERSIGN_TOKEN set)' : ` -- ${reviewArgs.join(' ')}`}`;
   console.log(`or review them one by one in another terminal: ${review}`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutDown(0));

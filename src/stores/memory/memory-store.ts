@@ -45,6 +45,50 @@ function checkWrites(runId: string, writes: readonly CommitWrite[]): void {
   }
 }
 
+/** The pending approvals of the runs, soonest expiry first, one page after `cursor`. */
+function pendingPage(runs: Iterable<AgentSnapshot>, listOptions: ListPendingOptions): PendingPage {
+  const limit = pageLimit(listOptions.limit);
+  const entries: { key: string; entry: PendingApprovalEntry }[] = [];
+  for (const run of runs) {
+    if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
+    if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
+    for (const request of run.pendingApprovals) {
+      const entry = {
+        runId: run.runId,
+        agentName: run.agentName,
+        ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+        ...(run.requestedBy === undefined ? {} : { requestedBy: run.requestedBy }),
+        request,
+      };
+      const key = sortKey(entry);
+      if (listOptions.cursor === undefined || key > listOptions.cursor) entries.push({ key, entry });
+    }
+  }
+  entries.sort((a, b) => (a.key < b.key ? -1 : 1));
+  const page = entries.slice(0, limit);
+  return {
+    items: page.map((item) => item.entry),
+    ...(entries.length > limit ? { cursor: page.at(-1)!.key } : {}),
+  };
+}
+
+/** The ids of at most `limit` runs that `due` picks. */
+function dueRuns(runs: Iterable<AgentSnapshot>, limit: number, due: (run: AgentSnapshot) => boolean): string[] {
+  const picked: string[] = [];
+  for (const run of runs) {
+    if (picked.length >= limit) break;
+    if (due(run)) picked.push(run.runId);
+  }
+  return picked;
+}
+
+/** A running run whose process is gone: every lease of its executing calls ended, or no progress since `staleBefore`. */
+function abandoned(run: AgentSnapshot, now: number, staleBefore: number): boolean {
+  if (run.status !== 'running') return false;
+  const leased = run.toolCalls.filter((record) => record.status === 'executing');
+  return leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : run.updatedAt < staleBefore;
+}
+
 /**
  * The embedded store: runs live in this process's memory. Nothing to
  * install, nothing survives a restart; use `createRedisStore` for that.
@@ -103,59 +147,15 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       return { replaced };
     },
     appliesAtomically,
-    async listPending(listOptions: ListPendingOptions = {}): Promise<PendingPage> {
-      const limit = pageLimit(listOptions.limit);
-      const entries: { key: string; entry: PendingApprovalEntry }[] = [];
-      for (const run of runs.values()) {
-        if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
-        if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
-        for (const request of run.pendingApprovals) {
-          const entry = {
-            runId: run.runId,
-            agentName: run.agentName,
-            ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
-            ...(run.requestedBy === undefined ? {} : { requestedBy: run.requestedBy }),
-            request,
-          };
-          const key = sortKey(entry);
-          if (listOptions.cursor === undefined || key > listOptions.cursor) entries.push({ key, entry });
-        }
-      }
-      entries.sort((a, b) => (a.key < b.key ? -1 : 1));
-      const page = entries.slice(0, limit);
-      return {
-        items: page.map((item) => item.entry),
-        ...(entries.length > limit ? { cursor: page.at(-1)!.key } : {}),
-      };
-    },
-    async expiredRuns(now, limit = 100) {
-      const due: string[] = [];
-      for (const run of runs.values()) {
-        if (due.length >= limit) break;
-        if (run.status === 'awaitingApproval' && run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now)) due.push(run.runId);
-      }
-      return due;
-    },
-    async nudgeDueRuns(now, limit = 100) {
-      const due: string[] = [];
-      for (const run of runs.values()) {
-        if (due.length >= limit) break;
+    listPending: async (listOptions = {}) => pendingPage(runs.values(), listOptions),
+    expiredRuns: async (now, limit = 100) =>
+      dueRuns(runs.values(), limit, (run) => run.status === 'awaitingApproval' && run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now)),
+    nudgeDueRuns: async (now, limit = 100) =>
+      dueRuns(runs.values(), limit, (run) => {
         const at = runNextNudgeAt(run);
-        if (at !== undefined && at <= now) due.push(run.runId);
-      }
-      return due;
-    },
-    async runsToRecover(now, staleBefore, limit = 100) {
-      const due: string[] = [];
-      for (const run of runs.values()) {
-        if (due.length >= limit) break;
-        if (run.status !== 'running') continue;
-        const leased = run.toolCalls.filter((record) => record.status === 'executing');
-        const abandoned = leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : run.updatedAt < staleBefore;
-        if (abandoned) due.push(run.runId);
-      }
-      return due;
-    },
+        return at !== undefined && at <= now;
+      }),
+    runsToRecover: async (now, staleBefore, limit = 100) => dueRuns(runs.values(), limit, (run) => abandoned(run, now, staleBefore)),
     async delete(runId) {
       runs.delete(runId);
     },

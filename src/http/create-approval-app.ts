@@ -158,20 +158,8 @@ const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value ==
  */
 export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions = {}): Hono<AppEnv> {
   parseOptions(optionsSchema, options, 'createApprovalApp');
-  if (typeof (runtime as Runtime | undefined)?.respond !== 'function') {
-    throw new ConfigError('createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).');
-  }
-  const bearerTokens = list(options.bearerToken);
-  const webhookSecrets = list(options.webhookSecret);
-  if (bearerTokens.length === 0 && webhookSecrets.length === 0 && options.insecure !== true) {
-    throw new ConfigError(
-      'createApprovalApp: set bearerToken and/or webhookSecret (a whsec_ secret) so that only your systems can approve tool calls; ' +
-        'pass insecure: true only for a demo on loopback.',
-    );
-  }
+  const { bearerTokens, webhookSecrets } = credentialsOf(runtime, options);
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
-  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createApprovalApp');
-
   const report = (error: unknown, context: ApprovalAppErrorContext) => {
     try {
       options.onError?.(error, context);
@@ -179,52 +167,12 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       // The reporter's own failure has nowhere left to go.
     }
   };
-
   const clock = options.clock ?? Date.now;
   const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock, inboxCheck(runtime));
-  const auth: AuthSettings = {
-    bearerTokens,
-    webhookSecrets,
-    insecure: bearerTokens.length === 0 && webhookSecrets.length === 0,
-    clock,
-    maxBodyBytes,
-    toleranceSeconds: 300,
-    sessions,
-  };
-  const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
-  const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
-  // An enqueued decision on a store that claims a key atomically with its commit claims the webhook-id with that commit: one round trip.
-  const claimedByCommit = resumeMode === 'enqueue' && runtime.once === runtime.store.once && runtime.store.appliesAtomically?.(CLAIM_PROBE) === true;
-  const write = [writeAuth, claimDeliveries(runtime.once, reportDedupe)] as const;
-  const settings: RouteSettings = {
-    runtime,
-    resumeMode,
-    resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
-    read: authenticate(auth, { acceptSignature: false, readBody: false }),
-    readPending: authenticate(auth, { acceptSignature: false, readBody: false, inboxSessions: true }),
-    write,
-    decide: claimedByCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
-    claimedByCommit,
-    report,
-  };
-
-  const app = new Hono<AppEnv>();
-  app.onError((error, c) => {
-    const answer = problemFor(error);
-    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.path });
-    return problemResponse(answer.problem, answer.headers);
-  });
-  app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
-
-  app.use(safeHeaders());
-  if (auth.insecure) app.use(loopbackOnly());
-  // A declared length over the limit is refused before anything. Bodies are read (never past the limit, chunked ones
-  // included) only by the routes that need them, after their credentials and headers are checked.
-  app.use(async function declaredLength(c, next) {
-    if (Number(c.req.header('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
-    await next();
-  });
-
+  const insecure = bearerTokens.length === 0 && webhookSecrets.length === 0;
+  const auth: AuthSettings = { bearerTokens, webhookSecrets, insecure, clock, maxBodyBytes, toleranceSeconds: 300, sessions };
+  const settings = routeSettingsOf(runtime, options, auth, report);
+  const app = appShell(auth, report);
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const history = auditHistory(feed, HISTORY_LIMIT);
   app
@@ -236,7 +184,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
     .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
-    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure: auth.insecure, maxBodyBytes, clock, history }))
+    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure, maxBodyBytes, clock, history }))
     .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', consoleGrantRoutes(settings, { sessions, maxBodyBytes }))
     .route('/', linkRoutes(settings));
@@ -249,4 +197,61 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
       app.routes.filter((route) => route.method !== 'ALL'),
     ),
   );
+}
+
+/** The app's credentials, checked: a runtime to decide with, and a bearer token or webhook secret unless insecure. */
+function credentialsOf(runtime: Runtime, options: ApprovalAppOptions): { bearerTokens: readonly string[]; webhookSecrets: readonly string[] } {
+  if (typeof (runtime as Runtime | undefined)?.respond !== 'function') {
+    throw new ConfigError('createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).');
+  }
+  const bearerTokens = list(options.bearerToken);
+  const webhookSecrets = list(options.webhookSecret);
+  if (bearerTokens.length === 0 && webhookSecrets.length === 0 && options.insecure !== true) {
+    throw new ConfigError(
+      'createApprovalApp: set bearerToken and/or webhookSecret (a whsec_ secret) so that only your systems can approve tool calls; ' +
+        'pass insecure: true only for a demo on loopback.',
+    );
+  }
+  return { bearerTokens, webhookSecrets };
+}
+
+/** What every route group shares: the runtime, how runs go on, and the credentials each kind of route asks for. */
+function routeSettingsOf(runtime: Runtime, options: ApprovalAppOptions, auth: AuthSettings, report: RouteSettings['report']): RouteSettings {
+  const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createApprovalApp');
+  const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
+  const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
+  // An enqueued decision on a store that claims a key atomically with its commit claims the webhook-id with that commit: one round trip.
+  const claimedByCommit = resumeMode === 'enqueue' && runtime.once === runtime.store.once && runtime.store.appliesAtomically?.(CLAIM_PROBE) === true;
+  const write = [writeAuth, claimDeliveries(runtime.once, reportDedupe)] as const;
+  return {
+    runtime,
+    resumeMode,
+    resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
+    read: authenticate(auth, { acceptSignature: false, readBody: false }),
+    readPending: authenticate(auth, { acceptSignature: false, readBody: false, inboxSessions: true }),
+    write,
+    decide: claimedByCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
+    claimedByCommit,
+    report,
+  };
+}
+
+/** The app before its routes: problem answers for errors and unknown routes, safe headers, the body limit. */
+function appShell(auth: AuthSettings, report: RouteSettings['report']): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError((error, c) => {
+    const answer = problemFor(error);
+    if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.path });
+    return problemResponse(answer.problem, answer.headers);
+  });
+  app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
+  app.use(safeHeaders());
+  if (auth.insecure) app.use(loopbackOnly());
+  // A declared length over the limit is refused before anything. Bodies are read (never past the limit, chunked ones
+  // included) only by the routes that need them, after their credentials and headers are checked.
+  app.use(async function declaredLength(c, next) {
+    if (Number(c.req.header('content-length') ?? 0) > auth.maxBodyBytes) throw tooLarge(auth.maxBodyBytes);
+    await next();
+  });
+  return app;
 }

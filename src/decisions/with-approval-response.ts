@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './authority/signature-mismatch.js';
 import {
   ApprovalExpiredError,
   ApprovalSignatureError,
-  ApproverNotAllowedError,
   ConfigError,
   DecisionConflictError,
   InvalidEditError,
@@ -16,19 +14,15 @@ import type { Agent } from '../agent/agent-types.js';
 import { compileRules } from '../policy/policy.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import type { Decision } from '../loop/agent-machine.js';
-import { signLegacyRequest, signRequest } from './approval-request.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { personNameSchema } from './authority/person-name.js';
-import { approversNow, mayDecide } from './authority/who-may-decide.js';
-import { historyVerifies } from '../policy/nudge.js';
 import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
-import { SIGNATURE_V2, signDecision } from './decision-signature.js';
-import { canonicalJson, digestOf, safeEqual } from '../run/digest.js';
-import { argsMatch } from '../policy/grants/args-match.js';
+import { signDecision } from './decision-signature.js';
+import { digestOf, safeEqual } from '../run/digest.js';
 import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
-import { grantIdOf } from '../policy/grants/grant-of-decision.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
-import { currentToolCalls } from '../run/current-tool-calls.js';
+import { checkApprover, checkScope, type Decider, isExpired, sameOutcome, verifyRequestIntegrity } from './response-checks.js';
+import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
 import { step } from '../loop/step.js';
 import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry } from '../run/types.js';
@@ -53,12 +47,6 @@ export interface DecideOptions {
 }
 
 const decideSchema = optionsObject({ agent: agentOption.optional() });
-
-/**
- * What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret.
- * @internal
- */
-type Decider = Pick<Agent, 'name' | 'tools'> & { readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'> };
 
 const NO_RULES = compileRules([]);
 
@@ -98,82 +86,6 @@ const responseSchema = optionsObject({
   signature: z.string().optional(),
   dismissed: z.boolean().optional(),
 });
-
-/** Same outcome: same verdict (a dismissal is its own), same scope and bounds, same edit. Who and when do not matter. */
-function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): boolean {
-  return (
-    (entry.decision === 'approved') === response.approved &&
-    (entry.source === 'dismissed') === (response.dismissed === true) &&
-    entry.scope === (response.scope ?? 'once') &&
-    canonicalJson(entry.grant ?? null) === canonicalJson(response.grant ?? null) &&
-    entry.editedArgsDigest === editedArgsDigest
-  );
-}
-
-/** A scope and bounds that can be carried out on this run: refused with the fix before anything is recorded. */
-function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse): void {
-  const scope = response.scope ?? 'once';
-  const where = `withApprovalResponse (approval ${response.approvalId})`;
-  if (scope === 'session' && snapshot.sessionId === undefined) {
-    throw new ConfigError(
-      `${where}: scope 'session' needs a run that belongs to a session, and run ${snapshot.runId} has none; start runs with execute({ input, sessionId }) or runtime.start(agent, { input, sessionId }), or use scope 'run' or 'agent'.`,
-    );
-  }
-  if (scope === 'agent' && response.grant?.ttlMs === undefined) {
-    throw new ConfigError(`${where}: scope 'agent' covers every run of the agent, so it needs an end: give grant: { ttlMs } (e.g. 15 * 60_000 for 15 minutes).`, 'missing_option');
-  }
-  if (response.grant !== undefined && scope !== 'session' && scope !== 'agent') {
-    throw new ConfigError(`${where}: grant bounds go with scope 'session' or 'agent'; this decision has scope '${scope}'.`);
-  }
-}
-
-function checkApprover(agent: Decider, request: ApprovalRequest, approvedBy: string | undefined): void {
-  if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, approversNow(request));
-}
-
-/**
- * With a decision secret: the request must be signed, over everything the
- * person relied on (display copy, approvers, rule, expiry), and the real
- * arguments of the pending call must still be the ones it was signed for.
- * A request signed the v1 way (before snapshot format 2) did not bind its
- * approvers, rule or expiry, so it may be denied but not approved.
- * @internal the runtime checks a request with it too; users decide through `withApprovalResponse`.
- */
-export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
-  const secret = agent.settings.decisionSecret;
-  if (secret === undefined) return;
-  const call = currentToolCalls(snapshot).find((item) => item.id === request.toolCallId);
-  if (!call || call.name !== request.toolName || digestOf(call.args) !== request.argsDigest) {
-    throw new ApprovalSignatureError(request.approvalId, 'the pending call no longer matches what was put to the approver (arguments or tool changed). Nothing was run.');
-  }
-  // The format is read from the signature itself; without the secret nobody can make a v1 one, so a v2 request cannot be passed off as v1.
-  const signature = request.signature ?? '';
-  // Reminders and escalations are signed on their own: one added in storage (a forged escalation) is refused.
-  if (!historyVerifies(secret, request, snapshot)) {
-    throw new ApprovalSignatureError(
-      request.approvalId,
-      `the request history (reminders and escalations) is not the one the sweeper signed; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
-    );
-  }
-  if (signature.startsWith(SIGNATURE_V2)) {
-    if (safeEqual(signature, signRequest(secret, request, snapshot))) return;
-  } else if (signature !== '' && safeEqual(signature, signLegacyRequest(secret, request, snapshot.runId))) {
-    if (!approving) return;
-    throw new ApprovalSignatureError(
-      request.approvalId,
-      'the request was signed by an older countersign (snapshot format 1), whose signature does not cover its approvers, rule, expiry or display, so it cannot be approved safely. Deny it (the model may ask again) or cancel the run. Nothing was run.',
-    );
-  }
-  throw new ApprovalSignatureError(
-    request.approvalId,
-    `the request signature is missing or does not match what was put to the approver (arguments, display, approvers, rule or expiry); ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
-  );
-}
-
-/** Whether a request can be decided now, by the runtime's (or caller's) clock. */
-function isExpired(request: ApprovalRequest, at: number): boolean {
-  return request.expiresAt !== undefined && at >= request.expiresAt && (request.onExpire ?? 'deny') === 'deny';
-}
 
 /**
  * Records a decision and returns the new snapshot; the input is untouched.
@@ -318,91 +230,6 @@ function decide(
   }
   if (standing && response.dismissed !== true) decisions.push(...siblingsCoveredByGrant(agent, snapshot, request, response, respondedAt));
   return step(snapshot, { type: 'DECIDED', at: respondedAt, decisions });
-}
-
-/**
- * Approving a tool for the run also answers its other calls waiting in this
- * turn, each checked on its own: one whose request was altered, has expired,
- * or that the decider may not decide stays pending for someone who may.
- */
-function siblingsApprovedByMemory(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
-  const decisions: Decision[] = [];
-  for (const sibling of snapshot.pendingApprovals) {
-    // One person's memory is never a quorum: a sibling that needs several people stays pending for them.
-    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || isQuorumRequest(sibling)) continue;
-    try {
-      verifyRequestIntegrity(agent, snapshot, sibling, true);
-    } catch {
-      continue;
-    }
-    if (isExpired(sibling, at) || !mayDecide(agent, sibling, approvedBy)) continue;
-    decisions.push({
-      approvalId: sibling.approvalId,
-      approved: true,
-      audit: signDecision(agent.settings.decisionSecret, snapshot, {
-        approvalId: sibling.approvalId,
-        toolCallId: sibling.toolCallId,
-        toolName: sibling.toolName,
-        decision: 'approved',
-        source: 'memory',
-        scope: 'once',
-        at,
-        argsDigest: sibling.argsDigest,
-        reason: `${sibling.toolName} was approved for the rest of this run`,
-        ...(approvedBy === undefined ? {} : { by: approvedBy }),
-        ...coverageFields(sibling),
-      }),
-    });
-  }
-  return decisions;
-}
-
-/**
- * A session or agent decision also answers the calls of the same tool waiting in this turn that its grant covers
- * (arguments matching, uses left), each checked on its own as for run memory; each is a use of the grant (the decided
- * call itself is not: `uses` counts the calls the grant decides). An approval never answers a sibling that needs a
- * quorum (one person's grant is not several people's votes); a denial does, as a deny grant would.
- */
-function siblingsCoveredByGrant(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
-  const decisions: Decision[] = [];
-  const grantId = grantIdOf(snapshot.runId, granted.approvalId);
-  const usesLeft = response.grant?.uses ?? Number.POSITIVE_INFINITY;
-  const tool = agent.tools.get(granted.toolName);
-  const calls = currentToolCalls(snapshot);
-  const reason = `${granted.toolName} was ${response.approved ? 'approved' : 'denied'} for ${response.scope === 'session' ? 'this session' : `agent ${agent.name}`}`;
-  for (const sibling of snapshot.pendingApprovals) {
-    if (decisions.length >= usesLeft) break;
-    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || !tool) continue;
-    if (response.approved && isQuorumRequest(sibling)) continue;
-    try {
-      verifyRequestIntegrity(agent, snapshot, sibling, response.approved);
-    } catch {
-      continue;
-    }
-    if (isExpired(sibling, at) || !mayDecide(agent, sibling, response.approvedBy)) continue;
-    const parsed = tool.input.safeParse(calls.find((call) => call.id === sibling.toolCallId)?.args);
-    if (!parsed.success || !argsMatch(response.grant?.argsMatch, parsed.data)) continue;
-    decisions.push({
-      approvalId: sibling.approvalId,
-      approved: response.approved,
-      audit: signDecision(agent.settings.decisionSecret, snapshot, {
-        approvalId: sibling.approvalId,
-        toolCallId: sibling.toolCallId,
-        toolName: sibling.toolName,
-        decision: response.approved ? 'approved' : 'denied',
-        source: 'grant',
-        scope: 'once',
-        at,
-        argsDigest: sibling.argsDigest,
-        reason,
-        grantId,
-        ...(response.approvedBy === undefined ? {} : { by: response.approvedBy }),
-        ...coverageFields(sibling),
-      }),
-      ...(response.approved ? {} : { denialResult: denialResult(reason, 'policy') }),
-    });
-  }
-  return decisions;
 }
 
 /**

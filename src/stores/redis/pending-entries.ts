@@ -23,30 +23,114 @@ export interface PendingEntries {
 }
 
 export function pendingEntries(options: GroupReaderOptions, report: (info: StreamErrorInfo) => void): PendingEntries {
-  const { key, group, consumer } = options;
-  const redis = asClient(options.redis);
+  return new ConsumerPendingEntries(options, report);
+}
 
-  const ack = async (id: string) => {
+type Claimed = { readonly entries: readonly Entry[]; readonly deliveries: ReadonlyMap<string, number> };
+
+/** The pending entries of one consumer (`options.consumer`); holds the XAUTOCLAIM cursor between claims. */
+class ConsumerPendingEntries implements PendingEntries {
+  readonly #options: GroupReaderOptions;
+  readonly #report: (info: StreamErrorInfo) => void;
+  readonly #redis: ReturnType<typeof asClient>;
+  #cursor = '0-0';
+
+  constructor(options: GroupReaderOptions, report: (info: StreamErrorInfo) => void) {
+    this.#options = options;
+    this.#report = report;
+    this.#redis = asClient(options.redis);
+  }
+
+  async ack(id: string): Promise<void> {
+    const { key, group } = this.#options;
     try {
-      if (options.deleteOnAck) {
-        await Promise.all([redis.call('XACK', key, group, id), redis.call('XDEL', key, id)]);
+      if (this.#options.deleteOnAck) {
+        await Promise.all([this.#redis.call('XACK', key, group, id), this.#redis.call('XDEL', key, id)]);
       } else {
-        await redis.call('XACK', key, group, id);
+        await this.#redis.call('XACK', key, group, id);
       }
     } catch (error) {
       // Left pending: it will be claimed and delivered again (at-least-once).
-      report({ error: toStoreError(`acknowledge ${id} on ${key}`, error), phase: 'ack', entryId: id });
+      this.#report({ error: toStoreError(`acknowledge ${id} on ${key}`, error), phase: 'ack', entryId: id });
     }
-  };
+  }
+
+  async recreateGroup(): Promise<void> {
+    try {
+      await ensureGroup(this.#options.redis, this.#options.key, this.#options.group, this.#options.startId);
+    } catch (error) {
+      this.#report({ error, phase: 'group' });
+    }
+  }
+
+  async deadLetter(entry: HeldEntry): Promise<void> {
+    const { key, group, maxDeliveries } = this.#options;
+    try {
+      await this.#redis.call(
+        'XADD',
+        `${key}:dead`,
+        'MAXLEN',
+        '~',
+        10_000,
+        '*',
+        ...Object.entries(entry.fields).flat(),
+        'deadId',
+        entry.id,
+        'deadGroup',
+        group,
+        'deadDeliveries',
+        entry.deliveries,
+      );
+      await this.ack(entry.id);
+      this.#report({
+        error: new Error(`Entry ${entry.id} of ${key} was delivered ${entry.deliveries} times (maxDeliveries ${maxDeliveries}); moved to ${key}:dead and acknowledged.`),
+        phase: 'dead-letter',
+        entryId: entry.id,
+        deliveries: entry.deliveries,
+      });
+    } catch (error) {
+      this.#report({ error: toStoreError(`dead-letter ${entry.id} of ${key}`, error), phase: 'dead-letter', entryId: entry.id, deliveries: entry.deliveries });
+    }
+  }
+
+  async claimIdle(count: number, isHeld: (id: string) => boolean): Promise<Claimed | undefined> {
+    const { key, group, consumer } = this.#options;
+    try {
+      const reply = await this.#redis.call('XAUTOCLAIM', key, group, consumer, this.#options.claimIdleMs, this.#cursor, 'COUNT', count);
+      if (!Array.isArray(reply)) return undefined;
+      this.#cursor = text(reply[0]) ?? '0-0';
+      const entries = parseEntries(reply[1]).filter((entry) => !isHeld(entry.id));
+      if (entries.length === 0) return undefined;
+      return { entries, deliveries: await this.#deliveryCounts(entries.map((entry) => entry.id)) };
+    } catch (error) {
+      if (isNoGroup(error)) await this.recreateGroup();
+      else this.#report({ error: toStoreError(`claim idle entries of ${key}`, error), phase: 'claim' });
+      return undefined;
+    }
+  }
+
+  async refresh(ids: readonly string[], isHeld: (id: string) => boolean): Promise<void> {
+    if (ids.length === 0) return;
+    const { key, group, consumer } = this.#options;
+    try {
+      // Refresh only what is still ours: an entry another consumer claimed
+      // while this process stalled stays with it.
+      const ours = [...(await this.#deliveryCounts(ids)).keys()].filter(isHeld);
+      if (ours.length > 0) await this.#redis.call('XCLAIM', key, group, consumer, 0, ...ours, 'JUSTID');
+    } catch (error) {
+      this.#report({ error: toStoreError(`refresh the entries held from ${key}`, error), phase: 'heartbeat' });
+    }
+  }
 
   /** Delivery counts of entries this consumer now owns, from XPENDING. */
-  const deliveryCounts = async (ids: readonly string[]): Promise<Map<string, number>> => {
+  async #deliveryCounts(ids: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     if (ids.length === 0) return counts;
+    const { key, group, consumer } = this.#options;
     const sorted = [...ids].sort(compareIds);
     // One range query instead of one per id; the range may also hold this
     // consumer's failed entries waiting to be claimed again, hence the slack.
-    const reply = await redis.call('XPENDING', key, group, sorted[0]!, sorted[sorted.length - 1]!, Math.max(ids.length * 4, 1_000), consumer);
+    const reply = await this.#redis.call('XPENDING', key, group, sorted[0]!, sorted[sorted.length - 1]!, Math.max(ids.length * 4, 1_000), consumer);
     if (Array.isArray(reply)) {
       for (const row of reply) {
         if (!Array.isArray(row)) continue;
@@ -56,72 +140,5 @@ export function pendingEntries(options: GroupReaderOptions, report: (info: Strea
       }
     }
     return counts;
-  };
-
-  const recreateGroup = async () => {
-    try {
-      await ensureGroup(options.redis, key, group, options.startId);
-    } catch (error) {
-      report({ error, phase: 'group' });
-    }
-  };
-
-  let cursor = '0-0';
-  return {
-    ack,
-    recreateGroup,
-    async deadLetter(entry) {
-      try {
-        await redis.call(
-          'XADD',
-          `${key}:dead`,
-          'MAXLEN',
-          '~',
-          10_000,
-          '*',
-          ...Object.entries(entry.fields).flat(),
-          'deadId',
-          entry.id,
-          'deadGroup',
-          group,
-          'deadDeliveries',
-          entry.deliveries,
-        );
-        await ack(entry.id);
-        report({
-          error: new Error(`Entry ${entry.id} of ${key} was delivered ${entry.deliveries} times (maxDeliveries ${options.maxDeliveries}); moved to ${key}:dead and acknowledged.`),
-          phase: 'dead-letter',
-          entryId: entry.id,
-          deliveries: entry.deliveries,
-        });
-      } catch (error) {
-        report({ error: toStoreError(`dead-letter ${entry.id} of ${key}`, error), phase: 'dead-letter', entryId: entry.id, deliveries: entry.deliveries });
-      }
-    },
-    async claimIdle(count, isHeld) {
-      try {
-        const reply = await redis.call('XAUTOCLAIM', key, group, consumer, options.claimIdleMs, cursor, 'COUNT', count);
-        if (!Array.isArray(reply)) return undefined;
-        cursor = text(reply[0]) ?? '0-0';
-        const entries = parseEntries(reply[1]).filter((entry) => !isHeld(entry.id));
-        if (entries.length === 0) return undefined;
-        return { entries, deliveries: await deliveryCounts(entries.map((entry) => entry.id)) };
-      } catch (error) {
-        if (isNoGroup(error)) await recreateGroup();
-        else report({ error: toStoreError(`claim idle entries of ${key}`, error), phase: 'claim' });
-        return undefined;
-      }
-    },
-    async refresh(ids, isHeld) {
-      if (ids.length === 0) return;
-      try {
-        // Refresh only what is still ours: an entry another consumer claimed
-        // while this process stalled stays with it.
-        const ours = [...(await deliveryCounts(ids)).keys()].filter(isHeld);
-        if (ours.length > 0) await redis.call('XCLAIM', key, group, consumer, 0, ...ours, 'JUSTID');
-      } catch (error) {
-        report({ error: toStoreError(`refresh the entries held from ${key}`, error), phase: 'heartbeat' });
-      }
-    },
-  };
+  }
 }

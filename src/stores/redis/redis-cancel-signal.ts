@@ -20,25 +20,7 @@ export const DEFAULT_CANCEL_HEARTBEAT_MS = 10_000;
 export function createRedisCancelSignal(redis: RedisClient, channel: string, heartbeatMs = DEFAULT_CANCEL_HEARTBEAT_MS): CancelSignal {
   const listeners = new Set<(notice: CancelNotice) => void>();
   const gapListeners = new Set<() => void>();
-  let session: { readonly connection: Redis; readonly ready: Promise<unknown>; readonly heartbeat: NodeJS.Timeout } | undefined;
-
-  const deliver = (from: string, message: string) => {
-    if (from !== channel) return;
-    let parsed: ReturnType<typeof noticeSchema.safeParse>;
-    try {
-      parsed = noticeSchema.safeParse(JSON.parse(message));
-    } catch {
-      return;
-    }
-    if (!parsed.success) return;
-    for (const listener of [...listeners]) {
-      try {
-        listener(parsed.data);
-      } catch {
-        // One listener's failure must not keep the notice from the others.
-      }
-    }
-  };
+  let session: Subscriber | undefined;
 
   const close = (current: typeof session) => {
     if (current === undefined || session !== current) return;
@@ -47,54 +29,15 @@ export function createRedisCancelSignal(redis: RedisClient, channel: string, hea
     current.connection.disconnect();
   };
 
-  /** After a reconnect: subscribed again (confirmed), then every listener is told it may have missed notices. */
-  const resubscribed = (connection: Redis) => {
-    connection
-      .subscribe(channel)
-      .then(() => {
-        for (const missed of [...gapListeners]) {
-          try {
-            missed();
-          } catch {
-            // As with notices: one listener's failure is its own.
-          }
-        }
-      })
-      .catch(() => {});
-  };
-
-  const open = () => {
-    // Same options as the store's connection (keyPrefix too); on one server named after it, so an operator can tell it apart.
-    const single = redis as Redis;
-    const connection = (
-      redis.isCluster ? (redis as Cluster).duplicate() : single.duplicate({ connectionName: `${single.options.connectionName ?? 'countersign'}-cancels` })
-    ) as Redis;
-    connection.on('error', () => {});
-    connection.on('message', deliver);
-    let connected = false;
-    let unanswered = false;
-    connection.on('ready', () => {
-      unanswered = false;
-      if (connected) resubscribed(connection);
-      connected = true;
+  const open = () =>
+    openSubscriber(redis, channel, heartbeatMs, {
+      message: (from, message) => {
+        if (from !== channel) return;
+        const notice = parseNotice(message);
+        if (notice) callEach(listeners, (listener) => listener(notice));
+      },
+      missed: () => callEach(gapListeners, (missed) => missed()),
     });
-    // A link that goes quiet without closing delivers nothing and reports nothing; only an unanswered ping shows it.
-    const heartbeat = setInterval(() => {
-      if (connection.status !== 'ready') return;
-      if (unanswered) {
-        unanswered = false;
-        connection.disconnect(true);
-        return;
-      }
-      unanswered = true;
-      connection.ping().then(
-        () => (unanswered = false),
-        () => {},
-      );
-    }, heartbeatMs);
-    heartbeat.unref();
-    return { connection, heartbeat, ready: guarded('listen for cancels', () => connection.subscribe(channel)) };
-  };
 
   return {
     async publish(notice) {
@@ -122,4 +65,74 @@ export function createRedisCancelSignal(redis: RedisClient, channel: string, hea
       return stop;
     },
   };
+}
+
+/** The one subscribed connection of a process, its heartbeat, and the first SUBSCRIBE. */
+interface Subscriber {
+  readonly connection: Redis;
+  readonly ready: Promise<unknown>;
+  readonly heartbeat: NodeJS.Timeout;
+}
+
+/** A notice from a message on the channel; undefined when it is not JSON or not a notice. */
+function parseNotice(message: string): CancelNotice | undefined {
+  let parsed: ReturnType<typeof noticeSchema.safeParse>;
+  try {
+    parsed = noticeSchema.safeParse(JSON.parse(message));
+  } catch {
+    return undefined;
+  }
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Calls `call` on each of (a copy of) `listeners`: one listener's failure must not keep the call from the others. */
+function callEach<Listener>(listeners: ReadonlySet<Listener>, call: (listener: Listener) => void): void {
+  for (const listener of [...listeners]) {
+    try {
+      call(listener);
+    } catch {
+      // The listener's failure is its own.
+    }
+  }
+}
+
+/**
+ * Opens a subscribed connection to `channel`: `on.message` gets its messages, `on.missed` runs after a reconnect
+ * once subscribed again (confirmed), since notices may have gone by meanwhile.
+ */
+function openSubscriber(redis: RedisClient, channel: string, heartbeatMs: number, on: { message: (from: string, message: string) => void; missed: () => void }): Subscriber {
+  // Same options as the store's connection (keyPrefix too); on one server named after it, so an operator can tell it apart.
+  const single = redis as Redis;
+  const connection = (
+    redis.isCluster ? (redis as Cluster).duplicate() : single.duplicate({ connectionName: `${single.options.connectionName ?? 'countersign'}-cancels` })
+  ) as Redis;
+  connection.on('error', () => {});
+  connection.on('message', on.message);
+  let connected = false;
+  let unanswered = false;
+  connection.on('ready', () => {
+    unanswered = false;
+    if (connected)
+      connection
+        .subscribe(channel)
+        .then(on.missed)
+        .catch(() => {});
+    connected = true;
+  });
+  // A link that goes quiet without closing delivers nothing and reports nothing; only an unanswered ping shows it.
+  const heartbeat = setInterval(() => {
+    if (connection.status !== 'ready') return;
+    if (unanswered) {
+      unanswered = false;
+      connection.disconnect(true);
+      return;
+    }
+    unanswered = true;
+    connection.ping().then(
+      () => (unanswered = false),
+      () => {},
+    );
+  }, heartbeatMs);
+  heartbeat.unref();
+  return { connection, heartbeat, ready: guarded('listen for cancels', () => connection.subscribe(channel)) };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { ConsumeOutcome, Grant, GrantFilter, GrantRecord, GrantState, GrantStore, GrantUse } from '../../index.js';
 import { isListed } from '../../kit/index.js';
-import { redisKeys } from './keys.js';
+import { redisKeys, type RedisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';
 
@@ -73,92 +73,104 @@ class Seen {
  */
 export function createRedisGrantStore(options: RedisGrantStoreOptions): GrantStore {
   const { redis } = options;
-  const keys = redisKeys(options.prefix);
-  const scripts = registerScripts(redis);
-
-  const seen = new Seen();
-
-  /** One grant as stored, or undefined; what this process saw revoked or spent stays so. */
-  const readOne = async (id: string): Promise<GrantRecord | undefined> => {
-    const row = (await guarded('read a grant', () => scripts.countersignReadGrant(keys.grant(id)))) as [string, number, number] | null;
-    if (row == null) return undefined;
-    let grant: Grant;
-    try {
-      grant = JSON.parse(row[0]) as Grant;
-    } catch {
-      // Not JSON: not a grant anyone wrote; it covers nothing (the signature check would refuse it anyway).
-      return undefined;
-    }
-    if (row[2] === 1) seen.revoke(id);
-    return Object.freeze({ grant: Object.freeze(grant), used: seen.spent(id, Number(row[1])), revoked: seen.revoked.has(id) });
-  };
-
-  /** The grants an index names, as stored; ids whose hash has expired are dropped from the index on the way. */
-  const read = async (index: string): Promise<{ state: GrantState; revoked: boolean }[]> => {
-    const ids = await guarded('list grants', () => redis.zrange(index, '0', '-1'));
-    const records = await Promise.all(ids.map((id) => readOne(id)));
-    const gone = ids.filter((_, index) => records[index] === undefined);
-    if (gone.length > 0) await guarded('tidy the grant index', () => redis.zrem(index, ...gone));
-    return records.flatMap((record) => (record === undefined ? [] : [{ state: Object.freeze({ ...record.grant, used: record.used }), revoked: record.revoked }]));
-  };
-
-  const indexOf = (filter: GrantFilter): string =>
-    filter.sessionId !== undefined
-      ? keys.grantsSession(filter.sessionId)
-      : filter.scope === 'agent' && filter.agentName !== undefined
-        ? keys.grantsAgent(filter.agentName)
-        : keys.grantsAll;
-
-  const revokeOne = async (id: string): Promise<boolean> => {
-    const revoked = (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id), randomUUID()))) === 1;
-    if (revoked) seen.revoke(id);
-    return revoked;
-  };
-
+  const grants: Grants = { redis, keys: redisKeys(options.prefix), scripts: registerScripts(redis), seen: new Seen() };
   return {
-    async put(grant, uses = []) {
-      if (seen.revoked.has(grant.id)) return false;
-      const ttlMs = grant.expiresAt === undefined ? 0 : Math.max(1, grant.expiresAt - grant.grantedAt);
-      const own = grant.scope === 'session' ? keys.grantsSession(grant.sessionId!) : keys.grantsAgent(grant.agentName);
-      // Indexed first: an index entry without its hash is skipped and tidied, a hash nobody indexes would be lost.
-      await guarded('index a grant', () => redis.zadd(keys.grantsAll, grant.grantedAt, grant.id));
-      // A session's or an agent's index may never be listed again: it lives as long as its longest-lived grant, no longer.
-      await guarded('index a grant', () => scripts.countersignIndexMember(own, grant.grantedAt, grant.id, ttlMs));
-      const receipts = uses.filter((use) => use.grantId === grant.id).flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
-      const written = await guarded('write a grant', () =>
-        scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs === 0 ? '' : String(ttlMs), randomUUID(), ...receipts),
-      );
-      return written === 1;
-    },
+    put: (grant, uses = []) => putGrant(grants, grant, uses),
     async list(filter) {
-      const rows = await read(indexOf(filter));
+      const rows = await readIndex(grants, indexOf(grants.keys, filter));
       return rows.filter((row) => isListed(row.state, row.revoked, filter)).map((row) => row.state);
     },
-    async consume(use) {
-      if (seen.revoked.has(use.grantId)) return 'revoked';
-      const floor = String(seen.used.get(use.grantId) ?? 0);
-      const outcome = (await guarded('spend a grant use', () =>
-        scripts.countersignConsumeGrant(keys.grant(use.grantId), String(use.at), useField(use.useKey), JSON.stringify(use), floor),
-      )) as ConsumeOutcome;
-      if (outcome === 'revoked') seen.revoke(use.grantId);
-      return OUTCOMES.has(outcome) ? outcome : 'missing';
-    },
-    get: readOne,
-    async useOf(grantId, useKey) {
-      const receipt = await guarded('read a grant use', () => redis.hget(keys.grant(grantId), useField(useKey)));
-      if (receipt == null) return undefined;
-      try {
-        return Object.freeze(JSON.parse(receipt) as GrantUse);
-      } catch {
-        return undefined;
-      }
-    },
-    revoke: revokeOne,
+    consume: (use) => consumeUse(grants, use),
+    get: (id) => readOne(grants, id),
+    useOf: (grantId, useKey) => readUse(grants, grantId, useKey),
+    revoke: (id) => revokeOne(grants, id),
     async revokeSession(sessionId) {
-      const ids = await guarded('list grants', () => redis.zrange(keys.grantsSession(sessionId), '0', '-1'));
+      const ids = await guarded('list grants', () => redis.zrange(grants.keys.grantsSession(sessionId), '0', '-1'));
       let count = 0;
-      for (const id of ids) if (await revokeOne(id)) count += 1;
+      for (const id of ids) if (await revokeOne(grants, id)) count += 1;
       return count;
     },
   };
+}
+
+/** What one grant store works with: its connection, keys and scripts, and what this process has seen. */
+interface Grants {
+  readonly redis: Redis | Cluster;
+  readonly keys: RedisKeys;
+  readonly scripts: ReturnType<typeof registerScripts>;
+  readonly seen: Seen;
+}
+
+/** One grant as stored, or undefined; what this process saw revoked or spent stays so. */
+async function readOne({ keys, scripts, seen }: Grants, id: string): Promise<GrantRecord | undefined> {
+  const row = (await guarded('read a grant', () => scripts.countersignReadGrant(keys.grant(id)))) as [string, number, number] | null;
+  if (row == null) return undefined;
+  let grant: Grant;
+  try {
+    grant = JSON.parse(row[0]) as Grant;
+  } catch {
+    // Not JSON: not a grant anyone wrote; it covers nothing (the signature check would refuse it anyway).
+    return undefined;
+  }
+  if (row[2] === 1) seen.revoke(id);
+  return Object.freeze({ grant: Object.freeze(grant), used: seen.spent(id, Number(row[1])), revoked: seen.revoked.has(id) });
+}
+
+/** The grants an index names, as stored; ids whose hash has expired are dropped from the index on the way. */
+async function readIndex(grants: Grants, index: string): Promise<{ state: GrantState; revoked: boolean }[]> {
+  const { redis } = grants;
+  const ids = await guarded('list grants', () => redis.zrange(index, '0', '-1'));
+  const records = await Promise.all(ids.map((id) => readOne(grants, id)));
+  const gone = ids.filter((_, index) => records[index] === undefined);
+  if (gone.length > 0) await guarded('tidy the grant index', () => redis.zrem(index, ...gone));
+  return records.flatMap((record) => (record === undefined ? [] : [{ state: Object.freeze({ ...record.grant, used: record.used }), revoked: record.revoked }]));
+}
+
+function indexOf(keys: RedisKeys, filter: GrantFilter): string {
+  return filter.sessionId !== undefined
+    ? keys.grantsSession(filter.sessionId)
+    : filter.scope === 'agent' && filter.agentName !== undefined
+      ? keys.grantsAgent(filter.agentName)
+      : keys.grantsAll;
+}
+
+async function revokeOne({ keys, scripts, seen }: Grants, id: string): Promise<boolean> {
+  const revoked = (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id), randomUUID()))) === 1;
+  if (revoked) seen.revoke(id);
+  return revoked;
+}
+
+async function putGrant({ redis, keys, scripts, seen }: Grants, grant: Grant, uses: readonly GrantUse[]): Promise<boolean> {
+  if (seen.revoked.has(grant.id)) return false;
+  const ttlMs = grant.expiresAt === undefined ? 0 : Math.max(1, grant.expiresAt - grant.grantedAt);
+  const own = grant.scope === 'session' ? keys.grantsSession(grant.sessionId!) : keys.grantsAgent(grant.agentName);
+  // Indexed first: an index entry without its hash is skipped and tidied, a hash nobody indexes would be lost.
+  await guarded('index a grant', () => redis.zadd(keys.grantsAll, grant.grantedAt, grant.id));
+  // A session's or an agent's index may never be listed again: it lives as long as its longest-lived grant, no longer.
+  await guarded('index a grant', () => scripts.countersignIndexMember(own, grant.grantedAt, grant.id, ttlMs));
+  const receipts = uses.filter((use) => use.grantId === grant.id).flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
+  const written = await guarded('write a grant', () =>
+    scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs === 0 ? '' : String(ttlMs), randomUUID(), ...receipts),
+  );
+  return written === 1;
+}
+
+async function consumeUse({ keys, scripts, seen }: Grants, use: GrantUse): Promise<ConsumeOutcome> {
+  if (seen.revoked.has(use.grantId)) return 'revoked';
+  const floor = String(seen.used.get(use.grantId) ?? 0);
+  const outcome = (await guarded('spend a grant use', () =>
+    scripts.countersignConsumeGrant(keys.grant(use.grantId), String(use.at), useField(use.useKey), JSON.stringify(use), floor),
+  )) as ConsumeOutcome;
+  if (outcome === 'revoked') seen.revoke(use.grantId);
+  return OUTCOMES.has(outcome) ? outcome : 'missing';
+}
+
+async function readUse({ redis, keys }: Grants, grantId: string, useKey: string): Promise<GrantUse | undefined> {
+  const receipt = await guarded('read a grant use', () => redis.hget(keys.grant(grantId), useField(useKey)));
+  if (receipt == null) return undefined;
+  try {
+    return Object.freeze(JSON.parse(receipt) as GrantUse);
+  } catch {
+    return undefined;
+  }
 }

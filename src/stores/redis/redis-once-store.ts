@@ -3,7 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 import type { OnceStore } from '../../index.js';
 import { checkTtl } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
-import { DROPPED_PREFIX, registerScripts } from './scripts.js';
+import { DROPPED_PREFIX } from './remember-scripts.js';
+import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';
 
 /**

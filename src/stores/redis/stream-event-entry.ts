@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../index.js';
 import type { BatchCommand } from './redis-batch.js';
-import { STREAM_MAXLEN } from './scripts.js';
+import { STREAM_MAXLEN } from './run-scripts.js';
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
   'approval-requested',

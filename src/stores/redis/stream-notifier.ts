@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors.js';
 import { redisKeys } from './keys.js';
 import { checkTiming, defaultConsumerName, ensureGroup } from './consumer-group.js';
 import { guardedHook } from './error-hook.js';
+import type { GroupReaderOptions } from './group-reader-options.js';
 import { createLiveFeed } from './live-feed.js';
 import type { StreamErrorInfo } from './stream-error-info.js';
 import { parseEventEntry } from './stream-event-entry.js';
@@ -47,18 +48,8 @@ function defaultOnError(info: StreamErrorInfo): void {
  * const unsubscribe = notifier.subscribe((event, { id }) => sse.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`));
  */
 export function createStreamNotifier(options: StreamNotifierOptions): StreamNotifier {
-  // The same key the Redis store writes its events to, with the same default prefix.
-  const key = redisKeys(options.prefix).events;
-  const { group } = options;
-  if (typeof group !== 'string' || group.length === 0) throw new ConfigError('createStreamNotifier: `group` must be a non-empty string, e.g. "slack".');
-  const consumer = options.consumer ?? defaultConsumerName();
-  const blockMs = options.blockMs ?? 5_000;
-  const claimIdleMs = options.claimIdleMs ?? 30_000;
-  const batch = options.batch ?? 50;
-  const concurrency = options.concurrency ?? 1;
-  const maxDeliveries = options.maxDeliveries ?? 20;
-  checkTiming('createStreamNotifier', { blockMs, claimIdleMs, batch, concurrency, maxDeliveries });
-  const startId = options.from === 'earliest' ? '0' : '$';
+  const settings = readerSettings(options);
+  const { key, group, consumer, startId } = settings;
   const report = guardedHook(options.onError ?? defaultOnError);
 
   let consuming: { controller: AbortController; done: Promise<void> } | undefined;
@@ -76,33 +67,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
     const abort = () => controller.abort();
     if (outer?.aborted) controller.abort();
     outer?.addEventListener('abort', abort, { once: true });
-    const done = runGroupReader(
-      {
-        redis: options.redis,
-        key,
-        group,
-        consumer,
-        startId,
-        blockMs,
-        claimIdleMs,
-        batch,
-        concurrency,
-        maxDeliveries,
-        deleteOnAck: false,
-        onError: report,
-        handle: async (entry) => {
-          const event = parseEventEntry(entry.fields);
-          if (event instanceof Error) {
-            // Redelivering it would fail the same way: ack and report.
-            report({ error: event, phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
-            return true;
-          }
-          await handler(event, { id: entry.id, deliveries: entry.deliveries });
-          return true;
-        },
-      },
-      controller.signal,
-    ).finally(() => {
+    const done = runGroupReader({ ...settings, onError: report, handle: eventHandler(handler, report) }, controller.signal).finally(() => {
       outer?.removeEventListener('abort', abort);
       if (consuming?.controller === controller) consuming = undefined;
     });
@@ -110,7 +75,7 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
     return done;
   };
 
-  const feed = createLiveFeed({ redis: options.redis, key, batch, blockMs, report });
+  const feed = createLiveFeed({ redis: options.redis, key, batch: settings.batch, blockMs: settings.blockMs, report });
 
   return {
     key,
@@ -128,5 +93,36 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
       current?.controller.abort();
       await Promise.allSettled([feed.close(), current?.done]);
     },
+  };
+}
+
+/** The notifier's options with their defaults, checked, as its group reader takes them. */
+function readerSettings(options: StreamNotifierOptions): Omit<GroupReaderOptions, 'handle' | 'onError'> {
+  // The same key the Redis store writes its events to, with the same default prefix.
+  const key = redisKeys(options.prefix).events;
+  const { group } = options;
+  if (typeof group !== 'string' || group.length === 0) throw new ConfigError('createStreamNotifier: `group` must be a non-empty string, e.g. "slack".');
+  const consumer = options.consumer ?? defaultConsumerName();
+  const blockMs = options.blockMs ?? 5_000;
+  const claimIdleMs = options.claimIdleMs ?? 30_000;
+  const batch = options.batch ?? 50;
+  const concurrency = options.concurrency ?? 1;
+  const maxDeliveries = options.maxDeliveries ?? 20;
+  checkTiming('createStreamNotifier', { blockMs, claimIdleMs, batch, concurrency, maxDeliveries });
+  const startId = options.from === 'earliest' ? '0' : '$';
+  return { redis: options.redis, key, group, consumer, startId, blockMs, claimIdleMs, batch, concurrency, maxDeliveries, deleteOnAck: false };
+}
+
+/** Hands each entry's event to `handler`; an entry that is not an event is reported and acked. */
+function eventHandler(handler: Parameters<StreamNotifier['consume']>[0], report: (info: StreamErrorInfo) => void): GroupReaderOptions['handle'] {
+  return async (entry) => {
+    const event = parseEventEntry(entry.fields);
+    if (event instanceof Error) {
+      // Redelivering it would fail the same way: ack and report.
+      report({ error: event, phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
+      return true;
+    }
+    await handler(event, { id: entry.id, deliveries: entry.deliveries });
+    return true;
   };
 }

@@ -3,7 +3,9 @@ import type { Runtime } from '../../index.js';
 import { redisKeys } from './keys.js';
 import { checkTiming, defaultConsumerName } from './consumer-group.js';
 import { guardedHook } from './error-hook.js';
+import type { GroupReaderOptions } from './group-reader-options.js';
 import type { RedisClient } from './redis-client.js';
+import { runLanes } from './run-lanes.js';
 import type { StreamErrorInfo } from './stream-error-info.js';
 import { runGroupReader } from './stream-group.js';
 
@@ -126,15 +128,7 @@ function defaultOnError(info: WorkerErrorInfo): void {
 export function createWorker(options: WorkerOptions): Worker {
   const { runtime } = options;
   if (typeof runtime?.resume !== 'function') throw new ConfigError('createWorker: `runtime` must have a resume(runId) method; pass the object createRuntime returned.');
-  const key = `${redisKeys(options.prefix).prefix}jobs`;
-  const consumer = options.consumer ?? defaultConsumerName();
-  const concurrency = options.concurrency ?? 4;
-  const blockMs = options.blockMs ?? 5_000;
-  const claimIdleMs = options.claimIdleMs ?? 30_000;
-  const maxDeliveries = options.maxDeliveries ?? 20;
-  const recoverEveryMs = options.recoverEveryMs ?? 60_000;
-  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries, ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }) });
-  if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
+  const settings = workerSettings(options);
   const report = guardedHook<WorkerErrorInfo>(options.onError ?? defaultOnError);
 
   let inFlight = 0;
@@ -154,66 +148,89 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   };
 
-  // Per run: the resume running or queued last, and a queued follow-up that
-  // later jobs for the same run join instead of queueing another.
-  interface Lane {
-    tail: Promise<boolean>;
-    queued: Promise<boolean> | undefined;
-  }
-  const lanes = new Map<string, Lane>();
-
-  const schedule = (runId: string, entryId: string, deliveries: number): Promise<boolean> => {
-    const existing = lanes.get(runId);
-    if (existing?.queued) return existing.queued;
-    // A job that arrives while its run is being resumed may carry a decision
-    // that resume did not see, so it runs once more afterwards.
-    const before = existing ? existing.tail.then(() => undefined) : Promise.resolve();
-    const lane: Lane = existing ?? { tail: Promise.resolve(true), queued: undefined };
-    const run = before.then(() => {
-      if (lane.queued === run) lane.queued = undefined;
-      return resumeOnce(runId, entryId, deliveries);
-    });
-    lane.tail = run;
-    if (existing) lane.queued = run;
-    else lanes.set(runId, lane);
-    void run.finally(() => {
-      if (lanes.get(runId) === lane && lane.tail === run) lanes.delete(runId);
-    });
-    return run;
-  };
-
   const controller = new AbortController();
-  const done = runGroupReader(
-    {
-      redis: options.redis,
-      key,
-      group: WORKER_GROUP,
-      consumer,
-      // Jobs queued before the first worker ever started must run too.
-      startId: '0',
-      blockMs,
-      claimIdleMs,
-      // Hold no more jobs than we run, so idle workers elsewhere get the rest.
-      batch: concurrency,
-      concurrency,
-      maxDeliveries,
-      // Only this group reads the jobs stream, so a finished job can go.
-      deleteOnAck: true,
-      onError: report,
-      handle: async (entry) => {
-        const runId = entry.fields['runId'];
-        if (runId === undefined || runId.length === 0) {
-          report({ error: new Error(`Job ${entry.id} of ${key} has no runId field.`), phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
-          return true;
-        }
-        return schedule(runId, entry.id, entry.deliveries);
-      },
-    },
-    controller.signal,
-  );
+  const done = runGroupReader(jobReaderOptions(options.redis, settings, runLanes(resumeOnce), report), controller.signal);
   done.catch((error: unknown) => report({ error, phase: 'group' }));
+  const recovery = startRecovering(runtime, settings.recoverEveryMs, report);
 
-  // A decision recorded whose job was never queued has no job to find: the worker looks for such runs itself.
+  return {
+    consumer: settings.consumer,
+    get inFlight() {
+      return inFlight;
+    },
+    done,
+    stop() {
+      recovery.stop();
+      controller.abort();
+      return Promise.all([done, recovery.running]).then(() => undefined);
+    },
+  };
+}
+
+/** A worker's options with their defaults, checked. */
+interface WorkerSettings {
+  readonly key: string;
+  readonly consumer: string;
+  readonly concurrency: number;
+  readonly blockMs: number;
+  readonly claimIdleMs: number;
+  readonly maxDeliveries: number;
+  readonly recoverEveryMs: number;
+}
+
+function workerSettings(options: WorkerOptions): WorkerSettings {
+  const key = `${redisKeys(options.prefix).prefix}jobs`;
+  const consumer = options.consumer ?? defaultConsumerName();
+  const concurrency = options.concurrency ?? 4;
+  const blockMs = options.blockMs ?? 5_000;
+  const claimIdleMs = options.claimIdleMs ?? 30_000;
+  const maxDeliveries = options.maxDeliveries ?? 20;
+  const recoverEveryMs = options.recoverEveryMs ?? 60_000;
+  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries, ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }) });
+  if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
+  return { key, consumer, concurrency, blockMs, claimIdleMs, maxDeliveries, recoverEveryMs };
+}
+
+/** How the worker reads `${prefix}jobs`: each job's `runId` goes to `schedule`. */
+function jobReaderOptions(
+  redis: RedisClient,
+  settings: WorkerSettings,
+  schedule: (runId: string, entryId: string, deliveries: number) => Promise<boolean>,
+  report: (info: WorkerErrorInfo) => void,
+): GroupReaderOptions {
+  const { key, consumer, blockMs, claimIdleMs, concurrency, maxDeliveries } = settings;
+  return {
+    redis,
+    key,
+    group: WORKER_GROUP,
+    consumer,
+    // Jobs queued before the first worker ever started must run too.
+    startId: '0',
+    blockMs,
+    claimIdleMs,
+    // Hold no more jobs than we run, so idle workers elsewhere get the rest.
+    batch: concurrency,
+    concurrency,
+    maxDeliveries,
+    // Only this group reads the jobs stream, so a finished job can go.
+    deleteOnAck: true,
+    onError: report,
+    handle: async (entry) => {
+      const runId = entry.fields['runId'];
+      if (runId === undefined || runId.length === 0) {
+        report({ error: new Error(`Job ${entry.id} of ${key} has no runId field.`), phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
+        return true;
+      }
+      return schedule(runId, entry.id, entry.deliveries);
+    },
+  };
+}
+
+/**
+ * A decision recorded whose job was never queued has no job to find: the worker looks for such runs itself, every
+ * `recoverEveryMs` (never when 0 or when the runtime has no `recover`). `running` is the pass under way, if any.
+ */
+function startRecovering(runtime: WorkerOptions['runtime'], recoverEveryMs: number, report: (info: WorkerErrorInfo) => void) {
   let recovering: Promise<void> | undefined;
   const recover = runtime.recover?.bind(runtime);
   const recoverTimer =
@@ -229,17 +246,10 @@ export function createWorker(options: WorkerOptions): Worker {
         }, recoverEveryMs)
       : undefined;
   recoverTimer?.unref();
-
   return {
-    consumer,
-    get inFlight() {
-      return inFlight;
+    get running() {
+      return recovering;
     },
-    done,
-    stop() {
-      clearInterval(recoverTimer);
-      controller.abort();
-      return Promise.all([done, recovering]).then(() => undefined);
-    },
+    stop: () => clearInterval(recoverTimer),
   };
 }

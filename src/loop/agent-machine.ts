@@ -1,3 +1,6 @@
+// The agent loop as one XState chart, in one file on purpose (over 300 lines): its states, events, guards and
+// assign actions are read together, and test/core/statechart-paths.test.ts walks every path of it, against the
+// table compile-machine.ts makes of it, so a change to the chart is a change to this one file.
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from '../run/types.js';
 import type { ApprovalRequest, AssistantMessage, AuditEntry, Message, RunContext, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from '../run/types.js';

@@ -1,4 +1,4 @@
-// The vocabulary of a run, in one file on purpose (a little over 300 lines): messages and their parts, the Model
+// The vocabulary of a run, in one file on purpose (about 480 lines, most of them the TSDoc users read in their editor): messages and their parts, the Model
 // port, tool calls and their records, approval requests, the audit and the run data a snapshot holds, so the
 // shape of what is stored can be read in one place. The snapshot itself (agent-snapshot.ts) adds the state read from
 // the statechart, which imports this file.

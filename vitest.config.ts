@@ -50,9 +50,15 @@ class LongestFirst extends BaseSequencer {
 }
 
 // Tests import the package by its public names; these point them at the sources.
-const alias = Object.entries(JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')).compilerOptions.paths as Record<string, [string]>).map(
-  ([name, [path]]) => ({ find: new RegExp(`^${name}$`), replacement: fileURLToPath(new URL(path, import.meta.url)) }),
-);
+const alias = Object.entries(
+  JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')).compilerOptions.paths as Record<
+    string,
+    [string]
+  >,
+).map(([name, [path]]) => ({
+  find: new RegExp(`^${name}$`),
+  replacement: fileURLToPath(new URL(path, import.meta.url)),
+}));
 
 const shared = {
   setupFiles: ['test/setup/no-console.ts'],

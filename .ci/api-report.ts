@@ -10,7 +10,10 @@ import ts from 'typescript';
 
 const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
-const exportsMap = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports as Record<string, string | { types: string }>;
+const exportsMap = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports as Record<
+  string,
+  string | { types: string }
+>;
 
 /** The source entry of a subpath: `./dist/stores/redis/index.d.ts` is `src/stores/redis/index.ts`. */
 const entries = Object.entries(exportsMap)
@@ -21,14 +24,23 @@ const entries = Object.entries(exportsMap)
     report: `${subpath === '.' ? 'countersign' : `countersign-${subpath.slice(2)}`}.api.md`,
   }));
 
-const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(root, 'tsconfig.build.json'),
+  {},
+  { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+)!;
 const program = ts.createProgram({ rootNames: entries.map((entry) => entry.file), options: config.options });
 const checker = program.getTypeChecker();
-const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType | ts.TypeFormatFlags.WriteArrowStyleSignature;
+const flags =
+  ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.UseFullyQualifiedType |
+  ts.TypeFormatFlags.WriteArrowStyleSignature;
 
 /** True when a declaration carries `@internal`, which `stripInternal` (tsconfig.build.json) drops from the `.d.ts`. */
 function isInternal(symbol: ts.Symbol): boolean {
-  return (symbol.declarations ?? []).some((declaration) => ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal'));
+  return (symbol.declarations ?? []).some((declaration) =>
+    ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal'),
+  );
 }
 
 /** One line for an exported name: its kind and its type; an interface or class lists its members, one a line. */
@@ -47,7 +59,9 @@ function describe(symbol: ts.Symbol): string {
           `  - ${member.getName()}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, member.valueDeclaration ?? declaration), member.valueDeclaration ?? declaration, flags)}`,
       );
     const kind = ts.isClassDeclaration(declaration) ? 'class' : 'interface';
-    const statics = ts.isClassDeclaration(declaration) ? ` (constructor ${checker.typeToString(checker.getTypeOfSymbolAtLocation(target, declaration), declaration, flags)})` : '';
+    const statics = ts.isClassDeclaration(declaration)
+      ? ` (constructor ${checker.typeToString(checker.getTypeOfSymbolAtLocation(target, declaration), declaration, flags)})`
+      : '';
     return [`- ${kind} ${name}${statics}`, ...members].join('\n');
   }
   if (ts.isTypeAliasDeclaration(declaration))
@@ -64,7 +78,11 @@ for (const entry of entries) {
   if (moduleSymbol === undefined) throw new Error(`api-report: cannot read ${entry.file}`);
   const names = checker
     .getExportsOfModule(moduleSymbol)
-    .filter((symbol) => !isInternal(symbol) && !isInternal(symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol))
+    .filter(
+      (symbol) =>
+        !isInternal(symbol) &&
+        !isInternal(symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol),
+    )
     .sort((a, b) => a.getName().localeCompare(b.getName()));
   const text = `# ${entry.subpath === '.' ? 'countersign' : `countersign/${entry.subpath.slice(2)}`}\n\n${names.map(describe).join('\n')}\n`;
   // A type printed by file path would make the report differ from one checkout to the next.
@@ -89,6 +107,8 @@ for (const entry of entries) {
     stale.push(`api/${entry.report}`);
 }
 if (stale.length > 0) {
-  process.stderr.write(`The public API changed and the report does not say so: ${stale.join(', ')}. Run npm run api:report, review the diff and commit it.\n`);
+  process.stderr.write(
+    `The public API changed and the report does not say so: ${stale.join(', ')}. Run npm run api:report, review the diff and commit it.\n`,
+  );
   process.exit(1);
 }

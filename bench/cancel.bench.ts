@@ -32,9 +32,17 @@ function processOn(redis: Redis, cancels?: (inner: CancelSignal) => CancelSignal
         hooks.started(ctx.runId);
       }),
   });
-  const agent = testAgent({ name: 'bench-cancel', decisionSecret: 'bench-secret-0123456789abcdef', tools: [tool], model: createScriptedModel(() => toolCallTurn('long_job', {})) });
+  const agent = testAgent({
+    name: 'bench-cancel',
+    decisionSecret: 'bench-secret-0123456789abcdef',
+    tools: [tool],
+    model: createScriptedModel(() => toolCallTurn('long_job', {})),
+  });
   const store = createRedisStore({ redis, prefix });
-  return { hooks, runtime: createRuntime({ agents: [agent], store: cancels ? { ...store, cancels: cancels(store.cancels) } : store }) };
+  return {
+    hooks,
+    runtime: createRuntime({ agents: [agent], store: cancels ? { ...store, cancels: cancels(store.cancels) } : store }),
+  };
 }
 
 const [workerRedis, otherRedis] = [new Redis(redisUrl), new Redis(redisUrl)];
@@ -76,12 +84,22 @@ for (let index = 0; index < 100; index++) {
 
 const row = (name: string, times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
-  return [name, formatDuration(percentile(sorted, 0.5)), formatDuration(percentile(sorted, 0.99)), formatDuration(sorted.at(-1)!), sorted.length];
+  return [
+    name,
+    formatDuration(percentile(sorted, 0.5)),
+    formatDuration(percentile(sorted, 0.99)),
+    formatDuration(sorted.at(-1)!),
+    sorted.length,
+  ];
 };
 printTable(
   'Cross-process cancel on Redis (loopback)',
   ['measure', 'median', 'p99', 'max', 'samples'],
-  [row('runtime.cancel called → tool signal fired', endToEnd), row('PUBLISH sent → tool signal fired', delivery), row('listen from idle (connect + SUBSCRIBE)', listenTimes)],
+  [
+    row('runtime.cancel called → tool signal fired', endToEnd),
+    row('PUBLISH sent → tool signal fired', delivery),
+    row('listen from idle (connect + SUBSCRIBE)', listenTimes),
+  ],
 );
 
 const keys = await workerRedis.keys(`${prefix}*`);

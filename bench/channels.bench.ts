@@ -21,19 +21,36 @@ const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 const agent = testAgent({
   name: 'bench-ops',
-  tools: [defineTool({ name: 'deploy', description: 'Deploy', input: z.object({ target: z.string() }), needsApproval: true, execute: async () => 'ok' })],
-  model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deploy', { target: 'api' }))),
+  tools: [
+    defineTool({
+      name: 'deploy',
+      description: 'Deploy',
+      input: z.object({ target: z.string() }),
+      needsApproval: true,
+      execute: async () => 'ok',
+    }),
+  ],
+  model: createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deploy', { target: 'api' }),
+  ),
 });
 
 /** `count` approval-requested events of distinct runs, shaped like the real one. */
 async function events(runtime: LinkedRuntime, count: number): Promise<RunEvent[]> {
   const run = await runtime.start(agent.name, { input: 'deploy' });
   const request = run.pendingApprovals[0]!;
-  return Array.from({ length: count }, () => ({ type: 'approval-requested', runId: `run_${randomUUID()}`, agentName: agent.name, request }) as const);
+  return Array.from(
+    { length: count },
+    () => ({ type: 'approval-requested', runId: `run_${randomUUID()}`, agentName: agent.name, request }) as const,
+  );
 }
 
 /** Per-card times (ms) of publishing `cards` one by one and waiting for each to be posted. */
-async function perCard(runtime: LinkedRuntime, driver: ChannelDriver<{ id: string }>, cards: readonly RunEvent[]): Promise<number[]> {
+async function perCard(
+  runtime: LinkedRuntime,
+  driver: ChannelDriver<{ id: string }>,
+  cards: readonly RunEvent[],
+): Promise<number[]> {
   const notifier = createChannelNotifier(driver, channelSettings({ runtime }));
   const times: number[] = [];
   for (const event of cards) {
@@ -53,11 +70,19 @@ await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
 const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/post`;
 
 let posted = 0;
-const nothing: ChannelDriver<{ id: string }> = { name: 'bench', post: async () => ({ id: String(posted++) }), update: async () => {} };
+const nothing: ChannelDriver<{ id: string }> = {
+  name: 'bench',
+  post: async () => ({ id: String(posted++) }),
+  update: async () => {},
+};
 const overHttp: ChannelDriver<{ id: string }> = {
   name: 'bench-http',
   post: async (card) => {
-    await sendJson(fetch, serviceUrl, { body: { text: card.request.description, buttons: [card.tokens.approve, card.tokens.deny] }, timeoutMs: 10_000, service: 'bench' });
+    await sendJson(fetch, serviceUrl, {
+      body: { text: card.request.description, buttons: [card.tokens.approve, card.tokens.deny] },
+      timeoutMs: 10_000,
+      service: 'bench',
+    });
     return { id: String(posted++) };
   },
   update: async () => {},
@@ -66,8 +91,22 @@ const overHttp: ChannelDriver<{ id: string }> = {
 const redis = new Redis(redisUrl);
 const prefix = `cs-bench-channels:${randomUUID().slice(0, 8)}:`;
 const runtimes: [string, LinkedRuntime][] = [
-  ['memory', createRuntime({ agents: [agent], store: createMemoryStore(), links: { secret: 'bench-link-secret-0123456789abcdef' } })],
-  ['redis', createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }), links: { secret: 'bench-link-secret-0123456789abcdef' } })],
+  [
+    'memory',
+    createRuntime({
+      agents: [agent],
+      store: createMemoryStore(),
+      links: { secret: 'bench-link-secret-0123456789abcdef' },
+    }),
+  ],
+  [
+    'redis',
+    createRuntime({
+      agents: [agent],
+      store: createRedisStore({ redis, prefix }),
+      links: { secret: 'bench-link-secret-0123456789abcdef' },
+    }),
+  ],
 ];
 const rows: string[][] = [];
 for (const [name, runtime] of runtimes) {
@@ -78,13 +117,29 @@ for (const [name, runtime] of runtimes) {
     const cards = await events(runtime, CARDS);
     await perCard(runtime, driver, cards.slice(0, 200)); // warm-up on other runs
     const times = await perCard(runtime, driver, cards.slice(200));
-    rows.push([name, label, 'new approval', formatDuration(percentile(times, 0.5)), formatDuration(percentile(times, 0.99))]);
+    rows.push([
+      name,
+      label,
+      'new approval',
+      formatDuration(percentile(times, 0.5)),
+      formatDuration(percentile(times, 0.99)),
+    ]);
     // The same events again (another instance, a stream's redelivery): the claim says it was asked.
     const again = await perCard(runtime, driver, cards.slice(200));
-    rows.push([name, label, 'redelivered event', formatDuration(percentile(again, 0.5)), formatDuration(percentile(again, 0.99))]);
+    rows.push([
+      name,
+      label,
+      'redelivered event',
+      formatDuration(percentile(again, 0.5)),
+      formatDuration(percentile(again, 0.99)),
+    ]);
   }
 }
-printTable(`One approval card through the channel kit (${CARDS - 200} cards each, one at a time)`, ['OnceStore', 'driver', 'event', 'median', 'p99'], rows);
+printTable(
+  `One approval card through the channel kit (${CARDS - 200} cards each, one at a time)`,
+  ['OnceStore', 'driver', 'event', 'median', 'p99'],
+  rows,
+);
 
 let cursor = '0';
 do {

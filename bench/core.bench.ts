@@ -7,7 +7,16 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { createAgent, defineTool, deserialize, serialize, withApprovalResponse, type AssistantMessage, type Message, type ToolExecuteContext } from 'countersign';
+import {
+  createAgent,
+  defineTool,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type AssistantMessage,
+  type Message,
+  type ToolExecuteContext,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { history, historyWithParts } from './support/history.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
@@ -31,14 +40,22 @@ function gateAgent(calls: number, how: 'needsApproval false' | 'allow rule') {
     ...(how === 'needsApproval false' ? { needsApproval: false } : {}),
     execute: lookupExecute,
   });
-  const turn = toolCallTurn(Array.from({ length: calls }, (_, index) => ({ id: `call_${index}`, name: 'lookup', args: { id: `r${index}`, limit: 10 } })));
+  const turn = toolCallTurn(
+    Array.from({ length: calls }, (_, index) => ({
+      id: `call_${index}`,
+      name: 'lookup',
+      args: { id: `r${index}`, limit: 10 },
+    })),
+  );
   const final = textTurn('done');
   const model = createScriptedModel((request) => (request.messages.at(-1)?.role === 'tool' ? final : turn));
   return createAgent({
     name: `bench-gate-${how.replace(/ /g, '-')}-${calls}`,
     model,
     tools: [lookup],
-    ...(how === 'allow rule' ? { policy: { rules: [{ id: 'lookups', tool: 'lookup', action: 'allow' as const }] } } : {}),
+    ...(how === 'allow rule'
+      ? { policy: { rules: [{ id: 'lookups', tool: 'lookup', action: 'allow' as const }] } }
+      : {}),
   });
 }
 
@@ -49,10 +66,23 @@ const directCtx: ToolExecuteContext = {
   signal: new AbortController().signal,
   messages: [],
 };
-const directTool = defineTool({ name: 'lookup', description: 'Look a record up', input: lookupInput, needsApproval: false, execute: lookupExecute });
+const directTool = defineTool({
+  name: 'lookup',
+  description: 'Look a record up',
+  input: lookupInput,
+  needsApproval: false,
+  execute: lookupExecute,
+});
 // The baseline: what an app without a gate does, await the tool's execute.
-const direct = await measure('direct execute', () => directTool.execute({ id: 'r1', limit: 10 }, directCtx), { iterations: 50_000, warmup: 5_000 });
-const textOnly = createAgent({ name: 'bench-text-only', model: createScriptedModel(() => textTurn('done')), tools: [] });
+const direct = await measure('direct execute', () => directTool.execute({ id: 'r1', limit: 10 }, directCtx), {
+  iterations: 50_000,
+  warmup: 5_000,
+});
+const textOnly = createAgent({
+  name: 'bench-text-only',
+  model: createScriptedModel(() => textTurn('done')),
+  tools: [],
+});
 const baseline = await measure('run with no tool call', () => textOnly.execute({ input: 'hi' }), { iterations: 2_000 });
 
 const gateRows: string[][] = [];
@@ -76,13 +106,27 @@ for (const how of ['needsApproval false', 'allow rule'] as const) {
     });
     // The marginal cost of one more call in the same turn: model calls and per-run costs cancel out.
     const perCall = (sample.median - one.median) / (calls - 1);
-    gateRows.push([how, String(calls), formatDuration(sample.median), formatDuration(sample.p99), formatDuration(perCall), formatDuration(perCall - direct.median)]);
+    gateRows.push([
+      how,
+      String(calls),
+      formatDuration(sample.median),
+      formatDuration(sample.p99),
+      formatDuration(perCall),
+      formatDuration(perCall - direct.median),
+    ]);
     if (calls === 11) gateSummary.push(`${how}: ${formatDuration(perCall - direct.median)}`);
   }
 }
 printTable(
   'Gate overhead on auto-approved calls (target: at most 15 µs median per call, flat from 1 to 1,001 calls)',
-  ['approved by', 'calls in the turn', 'run median', 'run p99', 'per extra call (marginal)', 'overhead per call vs direct'],
+  [
+    'approved by',
+    'calls in the turn',
+    'run median',
+    'run p99',
+    'per extra call (marginal)',
+    'overhead per call vs direct',
+  ],
   gateRows,
 );
 process.stdout.write(
@@ -109,7 +153,11 @@ const refund = defineTool({
   approvalPrompt: (input) => `Refund ${input.amountCents / 100} EUR on order ${input.orderId}?`,
   execute: async (input) => ({ refunded: true, orderId: input.orderId }),
 });
-const askTurn = toolCallTurn([{ id: 'call_refund', name: 'issue_refund', args: { orderId: '10042', amountCents: 4_500 } }], undefined, 'I will refund it.');
+const askTurn = toolCallTurn(
+  [{ id: 'call_refund', name: 'issue_refund', args: { orderId: '10042', amountCents: 4_500 } }],
+  undefined,
+  'I will refund it.',
+);
 const doneTurn = textTurn('Refunded 45 EUR on order 10042.');
 const cycleAgent = createAgent({
   name: 'bench-cycle',
@@ -144,7 +192,11 @@ for (const count of [0, 10, 100, 1_000, 10_000]) {
     const t2 = performance.now();
     const loaded = deserialize(text);
     const t3 = performance.now();
-    const approved = withApprovalResponse(loaded, { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { agent: cycleAgent });
+    const approved = withApprovalResponse(
+      loaded,
+      { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' },
+      { agent: cycleAgent },
+    );
     const t4 = performance.now();
     const done = await cycleAgent.execute(approved);
     const t5 = performance.now();
@@ -152,12 +204,19 @@ for (const count of [0, 10, 100, 1_000, 10_000]) {
     if (iteration < warmup) continue;
     size = Buffer.byteLength(text);
     totals.push(t5 - t0);
-    for (const [index, duration] of [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4].entries()) byPhase[index]!.push(duration);
+    for (const [index, duration] of [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4].entries())
+      byPhase[index]!.push(duration);
   }
   totals.sort((a, b) => a - b);
   for (const list of byPhase) list.sort((a, b) => a - b);
   const median = quantile(totals, 0.5);
-  cycleRows.push([count.toLocaleString('en-US'), `${(size / 1024).toFixed(1)} KB`, formatDuration(median), formatDuration(quantile(totals, 0.99)), target(count, median)]);
+  cycleRows.push([
+    count.toLocaleString('en-US'),
+    `${(size / 1024).toFixed(1)} KB`,
+    formatDuration(median),
+    formatDuration(quantile(totals, 0.99)),
+    target(count, median),
+  ]);
   phaseRows.push([count.toLocaleString('en-US'), ...byPhase.map((list) => formatDuration(quantile(list, 0.5)))]);
 }
 printTable(
@@ -174,7 +233,11 @@ printTable('Where the cycle goes (medians per phase)', ['prior messages', ...pha
 const reasoningAskTurn: AssistantMessage = {
   ...askTurn,
   parts: [
-    { type: 'reasoning', text: 'A refund of 45 EUR on order 10042: this needs a person.', signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ' },
+    {
+      type: 'reasoning',
+      text: 'A refund of 45 EUR on order 10042: this needs a person.',
+      signature: 'EqQBCgIYAhIMbenchSignature0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+    },
   ],
 };
 const partsAgent = createAgent({
@@ -183,7 +246,11 @@ const partsAgent = createAgent({
     generate: async (request) =>
       request.messages.at(-1)?.role === 'tool'
         ? { message: doneTurn, usage: { inputTokens: 1300, outputTokens: 12 }, finishReason: 'stop' }
-        : { message: reasoningAskTurn, usage: { inputTokens: 1200, outputTokens: 80, reasoningTokens: 40 }, finishReason: 'tool-calls' },
+        : {
+            message: reasoningAskTurn,
+            usage: { inputTokens: 1200, outputTokens: 80, reasoningTokens: 40 },
+            finishReason: 'tool-calls',
+          },
   },
   tools: [refund],
 });
@@ -192,7 +259,11 @@ async function cycleOnce(agent: typeof cycleAgent, input: string | Message[]): P
   const started = performance.now();
   const paused = await agent.execute({ input });
   const loaded = deserialize(serialize(paused));
-  const approved = withApprovalResponse(loaded, { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { agent });
+  const approved = withApprovalResponse(
+    loaded,
+    { approvalId: loaded.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' },
+    { agent },
+  );
   const done = await agent.execute(approved);
   if (done.status !== 'completed') throw new Error(`cycle ended ${done.status}`);
   return performance.now() - started;

@@ -16,8 +16,16 @@ const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const prefix = `cs-bench-grants:${process.pid}:`;
 const decisionSecret = 'bench-secret-0123456789abcdef';
 
-const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({ env: z.string() }), needsApproval: true, execute: async ({ env }) => `deployed ${env}` });
-const model = createScriptedModel((request) => (request.messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deploy', { env: 'staging' })));
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy',
+  input: z.object({ env: z.string() }),
+  needsApproval: true,
+  execute: async ({ env }) => `deployed ${env}`,
+});
+const model = createScriptedModel((request) =>
+  request.messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deploy', { env: 'staging' }),
+);
 
 /** An agent on `grantStore`, with a session grant for deploy made the way a person makes one (a decision with scope session). */
 async function agentWithGrant(grantStore: GrantStore, session: string) {
@@ -25,25 +33,58 @@ async function agentWithGrant(grantStore: GrantStore, session: string) {
   const paused = await agent.execute({ input: 'deploy', sessionId: session });
   const request = paused.pendingApprovals[0]!;
   await agent.execute(
-    withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'session', signature: request.signature! }, { agent }),
+    withApprovalResponse(
+      paused,
+      {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        scope: 'session',
+        signature: request.signature!,
+      },
+      { agent },
+    ),
   );
   return agent;
 }
 
 const redis = new Redis(redisUrl);
 try {
-  const allowed = testAgent({ name: 'bench-allowed', decisionSecret, tools: [deploy], model, policy: { rules: [{ tool: 'deploy', action: 'allow' }] } });
+  const allowed = testAgent({
+    name: 'bench-allowed',
+    decisionSecret,
+    tools: [deploy],
+    model,
+    policy: { rules: [{ tool: 'deploy', action: 'allow' }] },
+  });
   const asking = testAgent({ name: 'bench-asking', decisionSecret, tools: [deploy], model });
   const inMemory = await agentWithGrant(createMemoryGrantStore(), 'chat-memory');
   const inRedis = await agentWithGrant(createRedisGrantStore({ redis, prefix }), 'chat-redis');
   const samples = [
-    await measure('allowed by a rule (no grant read)', () => allowed.execute({ input: 'deploy', sessionId: 'chat-none' }), { iterations: ITERATIONS }),
-    await measure('asked: stops for a person (memory grant store, none matches)', () => asking.execute({ input: 'deploy', sessionId: 'chat-none' }), { iterations: ITERATIONS }),
-    await measure('covered by a session grant, memory grant store', () => inMemory.execute({ input: 'deploy', sessionId: 'chat-memory' }), { iterations: ITERATIONS }),
-    await measure('covered by a session grant, Redis grant store', () => inRedis.execute({ input: 'deploy', sessionId: 'chat-redis' }), { iterations: ITERATIONS }),
+    await measure(
+      'allowed by a rule (no grant read)',
+      () => allowed.execute({ input: 'deploy', sessionId: 'chat-none' }),
+      { iterations: ITERATIONS },
+    ),
+    await measure(
+      'asked: stops for a person (memory grant store, none matches)',
+      () => asking.execute({ input: 'deploy', sessionId: 'chat-none' }),
+      { iterations: ITERATIONS },
+    ),
+    await measure(
+      'covered by a session grant, memory grant store',
+      () => inMemory.execute({ input: 'deploy', sessionId: 'chat-memory' }),
+      { iterations: ITERATIONS },
+    ),
+    await measure(
+      'covered by a session grant, Redis grant store',
+      () => inRedis.execute({ input: 'deploy', sessionId: 'chat-redis' }),
+      { iterations: ITERATIONS },
+    ),
   ];
   const last = await inRedis.execute({ input: 'deploy', sessionId: 'chat-redis' });
-  if (last.status !== 'completed' || last.audit.at(-1)?.source !== 'grant') throw new Error('the Redis grant did not cover the call: the numbers above measure something else');
+  if (last.status !== 'completed' || last.audit.at(-1)?.source !== 'grant')
+    throw new Error('the Redis grant did not cover the call: the numbers above measure something else');
   printTable(
     `One run executed from the start (${ITERATIONS} each, after a warm-up)`,
     ['run', 'median', 'p99'],

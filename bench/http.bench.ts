@@ -21,7 +21,11 @@ const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 /** The approval app on Redis: `enqueue` records and queues the resume, `pipelined` the same on an auto-pipelining connection, `inline` resumes before answering. */
 type StoreKind = 'enqueue' | 'pipelined' | 'inline';
-type FromParent = { type: 'seed'; store: StoreKind; count: number } | { type: 'check'; store: StoreKind; runIds: string[] } | { type: 'cpu' } | { type: 'stop' };
+type FromParent =
+  | { type: 'seed'; store: StoreKind; count: number }
+  | { type: 'check'; store: StoreKind; runIds: string[] }
+  | { type: 'cpu' }
+  | { type: 'stop' };
 type FromChild =
   | { type: 'ready'; urls: Record<StoreKind | 'noop', string> }
   | { type: 'seeded'; pairs: [runId: string, approvalId: string][] }
@@ -33,7 +37,16 @@ type FromChild =
 // The child: the approval app on the Redis store, and the trivial handler, each on a free loopback port.
 
 async function serveRole(): Promise<void> {
-  const [{ Hono }, { Redis }, { z }, countersign, { createRedisStore, createRedisResumeQueue }, http, { verifyWebhook }, testing] = await Promise.all([
+  const [
+    { Hono },
+    { Redis },
+    { z },
+    countersign,
+    { createRedisStore, createRedisResumeQueue },
+    http,
+    { verifyWebhook },
+    testing,
+  ] = await Promise.all([
     import('hono'),
     import('ioredis'),
     import('zod'),
@@ -55,23 +68,38 @@ async function serveRole(): Promise<void> {
     execute: ({ to }) => `paid ${to}`,
   });
   const model = testing.createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? testing.textTurn('paid') : testing.toolCallTurn('send_payment', { to: 'acct-1', cents: 100 }),
+    messages.at(-1)?.role === 'tool'
+      ? testing.textTurn('paid')
+      : testing.toolCallTurn('send_payment', { to: 'acct-1', cents: 100 }),
   );
   const agent = countersign.createAgent({ name: 'bench-payments', model, tools: [tool] });
   const onRedis = (connection: InstanceType<typeof Redis>) =>
-    countersign.createRuntime({ agents: [agent], store: createRedisStore({ redis: connection, prefix }), queue: createRedisResumeQueue({ redis: connection, prefix }) });
+    countersign.createRuntime({
+      agents: [agent],
+      store: createRedisStore({ redis: connection, prefix }),
+      queue: createRedisResumeQueue({ redis: connection, prefix }),
+    });
   const runtimes = { enqueue: onRedis(redis), pipelined: onRedis(autoPipelined), inline: onRedis(redis) };
   // The floor of any signed decision: read the body, check the signature, answer; no store.
   const noop = new Hono().post('/runs/:runId/approvals/:approvalId', async (c) => {
     const raw = await c.req.text();
-    const headers = { id: c.req.header('webhook-id'), timestamp: c.req.header('webhook-timestamp'), signature: c.req.header('webhook-signature') };
-    if (verifyWebhook([SECRET], headers, raw, Math.floor(Date.now() / 1000)) !== undefined) return c.json({ error: 'bad signature' }, 401);
+    const headers = {
+      id: c.req.header('webhook-id'),
+      timestamp: c.req.header('webhook-timestamp'),
+      signature: c.req.header('webhook-signature'),
+    };
+    if (verifyWebhook([SECRET], headers, raw, Math.floor(Date.now() / 1000)) !== undefined)
+      return c.json({ error: 'bad signature' }, 401);
     return c.json({ ok: true });
   });
   const options = { webhookSecret: SECRET, bearerToken: `bench-${randomUUID()}` };
   const servers = {
-    enqueue: await http.serve(http.createApprovalApp(runtimes.enqueue, { ...options, resumeMode: 'enqueue' }), { port: 0 }),
-    pipelined: await http.serve(http.createApprovalApp(runtimes.pipelined, { ...options, resumeMode: 'enqueue' }), { port: 0 }),
+    enqueue: await http.serve(http.createApprovalApp(runtimes.enqueue, { ...options, resumeMode: 'enqueue' }), {
+      port: 0,
+    }),
+    pipelined: await http.serve(http.createApprovalApp(runtimes.pipelined, { ...options, resumeMode: 'enqueue' }), {
+      port: 0,
+    }),
     inline: await http.serve(http.createApprovalApp(runtimes.inline, options), { port: 0 }),
     noop: await http.serve(noop, { port: 0 }),
   };
@@ -98,7 +126,11 @@ async function serveRole(): Promise<void> {
         const status = (await runtimes[message.store].store.load(runId))?.status ?? 'missing';
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
-      send({ type: 'checked', statuses, pending: (await runtimes[message.store].store.listPending({ limit: 500 })).items.length });
+      send({
+        type: 'checked',
+        statuses,
+        pending: (await runtimes[message.store].store.listPending({ limit: 500 })).items.length,
+      });
     } else if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
       send({ type: 'cpu', micros: user + system });
@@ -116,7 +148,15 @@ async function serveRole(): Promise<void> {
       process.disconnect();
     }
   });
-  send({ type: 'ready', urls: { enqueue: servers.enqueue.url, pipelined: servers.pipelined.url, inline: servers.inline.url, noop: servers.noop.url } });
+  send({
+    type: 'ready',
+    urls: {
+      enqueue: servers.enqueue.url,
+      pipelined: servers.pipelined.url,
+      inline: servers.inline.url,
+      noop: servers.noop.url,
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -221,7 +261,10 @@ async function measureRole(): Promise<void> {
         return {
           method: 'POST',
           path: `/runs/${runId}/approvals/${approvalId}`,
-          headers: { 'content-type': 'application/json', ...signWebhook(SECRET, `msg_bench_${index}_${randomUUID()}`, now, body) },
+          headers: {
+            'content-type': 'application/json',
+            ...signWebhook(SECRET, `msg_bench_${index}_${randomUUID()}`, now, body),
+          },
           body,
         };
       });
@@ -271,7 +314,12 @@ async function measureRole(): Promise<void> {
       let next = 0;
       return withCpu(() =>
         load(
-          { url: urls.noop, connections: CONNECTIONS, duration: seconds + 1, requests: [{ setupRequest: (request) => ({ ...request, ...requests[next++ % requests.length]! }) }] },
+          {
+            url: urls.noop,
+            connections: CONNECTIONS,
+            duration: seconds + 1,
+            requests: [{ setupRequest: (request) => ({ ...request, ...requests[next++ % requests.length]! }) }],
+          },
           seconds,
         ),
       );
@@ -286,9 +334,18 @@ async function measureRole(): Promise<void> {
     for (const kind of kinds) warm[kind] = (await decide(kind, 1_500, 3)).measured.rate;
 
     // Alternated, twice: the no-op before each decision row, so each ratio compares neighbours in time.
-    const results: { kind: StoreKind; noop: Awaited<ReturnType<typeof signedNoop>>; decided: Awaited<ReturnType<typeof decide>> }[] = [];
+    const results: {
+      kind: StoreKind;
+      noop: Awaited<ReturnType<typeof signedNoop>>;
+      decided: Awaited<ReturnType<typeof decide>>;
+    }[] = [];
     for (let round = 0; round < 2; round++) {
-      for (const kind of kinds) results.push({ kind, noop: await signedNoop(SECONDS), decided: await decide(kind, poolFor(warm[kind]!), SECONDS) });
+      for (const kind of kinds)
+        results.push({
+          kind,
+          noop: await signedNoop(SECONDS),
+          decided: await decide(kind, poolFor(warm[kind]!), SECONDS),
+        });
     }
 
     // Under heavy load a latency reaches seconds; formatDuration would print 1.53e+3 ms.
@@ -325,7 +382,9 @@ async function measureRole(): Promise<void> {
       ['handler', 'rate', 'server CPU per request', 'p50', 'p99', 'ratio to no-op', 'failed'],
       rows,
     );
-    const statuses = results.map(({ kind, decided }) => `${kind} ${JSON.stringify(decided.statuses)} of ${decided.checked}`).join(', ');
+    const statuses = results
+      .map(({ kind, decided }) => `${kind} ${JSON.stringify(decided.statuses)} of ${decided.checked}`)
+      .join(', ');
     process.stdout.write(
       `\nDecided runs read back: ${statuses}. Load average ${loadavg()
         .map((value) => value.toFixed(1))

@@ -6,7 +6,12 @@ import { compileRules } from '../src/policy/policy.js';
 import { formatDuration, measure, printTable } from './support/measure.js';
 
 const tool = defineTool({ name: 'prefix_777_x', description: 'bench', input: z.object({}), execute: () => 'ok' });
-const ctx = { runId: 'run', toolCallId: 'call', messages: [], tool: { name: tool.name, description: tool.description } };
+const ctx = {
+  runId: 'run',
+  toolCallId: 'call',
+  messages: [],
+  tool: { name: tool.name, description: tool.description },
+};
 
 function ruleList(kind: 'exact' | 'glob' | 'mixed' | 'when'): PolicyRule[] {
   return Array.from({ length: 1000 }, (_, index): PolicyRule => {
@@ -22,11 +27,18 @@ for (const kind of ['exact', 'glob', 'mixed', 'when'] as const) {
   const rules = compileRules(ruleList(kind));
   for (const toolName of ['tool_998', 'prefix_777_x', 'no_match_at_all']) {
     const target = { toolName, connector: undefined, args: {}, ctx };
-    const sample = await measure(`${kind} ${toolName}`, () => rules.strongest(target), { iterations: 20_000, warmup: 2_000 });
+    const sample = await measure(`${kind} ${toolName}`, () => rules.strongest(target), {
+      iterations: 20_000,
+      warmup: 2_000,
+    });
     rows.push([kind, toolName, formatDuration(sample.median), formatDuration(sample.p99)]);
   }
 }
-printTable('Policy decision with 1,000 rules (target: under 20 µs median)', ['rules', 'tool called', 'median', 'p99'], rows);
+printTable(
+  'Policy decision with 1,000 rules (target: under 20 µs median)',
+  ['rules', 'tool called', 'median', 'p99'],
+  rows,
+);
 
 function tenKilobytes(): Record<string, unknown> {
   const records = Array.from({ length: 85 }, (_, index) => ({

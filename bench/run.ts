@@ -18,7 +18,8 @@ if (unknown.length > 0) {
   process.stderr.write(`No bench named ${unknown.join(', ')}. Available: ${available.map(nameOf).join(', ')}.\n`);
   process.exit(2);
 }
-const selected = wanted.length === 0 ? available : available.filter((file) => wanted.some((name) => nameOf(name) === nameOf(file)));
+const selected =
+  wanted.length === 0 ? available : available.filter((file) => wanted.some((name) => nameOf(name) === nameOf(file)));
 
 function run(file: string): Promise<number> {
   return new Promise((resolve) => {
@@ -39,7 +40,9 @@ for (const file of selected) {
   }
 }
 if (failed.length > 0) {
-  process.stdout.write(`\nbench: ${selected.length - failed.length} ran, ${failed.length} failed (${failed.join(', ')})\n`);
+  process.stdout.write(
+    `\nbench: ${selected.length - failed.length} ran, ${failed.length} failed (${failed.join(', ')})\n`,
+  );
   process.exit(1);
 }
 process.stdout.write(`\nbench: ${selected.length} ran\n`);

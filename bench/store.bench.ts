@@ -8,7 +8,18 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { approveAll, createAgent, createMemoryStore, createRuntime, defineTool, serialize, type AgentSnapshot, type RunEvent, type Runtime, type SnapshotStore } from 'countersign';
+import {
+  approveAll,
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  serialize,
+  type AgentSnapshot,
+  type RunEvent,
+  type Runtime,
+  type SnapshotStore,
+} from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { registerScripts } from '../src/stores/redis/scripts.js';
@@ -36,16 +47,31 @@ function storeOn(redis: Redis): RedisStore {
 
 const agent = createAgent({
   name: 'bench-mail',
-  tools: [defineTool({ name: 'send_email', description: 'Send an email', input: z.object({ to: z.string() }), execute: ({ to }) => `sent to ${to}` })],
-  model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: 'someone@example.com' }))),
+  tools: [
+    defineTool({
+      name: 'send_email',
+      description: 'Send an email',
+      input: z.object({ to: z.string() }),
+      execute: ({ to }) => `sent to ${to}`,
+    }),
+  ],
+  model: createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: 'someone@example.com' }),
+  ),
 });
 
-const paused = (prior: number) => agent.execute({ input: [...history(prior), { role: 'user', content: 'email someone' }] });
+const paused = (prior: number) =>
+  agent.execute({ input: [...history(prior), { role: 'user', content: 'email someone' }] });
 
-const kb = (bytes: number) => (bytes < 10_240 ? `${bytes.toLocaleString('en-US')} B` : `${(bytes / 1024).toFixed(0)} KB`);
+const kb = (bytes: number) =>
+  bytes < 10_240 ? `${bytes.toLocaleString('en-US')} B` : `${(bytes / 1024).toFixed(0)} KB`;
 
 const decide = (runtime: Runtime, run: AgentSnapshot, mode: 'inline' | 'record') =>
-  runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' }, { mode });
+  runtime.respond(
+    run.runId,
+    { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bench' },
+    { mode },
+  );
 
 // 1. The round trip through the runtime, one caller: start to the pause, respond to completion.
 if (section(1)) {
@@ -57,11 +83,23 @@ if (section(1)) {
   for (const [name, store] of stores) {
     const runtime = createRuntime({ agents: [agent], store });
     const runs: AgentSnapshot[] = [];
-    const start = await measure(`${name} start`, async () => void runs.push(await runtime.start(agent.name, { input: 'email someone' })), { iterations: 2000, warmup: 200 });
+    const start = await measure(
+      `${name} start`,
+      async () => void runs.push(await runtime.start(agent.name, { input: 'email someone' })),
+      { iterations: 2000, warmup: 200 },
+    );
     let next = 0;
-    const respond = await measure(`${name} respond`, () => decide(runtime, runs[next++]!, 'inline'), { iterations: 2000, warmup: 200 });
+    const respond = await measure(`${name} respond`, () => decide(runtime, runs[next++]!, 'inline'), {
+      iterations: 2000,
+      warmup: 200,
+    });
     rows.push([name, 'start → paused for approval', formatDuration(start.median), formatDuration(start.p99)]);
-    rows.push([name, 'respond → tool run, model called, completed', formatDuration(respond.median), formatDuration(respond.p99)]);
+    rows.push([
+      name,
+      'respond → tool run, model called, completed',
+      formatDuration(respond.median),
+      formatDuration(respond.p99),
+    ]);
   }
   printTable('Round trip through the runtime (one caller)', ['store', 'step', 'median', 'p99'], rows);
 }
@@ -75,10 +113,20 @@ if (section(2)) {
     const run = await paused(prior);
     await store.create(run);
     const decided = approveAll(run, 'bench', { agent });
-    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const resolved: RunEvent = {
+      type: 'approval-resolved',
+      runId: run.runId,
+      agentName: run.agentName,
+      entry: decided.audit[0]!,
+    };
     const decision = await bytesSent(redis, () => store.commit(decided, run.version, [resolved]));
     const done = await agent.execute(decided);
-    const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output ?? '' };
+    const completed: RunEvent = {
+      type: 'run-completed',
+      runId: run.runId,
+      agentName: run.agentName,
+      output: done.output ?? '',
+    };
     const resume = await bytesSent(redis, () => store.commit(done, decided.version, [completed]));
     rows.push([prior.toLocaleString('en-US'), kb(serialize(done).length), kb(decision), kb(resume)]);
   }
@@ -142,7 +190,12 @@ if (section(3)) {
   const storeCommit = (withEvent: boolean) => async (run: AgentSnapshot) => {
     const version = versions.get(run.runId)!;
     const next = { ...run, version: version + 1 };
-    const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
+    const event: RunEvent = {
+      type: 'approval-requested',
+      runId: run.runId,
+      agentName: run.agentName,
+      request: run.pendingApprovals[0]!,
+    };
     await store.commit(next, version, withEvent ? [event] : []);
     versions.set(run.runId, version + 1);
   };
@@ -195,9 +248,16 @@ if (section(3)) {
     for (const mode of ['record', 'inline'] as const) {
       const runs: AgentSnapshot[] = [];
       for (let filled = 0; filled < 6_000; filled += 200)
-        runs.push(...(await Promise.all(Array.from({ length: 200 }, () => runtime.start(agent.name, { input: 'email someone' })))));
+        runs.push(
+          ...(await Promise.all(
+            Array.from({ length: 200 }, () => runtime.start(agent.name, { input: 'email someone' })),
+          )),
+        );
       let next = 0;
-      const one = await measure(`respond ${mode}`, () => decide(runtime, runs[next++]!, mode), { iterations: 1_000, warmup: 100 });
+      const one = await measure(`respond ${mode}`, () => decide(runtime, runs[next++]!, mode), {
+        iterations: 1_000,
+        warmup: 100,
+      });
       const total = runs.length - next;
       const cpu = process.cpuUsage();
       const started = performance.now();
@@ -244,15 +304,35 @@ if (section(4)) {
           const runId = `run_${randomUUID()}`;
           const agentName = `agent-${index % 10}`;
           const sessionId = `session-${index % 1000}`;
-          await store.create({ ...template, runId, agentName, sessionId, pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }] });
+          await store.create({
+            ...template,
+            runId,
+            agentName,
+            sessionId,
+            pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: base + index }],
+          });
         }
       }),
     );
     const fill = performance.now() - started;
-    const first = await measure(`first page, ${waiting}`, () => store.listPending({ limit: 50 }), { iterations: 500, warmup: 50 });
-    const agentPage = await measure(`agent page, ${waiting}`, () => store.listPending({ limit: 50, agent: 'agent-3' }), { iterations: 500, warmup: 50 });
-    const sessionPage = await measure(`session page, ${waiting}`, () => store.listPending({ limit: 50, sessionId: 'session-3' }), { iterations: 500, warmup: 50 });
-    const expired = await measure(`expired, ${waiting}`, () => store.expiredRuns(base + 49, 100), { iterations: 500, warmup: 50 });
+    const first = await measure(`first page, ${waiting}`, () => store.listPending({ limit: 50 }), {
+      iterations: 500,
+      warmup: 50,
+    });
+    const agentPage = await measure(
+      `agent page, ${waiting}`,
+      () => store.listPending({ limit: 50, agent: 'agent-3' }),
+      { iterations: 500, warmup: 50 },
+    );
+    const sessionPage = await measure(
+      `session page, ${waiting}`,
+      () => store.listPending({ limit: 50, sessionId: 'session-3' }),
+      { iterations: 500, warmup: 50 },
+    );
+    const expired = await measure(`expired, ${waiting}`, () => store.expiredRuns(base + 49, 100), {
+      iterations: 500,
+      warmup: 50,
+    });
     rows.push([
       waiting.toLocaleString('en-US'),
       formatDuration(first.median),

@@ -15,7 +15,12 @@ const agent = createAgent({
   instructions: 'You manage files. Delete a file with delete_file; list them with list_files.',
   model: createAiSdkModel({ model: anthropic('claude-sonnet-4-5'), maxOutputTokens: 1024 }),
   tools: fromAiSdkTools({
-    list_files: tool({ description: 'List the files', inputSchema: z.object({}), needsApproval: false, execute: async () => [...files] }),
+    list_files: tool({
+      description: 'List the files',
+      inputSchema: z.object({}),
+      needsApproval: false,
+      execute: async () => [...files],
+    }),
     delete_file: tool({
       description: 'Delete a file',
       inputSchema: z.object({ path: z.string() }),
@@ -35,7 +40,13 @@ console.log(`approval requested: ${request.toolName} ${JSON.stringify(request.ar
 
 // The paused run is a string: keep it anywhere, resume it in another process.
 const stored = serialize(paused);
-const done = await agent.execute(withApprovalResponse(deserialize(stored), { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
+const done = await agent.execute(
+  withApprovalResponse(
+    deserialize(stored),
+    { approvalId: request.approvalId, approved: true, approvedBy: 'alice' },
+    { agent },
+  ),
+);
 console.log(`\nstatus: ${done.status}`);
 console.log(`answer: ${done.output}`);
 console.log(`files left: ${[...files].join(', ')}`);

@@ -37,13 +37,21 @@ const paused = await agent.execute({ input: 'Refund $12.00 to acct-42, the order
 const request = paused.pendingApprovals[0]!;
 console.log(`status: ${paused.status}`);
 console.log(`approval requested: ${request.description}`);
-const thinking = paused.messages.flatMap((message) => (message.role === 'assistant' ? (message.parts ?? []) : [])).find((part) => part.type === 'reasoning');
+const thinking = paused.messages
+  .flatMap((message) => (message.role === 'assistant' ? (message.parts ?? []) : []))
+  .find((part) => part.type === 'reasoning');
 console.log(`thought: ${thinking?.type === 'reasoning' ? thinking.text : '(none)'}`);
 
 // Stored as a string (a database row, a queue message), read back later, possibly by another process.
 const stored = serialize(paused);
 console.log(`stored: ${stored.length} characters`);
-const done = await agent.execute(withApprovalResponse(deserialize(stored), { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
+const done = await agent.execute(
+  withApprovalResponse(
+    deserialize(stored),
+    { approvalId: request.approvalId, approved: true, approvedBy: 'alice' },
+    { agent },
+  ),
+);
 console.log(`status: ${done.status}`);
 console.log(`answer: ${done.output}`);
 console.log(`acct-42 balance: $${((accounts.get('acct-42') ?? 0) / 100).toFixed(2)}`);

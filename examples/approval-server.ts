@@ -13,7 +13,8 @@ const runtime = createRuntime({
   links: { secret: 'demo-link-secret-change-me-0123456789' },
 });
 runtime.subscribe((event) => {
-  if (event.type === 'approval-resolved') console.log(`decided: ${event.entry.decision} by ${event.entry.by ?? event.entry.source}`);
+  if (event.type === 'approval-resolved')
+    console.log(`decided: ${event.entry.decision} by ${event.entry.by ?? event.entry.source}`);
   if (event.type === 'run-completed') console.log(`run ${event.runId} completed: ${event.output}`);
 });
 
@@ -29,7 +30,9 @@ console.log(`run ${paused.runId} waits: ${request.description}`);
 console.log(`approve in a browser: ${approvalLinkUrl(server.url, tokens.approve)}`);
 console.log(`deny in a browser:    ${approvalLinkUrl(server.url, tokens.deny)}`);
 console.log(`your inbox:           ${inboxUrl(server.url, (await runtime.inboxToken('you@example.com')).token)}`);
-console.log(`or: curl -X POST ${server.url}/runs/${paused.runId}/approvals/${request.approvalId} -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`);
+console.log(
+  `or: curl -X POST ${server.url}/runs/${paused.runId}/approvals/${request.approvalId} -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void server.close().then(() => process.exit(0)));

@@ -36,18 +36,33 @@ function demoTurn({ messages }: ModelRequest): AssistantMessage {
     return toolCallTurn(
       [
         { name: 'fetch_url', args: { url: 'https://status.example.net/' } },
-        { name: 'write_file', args: { path: 'notes/summary.md', text: '# Summary\n\n- todo.md: ship the demo\n- changelog: v0.1.0, first release\n' } },
+        {
+          name: 'write_file',
+          args: {
+            path: 'notes/summary.md',
+            text: '# Summary\n\n- todo.md: ship the demo\n- changelog: v0.1.0, first release\n',
+          },
+        },
       ],
       undefined,
       'Now the status page (off the allowlist) and the summary (a write): both need your approval.',
     );
   }
   const denied = lastToolResults(messages).filter(isDenied).length;
-  return textTurn(denied === 0 ? 'Done: notes/summary.md is written and the status page was read.' : `Done, without the ${denied} call(s) you denied.`);
+  return textTurn(
+    denied === 0
+      ? 'Done: notes/summary.md is written and the status page was read.'
+      : `Done, without the ${denied} call(s) you denied.`,
+  );
 }
 
 /** The demo agent over a sandbox folder and an allowlist shared with its add_domain tool. */
-export function demoAgent(options: { readonly sandbox: string; readonly allowlist: Set<string>; readonly fetchPage: FetchPage; readonly decisionSecret: string }): Agent {
+export function demoAgent(options: {
+  readonly sandbox: string;
+  readonly allowlist: Set<string>;
+  readonly fetchPage: FetchPage;
+  readonly decisionSecret: string;
+}): Agent {
   return createAgent({
     name: 'demo',
     model: createScriptedModel(demoTurn),

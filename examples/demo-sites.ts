@@ -18,7 +18,9 @@ export interface DemoSites {
 export async function startDemoSites(pages: DemoPages): Promise<DemoSites> {
   const server = createServer((request, response) => {
     const text = pages[(request.url ?? '/').slice(1)];
-    response.writeHead(text === undefined ? 404 : 200, { 'content-type': 'text/plain; charset=utf-8' }).end(text ?? 'not found');
+    response
+      .writeHead(text === undefined ? 404 : 200, { 'content-type': 'text/plain; charset=utf-8' })
+      .end(text ?? 'not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

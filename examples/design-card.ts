@@ -24,7 +24,9 @@ const deleteFile = defineTool({
 const agent = createAgent({ name: 'files', model, tools: [deleteFile] });
 
 const snap = await agent.execute({ input: 'remove /tmp/x' });
-console.log(`status: ${snap.status}, stopReason: ${snap.stopReason === StopReason.AwaitingApproval ? 'awaiting_approval' : snap.stopReason}`);
+console.log(
+  `status: ${snap.status}, stopReason: ${snap.stopReason === StopReason.AwaitingApproval ? 'awaiting_approval' : snap.stopReason}`,
+);
 console.log(`pending: ${snap.pendingApprovals.map((request) => request.description).join(', ')}`);
 const text = serialize(snap); // string, safe to store anywhere
 const again = deserialize(text); // validated, frozen

@@ -28,9 +28,14 @@ const agent = createAgent({ name: 'clerk', model, tools: [files] });
 const paused = await agent.execute({ input: 'Read /tmp/report.txt, then delete it' });
 const request = paused.pendingApprovals[0]!;
 console.log(`status: ${paused.status}`);
-console.log(`approval requested: ${request.toolName} ${JSON.stringify(request.args)} through ${request.connector} [${annotationBadges(request.annotations).join(', ')}]`);
+console.log(
+  `approval requested: ${request.toolName} ${JSON.stringify(request.args)} through ${request.connector} [${annotationBadges(request.annotations).join(', ')}]`,
+);
 
-const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
-for (const message of done.messages.filter((item) => item.role === 'tool')) console.log(`tool said: ${message.content}`);
+const done = await agent.execute(
+  withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }),
+);
+for (const message of done.messages.filter((item) => item.role === 'tool'))
+  console.log(`tool said: ${message.content}`);
 console.log(`status: ${done.status}, answer: ${done.output}`);
 await files.close();

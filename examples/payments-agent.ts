@@ -13,7 +13,9 @@ const sendPayment = defineTool({
   approvalPrompt: ({ to, cents }) => `Pay $${(cents / 100).toFixed(2)} to ${to}?`,
   execute: ({ to, cents }, ctx) => {
     // A real tool would pass ctx.idempotencyKey to the payment provider.
-    console.log(`[pid ${process.pid}] sent $${(cents / 100).toFixed(2)} to ${to} (idempotency key ${ctx.idempotencyKey})`);
+    console.log(
+      `[pid ${process.pid}] sent $${(cents / 100).toFixed(2)} to ${to} (idempotency key ${ctx.idempotencyKey})`,
+    );
     return { sent: true, to, cents };
   },
 });
@@ -25,7 +27,9 @@ export function paymentsAgent(): Agent {
     tools: [sendPayment],
     approvalTtlMs: 24 * 60 * 60 * 1000,
     model: createScriptedModel(({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? textTurn('Paid acct-42 $12.00.') : toolCallTurn('send_payment', { to: 'acct-42', cents: 1200 }),
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('Paid acct-42 $12.00.')
+        : toolCallTurn('send_payment', { to: 'acct-42', cents: 1200 }),
     ),
   });
 }

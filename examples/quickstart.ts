@@ -17,7 +17,10 @@ const deleteFile = defineTool({
 });
 
 // A scripted model stands in for a real provider, so this runs offline.
-const model = createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/report.txt' }), textTurn('Deleted /tmp/report.txt.')]);
+const model = createScriptedModel([
+  toolCallTurn('delete_file', { path: '/tmp/report.txt' }),
+  textTurn('Deleted /tmp/report.txt.'),
+]);
 
 const agent = createAgent({ name: 'files', model, tools: [deleteFile], approvalTtlMs: 60 * 60 * 1000 });
 

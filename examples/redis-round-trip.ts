@@ -12,7 +12,10 @@ const prefix = 'countersign-example:';
 
 function connect() {
   const redis = new Redis(redisUrl);
-  const runtime = createRuntime({ agents: [paymentsAgent()], store: createRedisStore({ redis, prefix, retentionMs: 60 * 60 * 1000 }) });
+  const runtime = createRuntime({
+    agents: [paymentsAgent()],
+    store: createRedisStore({ redis, prefix, retentionMs: 60 * 60 * 1000 }),
+  });
   return { redis, runtime };
 }
 

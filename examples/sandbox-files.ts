@@ -9,7 +9,8 @@ import { defineTool, type AnyTool } from 'countersign';
 /** `path` inside `root`, or an error the model reads: nothing outside the sandbox is reachable, `..` included. */
 function inside(root: string, path: string): string {
   const full = resolve(root, path.replace(/^\/+/, ''));
-  if (full !== root && !full.startsWith(root + sep)) throw new Error(`${path} is outside the sandbox; use a path such as notes/todo.md`);
+  if (full !== root && !full.startsWith(root + sep))
+    throw new Error(`${path} is outside the sandbox; use a path such as notes/todo.md`);
   return full;
 }
 

@@ -3,7 +3,13 @@
 // for an allowed domain and asks for any other; approving a fetch allows that
 // one call, while add_domain (always asked) widens the allowlist for good. The
 // pages come from a loopback server, never from the internet.
-import { createAgent, withApprovalResponse, type AgentSnapshot, type AssistantMessage, type ModelRequest } from 'countersign';
+import {
+  createAgent,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type AssistantMessage,
+  type ModelRequest,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { startDemoSites } from './demo-sites.js';
 import { webFetchTools } from './web-fetch-tools.js';
@@ -22,7 +28,10 @@ const script = [
   toolCallTurn('fetch_url', { url: 'https://blog.example.org/latest' }),
   textTurn('Read the intro and the latest release notes.'),
 ];
-const model = createScriptedModel(({ messages }: ModelRequest): AssistantMessage => script[messages.filter((message) => message.role === 'assistant').length]!);
+const model = createScriptedModel(
+  ({ messages }: ModelRequest): AssistantMessage =>
+    script[messages.filter((message) => message.role === 'assistant').length]!,
+);
 const agent = createAgent({ name: 'web', model, tools: webFetchTools(allowlist, sites.fetchPage) });
 
 /** Approves what the run waits for, printing each request, until it stops for another reason. */
@@ -31,13 +40,22 @@ async function approveUntilDone(first: AgentSnapshot): Promise<AgentSnapshot> {
   while (snapshot.status === 'awaitingApproval') {
     const request = snapshot.pendingApprovals[0]!;
     console.log(`asks: ${request.toolName} ${JSON.stringify(request.args)}: ${request.reason}`);
-    snapshot = await agent.execute(withApprovalResponse(snapshot, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
+    snapshot = await agent.execute(
+      withApprovalResponse(
+        snapshot,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'alice' },
+        { agent },
+      ),
+    );
   }
   return snapshot;
 }
 
 const done = await approveUntilDone(await agent.execute({ input: 'Read the docs intro and the latest blog post' }));
-for (const entry of done.audit) console.log(`${entry.toolName}: ${entry.decision} (${entry.source === 'human' ? `asked, by ${entry.by}` : 'no need to ask'})`);
+for (const entry of done.audit)
+  console.log(
+    `${entry.toolName}: ${entry.decision} (${entry.source === 'human' ? `asked, by ${entry.by}` : 'no need to ask'})`,
+  );
 for (const message of done.messages) if (message.role === 'tool') console.log(`result: ${message.content}`);
 console.log(`allowlist: ${[...allowlist].join(', ')}`);
 console.log(`answer: ${done.output}`);

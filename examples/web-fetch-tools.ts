@@ -31,7 +31,10 @@ export function webFetchTools(allowlist: Set<string>, fetchPage: FetchPage): Any
       name: 'add_domain',
       description: 'Add a domain to the fetch allowlist, so fetch_url reaches it without asking',
       input: z.object({ domain: z.string().regex(/^[a-z0-9.-]+$/i, 'a host name such as docs.example.com') }),
-      needsApproval: () => ({ required: true, reason: 'Adding a domain to the allowlist grants permanent fetch access.' }),
+      needsApproval: () => ({
+        required: true,
+        reason: 'Adding a domain to the allowlist grants permanent fetch access.',
+      }),
       approvalPrompt: ({ domain }) => `Allow fetch_url to reach ${domain} without asking?`,
       execute: ({ domain }) => {
         allowlist.add(domain.toLowerCase());

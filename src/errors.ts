@@ -30,8 +30,19 @@ export {
   InvalidEditError,
   ApproverNotAllowedError,
 } from './errors/decision.js';
-export { ApprovalSignatureError, CallNotCoveredError, GrantSignatureError, RuleSignatureError } from './errors/signature.js';
-export { VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError, UnsupportedCommitWriteError } from './errors/store.js';
+export {
+  ApprovalSignatureError,
+  CallNotCoveredError,
+  GrantSignatureError,
+  RuleSignatureError,
+} from './errors/signature.js';
+export {
+  VersionConflictError,
+  RunExistsError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  UnsupportedCommitWriteError,
+} from './errors/store.js';
 export { LinkTokenError } from './errors/link.js';
 export { ToolNotFoundError, OutcomeUnknownError, ToolTimeoutError, ConnectorUnavailableError } from './errors/tool.js';
 export { TargetMismatchError, HttpProblem, type Problem } from './errors/http.js';

@@ -1,11 +1,23 @@
 export { createAgent } from './agent/create-agent.js';
 export type { Agent, AgentConfig } from './agent/agent-types.js';
-export { defineTool, type AnyTool, type Tool, type ToolDefinition, type ToolContext, type ToolExecuteContext, type ApprovalRequirement } from './tools/define-tool.js';
+export {
+  defineTool,
+  type AnyTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolContext,
+  type ToolExecuteContext,
+  type ApprovalRequirement,
+} from './tools/define-tool.js';
 export type { Approvers } from './policy/approvers.js';
 export type { ExecuteOptions } from './loop/execute-options.js';
 export type { ExecuteInput } from './loop/execute-input.js';
 export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './decisions/with-approval-response.js';
-export { withApprovalRequest, type NewApprovalRequest, type AddRequestOptions } from './decisions/with-approval-request.js';
+export {
+  withApprovalRequest,
+  type NewApprovalRequest,
+  type AddRequestOptions,
+} from './decisions/with-approval-request.js';
 export { cancel, type CancelOptions } from './decisions/cancel.js';
 export { hasPendingApprovals } from './run/has-pending-approvals.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './run/snapshot-codec.js';
@@ -21,7 +33,16 @@ export { presentArgs, defaultSecretKeys } from './presentation/present-args.js';
 export { createMemoryRuleStore } from './stores/memory/memory-rule-store.js';
 export type { RuleStore, StoredRule, NewRule } from './ports/rule-store.js';
 export { createMemoryGrantStore } from './stores/memory/memory-grant-store.js';
-export type { Grant, GrantState, GrantStore, GrantBounds, GrantFilter, GrantRecord, GrantUse, ConsumeOutcome } from './ports/grant-store.js';
+export type {
+  Grant,
+  GrantState,
+  GrantStore,
+  GrantBounds,
+  GrantFilter,
+  GrantRecord,
+  GrantUse,
+  ConsumeOutcome,
+} from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
 export type { PresentOptions } from './presentation/present-args.js';
 export {

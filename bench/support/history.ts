@@ -4,7 +4,12 @@ import type { Message } from 'countersign';
 
 /** A chat history of `count` messages, about 265 bytes each (DESIGN.md's 1,000-message snapshot is about 264 KB), with tool calls and results mixed in. */
 export function history(count: number): Message[] {
-  const messages: Message[] = [{ role: 'system', content: 'You are an operations assistant. Ask before changing anything in production; summarise what you did.' }];
+  const messages: Message[] = [
+    {
+      role: 'system',
+      content: 'You are an operations assistant. Ask before changing anything in production; summarise what you did.',
+    },
+  ];
   for (let index = 1; messages.length < count; index++) {
     messages.push({
       role: 'user',
@@ -14,7 +19,13 @@ export function history(count: number): Message[] {
       messages.push({
         role: 'assistant',
         content: 'Let me look that up.',
-        toolCalls: [{ id: `hist_${index}`, name: 'get_order', args: { orderId: `${10_000 + index}`, include: ['payments', 'refunds'] } }],
+        toolCalls: [
+          {
+            id: `hist_${index}`,
+            name: 'get_order',
+            args: { orderId: `${10_000 + index}`, include: ['payments', 'refunds'] },
+          },
+        ],
       });
       messages.push({
         role: 'tool',
@@ -57,7 +68,11 @@ export function historyWithParts(count: number): Message[] {
         finishReason: message.toolCalls ? 'tool-calls' : 'stop',
       };
     }
-    if (message.role === 'tool') return { ...message, parts: [{ type: 'tool-result', toolCallId: message.toolCallId!, toolName: 'get_order', outcome: 'ok' }] };
+    if (message.role === 'tool')
+      return {
+        ...message,
+        parts: [{ type: 'tool-result', toolCallId: message.toolCallId!, toolName: 'get_order', outcome: 'ok' }],
+      };
     return message;
   });
 }

@@ -14,7 +14,11 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** Times `body` `iterations` times after `warmup` runs; durations in milliseconds. */
-export async function measure(name: string, body: () => unknown, options: { iterations?: number; warmup?: number } = {}): Promise<Sample> {
+export async function measure(
+  name: string,
+  body: () => unknown,
+  options: { iterations?: number; warmup?: number } = {},
+): Promise<Sample> {
   const iterations = options.iterations ?? 1000;
   for (let index = 0; index < (options.warmup ?? Math.min(200, iterations)); index++) await body();
   const durations: number[] = [];
@@ -35,7 +39,11 @@ export function formatDuration(ms: number): string {
 }
 
 /** Prints a Markdown table. */
-export function printTable(title: string, headers: readonly string[], rows: readonly (readonly (string | number)[])[]): void {
+export function printTable(
+  title: string,
+  headers: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): void {
   const lines = [`\n### ${title}\n`, `| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
   process.stdout.write(`${lines.join('\n')}\n`);

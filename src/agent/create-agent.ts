@@ -20,10 +20,15 @@ import { remindAfterMsSchema } from '../policy/nudge-plan.js';
 
 const configSchema = optionsObject({
   name: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
-  model: z.custom<Model>((value) => typeof (value as Model | undefined)?.generate === 'function', 'must have a generate({ messages, tools }) method'),
+  model: z.custom<Model>(
+    (value) => typeof (value as Model | undefined)?.generate === 'function',
+    'must have a generate({ messages, tools }) method',
+  ),
   tools: z.array(
     z.custom<Tool | ToolSource>(
-      (value) => typeof (value as Tool | undefined)?.spec === 'object' || (typeof value === 'object' && value !== null && isToolSource(value as ToolSource)),
+      (value) =>
+        typeof (value as Tool | undefined)?.spec === 'object' ||
+        (typeof value === 'object' && value !== null && isToolSource(value as ToolSource)),
       'must be made with defineTool, or be a source of tools such as an MCP connection',
     ),
   ),
@@ -33,11 +38,27 @@ const configSchema = optionsObject({
   onExpire: z.enum(['deny', 'keep']).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   clock: functionSchema().optional(),
-  policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
-  ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
-  grantStore: z.custom<GrantStore>((value) => typeof (value as GrantStore | undefined)?.consume === 'function', 'must implement GrantStore').optional(),
+  policy: optionsObject({
+    rules: z.array(z.unknown()).optional(),
+    default: z.enum(['allow', 'ask', 'deny']).optional(),
+  }).optional(),
+  ruleStore: z
+    .custom<RuleStore>(
+      (value) => typeof (value as RuleStore | undefined)?.list === 'function',
+      'must implement RuleStore',
+    )
+    .optional(),
+  grantStore: z
+    .custom<GrantStore>(
+      (value) => typeof (value as GrantStore | undefined)?.consume === 'function',
+      'must implement GrantStore',
+    )
+    .optional(),
   decisionSecret: z.string().min(16, 'use at least 16 characters of randomness').optional(),
-  display: optionsObject({ secretKeys: z.array(z.string()).optional(), maxStringLength: z.number().int().min(16).optional() }).optional(),
+  display: optionsObject({
+    secretKeys: z.array(z.string()).optional(),
+    maxStringLength: z.number().int().min(16).optional(),
+  }).optional(),
   onEvent: functionSchema().optional(),
   leaseMs: z.number().int().positive().optional(),
   oneCallPerRun: z.boolean().optional(),
@@ -56,7 +77,10 @@ export function createAgent(config: AgentConfig): Agent {
   parseOptions(configSchema, config, 'createAgent', { subject: 'config' });
   const names = new Set<string>();
   for (const tool of config.tools.flatMap((entry) => (isToolSource(entry) ? entry.tools : [entry]))) {
-    if (names.has(tool.name)) throw new ConfigError(`createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`);
+    if (names.has(tool.name))
+      throw new ConfigError(
+        `createAgent(${config.name}): two tools are named ${tool.name}; tool names must be unique.`,
+      );
     names.add(tool.name);
   }
   const tools = new ToolSet(config.tools);
@@ -94,7 +118,8 @@ export function createAgent(config: AgentConfig): Agent {
 
 /** The `agent` option of the functions that decide or cancel a stored run. */
 export const agentOption = z.custom<Agent>(
-  (value) => typeof (value as Agent | undefined)?.execute === 'function' && typeof (value as Agent).settings === 'object',
+  (value) =>
+    typeof (value as Agent | undefined)?.execute === 'function' && typeof (value as Agent).settings === 'object',
   'must be an agent made with createAgent',
 );
 
@@ -102,13 +127,20 @@ export const agentOption = z.custom<Agent>(
  * The agent a public function was given for `snapshot`: required, since
  * agents are not looked up by name, and it must be the run's own.
  */
-export function agentOfRun(snapshot: Pick<AgentSnapshot, 'runId' | 'agentName'>, agent: Agent | undefined, where: string): Agent {
+export function agentOfRun(
+  snapshot: Pick<AgentSnapshot, 'runId' | 'agentName'>,
+  agent: Agent | undefined,
+  where: string,
+): Agent {
   if (agent === undefined) {
     throw new ConfigError(
       `${where}: options.agent is missing; pass { agent }, the agent of run ${snapshot.runId} (named ${snapshot.agentName}) as createAgent returned it.`,
       'missing_option',
     );
   }
-  if (agent.name !== snapshot.agentName) throw new ConfigError(`${where}: this snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}; pass that agent as { agent }.`);
+  if (agent.name !== snapshot.agentName)
+    throw new ConfigError(
+      `${where}: this snapshot belongs to agent ${snapshot.agentName}, not ${agent.name}; pass that agent as { agent }.`,
+    );
   return agent;
 }

@@ -11,10 +11,20 @@ const BUTTON_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 const keyOf = (channel: string, id: string) => `${channel}:button:${id}`;
 
 /** Keeps each token under a fresh short id until `tokens.expiresAt`; returns the ids. */
-export async function storeButtonIds(once: OnceStore, channel: string, tokens: ApprovalLinkTokens, now: number): Promise<ButtonIds> {
+export async function storeButtonIds(
+  once: OnceStore,
+  channel: string,
+  tokens: ApprovalLinkTokens,
+  now: number,
+): Promise<ButtonIds> {
   const ttl = Math.max(1000, tokens.expiresAt - now);
-  const ids = { approve: randomBytes(16).toString('base64url'), approveForRun: randomBytes(16).toString('base64url'), deny: randomBytes(16).toString('base64url') };
-  for (const which of ['approve', 'approveForRun', 'deny'] as const) await once.putIfAbsent(keyOf(channel, ids[which]), tokens[which], ttl);
+  const ids = {
+    approve: randomBytes(16).toString('base64url'),
+    approveForRun: randomBytes(16).toString('base64url'),
+    deny: randomBytes(16).toString('base64url'),
+  };
+  for (const which of ['approve', 'approveForRun', 'deny'] as const)
+    await once.putIfAbsent(keyOf(channel, ids[which]), tokens[which], ttl);
   return ids;
 }
 

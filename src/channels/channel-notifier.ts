@@ -4,7 +4,16 @@
 // to post a card and how to update it.
 import { randomUUID } from 'node:crypto';
 import type { ApprovalLinkTokens, RunEvent, ApprovalRequest, RunOrigin, Notifier, LinkedRuntime } from '../index.js';
-import { createDeliveryQueue, type LaneSlot, freeingSlot, withRetries, type RetryPolicy, publicError, type CardNudge, type CardOutcome } from '../kit/index.js';
+import {
+  createDeliveryQueue,
+  type LaneSlot,
+  freeingSlot,
+  withRetries,
+  type RetryPolicy,
+  publicError,
+  type CardNudge,
+  type CardOutcome,
+} from '../kit/index.js';
 
 /** What a channel shows to ask for one decision. */
 export interface ApprovalCard {
@@ -95,7 +104,10 @@ const sessionOf = (event: AskEvent) => (event.sessionId === undefined ? {} : { s
 const originOf = (event: AskEvent) => (event.origin === undefined ? {} : { origin: event.origin });
 
 /** The notifier for `driver`. */
-export function createChannelNotifier<Ref>(driver: ChannelDriver<Ref>, settings: ChannelNotifierSettings): ChannelNotifier {
+export function createChannelNotifier<Ref>(
+  driver: ChannelDriver<Ref>,
+  settings: ChannelNotifierSettings,
+): ChannelNotifier {
   const cards = new ChannelCards(driver, settings);
   return { publish: (events) => cards.publish(events), flush: () => cards.flush() };
 }
@@ -116,13 +128,20 @@ class ChannelCards<Ref> {
     const queue = this.#queue;
     for (const event of events) {
       if (event.type === 'approval-requested') queue.enqueue(event.runId, (slot) => this.#ask(event, slot));
-      else if (event.type === 'approval-reminder' || (event.type === 'approval-escalated' && this.#escalatedHere(event))) {
+      else if (
+        event.type === 'approval-reminder' ||
+        (event.type === 'approval-escalated' && this.#escalatedHere(event))
+      ) {
         queue.enqueue(event.runId, (slot) => this.#askAgain(event, slot));
       } else if (event.type === 'approval-resolved' && event.entry.approvalId !== undefined) {
         const { entry } = event;
-        queue.enqueue(event.runId, (slot) => this.#show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot));
+        queue.enqueue(event.runId, (slot) =>
+          this.#show(event.runId, entry.approvalId!, { kind: 'decided', entry }, entry.by, slot),
+        );
       } else if (event.type === 'tool-finished') {
-        queue.enqueue(event.runId, (slot) => this.#show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot));
+        queue.enqueue(event.runId, (slot) =>
+          this.#show(event.runId, event.approvalId, { kind: 'finished', event }, undefined, slot),
+        );
       }
     }
   }
@@ -175,7 +194,14 @@ class ChannelCards<Ref> {
       return;
     }
     const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
-    const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, ...sessionOf(event), ...originOf(event) };
+    const card: ApprovalCard = {
+      runId,
+      agentName: event.agentName,
+      request,
+      tokens,
+      ...sessionOf(event),
+      ...originOf(event),
+    };
     try {
       const ref = await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
@@ -190,11 +216,17 @@ class ChannelCards<Ref> {
    * A reminder or an escalation: a new card for the request still waiting, posted once per nudge however often its
    * event is delivered. Its buttons decide like the first card's; the outcome is shown on the first card.
    */
-  async #askAgain(event: Extract<RunEvent, { type: 'approval-reminder' | 'approval-escalated' }>, slot: LaneSlot): Promise<void> {
+  async #askAgain(
+    event: Extract<RunEvent, { type: 'approval-reminder' | 'approval-escalated' }>,
+    slot: LaneSlot,
+  ): Promise<void> {
     const { runId, request } = event;
     const { once, links } = this.#settings.runtime;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
-    const nudge: CardNudge = event.type === 'approval-reminder' ? { kind: 'reminder', reminder: event.reminder } : { kind: 'escalation', to: event.to };
+    const nudge: CardNudge =
+      event.type === 'approval-reminder'
+        ? { kind: 'reminder', reminder: event.reminder }
+        : { kind: 'escalation', to: event.to };
     const now = this.#settings.clock();
     const expiresAt = this.#buttonsExpireAt(request, now);
     if (expiresAt <= now) return;
@@ -204,14 +236,28 @@ class ChannelCards<Ref> {
       // A value of its own: a resend of this claim after a lost reply finds it and counts as this claim, not another's.
       if ((await once.putIfAbsent(key, randomUUID(), expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
       const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
-      const card: ApprovalCard = { runId, agentName: event.agentName, request, tokens, nudge, ...sessionOf(event), ...originOf(event) };
+      const card: ApprovalCard = {
+        runId,
+        agentName: event.agentName,
+        request,
+        tokens,
+        nudge,
+        ...sessionOf(event),
+        ...originOf(event),
+      };
       await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
     } catch (error) {
       this.#report(error, context);
     }
   }
 
-  async #show(runId: string, approvalId: string, outcome: CardOutcome, by: string | undefined, slot: LaneSlot): Promise<void> {
+  async #show(
+    runId: string,
+    approvalId: string,
+    outcome: CardOutcome,
+    by: string | undefined,
+    slot: LaneSlot,
+  ): Promise<void> {
     const { once } = this.#settings.runtime;
     const name = this.#driver.name;
     try {
@@ -223,7 +269,10 @@ class ChannelCards<Ref> {
       if (ref === null && outcome.kind === 'decided' && by?.startsWith(`${name}:`)) return;
       const marker = `${name}:shown:${runId}:${approvalId}:${outcome.kind}`;
       if ((await once.putIfAbsent(marker, randomUUID(), KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      await withRetries(() => this.#driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }), this.#retryIn(slot));
+      await withRetries(
+        () => this.#driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }),
+        this.#retryIn(slot),
+      );
     } catch (error) {
       this.#report(error, { operation: 'update', runId, approvalId });
     }

@@ -2,7 +2,13 @@
 // where failures go, and the delivery kit's options (tries, backoff, concurrency, timeout, injectables).
 import { z } from 'zod';
 import type { LinkedRuntime } from '../index.js';
-import { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings, functionSchema } from '../kit/index.js';
+import {
+  deliveryOptionsShape,
+  deliverySettings,
+  type DeliveryOptions,
+  type DeliverySettings,
+  functionSchema,
+} from '../kit/index.js';
 import type { ChannelErrorContext, ChannelNotifierSettings } from './channel-notifier.js';
 
 /**

@@ -12,7 +12,12 @@ export interface Decided {
   readonly status: RunStatus;
   /** True when an identical decision was already recorded. */
   readonly duplicate: boolean;
-  readonly vote?: { readonly recorded: boolean; readonly approvals: number; readonly required: number; readonly remaining: number };
+  readonly vote?: {
+    readonly recorded: boolean;
+    readonly approvals: number;
+    readonly required: number;
+    readonly remaining: number;
+  };
   readonly run: RunView;
   /** Where the decided call runs (or that it does not), in the reviewer's words. */
   readonly where: string;
@@ -24,7 +29,10 @@ export interface Decided {
  * A dismissal: the request closed without a decision (recorded with source `dismissed`, the call does not run). What
  * `countersign dismiss` and review's `d` send, with who and which approval added.
  */
-export const DISMISSAL = { approved: false, dismissed: true } as const satisfies Pick<ApprovalResponse, 'approved' | 'dismissed'>;
+export const DISMISSAL = { approved: false, dismissed: true } as const satisfies Pick<
+  ApprovalResponse,
+  'approved' | 'dismissed'
+>;
 
 /**
  * What the CLI's commands read and decide through: a runtime loaded in the CLI's own process (`--runtime`), or a

@@ -27,7 +27,9 @@ export const CLI_OPTIONS = {
 } as const;
 
 /** The flags as parsed, before they are checked. */
-export type RawFlags = { readonly [K in keyof typeof CLI_OPTIONS]?: (typeof CLI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type RawFlags = {
+  readonly [K in keyof typeof CLI_OPTIONS]?: (typeof CLI_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 /** The flags as the commands use them. */
 export interface CliFlags {
@@ -44,7 +46,8 @@ export interface CliFlags {
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 
@@ -66,7 +69,8 @@ function jsonArgs(text: string | undefined): unknown {
 /** Checks the flags a command line gave; a UsageError names the first that is wrong. */
 export function readFlags(values: RawFlags): CliFlags {
   const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit must be a whole number above 0');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new UsageError('--limit must be a whole number above 0');
   const mode = oneOf(values.mode, ['inline', 'record', 'enqueue'] as const, 'mode');
   const scope = oneOf(values.scope, ['once', 'run', 'session', 'agent'] as const, 'scope');
   const editedArgs = jsonArgs(values.args);

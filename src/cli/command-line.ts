@@ -34,6 +34,8 @@ export function splitCommandLine(line: string, option: string): string[] {
   if (quote !== undefined) throw new UsageError(`${option} has an unclosed ${quote} quote`);
   if (started) words.push(word);
   if (words.length === 0)
-    throw new UsageError(`${option} is empty; give the command that starts the MCP server, e.g. --upstream "npx -y @modelcontextprotocol/server-filesystem /srv"`);
+    throw new UsageError(
+      `${option} is empty; give the command that starts the MCP server, e.g. --upstream "npx -y @modelcontextprotocol/server-filesystem /srv"`,
+    );
   return words;
 }

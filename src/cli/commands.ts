@@ -31,7 +31,8 @@ type Command = (context: CommandContext) => Promise<number>;
 export const RUNTIME_COMMANDS: readonly string[] = ['resume', 'inbox-link', 'sweep', 'recover', 'worker'];
 
 function positional(context: CommandContext, count: 1 | 2): [string, string] {
-  if (context.rest.length !== count) throw new UsageError(`${context.command} takes ${count === 1 ? 'a run id' : 'a run id and an approval id'}`);
+  if (context.rest.length !== count)
+    throw new UsageError(`${context.command} takes ${count === 1 ? 'a run id' : 'a run id and an approval id'}`);
   return context.rest as [string, string];
 }
 
@@ -46,7 +47,12 @@ const pending: Command = async ({ approvals, flags, output, now }) => {
     ...(flags.raw.session === undefined ? {} : { sessionId: flags.raw.session }),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
   });
-  output(page.items.length === 0 ? 'no pending approvals' : page.items.map((item) => formatRequest(item, item.request, now)).join('\n\n'), page);
+  output(
+    page.items.length === 0
+      ? 'no pending approvals'
+      : page.items.map((item) => formatRequest(item, item.request, now)).join('\n\n'),
+    page,
+  );
   return 0;
 };
 
@@ -61,7 +67,9 @@ const decide: Command = async (context) => {
   const { approvals, flags, command } = context;
   const [runId, approvalId] = positional(context, 2);
   // A decider echoes the signature of the request it read (an agent with a decisionSecret refuses a decision without it).
-  const signature = (await approvals.get(runId)).pendingApprovals.find((request) => request.approvalId === approvalId)?.signature;
+  const signature = (await approvals.get(runId)).pendingApprovals.find(
+    (request) => request.approvalId === approvalId,
+  )?.signature;
   const result = await approvals.respond(
     runId,
     {
@@ -105,7 +113,13 @@ const clearSession: Command = async (context) => {
 };
 
 const review: Command = ({ approvals, io, flags, json }) =>
-  runReview(approvals, io, { by: flags.raw.by, agent: flags.raw.agent, sessionId: flags.raw.session, mode: flags.mode, json });
+  runReview(approvals, io, {
+    by: flags.raw.by,
+    agent: flags.raw.agent,
+    sessionId: flags.raw.session,
+    mode: flags.mode,
+    json,
+  });
 
 const resume: Command = async (context) => {
   const [runId] = positional(context, 1);
@@ -117,11 +131,19 @@ const resume: Command = async (context) => {
 const inboxLink: Command = async (context) => {
   const reviewer = onlyArgument(context, 'the reviewer it is for, e.g. inbox-link alice@example.com');
   const { expiresIn } = context.flags;
-  const { token, expiresAt } = await requireLinks(context.runtime!, 'countersign inbox-link').inboxToken(reviewer, expiresIn === undefined ? {} : { expiresIn });
+  const { token, expiresAt } = await requireLinks(context.runtime!, 'countersign inbox-link').inboxToken(
+    reviewer,
+    expiresIn === undefined ? {} : { expiresIn },
+  );
   const baseUrl = context.flags.raw['base-url'];
   const url = inboxUrl(baseUrl ?? '', token);
   const hint = baseUrl === undefined ? ' (a path on the approval app; --base-url URL gives the whole link)' : '';
-  context.output(`${url}\n  ${reviewer}'s inbox until ${new Date(expiresAt).toISOString()}${hint}`, { reviewer, url, token, expiresAt });
+  context.output(`${url}\n  ${reviewer}'s inbox until ${new Date(expiresAt).toISOString()}${hint}`, {
+    reviewer,
+    url,
+    token,
+    expiresAt,
+  });
   return 0;
 };
 
@@ -133,17 +155,27 @@ const cancel: Command = async (context) => {
 };
 
 const worker: Command = ({ runtime, io, flags }) =>
-  runWorker(runtime!, { ...io, signal: io.signal ?? new AbortController().signal }, { concurrency: flags.concurrency, prefix: flags.raw.prefix, housekeepingMs: flags.every });
+  runWorker(
+    runtime!,
+    { ...io, signal: io.signal ?? new AbortController().signal },
+    { concurrency: flags.concurrency, prefix: flags.raw.prefix, housekeepingMs: flags.every },
+  );
 
 const sweep: Command = async ({ runtime, output }) => {
   const result = await runtime!.sweepExpired();
-  output(`expired ${result.expired} approvals in ${result.runs} runs${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
+  output(
+    `expired ${result.expired} approvals in ${result.runs} runs${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`,
+    result,
+  );
   return 0;
 };
 
 const recover: Command = async ({ runtime, output }) => {
   const result = await runtime!.recover();
-  output(`resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`, result);
+  output(
+    `resumed ${result.resumed} runs; asked again about ${result.askedAgain} interrupted calls${result.failed > 0 ? `; ${result.failed} runs failed` : ''}`,
+    result,
+  );
   return 0;
 };
 

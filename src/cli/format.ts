@@ -9,7 +9,8 @@ import type { Decided, ShownRun } from './approvals.js';
 
 function jsonEscape(char: string): string {
   let escaped = '';
-  for (let index = 0; index < char.length; index++) escaped += `\\u${char.charCodeAt(index).toString(16).padStart(4, '0')}`;
+  for (let index = 0; index < char.length; index++)
+    escaped += `\\u${char.charCodeAt(index).toString(16).padStart(4, '0')}`;
   return escaped;
 }
 
@@ -29,7 +30,12 @@ export function inert(text: string): string {
  * A terminal has no markup: what the channels' wording marks up prints as it is, and its signs are the CLI's own
  * (`inert` would show an emoji's variation selector as an escape).
  */
-const terminal: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+const terminal: Markup = {
+  escape: (text) => text,
+  strong: (text) => text,
+  code: (text) => text,
+  who: (by) => by ?? 'someone',
+};
 const terminalMarks = { claims: '', warning: '! ' };
 
 function when(epochMs: number | undefined): string {
@@ -60,11 +66,19 @@ export function requestLines(run: RunIdentity, request: ApprovalRequest, now: nu
   ];
   if (request.connector !== undefined) lines.push({ text: `  connector ${request.connector}` });
   const claims = annotationLine(request, terminal, terminalMarks);
-  if (claims !== '') lines.push({ text: `  ${claims}`, ...(request.annotations?.destructiveHint ? { tone: 'warning' as const } : {}) });
+  if (claims !== '')
+    lines.push({ text: `  ${claims}`, ...(request.annotations?.destructiveHint ? { tone: 'warning' as const } : {}) });
   if (request.reason) lines.push({ text: `  why asked: ${request.reason}` });
-  if (request.outcomeUnknown) lines.push({ text: '  ! this call was interrupted before it reported; it may already have had its effect', tone: 'warning' });
+  if (request.outcomeUnknown)
+    lines.push({
+      text: '  ! this call was interrupted before it reported; it may already have had its effect',
+      tone: 'warning',
+    });
   for (const warning of request.warnings) {
-    lines.push({ text: `  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`, tone: 'warning' });
+    lines.push({
+      text: `  ! ${warning.code}${warning.path === '' ? '' : ` at ${warning.path}`}: ${warning.message}`,
+      tone: 'warning',
+    });
   }
   if (request.approvers) lines.push({ text: `  approvers: ${request.approvers.join(', ')}` });
   const votes = votesLine(request, terminal, run.requestedBy, '');
@@ -81,7 +95,9 @@ export function argumentLines(args: unknown): string[] {
 
 /** A pending request as a reviewer reads it in a terminal: what, why, warnings first, then the arguments. */
 export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: number): string {
-  return inert([...requestLines(run, request, now).map((line) => line.text), ...argumentLines(request.args)].join('\n'));
+  return inert(
+    [...requestLines(run, request, now).map((line) => line.text), ...argumentLines(request.args)].join('\n'),
+  );
 }
 
 /** A run's state in a few lines (its turns where the CLI holds the runtime; the approval app does not send them). */
@@ -93,9 +109,12 @@ export function formatRun(snapshot: ShownRun, now: number): string {
   ];
   if (snapshot.output !== undefined) lines.push(`  output: ${snapshot.output}`);
   if (snapshot.error) lines.push(`  error: ${snapshot.error.code}: ${snapshot.error.message}`);
-  for (const request of snapshot.pendingApprovals) lines.push(formatRequest(snapshot, request, now).replace(/^/gm, '  '));
+  for (const request of snapshot.pendingApprovals)
+    lines.push(formatRequest(snapshot, request, now).replace(/^/gm, '  '));
   for (const entry of snapshot.audit) {
-    lines.push(`  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`);
+    lines.push(
+      `  audit ${when(entry.at)} ${entry.toolName} ${entry.decision} by ${entry.by ?? entry.source}${entry.reason ? `: ${entry.reason}` : ''}`,
+    );
   }
   return inert(lines.join('\n'));
 }
@@ -104,7 +123,10 @@ export function formatRun(snapshot: ShownRun, now: number): string {
  * What `approve`, `deny` and `dismiss` print: the decision and the run's status, or, on a request several people must
  * approve that still needs approvals, that the vote was recorded and how many more are needed.
  */
-export function formatDecision(verb: string, result: Pick<Decided, 'duplicate' | 'status' | 'vote' | 'where' | 'elsewhere'>): string {
+export function formatDecision(
+  verb: string,
+  result: Pick<Decided, 'duplicate' | 'status' | 'vote' | 'where' | 'elsewhere'>,
+): string {
   const vote = result.vote;
   if (vote !== undefined && vote.remaining > 0) {
     return `vote ${vote.recorded ? 'recorded' : 'already recorded'}: ${vote.approvals} of ${vote.required} approvals, ${moreNeeded(vote.remaining)}; run is ${result.status}`;

@@ -32,7 +32,8 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
   const base = appUrl(options.url);
   const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
-  const call = <T>(method: string, route: string, schema: z.ZodType<T>, body?: unknown) => appCall({ base, token: options.token }, method, route, schema, body);
+  const call = <T>(method: string, route: string, schema: z.ZodType<T>, body?: unknown) =>
+    appCall({ base, token: options.token }, method, route, schema, body);
 
   const getRun = async (runId: string) => (await call('GET', path('runs', runId), runViewSchema)).value as RunView;
 
@@ -48,9 +49,17 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
     },
     get: getRun,
     async respond(runId, response: ApprovalResponse, mode) {
-      if (mode !== undefined) throw new UsageError("--mode is the approval app's own over --url (createApprovalApp's resumeMode); leave it out");
+      if (mode !== undefined)
+        throw new UsageError(
+          "--mode is the approval app's own over --url (createApprovalApp's resumeMode); leave it out",
+        );
       const { approvalId, respondedAt: _respondedAt, ...body } = response;
-      const { status, value } = await call('POST', path('runs', runId, 'approvals', approvalId), z.union([decisionAnswerSchema, acceptedAnswerSchema]), body);
+      const { status, value } = await call(
+        'POST',
+        path('runs', runId, 'approvals', approvalId),
+        z.union([decisionAnswerSchema, acceptedAnswerSchema]),
+        body,
+      );
       const run = 'run' in value ? (value.run as RunView) : await getRun(runId);
       return {
         status: run.status,
@@ -62,7 +71,10 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
       } satisfies Decided;
     },
     async grants({ sessionId, agent }) {
-      const query = new URLSearchParams({ ...(sessionId === undefined ? {} : { sessionId }), ...(agent === undefined ? {} : { agent }) });
+      const query = new URLSearchParams({
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(agent === undefined ? {} : { agent }),
+      });
       return (await call('GET', `grants?${query}`, grantsAnswerSchema)).value.grants as readonly GrantState[];
     },
     async revokeGrant(grantId) {
@@ -78,18 +90,31 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
 }
 
 /** One request to the approval app at `app.base`; its answer checked against `schema`, a problem document thrown as `ApprovalAppError`. */
-async function appCall<T>(app: { base: string; token: string }, method: string, route: string, schema: z.ZodType<T>, body?: unknown): Promise<{ status: number; value: T }> {
+async function appCall<T>(
+  app: { base: string; token: string },
+  method: string,
+  route: string,
+  schema: z.ZodType<T>,
+  body?: unknown,
+): Promise<{ status: number; value: T }> {
   const { base } = app;
   let answer: Response;
   try {
     answer = await fetch(`${base}/${route}`, {
       method,
-      headers: { authorization: `Bearer ${app.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${app.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     const cause = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) || 'no answer';
-    throw new ApprovalAppError('app_unreachable', 0, `nothing answers at ${base} (${cause}): is the approval app running there (npm start)? Check --url.`);
+    throw new ApprovalAppError(
+      'app_unreachable',
+      0,
+      `nothing answers at ${base} (${cause}): is the approval app running there (npm start)? Check --url.`,
+    );
   }
   const text = await answer.text();
   let json: unknown;
@@ -121,7 +146,11 @@ function refusal(base: string, method: string, route: string, status: number, js
   }
   const problem = problemSchema.safeParse(json);
   if (problem.success) return new ApprovalAppError(problem.data.code, status, problem.data.detail);
-  return new ApprovalAppError('unexpected_answer', status, `${method} ${base}/${route} answered ${status}, not a problem document: is --url the approval app?`);
+  return new ApprovalAppError(
+    'unexpected_answer',
+    status,
+    `${method} ${base}/${route} answered ${status}, not a problem document: is --url the approval app?`,
+  );
 }
 
 /** `url` without a trailing slash; refused when it is not http(s) or carries credentials (they go in --token). */
@@ -132,8 +161,10 @@ function appUrl(url: string): string {
   } catch {
     throw new UsageError(`--url must be the approval app's address, e.g. --url http://127.0.0.1:3000; got ${url}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// address; got ${parsed.protocol}`);
-  if (parsed.username !== '' || parsed.password !== '') throw new UsageError('--url must not carry credentials; pass the token with --token or COUNTERSIGN_TOKEN');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--url must be an http:// or https:// address; got ${parsed.protocol}`);
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new UsageError('--url must not carry credentials; pass the token with --token or COUNTERSIGN_TOKEN');
   return parsed.href.replace(/\/+$/, '');
 }
 
@@ -141,6 +172,7 @@ function appUrl(url: string): string {
 function whereItRuns(base: string, approved: boolean, status: number, run: RunView): string {
   if (!approved) return `the call does not run; run ${run.runId} is ${run.status}`;
   if (status === 202) return `recorded; the approval app at ${base} carries it out; run ${run.runId} is ${run.status}`;
-  if (run.status === 'awaitingApproval') return `recorded; the approval app at ${base} runs it once the run's other requests are decided`;
+  if (run.status === 'awaitingApproval')
+    return `recorded; the approval app at ${base} runs it once the run's other requests are decided`;
   return `the approval app at ${base} carried it out; run ${run.runId} is ${run.status}`;
 }

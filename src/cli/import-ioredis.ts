@@ -10,6 +10,9 @@ export async function importIoredis(what: string): Promise<{ Redis: typeof impor
   } catch (error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String(message).includes("'ioredis'")) throw error;
-    throw new ConfigError(`${what} needs ioredis, which is not installed where countersign runs; install ioredis: npm i ioredis`, 'missing_option');
+    throw new ConfigError(
+      `${what} needs ioredis, which is not installed where countersign runs; install ioredis: npm i ioredis`,
+      'missing_option',
+    );
   }
 }

@@ -58,7 +58,9 @@ export async function loadRuntime(path: string, cwd = process.cwd()): Promise<Ru
   let candidate = module['runtime'] ?? module['default'];
   if (typeof candidate === 'function') candidate = await (candidate as () => unknown)();
   if (typeof (candidate as Runtime | undefined)?.respond !== 'function') {
-    throw new Error(`${path} does not export a runtime; export one as \`runtime\` or default (createRuntime({ agents, store }))`);
+    throw new Error(
+      `${path} does not export a runtime; export one as \`runtime\` or default (createRuntime({ agents, store }))`,
+    );
   }
   return candidate as Runtime;
 }

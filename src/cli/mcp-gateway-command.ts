@@ -80,14 +80,19 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   const gatewayOptions = gatewayOptionsOf(values, args, io.env, { upstream, rules, store: redis?.store, say });
   // Said before the gateway's runtime would say it in code's terms (createAgent), which a command line cannot set.
   if (redis !== undefined && !gatewayOptions.decisionSecret) {
-    warnOfUnsignedAgents(redis.store, [mcpGatewayAgent({ name })], 'Set the environment variable COUNTERSIGN_DECISION_SECRET');
+    warnOfUnsignedAgents(
+      redis.store,
+      [mcpGatewayAgent({ name })],
+      'Set the environment variable COUNTERSIGN_DECISION_SECRET',
+    );
   }
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const gateway = await createMcpGateway(gatewayOptions);
     stops.push(() => gateway.close());
     gateway.runtime.subscribe((event) => {
-      if (event.type === 'approval-requested') say(`approval requested:\n${formatRequest(event, event.request, Date.now())}`);
+      if (event.type === 'approval-requested')
+        say(`approval requested:\n${formatRequest(event, event.request, Date.now())}`);
     });
     const stopped = new Promise<void>((resolve) => {
       if (io.signal?.aborted) resolve();
@@ -99,7 +104,12 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
     if (port !== undefined) {
       const server = await serveHttp(gateway, port, auth);
       stops.unshift(() => server.close());
-      sayHowToReach(say, name, server.url, args.mcpToken === undefined ? gatewayOptions.clientTokens![HTTP_CLIENT] : undefined);
+      sayHowToReach(
+        say,
+        name,
+        server.url,
+        args.mcpToken === undefined ? gatewayOptions.clientTokens![HTTP_CLIENT] : undefined,
+      );
     }
     if (values['serve-stdio']) {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
@@ -107,7 +117,10 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       await gateway.connect(new StdioServerTransport(io.stdin as Readable, io.stdout as Writable), { client: 'stdio' });
       say(`mcp-gateway ${name}: MCP on stdin/stdout`);
     }
-    if (port === undefined) say(`decide from a process on the same Redis, e.g. countersign pending / approve with a runtime module using mode 'record'`);
+    if (port === undefined)
+      say(
+        `decide from a process on the same Redis, e.g. countersign pending / approve with a runtime module using mode 'record'`,
+      );
     await stopped;
     return 0;
   } finally {
@@ -129,23 +142,34 @@ function parseGatewayArgv(argv: readonly string[]): GatewayValues {
 function checkGatewayArgs(values: GatewayValues, env: Record<string, string | undefined>): GatewayArgs {
   if ((values.upstream === undefined) === (values['upstream-url'] === undefined))
     throw new UsageError('mcp-gateway takes --upstream "<command line>" or --upstream-url URL (one of them)');
-  if (values.name === undefined) throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
-  if (values.prefix !== undefined && values.redis === undefined) throw new UsageError('--prefix is the Redis key prefix; it goes with --redis URL');
+  if (values.name === undefined)
+    throw new UsageError("mcp-gateway needs --name NAME (the upstream server's name, e.g. --name github)");
+  if (values.prefix !== undefined && values.redis === undefined)
+    throw new UsageError('--prefix is the Redis key prefix; it goes with --redis URL');
   const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new UsageError('--port must be a port number (0 to 65535)');
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
+    throw new UsageError('--port must be a port number (0 to 65535)');
   const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
-  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0)) throw new UsageError('--wait-ms must be a whole number of milliseconds');
+  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0))
+    throw new UsageError('--wait-ms must be a whole number of milliseconds');
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
-  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100)) throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
+  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100))
+    throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
   const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
   if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
-    throw new UsageError('--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)');
+    throw new UsageError(
+      '--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)',
+    );
   }
   const mcpToken = env['COUNTERSIGN_MCP_TOKEN'];
-  if (mcpToken !== undefined && mcpToken.length < 16) throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
-  if (!values['serve-stdio'] && port === undefined) throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
+  if (mcpToken !== undefined && mcpToken.length < 16)
+    throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
+  if (!values['serve-stdio'] && port === undefined)
+    throw new UsageError('say how MCP clients reach the gateway: --serve-stdio, --port N, or both');
   if (port === undefined && values.redis === undefined) {
-    throw new UsageError('nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)');
+    throw new UsageError(
+      'nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)',
+    );
   }
   const auth = {
     ...(env['COUNTERSIGN_APPROVALS_TOKEN'] ? { bearerToken: env['COUNTERSIGN_APPROVALS_TOKEN'] } : {}),
@@ -169,7 +193,12 @@ function gatewayOptionsOf(
     rules,
     store,
     say,
-  }: { upstream: ReturnType<typeof upstreamOf>; rules: Awaited<ReturnType<typeof readRulesFile>> | undefined; store: SnapshotStore | undefined; say: (text: string) => void },
+  }: {
+    upstream: ReturnType<typeof upstreamOf>;
+    rules: Awaited<ReturnType<typeof readRulesFile>> | undefined;
+    store: SnapshotStore | undefined;
+    say: (text: string) => void;
+  },
 ): McpGatewayOptions {
   const linkSecret = env['COUNTERSIGN_LINK_SECRET'];
   const decisionSecret = env['COUNTERSIGN_DECISION_SECRET'];
@@ -181,10 +210,15 @@ function gatewayOptionsOf(
     ...(waitMs === undefined ? {} : { waitMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
-    ...(port === undefined ? {} : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
+    ...(port === undefined
+      ? {}
+      : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
     ...(linkSecret ? { links: { secret: linkSecret } } : {}),
     ...(decisionSecret ? { decisionSecret } : {}),
-    onError: (error, context) => say(`mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`),
+    onError: (error, context) =>
+      say(
+        `mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`,
+      ),
   };
 }
 
@@ -192,14 +226,22 @@ function gatewayOptionsOf(
 function upstreamOf(values: GatewayValues, env: Record<string, string | undefined>) {
   return values.upstream === undefined
     ? { url: values['upstream-url']! }
-    : (([command, ...args]) => ({ command: command!, args, env: definedEnv(env) }))(splitCommandLine(values.upstream, '--upstream'));
+    : (([command, ...args]) => ({ command: command!, args, env: definedEnv(env) }))(
+        splitCommandLine(values.upstream, '--upstream'),
+      );
 }
 
 /** MCP at /mcp and the approval app everywhere else, on `port`. */
 async function serveHttp(gateway: McpGateway, port: number, auth: GatewayArgs['auth']) {
   const { createApprovalApp, serve } = await import('../http/index.js');
   const app = createApprovalApp(gateway.runtime, auth);
-  return serve({ fetch: (request: Request) => (new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request)) }, { port }).catch((error: unknown) => {
+  return serve(
+    {
+      fetch: (request: Request) =>
+        new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request),
+    },
+    { port },
+  ).catch((error: unknown) => {
     throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
   });
 }
@@ -207,7 +249,8 @@ async function serveHttp(gateway: McpGateway, port: number, auth: GatewayArgs['a
 /** Tells the person at the terminal where MCP clients and reviewers reach the gateway (and the token made, when one was). */
 function sayHowToReach(say: (text: string) => void, name: string, url: string, madeToken: string | undefined): void {
   say(`mcp-gateway ${name}: MCP (Streamable HTTP) at ${url}/mcp`);
-  if (madeToken !== undefined) say(`MCP clients send Authorization: Bearer ${madeToken} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
+  if (madeToken !== undefined)
+    say(`MCP clients send Authorization: Bearer ${madeToken} (set COUNTERSIGN_MCP_TOKEN to choose it)`);
   say(`approve or deny at ${url}/ (the approval app; bearer token from COUNTERSIGN_APPROVALS_TOKEN), e.g.`);
   say(
     `  curl -X POST ${url}/runs/RUN_ID/approvals/APPROVAL_ID -H "authorization: Bearer $COUNTERSIGN_APPROVALS_TOKEN" -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,
@@ -231,8 +274,14 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 }
 
 /** The Redis store at `url`, under `prefix` (ioredis and countersign/redis are loaded only here). */
-async function redisStore(url: string, prefix: string | undefined): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
-  const [{ Redis }, { createRedisStore }] = await Promise.all([importIoredis('--redis'), import('../stores/redis/index.js')]);
+async function redisStore(
+  url: string,
+  prefix: string | undefined,
+): Promise<{ store: SnapshotStore; quit(): Promise<unknown> }> {
+  const [{ Redis }, { createRedisStore }] = await Promise.all([
+    importIoredis('--redis'),
+    import('../stores/redis/index.js'),
+  ]);
   const redis = new Redis(url);
   redis.on('error', () => {});
   return { store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }), quit: () => redis.quit() };

@@ -7,7 +7,10 @@ import { UsageError } from '../errors.js';
 
 // The stored rule's fields (one schema for both), with the file's own id; which agent a rule is for and whether it
 // is enabled belong to a rule store, not to the rules a command is run with.
-const ruleSchema = optionsObject({ id: z.string().min(1).optional(), ...newRuleSchema.omit({ agent: true, enabled: true }).shape });
+const ruleSchema = optionsObject({
+  id: z.string().min(1).optional(),
+  ...newRuleSchema.omit({ agent: true, enabled: true }).shape,
+});
 const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
 
 const SHAPE =
@@ -19,7 +22,9 @@ export async function readRulesFile(path: string): Promise<PolicyRule[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`--rules ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a JSON file`);
+    throw new UsageError(
+      `--rules ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the path of a JSON file`,
+    );
   }
   let json: unknown;
   try {
@@ -31,6 +36,7 @@ export async function readRulesFile(path: string): Promise<PolicyRule[]> {
   if (parsed.success) return parsed.data as PolicyRule[];
   const issue = parsed.error.issues[0]!;
   const [index, ...field] = issue.path;
-  const where = index === undefined ? 'the file' : `rule ${String(index)}${field.length > 0 ? ` ${field.join('.')}` : ''}`;
+  const where =
+    index === undefined ? 'the file' : `rule ${String(index)}${field.length > 0 ? ` ${field.join('.')}` : ''}`;
   throw new UsageError(`--rules ${path}: ${where} ${issue.message}; ${SHAPE}`);
 }

@@ -65,7 +65,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const print = (text: string) => io.stdout.write(`${inert(text)}\n`);
   const printError = (text: string) => io.stderr.write(`${inert(text)}\n`);
   // The gateway needs no runtime module and has options of its own.
-  if (argv[0] === 'mcp-gateway') return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
+  if (argv[0] === 'mcp-gateway')
+    return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
   let parsed: ReturnType<typeof parseArgs<{ options: typeof CLI_OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: CLI_OPTIONS, allowPositionals: true, strict: true });
@@ -86,10 +87,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (run === undefined) throw new UsageError(`unknown command ${command}`);
     const source = sourceOf(values, io.env);
     if (source.url !== undefined && RUNTIME_COMMANDS.includes(command)) {
-      throw new UsageError(`${command} needs the runtime itself (--runtime PATH); the approval app at --url carries on, sweeps and recovers its own runs`);
+      throw new UsageError(
+        `${command} needs the runtime itself (--runtime PATH); the approval app at --url carries on, sweeps and recovers its own runs`,
+      );
     }
     const runtime = source.runtime === undefined ? undefined : await io.loadRuntime(source.runtime);
-    const approvals = runtime === undefined ? httpApprovals({ url: source.url!, token: source.token! }) : runtimeApprovals(runtime);
+    const approvals =
+      runtime === undefined ? httpApprovals({ url: source.url!, token: source.token! }) : runtimeApprovals(runtime);
     const output = (human: string, data: unknown) => print(json ? JSON.stringify(data, null, 2) : human);
     return await run({ command, rest, flags, approvals, runtime, io, json, output, now: Date.now() });
   } catch (error) {
@@ -114,10 +118,15 @@ function failed(error: unknown, printError: (text: string) => void): number {
  * COUNTERSIGN_APPROVALS_TOKEN (the gateway's app).
  */
 function sourceOf(
-  values: { readonly url?: string | undefined; readonly token?: string | undefined; readonly runtime?: string | undefined },
+  values: {
+    readonly url?: string | undefined;
+    readonly token?: string | undefined;
+    readonly runtime?: string | undefined;
+  },
   env: Record<string, string | undefined>,
 ): { readonly url?: string; readonly token?: string; readonly runtime?: string } {
-  if (values.url !== undefined && values.runtime !== undefined) throw new UsageError('give --url (an approval app) or --runtime (a runtime module), not both');
+  if (values.url !== undefined && values.runtime !== undefined)
+    throw new UsageError('give --url (an approval app) or --runtime (a runtime module), not both');
   const url = values.url ?? (values.runtime === undefined ? env['COUNTERSIGN_URL'] || undefined : undefined);
   if (url === undefined) {
     const runtime = values.runtime ?? (env['COUNTERSIGN_RUNTIME'] || undefined);
@@ -129,6 +138,9 @@ function sourceOf(
     return { runtime };
   }
   const token = values.token ?? (env['COUNTERSIGN_TOKEN'] || env['COUNTERSIGN_APPROVALS_TOKEN'] || undefined);
-  if (token === undefined) throw new UsageError(`the approval app at ${url} needs its bearer token: --token TOKEN or COUNTERSIGN_TOKEN (npm start prints it)`);
+  if (token === undefined)
+    throw new UsageError(
+      `the approval app at ${url} needs its bearer token: --token TOKEN or COUNTERSIGN_TOKEN (npm start prints it)`,
+    );
   return { url, token };
 }

@@ -26,11 +26,16 @@ export interface WorkerIo {
  */
 export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerCommandOptions): Promise<number> {
   const url = io.env['REDIS_URL'];
-  if (!url) throw new UsageError('worker reads its jobs from Redis: set REDIS_URL, e.g. REDIS_URL=redis://127.0.0.1:6379');
-  const [{ Redis }, { createWorker }] = await Promise.all([importIoredis('worker'), import('../stores/redis/index.js')]);
+  if (!url)
+    throw new UsageError('worker reads its jobs from Redis: set REDIS_URL, e.g. REDIS_URL=redis://127.0.0.1:6379');
+  const [{ Redis }, { createWorker }] = await Promise.all([
+    importIoredis('worker'),
+    import('../stores/redis/index.js'),
+  ]);
   const redis = new Redis(url);
   redis.on('error', () => {});
-  const report = (what: string, error: unknown) => io.stderr.write(inert(`worker: ${what}: ${(error as Error)?.message ?? String(error)}\n`));
+  const report = (what: string, error: unknown) =>
+    io.stderr.write(inert(`worker: ${what}: ${(error as Error)?.message ?? String(error)}\n`));
   const worker = createWorker({
     runtime,
     redis,
@@ -47,10 +52,17 @@ export async function runWorker(runtime: Runtime, io: WorkerIo, options: WorkerC
         const swept = await runtime.sweepExpired();
         const recovered = await runtime.recover();
         if (swept.expired + recovered.resumed + recovered.askedAgain > 0) {
-          io.stdout.write(`expired ${swept.expired} approvals; resumed ${recovered.resumed} runs; asked again about ${recovered.askedAgain} calls\n`);
+          io.stdout.write(
+            `expired ${swept.expired} approvals; resumed ${recovered.resumed} runs; asked again about ${recovered.askedAgain} calls\n`,
+          );
         }
-        if (swept.reminded + swept.escalated > 0) io.stdout.write(`reminded of ${swept.reminded} approvals; made ${swept.escalated} escalations\n`);
-        if (swept.failed + recovered.failed > 0) report('housekeeping', new Error(`${swept.failed + recovered.failed} runs could not go on; see the runtime's onError`));
+        if (swept.reminded + swept.escalated > 0)
+          io.stdout.write(`reminded of ${swept.reminded} approvals; made ${swept.escalated} escalations\n`);
+        if (swept.failed + recovered.failed > 0)
+          report(
+            'housekeeping',
+            new Error(`${swept.failed + recovered.failed} runs could not go on; see the runtime's onError`),
+          );
       })
       .catch((error: unknown) => void report('housekeeping', error));
   }, options.housekeepingMs);

@@ -4,7 +4,14 @@ import { cardsOfRun, markApproved, setCardState } from './card-state.js';
 /** A refused decision leaves its card pending with why, unless an event already moved the card on. */
 function failed(card: HTMLElement, error: unknown): void {
   if (card.dataset['state'] !== 'pending') return;
-  setCardState(card, 'pending', error instanceof ConsoleRequestError ? `Not decided: ${error.message}` : 'Not decided: the server could not be reached; try again.', true);
+  setCardState(
+    card,
+    'pending',
+    error instanceof ConsoleRequestError
+      ? `Not decided: ${error.message}`
+      : 'Not decided: the server could not be reached; try again.',
+    true,
+  );
 }
 
 /** The signed-in reviewer, who the page's own decisions are recorded as. */
@@ -13,7 +20,8 @@ const reviewer = () => document.querySelector<HTMLElement>('main[data-reviewer]'
 /** The state a decision leaves its card in once the server answered, unless an event already moved it further. */
 function settle(card: HTMLElement, decision: ConsoleDecision): void {
   if (card.dataset['state'] !== 'pending') return;
-  if (decision === 'dismiss') setCardState(card, 'dismissed', 'Dismissed: closed without a decision; the call does not run.');
+  if (decision === 'dismiss')
+    setCardState(card, 'dismissed', 'Dismissed: closed without a decision; the call does not run.');
   else if (decision === 'deny') setCardState(card, 'denied', 'Denied.');
   else markApproved(card, reviewer());
 }
@@ -35,7 +43,8 @@ function grantBounds(card: HTMLElement): Record<string, string> {
 }
 
 /** What an answered vote on a quorum request leaves on its card. */
-const voteText = (vote: { remaining: number }) => (vote.remaining > 0 ? `Vote recorded: ${vote.remaining} more needed.` : 'Vote recorded.');
+const voteText = (vote: { remaining: number }) =>
+  vote.remaining > 0 ? `Vote recorded: ${vote.remaining} more needed.` : 'Vote recorded.';
 
 /**
  * Sends a decision on a card as the signed-in reviewer: approve (once, for the rest of the run, or for the session
@@ -48,7 +57,11 @@ const voteText = (vote: { remaining: number }) => (vote.remaining > 0 ? `Vote re
 export async function decide(card: HTMLElement, decision: ConsoleDecision, args?: unknown): Promise<boolean> {
   if (card.dataset['state'] !== 'pending') return false;
   const reason = card.querySelector<HTMLInputElement>('input[name=reason]')?.value.trim() ?? '';
-  setCardState(card, 'sending', decision === 'deny' ? 'Denying…' : decision === 'dismiss' ? 'Dismissing…' : 'Approving…');
+  setCardState(
+    card,
+    'sending',
+    decision === 'deny' ? 'Denying…' : decision === 'dismiss' ? 'Dismissing…' : 'Approving…',
+  );
   try {
     const answer = await postJson('console/decide', {
       runId: card.dataset['run'],
@@ -93,7 +106,9 @@ export async function decideAll(cards: readonly HTMLElement[], decision: 'approv
   if (runId === undefined) return;
   // Every listed card is sent, also one decided elsewhere meanwhile (the server answers it as a repeat); only the
   // pending ones show that they are being sent.
-  for (const card of cards) if (card.dataset['state'] === 'pending') setCardState(card, 'sending', decision === 'approve' ? 'Approving all…' : 'Denying all…');
+  for (const card of cards)
+    if (card.dataset['state'] === 'pending')
+      setCardState(card, 'sending', decision === 'approve' ? 'Approving all…' : 'Denying all…');
   const signatures = cards.map((card) => card.dataset['signature']).filter((signature) => signature !== undefined);
   try {
     const answer = await postJson('console/decide-all', {
@@ -102,12 +117,16 @@ export async function decideAll(cards: readonly HTMLElement[], decision: 'approv
       approvalIds: cards.map((card) => card.dataset['approval']),
       ...(signatures.length === 0 ? {} : { signatures }),
     });
-    const results = new Map(((answer['results'] ?? []) as BlanketResult[]).map((result) => [result.approvalId, result]));
+    const results = new Map(
+      ((answer['results'] ?? []) as BlanketResult[]).map((result) => [result.approvalId, result]),
+    );
     for (const card of cards) {
       const result = results.get(card.dataset['approval'] ?? '');
       if (card.dataset['state'] !== 'pending') continue;
-      if (result?.ok === false) failed(card, new ConsoleRequestError(result.problem?.detail ?? 'the server refused it.'));
-      else if (result?.vote !== undefined && result.vote.remaining > 0) setCardState(card, 'pending', voteText(result.vote));
+      if (result?.ok === false)
+        failed(card, new ConsoleRequestError(result.problem?.detail ?? 'the server refused it.'));
+      else if (result?.vote !== undefined && result.vote.remaining > 0)
+        setCardState(card, 'pending', voteText(result.vote));
       else settle(card, decision);
     }
   } catch (error) {
@@ -142,12 +161,21 @@ export async function cancelRun(card: HTMLElement): Promise<void> {
   const runId = card.dataset['run'];
   if (runId === undefined || card.dataset['state'] !== 'approved') return;
   try {
-    await postJson('console/cancel', { runId, reason: `cancelled from the console by ${reviewer() ?? 'the reviewer'}` });
+    await postJson('console/cancel', {
+      runId,
+      reason: `cancelled from the console by ${reviewer() ?? 'the reviewer'}`,
+    });
     for (const other of cardsOfRun(runId)) {
-      if (other.dataset['state'] === 'approved' || other.dataset['state'] === 'pending') setCardState(other, 'cancelled', 'The run was cancelled from this console.');
+      if (other.dataset['state'] === 'approved' || other.dataset['state'] === 'pending')
+        setCardState(other, 'cancelled', 'The run was cancelled from this console.');
     }
   } catch (error) {
-    writeError(card, error instanceof ConsoleRequestError ? `Not cancelled: ${error.message}` : 'Not cancelled: the server could not be reached; try again.');
+    writeError(
+      card,
+      error instanceof ConsoleRequestError
+        ? `Not cancelled: ${error.message}`
+        : 'Not cancelled: the server could not be reached; try again.',
+    );
   }
 }
 

@@ -17,7 +17,10 @@ const csrf = () => document.querySelector<HTMLElement>('main[data-csrf]')?.datas
  * @example
  * await postJson('console/decide', { runId, approvalId, decision: 'approve' });
  */
-export async function postJson(path: string, body: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+export async function postJson(
+  path: string,
+  body: Readonly<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
   const response = await fetch(path, {
     method: 'POST',
     credentials: 'same-origin',
@@ -25,7 +28,10 @@ export async function postJson(path: string, body: Readonly<Record<string, unkno
     body: JSON.stringify(body),
   });
   const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) throw new ConsoleRequestError(typeof answer['detail'] === 'string' ? answer['detail'] : `The server answered ${response.status}.`);
+  if (!response.ok)
+    throw new ConsoleRequestError(
+      typeof answer['detail'] === 'string' ? answer['detail'] : `The server answered ${response.status}.`,
+    );
   return answer;
 }
 
@@ -41,9 +47,15 @@ const schemas = new Map<string, Promise<ReadonlyMap<string, JsonSchema>>>();
 export async function toolSchema(agent: string, tool: string): Promise<JsonSchema | undefined> {
   let tools = schemas.get(agent);
   if (tools === undefined) {
-    tools = fetch(`agents/${encodeURIComponent(agent)}/tools`, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+    tools = fetch(`agents/${encodeURIComponent(agent)}/tools`, {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    })
       .then((response) => (response.ok ? response.json() : { tools: [] }))
-      .then((body: { tools: { name: string; parameters: JsonSchema }[] }) => new Map(body.tools.map((spec) => [spec.name, spec.parameters])));
+      .then(
+        (body: { tools: { name: string; parameters: JsonSchema }[] }) =>
+          new Map(body.tools.map((spec) => [spec.name, spec.parameters])),
+      );
     schemas.set(agent, tools);
   }
   return (await tools).get(tool);

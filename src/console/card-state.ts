@@ -1,5 +1,14 @@
 /** Where a card stands: waiting, or what became of it after the decision. */
-export type CardState = 'pending' | 'sending' | 'approved' | 'completed' | 'denied' | 'dismissed' | 'expired' | 'failed' | 'cancelled';
+export type CardState =
+  | 'pending'
+  | 'sending'
+  | 'approved'
+  | 'completed'
+  | 'denied'
+  | 'dismissed'
+  | 'expired'
+  | 'failed'
+  | 'cancelled';
 
 /**
  * Shows a card's state: its `data-state` (the stylesheet hides its buttons once decided) and a line a screen
@@ -14,7 +23,8 @@ export function setCardState(card: HTMLElement, state: CardState, text: string, 
   writeLine(card, text, isError);
   // A decided card may be the one an approved card of its run was waiting for: say again what they wait for.
   if (state === 'pending' || state === 'sending') return;
-  for (const other of cardsOfRun(card.dataset['run'] ?? '')) if (other !== card && other.dataset['state'] === 'approved') writeLine(other, approvedText(other));
+  for (const other of cardsOfRun(card.dataset['run'] ?? ''))
+    if (other !== card && other.dataset['state'] === 'approved') writeLine(other, approvedText(other));
 }
 
 function writeLine(card: HTMLElement, text: string, isError = false): void {
@@ -28,7 +38,8 @@ function writeLine(card: HTMLElement, text: string, isError = false): void {
 export const cardOf = (approvalId: string) => document.getElementById(`card-${approvalId}`);
 
 /** The cards of a run. */
-export const cardsOfRun = (runId: string) => [...document.querySelectorAll<HTMLElement>('article.card')].filter((card) => card.dataset['run'] === runId);
+export const cardsOfRun = (runId: string) =>
+  [...document.querySelectorAll<HTMLElement>('article.card')].filter((card) => card.dataset['run'] === runId);
 
 /**
  * What an approved card says: "Approved by X, running…" once nothing else of its run waits, else what the run still
@@ -60,7 +71,13 @@ export interface ConsoleEvent {
   readonly approvalId?: string;
   readonly status?: 'succeeded' | 'failed';
   readonly result?: string;
-  readonly entry?: { readonly approvalId?: string; readonly decision: 'approved' | 'denied'; readonly source: string; readonly by?: string; readonly reason?: string };
+  readonly entry?: {
+    readonly approvalId?: string;
+    readonly decision: 'approved' | 'denied';
+    readonly source: string;
+    readonly by?: string;
+    readonly reason?: string;
+  };
   readonly error?: { readonly message?: string };
   readonly reason?: string;
 }
@@ -81,7 +98,8 @@ export function applyEvent(event: ConsoleEvent): void {
     const { entry } = event;
     const by = entry.by === undefined ? '' : ` by ${entry.by}`;
     if (entry.source === 'expiry') setCardState(card, 'expired', 'Expired: nobody decided in time.');
-    else if (entry.source === 'dismissed') setCardState(card, 'dismissed', `Dismissed${by}: closed without a decision; the call does not run.`);
+    else if (entry.source === 'dismissed')
+      setCardState(card, 'dismissed', `Dismissed${by}: closed without a decision; the call does not run.`);
     else if (entry.decision === 'approved') markApproved(card, entry.by);
     else setCardState(card, 'denied', `Denied${by}${entry.reason === undefined ? '' : `: ${entry.reason}`}`);
   } else if (event.type === 'tool-finished' && event.approvalId !== undefined) {
@@ -92,7 +110,8 @@ export function applyEvent(event: ConsoleEvent): void {
   } else if (event.type === 'run-failed' || event.type === 'run-cancelled') {
     for (const card of cardsOfRun(event.runId)) {
       if (card.dataset['state'] !== 'pending' && card.dataset['state'] !== 'approved') continue;
-      if (event.type === 'run-failed') setCardState(card, 'failed', `The run failed: ${event.error?.message ?? 'unknown error'}`, true);
+      if (event.type === 'run-failed')
+        setCardState(card, 'failed', `The run failed: ${event.error?.message ?? 'unknown error'}`, true);
       else setCardState(card, 'cancelled', `The run was cancelled: ${event.reason ?? ''}`);
     }
   }

@@ -49,7 +49,8 @@ export function editArguments(card: HTMLElement): void {
     if (found.length > 0) {
       issues.innerHTML = '';
       const list = document.createElement('ul');
-      for (const issue of found) list.append(Object.assign(document.createElement('li'), { textContent: `${issue.path}: ${issue.message}` }));
+      for (const issue of found)
+        list.append(Object.assign(document.createElement('li'), { textContent: `${issue.path}: ${issue.message}` }));
       issues.append('Fix these before approving:', list);
       return;
     }

@@ -33,7 +33,8 @@ function toggleHelp(): void {
     help = document.createElement('dialog');
     help.id = 'help';
     help.setAttribute('aria-labelledby', 'help-title');
-    help.innerHTML = '<h2 id="help-title">Keyboard</h2><p></p><form method="dialog"><button type="submit">Close</button></form>';
+    help.innerHTML =
+      '<h2 id="help-title">Keyboard</h2><p></p><form method="dialog"><button type="submit">Close</button></form>';
     help.querySelector('p')!.textContent = HELP;
     document.body.append(help);
   }

@@ -47,7 +47,9 @@ export async function addNewCards(): Promise<void> {
   for (const card of template.content.querySelectorAll<HTMLElement>('article.card')) {
     if (document.getElementById(card.id) !== null) continue;
     root.querySelector('.empty')?.remove();
-    const before = [...root.querySelectorAll<HTMLElement>('article.card')].find((other) => other.dataset['state'] === 'pending' && expiryOf(other) > expiryOf(card));
+    const before = [...root.querySelectorAll<HTMLElement>('article.card')].find(
+      (other) => other.dataset['state'] === 'pending' && expiryOf(other) > expiryOf(card),
+    );
     root.insertBefore(card, before ?? null);
     arrivedAt.set(card, now);
     card.dispatchEvent(new CustomEvent('card-added', { bubbles: true }));
@@ -70,7 +72,8 @@ export function tickCountdowns(now = Date.now()): void {
     const left = Number(countdown.dataset['until']) - now;
     countdown.textContent = left > 0 ? `(${remaining(left)})` : '(expired)';
     const card = countdown.closest<HTMLElement>('article.card');
-    if (left <= 0 && card?.dataset['state'] === 'pending') setCardState(card, 'expired', 'Expired: it can no longer be approved.');
+    if (left <= 0 && card?.dataset['state'] === 'pending')
+      setCardState(card, 'expired', 'Expired: it can no longer be approved.');
   }
 }
 
@@ -79,7 +82,9 @@ export function followEvents(): EventSource {
   const source = new EventSource('events');
   source.addEventListener('approval-requested', () => void addNewCards());
   for (const type of ['approval-resolved', 'tool-finished', 'run-failed', 'run-cancelled']) {
-    source.addEventListener(type, (message) => applyEvent(JSON.parse((message as MessageEvent<string>).data) as ConsoleEvent));
+    source.addEventListener(type, (message) =>
+      applyEvent(JSON.parse((message as MessageEvent<string>).data) as ConsoleEvent),
+    );
   }
   // A reconnect may have missed requests: read them again.
   source.addEventListener('open', () => void addNewCards());

@@ -46,7 +46,8 @@ if (main !== null) {
       card.classList.add('current');
     }
   });
-  for (const filter of document.querySelectorAll('select[data-filter]')) filter.addEventListener('change', applyFilters);
+  for (const filter of document.querySelectorAll('select[data-filter]'))
+    filter.addEventListener('change', applyFilters);
   document.querySelector('form.filters button')?.setAttribute('hidden', '');
 
   bindKeyboard();

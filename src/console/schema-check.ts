@@ -27,9 +27,16 @@ export interface JsonSchema {
 }
 
 const typeOf = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' && Number.isInteger(value) ? 'integer' : typeof value;
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : typeof value === 'number' && Number.isInteger(value)
+        ? 'integer'
+        : typeof value;
 
-const typeMatches = (value: unknown, type: string) => typeOf(value) === type || (type === 'number' && typeOf(value) === 'integer');
+const typeMatches = (value: unknown, type: string) =>
+  typeOf(value) === type || (type === 'number' && typeOf(value) === 'integer');
 
 /**
  * Checks `value` against a tool's input schema in the browser, before an edit is sent (the server checks again with
@@ -46,35 +53,52 @@ export function checkSchema(schema: JsonSchema, value: unknown, path = ''): Sche
     at(`must be ${types.join(' or ')}, not ${typeOf(value)}`);
     return issues;
   }
-  if (schema.enum !== undefined && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) at(`must be one of ${JSON.stringify(schema.enum)}`);
-  if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) at(`must be ${JSON.stringify(schema.const)}`);
+  if (schema.enum !== undefined && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value)))
+    at(`must be one of ${JSON.stringify(schema.enum)}`);
+  if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value))
+    at(`must be ${JSON.stringify(schema.const)}`);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives !== undefined && !alternatives.some((alternative) => checkSchema(alternative, value, path).length === 0)) at('matches none of the allowed shapes');
+  if (
+    alternatives !== undefined &&
+    !alternatives.some((alternative) => checkSchema(alternative, value, path).length === 0)
+  )
+    at('matches none of the allowed shapes');
   if (typeof value === 'string') {
-    if (schema.minLength !== undefined && [...value].length < schema.minLength) at(`must be at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && [...value].length > schema.maxLength) at(`must be at most ${schema.maxLength} characters`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) at(`must match ${schema.pattern}`);
+    if (schema.minLength !== undefined && [...value].length < schema.minLength)
+      at(`must be at least ${schema.minLength} characters`);
+    if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
+      at(`must be at most ${schema.maxLength} characters`);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      at(`must match ${schema.pattern}`);
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) at(`must be at least ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) at(`must be at most ${schema.maximum}`);
-    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) at(`must be more than ${schema.exclusiveMinimum}`);
-    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) at(`must be less than ${schema.exclusiveMaximum}`);
+    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum)
+      at(`must be more than ${schema.exclusiveMinimum}`);
+    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum)
+      at(`must be less than ${schema.exclusiveMaximum}`);
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) at(`must have at least ${schema.minItems} items`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) at(`must have at most ${schema.maxItems} items`);
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      at(`must have at least ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      at(`must have at most ${schema.maxItems} items`);
     const items = schema.items;
-    if (items !== undefined) for (const [index, item] of value.entries()) issues.push(...checkSchema(items, item, `${path}/${index}`));
+    if (items !== undefined)
+      for (const [index, item] of value.entries()) issues.push(...checkSchema(items, item, `${path}/${index}`));
   }
   if (typeOf(value) === 'object') {
     const object = value as Record<string, unknown>;
-    for (const name of schema.required ?? []) if (!Object.hasOwn(object, name)) issues.push({ path: `${path}/${name}`, message: 'is required' });
+    for (const name of schema.required ?? [])
+      if (!Object.hasOwn(object, name)) issues.push({ path: `${path}/${name}`, message: 'is required' });
     for (const [name, item] of Object.entries(object)) {
       const property = schema.properties?.[name];
       if (property !== undefined) issues.push(...checkSchema(property, item, `${path}/${name}`));
-      else if (schema.additionalProperties === false) issues.push({ path: `${path}/${name}`, message: 'is not a known argument' });
-      else if (typeof schema.additionalProperties === 'object') issues.push(...checkSchema(schema.additionalProperties, item, `${path}/${name}`));
+      else if (schema.additionalProperties === false)
+        issues.push({ path: `${path}/${name}`, message: 'is not a known argument' });
+      else if (typeof schema.additionalProperties === 'object')
+        issues.push(...checkSchema(schema.additionalProperties, item, `${path}/${name}`));
     }
   }
   return issues;

@@ -50,18 +50,34 @@ export function requestSettingsOf(
  * response echoes, stays the same while the request waits: the `history` of reminders and escalations (nudge.ts
  * `signHistory`) and the votes of a quorum request (authority/vote-count.ts `appendVote`).
  */
-export function signRequest(secret: string, request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string }, run: RunIdentity): string {
+export function signRequest(
+  secret: string,
+  request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string },
+  run: RunIdentity,
+): string {
   const { signature: _signature, history: _history, votes: _votes, ...fields } = request;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 
 /** The v1 request HMAC (before snapshot format 2): it bound the call and its arguments only. */
-export function signLegacyRequest(secret: string, request: Pick<ApprovalRequest, 'approvalId' | 'toolCallId' | 'toolName' | 'argsDigest'>, runId: string): string {
-  return hmac(secret, ['countersign.v1', runId, request.approvalId, request.toolCallId, request.toolName, request.argsDigest]);
+export function signLegacyRequest(
+  secret: string,
+  request: Pick<ApprovalRequest, 'approvalId' | 'toolCallId' | 'toolName' | 'argsDigest'>,
+  runId: string,
+): string {
+  return hmac(secret, [
+    'countersign.v1',
+    runId,
+    request.approvalId,
+    request.toolCallId,
+    request.toolName,
+    request.argsDigest,
+  ]);
 }
 
 /** What a request reads of its tool: a request added from outside the model's turn without the agent has only a name and a description. */
-export type RequestTool = Pick<AnyTool, 'name' | 'description'> & Partial<Pick<AnyTool, 'approvalPrompt' | 'approvalTtlMs' | 'annotations' | 'connectorStatus' | 'connector'>>;
+export type RequestTool = Pick<AnyTool, 'name' | 'description'> &
+  Partial<Pick<AnyTool, 'approvalPrompt' | 'approvalTtlMs' | 'annotations' | 'connectorStatus' | 'connector'>>;
 
 /** The tool's `approvalPrompt` for this input, or its description when there is none, it throws or it returns a non-string. */
 function promptOf(tool: RequestTool, input: unknown): string {
@@ -111,11 +127,19 @@ export function buildApprovalRequest(
   };
   // The description and reason may carry model-chosen text (a prompt built from the input, a thrown message): shown like arguments.
   const maxLength = settings.present.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
-  const description = presentText(call.description ?? promptOf(call.tool, call.parsedInput), 'description', maxLength, warnings);
+  const description = presentText(
+    call.description ?? promptOf(call.tool, call.parsedInput),
+    'description',
+    maxLength,
+    warnings,
+  );
   const reason = call.reason === undefined ? undefined : presentText(call.reason, 'reason', maxLength, warnings);
   // A tool's title is its author's text (an MCP upstream's, for a gateway): every surface shows it, so it is shown like arguments too.
   const annotations = call.tool.annotations;
-  const title = annotations?.title === undefined ? undefined : presentText(annotations.title, 'annotations.title', TITLE_MAX_LENGTH, warnings);
+  const title =
+    annotations?.title === undefined
+      ? undefined
+      : presentText(annotations.title, 'annotations.title', TITLE_MAX_LENGTH, warnings);
   const connectorStatus = call.tool.connectorStatus?.();
   if (connectorStatus !== undefined && connectorStatus !== 'connected') {
     warnings.unshift({
@@ -133,7 +157,9 @@ export function buildApprovalRequest(
     ...(reason === undefined ? {} : { reason }),
     ...(expiresAt === undefined ? {} : { expiresAt, onExpire: call.onExpire ?? settings.onExpire }),
     ...(call.tool.connector === undefined ? {} : { connector: call.tool.connector }),
-    ...(annotations === undefined ? {} : { annotations: title === undefined ? annotations : { ...annotations, title } }),
+    ...(annotations === undefined
+      ? {}
+      : { annotations: title === undefined ? annotations : { ...annotations, title } }),
     ...(call.ruleId === undefined ? {} : { ruleId: call.ruleId }),
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.approverFunction === true ? { approverFunction: true as const } : {}),
@@ -143,5 +169,7 @@ export function buildApprovalRequest(
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),
     ...(call.nudges?.escalate === undefined ? {} : { escalate: call.nudges.escalate }),
   };
-  return settings.decisionSecret === undefined ? unsigned : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.run) };
+  return settings.decisionSecret === undefined
+    ? unsigned
+    : { ...unsigned, signature: signRequest(settings.decisionSecret, unsigned, call.run) };
 }

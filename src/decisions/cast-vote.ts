@@ -23,14 +23,23 @@ export function isQuorumRequest(request: ApprovalRequest): request is QuorumRequ
  * A response on a quorum request that was settled already: the voter's own identical vote, repeated (a retried
  * webhook), returns the run unchanged; any other vote came after the outcome, a conflict that names it.
  */
-export function voteAfterOutcome(snapshot: AgentSnapshot, entry: AuditEntry & { readonly votes: readonly Vote[] }, response: ApprovalResponse): AgentSnapshot {
-  if (entry.votes.some((vote) => samePerson(vote.by, response.approvedBy) && vote.approved === response.approved)) return snapshot;
+export function voteAfterOutcome(
+  snapshot: AgentSnapshot,
+  entry: AuditEntry & { readonly votes: readonly Vote[] },
+  response: ApprovalResponse,
+): AgentSnapshot {
+  if (entry.votes.some((vote) => samePerson(vote.by, response.approvedBy) && vote.approved === response.approved))
+    return snapshot;
   const approvals = entry.votes.filter((vote) => vote.approved).map((vote) => vote.by ?? 'anonymous');
   throw new DecisionConflictError(
     entry.approvalId!,
     { decision: entry.decision, at: entry.at, scope: entry.scope, ...(entry.by === undefined ? {} : { by: entry.by }) },
     `Approval ${entry.approvalId} was already ${entry.decision} at ${new Date(entry.at).toISOString()}` +
-      (entry.decision === 'approved' ? ` (approved by ${approvals.join(', ')})` : entry.by === undefined ? '' : ` (denied by ${entry.by})`) +
+      (entry.decision === 'approved'
+        ? ` (approved by ${approvals.join(', ')})`
+        : entry.by === undefined
+          ? ''
+          : ` (denied by ${entry.by})`) +
       '; a vote after the outcome is not counted.',
   );
 }
@@ -45,7 +54,10 @@ function refuseSoloOnly(request: QuorumRequest, response: ApprovalResponse): voi
         : response.dismissed === true
           ? 'a dismissal: closing the dialog is not a vote; leave the request for the others, or deny it'
           : undefined;
-  if (why !== undefined) throw new ConfigError(`withApprovalResponse: approval ${request.approvalId} needs ${request.quorum.required} approvals and takes no ${why}.`);
+  if (why !== undefined)
+    throw new ConfigError(
+      `withApprovalResponse: approval ${request.approvalId} needs ${request.quorum.required} approvals and takes no ${why}.`,
+    );
 }
 
 /**
@@ -83,7 +95,9 @@ export function castVote(
   const approved = tally.remaining === 0;
   const denied = !response.approved && (quorum.anyDenyDenies || quorumOutOfReach(quorum, tally));
   if (!approved && !denied) return step(snapshot, { type: 'VOTED', at, approvalId: request.approvalId, votes: all });
-  const reason = response.reason ?? (denied && !quorum.anyDenyDenies ? `too few approvers left to reach ${quorum.required} approvals` : undefined);
+  const reason =
+    response.reason ??
+    (denied && !quorum.anyDenyDenies ? `too few approvers left to reach ${quorum.required} approvals` : undefined);
   const audit = signDecision(secret, snapshot, {
     approvalId: request.approvalId,
     toolCallId: request.toolCallId,
@@ -102,6 +116,13 @@ export function castVote(
   return step(snapshot, {
     type: 'DECIDED',
     at,
-    decisions: [{ approvalId: request.approvalId, approved, audit, ...(approved ? {} : { denialResult: denialResult(reason, 'person') }) }],
+    decisions: [
+      {
+        approvalId: request.approvalId,
+        approved,
+        audit,
+        ...(approved ? {} : { denialResult: denialResult(reason, 'person') }),
+      },
+    ],
   });
 }

@@ -7,7 +7,16 @@ export const SIGNATURE_V2 = 'v2.';
 
 /** v1 covered the call and the verdict only: not the scope, source or who decided. */
 function legacyDecisionMac(secret: string, runId: string, entry: AuditEntry): string {
-  return hmac(secret, ['countersign.decision.v1', runId, entry.approvalId ?? '', entry.toolCallId, entry.toolName, entry.decision, entry.argsDigest, entry.editedArgsDigest ?? '']);
+  return hmac(secret, [
+    'countersign.decision.v1',
+    runId,
+    entry.approvalId ?? '',
+    entry.toolCallId,
+    entry.toolName,
+    entry.decision,
+    entry.argsDigest,
+    entry.editedArgsDigest ?? '',
+  ]);
 }
 
 /** v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to widen what runs. */
@@ -28,6 +37,7 @@ export function signDecision(secret: string | undefined, run: RunIdentity, entry
 export function decisionSignatureOf(secret: string, run: RunIdentity, entry: AuditEntry): 'v2' | 'v1' | undefined {
   const signature = entry.signature;
   if (signature === undefined) return undefined;
-  if (signature.startsWith(SIGNATURE_V2)) return safeEqual(signature, decisionMac(secret, run, entry)) ? 'v2' : undefined;
+  if (signature.startsWith(SIGNATURE_V2))
+    return safeEqual(signature, decisionMac(secret, run, entry)) ? 'v2' : undefined;
   return safeEqual(signature, legacyDecisionMac(secret, run.runId, entry)) ? 'v1' : undefined;
 }

@@ -16,10 +16,16 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
  * What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret.
  * @internal
  */
-export type Decider = Pick<Agent, 'name' | 'tools'> & { readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'> };
+export type Decider = Pick<Agent, 'name' | 'tools'> & {
+  readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'>;
+};
 
 /** Same outcome: same verdict (a dismissal is its own), same scope and bounds, same edit. Who and when do not matter. */
-export function sameOutcome(entry: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): boolean {
+export function sameOutcome(
+  entry: AuditEntry,
+  response: ApprovalResponse,
+  editedArgsDigest: string | undefined,
+): boolean {
   return (
     (entry.decision === 'approved') === response.approved &&
     (entry.source === 'dismissed') === (response.dismissed === true) &&
@@ -39,15 +45,21 @@ export function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse):
     );
   }
   if (scope === 'agent' && response.grant?.ttlMs === undefined) {
-    throw new ConfigError(`${where}: scope 'agent' covers every run of the agent, so it needs an end: give grant: { ttlMs } (e.g. 15 * 60_000 for 15 minutes).`, 'missing_option');
+    throw new ConfigError(
+      `${where}: scope 'agent' covers every run of the agent, so it needs an end: give grant: { ttlMs } (e.g. 15 * 60_000 for 15 minutes).`,
+      'missing_option',
+    );
   }
   if (response.grant !== undefined && scope !== 'session' && scope !== 'agent') {
-    throw new ConfigError(`${where}: grant bounds go with scope 'session' or 'agent'; this decision has scope '${scope}'.`);
+    throw new ConfigError(
+      `${where}: grant bounds go with scope 'session' or 'agent'; this decision has scope '${scope}'.`,
+    );
   }
 }
 
 export function checkApprover(agent: Decider, request: ApprovalRequest, approvedBy: string | undefined): void {
-  if (!mayDecide(agent, request, approvedBy)) throw new ApproverNotAllowedError(request.approvalId, approvedBy, approversNow(request));
+  if (!mayDecide(agent, request, approvedBy))
+    throw new ApproverNotAllowedError(request.approvalId, approvedBy, approversNow(request));
 }
 
 /**
@@ -58,12 +70,20 @@ export function checkApprover(agent: Decider, request: ApprovalRequest, approved
  * approvers, rule or expiry, so it may be denied but not approved.
  * @internal the runtime checks a request with it too; users decide through `withApprovalResponse`.
  */
-export function verifyRequestIntegrity(agent: Decider, snapshot: AgentSnapshot, request: ApprovalRequest, approving: boolean): void {
+export function verifyRequestIntegrity(
+  agent: Decider,
+  snapshot: AgentSnapshot,
+  request: ApprovalRequest,
+  approving: boolean,
+): void {
   const secret = agent.settings.decisionSecret;
   if (secret === undefined) return;
   const call = currentToolCalls(snapshot).find((item) => item.id === request.toolCallId);
   if (!call || call.name !== request.toolName || digestOf(call.args) !== request.argsDigest) {
-    throw new ApprovalSignatureError(request.approvalId, 'the pending call no longer matches what was put to the approver (arguments or tool changed). Nothing was run.');
+    throw new ApprovalSignatureError(
+      request.approvalId,
+      'the pending call no longer matches what was put to the approver (arguments or tool changed). Nothing was run.',
+    );
   }
   // The format is read from the signature itself; without the secret nobody can make a v1 one, so a v2 request cannot be passed off as v1.
   const signature = request.signature ?? '';

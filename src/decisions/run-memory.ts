@@ -16,7 +16,11 @@ export interface RunGrant {
  * not bind the scope), so a tool name written into `runApprovals`, or a
  * once-only approval turned into a run-wide one, grants nothing.
  */
-export function runGrantors(snapshot: AgentSnapshot, toolName: string, secret: string | undefined): readonly RunGrant[] {
+export function runGrantors(
+  snapshot: AgentSnapshot,
+  toolName: string,
+  secret: string | undefined,
+): readonly RunGrant[] {
   if (!snapshot.runApprovals.includes(toolName)) return [];
   return snapshot.audit
     .slice(snapshot.runApprovalsSince ?? 0)
@@ -41,7 +45,8 @@ export function runGrantors(snapshot: AgentSnapshot, toolName: string, secret: s
  * stricter.runApprovals; // []
  */
 export function clearRunApprovals(snapshot: AgentSnapshot, options: { now?: number } = {}): AgentSnapshot {
-  if (snapshot.runApprovals.length === 0 || ['completed', 'failed', 'cancelled'].includes(snapshot.status)) return snapshot;
+  if (snapshot.runApprovals.length === 0 || ['completed', 'failed', 'cancelled'].includes(snapshot.status))
+    return snapshot;
   return step(snapshot, { type: 'FORGET_RUN_APPROVALS', at: options.now ?? Date.now() });
 }
 

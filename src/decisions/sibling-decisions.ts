@@ -18,11 +18,18 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
  * turn, each checked on its own: one whose request was altered, has expired,
  * or that the decider may not decide stays pending for someone who may.
  */
-export function siblingsApprovedByMemory(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, approvedBy: string | undefined, at: number): Decision[] {
+export function siblingsApprovedByMemory(
+  agent: Decider,
+  snapshot: AgentSnapshot,
+  granted: ApprovalRequest,
+  approvedBy: string | undefined,
+  at: number,
+): Decision[] {
   const decisions: Decision[] = [];
   for (const sibling of snapshot.pendingApprovals) {
     // One person's memory is never a quorum: a sibling that needs several people stays pending for them.
-    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || isQuorumRequest(sibling)) continue;
+    if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || isQuorumRequest(sibling))
+      continue;
     try {
       verifyRequestIntegrity(agent, snapshot, sibling, true);
     } catch {
@@ -56,7 +63,13 @@ export function siblingsApprovedByMemory(agent: Decider, snapshot: AgentSnapshot
  * call itself is not: `uses` counts the calls the grant decides). An approval never answers a sibling that needs a
  * quorum (one person's grant is not several people's votes); a denial does, as a deny grant would.
  */
-export function siblingsCoveredByGrant(agent: Decider, snapshot: AgentSnapshot, granted: ApprovalRequest, response: ApprovalResponse, at: number): Decision[] {
+export function siblingsCoveredByGrant(
+  agent: Decider,
+  snapshot: AgentSnapshot,
+  granted: ApprovalRequest,
+  response: ApprovalResponse,
+  at: number,
+): Decision[] {
   const decisions: Decision[] = [];
   const grantId = grantIdOf(snapshot.runId, granted.approvalId);
   const usesLeft = response.grant?.uses ?? Number.POSITIVE_INFINITY;

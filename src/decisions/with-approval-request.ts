@@ -87,7 +87,10 @@ const requestSchema = optionsObject({
   description: z.string().min(1).max(4000).optional(),
   reason: z.string().max(4000).optional(),
   expiresAt: z.number().finite().optional(),
-  approvers: z.array(personNameSchema).min(1, 'is empty; leave it out to let anyone who may decide the tool decide').optional(),
+  approvers: z
+    .array(personNameSchema)
+    .min(1, 'is empty; leave it out to let anyone who may decide the tool decide')
+    .optional(),
   quorum: quorumSchema.optional(),
 });
 
@@ -98,9 +101,14 @@ const WHERE = 'withApprovalRequest';
 /** The arguments as plain JSON, copied (the caller's object is never frozen or kept): refused past the depth limit, with a forbidden key, or holding what JSON cannot. */
 function plainArgs(args: { readonly [key: string]: unknown }): { readonly [key: string]: unknown } {
   const badShape = findShapeProblem(args);
-  if (badShape) throw new ConfigError(`${WHERE}: args${badShape.path ? `.${badShape.path}` : ''} ${shapeIssue(badShape)}. Nothing was added.`);
+  if (badShape)
+    throw new ConfigError(
+      `${WHERE}: args${badShape.path ? `.${badShape.path}` : ''} ${shapeIssue(badShape)}. Nothing was added.`,
+    );
   if (!isPlainJson(args)) {
-    throw new ConfigError(`${WHERE}: args must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects), as a model's call would be. Nothing was added.`);
+    throw new ConfigError(
+      `${WHERE}: args must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects), as a model's call would be. Nothing was added.`,
+    );
   }
   return JSON.parse(JSON.stringify(args)) as { readonly [key: string]: unknown };
 }
@@ -118,21 +126,34 @@ function usedCallIds(snapshot: AgentSnapshot): Set<string> {
 }
 
 function refuseDuplicates(snapshot: AgentSnapshot, approvalId: string, toolCallId: string): void {
-  if (snapshot.pendingApprovals.some((item) => item.approvalId === approvalId) || snapshot.audit.some((entry) => entry.approvalId === approvalId)) {
-    throw new ConfigError(`${WHERE}: approval ${approvalId} already exists in run ${snapshot.runId}; give a new approvalId, or leave it out for a fresh one. Nothing was added.`);
+  if (
+    snapshot.pendingApprovals.some((item) => item.approvalId === approvalId) ||
+    snapshot.audit.some((entry) => entry.approvalId === approvalId)
+  ) {
+    throw new ConfigError(
+      `${WHERE}: approval ${approvalId} already exists in run ${snapshot.runId}; give a new approvalId, or leave it out for a fresh one. Nothing was added.`,
+    );
   }
   if (usedCallIds(snapshot).has(toolCallId)) {
-    throw new ConfigError(`${WHERE}: tool call ${toolCallId} already exists in run ${snapshot.runId}; give every added call an id of its own. Nothing was added.`);
+    throw new ConfigError(
+      `${WHERE}: tool call ${toolCallId} already exists in run ${snapshot.runId}; give every added call an id of its own. Nothing was added.`,
+    );
   }
 }
 
 /** True when anything in the run is signed: its agent has a decisionSecret, which only the agent holds. */
 function runIsSigned(snapshot: AgentSnapshot): boolean {
-  return snapshot.pendingApprovals.some((item) => item.signature !== undefined) || snapshot.audit.some((entry) => entry.signature !== undefined);
+  return (
+    snapshot.pendingApprovals.some((item) => item.signature !== undefined) ||
+    snapshot.audit.some((entry) => entry.signature !== undefined)
+  );
 }
 
 /** Who may decide, from the request, within what the tool itself names: an added request may narrow them, never widen them. */
-function deciders(agent: Agent | undefined, request: NewApprovalRequest): { approvers?: readonly string[]; quorum?: Quorum } {
+function deciders(
+  agent: Agent | undefined,
+  request: NewApprovalRequest,
+): { approvers?: readonly string[]; quorum?: Quorum } {
   const tool = agent?.tools.get(request.toolName);
   const own = tool === undefined ? undefined : approverListOf(undefined, tool);
   const ownQuorum = tool === undefined ? undefined : resolveQuorum(tool.approvals);
@@ -155,15 +176,27 @@ function deciders(agent: Agent | undefined, request: NewApprovalRequest): { appr
 }
 
 /** The tool the request is about, its arguments checked against its input schema; without the agent, its name and the request's description. */
-function toolOf(agent: Agent | undefined, request: NewApprovalRequest, args: unknown): { tool: RequestTool; parsedInput: unknown } {
-  if (agent === undefined) return { tool: { name: request.toolName, description: request.description ?? `Run ${request.toolName}` }, parsedInput: args };
+function toolOf(
+  agent: Agent | undefined,
+  request: NewApprovalRequest,
+  args: unknown,
+): { tool: RequestTool; parsedInput: unknown } {
+  if (agent === undefined)
+    return {
+      tool: { name: request.toolName, description: request.description ?? `Run ${request.toolName}` },
+      parsedInput: args,
+    };
   // `has`, as for a model's call: a tool a source stopped offering is not offered to a new call.
   const tool = agent.tools.has(request.toolName) ? agent.tools.get(request.toolName) : undefined;
   if (!tool) throw new ToolNotFoundError(request.toolName, agent.name);
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    throw new ConfigError(`${WHERE}: the args do not fit ${tool.name}'s input schema (${detail}); fix them. Nothing was added.`);
+    const detail = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw new ConfigError(
+      `${WHERE}: the args do not fit ${tool.name}'s input schema (${detail}); fix them. Nothing was added.`,
+    );
   }
   return { tool, parsedInput: parsed.data };
 }
@@ -173,9 +206,14 @@ function checkExpiry(request: NewApprovalRequest, agent: Agent | undefined, now:
   const expiresAt = request.expiresAt;
   if (expiresAt === undefined) return;
   if (expiresAt <= now) {
-    throw new ConfigError(`${WHERE}: expiresAt ${new Date(expiresAt).toISOString()} has passed; give a time in the future, or leave it out. Nothing was added.`);
+    throw new ConfigError(
+      `${WHERE}: expiresAt ${new Date(expiresAt).toISOString()} has passed; give a time in the future, or leave it out. Nothing was added.`,
+    );
   }
-  const ttl = agent === undefined ? undefined : (agent.tools.get(request.toolName)?.approvalTtlMs ?? agent.settings.approvalTtlMs);
+  const ttl =
+    agent === undefined
+      ? undefined
+      : (agent.tools.get(request.toolName)?.approvalTtlMs ?? agent.settings.approvalTtlMs);
   if (ttl !== undefined && expiresAt > now + ttl) {
     throw new ConfigError(
       `${WHERE}: expiresAt ${new Date(expiresAt).toISOString()} is later than ${request.toolName}'s approvalTtlMs (${ttl} ms) allows; give ${new Date(now + ttl).toISOString()} or earlier, or leave it out. Nothing was added.`,
@@ -185,7 +223,9 @@ function checkExpiry(request: NewApprovalRequest, agent: Agent | undefined, now:
 
 /** The agent's request settings at `now`; without the agent, no expiry of its own, denial at expiry, no secret. */
 function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
-  return agent === undefined ? { now, approvalTtlMs: undefined, onExpire: 'deny', decisionSecret: undefined, present: {} } : requestSettingsOf(agent.settings, now);
+  return agent === undefined
+    ? { now, approvalTtlMs: undefined, onExpire: 'deny', decisionSecret: undefined, present: {} }
+    : requestSettingsOf(agent.settings, now);
 }
 
 /**
@@ -210,12 +250,17 @@ function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
  * const approved = withApprovalResponse(next, { approvalId, approved: true, approvedBy: 'alice', ...(signature ? { signature } : {}) }, { agent });
  * const done = await agent.execute(approved); // once the turn's other requests are decided too: runs refund once
  */
-export function withApprovalRequest(snapshot: AgentSnapshot, request: NewApprovalRequest, options: AddRequestOptions = {}): AgentSnapshot {
+export function withApprovalRequest(
+  snapshot: AgentSnapshot,
+  request: NewApprovalRequest,
+  options: AddRequestOptions = {},
+): AgentSnapshot {
   assertSnapshotShape(snapshot);
   parseOptions(requestSchema, request, WHERE, { subject: 'request' });
   parseOptions(addSchema, options, WHERE);
   const approvalId = request.approvalId ?? `apr_${randomUUID()}`;
-  if (snapshot.status !== 'awaitingApproval') throw new RunNotAwaitingApprovalError(snapshot.runId, approvalId, snapshot.status, 'added');
+  if (snapshot.status !== 'awaitingApproval')
+    throw new RunNotAwaitingApprovalError(snapshot.runId, approvalId, snapshot.status, 'added');
   const agent = options.agent === undefined ? undefined : agentOfRun(snapshot, options.agent, WHERE);
   if (agent === undefined && runIsSigned(snapshot)) {
     throw new ConfigError(
@@ -241,10 +286,20 @@ export function withApprovalRequest(snapshot: AgentSnapshot, request: NewApprova
       reason: request.reason,
       ...deciders(agent, request),
       approverFunction: agent === undefined ? undefined : hasApproverFunction(agent, request.toolName, undefined),
-      nudges: agent === undefined ? undefined : nudgePlanOf(undefined, agent.tools.get(request.toolName)!, agent.settings.remindAfterMs),
+      nudges:
+        agent === undefined
+          ? undefined
+          : nudgePlanOf(undefined, agent.tools.get(request.toolName)!, agent.settings.remindAfterMs),
     },
     settingsOf(agent, now),
   );
-  const record: ToolCallRecord = { toolCallId: request.toolCallId, toolName: request.toolName, status: 'pending', approvalId, attempts: 0, added: { args } };
+  const record: ToolCallRecord = {
+    toolCallId: request.toolCallId,
+    toolName: request.toolName,
+    status: 'pending',
+    approvalId,
+    attempts: 0,
+    added: { args },
+  };
   return step(snapshot, { type: 'REQUEST_ADDED', at: now, record, request: built });
 }

@@ -21,7 +21,14 @@ import { signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from '../run/digest.js';
 import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
-import { checkApprover, checkScope, type Decider, isExpired, sameOutcome, verifyRequestIntegrity } from './response-checks.js';
+import {
+  checkApprover,
+  checkScope,
+  type Decider,
+  isExpired,
+  sameOutcome,
+  verifyRequestIntegrity,
+} from './response-checks.js';
 import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
 import { step } from '../loop/step.js';
 import { denialResult } from '../run/tool-results.js';
@@ -71,7 +78,11 @@ function deciderOf(snapshot: AgentSnapshot, response: ApprovalResponse, agent: A
       'missing_option',
     );
   }
-  return { name: snapshot.agentName, tools: new Map(), settings: { rules: NO_RULES, clock: Date.now, decisionSecret: undefined } };
+  return {
+    name: snapshot.agentName,
+    tools: new Map(),
+    settings: { rules: NO_RULES, clock: Date.now, decisionSecret: undefined },
+  };
 }
 
 const responseSchema = optionsObject({
@@ -104,13 +115,20 @@ const responseSchema = optionsObject({
  * }, { agent });
  * const done = await agent.execute(next);
  */
-export function withApprovalResponse(snapshot: AgentSnapshot, response: ApprovalResponse, options: DecideOptions = {}): AgentSnapshot {
+export function withApprovalResponse(
+  snapshot: AgentSnapshot,
+  response: ApprovalResponse,
+  options: DecideOptions = {},
+): AgentSnapshot {
   assertSnapshotShape(snapshot);
   assertArgsMatchIsData(response?.grant?.argsMatch, 'withApprovalResponse');
   parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
   parseOptions(decideSchema, options, 'withApprovalResponse');
   const agent = deciderOf(snapshot, response, options.agent);
-  if (response.dismissed === true && (response.approved || response.args !== undefined || (response.scope ?? 'once') !== 'once')) {
+  if (
+    response.dismissed === true &&
+    (response.approved || response.args !== undefined || (response.scope ?? 'once') !== 'once')
+  ) {
     throw new ConfigError(
       'withApprovalResponse: a dismissed request was not decided, so it goes with approved: false and no args or scope; send { approvalId, approved: false, dismissed: true }.',
     );
@@ -118,7 +136,8 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   checkScope(snapshot, response);
   const editedArgsDigest = response.args === undefined ? undefined : digestOf(response.args);
   const recorded = snapshot.audit.find((entry) => entry.approvalId === response.approvalId);
-  if (recorded?.votes !== undefined) return voteAfterOutcome(snapshot, { ...recorded, votes: recorded.votes }, response);
+  if (recorded?.votes !== undefined)
+    return voteAfterOutcome(snapshot, { ...recorded, votes: recorded.votes }, response);
   if (recorded) return repeatOf(agent, snapshot, recorded, response, editedArgsDigest);
   const request = decidableRequest(agent, snapshot, response);
   // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
@@ -128,8 +147,15 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
   }
   checkApprover(agent, request, response.approvedBy);
   if (agent.settings.decisionSecret !== undefined) {
-    if (response.signature === undefined || request.signature === undefined || !safeEqual(response.signature, request.signature)) {
-      throw new ApprovalSignatureError(request.approvalId, 'the response must echo the signature of the request it decides (request.signature).');
+    if (
+      response.signature === undefined ||
+      request.signature === undefined ||
+      !safeEqual(response.signature, request.signature)
+    ) {
+      throw new ApprovalSignatureError(
+        request.approvalId,
+        'the response must echo the signature of the request it decides (request.signature).',
+      );
     }
   }
   if (isQuorumRequest(request)) return castVote(agent, snapshot, request, response, respondedAt);
@@ -138,7 +164,13 @@ export function withApprovalResponse(snapshot: AgentSnapshot, response: Approval
 }
 
 /** A response for an approval already decided: the same snapshot for an identical repeat, else why it is refused. */
-function repeatOf(agent: Decider, snapshot: AgentSnapshot, recorded: AuditEntry, response: ApprovalResponse, editedArgsDigest: string | undefined): AgentSnapshot {
+function repeatOf(
+  agent: Decider,
+  snapshot: AgentSnapshot,
+  recorded: AuditEntry,
+  response: ApprovalResponse,
+  editedArgsDigest: string | undefined,
+): AgentSnapshot {
   if (sameOutcome(recorded, response, editedArgsDigest)) return snapshot;
   // The expiry already denied it: say so, as before the expiry was applied (the request, and its exact expiresAt, are gone).
   if (recorded.source === 'expiry') {
@@ -174,11 +206,17 @@ function decidableRequest(agent: Decider, snapshot: AgentSnapshot, response: App
 /** Edited arguments, checked against the tool's schema; undefined when the response edits nothing. */
 function checkedEdit(agent: Decider, request: ApprovalRequest, response: ApprovalResponse): unknown {
   if (response.args === undefined) return undefined;
-  if (!response.approved) throw new ConfigError(`withApprovalResponse: approval ${request.approvalId} is denied; edited args only go with approved: true.`);
+  if (!response.approved)
+    throw new ConfigError(
+      `withApprovalResponse: approval ${request.approvalId} is denied; edited args only go with approved: true.`,
+    );
   const tool = agent.tools.get(request.toolName);
   if (!tool) throw new ToolNotFoundError(request.toolName, agent.name);
   const badShape = findShapeProblem(response.args);
-  if (badShape) throw new InvalidEditError(request.approvalId, request.toolName, [{ path: badShape.path, message: shapeIssue(badShape) }]);
+  if (badShape)
+    throw new InvalidEditError(request.approvalId, request.toolName, [
+      { path: badShape.path, message: shapeIssue(badShape) },
+    ]);
   const check = tool.input.safeParse(response.args);
   if (!check.success) {
     throw new InvalidEditError(
@@ -196,7 +234,11 @@ function decide(
   snapshot: AgentSnapshot,
   request: ApprovalRequest,
   response: ApprovalResponse,
-  { respondedAt, editedArgs, editedArgsDigest }: { respondedAt: number; editedArgs: unknown; editedArgsDigest: string | undefined },
+  {
+    respondedAt,
+    editedArgs,
+    editedArgsDigest,
+  }: { respondedAt: number; editedArgs: unknown; editedArgsDigest: string | undefined },
 ): AgentSnapshot {
   const scope = response.scope ?? 'once';
   const standing = scope === 'session' || scope === 'agent';
@@ -222,13 +264,16 @@ function decide(
       approved: response.approved,
       audit,
       ...(editedArgs === undefined ? {} : { editedArgs }),
-      ...(response.approved ? {} : { denialResult: denialResult(response.reason, response.dismissed === true ? 'dismissal' : 'person') }),
+      ...(response.approved
+        ? {}
+        : { denialResult: denialResult(response.reason, response.dismissed === true ? 'dismissal' : 'person') }),
     },
   ];
   if (response.approved && scope === 'run') {
     decisions.push(...siblingsApprovedByMemory(agent, snapshot, request, response.approvedBy, respondedAt));
   }
-  if (standing && response.dismissed !== true) decisions.push(...siblingsCoveredByGrant(agent, snapshot, request, response, respondedAt));
+  if (standing && response.dismissed !== true)
+    decisions.push(...siblingsCoveredByGrant(agent, snapshot, request, response, respondedAt));
   return step(snapshot, { type: 'DECIDED', at: respondedAt, decisions });
 }
 
@@ -238,7 +283,11 @@ function decide(
  * @example
  * const next = approveAll(snap, 'alice', { agent });
  */
-export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefined, options: DecideOptions = {}): AgentSnapshot {
+export function approveAll(
+  snapshot: AgentSnapshot,
+  approvedBy: string | undefined,
+  options: DecideOptions = {},
+): AgentSnapshot {
   return decideAll(snapshot, { approved: true, ...(approvedBy === undefined ? {} : { approvedBy }) }, options);
 }
 
@@ -248,15 +297,40 @@ export function approveAll(snapshot: AgentSnapshot, approvedBy: string | undefin
  * @example
  * const next = denyAll(snap, 'alice', 'not during the freeze', { agent });
  */
-export function denyAll(snapshot: AgentSnapshot, approvedBy: string | undefined, reason: string | undefined, options: DecideOptions = {}): AgentSnapshot {
-  return decideAll(snapshot, { approved: false, ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) }, options);
+export function denyAll(
+  snapshot: AgentSnapshot,
+  approvedBy: string | undefined,
+  reason: string | undefined,
+  options: DecideOptions = {},
+): AgentSnapshot {
+  return decideAll(
+    snapshot,
+    {
+      approved: false,
+      ...(approvedBy === undefined ? {} : { approvedBy }),
+      ...(reason === undefined ? {} : { reason }),
+    },
+    options,
+  );
 }
 
-function decideAll(snapshot: AgentSnapshot, decision: Omit<ApprovalResponse, 'approvalId'>, options: DecideOptions): AgentSnapshot {
+function decideAll(
+  snapshot: AgentSnapshot,
+  decision: Omit<ApprovalResponse, 'approvalId'>,
+  options: DecideOptions,
+): AgentSnapshot {
   let next = snapshot;
   for (const request of snapshot.pendingApprovals) {
     if (!next.pendingApprovals.some((item) => item.approvalId === request.approvalId)) continue;
-    next = withApprovalResponse(next, { ...decision, approvalId: request.approvalId, ...(request.signature === undefined ? {} : { signature: request.signature }) }, options);
+    next = withApprovalResponse(
+      next,
+      {
+        ...decision,
+        approvalId: request.approvalId,
+        ...(request.signature === undefined ? {} : { signature: request.signature }),
+      },
+      options,
+    );
   }
   return next;
 }

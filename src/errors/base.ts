@@ -17,7 +17,11 @@ export class CountersignError extends Error {
   readonly code: CountersignErrorCode;
   readonly fault: 'user' | 'library' | 'environment';
 
-  constructor(code: CountersignErrorCode, message: string, options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {}) {
+  constructor(
+    code: CountersignErrorCode,
+    message: string,
+    options: { cause?: unknown; fault?: 'user' | 'library' | 'environment' } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -33,5 +37,11 @@ export class CountersignError extends Error {
  * if (isCountersignError(error) && error.code === 'approval_expired') retryLater();
  */
 export function isCountersignError(error: unknown): error is CountersignError {
-  return error instanceof CountersignError || (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /Error$/.test(error.name) && 'fault' in error);
+  return (
+    error instanceof CountersignError ||
+    (error instanceof Error &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      /Error$/.test(error.name) &&
+      'fault' in error)
+  );
 }

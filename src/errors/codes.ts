@@ -46,4 +46,10 @@ export type CountersignErrorCode =
  * @example
  * if (isCountersignError(error) && error.code === 'unknown_option') console.error(error.message);
  */
-export type ConfigErrorCode = 'invalid_config' | 'unknown_option' | 'missing_option' | 'links_not_configured' | 'redis_unsupported' | 'unsupported_write';
+export type ConfigErrorCode =
+  | 'invalid_config'
+  | 'unknown_option'
+  | 'missing_option'
+  | 'links_not_configured'
+  | 'redis_unsupported'
+  | 'unsupported_write';

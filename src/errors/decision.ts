@@ -10,7 +10,9 @@ export class UnknownApprovalError extends CountersignError {
     super(
       'unknown_approval',
       `Run ${runId} has no approval ${approvalId}. ` +
-        (pending.length > 0 ? `Pending approvals: ${pending.join(', ')}.` : 'It has no pending approvals; load the latest snapshot of the run.'),
+        (pending.length > 0
+          ? `Pending approvals: ${pending.join(', ')}.`
+          : 'It has no pending approvals; load the latest snapshot of the run.'),
     );
     this.runId = runId;
     this.approvalId = approvalId;
@@ -116,11 +118,20 @@ export class ApproverNotAllowedError extends CountersignError {
   readonly approvedBy: string | undefined;
 
   /** `why`, when given, replaces the list of who is allowed (a quorum's own rules: the requester, who may vote). */
-  constructor(approvalId: string, approvedBy: string | undefined, approvers: readonly string[] | undefined, why?: string) {
+  constructor(
+    approvalId: string,
+    approvedBy: string | undefined,
+    approvers: readonly string[] | undefined,
+    why?: string,
+  ) {
     super(
       'approver_not_allowed',
       `${approvedBy === undefined ? 'An anonymous approver' : `Approver ${approvedBy}`} may not decide approval ${approvalId}` +
-        (why !== undefined ? `: ${why}.` : approvers && approvers.length > 0 ? `; allowed: ${approvers.join(', ')}.` : '.') +
+        (why !== undefined
+          ? `: ${why}.`
+          : approvers && approvers.length > 0
+            ? `; allowed: ${approvers.join(', ')}.`
+            : '.') +
         (approvedBy === undefined ? ' Set approvedBy on the response.' : ''),
     );
     this.approvalId = approvalId;

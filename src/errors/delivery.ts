@@ -21,7 +21,13 @@ export class DeliveryError extends Error {
 
   constructor(
     message: string,
-    details: { readonly retryable: boolean; readonly retryAfterMs?: number; readonly status?: number; readonly reason?: string; readonly cause?: unknown },
+    details: {
+      readonly retryable: boolean;
+      readonly retryAfterMs?: number;
+      readonly status?: number;
+      readonly reason?: string;
+      readonly cause?: unknown;
+    },
   ) {
     super(publicText(message), details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'DeliveryError';

@@ -21,7 +21,11 @@ export class CallNotCoveredError extends CountersignError {
   readonly approvalId: string | undefined;
 
   constructor(toolCallId: string, approvalId: string | undefined, detail: string) {
-    super('call_not_covered', `Call ${toolCallId}${approvalId === undefined ? '' : ` (approval ${approvalId})`} may not run: ${detail}. Nothing was run.`, { fault: 'library' });
+    super(
+      'call_not_covered',
+      `Call ${toolCallId}${approvalId === undefined ? '' : ` (approval ${approvalId})`} may not run: ${detail}. Nothing was run.`,
+      { fault: 'library' },
+    );
     this.toolCallId = toolCallId;
     this.approvalId = approvalId;
   }

@@ -9,7 +9,10 @@ export class VersionConflictError extends CountersignError {
   readonly actual: number | undefined;
 
   constructor(runId: string, expected: number, actual: number | undefined) {
-    super('version_conflict', `Run ${runId} is at version ${actual ?? '(missing)'}, not ${expected}: another writer committed first. Reload and retry.`);
+    super(
+      'version_conflict',
+      `Run ${runId} is at version ${actual ?? '(missing)'}, not ${expected}: another writer committed first. Reload and retry.`,
+    );
     this.runId = runId;
     this.expected = expected;
     this.actual = actual;

@@ -6,7 +6,10 @@ export class ToolNotFoundError extends CountersignError {
   readonly toolName: string;
 
   constructor(toolName: string, agentName: string) {
-    super('tool_not_found', `Agent ${agentName} has no tool named ${toolName}; it was removed or renamed since the run paused. Deploy the tool again, or deny the approval.`);
+    super(
+      'tool_not_found',
+      `Agent ${agentName} has no tool named ${toolName}; it was removed or renamed since the run paused. Deploy the tool again, or deny the approval.`,
+    );
     this.toolName = toolName;
   }
 }
@@ -62,7 +65,12 @@ export class ConnectorUnavailableError extends CountersignError {
   readonly connector: string;
   readonly status: 'connecting' | 'disconnected' | 'failed';
 
-  constructor(connector: string, status: ConnectorUnavailableError['status'], message: string, options: { cause?: unknown } = {}) {
+  constructor(
+    connector: string,
+    status: ConnectorUnavailableError['status'],
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
     super('connector_unavailable', message, { ...options, fault: 'environment' });
     this.connector = connector;
     this.status = status;

@@ -6,7 +6,12 @@ import type { AppEnv } from './app-env.js';
  * it as the delivery's answer without cloning and reading back the response (which costs the Node adapter its
  * fast path).
  */
-export function answerJson(c: Context<AppEnv>, value: unknown, status: 200 | 201 | 202 = 200, headers?: Record<string, string>): Response {
+export function answerJson(
+  c: Context<AppEnv>,
+  value: unknown,
+  status: 200 | 201 | 202 = 200,
+  headers?: Record<string, string>,
+): Response {
   const text = JSON.stringify(value);
   c.set('answerText', text);
   return c.body(text, status, { 'content-type': 'application/json', ...headers });

@@ -9,7 +9,10 @@ export type Caller =
 /** A signed delivery's webhook-id: how a route settles its claim with an answer, or claims it in its own commit. */
 export interface DeliveryClaim {
   /** The `replaceIf` write (less its kind) that stores `body` (JSON, with `status`) as the delivery's answer. */
-  settleWith(status: number, body: string): { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
+  settleWith(
+    status: number,
+    body: string,
+  ): { readonly key: string; readonly expected: string; readonly value: string; readonly ttlMs: number };
   /** The `putIfAbsent` write (less its kind) that claims the id with `body` (JSON, with `status`) as its answer, in a commit (claims in commit only). */
   claimWith(status: number, body: string): { readonly key: string; readonly value: string; readonly ttlMs: number };
   /** The answer to a delivery whose id was found held with `held`: its answer replayed, or a 409. */

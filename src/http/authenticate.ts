@@ -63,7 +63,13 @@ export function authenticate(
     if (settings.insecure) {
       // With no credential, only a JSON content type keeps other web pages out: it forces a CORS preflight this app never grants.
       if (options.readBody && !/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-        throw new HttpProblem(problem(415, 'unsupported_media_type', 'Without authentication configured, writes must be sent as content-type: application/json.'));
+        throw new HttpProblem(
+          problem(
+            415,
+            'unsupported_media_type',
+            'Without authentication configured, writes must be sent as content-type: application/json.',
+          ),
+        );
       }
       c.set('caller', { kind: 'insecure' });
     } else if (authorization !== undefined) {
@@ -75,14 +81,19 @@ export function authenticate(
     } else if (options.acceptSignature && settings.webhookSecrets.length > 0 && signature !== undefined) {
       const id = c.req.header('webhook-id');
       if (id === undefined || !WEBHOOK_ID.test(id)) {
-        throw unauthorized('The webhook-id header is missing or not 1 to 256 visible ASCII characters.', { reason: 'missing_headers' }, 'invalid_webhook_signature');
+        throw unauthorized(
+          'The webhook-id header is missing or not 1 to 256 visible ASCII characters.',
+          { reason: 'missing_headers' },
+          'invalid_webhook_signature',
+        );
       }
       const headers = { id, timestamp: c.req.header('webhook-timestamp'), signature };
       const nowSeconds = Math.floor(settings.clock() / 1000);
       // Headers first: a stale or malformed delivery is refused without waiting for its body.
       const early = checkWebhookHeaders(headers, nowSeconds, settings.toleranceSeconds);
       const raw = early === undefined ? await readRawBody(c.req.raw, settings.maxBodyBytes) : '';
-      const rejection = early ?? verifyWebhook(settings.webhookSecrets, headers, raw, nowSeconds, settings.toleranceSeconds);
+      const rejection =
+        early ?? verifyWebhook(settings.webhookSecrets, headers, raw, nowSeconds, settings.toleranceSeconds);
       if (rejection !== undefined) {
         const why = {
           missing_headers: 'webhook-id, webhook-timestamp and webhook-signature are all required',
@@ -90,7 +101,11 @@ export function authenticate(
           stale_timestamp: `webhook-timestamp is more than ${settings.toleranceSeconds} s away from the server clock`,
           bad_signature: 'no v1 signature matches the raw body',
         }[rejection];
-        throw unauthorized(`The webhook signature was refused: ${why}.`, { reason: rejection }, 'invalid_webhook_signature');
+        throw unauthorized(
+          `The webhook signature was refused: ${why}.`,
+          { reason: rejection },
+          'invalid_webhook_signature',
+        );
       }
       c.set('rawBody', raw);
       c.set('caller', { kind: 'webhook', webhookId: id });
@@ -104,7 +119,8 @@ export function authenticate(
           : 'Send Authorization: Bearer <token>.',
       );
     }
-    if (options.readBody && c.get('rawBody') === undefined) c.set('rawBody', await readRawBody(c.req.raw, settings.maxBodyBytes));
+    if (options.readBody && c.get('rawBody') === undefined)
+      c.set('rawBody', await readRawBody(c.req.raw, settings.maxBodyBytes));
     await next();
   });
 }

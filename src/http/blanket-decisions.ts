@@ -29,7 +29,11 @@ const ALL_PENDING = '(all pending)';
  * @example
  * const items = blanketDecisions(run, { approved: true, approvedBy: 'alice', signatures: [request.signature!] }, true);
  */
-export function blanketDecisions(run: AgentSnapshot, body: BlanketDecision, signsRequests: boolean): ApprovalResponse[] {
+export function blanketDecisions(
+  run: AgentSnapshot,
+  body: BlanketDecision,
+  signsRequests: boolean,
+): ApprovalResponse[] {
   if (run.status !== 'awaitingApproval') throw new RunNotAwaitingApprovalError(run.runId, ALL_PENDING, run.status);
   const verb = body.approved ? 'approveAll' : 'denyAll';
   const echoed = body.signatures === undefined ? undefined : new Set(body.signatures);
@@ -41,7 +45,10 @@ export function blanketDecisions(run: AgentSnapshot, body: BlanketDecision, sign
     );
   }
   if (body.approvalIds !== undefined) return listedDecisions(run, body.approvalIds, body, echoed);
-  const requests = echoed === undefined ? run.pendingApprovals : run.pendingApprovals.filter((request) => request.signature !== undefined && echoed.has(request.signature));
+  const requests =
+    echoed === undefined
+      ? run.pendingApprovals
+      : run.pendingApprovals.filter((request) => request.signature !== undefined && echoed.has(request.signature));
   if (requests.length === 0) {
     throw new ApprovalSignatureError(
       ALL_PENDING,
@@ -66,10 +73,19 @@ function decisionFor(approvalId: string, body: BlanketDecision, signature: strin
  * sender echoed it, or sent none to echo), one no longer pending goes without, and the runtime answers it as it
  * answers any decision of an approval already decided (a duplicate, a conflict) or unknown.
  */
-function listedDecisions(run: AgentSnapshot, approvalIds: readonly string[], body: BlanketDecision, echoed: ReadonlySet<string> | undefined): ApprovalResponse[] {
+function listedDecisions(
+  run: AgentSnapshot,
+  approvalIds: readonly string[],
+  body: BlanketDecision,
+  echoed: ReadonlySet<string> | undefined,
+): ApprovalResponse[] {
   const pending = new Map(run.pendingApprovals.map((request) => [request.approvalId, request]));
   return [...new Set(approvalIds)].map((approvalId) => {
     const signature = pending.get(approvalId)?.signature;
-    return decisionFor(approvalId, body, signature !== undefined && (echoed === undefined || echoed.has(signature)) ? signature : undefined);
+    return decisionFor(
+      approvalId,
+      body,
+      signature !== undefined && (echoed === undefined || echoed.has(signature)) ? signature : undefined,
+    );
   });
 }

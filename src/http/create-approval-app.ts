@@ -1,7 +1,17 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { type Runtime, isLinkedRuntime, type RuleStore, type ResumeMode } from '../index.js';
-import { type ChannelRoute, optionsObject, parseOptions, problem, problemFor, problemResponse, tooLarge, answerOptionsShape, resumeModeOf } from '../kit/index.js';
+import {
+  type ChannelRoute,
+  optionsObject,
+  parseOptions,
+  problem,
+  problemFor,
+  problemResponse,
+  tooLarge,
+  answerOptionsShape,
+  resumeModeOf,
+} from '../kit/index.js';
 import { ConfigError } from '../errors.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate, type AuthSettings } from './authenticate.js';
@@ -88,32 +98,55 @@ export interface ApprovalAppOptions {
 const secretSchema = z
   .string()
   .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be a whsec_ secret (whsec_ then base64)')
-  .refine((secret) => Buffer.from(secret.slice(6), 'base64').length >= 16, 'must hold at least 16 bytes of key after whsec_');
+  .refine(
+    (secret) => Buffer.from(secret.slice(6), 'base64').length >= 16,
+    'must hold at least 16 bytes of key after whsec_',
+  );
 const tokenSchema = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible ASCII characters');
 const optionsSchema = optionsObject({
   ...answerOptionsShape,
   bearerToken: z.union([tokenSchema, z.array(tokenSchema).min(1)]).optional(),
   webhookSecret: z.union([secretSchema, z.array(secretSchema).min(1)]).optional(),
   insecure: z.boolean().optional(),
-  clock: z.custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms').optional(),
-  events: z.custom<EventFeed>((value) => typeof (value as EventFeed | undefined)?.subscribe === 'function', 'must have subscribe(listener)').optional(),
+  clock: z
+    .custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms')
+    .optional(),
+  events: z
+    .custom<EventFeed>(
+      (value) => typeof (value as EventFeed | undefined)?.subscribe === 'function',
+      'must have subscribe(listener)',
+    )
+    .optional(),
   heartbeatMs: z.number().int().min(10).optional(),
   channels: z
     .array(
       optionsObject({
         method: z.literal('POST', 'must be POST'),
-        path: z.string().regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'must be a literal path such as /slack/actions (no parameters, no trailing slash)'),
-        fetch: z.custom<ChannelRoute['fetch']>((value) => typeof value === 'function', 'must be a function (request, context?) => Promise<Response>'),
+        path: z
+          .string()
+          .regex(
+            /^(?:\/[A-Za-z0-9._~-]+)+$/,
+            'must be a literal path such as /slack/actions (no parameters, no trailing slash)',
+          ),
+        fetch: z.custom<ChannelRoute['fetch']>(
+          (value) => typeof value === 'function',
+          'must be a function (request, context?) => Promise<Response>',
+        ),
       }),
     )
     .optional(),
   rules: z
     .custom<RuleStore>(
-      (value) => ['add', 'list', 'setEnabled', 'remove'].every((name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function'),
+      (value) =>
+        ['add', 'list', 'setEnabled', 'remove'].every(
+          (name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function',
+        ),
       'must be a RuleStore (add, list, setEnabled, remove)',
     )
     .optional(),
-  onError: z.custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function').optional(),
+  onError: z
+    .custom<ApprovalAppOptions['onError']>((value) => typeof value === 'function', 'must be a function')
+    .optional(),
 });
 
 /** How many decisions the console's history keeps (in memory, from the event feed). */
@@ -134,7 +167,8 @@ function inboxCheck(runtime: Runtime): InboxCheck | undefined {
   };
 }
 
-const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
+const list = <T>(value: T | readonly T[] | undefined): readonly T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value as T];
 
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
@@ -170,7 +204,15 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const clock = options.clock ?? Date.now;
   const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock, inboxCheck(runtime));
   const insecure = bearerTokens.length === 0 && webhookSecrets.length === 0;
-  const auth: AuthSettings = { bearerTokens, webhookSecrets, insecure, clock, maxBodyBytes, toleranceSeconds: 300, sessions };
+  const auth: AuthSettings = {
+    bearerTokens,
+    webhookSecrets,
+    insecure,
+    clock,
+    maxBodyBytes,
+    toleranceSeconds: 300,
+    sessions,
+  };
   const settings = routeSettingsOf(runtime, options, auth, report);
   const app = appShell(auth, report);
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
@@ -200,9 +242,14 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
 }
 
 /** The app's credentials, checked: a runtime to decide with, and a bearer token or webhook secret unless insecure. */
-function credentialsOf(runtime: Runtime, options: ApprovalAppOptions): { bearerTokens: readonly string[]; webhookSecrets: readonly string[] } {
+function credentialsOf(
+  runtime: Runtime,
+  options: ApprovalAppOptions,
+): { bearerTokens: readonly string[]; webhookSecrets: readonly string[] } {
   if (typeof (runtime as Runtime | undefined)?.respond !== 'function') {
-    throw new ConfigError('createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).');
+    throw new ConfigError(
+      'createApprovalApp: the first argument must be a runtime made with createRuntime({ agents, store }).',
+    );
   }
   const bearerTokens = list(options.bearerToken);
   const webhookSecrets = list(options.webhookSecret);
@@ -216,12 +263,20 @@ function credentialsOf(runtime: Runtime, options: ApprovalAppOptions): { bearerT
 }
 
 /** What every route group shares: the runtime, how runs go on, and the credentials each kind of route asks for. */
-function routeSettingsOf(runtime: Runtime, options: ApprovalAppOptions, auth: AuthSettings, report: RouteSettings['report']): RouteSettings {
+function routeSettingsOf(
+  runtime: Runtime,
+  options: ApprovalAppOptions,
+  auth: AuthSettings,
+  report: RouteSettings['report'],
+): RouteSettings {
   const resumeMode = resumeModeOf(options.resumeMode, runtime, 'createApprovalApp');
   const writeAuth = authenticate(auth, { acceptSignature: true, readBody: true });
   const reportDedupe = (error: unknown) => report(error, { operation: 'webhook-dedupe' });
   // An enqueued decision on a store that claims a key atomically with its commit claims the webhook-id with that commit: one round trip.
-  const claimedByCommit = resumeMode === 'enqueue' && runtime.once === runtime.store.once && runtime.store.appliesAtomically?.(CLAIM_PROBE) === true;
+  const claimedByCommit =
+    resumeMode === 'enqueue' &&
+    runtime.once === runtime.store.once &&
+    runtime.store.appliesAtomically?.(CLAIM_PROBE) === true;
   const write = [writeAuth, claimDeliveries(runtime.once, reportDedupe)] as const;
   return {
     runtime,
@@ -244,7 +299,9 @@ function appShell(auth: AuthSettings, report: RouteSettings['report']): Hono<App
     if (answer.unexpected) report(error, { operation: 'request', method: c.req.method, path: c.req.path });
     return problemResponse(answer.problem, answer.headers);
   });
-  app.notFound((c) => problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)));
+  app.notFound((c) =>
+    problemResponse(problem(404, 'not_found', `No route ${c.req.method} ${c.req.path}; see GET /openapi.json.`)),
+  );
   app.use(safeHeaders());
   if (auth.insecure) app.use(loopbackOnly());
   // A declared length over the limit is refused before anything. Bodies are read (never past the limit, chunked ones

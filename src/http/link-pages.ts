@@ -1,5 +1,14 @@
 import { type LinkClaim, annotationBadges, type InboxPage, type ApprovalRequest } from '../index.js';
-import { escapeHtml, htmlMarkup, annotationLine, partitionWarnings, votesLine, widerLabel, widerOffer, approversNow } from '../kit/index.js';
+import {
+  escapeHtml,
+  htmlMarkup,
+  annotationLine,
+  partitionWarnings,
+  votesLine,
+  widerLabel,
+  widerOffer,
+  approversNow,
+} from '../kit/index.js';
 
 /**
  * Headers every link page carries: nothing external may load, no framing
@@ -8,7 +17,8 @@ import { escapeHtml, htmlMarkup, annotationLine, partitionWarnings, votesLine, w
  */
 export const LINK_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -30,15 +40,21 @@ function layout(title: string, body: string): string {
 export function claimsParagraph(request: ApprovalRequest): string {
   const line = annotationLine(request, htmlMarkup);
   if (line === '') return '';
-  return annotationBadges(request.annotations).includes('destructive') ? `<p class="warn">${line}</p>` : `<p>${line}</p>`;
+  return annotationBadges(request.annotations).includes('destructive')
+    ? `<p class="warn">${line}</p>`
+    : `<p>${line}</p>`;
 }
 
 /** Warnings about the request (a disconnected connector) a box each, then those about the arguments in one list. */
 export function warningList(request: ApprovalRequest): string {
   const { request: aboutRequest, args } = partitionWarnings(request);
-  const boxes = aboutRequest.map((warning) => `<p class="warn"><strong>⚠️ ${escapeHtml(warning.message)}</strong></p>`).join('');
+  const boxes = aboutRequest
+    .map((warning) => `<p class="warn"><strong>⚠️ ${escapeHtml(warning.message)}</strong></p>`)
+    .join('');
   if (args.length === 0) return boxes;
-  const items = args.map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`).join('');
+  const items = args
+    .map((warning) => `<li>${escapeHtml(warning.path || '(arguments)')}: ${escapeHtml(warning.message)}</li>`)
+    .join('');
   return `${boxes}<div class="warn"><strong>Check the arguments carefully:</strong><ul>${items}</ul></div>`;
 }
 
@@ -82,7 +98,10 @@ export function confirmationPage(input: {
   const approve = claim.decision === 'approve';
   const verb = !approve ? 'Deny' : claim.scope === undefined ? 'Approve' : widerLabel({ wider: claim.scope });
   const warnings = warningList(request);
-  const expires = request.expiresAt === undefined ? '' : `<p>This request expires at ${escapeHtml(new Date(request.expiresAt).toISOString())}.</p>`;
+  const expires =
+    request.expiresAt === undefined
+      ? ''
+      : `<p>This request expires at ${escapeHtml(new Date(request.expiresAt).toISOString())}.</p>`;
   return layout(
     `${verb} ${request.toolName}?`,
     `<h1>${escapeHtml(verb)} <code>${escapeHtml(request.toolName)}</code>?</h1>` +
@@ -94,7 +113,9 @@ export function confirmationPage(input: {
       warnings +
       `<h2>Arguments</h2><pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
       expires +
-      (claim.approvedBy === undefined ? '' : `<p>Recorded as decided by <strong>${escapeHtml(claim.approvedBy)}</strong>.</p>`) +
+      (claim.approvedBy === undefined
+        ? ''
+        : `<p>Recorded as decided by <strong>${escapeHtml(claim.approvedBy)}</strong>.</p>`) +
       `<form method="post" action="${escapeHtml(action)}"><button type="submit" class="${approve ? 'approve' : 'deny'}">${verb}</button></form>` +
       '<p><small>This link works once.</small></p>',
   );
@@ -120,10 +141,14 @@ export function messagePage(title: string, message: string): string {
  * @example
  * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
  */
-export function inboxPage(page: InboxPage, options: { readonly next?: string; readonly linkPath: (token: string) => string }): string {
+export function inboxPage(
+  page: InboxPage,
+  options: { readonly next?: string; readonly linkPath: (token: string) => string },
+): string {
   const item = (entry: InboxPage['items'][number]) => {
     const { request } = entry;
-    const expires = request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
+    const expires =
+      request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
     const wider = widerOffer(request, entry.tokens);
     const buttons = entry.mayDecide
       ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
@@ -137,7 +162,9 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
       claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
-      (request.outcomeUnknown ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>' : '') +
+      (request.outcomeUnknown
+        ? '<p class="warn">This call was interrupted; it may already have had its effect.</p>'
+        : '') +
       votesParagraph(request, entry.requestedBy) +
       warningList(request) +
       `<pre>${escapeHtml(stringifyArgs(request.args))}</pre>` +
@@ -149,7 +176,8 @@ export function inboxPage(page: InboxPage, options: { readonly next?: string; re
   const body =
     page.items.length === 0
       ? '<p>Nothing is waiting for a decision.</p>'
-      : page.items.map(item).join('') + (options.next ? `<p><a href="${escapeHtml(options.next)}">Next page</a></p>` : '');
+      : page.items.map(item).join('') +
+        (options.next ? `<p><a href="${escapeHtml(options.next)}">Next page</a></p>` : '');
   return layout(
     `Approvals for ${page.reviewer}`,
     `<h1>Waiting for a decision</h1><p>Signed in as <strong>${escapeHtml(page.reviewer)}</strong> until ${escapeHtml(new Date(page.expiresAt).toISOString())}. ` +

@@ -8,7 +8,11 @@ const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
 function isLoopbackOrigin(origin: string): boolean {
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase() && LOOPBACK_HOST.test(url.host);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.origin === origin.toLowerCase() &&
+      LOOPBACK_HOST.test(url.host)
+    );
   } catch {
     return false;
   }
@@ -39,7 +43,8 @@ export function loopbackOnly() {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     if (!LOOPBACK_HOST.test(host)) throw refused(`Host ${JSON.stringify(host.slice(0, 100))} is not a loopback name.`);
     const origin = c.req.header('origin');
-    if (origin !== undefined && !isLoopbackOrigin(origin)) throw refused(`Origin ${JSON.stringify(origin.slice(0, 100))} is not a loopback origin.`);
+    if (origin !== undefined && !isLoopbackOrigin(origin))
+      throw refused(`Origin ${JSON.stringify(origin.slice(0, 100))} is not a loopback origin.`);
     await next();
   });
 }

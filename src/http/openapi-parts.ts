@@ -21,17 +21,26 @@ import {
 } from './schemas.js';
 
 export const inputSchema = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 };
 export const outputSchema = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 };
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: Record<string, unknown>) => ({ 'application/json': { schema } });
-export const problemAnswer = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+export const problemAnswer = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+});
 
 export const errors = (...statuses: number[]) => {
   const text: Record<number, string> = {
@@ -50,14 +59,21 @@ export const errors = (...statuses: number[]) => {
 };
 
 export const queryParameters = (schema: z.ZodObject) =>
-  Object.entries((inputSchema(schema)['properties'] ?? {}) as Record<string, Record<string, unknown>>).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema: property,
-  }));
+  Object.entries((inputSchema(schema)['properties'] ?? {}) as Record<string, Record<string, unknown>>).map(
+    ([name, property]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema: property,
+    }),
+  );
 
-export const pathParameter = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 256 } });
+export const pathParameter = (name: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: 256 },
+});
 
 /** Writes take a bearer token or a Standard Webhooks signature. */
 export const writeSecurity = () => [{ bearer: [] }, { standardWebhooks: [] }];
@@ -80,7 +96,8 @@ export function components() {
         type: 'apiKey',
         in: 'header',
         name: 'webhook-signature',
-        description: 'HMAC-SHA256 over `webhook-id.webhook-timestamp.body` (Standard Webhooks); also send `webhook-id` and `webhook-timestamp` (±300 s).',
+        description:
+          'HMAC-SHA256 over `webhook-id.webhook-timestamp.body` (Standard Webhooks); also send `webhook-id` and `webhook-timestamp` (±300 s).',
       },
     },
     schemas: {

@@ -1,5 +1,14 @@
 // The paths of the approval app's OpenAPI document, one function a route group, in the document's order.
-import { accepted, errors, json, pathParameter, queryParameters, readSecurity, ref, writeSecurity } from './openapi-parts.js';
+import {
+  accepted,
+  errors,
+  json,
+  pathParameter,
+  queryParameters,
+  readSecurity,
+  ref,
+  writeSecurity,
+} from './openapi-parts.js';
 import { eventsQuery, grantsQuery, pendingQuery } from './schemas.js';
 
 /** Every path of the document, in its order. */
@@ -16,7 +25,11 @@ function runPaths() {
         summary: 'Start a run; answers once it pauses for approval or ends.',
         security: writeSecurity(),
         requestBody: { required: true, content: json(ref('StartRun')) },
-        responses: { '201': { description: 'The run paused or ended.', content: json(ref('RunAnswer')) }, '202': accepted(), ...errors(400, 401, 404, 409, 413, 415, 503) },
+        responses: {
+          '201': { description: 'The run paused or ended.', content: json(ref('RunAnswer')) },
+          '202': accepted(),
+          ...errors(400, 401, 404, 409, 413, 415, 503),
+        },
       },
     },
     '/runs/{runId}': {
@@ -34,15 +47,25 @@ function runPaths() {
         summary: 'Pending approvals across runs, soonest expiry first, paginated.',
         security: readSecurity(),
         parameters: queryParameters(pendingQuery),
-        responses: { '200': { description: 'A page; pass `cursor` back for the next.', content: json(ref('PendingPage')) }, ...errors(400, 401, 503) },
+        responses: {
+          '200': { description: 'A page; pass `cursor` back for the next.', content: json(ref('PendingPage')) },
+          ...errors(400, 401, 503),
+        },
       },
     },
     '/connectors': {
       get: {
         operationId: 'listConnectors',
-        summary: "The connectors the runtime's agents use (tools with a connector status, such as MCP servers) and their status now.",
+        summary:
+          "The connectors the runtime's agents use (tools with a connector status, such as MCP servers) and their status now.",
         security: readSecurity(),
-        responses: { '200': { description: 'Every connector, once, with the worst status its tools report.', content: json(ref('Connectors')) }, ...errors(401) },
+        responses: {
+          '200': {
+            description: 'Every connector, once, with the worst status its tools report.',
+            content: json(ref('Connectors')),
+          },
+          ...errors(401),
+        },
       },
     },
   };
@@ -57,7 +80,10 @@ function grantPaths() {
         summary: 'Live session and agent grants (not revoked, expired or used up), of one session or agent, or all.',
         security: readSecurity(),
         parameters: queryParameters(grantsQuery),
-        responses: { '200': { description: 'The grants, oldest first.', content: json(ref('Grants')) }, ...errors(400, 401, 503) },
+        responses: {
+          '200': { description: 'The grants, oldest first.', content: json(ref('Grants')) },
+          ...errors(400, 401, 503),
+        },
       },
     },
     '/grants/{grantId}': {
@@ -67,7 +93,10 @@ function grantPaths() {
         security: writeSecurity(),
         parameters: [pathParameter('grantId')],
         requestBody: { required: false, content: json(ref('RevokeGrant')) },
-        responses: { '200': { description: 'revoked: 1, or 0 when no live grant has that id.', content: json(ref('Revoked')) }, ...errors(400, 401, 413, 415, 503) },
+        responses: {
+          '200': { description: 'revoked: 1, or 0 when no live grant has that id.', content: json(ref('Revoked')) },
+          ...errors(400, 401, 413, 415, 503),
+        },
       },
     },
     '/sessions/{sessionId}/grants': {
@@ -77,7 +106,10 @@ function grantPaths() {
         security: writeSecurity(),
         parameters: [pathParameter('sessionId')],
         requestBody: { required: false, content: json(ref('ClearSession')) },
-        responses: { '200': { description: 'How many grants were revoked.', content: json(ref('Revoked')) }, ...errors(400, 401, 413, 415, 503) },
+        responses: {
+          '200': { description: 'How many grants were revoked.', content: json(ref('Revoked')) },
+          ...errors(400, 401, 413, 415, 503),
+        },
       },
     },
   };
@@ -94,7 +126,10 @@ function decisionPaths() {
         parameters: [pathParameter('runId'), pathParameter('approvalId')],
         requestBody: { required: true, content: json(ref('Decision')) },
         responses: {
-          '200': { description: 'Recorded (or an identical repeat: `duplicate: true`).', content: json(ref('DecisionAnswer')) },
+          '200': {
+            description: 'Recorded (or an identical repeat: `duplicate: true`).',
+            content: json(ref('DecisionAnswer')),
+          },
           '202': accepted(),
           ...errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 503),
         },
@@ -107,7 +142,11 @@ function decisionPaths() {
         security: writeSecurity(),
         parameters: [pathParameter('runId')],
         requestBody: { required: true, content: json(ref('Batch')) },
-        responses: { '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) }, '202': accepted(), ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
+        responses: {
+          '200': { description: 'Every item was tried.', content: json(ref('BatchAnswer')) },
+          '202': accepted(),
+          ...errors(400, 401, 403, 404, 409, 413, 415, 503),
+        },
       },
     },
     '/runs/{runId}/cancel': {
@@ -117,16 +156,26 @@ function decisionPaths() {
         security: writeSecurity(),
         parameters: [pathParameter('runId')],
         requestBody: { required: false, content: json(ref('Cancel')) },
-        responses: { '200': { description: 'The run.', content: json(ref('RunAnswer')) }, ...errors(400, 401, 403, 404, 409, 413, 415, 503) },
+        responses: {
+          '200': { description: 'The run.', content: json(ref('RunAnswer')) },
+          ...errors(400, 401, 403, 404, 409, 413, 415, 503),
+        },
       },
     },
     '/events': {
       get: {
         operationId: 'events',
-        summary: 'Server-sent events: approval-requested, approval-resolved, tool-finished, run-completed, run-failed, run-cancelled, model-delta (data: the event as JSON).',
+        summary:
+          'Server-sent events: approval-requested, approval-resolved, tool-finished, run-completed, run-failed, run-cancelled, model-delta (data: the event as JSON).',
         security: readSecurity(),
         parameters: queryParameters(eventsQuery),
-        responses: { '200': { description: 'An event stream with heartbeat comments.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(400, 401) },
+        responses: {
+          '200': {
+            description: 'An event stream with heartbeat comments.',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errors(400, 401),
+        },
       },
     },
   };
@@ -142,9 +191,18 @@ function linkPaths() {
         security: [],
         parameters: [pathParameter('token')],
         responses: {
-          '200': { description: 'The page, with a form that POSTs the decision.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '401': { description: 'Forged or malformed token.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '410': { description: 'Expired token, or the approval is no longer pending.', content: { 'text/html': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The page, with a form that POSTs the decision.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          '401': {
+            description: 'Forged or malformed token.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          '410': {
+            description: 'Expired token, or the approval is no longer pending.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
         },
       },
       post: {
@@ -154,19 +212,32 @@ function linkPaths() {
         parameters: [pathParameter('token')],
         responses: {
           '200': { description: 'Result page.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '401': { description: 'Forged or malformed token.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '409': { description: 'Already decided otherwise, or the run no longer waits.', content: { 'text/html': { schema: { type: 'string' } } } },
-          '410': { description: 'Token used or expired, or the approval expired.', content: { 'text/html': { schema: { type: 'string' } } } },
+          '401': {
+            description: 'Forged or malformed token.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          '409': {
+            description: 'Already decided otherwise, or the run no longer waits.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          '410': {
+            description: 'Token used or expired, or the approval expired.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
         },
       },
     },
     '/agents/{agent}/tools': {
       get: {
         operationId: 'listAgentTools',
-        summary: "An agent's tools as the model sees them: name, description and the JSON Schema of the input (to check an edit before sending it).",
+        summary:
+          "An agent's tools as the model sees them: name, description and the JSON Schema of the input (to check an edit before sending it).",
         security: readSecurity(),
         parameters: [pathParameter('agent')],
-        responses: { '200': { description: '`{ agent, tools: [{ name, description, parameters }] }`' }, ...errors(401, 404) },
+        responses: {
+          '200': { description: '`{ agent, tools: [{ name, description, parameters }] }`' },
+          ...errors(401, 404),
+        },
       },
     },
   };
@@ -178,7 +249,8 @@ function rulePaths() {
     '/rules': {
       get: {
         operationId: 'listRules',
-        summary: 'The stored rules (only when the app was given `rules`). Among matching rules deny beats ask beats allow; rules decide before the tool does.',
+        summary:
+          'The stored rules (only when the app was given `rules`). Among matching rules deny beats ask beats allow; rules decide before the tool does.',
         security: readSecurity(),
         responses: { '200': { description: '`{ items: StoredRule[] }`' }, ...errors(401, 404) },
       },
@@ -187,7 +259,10 @@ function rulePaths() {
         summary: 'Add a stored rule; it applies from the next call of every run.',
         security: writeSecurity(),
         requestBody: { required: true, content: json(ref('NewRule')) },
-        responses: { '201': { description: '`{ rule }`: the rule with its id, createdAt and enabled.' }, ...errors(400, 401, 404, 413, 415) },
+        responses: {
+          '201': { description: '`{ rule }`: the rule with its id, createdAt and enabled.' },
+          ...errors(400, 401, 404, 413, 415),
+        },
       },
     },
     '/rules/{ruleId}': {
@@ -208,7 +283,21 @@ function rulePaths() {
         responses: { '200': { description: '`{ removed: true, ruleId }`' }, ...errors(400, 401, 404, 413, 415) },
       },
     },
-    '/openapi.json': { get: { operationId: 'openapi', summary: 'This document.', security: [], responses: { '200': { description: 'OpenAPI 3.1.' } } } },
-    '/healthz': { get: { operationId: 'health', summary: 'Liveness.', security: [], responses: { '200': { description: '`{ "ok": true }`' } } } },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This document.',
+        security: [],
+        responses: { '200': { description: 'OpenAPI 3.1.' } },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'health',
+        summary: 'Liveness.',
+        security: [],
+        responses: { '200': { description: '`{ "ok": true }`' } },
+      },
+    },
   };
 }

@@ -10,7 +10,9 @@ import { paths } from './openapi-paths.js';
  * const doc = openApiDocument({ title: 'Approvals' });
  * Object.keys(doc.paths); // ['/runs', '/runs/{runId}', ...]
  */
-export function openApiDocument(options: { readonly title?: string; readonly version?: string; readonly serverUrl?: string } = {}) {
+export function openApiDocument(
+  options: { readonly title?: string; readonly version?: string; readonly serverUrl?: string } = {},
+) {
   return {
     openapi: '3.1.0',
     info: {

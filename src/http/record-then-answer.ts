@@ -1,5 +1,12 @@
 import type { Context } from 'hono';
-import { voteProgress, type ApprovalResponse, type AgentSnapshot, type CommitWrite, type DecideResult, type RespondMode } from '../index.js';
+import {
+  voteProgress,
+  type ApprovalResponse,
+  type AgentSnapshot,
+  type CommitWrite,
+  type DecideResult,
+  type RespondMode,
+} from '../index.js';
 import { awaitRun } from '../kit/index.js';
 import type { AppEnv } from './app-env.js';
 import { answerJson } from './answer-json.js';
@@ -21,19 +28,27 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
    * later failure). Only called once the decision or the run is recorded, so a 202 never stands for a write that
    * may not happen: a failed record is thrown first, and answered 503 with Retry-After.
    */
-  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) => awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
+  const carryOn = <T>(work: Promise<T>, operation: string, runId: string) =>
+    awaitRun(work, resumeTimeoutMs, (error) => report(error, { operation, runId }));
 
   /** Where a run that went on after the answer and failed is reported. */
   const late = (operation: string) => (error: unknown, runId: string) => report(error, { operation, runId });
 
   const accepted = (c: Context<AppEnv>, runId: string, extra: object = {}) =>
-    answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, { location: `/runs/${encodeURIComponent(runId)}` });
+    answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, {
+      location: `/runs/${encodeURIComponent(runId)}`,
+    });
 
   /**
    * The answer to a decision whose run goes on elsewhere (enqueue, record): "accepted" once it made the run ready (a
    * worker, or the process following the run, carries it on), else the run as it stands.
    */
-  const elsewhereAnswer = (runId: string, snapshot: AgentSnapshot, duplicate: boolean, vote: ReturnType<typeof voteOf>) =>
+  const elsewhereAnswer = (
+    runId: string,
+    snapshot: AgentSnapshot,
+    duplicate: boolean,
+    vote: ReturnType<typeof voteOf>,
+  ) =>
     snapshot.status === 'running' && !duplicate
       ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate, ...vote } }
       : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot), ...vote } };
@@ -42,11 +57,17 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
   const answerDecided = (c: Context<AppEnv>, runId: string, decided: DecideResult) => {
     const vote = voteOf(decided);
     if (decided.outcome === 'continuing') return accepted(c, runId, { duplicate: decided.duplicate, ...vote });
-    return answerJson(c, { status: decided.status, duplicate: decided.duplicate, run: runView(decided.snapshot), ...vote });
+    return answerJson(c, {
+      status: decided.status,
+      duplicate: decided.duplicate,
+      run: runView(decided.snapshot),
+      ...vote,
+    });
   };
 
   /** Whether the run as this process last saw it already records a decision on `approvalId`: a redelivery, most likely. */
-  const seenDecided = (runId: string, approvalId: string) => runtime.store.peek?.(runId)?.audit.some((entry) => entry.approvalId === approvalId) === true;
+  const seenDecided = (runId: string, approvalId: string) =>
+    runtime.store.peek?.(runId)?.audit.some((entry) => entry.approvalId === approvalId) === true;
 
   /**
    * Records a decision through `runtime.decide` (the run goes on as `resumeMode` says) and answers for it. Enqueued, a
@@ -71,7 +92,17 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
     // The answer stored with the commit that records this response, so its vote (if any) is recorded.
     const answerOf = (next: AgentSnapshot) => {
       const progress = voteProgress(next, response.approvalId);
-      const vote = progress === undefined ? {} : { vote: { recorded: true, approvals: progress.approvals, required: progress.required, remaining: progress.remaining } };
+      const vote =
+        progress === undefined
+          ? {}
+          : {
+              vote: {
+                recorded: true,
+                approvals: progress.approvals,
+                required: progress.required,
+                remaining: progress.remaining,
+              },
+            };
       const answer = elsewhereAnswer(runId, next, false, vote);
       return [answer.status, JSON.stringify(answer.body)] as const;
     };
@@ -82,7 +113,12 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       const settle: CommitWrite = { kind: 'replaceIf', ...delivery.settleWith(...answerOf(next)) };
       return runtime.store.appliesAtomically?.(settle) === true ? [settle] : [];
     };
-    const recorded = await runtime.decide(runId, response, { mode: resumeMode, waitMs: resumeTimeoutMs, onLateError: late('resume'), writes });
+    const recorded = await runtime.decide(runId, response, {
+      mode: resumeMode,
+      waitMs: resumeTimeoutMs,
+      onLateError: late('resume'),
+      writes,
+    });
     if (recorded.outcome === 'held') return repeatOf(() => delivery!.answerHeld(recorded.held));
     if (recorded.replaced === true) c.set('settled', true);
     else if (inCommit) {

@@ -17,7 +17,10 @@ export function safeHeaders() {
     if (c.res.headers.has('x-content-type-options')) return;
     try {
       c.res.headers.set('x-content-type-options', 'nosniff');
-      if (/^application\/(?:problem\+)?json/i.test(c.res.headers.get('content-type') ?? '') && !c.res.headers.has('cache-control')) {
+      if (
+        /^application\/(?:problem\+)?json/i.test(c.res.headers.get('content-type') ?? '') &&
+        !c.res.headers.has('cache-control')
+      ) {
         c.res.headers.set('cache-control', 'no-store');
       }
     } catch {

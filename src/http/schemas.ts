@@ -19,8 +19,15 @@ export const startRunBody = z.strictObject({
     ])
     .describe('One user message, or a conversation so far (user and assistant turns only).'),
   runId: idSchema.optional().describe('Choose the run id (makes the start idempotent); a random one otherwise.'),
-  sessionId: idSchema.optional().describe('The session (a conversation) the run belongs to; list its approvals with GET /approvals?sessionId=.'),
-  requestedBy: z.string().min(1).max(256).optional().describe('Who asked for the run; a quorum that excludes the requester refuses their vote.'),
+  sessionId: idSchema
+    .optional()
+    .describe('The session (a conversation) the run belongs to; list its approvals with GET /approvals?sessionId=.'),
+  requestedBy: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('Who asked for the run; a quorum that excludes the requester refuses their vote.'),
 });
 
 const decisionFields = {
@@ -35,12 +42,20 @@ const decisionFields = {
     ),
   grant: grantBoundsSchema
     .optional()
-    .describe("Bounds of a 'session' or 'agent' decision: ttlMs, uses (calls it may decide), argsMatch (dotted argument path to a glob or exact JSON value)."),
-  signature: z.string().max(512).optional().describe('Echo of the request signature, when the agent signs its requests.'),
+    .describe(
+      "Bounds of a 'session' or 'agent' decision: ttlMs, uses (calls it may decide), argsMatch (dotted argument path to a glob or exact JSON value).",
+    ),
+  signature: z
+    .string()
+    .max(512)
+    .optional()
+    .describe('Echo of the request signature, when the agent signs its requests.'),
   dismissed: z
     .boolean()
     .optional()
-    .describe("With approved: false, the request was closed without a decision (a dismissed dialog): recorded with source 'dismissed', not as a denial."),
+    .describe(
+      "With approved: false, the request was closed without a decision (a dismissed dialog): recorded with source 'dismissed', not as a denial.",
+    ),
 };
 
 /**
@@ -53,10 +68,17 @@ const targetRun = {
     .min(1)
     .max(256)
     .optional()
-    .describe('The run of the URL. Required in a Standard-Webhooks-signed body (the signature covers the body, not the path); checked against the URL.'),
+    .describe(
+      'The run of the URL. Required in a Standard-Webhooks-signed body (the signature covers the body, not the path); checked against the URL.',
+    ),
 };
 const targetApproval = {
-  approvalId: z.string().min(1).max(256).optional().describe('The approval of the URL. Required in a Standard-Webhooks-signed body; checked against the URL.'),
+  approvalId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('The approval of the URL. Required in a Standard-Webhooks-signed body; checked against the URL.'),
 };
 
 /** `POST /runs/:runId/approvals/:approvalId`. The server's clock dates the decision: there is no `respondedAt`. */
@@ -75,7 +97,9 @@ const blanketFields = {
     .min(1)
     .max(100)
     .optional()
-    .describe('Echoes of the request signatures to decide. Required when the agent signs its requests (decisionSecret): only the requests echoed here are decided.'),
+    .describe(
+      'Echoes of the request signatures to decide. Required when the agent signs its requests (decisionSecret): only the requests echoed here are decided.',
+    ),
 };
 
 /** `POST /runs/:runId/approvals`. */
@@ -104,11 +128,23 @@ export const grantsQuery = z.object({
 });
 
 /** `DELETE /grants/:grantId`: a signed body names the grant (the signature covers the body, not the path). */
-export const revokeGrantBody = z.strictObject({ grantId: z.string().min(1).max(256).optional().describe('The grant of the URL; required in a Standard-Webhooks-signed body.') });
+export const revokeGrantBody = z.strictObject({
+  grantId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('The grant of the URL; required in a Standard-Webhooks-signed body.'),
+});
 
 /** `DELETE /sessions/:sessionId/grants`: a signed body names the session. */
 export const clearSessionBody = z.strictObject({
-  sessionId: z.string().min(1).max(256).optional().describe('The session of the URL; required in a Standard-Webhooks-signed body.'),
+  sessionId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('The session of the URL; required in a Standard-Webhooks-signed body.'),
 });
 
 /** `GET /events` query. */
@@ -135,7 +171,11 @@ export const runViewSchema = z.object({
   audit: z.array(auditSchema),
   output: z.string().optional(),
   error: z
-    .object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() })
+    .object({
+      code: z.string(),
+      message: z.string(),
+      interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
+    })
     .describe('Why the run failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running.')
     .optional(),
   version: z.number(),
@@ -165,7 +205,9 @@ export const grantSchema = z.object({
   signature: z.string().optional(),
 });
 export const grantsAnswerSchema = z.object({ grants: z.array(grantSchema) });
-export const revokedAnswerSchema = z.object({ revoked: z.number().describe('How many grants were revoked (0 when none was live).') });
+export const revokedAnswerSchema = z.object({
+  revoked: z.number().describe('How many grants were revoked (0 when none was live).'),
+});
 /** On a request several people must approve, where the votes stand after this one (`RespondResult.vote`). */
 const voteAnswerSchema = z
   .object({
@@ -175,7 +217,12 @@ const voteAnswerSchema = z
     remaining: z.number().describe('How many more approvals are needed; 0 once the request is settled.'),
   })
   .describe('Present when the request needs several approvals: the response was a vote, not the final decision.');
-export const decisionAnswerSchema = z.object({ status: runStatus, duplicate: z.boolean(), run: runViewSchema, vote: voteAnswerSchema.optional() });
+export const decisionAnswerSchema = z.object({
+  status: runStatus,
+  duplicate: z.boolean(),
+  run: runViewSchema,
+  vote: voteAnswerSchema.optional(),
+});
 export const acceptedAnswerSchema = z.object({
   status: z.literal('running'),
   accepted: z.literal(true),
@@ -198,7 +245,14 @@ export const batchAnswerSchema = z.object({
   ),
 });
 export const pendingPageSchema = z.object({
-  items: z.array(z.object({ runId: z.string(), agentName: z.string(), sessionId: z.string().optional(), request: approvalRequestSchema })),
+  items: z.array(
+    z.object({
+      runId: z.string(),
+      agentName: z.string(),
+      sessionId: z.string().optional(),
+      request: approvalRequestSchema,
+    }),
+  ),
   cursor: z.string().optional(),
 });
 export const connectorsAnswerSchema = z.object({

@@ -26,14 +26,18 @@ const TIMEOUT_DEFAULTS = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, k
 function timeoutsOf(options: ServeOptions) {
   const timeouts = {
     requestTimeoutMs: options.requestTimeoutMs ?? TIMEOUT_DEFAULTS.requestTimeoutMs,
-    headersTimeoutMs: options.headersTimeoutMs ?? Math.min(TIMEOUT_DEFAULTS.headersTimeoutMs, options.requestTimeoutMs ?? Infinity),
+    headersTimeoutMs:
+      options.headersTimeoutMs ?? Math.min(TIMEOUT_DEFAULTS.headersTimeoutMs, options.requestTimeoutMs ?? Infinity),
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? TIMEOUT_DEFAULTS.keepAliveTimeoutMs,
   };
   for (const [name, value] of Object.entries(timeouts)) {
-    if (!Number.isInteger(value) || value < 1) throw new ConfigError(`serve: ${name} must be a whole number of milliseconds, at least 1; got ${value}.`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new ConfigError(`serve: ${name} must be a whole number of milliseconds, at least 1; got ${value}.`);
   }
   if (timeouts.headersTimeoutMs > timeouts.requestTimeoutMs) {
-    throw new ConfigError(`serve: headersTimeoutMs (${timeouts.headersTimeoutMs}) must not exceed requestTimeoutMs (${timeouts.requestTimeoutMs}).`);
+    throw new ConfigError(
+      `serve: headersTimeoutMs (${timeouts.headersTimeoutMs}) must not exceed requestTimeoutMs (${timeouts.requestTimeoutMs}).`,
+    );
   }
   return timeouts;
 }
@@ -72,8 +76,11 @@ export interface ServeHandle {
  * await fetch(`${server.url}/healthz`);
  * await server.close();
  */
-// biome-ignore lint/suspicious/noExplicitAny: whatever a Fetch app takes after the request (Hono's env and context), Node's bindings go there
-export function serve(app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> }, options: ServeOptions): Promise<ServeHandle> {
+export function serve(
+  // biome-ignore lint/suspicious/noExplicitAny: whatever a Fetch app takes after the request (Hono's env and context), Node's bindings go there
+  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
+  options: ServeOptions,
+): Promise<ServeHandle> {
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     // Inside the executor: a bad option rejects the promise rather than throwing.

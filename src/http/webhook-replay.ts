@@ -58,9 +58,17 @@ function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhook
     );
   }
   if (held.answer === undefined) {
-    throw new HttpProblem(problem(409, 'webhook_in_progress', 'The first delivery of this webhook-id is still being handled; retry it shortly to get its answer.', { webhookId }), {
-      'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS),
-    });
+    throw new HttpProblem(
+      problem(
+        409,
+        'webhook_in_progress',
+        'The first delivery of this webhook-id is still being handled; retry it shortly to get its answer.',
+        { webhookId },
+      ),
+      {
+        'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS),
+      },
+    );
   }
   const headers = new Headers({ 'webhook-replayed': 'true', 'cache-control': 'no-store' });
   if (held.answer.contentType) headers.set('content-type', held.answer.contentType);
@@ -91,7 +99,11 @@ function answerToRepeat(held: Delivery | undefined, fingerprint: string, webhook
  * @example
  * app.post('/runs/:runId/cancel', authenticate(settings, { acceptSignature: true, readBody: true }), claimDeliveries(runtime.once, report), handler);
  */
-export function claimDeliveries(once: OnceStore, onError: (error: unknown) => void, { inCommit = false }: { readonly inCommit?: boolean } = {}) {
+export function claimDeliveries(
+  once: OnceStore,
+  onError: (error: unknown) => void,
+  { inCommit = false }: { readonly inCommit?: boolean } = {},
+) {
   return createMiddleware<AppEnv>(async function claimDelivery(c, next) {
     const caller = c.get('caller');
     if (caller?.kind !== 'webhook') return next();
@@ -114,10 +126,16 @@ export function claimDeliveries(once: OnceStore, onError: (error: unknown) => vo
         return;
       }
     }
-    const settledWith = (answer: StoredAnswer) => JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
+    const settledWith = (answer: StoredAnswer) =>
+      JSON.stringify({ ...(JSON.parse(claim) as Delivery), answer } satisfies Delivery);
     const jsonAnswer = (status: number, body: string) => settledWith({ status, contentType: 'application/json', body });
     c.set('delivery', {
-      settleWith: (status, body) => ({ key, expected: claim, value: jsonAnswer(status, body), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
+      settleWith: (status, body) => ({
+        key,
+        expected: claim,
+        value: jsonAnswer(status, body),
+        ttlMs: WEBHOOK_ANSWER_TTL_MS,
+      }),
       claimWith: (status, body) => ({ key, value: jsonAnswer(status, body), ttlMs: WEBHOOK_ANSWER_TTL_MS }),
       answerHeld,
       claim: claimNow,

@@ -48,7 +48,12 @@ export function parseTargetedBody<S extends z.ZodType<Target>>(c: Context<AppEnv
  * captured delivery for one could be replayed to another's URL); with a bearer token it is optional, and checked
  * when sent. Missing from a signed body or different: 400 `target_mismatch`, nothing done.
  */
-export function checkNamedTarget(c: Context<AppEnv>, field: 'grantId' | 'sessionId' | 'ruleId', named: string | undefined, expected: string): void {
+export function checkNamedTarget(
+  c: Context<AppEnv>,
+  field: 'grantId' | 'sessionId' | 'ruleId',
+  named: string | undefined,
+  expected: string,
+): void {
   if (named === undefined ? c.var.caller.kind === 'webhook' : named !== expected) {
     throw new HttpProblem(
       problem(

@@ -9,15 +9,33 @@
 // (markup.ts, surface/), and the plumbing of model providers (model/).
 
 export { DeliveryError } from '../errors.js';
-export { deliveryOptionsShape, deliverySettings, type DeliveryOptions, type DeliverySettings } from './delivery/delivery-options.js';
+export {
+  deliveryOptionsShape,
+  deliverySettings,
+  type DeliveryOptions,
+  type DeliverySettings,
+} from './delivery/delivery-options.js';
 export { createDeliveryQueue, type LaneSlot } from './delivery/delivery-queue.js';
 export { parseRetryAfter } from './delivery/retry-after.js';
 export { freeingSlot, retryDelay, wait, withRetries, type RetryPolicy } from './delivery/retry.js';
 export { sendJson } from './delivery/send-json.js';
-export { checkWebhookHeaders, signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from './delivery/standard-webhooks.js';
+export {
+  checkWebhookHeaders,
+  signWebhook,
+  verifyWebhook,
+  webhookSignature,
+  type WebhookHeaders,
+  type WebhookRejection,
+} from './delivery/standard-webhooks.js';
 export { argsJson, escapeHtml, escapeMarkup, fitEscaped, htmlMarkup, type Markup } from './markup.js';
 export { ModelProviderError } from '../errors.js';
-export { postToModel, readEventData, readModelAnswer, streamFromModel, type ModelEndpoint } from './model/model-http.js';
+export {
+  postToModel,
+  readEventData,
+  readModelAnswer,
+  streamFromModel,
+  type ModelEndpoint,
+} from './model/model-http.js';
 export { usageOf } from './model/model-usage.js';
 export type { ServerSentEvent } from './model/server-sent-events.js';
 export { streamOptionShape, streamingAsAsked } from './model/streaming-option.js';
@@ -62,7 +80,14 @@ export { deepFreeze } from '../run/freeze.js';
 export { functionSchema } from '../run/function-schema.js';
 export { isPlainJson } from '../run/plain-json.js';
 export { idSchema } from '../run/run-identity.js';
-export { auditSchema, checkMessages, decodeHead, encodeHead, requestSchema, type SnapshotHead } from '../run/snapshot-codec.js';
+export {
+  auditSchema,
+  checkMessages,
+  decodeHead,
+  encodeHead,
+  requestSchema,
+  type SnapshotHead,
+} from '../run/snapshot-codec.js';
 export { httpUrlSchema } from '../run/url-schema.js';
 export { awaitRun, type Outcome } from '../runtime/await-run.js';
 export { idempotencyKeySchema, runIdForKey } from '../runtime/idempotent-start.js';
@@ -71,6 +96,12 @@ export { hasLiveLease } from '../runtime/runtime-maintenance.js';
 export { runtimeOptionsSchema } from '../runtime/runtime-options.js';
 export { isListed } from '../stores/memory/memory-grant-store.js';
 export { checkTtl } from '../stores/memory/memory-once-store.js';
-export { newRuleSchema, toStoredRule, unknownRule, withEnabled, type RuleStoreSigning } from '../stores/memory/memory-rule-store.js';
+export {
+  newRuleSchema,
+  toStoredRule,
+  unknownRule,
+  withEnabled,
+  type RuleStoreSigning,
+} from '../stores/memory/memory-rule-store.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

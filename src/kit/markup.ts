@@ -51,7 +51,14 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`]/g, (char) => ESCAPES[char]!);
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 /** The channels' Markup in HTML: the link pages' and the approval mail's. */
 export const htmlMarkup: Markup = {

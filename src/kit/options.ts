@@ -8,12 +8,15 @@ import { ConfigError, type ConfigErrorCode } from '../errors.js';
 function editDistance(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  const rows = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= x.length; i++) {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -39,7 +42,10 @@ function withSuggestion(key: string, known: readonly string[]): string {
 export function optionsObject<Shape extends z.ZodRawShape>(shape: Shape) {
   const known = Object.keys(shape);
   return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `has an unknown option ${issue.keys.map((key) => withSuggestion(key, known)).join(', ')}` : undefined),
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has an unknown option ${issue.keys.map((key) => withSuggestion(key, known)).join(', ')}`
+        : undefined,
   });
 }
 

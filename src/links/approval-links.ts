@@ -81,17 +81,27 @@ function mint(secret: string, purpose: Purpose, claim: object): string {
 }
 
 /** Decrypts and authenticates a token, reads its claim with `schema` and checks its expiry; throws `LinkTokenError`. */
-function open<T extends { e: number }>(secret: string, purpose: Purpose, schema: z.ZodType<T>, token: string, now: number): T {
+function open<T extends { e: number }>(
+  secret: string,
+  purpose: Purpose,
+  schema: z.ZodType<T>,
+  token: string,
+  now: number,
+): T {
   const [body, tag, extra] = token.split('.');
-  if (!body || !tag || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(tag)) throw new LinkTokenError('malformed');
+  if (!body || !tag || extra !== undefined || !BASE64URL.test(body) || !BASE64URL.test(tag))
+    throw new LinkTokenError('malformed');
   const sealed = Buffer.from(body, 'base64url');
   const tagBytes = Buffer.from(tag, 'base64url');
   if (sealed.length <= IV_BYTES || tagBytes.length !== TAG_BYTES) throw new LinkTokenError('malformed');
   // Another spelling of the same bytes is another token string: refused, so each token has one form (and one spent-marker).
-  if (sealed.toString('base64url') !== body || tagBytes.toString('base64url') !== tag) throw new LinkTokenError('bad_signature');
+  if (sealed.toString('base64url') !== body || tagBytes.toString('base64url') !== tag)
+    throw new LinkTokenError('bad_signature');
   let plain: string;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), sealed.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), sealed.subarray(0, IV_BYTES), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(Buffer.from(purpose));
     decipher.setAuthTag(tagBytes);
     plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES)), decipher.final()]).toString('utf8');
@@ -113,7 +123,14 @@ function open<T extends { e: number }>(secret: string, purpose: Purpose, schema:
  * @internal users mint tokens with `createApprovalLinks(...).mint` or `runtime.linkTokens`.
  */
 export function mintLinkToken(secret: string, claim: LinkClaim): string {
-  return mint(secret, 'countersign.link.v2', { r: claim.runId, a: claim.approvalId, d: claim.decision, s: claim.scope, e: claim.expiresAt, b: claim.approvedBy });
+  return mint(secret, 'countersign.link.v2', {
+    r: claim.runId,
+    a: claim.approvalId,
+    d: claim.decision,
+    s: claim.scope,
+    e: claim.expiresAt,
+    b: claim.approvedBy,
+  });
 }
 
 /**

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { optionsObject, parseOptions } from '../kit/options.js';
-import { mintInboxToken, mintLinkTokens, readInboxToken, readLinkToken, type ApprovalLinkTokens, type InboxClaim, type LinkClaim, type LinkTarget } from './approval-links.js';
+import {
+  mintInboxToken,
+  mintLinkTokens,
+  readInboxToken,
+  readLinkToken,
+  type ApprovalLinkTokens,
+  type InboxClaim,
+  type LinkClaim,
+  type LinkTarget,
+} from './approval-links.js';
 
 /**
  * Mints and verifies one-click tokens: typed claims in, opaque strings out,

@@ -3,7 +3,19 @@
 // table compile-machine.ts makes of it, so a change to the chart is a change to this one file.
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import { StopReason } from '../run/types.js';
-import type { ApprovalRequest, AssistantMessage, AuditEntry, Message, RunContext, RunError, RunStatus, ToolCallRecord, ToolCallStatus, Usage, Vote } from '../run/types.js';
+import type {
+  ApprovalRequest,
+  AssistantMessage,
+  AuditEntry,
+  Message,
+  RunContext,
+  RunError,
+  RunStatus,
+  ToolCallRecord,
+  ToolCallStatus,
+  Usage,
+  Vote,
+} from '../run/types.js';
 import { appended } from '../run/derived-array.js';
 import type { ToolResultExtras } from '../tools/rich-tool-result.js';
 import { addedToolCalls, hasRunnable, replaceRecord } from '../run/tool-call-index.js';
@@ -73,7 +85,11 @@ function toolResultMessages(records: readonly ToolCallRecord[]): Message[] {
   const ids = new Set(added.map((call) => call.id));
   const own = records.filter((record) => !ids.has(record.toolCallId));
   const addedRecords = records.filter((record) => ids.has(record.toolCallId));
-  return [...own.map(toolResultMessage), { role: 'assistant', content: '', toolCalls: added }, ...addedRecords.map(toolResultMessage)];
+  return [
+    ...own.map(toolResultMessage),
+    { role: 'assistant', content: '', toolCalls: added },
+    ...addedRecords.map(toolResultMessage),
+  ];
 }
 
 function toolResultMessage(record: ToolCallRecord): Message {
@@ -122,7 +138,9 @@ function applyDecisions(context: RunContext, decisions: readonly Decision[]): Pa
           result: decision.denialResult ?? '',
         };
       }
-      return decision.editedArgs === undefined ? { ...record, status: 'approved' } : { ...record, status: 'approved', editedArgs: decision.editedArgs };
+      return decision.editedArgs === undefined
+        ? { ...record, status: 'approved' }
+        : { ...record, status: 'approved', editedArgs: decision.editedArgs };
     }),
     audit: appended(
       context.audit,
@@ -169,7 +187,12 @@ export const agentMachine = setup({
     recordAssistantTurn: assign(({ context, event }) => {
       assertEvent(event, 'MODEL_RESPONDED');
       const usage = event.message.usage === undefined ? {} : { usage: addUsage(context.usage, event.message.usage) };
-      return { messages: appended(context.messages, [event.message]), turns: context.turns + 1, ...usage, ...stamp(event.at) };
+      return {
+        messages: appended(context.messages, [event.message]),
+        turns: context.turns + 1,
+        ...usage,
+        ...stamp(event.at),
+      };
     }),
     recordFinalAnswer: assign(({ event }) => {
       assertEvent(event, 'MODEL_RESPONDED');
@@ -247,12 +270,17 @@ export const agentMachine = setup({
       assertEvent(event, 'NUDGED');
       // The sweeper's reminders and escalations: each pending request it names is replaced by its nudged copy.
       const nudged = new Map(event.requests.map((request) => [request.approvalId, request]));
-      return { pendingApprovals: context.pendingApprovals.map((request) => nudged.get(request.approvalId) ?? request), ...stamp(event.at) };
+      return {
+        pendingApprovals: context.pendingApprovals.map((request) => nudged.get(request.approvalId) ?? request),
+        ...stamp(event.at),
+      };
     }),
     recordVotes: assign(({ context, event }) => {
       assertEvent(event, 'VOTED');
       return {
-        pendingApprovals: context.pendingApprovals.map((request) => (request.approvalId === event.approvalId ? { ...request, votes: event.votes } : request)),
+        pendingApprovals: context.pendingApprovals.map((request) =>
+          request.approvalId === event.approvalId ? { ...request, votes: event.votes } : request,
+        ),
         ...stamp(event.at),
       };
     }),
@@ -270,8 +298,12 @@ export const agentMachine = setup({
     recordCancellation: assign(({ context, event }) => {
       assertEvent(event, 'CANCEL');
       // A call left executing was running when the cancel came (here, or in the process holding its lease).
-      const interrupted = context.toolCalls.filter((record) => record.status === 'executing').map(({ toolCallId, toolName }) => ({ toolCallId, toolName }));
-      return { error: { code: 'cancelled', message: event.reason, ...(interrupted.length > 0 ? { interrupted } : {}) } };
+      const interrupted = context.toolCalls
+        .filter((record) => record.status === 'executing')
+        .map(({ toolCallId, toolName }) => ({ toolCallId, toolName }));
+      return {
+        error: { code: 'cancelled', message: event.reason, ...(interrupted.length > 0 ? { interrupted } : {}) },
+      };
     }),
   },
 }).createMachine({
@@ -321,7 +353,10 @@ export const agentMachine = setup({
       tags: ['awaitingApproval', StopReason.AwaitingApproval],
       meta: { effect: 'awaitApproval' },
       on: {
-        DECIDED: [{ guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' }, { actions: 'recordDecisions' }],
+        DECIDED: [
+          { guard: 'decidesEverything', target: 'executingTools', actions: 'recordDecisions' },
+          { actions: 'recordDecisions' },
+        ],
         NUDGED: { actions: 'recordNudges' },
         VOTED: { actions: 'recordVotes' },
         REQUEST_ADDED: { actions: 'addRequest' },

@@ -28,7 +28,11 @@ export interface CompiledMachine<Context, Event extends { type: string }> {
 
 type Assignment = (args: { context: unknown; event: unknown }, params: undefined) => object;
 type GuardFunction = ((args: { context: unknown; event: unknown }, params: undefined) => boolean) & {
-  check?: (snapshot: { machine: AnyStateMachine }, args: { context: unknown; event: unknown }, guard: unknown) => boolean;
+  check?: (
+    snapshot: { machine: AnyStateMachine },
+    args: { context: unknown; event: unknown },
+    guard: unknown,
+  ) => boolean;
 };
 
 type CompiledGuard = (args: { context: unknown; event: unknown }) => boolean;
@@ -55,12 +59,19 @@ function unsupported(what: string): never {
   );
 }
 
-type TransitionDefinition = { guard?: unknown; target?: readonly AnyStateNode[] | undefined; actions: readonly unknown[]; reenter?: boolean };
+type TransitionDefinition = {
+  guard?: unknown;
+  target?: readonly AnyStateNode[] | undefined;
+  actions: readonly unknown[];
+  reenter?: boolean;
+};
 
 /** The machine's named and inline `assign` actions, as the assignment functions xstate would call. */
 function assignmentOf(actions: Record<string, unknown>, action: unknown): Assignment {
   const resolved = typeof action === 'string' ? actions[action] : action;
-  const candidate = (typeof resolved === 'function' ? resolved : undefined) as { type?: unknown; assignment?: unknown } | undefined;
+  const candidate = (typeof resolved === 'function' ? resolved : undefined) as
+    | { type?: unknown; assignment?: unknown }
+    | undefined;
   if (candidate?.type !== 'xstate.assign' || typeof candidate.assignment !== 'function') {
     return unsupported(`action ${typeof action === 'string' ? action : '(inline)'}, not an assign with a function`);
   }
@@ -110,17 +121,23 @@ function compileStates(machine: AnyStateMachine): Map<string, StateEntry> {
       if (target && target.parent !== root) unsupported(`target ${target.id}, not a child of the root`);
       if (definition.reenter && target) unsupported('a reentering transition');
       const guard = definition.guard === undefined ? undefined : compileGuard(definition.guard);
-      return { guard, target: target?.key, assignments: definition.actions.map((action) => assignmentOf(actions, action)) };
+      return {
+        guard,
+        target: target?.key,
+        assignments: definition.actions.map((action) => assignmentOf(actions, action)),
+      };
     });
 
-  if (root.entry.length > 0 || root.exit.length > 0 || root.always) unsupported('an entry, exit or eventless transition on the root');
+  if (root.entry.length > 0 || root.exit.length > 0 || root.always)
+    unsupported('an entry, exit or eventless transition on the root');
   const rootOn = new Map<string, Transition[]>();
   for (const [type, list] of root.transitions) rootOn.set(type, compileTransitions(list));
   const states = new Map<string, StateEntry>();
   for (const [key, node] of Object.entries(root.states as Record<string, AnyStateNode>)) {
     if (node.type !== 'atomic' && node.type !== 'final') unsupported(`state ${key} of type ${node.type}`);
     if (node.entry.length > 0 || node.exit.length > 0) unsupported(`entry or exit actions on ${key}`);
-    if (node.after.length > 0 || Object.keys(node.config.invoke ?? {}).length > 0) unsupported(`delayed transitions or invocations on ${key}`);
+    if (node.after.length > 0 || Object.keys(node.config.invoke ?? {}).length > 0)
+      unsupported(`delayed transitions or invocations on ${key}`);
     const on = new Map<string, Transition[][]>();
     for (const [type, list] of node.transitions) {
       if (type.includes('*')) unsupported(`the wildcard event ${type} on ${key}`);
@@ -131,7 +148,14 @@ function compileStates(machine: AnyStateMachine): Map<string, StateEntry> {
       on.set(type, [...(on.get(type) ?? []), list]);
     }
     const always = compileTransitions(node.always ?? []);
-    states.set(key, { final: node.type === 'final', tags: [...node.tags], output: node.output, meta: node.meta, on, always });
+    states.set(key, {
+      final: node.type === 'final',
+      tags: [...node.tags],
+      output: node.output,
+      meta: node.meta,
+      on,
+      always,
+    });
   }
   return states;
 }
@@ -145,7 +169,9 @@ function compileStates(machine: AnyStateMachine): Map<string, StateEntry> {
  * `assign`s, whose assignment functions are called as xstate calls them.
  * Anything else throws at compile time, so the table cannot drift from the chart.
  */
-export function compileMachine<Context extends object, Event extends { type: string }>(machine: AnyStateMachine): CompiledMachine<Context, Event> {
+export function compileMachine<Context extends object, Event extends { type: string }>(
+  machine: AnyStateMachine,
+): CompiledMachine<Context, Event> {
   const root: AnyStateNode = machine.root;
   const states = compileStates(machine);
   const initialNode = root.initial?.target?.[0] as AnyStateNode | undefined;
@@ -160,14 +186,17 @@ function tableMachine<Context extends object, Event extends { type: string }>(
   contextFactory: unknown,
 ): CompiledMachine<Context, Event> {
   const stateOf = (value: string): StateEntry => states.get(value) ?? unsupported(`the state value ${value}`);
-  const passes = (guard: CompiledGuard | undefined, context: Context, event: Event): boolean => guard === undefined || guard({ context, event });
+  const passes = (guard: CompiledGuard | undefined, context: Context, event: Event): boolean =>
+    guard === undefined || guard({ context, event });
   // xstate applies each assign to the context the previous one left: `Object.assign({}, context, update)`.
   const apply = (transition: Transition, context: Context, event: Event): Context => {
     let next = context;
-    for (const assignment of transition.assignments) next = Object.assign({}, next, assignment({ context: next, event }, undefined));
+    for (const assignment of transition.assignments)
+      next = Object.assign({}, next, assignment({ context: next, event }, undefined));
     return next;
   };
-  const select = (list: readonly Transition[], context: Context, event: Event) => list.find((transition) => passes(transition.guard, context, event));
+  const select = (list: readonly Transition[], context: Context, event: Event) =>
+    list.find((transition) => passes(transition.guard, context, event));
   // After a transition, eventless ones run until none is enabled or the state is final; they see the event that started the step.
   const settle = (value: string, context: Context, event: Event): CompiledStep<Context> => {
     for (let state = stateOf(value); !state.final; state = stateOf(value)) {

@@ -6,7 +6,12 @@ import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import { digestOf } from '../run/digest.js';
 import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from '../policy/policy.js';
-import { approverListOf, type ApproverTarget, hasApproverFunction, mayDecide } from '../decisions/authority/who-may-decide.js';
+import {
+  approverListOf,
+  type ApproverTarget,
+  hasApproverFunction,
+  mayDecide,
+} from '../decisions/authority/who-may-decide.js';
 import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
 import { signDecision } from '../decisions/decision-signature.js';
@@ -39,7 +44,13 @@ interface Verdict {
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
 /** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
-async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolContext, storedRules: RuleSet | undefined): Promise<CompiledRule | undefined> {
+async function ruleFor(
+  agent: Agent,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+): Promise<CompiledRule | undefined> {
   // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
   if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
   const tool = agent.tools.get(call.name)!;
@@ -56,13 +67,19 @@ async function ruleFor(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCo
   const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
   const fromConfig = await agent.settings.rules.strongest(target);
   const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
-  return fromConfig && fromStore ? (rank[fromStore.rule.action] > rank[fromConfig.rule.action] ? fromStore : fromConfig) : (fromConfig ?? fromStore);
+  return fromConfig && fromStore
+    ? rank[fromStore.rule.action] > rank[fromConfig.rule.action]
+      ? fromStore
+      : fromConfig
+    : (fromConfig ?? fromStore);
 }
 
 /** The rule store's rules, compiled; undefined, with nothing to wait for, when the agent has no rule store. */
 function storedRulesOf(agent: Agent, refuse?: RuleRefusal): Promise<RuleSet> | undefined {
   const store = agent.settings.ruleStore;
-  return store ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules, refuse)) : undefined;
+  return store
+    ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules, refuse))
+    : undefined;
 }
 
 /**
@@ -81,12 +98,20 @@ export async function approversOfCall(
   const approvers = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  return { ...(rule === undefined ? {} : { ruleId: rule.id }), ...(approvers === undefined ? {} : { approvers }), nudges, ...(quorum === undefined ? {} : { quorum }) };
+  return {
+    ...(rule === undefined ? {} : { ruleId: rule.id }),
+    ...(approvers === undefined ? {} : { approvers }),
+    nudges,
+    ...(quorum === undefined ? {} : { quorum }),
+  };
 }
 
 /** Who may decide a call, as its decision entry records it for the gate: the rule that asked and its approver list. */
 function whoMayDecide(target: ApproverTarget): Pick<Verdict, 'ruleId' | 'approvers'> {
-  return { ...(target.ruleId === undefined ? {} : { ruleId: target.ruleId }), ...(target.approvers === undefined ? {} : { approvers: target.approvers }) };
+  return {
+    ...(target.ruleId === undefined ? {} : { ruleId: target.ruleId }),
+    ...(target.approvers === undefined ? {} : { approvers: target.approvers }),
+  };
 }
 
 /** A grant's verdict on a call, standing in for the person who gave it. */
@@ -114,17 +139,30 @@ async function verdictOf(
   const tool = agent.tools.get(call.name)!;
   const settings = agent.settings;
   const rule = await ruleFor(agent, call, input, ctx, storedRules);
-  if (rule?.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }) };
+  if (rule?.rule.action === 'deny')
+    return {
+      action: 'deny',
+      source: 'rule',
+      ruleId: rule.id,
+      ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+    };
 
   const list = approverListOf(rule, tool);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
   const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
-  const target: ApproverTarget = { toolName: call.name, ruleId: rule?.id, ...(list === undefined ? {} : { approvers: list }) };
+  const target: ApproverTarget = {
+    toolName: call.name,
+    ruleId: rule?.id,
+    ...(list === undefined ? {} : { approvers: list }),
+  };
   const denial = await grants.decide(call, input, target, 'denied');
   if (denial !== undefined) return grantVerdict(denial, 'deny', target);
   // Memory and approval grants stand in for the person who gave them, so they cover only calls that person may
   // decide, and never a call that needs several people: one person's word is not a quorum.
-  const grantor = quorum === undefined ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by)) : undefined;
+  const grantor =
+    quorum === undefined
+      ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by))
+      : undefined;
   if (grantor !== undefined) {
     return {
       action: 'allow',
@@ -152,7 +190,14 @@ async function policyVerdict(
 ): Promise<Verdict> {
   if (rule) {
     const nudges = nudgePlanOf(rule.rule, tool, agent.settings.remindAfterMs);
-    return { action: rule.rule.action, source: 'rule', ruleId: rule.id, ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }), ...approvers, nudges };
+    return {
+      action: rule.rule.action,
+      source: 'rule',
+      ruleId: rule.id,
+      ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+      ...approvers,
+      nudges,
+    };
   }
 
   const needsApproval = tool.needsApproval;
@@ -161,10 +206,20 @@ async function policyVerdict(
     const answer = typeof needsApproval === 'function' ? await needsApproval(input, ctx) : needsApproval;
     const required = typeof answer === 'boolean' ? answer : answer.required;
     const reason = typeof answer === 'object' ? answer.reason : undefined;
-    return { action: required ? 'ask' : 'allow', source: 'tool', ...(reason === undefined ? {} : { reason }), ...approvers };
+    return {
+      action: required ? 'ask' : 'allow',
+      source: 'tool',
+      ...(reason === undefined ? {} : { reason }),
+      ...approvers,
+    };
   } catch (error) {
     // A check that cannot decide must not let the call through unasked.
-    return { action: 'ask', source: 'tool', reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`, ...approvers };
+    return {
+      action: 'ask',
+      source: 'tool',
+      reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`,
+      ...approvers,
+    };
   }
 }
 
@@ -174,28 +229,50 @@ type CallBase = { readonly toolCallId: string; readonly toolName: string; readon
  * A call's tool and its parsed input, or why it cannot run: an id already seen this turn, an unknown tool, or
  * arguments that fail their shape or the tool's schema (the model reads the reason and calls again).
  */
-async function parseCall(agent: Agent, call: ToolCall, seen: Set<string>): Promise<{ tool: AnyTool; input: unknown } | { failure: string }> {
+async function parseCall(
+  agent: Agent,
+  call: ToolCall,
+  seen: Set<string>,
+): Promise<{ tool: AnyTool; input: unknown } | { failure: string }> {
   if (seen.has(call.id)) return { failure: `Duplicate tool call id ${call.id} in one turn; use a unique id per call.` };
   seen.add(call.id);
   // `has`, not `get`: a tool a source stopped offering is found for runs paused on it, never for a new call.
   const tool = agent.tools.has(call.name) ? agent.tools.get(call.name) : undefined;
-  if (!tool) return { failure: `Unknown tool ${call.name}. Available tools: ${[...agent.tools.keys()].join(', ') || '(none)'}.` };
+  if (!tool)
+    return {
+      failure: `Unknown tool ${call.name}. Available tools: ${[...agent.tools.keys()].join(', ') || '(none)'}.`,
+    };
   // Before the schema, which could pass such keys through: a "__proto__" key hides from plain copies and a deep value overflows recursive code.
   const badShape = findShapeProblem(call.args);
   if (badShape) {
-    const fix = badShape.kind === 'forbidden-key' ? 'without that key' : `with arguments at most ${badShape.maxDepth} levels deep`;
-    return { failure: `Invalid arguments for ${call.name}: ${badShape.path || '(root)'}: ${shapeIssue(badShape)}. Call again ${fix}.` };
+    const fix =
+      badShape.kind === 'forbidden-key'
+        ? 'without that key'
+        : `with arguments at most ${badShape.maxDepth} levels deep`;
+    return {
+      failure: `Invalid arguments for ${call.name}: ${badShape.path || '(root)'}: ${shapeIssue(badShape)}. Call again ${fix}.`,
+    };
   }
   const parsed = await tool.input.safeParseAsync(call.args);
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    const detail = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
     return { failure: `Invalid arguments for ${call.name}: ${detail}. Fix them and call again.` };
   }
   return { tool, input: parsed.data };
 }
 
 /** A call the verdict puts to a person: its pending record and the request, signed. */
-function askFor(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, parsed: { tool: AnyTool; input: unknown }, verdict: Verdict, base: CallBase, now: number): CallEvaluation {
+function askFor(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+  parsed: { tool: AnyTool; input: unknown },
+  verdict: Verdict,
+  base: CallBase,
+  now: number,
+): CallEvaluation {
   const approvalId = `apr_${randomUUID()}`;
   const request = buildApprovalRequest(
     {
@@ -218,7 +295,14 @@ function askFor(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, parsed: {
 }
 
 /** A call the verdict allows or denies without a person: its record and its signed decision entry. */
-function settledBy(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, verdict: Verdict, base: CallBase, now: number): CallEvaluation {
+function settledBy(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+  verdict: Verdict,
+  base: CallBase,
+  now: number,
+): CallEvaluation {
   const unsigned: AuditEntry = {
     toolCallId: call.id,
     toolName: call.name,
@@ -228,7 +312,9 @@ function settledBy(agent: Agent, snapshot: AgentSnapshot, call: ToolCall, verdic
     at: now,
     argsDigest: digestOf(call.args),
     ...(verdict.ruleId === undefined ? {} : { ruleId: verdict.ruleId }),
-    ...(verdict.approvers === undefined || (verdict.source !== 'memory' && verdict.source !== 'grant') ? {} : { approvers: verdict.approvers }),
+    ...(verdict.approvers === undefined || (verdict.source !== 'memory' && verdict.source !== 'grant')
+      ? {}
+      : { approvers: verdict.approvers }),
     ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
     ...(verdict.by === undefined ? {} : { by: verdict.by }),
     ...(verdict.grantId === undefined ? {} : { grantId: verdict.grantId }),
@@ -267,7 +353,11 @@ export async function evaluateCalls(
     rememberParsedInput(calls, call, parsed.tool.input, parsed.input);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
     const verdict = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
-    evaluations.push(verdict.action === 'ask' ? askFor(agent, snapshot, call, parsed, verdict, base, now) : settledBy(agent, snapshot, call, verdict, base, now));
+    evaluations.push(
+      verdict.action === 'ask'
+        ? askFor(agent, snapshot, call, parsed, verdict, base, now)
+        : settledBy(agent, snapshot, call, verdict, base, now),
+    );
   }
   return evaluations;
 }

@@ -24,7 +24,10 @@ export interface ExecuteOptions {
    * 'grant'` or `'rule'`) of a grant in the grant store or a stored rule that fails its signature check and was ignored
    * (`GrantSignatureError`, `RuleSignatureError`); without `onError` that goes to `console.warn`.
    */
-  readonly onError?: (error: unknown, context: { readonly operation: 'model' | 'grant' | 'rule'; readonly runId: string }) => void;
+  readonly onError?: (
+    error: unknown,
+    context: { readonly operation: 'model' | 'grant' | 'rule'; readonly runId: string },
+  ) => void;
   /**
    * Told each `model-delta` of a streaming model (`Model.stream`) as it comes, besides the agent's `onEvent`.
    * Deltas are not state: no checkpoint carries them. `createRuntime` passes them to its listeners, its notifier

@@ -24,7 +24,9 @@ const optionsSchema = optionsObject({
   // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
   signal: z
     .custom<AbortSignal>(
-      (value) => typeof (value as AbortSignal | null)?.aborted === 'boolean' && typeof (value as AbortSignal).addEventListener === 'function',
+      (value) =>
+        typeof (value as AbortSignal | null)?.aborted === 'boolean' &&
+        typeof (value as AbortSignal).addEventListener === 'function',
       'must be an AbortSignal',
     )
     .optional(),
@@ -38,18 +40,28 @@ const optionsSchema = optionsObject({
  * What `execute` does in each state that names an effect (the chart's `meta.effect`, src/loop/agent-machine.ts).
  * Each advances the run by what came of it and tells the loop whether to go on.
  */
-const effects: Readonly<Record<EffectName, (run: Run) => Promise<EffectOutcome>>> = { callModel, evaluateTools, runTools, awaitApproval };
+const effects: Readonly<Record<EffectName, (run: Run) => Promise<EffectOutcome>>> = {
+  callModel,
+  evaluateTools,
+  runTools,
+  awaitApproval,
+};
 
 function isSnapshot(value: unknown): value is AgentSnapshot {
   return typeof value === 'object' && value !== null && 'runId' in value && 'state' in value;
 }
 
 /** Where an execute starts: a new run and the event that starts it, or a checked snapshot of this agent's. */
-function startingPoint(agent: Agent, input: ExecuteInput | AgentSnapshot): { readonly snapshot: AgentSnapshot; readonly event?: AgentEvent } {
+function startingPoint(
+  agent: Agent,
+  input: ExecuteInput | AgentSnapshot,
+): { readonly snapshot: AgentSnapshot; readonly event?: AgentEvent } {
   if (!isSnapshot(input)) return newRun(agent, input);
   assertSnapshotShape(input);
   if (input.agentName !== agent.name) {
-    throw new ConfigError(`This snapshot belongs to agent ${input.agentName}; resume it with that agent, not ${agent.name}.`);
+    throw new ConfigError(
+      `This snapshot belongs to agent ${input.agentName}; resume it with that agent, not ${agent.name}.`,
+    );
   }
   return { snapshot: input };
 }
@@ -61,7 +73,9 @@ function startingPoint(agent: Agent, input: ExecuteInput | AgentSnapshot): { rea
 function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
   if (snapshot.state !== 'executingTools') return [];
   const waiting = new Set(
-    snapshot.toolCalls.filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status)).map((record) => record.approvalId),
+    snapshot.toolCalls
+      .filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status))
+      .map((record) => record.approvalId),
   );
   return snapshot.audit
     .filter((entry) => entry.approvalId !== undefined && waiting.has(entry.approvalId))
@@ -79,7 +93,11 @@ function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
 function approvalsOfTurn(snapshot: AgentSnapshot): Set<string> {
   const calls = new Set(currentToolCalls(snapshot).map((call) => call.id));
   for (const call of answeredBeforeLastTurn(snapshot)) calls.add(call.id);
-  return new Set(snapshot.audit.filter((entry) => entry.approvalId !== undefined && calls.has(entry.toolCallId)).map((entry) => entry.approvalId!));
+  return new Set(
+    snapshot.audit
+      .filter((entry) => entry.approvalId !== undefined && calls.has(entry.toolCallId))
+      .map((entry) => entry.approvalId!),
+  );
 }
 
 /** The calls of the assistant message whose results come right before the last assistant message, if they do. */
@@ -96,7 +114,11 @@ function answeredBeforeLastTurn(snapshot: AgentSnapshot): readonly ToolCall[] {
  * Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person:
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
  */
-export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot, options: ExecuteOptions = {}): Promise<AgentSnapshot> {
+export async function execute(
+  agent: Agent,
+  input: ExecuteInput | AgentSnapshot,
+  options: ExecuteOptions = {},
+): Promise<AgentSnapshot> {
   parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
   const run = new Run(agent, snapshot, options);
@@ -112,7 +134,8 @@ export async function execute(agent: Agent, input: ExecuteInput | AgentSnapshot,
         run.advance({ type: 'CANCEL', at: agent.settings.clock(), reason: run.cancelReason() });
       }
       const { state } = run.snapshot;
-      if (state === 'idle') throw new ConfigError(`Run ${run.snapshot.runId} was never started; start runs with execute({ input }).`);
+      if (state === 'idle')
+        throw new ConfigError(`Run ${run.snapshot.runId} was never started; start runs with execute({ input }).`);
       const effect = effectOf(state);
       if (effect === undefined || (await effects[effect](run)) === 'stop') return await run.save();
     }

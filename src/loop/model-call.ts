@@ -40,7 +40,9 @@ async function readStream(
     }
   }
   signal.throwIfAborted();
-  throw new Error("The model's stream ended without a `finish` part; a Model's stream must end with { type: 'finish', response }.");
+  throw new Error(
+    "The model's stream ended without a `finish` part; a Model's stream must end with { type: 'finish', response }.",
+  );
 }
 
 /**
@@ -55,7 +57,12 @@ export function callModel(
   onDelta: (event: ModelDeltaEvent) => void,
 ): Promise<ModelResponse> {
   if (!model.stream) return model.generate(request);
-  const of = { type: 'model-delta', runId: snapshot.runId, agentName: snapshot.agentName, turn: snapshot.turns + 1 } as const;
+  const of = {
+    type: 'model-delta',
+    runId: snapshot.runId,
+    agentName: snapshot.agentName,
+    turn: snapshot.turns + 1,
+  } as const;
   return readStream(model.stream(request), of, request.signal, onDelta);
 }
 
@@ -89,7 +96,10 @@ export function answerEvent(response: ModelResponse | undefined, at: number): Ag
     return {
       type: 'FAIL',
       at,
-      error: { code: 'invalid_model_response', message: `The model returned an invalid assistant message: ${issue.message} at ${issue.path.join('.')}.` },
+      error: {
+        code: 'invalid_model_response',
+        message: `The model returned an invalid assistant message: ${issue.message} at ${issue.path.join('.')}.`,
+      },
     };
   }
   return { type: 'MODEL_RESPONDED', at, message: withArgsClamped(parsed.data as AssistantMessage) };

@@ -17,7 +17,10 @@ import type { ExecuteInput } from './execute-input.js';
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
 const inputSchema = optionsObject({
-  input: z.union([z.string().min(1, 'is empty; pass the user message'), z.array(z.unknown()).min(1, 'has no messages')]),
+  input: z.union([
+    z.string().min(1, 'is empty; pass the user message'),
+    z.array(z.unknown()).min(1, 'has no messages'),
+  ]),
   runId: idSchema.optional(),
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
@@ -32,7 +35,9 @@ function checkHistory(messages: unknown): asserts messages is Message[] {
   for (const message of messages) {
     for (const call of message.toolCalls ?? []) {
       if (findShapeProblem(call.args, { allowForbiddenKeys: true }) !== undefined) {
-        throw new ConfigError(`execute: input has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments.`);
+        throw new ConfigError(
+          `execute: input has tool call arguments nested deeper than ${MAX_JSON_DEPTH} levels; pass shallower arguments.`,
+        );
       }
     }
   }
@@ -43,9 +48,13 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
   parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint });
   if (typeof input.input !== 'string') checkHistory(input.input);
   const now = agent.settings.clock();
-  const given: Message[] = typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
+  const given: Message[] =
+    typeof input.input === 'string' ? [{ role: 'user', content: input.input }] : [...(input.input as Message[])];
   const instructions = agent.settings.instructions;
-  const messages = instructions && given[0]?.role !== 'system' ? [{ role: 'system' as const, content: instructions }, ...given] : given;
+  const messages =
+    instructions && given[0]?.role !== 'system'
+      ? [{ role: 'system' as const, content: instructions }, ...given]
+      : given;
   const snapshot = initialSnapshot({
     runId: input.runId ?? `run_${randomUUID()}`,
     agentName: agent.name,

@@ -12,11 +12,20 @@ import type { AgentSnapshot, MachineState } from '../run/agent-snapshot.js';
  * snapshot it follows, only what the step added is visited: the history,
  * audit and records it kept are frozen already.
  */
-function toSnapshot(state: MachineState, context: RunContext, version: number, previous?: AgentSnapshot): AgentSnapshot {
+function toSnapshot(
+  state: MachineState,
+  context: RunContext,
+  version: number,
+  previous?: AgentSnapshot,
+): AgentSnapshot {
   const stopReason = stopReasonOf(state, context);
   const status = statusOf(state);
   // Object.assign, not a spread followed by new keys: on Node 20 that costs about ten times as much here.
-  const snapshot: AgentSnapshot = Object.assign({}, context, stopReason === undefined ? { state, status, version } : { state, status, stopReason, version });
+  const snapshot: AgentSnapshot = Object.assign(
+    {},
+    context,
+    stopReason === undefined ? { state, status, version } : { state, status, stopReason, version },
+  );
   // A snapshot handed in unfrozen (built by hand, not by a step) shares nothing that can be trusted frozen.
   if (!previous || !Object.isFrozen(previous)) return deepFreeze(snapshot);
   const fields = snapshot as unknown as Record<string, unknown>;
@@ -28,7 +37,13 @@ function toSnapshot(state: MachineState, context: RunContext, version: number, p
   return Object.freeze(snapshot);
 }
 
-const runStatuses: readonly string[] = ['running', 'awaitingApproval', 'completed', 'failed', 'cancelled'] satisfies readonly RunStatus[];
+const runStatuses: readonly string[] = [
+  'running',
+  'awaitingApproval',
+  'completed',
+  'failed',
+  'cancelled',
+] satisfies readonly RunStatus[];
 const stopReasons: readonly string[] = Object.values(StopReason);
 
 function statusOf(state: MachineState): RunStatus {
@@ -63,8 +78,16 @@ const byState = new Map(
     const status = tags.find((tag) => runStatuses.includes(tag)) as RunStatus | undefined;
     if (status === undefined) throw new Error(`agentMachine: state ${state} has no run status tag`);
     const effect = (compiled.metaOf(state) as { effect?: unknown } | undefined)?.effect;
-    if (effect !== undefined && !effectNames.includes(effect as EffectName)) throw new Error(`agentMachine: state ${state} names the unknown effect ${String(effect)}`);
-    return [state, { status, stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined, effect: effect as EffectName | undefined }] as const;
+    if (effect !== undefined && !effectNames.includes(effect as EffectName))
+      throw new Error(`agentMachine: state ${state} names the unknown effect ${String(effect)}`);
+    return [
+      state,
+      {
+        status,
+        stopReason: tags.find((tag) => stopReasons.includes(tag)) as StopReason | undefined,
+        effect: effect as EffectName | undefined,
+      },
+    ] as const;
   }),
 );
 
@@ -103,11 +126,19 @@ function applyAll(snapshot: AgentSnapshot, events: readonly AgentEvent[]): Agent
   for (const event of events) {
     // An ended run must stay ended (xstate's pure transition would still take the root's CANCEL or FAIL in a final state).
     if (compiled.isFinal(value)) {
-      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`, { fault: 'library' });
+      throw new CountersignError(
+        'invalid_transition',
+        `Event ${event.type} does not apply: run ${snapshot.runId} has ended (${value}).`,
+        { fault: 'library' },
+      );
     }
     const next = compiled.transition(value, context, event);
     if (!next) {
-      throw new CountersignError('invalid_transition', `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`, { fault: 'library' });
+      throw new CountersignError(
+        'invalid_transition',
+        `Event ${event.type} does not apply in state ${value} (run ${snapshot.runId}).`,
+        { fault: 'library' },
+      );
     }
     ({ value, context } = next);
   }

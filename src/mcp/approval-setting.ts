@@ -7,7 +7,10 @@ import type { McpArguments } from './input-schema.js';
 import type { RequireApproval } from './mcp-options.js';
 
 /** The `needsApproval` of one server tool under `setting`; none (the agent's policy decides) where the setting says nothing. */
-export function approvalOf(setting: RequireApproval | undefined, listing: McpToolListing): Pick<ToolDefinition<McpArguments>, 'needsApproval'> {
+export function approvalOf(
+  setting: RequireApproval | undefined,
+  listing: McpToolListing,
+): Pick<ToolDefinition<McpArguments>, 'needsApproval'> {
   if (setting === undefined) return {};
   if (typeof setting === 'boolean') return { needsApproval: setting };
   if (typeof setting === 'function') return { needsApproval: (input) => setting(listing, input) };
@@ -23,17 +26,28 @@ export function approvalOf(setting: RequireApproval | undefined, listing: McpToo
  */
 export function checkNamedTools(
   where: string,
-  options: { readonly toolNames?: readonly string[] | undefined; readonly requireApproval?: RequireApproval | undefined },
+  options: {
+    readonly toolNames?: readonly string[] | undefined;
+    readonly requireApproval?: RequireApproval | undefined;
+  },
   offered: readonly string[],
 ): void {
   const known = new Set(offered);
   const list = (names: Iterable<string>) => [...names].join(', ') || '(none)';
   for (const name of options.toolNames ?? []) {
-    if (!known.has(name)) throw new ConfigError(`${where}: toolNames names ${name}, which the server does not offer (it offers: ${list(known)}).`);
+    if (!known.has(name))
+      throw new ConfigError(
+        `${where}: toolNames names ${name}, which the server does not offer (it offers: ${list(known)}).`,
+      );
   }
   const exposed = options.toolNames === undefined ? known : new Set(options.toolNames);
   const setting = options.requireApproval;
-  const named = setting === undefined || typeof setting !== 'object' ? [] : isList(setting) ? setting : [...(setting.always ?? []), ...(setting.never ?? [])];
+  const named =
+    setting === undefined || typeof setting !== 'object'
+      ? []
+      : isList(setting)
+        ? setting
+        : [...(setting.always ?? []), ...(setting.never ?? [])];
   for (const name of named) {
     if (exposed.has(name)) continue;
     throw new ConfigError(
@@ -44,7 +58,8 @@ export function checkNamedTools(
   }
   if (setting !== undefined && typeof setting === 'object' && !isList(setting)) {
     const both = (setting.always ?? []).find((name) => setting.never?.includes(name));
-    if (both !== undefined) throw new ConfigError(`${where}: requireApproval lists ${both} under both always and never; keep it in one.`);
+    if (both !== undefined)
+      throw new ConfigError(`${where}: requireApproval lists ${both} under both always and never; keep it in one.`);
   }
 }
 

@@ -30,12 +30,24 @@ export async function callThrough(
     const client = await link.connected(deadline, options.signal);
     if (client === undefined) {
       const status = link.status === 'failed' ? 'failed' : link.status === 'connecting' ? 'connecting' : 'disconnected';
-      const detail = status === 'failed' ? 'reconnecting gave up' : Date.now() < deadline ? 'its client is closed' : `it did not come back within ${server.timeoutMs} ms`;
-      throw new ConnectorUnavailableError(server.name, status, `connector ${server.name} is disconnected: ${detail}; the call was not sent.`);
+      const detail =
+        status === 'failed'
+          ? 'reconnecting gave up'
+          : Date.now() < deadline
+            ? 'its client is closed'
+            : `it did not come back within ${server.timeoutMs} ms`;
+      throw new ConnectorUnavailableError(
+        server.name,
+        status,
+        `connector ${server.name} is disconnected: ${detail}; the call was not sent.`,
+      );
     }
     try {
       const timeout = Math.max(1, deadline - Date.now());
-      return (await client.callTool({ name: toolName, arguments: args }, undefined, { timeout, ...(options.signal ? { signal: options.signal } : {}) })) as CallToolResult;
+      return (await client.callTool({ name: toolName, arguments: args }, undefined, {
+        timeout,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })) as CallToolResult;
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const kind = failureKind(error);
@@ -47,7 +59,12 @@ export async function callThrough(
       }
       if (kind === 'unsent') {
         const tried = sends < MAX_SENDS ? '' : ` (tried ${MAX_SENDS} times)`;
-        throw new ConnectorUnavailableError(server.name, 'disconnected', `connector ${server.name} is disconnected; the call was not sent${tried}.`, { cause: error });
+        throw new ConnectorUnavailableError(
+          server.name,
+          'disconnected',
+          `connector ${server.name} is disconnected; the call was not sent${tried}.`,
+          { cause: error },
+        );
       }
       const what = kind === 'timeout' ? `did not answer within ${server.timeoutMs} ms` : 'disconnected during the call';
       throw new OutcomeUnknownError(`connector ${server.name} ${what}`, { cause: error });

@@ -32,9 +32,14 @@ export async function connectMcpServer(options: McpServerOptions): Promise<McpCo
       return await reconnectingLink({ open, ready, reconnect, pingTimeoutMs: tools.callTimeoutMs });
     } catch (error) {
       const where = address.kind === 'stdio' ? `command ${address.command}` : address.url.host;
-      throw new ConnectorUnavailableError(tools.name, 'disconnected', `connectMcpServer: could not connect to MCP server ${tools.name} (${where}): ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new ConnectorUnavailableError(
+        tools.name,
+        'disconnected',
+        `connectMcpServer: could not connect to MCP server ${tools.name} (${where}): ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
   });
 }
@@ -52,7 +57,11 @@ export async function connectMcpServer(options: McpServerOptions): Promise<McpCo
  */
 export async function mcpTools(client: Client, options: McpToolOptions): Promise<McpConnection> {
   const settings = readToolOptions(options);
-  if (client?.transport === undefined) throw new ConfigError('mcpTools: the client is not connected; await client.connect(transport) first.', 'invalid_config');
+  if (client?.transport === undefined)
+    throw new ConfigError(
+      'mcpTools: the client is not connected; await client.connect(transport) first.',
+      'invalid_config',
+    );
   return openConnection('mcpTools', settings, async (ready) => {
     await ready(client);
     return clientLink(client);

@@ -77,17 +77,25 @@ export interface McpGateway<R extends Runtime = Runtime> {
  * await serve(createApprovalApp(gateway.runtime, { bearerToken: process.env.APPROVALS_TOKEN! }), { port: 8787 });
  * await gateway.connect(new StdioServerTransport());
  */
-export async function createMcpGateway(options: McpGatewayOptions & { readonly links: NonNullable<McpGatewayOptions['links']> }): Promise<McpGateway<LinkedRuntime>>;
+export async function createMcpGateway(
+  options: McpGatewayOptions & { readonly links: NonNullable<McpGatewayOptions['links']> },
+): Promise<McpGateway<LinkedRuntime>>;
 export async function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway>;
 export async function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway> {
   const { upstream, settings } = readGatewayOptions(options);
   const owned = !('callTool' in upstream);
   // Where the policy's default is to ask, a call no rule and no requireApproval decides says why a person is asked.
   const asks = settings.policy?.default === undefined || settings.policy.default === 'ask';
-  const connection = owned ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream }) : upstream;
+  const connection = owned
+    ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream })
+    : upstream;
   const agent = gatewayAgent(connection, settings);
   const runtime = gatewayRuntime(agent, settings);
-  const follower = runFollower({ runtime, everyMs: settings.followEveryMs ?? 1000, report: (error, runId) => report(settings, error, { operation: 'mcp-gateway follow', runId }) });
+  const follower = runFollower({
+    runtime,
+    everyMs: settings.followEveryMs ?? 1000,
+    report: (error, runId) => report(settings, error, { operation: 'mcp-gateway follow', runId }),
+  });
   // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
   const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
   const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
@@ -114,7 +122,10 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     return server;
   };
   const connect = (transport: Transport, options: { readonly client?: string } = {}) =>
-    serve(transport, parseOptions(connectSchema, options, 'gateway.connect').client ?? `client-${randomUUID().slice(0, 8)}`);
+    serve(
+      transport,
+      parseOptions(connectSchema, options, 'gateway.connect').client ?? `client-${randomUUID().slice(0, 8)}`,
+    );
   const sessions = gatewaySessions({
     idleMs: settings.sessionIdleMs ?? 1_800_000,
     maxSessions: settings.maxSessions ?? 1000,
@@ -178,7 +189,11 @@ function gatewayGuard(settings: McpGatewaySettings) {
 }
 
 /** Tells the settings' `onError` of a failure of following or recovering; a run is looked at again on the next pass. */
-function report(settings: McpGatewaySettings, error: unknown, context: Parameters<NonNullable<McpGatewaySettings['onError']>>[1]): void {
+function report(
+  settings: McpGatewaySettings,
+  error: unknown,
+  context: Parameters<NonNullable<McpGatewaySettings['onError']>>[1],
+): void {
   try {
     settings.onError?.(error, context);
   } catch {
@@ -187,4 +202,7 @@ function report(settings: McpGatewaySettings, error: unknown, context: Parameter
 }
 
 /** The gateway's own default: every call no rule decides asks a person, saying that no rule matched. */
-const askWhenNoRuleMatches = () => ({ required: true, reason: 'no rule matched; the gateway asks for every call by default' });
+const askWhenNoRuleMatches = () => ({
+  required: true,
+  reason: 'no rule matched; the gateway asks for every call by default',
+});

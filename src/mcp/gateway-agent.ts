@@ -32,6 +32,14 @@ const schema = optionsObject({
  * await runtime.respond(runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'record' });
  */
 export function mcpGatewayAgent(options: { readonly name: string; readonly decisionSecret?: string }): Agent {
-  const { name, decisionSecret } = parseOptions(schema, options, 'mcpGatewayAgent', { hint: "Pass { name } as the gateway's --name." });
-  return createAgent({ name: gatewayAgentName(name), model: gatewayModel, tools: [], oneCallPerRun: true, ...(decisionSecret === undefined ? {} : { decisionSecret }) });
+  const { name, decisionSecret } = parseOptions(schema, options, 'mcpGatewayAgent', {
+    hint: "Pass { name } as the gateway's --name.",
+  });
+  return createAgent({
+    name: gatewayAgentName(name),
+    model: gatewayModel,
+    tools: [],
+    oneCallPerRun: true,
+    ...(decisionSecret === undefined ? {} : { decisionSecret }),
+  });
 }

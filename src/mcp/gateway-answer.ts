@@ -7,7 +7,8 @@ import { GATEWAY_CALL_ID } from './gateway-model.js';
 
 type ContentBlock = CallToolResult['content'][number];
 
-const DO_NOT_RETRY = 'The call was not made. Do not retry it or work around it; continue without it, or tell the user what could not be done.';
+const DO_NOT_RETRY =
+  'The call was not made. Do not retry it or work around it; continue without it, or tell the user what could not be done.';
 
 /** An error result the client's model reads. */
 export function errorAnswer(text: string): CallToolResult {
@@ -17,19 +18,28 @@ export function errorAnswer(text: string): CallToolResult {
 /** The answer for a run that has not ended: the approval it waits for, or that it is still running. */
 export function pendingAnswer(snapshot: AgentSnapshot): CallToolResult {
   const request = snapshot.pendingApprovals[0];
-  if (request === undefined) return errorAnswer('The call is still running. Call this tool again with the same arguments to get its result.');
-  return errorAnswer(`Approval pending (approval id ${request.approvalId}); a person has been asked. Call this tool again with the same arguments to get the decision.`);
+  if (request === undefined)
+    return errorAnswer('The call is still running. Call this tool again with the same arguments to get its result.');
+  return errorAnswer(
+    `Approval pending (approval id ${request.approvalId}); a person has been asked. Call this tool again with the same arguments to get the decision.`,
+  );
 }
 
 /** The answer for a run that ended. */
 export function finalAnswer(snapshot: AgentSnapshot): CallToolResult {
   const message = snapshot.messages.find((item) => item.role === 'tool' && item.toolCallId === GATEWAY_CALL_ID);
   if (message === undefined) {
-    if (snapshot.status === 'cancelled') return errorAnswer(`The call was cancelled before it ran: ${snapshot.error?.message ?? 'cancelled'}. ${DO_NOT_RETRY}`);
-    return errorAnswer(`The gateway could not run the call: ${snapshot.error?.message ?? `the run ended ${snapshot.status}`}.`);
+    if (snapshot.status === 'cancelled')
+      return errorAnswer(
+        `The call was cancelled before it ran: ${snapshot.error?.message ?? 'cancelled'}. ${DO_NOT_RETRY}`,
+      );
+    return errorAnswer(
+      `The gateway could not run the call: ${snapshot.error?.message ?? `the run ended ${snapshot.status}`}.`,
+    );
   }
   const outcome = message.parts?.find((part) => part.type === 'tool-result');
-  if (outcome?.outcome === 'denied') return errorAnswer(denialText(snapshot.audit.findLast((entry) => entry.toolCallId === GATEWAY_CALL_ID)));
+  if (outcome?.outcome === 'denied')
+    return errorAnswer(denialText(snapshot.audit.findLast((entry) => entry.toolCallId === GATEWAY_CALL_ID)));
   if (outcome?.outcome === 'error') return errorAnswer(errorText(message.content));
   return resultOf(message, outcome?.output);
 }
@@ -61,10 +71,16 @@ function errorText(content: string): string {
 }
 
 function resultOf(message: Message, output: unknown): CallToolResult {
-  const files = (message.parts ?? []).filter((part): part is Extract<MessagePart, { type: 'file' }> => part.type === 'file');
-  const content: ContentBlock[] = message.content !== '' || files.length === 0 ? [{ type: 'text', text: message.content }] : [];
+  const files = (message.parts ?? []).filter(
+    (part): part is Extract<MessagePart, { type: 'file' }> => part.type === 'file',
+  );
+  const content: ContentBlock[] =
+    message.content !== '' || files.length === 0 ? [{ type: 'text', text: message.content }] : [];
   content.push(...files.map(fileBlock));
-  const structured = typeof output === 'object' && output !== null && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
+  const structured =
+    typeof output === 'object' && output !== null && !Array.isArray(output)
+      ? { structuredContent: output as Record<string, unknown> }
+      : {};
   return { content, ...structured };
 }
 

@@ -35,7 +35,8 @@ export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT
 /** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
   const calls = new GatewayCalls(settings);
-  return (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => calls.answer(client, tool, args, signal);
+  return (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> =>
+    calls.answer(client, tool, args, signal);
 }
 
 /** The calls' moves: find or start a call's run, wait for it to settle, answer. */
@@ -52,7 +53,12 @@ class GatewayCalls {
     this.#keyPrefix = `mcp-gateway:${settings.agentName}:`;
   }
 
-  async answer(client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  async answer(
+    client: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     const deadline = Date.now() + this.#settings.waitMs;
     // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
     const key = `${this.#keyPrefix}${digestOf({ client, tool, args })}`;
@@ -64,7 +70,9 @@ class GatewayCalls {
       await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
       return finalAnswer(snapshot);
     } catch (error) {
-      return errorAnswer(`The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`);
+      return errorAnswer(
+        `The approval gateway could not handle the call: ${(error as Error)?.message ?? String(error)}`,
+      );
     }
   }
 
@@ -99,14 +107,20 @@ class GatewayCalls {
       // Its starter died before recording it: free the key and take it.
       await runtime.once.replace(key, held, undefined, keyTtlMs);
     }
-    throw new StoreUnavailableError(`The call's key changed hands ${KEY_ATTEMPTS} times while this call tried to take it; call the tool again.`);
+    throw new StoreUnavailableError(
+      `The call's key changed hands ${KEY_ATTEMPTS} times while this call tried to take it; call the tool again.`,
+    );
   }
 
   /** Starts the run `runId` whose key this call took (freeing the key when the start fails), and carries it on. */
   async #start(key: string, runId: string, client: string, tool: string, args: Record<string, unknown>): Promise<void> {
     const { runtime, follower, keyTtlMs, agentName } = this.#settings;
     try {
-      await runtime.start(agentName, { input: gatewayInput({ tool, arguments: args }), runId, requestedBy: requester(client) }, { mode: 'record' });
+      await runtime.start(
+        agentName,
+        { input: gatewayInput({ tool, arguments: args }), runId, requestedBy: requester(client) },
+        { mode: 'record' },
+      );
     } catch (error) {
       await runtime.once.replace(key, runId, undefined, keyTtlMs);
       throw error;

@@ -51,7 +51,8 @@ export function runFollower({ runtime, everyMs, report }: FollowerSettings) {
     // A call under a live lease is under way (here, or in a gateway that died mid-call): a resume would return at once.
     const stalled = snapshot.status === 'running' && snapshot.version === seen && !hasLiveLease(snapshot, Date.now());
     // A failure here surfaces to a waiter through `going`, or to the next look.
-    if (stalled || expiryDecisions(snapshot, Date.now()).length > 0) void carryOn(runId).catch((error: unknown) => report(error, runId));
+    if (stalled || expiryDecisions(snapshot, Date.now()).length > 0)
+      void carryOn(runId).catch((error: unknown) => report(error, runId));
     return snapshot;
   };
 

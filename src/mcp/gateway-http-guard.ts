@@ -50,20 +50,35 @@ export function httpGuard(settings: GuardSettings) {
   return async (request: Request): Promise<Admitted | Response> => {
     const host = request.headers.get('host') ?? new URL(request.url).host;
     if (!hosts.has(hostName(host))) {
-      return rpcError(403, -32000, `Host ${JSON.stringify(host)} is not one this gateway is reached by; add its name to allowedHosts if it is yours.`);
+      return rpcError(
+        403,
+        -32000,
+        `Host ${JSON.stringify(host)} is not one this gateway is reached by; add its name to allowedHosts if it is yours.`,
+      );
     }
     const origin = request.headers.get('origin');
     if (origin !== null && !origins.has(origin)) {
-      return rpcError(403, -32000, `Origin ${JSON.stringify(origin)} may not call this gateway; add it to allowedOrigins if it is yours.`);
+      return rpcError(
+        403,
+        -32000,
+        `Origin ${JSON.stringify(origin)} may not call this gateway; add it to allowedOrigins if it is yours.`,
+      );
     }
     if (clients.length === 0) {
-      return rpcError(401, -32001, 'This gateway takes no MCP clients over HTTP: give it clientTokens (the CLI: COUNTERSIGN_MCP_TOKEN).', {
-        'www-authenticate': 'Bearer',
-      });
+      return rpcError(
+        401,
+        -32001,
+        'This gateway takes no MCP clients over HTTP: give it clientTokens (the CLI: COUNTERSIGN_MCP_TOKEN).',
+        {
+          'www-authenticate': 'Bearer',
+        },
+      );
     }
     const client = clientOf(request.headers.get('authorization'));
     if (client === undefined) {
-      return rpcError(401, -32001, "Send this gateway's client token as Authorization: Bearer <token>.", { 'www-authenticate': 'Bearer' });
+      return rpcError(401, -32001, "Send this gateway's client token as Authorization: Bearer <token>.", {
+        'www-authenticate': 'Bearer',
+      });
     }
     if (request.method !== 'POST') return { client };
     const length = Number(request.headers.get('content-length') ?? 0);
@@ -81,9 +96,11 @@ export function httpGuard(settings: GuardSettings) {
     } catch {
       return rpcError(400, -32700, 'The body is not JSON; send one JSON-RPC message.');
     }
-    if (Array.isArray(body)) return rpcError(400, -32600, 'Send one JSON-RPC message per request; this gateway takes no batches.');
+    if (Array.isArray(body))
+      return rpcError(400, -32600, 'Send one JSON-RPC message per request; this gateway takes no batches.');
     return { client, body };
   };
 }
 
-const tooLarge = (maxBytes: number) => rpcError(413, -32600, `The body is larger than ${maxBytes} bytes (maxBodyBytes); send at most ${maxBytes}.`);
+const tooLarge = (maxBytes: number) =>
+  rpcError(413, -32600, `The body is larger than ${maxBytes} bytes (maxBodyBytes); send at most ${maxBytes}.`);

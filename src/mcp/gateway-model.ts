@@ -20,6 +20,13 @@ export const gatewayModel: Model = {
     if (messages.at(-1)?.role === 'tool') return { message: { role: 'assistant', content: '' }, finishReason: 'stop' };
     const input = messages.find((message) => message.role === 'user');
     const call = JSON.parse(input?.content ?? '{}') as GatewayCall;
-    return { message: { role: 'assistant', content: '', toolCalls: [{ id: GATEWAY_CALL_ID, name: call.tool, args: call.arguments }] }, finishReason: 'tool-calls' };
+    return {
+      message: {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: GATEWAY_CALL_ID, name: call.tool, args: call.arguments }],
+      },
+      finishReason: 'tool-calls',
+    };
   },
 };

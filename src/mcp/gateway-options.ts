@@ -2,7 +2,14 @@
 // what the gateway's runtime and agent take (policy, store, channels, links, how long a call waits).
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ApprovalLinkOptions, PolicyConfig, Notifier, RuleStore, SnapshotStore, RuntimeOptions } from '../index.js';
+import type {
+  ApprovalLinkOptions,
+  PolicyConfig,
+  Notifier,
+  RuleStore,
+  SnapshotStore,
+  RuntimeOptions,
+} from '../index.js';
 import { optionsObject, parseOptions, runtimeOptionsSchema, maxBodyBytesSchema } from '../kit/index.js';
 import type { McpConnection } from './mcp-connection.js';
 import { type McpServerOptions, serverSchema } from './mcp-options.js';
@@ -81,11 +88,21 @@ export interface McpGatewaySettings {
 export type McpGatewayOptions = McpGatewaySettings & (McpServerOptions | { readonly connection: McpConnection });
 
 /** An MCP client's name, as `clientTokens` and `gateway.connect` take it. */
-export const clientName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
+export const clientName = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
 
 const settingsShape = {
-  policy: optionsObject({ rules: z.array(z.unknown()).optional(), default: z.enum(['allow', 'ask', 'deny']).optional() }).optional(),
-  ruleStore: z.custom<RuleStore>((value) => typeof (value as RuleStore | undefined)?.list === 'function', 'must implement RuleStore').optional(),
+  policy: optionsObject({
+    rules: z.array(z.unknown()).optional(),
+    default: z.enum(['allow', 'ask', 'deny']).optional(),
+  }).optional(),
+  ruleStore: z
+    .custom<RuleStore>(
+      (value) => typeof (value as RuleStore | undefined)?.list === 'function',
+      'must implement RuleStore',
+    )
+    .optional(),
   store: runtimeOptionsSchema.shape.store,
   notifier: runtimeOptionsSchema.shape.notifier,
   links: runtimeOptionsSchema.shape.links,
@@ -96,7 +113,10 @@ const settingsShape = {
   maxSessions: z.number().int('must be a whole number').positive().optional(),
   clientTokens: z
     .record(clientName, z.string().min(16, 'use at least 16 characters of randomness').max(512))
-    .refine((tokens) => new Set(Object.values(tokens)).size === Object.keys(tokens).length, 'gives two clients the same token; give each client its own')
+    .refine(
+      (tokens) => new Set(Object.values(tokens)).size === Object.keys(tokens).length,
+      'gives two clients the same token; give each client its own',
+    )
     .optional(),
   allowedHosts: z.array(z.string().min(1).max(255)).optional(),
   allowedOrigins: z.array(z.string().url('must be an origin such as https://app.example.com')).optional(),
@@ -107,7 +127,9 @@ const settingsShape = {
   onError: runtimeOptionsSchema.shape.onError,
 };
 const connectionSchema = z.custom<McpConnection>(
-  (value) => typeof (value as McpConnection | undefined)?.callTool === 'function' && Array.isArray((value as McpConnection).serverTools),
+  (value) =>
+    typeof (value as McpConnection | undefined)?.callTool === 'function' &&
+    Array.isArray((value as McpConnection).serverTools),
   'must be a connection made with connectMcpServer or mcpTools',
 );
 const withConnection = optionsObject({ ...settingsShape, connection: connectionSchema });
@@ -116,8 +138,12 @@ const withUpstream = serverSchema.extend(settingsShape);
 const settingKeys = Object.keys(settingsShape) as (keyof McpGatewaySettings)[];
 
 /** The options checked and split: the upstream (to connect, or connected), and the settings. */
-export function readGatewayOptions(options: McpGatewayOptions): { upstream: McpServerOptions | McpConnection; settings: McpGatewaySettings } {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('createMcpGateway: pass an options object, e.g. { name, command, args }.');
+export function readGatewayOptions(options: McpGatewayOptions): {
+  upstream: McpServerOptions | McpConnection;
+  settings: McpGatewaySettings;
+} {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('createMcpGateway: pass an options object, e.g. { name, command, args }.');
   const hasConnection = 'connection' in options;
   parseOptions(hasConnection ? withConnection : withUpstream, options, 'createMcpGateway', {
     hint: hasConnection

@@ -21,7 +21,11 @@ async function unfinishedRuns(store: SnapshotStore, agentName: string): Promise<
   const found = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const listed = await store.listPending({ agent: agentName, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) });
+    const listed = await store.listPending({
+      agent: agentName,
+      limit: PAGE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     for (const item of listed.items) found.add(item.runId);
     cursor = listed.cursor;
     if (cursor === undefined) break;

@@ -1,13 +1,25 @@
 // One SDK `Server` of the gateway for one client: it lists the upstream's tools as the gateway offers them and answers
 // each tools/call through the gateway's calls.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpToolListing,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './mcp-connection.js';
 
 export interface GatewayServerSettings {
   readonly connection: McpConnection;
   /** Answers one tools/call of `client`. */
-  readonly call: (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<CallToolResult>;
+  readonly call: (
+    client: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ) => Promise<CallToolResult>;
   /** Marks an HTTP session busy while a call of it runs; returns the function that ends that. */
   readonly busy: (sessionId: string | undefined) => () => void;
 }
@@ -15,12 +27,17 @@ export interface GatewayServerSettings {
 /** The upstream's listings the gateway offers, under the names it offers them by (prefix included). */
 export function gatewayListings(connection: McpConnection): McpToolListing[] {
   const offered = new Set(connection.tools.map((tool) => tool.name));
-  return connection.serverTools.map((listing) => ({ ...listing, name: `${connection.prefix}${listing.name}` })).filter((listing) => offered.has(listing.name));
+  return connection.serverTools
+    .map((listing) => ({ ...listing, name: `${connection.prefix}${listing.name}` }))
+    .filter((listing) => offered.has(listing.name));
 }
 
 /** A new `Server` for the client named `client`, not yet connected to a transport. */
 export function gatewayServer({ connection, call, busy }: GatewayServerSettings, client: string): Server {
-  const server = new Server({ name: `countersign-gateway-${connection.name}`, version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server(
+    { name: `countersign-gateway-${connection.name}`, version: '0.1.0' },
+    { capabilities: { tools: { listChanged: true } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: gatewayListings(connection) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name, arguments: args = {} } = request.params;

@@ -24,7 +24,8 @@ interface Session {
   calls: number;
 }
 
-const unknownSession = () => rpcError(404, -32001, 'Session not found (it was closed or expired); initialize a new session.');
+const unknownSession = () =>
+  rpcError(404, -32001, 'Session not found (it was closed or expired); initialize a new session.');
 
 /** The sessions, their `fetch`, and a way to mark a call in flight so its session is not idle. */
 export function gatewaySessions({ idleMs, maxSessions, admit, connect }: SessionSettings) {

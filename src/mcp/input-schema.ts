@@ -18,7 +18,9 @@ export function inputSchemaOf(listing: McpToolListing): z.ZodType<McpArguments> 
   }
   try {
     ajv ??= new AjvJsonSchemaValidator();
-    const validate = ajv.getValidator<McpArguments>(listing.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
+    const validate = ajv.getValidator<McpArguments>(
+      listing.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0],
+    );
     return z.custom<McpArguments>().superRefine((value, ctx) => {
       const result = validate(value);
       if (!result.valid) ctx.addIssue({ code: 'custom', message: result.errorMessage });

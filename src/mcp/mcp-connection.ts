@@ -2,7 +2,11 @@
 // agent re-reads each turn), kept up to date on notifications/tools/list_changed and on every reconnect, its status,
 // and raw calls for those who want the server's own results.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, type Tool as McpToolListing, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  type Tool as McpToolListing,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, ConnectorUnavailableError } from '../errors.js';
 import type { AnyTool, ToolSource, ConnectorStatus } from '../index.js';
 import { checkNamedTools } from './approval-setting.js';
@@ -51,7 +55,11 @@ export interface McpConnection extends ToolSource {
 const MAX_TOOL_PAGES = 100;
 
 /** The connection over `link`, made by `open(ready)`, which runs `ready` on each new client before it counts as connected. */
-export async function openConnection(where: string, settings: ToolSettings, open: (ready: (client: Client) => Promise<void>) => Promise<McpLink>): Promise<McpConnection> {
+export async function openConnection(
+  where: string,
+  settings: ToolSettings,
+  open: (ready: (client: Client) => Promise<void>) => Promise<McpLink>,
+): Promise<McpConnection> {
   const toolEvents = new Listeners<readonly AnyTool[]>();
   const catalogue = new ToolCatalogue();
   let queue: Promise<void> = Promise.resolve();
@@ -80,7 +88,10 @@ export async function openConnection(where: string, settings: ToolSettings, open
     offers: (toolName: string) => catalogue.offered.has(toolName),
     callTool: (toolName: string, args: McpArguments, options: { readonly signal?: AbortSignal }) => {
       const listing = catalogue.listings.find((item) => item.name === toolName);
-      if (listing === undefined) throw new ConfigError(`MCP server ${settings.name} offers no tool ${toolName} (it offers: ${[...catalogue.offered].join(', ') || '(none)'}).`);
+      if (listing === undefined)
+        throw new ConfigError(
+          `MCP server ${settings.name} offers no tool ${toolName} (it offers: ${[...catalogue.offered].join(', ') || '(none)'}).`,
+        );
       return callThrough(link!, { name: settings.name, timeoutMs: settings.callTimeoutMs }, toolName, args, {
         signal: options.signal,
         idempotent: trustedIdempotent(settings, listing),
@@ -119,7 +130,11 @@ export async function openConnection(where: string, settings: ToolSettings, open
       const client = connected.client;
       if (client === undefined) {
         const status = connected.status === 'connected' ? 'disconnected' : connected.status;
-        throw new ConnectorUnavailableError(settings.name, status, `connector ${settings.name} is ${status}; its tools cannot be listed now.`);
+        throw new ConnectorUnavailableError(
+          settings.name,
+          status,
+          `connector ${settings.name} is ${status}; its tools cannot be listed now.`,
+        );
       }
       await refreshWith(client);
     },
@@ -139,15 +154,22 @@ class ToolCatalogue {
   /** Takes the server's full list; answers whether the tools offered changed. */
   update(all: readonly McpToolListing[], settings: ToolSettings, host: ToolHost): boolean {
     this.allNames = all.map((listing) => listing.name);
-    const wanted = settings.toolNames === undefined ? all : all.filter((listing) => settings.toolNames!.includes(listing.name));
+    const wanted =
+      settings.toolNames === undefined ? all : all.filter((listing) => settings.toolNames!.includes(listing.name));
     const key = JSON.stringify(wanted);
     if (key === this.#listed) return false;
     this.#listed = key;
     this.listings = Object.freeze(wanted);
     this.offered = new Set(wanted.map((listing) => listing.name));
     // A name the core cannot take is refused when the connection is made; one a server adds later is left out.
-    this.unusable = wanted.map((listing) => `${settings.prefix}${listing.name}`).filter((name) => !usableToolName.test(name));
-    this.tools = Object.freeze(wanted.filter((listing) => usableToolName.test(`${settings.prefix}${listing.name}`)).map((listing) => mcpTool(listing, settings, host)));
+    this.unusable = wanted
+      .map((listing) => `${settings.prefix}${listing.name}`)
+      .filter((name) => !usableToolName.test(name));
+    this.tools = Object.freeze(
+      wanted
+        .filter((listing) => usableToolName.test(`${settings.prefix}${listing.name}`))
+        .map((listing) => mcpTool(listing, settings, host)),
+    );
     return true;
   }
 }
@@ -158,7 +180,11 @@ async function listAllTools(client: Client, name: string): Promise<McpToolListin
   let cursor: string | undefined;
   for (let pages = 0; pages === 0 || cursor !== undefined; pages++) {
     if (pages === MAX_TOOL_PAGES) {
-      throw new ConnectorUnavailableError(name, 'failed', `connector ${name} lists its tools on more than ${MAX_TOOL_PAGES} pages; check the server.`);
+      throw new ConnectorUnavailableError(
+        name,
+        'failed',
+        `connector ${name} lists its tools on more than ${MAX_TOOL_PAGES} pages; check the server.`,
+      );
     }
     const page = await client.listTools(cursor === undefined ? {} : { cursor });
     all.push(...page.tools);

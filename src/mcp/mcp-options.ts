@@ -74,18 +74,32 @@ export interface ReconnectOptions {
  * const remote: McpServerOptions = { name: 'github', url: 'https://mcp.example.com/mcp', headers: { authorization: `Bearer ${token}` } };
  */
 export type McpServerOptions = McpToolOptions & { readonly reconnect?: ReconnectOptions } & (
-    | { readonly command: string; readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string }
+    | {
+        readonly command: string;
+        readonly args?: readonly string[];
+        readonly env?: Readonly<Record<string, string>>;
+        readonly cwd?: string;
+      }
     | { readonly url: string | URL; readonly headers?: Readonly<Record<string, string>> }
   );
 
 const names = z.array(z.string().min(1)).readonly();
 
 const toolOptionsShape = {
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-" (it names the connector and may prefix tool names)'),
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]{1,64}$/,
+      'must be 1 to 64 letters, digits, "_" or "-" (it names the connector and may prefix tool names)',
+    ),
   toolNames: names.optional(),
-  requireApproval: z.union([z.boolean(), names, optionsObject({ always: names.optional(), never: names.optional() }), functionSchema()]).optional(),
+  requireApproval: z
+    .union([z.boolean(), names, optionsObject({ always: names.optional(), never: names.optional() }), functionSchema()])
+    .optional(),
   trustAnnotations: z.boolean().optional(),
-  prefix: z.union([z.boolean(), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be letters, digits, "_", "-" or "."')]).optional(),
+  prefix: z
+    .union([z.boolean(), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be letters, digits, "_", "-" or "."')])
+    .optional(),
   callTimeoutMs: z.number().int('must be a whole number').min(1).max(86_400_000).optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
   approvalTtlMs: z.number().int('must be a whole number').positive().optional(),
@@ -95,7 +109,11 @@ const delayMs = z.number().int('must be a whole number').min(0).max(3_600_000).o
 /** The schema of `connectMcpServer`'s options (the gateway extends it). */
 export const serverSchema = optionsObject({
   ...toolOptionsShape,
-  reconnect: optionsObject({ initialDelayMs: delayMs, maxDelayMs: delayMs, maxAttempts: z.number().int().min(0).optional() }).optional(),
+  reconnect: optionsObject({
+    initialDelayMs: delayMs,
+    maxDelayMs: delayMs,
+    maxAttempts: z.number().int().min(0).optional(),
+  }).optional(),
   command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -114,7 +132,13 @@ export interface ToolSettings extends Omit<McpToolOptions, 'prefix' | 'callTimeo
 
 /** How to reach a server, once checked. */
 export type ServerAddress =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string }
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
   | { readonly kind: 'http'; readonly url: URL; readonly headers: Readonly<Record<string, string>> };
 
 /** The reconnect backoff, with its defaults. */
@@ -126,35 +150,67 @@ export interface ReconnectSettings {
 
 function toolSettings(options: McpToolOptions): ToolSettings {
   const { prefix, callTimeoutMs, ...rest } = options;
-  return { ...rest, prefix: prefix === true ? `${options.name}__` : typeof prefix === 'string' ? prefix : '', callTimeoutMs: callTimeoutMs ?? 30_000 };
+  return {
+    ...rest,
+    prefix: prefix === true ? `${options.name}__` : typeof prefix === 'string' ? prefix : '',
+    callTimeoutMs: callTimeoutMs ?? 30_000,
+  };
 }
 
 /** `mcpTools`' options, checked. */
 export function readToolOptions(options: McpToolOptions): ToolSettings {
   return toolSettings(
-    parseOptions(toolsSchema, options, 'mcpTools', { hint: 'Pass { name } and optionally toolNames, requireApproval, trustAnnotations, prefix.' }) as McpToolOptions,
+    parseOptions(toolsSchema, options, 'mcpTools', {
+      hint: 'Pass { name } and optionally toolNames, requireApproval, trustAnnotations, prefix.',
+    }) as McpToolOptions,
   );
 }
 
 /** `connectMcpServer`'s options, checked: where the server is, how its tools are made, how a lost connection is retried. */
-export function readServerOptions(options: McpServerOptions): { address: ServerAddress; tools: ToolSettings; reconnect: ReconnectSettings } {
-  const parsed = parseOptions(serverSchema, options, 'connectMcpServer', { hint: 'Pass { name, command, args } for a local server or { name, url } for a remote one.' });
+export function readServerOptions(options: McpServerOptions): {
+  address: ServerAddress;
+  tools: ToolSettings;
+  reconnect: ReconnectSettings;
+} {
+  const parsed = parseOptions(serverSchema, options, 'connectMcpServer', {
+    hint: 'Pass { name, command, args } for a local server or { name, url } for a remote one.',
+  });
   const { command, args, env, cwd, url, headers, reconnect, ...tools } = parsed;
   if ((command === undefined) === (url === undefined)) {
-    throw new ConfigError('connectMcpServer: give either command (a server started over stdio) or url (a server over HTTP), not both and not neither.', 'missing_option');
+    throw new ConfigError(
+      'connectMcpServer: give either command (a server started over stdio) or url (a server over HTTP), not both and not neither.',
+      'missing_option',
+    );
   }
-  const misplaced = command === undefined ? (['args', 'env', 'cwd'] as const).filter((key) => parsed[key] !== undefined) : headers === undefined ? [] : ['headers'];
+  const misplaced =
+    command === undefined
+      ? (['args', 'env', 'cwd'] as const).filter((key) => parsed[key] !== undefined)
+      : headers === undefined
+        ? []
+        : ['headers'];
   if (misplaced.length > 0) {
     const belongs = command === undefined ? 'command (a server over stdio)' : 'url (a server over HTTP)';
-    throw new ConfigError(`connectMcpServer: ${misplaced.join(', ')} only go${misplaced.length > 1 ? '' : 'es'} with ${belongs}; remove ${misplaced.length > 1 ? 'them' : 'it'}.`);
+    throw new ConfigError(
+      `connectMcpServer: ${misplaced.join(', ')} only go${misplaced.length > 1 ? '' : 'es'} with ${belongs}; remove ${misplaced.length > 1 ? 'them' : 'it'}.`,
+    );
   }
   const address: ServerAddress =
     command === undefined
       ? { kind: 'http', url: new URL(url!), headers: headers ?? {} }
-      : { kind: 'stdio', command, args: args ?? [], ...(env === undefined ? {} : { env }), ...(cwd === undefined ? {} : { cwd }) };
+      : {
+          kind: 'stdio',
+          command,
+          args: args ?? [],
+          ...(env === undefined ? {} : { env }),
+          ...(cwd === undefined ? {} : { cwd }),
+        };
   return {
     address,
     tools: toolSettings(tools as McpToolOptions),
-    reconnect: { initialDelayMs: reconnect?.initialDelayMs ?? 500, maxDelayMs: reconnect?.maxDelayMs ?? 30_000, maxAttempts: reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY },
+    reconnect: {
+      initialDelayMs: reconnect?.initialDelayMs ?? 500,
+      maxDelayMs: reconnect?.maxDelayMs ?? 30_000,
+      maxAttempts: reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+    },
   };
 }

@@ -28,7 +28,8 @@ export function trustedIdempotent(settings: ToolSettings, listing: McpToolListin
 export function mcpTool(listing: McpToolListing, settings: ToolSettings, host: ToolHost): AnyTool {
   const name = `${settings.prefix}${listing.name}`;
   const annotations = annotationsOf(listing);
-  const description = listing.description || annotations?.title || `${listing.name} (a tool of MCP server ${settings.name})`;
+  const description =
+    listing.description || annotations?.title || `${listing.name} (a tool of MCP server ${settings.name})`;
   const trusted = settings.trustAnnotations === true;
   const tool = defineTool<McpArguments>({
     name,
@@ -37,7 +38,8 @@ export function mcpTool(listing: McpToolListing, settings: ToolSettings, host: T
     ...approvalOf(settings.requireApproval, listing),
     execute: async (input, ctx) => {
       // A run that paused on this tool may resume after the server dropped it: a clear answer for the model, no crash.
-      if (!host.offers(listing.name)) throw new Error(`MCP server ${settings.name} no longer offers tool ${listing.name}`);
+      if (!host.offers(listing.name))
+        throw new Error(`MCP server ${settings.name} no longer offers tool ${listing.name}`);
       return toolResultOf(await host.callTool(listing.name, input, { signal: ctx.signal }));
     },
     connector: settings.name,
@@ -49,7 +51,14 @@ export function mcpTool(listing: McpToolListing, settings: ToolSettings, host: T
     ...(settings.approvalTtlMs === undefined ? {} : { approvalTtlMs: settings.approvalTtlMs }),
   });
   // The model is shown the server's own schema, not zod's rendering of its conversion.
-  return Object.freeze({ ...tool, spec: deepFreeze({ name, description, parameters: structuredClone(listing.inputSchema) as Record<string, unknown> }) });
+  return Object.freeze({
+    ...tool,
+    spec: deepFreeze({
+      name,
+      description,
+      parameters: structuredClone(listing.inputSchema) as Record<string, unknown>,
+    }),
+  });
 }
 
 /** The hints the approver is shown, and the title (the tool's own, else its annotations'). */

@@ -27,20 +27,35 @@ export function clientOpener(address: ServerAddress, timeoutMs: number): () => P
   const requestInit = { headers: { ...address.headers } };
   let legacy = false;
   return async () => {
-    if (legacy) return connect(new SSEClientTransport(address.url, { requestInit, eventSourceInit: { fetch: withHeaders(address.headers) } }), timeoutMs);
+    if (legacy)
+      return connect(
+        new SSEClientTransport(address.url, { requestInit, eventSourceInit: { fetch: withHeaders(address.headers) } }),
+        timeoutMs,
+      );
     try {
       // The transport's own stream reconnects are left out: a lost stream means a lost server here, and the
       // connection's backoff (with its statuses) takes over.
-      return await connect(new StreamableHTTPClientTransport(address.url, { requestInit, reconnectionOptions: noStreamRetries }), timeoutMs);
+      return await connect(
+        new StreamableHTTPClientTransport(address.url, { requestInit, reconnectionOptions: noStreamRetries }),
+        timeoutMs,
+      );
     } catch (error) {
       if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
       legacy = true;
-      return connect(new SSEClientTransport(address.url, { requestInit, eventSourceInit: { fetch: withHeaders(address.headers) } }), timeoutMs);
+      return connect(
+        new SSEClientTransport(address.url, { requestInit, eventSourceInit: { fetch: withHeaders(address.headers) } }),
+        timeoutMs,
+      );
     }
   };
 }
 
-const noStreamRetries = { maxRetries: 0, initialReconnectionDelay: 0, maxReconnectionDelay: 0, reconnectionDelayGrowFactor: 1 };
+const noStreamRetries = {
+  maxRetries: 0,
+  initialReconnectionDelay: 0,
+  maxReconnectionDelay: 0,
+  reconnectionDelayGrowFactor: 1,
+};
 
 async function connect(transport: Transport, timeoutMs: number): Promise<Client> {
   const client = new Client(clientInfo, { capabilities: {} });

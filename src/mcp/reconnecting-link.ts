@@ -37,7 +37,11 @@ class ReconnectingLink implements McpLink {
 
   constructor(options: ReconnectingLinkOptions) {
     this.#options = options;
-    this.#policy = { maxAttempts: options.reconnect.maxAttempts, backoffMs: options.reconnect.initialDelayMs, maxBackoffMs: options.reconnect.maxDelayMs };
+    this.#policy = {
+      maxAttempts: options.reconnect.maxAttempts,
+      backoffMs: options.reconnect.initialDelayMs,
+      maxBackoffMs: options.reconnect.maxDelayMs,
+    };
   }
 
   get status(): ConnectorStatus {

@@ -30,7 +30,11 @@ export function toolResultOf(result: CallToolResult): RichToolResult {
   if (lines.length === 0 && structured !== undefined) lines.push(JSON.stringify(structured));
   const text = lines.join('\n');
   if (result.isError === true) throw new Error(text || 'the server reported an error without a message');
-  return toolResult({ text, ...(files.length > 0 ? { files } : {}), ...(structured === undefined ? {} : { structured }) });
+  return toolResult({
+    text,
+    ...(files.length > 0 ? { files } : {}),
+    ...(structured === undefined ? {} : { structured }),
+  });
 }
 
 function textOf(block: ContentBlock): string | undefined {
@@ -53,7 +57,11 @@ function fileOf(block: ContentBlock): ToolResultFile | undefined {
       return { mediaType: block.mimeType, data: block.data };
     case 'resource':
       if (!('blob' in block.resource)) return undefined;
-      return { mediaType: block.resource.mimeType ?? 'application/octet-stream', data: block.resource.blob, filename: filenameOf(block.resource.uri) };
+      return {
+        mediaType: block.resource.mimeType ?? 'application/octet-stream',
+        data: block.resource.blob,
+        filename: filenameOf(block.resource.uri),
+      };
     default:
       return undefined;
   }

@@ -23,7 +23,12 @@ export class Glob {
 
   test(name: string): boolean {
     if (this.isLiteral) return name === this.source;
-    if (!name.startsWith(this.prefix) || !name.endsWith(this.suffix) || name.length < this.prefix.length + this.suffix.length) return false;
+    if (
+      !name.startsWith(this.prefix) ||
+      !name.endsWith(this.suffix) ||
+      name.length < this.prefix.length + this.suffix.length
+    )
+      return false;
     const glob = this.source;
     let g = this.prefix.length;
     let n = this.prefix.length;

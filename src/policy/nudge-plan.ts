@@ -17,7 +17,9 @@ const milliseconds = z
 export const remindAfterMsSchema = milliseconds;
 
 const targetSchema = z.union([
-  z.array(z.string().min(1, 'must be an approver id')).min(1, 'must name at least one approver id (or use { channel })'),
+  z
+    .array(z.string().min(1, 'must be an approver id'))
+    .min(1, 'must name at least one approver id (or use { channel })'),
   z.strictObject({ channel: z.string().min(1, 'must name a channel its notifier is known by') }),
 ]);
 
@@ -46,7 +48,11 @@ export interface NudgePlan {
  * The plan a new request gets: the rule's settings win over the tool's, field by field, and the agent's
  * `remindAfterMs` applies where neither sets one.
  */
-export function nudgePlanOf(rule: NudgePlan | undefined, tool: NudgePlan, agentRemindAfterMs: number | undefined): NudgePlan {
+export function nudgePlanOf(
+  rule: NudgePlan | undefined,
+  tool: NudgePlan,
+  agentRemindAfterMs: number | undefined,
+): NudgePlan {
   const remindAfterMs = rule?.remindAfterMs ?? tool.remindAfterMs ?? agentRemindAfterMs;
   const escalate = rule?.escalate ?? tool.escalate;
   return { ...(remindAfterMs === undefined ? {} : { remindAfterMs }), ...(escalate === undefined ? {} : { escalate }) };

@@ -13,7 +13,12 @@ const EMPTY: RequestHistory = { reminders: 0, escalations: [] };
  * The HMAC over a request's history: the run, the request's own signature (so a history cannot be moved to
  * another request) and every field of the history.
  */
-export function signHistory(secret: string, request: ApprovalRequest, history: RequestHistory, run: RunIdentity): string {
+export function signHistory(
+  secret: string,
+  request: ApprovalRequest,
+  history: RequestHistory,
+  run: RunIdentity,
+): string {
   const { signature: _signature, ...fields } = history;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.history.v1', canonicalJson({ ...signedIdentity(run), approvalId: request.approvalId, request: request.signature ?? '', history: fields })])}`;
 }
@@ -21,7 +26,10 @@ export function signHistory(secret: string, request: ApprovalRequest, history: R
 /** True when the request's history is absent, or signed by `secret` for this run (always true without a secret). */
 export function historyVerifies(secret: string | undefined, request: ApprovalRequest, run: RunIdentity): boolean {
   if (secret === undefined || request.history === undefined) return true;
-  return request.history.signature !== undefined && safeEqual(request.history.signature, signHistory(secret, request, request.history, run));
+  return (
+    request.history.signature !== undefined &&
+    safeEqual(request.history.signature, signHistory(secret, request, request.history, run))
+  );
 }
 
 /** When the request's next reminder is due; undefined when it has no `remindAfterMs`. */
@@ -61,26 +69,44 @@ export function runNextNudgeAt(snapshot: Pick<AgentSnapshot, 'status' | 'pending
  * `secret`. Undefined when nothing is due, or when the request's stored history does not verify (a forged one is
  * never extended and signed as if it were the sweeper's own).
  */
-export function nudgedRequest(request: ApprovalRequest, now: number, run: RunIdentity, secret: string | undefined): ApprovalRequest | undefined {
+export function nudgedRequest(
+  request: ApprovalRequest,
+  now: number,
+  run: RunIdentity,
+  secret: string | undefined,
+): ApprovalRequest | undefined {
   if (!historyVerifies(secret, request, run)) return undefined;
   const before = request.history ?? EMPTY;
   const reminderAt = nextReminderAt(request);
   const remind = reminderAt !== undefined && reminderAt <= now;
   const escalations = [...before.escalations];
-  for (let step = request.escalate?.[escalations.length]; step !== undefined && request.requestedAt + step.afterMs <= now; step = request.escalate?.[escalations.length]) {
+  for (
+    let step = request.escalate?.[escalations.length];
+    step !== undefined && request.requestedAt + step.afterMs <= now;
+    step = request.escalate?.[escalations.length]
+  ) {
     escalations.push({ at: now, to: step.to });
   }
   if (!remind && escalations.length === before.escalations.length) return undefined;
   const history: RequestHistory = {
     reminders: before.reminders + (remind ? 1 : 0),
-    ...(remind ? { lastRemindedAt: now } : before.lastRemindedAt === undefined ? {} : { lastRemindedAt: before.lastRemindedAt }),
+    ...(remind
+      ? { lastRemindedAt: now }
+      : before.lastRemindedAt === undefined
+        ? {}
+        : { lastRemindedAt: before.lastRemindedAt }),
     escalations,
   };
-  return { ...request, history: secret === undefined ? history : { ...history, signature: signHistory(secret, request, history, run) } };
+  return {
+    ...request,
+    history: secret === undefined ? history : { ...history, signature: signHistory(secret, request, history, run) },
+  };
 }
 
 /** The request's history as its audit entry keeps it (without the signature, which the entry's own covers), spread into the entry; `{}` when it has none. */
-export function historyOf(request: Pick<ApprovalRequest, 'history'>): { readonly history?: Omit<RequestHistory, 'signature'> } {
+export function historyOf(request: Pick<ApprovalRequest, 'history'>): {
+  readonly history?: Omit<RequestHistory, 'signature'>;
+} {
   if (request.history === undefined) return {};
   const { signature: _signature, ...history } = request.history;
   return { history };

@@ -157,7 +157,8 @@ class ActionBucket {
     for (const compiled of this.#index.candidates(target.toolName)) {
       if (best && compiled.order > best.order) break;
       if (compiled.tool && !compiled.tool.test(target.toolName)) continue;
-      if (compiled.connector && (target.connector === undefined || !compiled.connector.test(target.connector))) continue;
+      if (compiled.connector && (target.connector === undefined || !compiled.connector.test(target.connector)))
+        continue;
       if (compiled.rule.when) {
         const verdict = compiled.rule.when(target.args, target.ctx);
         if (!(verdict instanceof Promise ? await verdict : verdict)) continue;
@@ -176,7 +177,11 @@ class ActionBucket {
  */
 export class RuleSet {
   readonly rules: readonly CompiledRule[];
-  readonly #buckets: Record<PolicyAction, ActionBucket> = { deny: new ActionBucket(), ask: new ActionBucket(), allow: new ActionBucket() };
+  readonly #buckets: Record<PolicyAction, ActionBucket> = {
+    deny: new ActionBucket(),
+    ask: new ActionBucket(),
+    allow: new ActionBucket(),
+  };
 
   constructor(rules: readonly CompiledRule[]) {
     this.rules = rules;

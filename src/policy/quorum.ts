@@ -27,17 +27,26 @@ export interface QuorumOptions {
 }
 
 const quorumFields = {
-  required: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(20, 'must be at most 20'),
+  required: z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(20, 'must be at most 20'),
   distinctPeople: z.boolean().optional(),
   excludeRequester: z.boolean().optional(),
   anyDenyDenies: z.boolean().optional(),
 };
 
-const voterList = z.array(z.string().min(1, 'names an empty voter')).min(1, 'names nobody; list the voters or leave from out');
+const voterList = z
+  .array(z.string().min(1, 'names an empty voter'))
+  .min(1, 'names nobody; list the voters or leave from out');
 
 /** `approvals` on a rule or tool: `from` a list or a predicate. */
 export const quorumOptionsSchema = z
-  .strictObject({ ...quorumFields, from: z.union([voterList, functionSchema('must be a list of ids or a predicate (by) => boolean')]).optional() })
+  .strictObject({
+    ...quorumFields,
+    from: z.union([voterList, functionSchema('must be a list of ids or a predicate (by) => boolean')]).optional(),
+  })
   .refine((value) => !Array.isArray(value.from) || value.from.length >= value.required, {
     message: 'names fewer voters in from than required approvals; the call could never run',
   });
@@ -77,7 +86,10 @@ export function resolveQuorum(options: QuorumOptions | undefined): Quorum | unde
  * const progress = voteProgress(snap, approvalId);
  * if (progress && progress.remaining > 0) console.log(`${progress.remaining} more approval(s) needed`);
  */
-export function voteProgress(snapshot: AgentSnapshot, approvalId: string): (VoteTally & { readonly votes: readonly Vote[] }) | undefined {
+export function voteProgress(
+  snapshot: AgentSnapshot,
+  approvalId: string,
+): (VoteTally & { readonly votes: readonly Vote[] }) | undefined {
   const pending = snapshot.pendingApprovals.find((request) => request.approvalId === approvalId);
   if (pending?.quorum !== undefined) {
     const votes = pending.votes ?? [];
@@ -85,7 +97,8 @@ export function voteProgress(snapshot: AgentSnapshot, approvalId: string): (Vote
   }
   const entry = snapshot.audit.find((item) => item.approvalId === approvalId);
   if (entry?.votes === undefined) return undefined;
-  if (entry.quorum !== undefined) return { ...tallyVotes(entry.quorum, entry.votes, snapshot.requestedBy), votes: entry.votes };
+  if (entry.quorum !== undefined)
+    return { ...tallyVotes(entry.quorum, entry.votes, snapshot.requestedBy), votes: entry.votes };
   // Recorded before decisions kept their quorum: every approval counted toward it.
   const approvals = entry.votes.filter((vote) => vote.approved).length;
   return { approvals, denials: entry.votes.length - approvals, required: approvals, remaining: 0, votes: entry.votes };

@@ -34,7 +34,9 @@ export class StoredRuleCache {
   compile(rules: readonly StoredRule[], refuse: RuleRefusal = warn): RuleSet {
     const ours = rules.filter((rule) => rule.agent === undefined || rule.agent === this.#agentName);
     // The signature and the flag are part of the key: a rule altered in storage under the same id and time is checked again.
-    const key = ours.map((rule) => `${rule.id}\u0000${rule.createdAt}\u0000${rule.enabled}\u0000${rule.signature ?? ''}`).join('\u0001');
+    const key = ours
+      .map((rule) => `${rule.id}\u0000${rule.createdAt}\u0000${rule.enabled}\u0000${rule.signature ?? ''}`)
+      .join('\u0001');
     if (this.#last?.key === key) return this.#last.set;
     const applicable = ours.filter((rule) => this.#holds(rule, refuse) && rule.enabled);
     const set = compileRules(

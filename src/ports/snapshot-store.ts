@@ -141,8 +141,13 @@ export interface SnapshotStore {
   /** Stores a new run (version as in the snapshot); throws `VersionConflictError` if the id is taken. */
   create(snapshot: AgentSnapshot, events?: readonly RunEvent[]): Promise<void>;
   load(runId: string): Promise<AgentSnapshot | undefined>;
-  // biome-ignore lint/suspicious/noConfusingVoidType: a store that does nothing beyond the write returns nothing
-  commit(next: AgentSnapshot, expectedVersion: number, events?: readonly RunEvent[], options?: CommitOptions): Promise<CommitReceipt | void>;
+  commit(
+    next: AgentSnapshot,
+    expectedVersion: number,
+    events?: readonly RunEvent[],
+    options?: CommitOptions,
+    // biome-ignore lint/suspicious/noConfusingVoidType: a store that does nothing beyond the write returns nothing
+  ): Promise<CommitReceipt | void>;
   /** Pending approvals across runs, soonest expiry first (requests without expiry last). */
   listPending(options?: ListPendingOptions): Promise<PendingPage>;
   /** Runs with at least one pending approval whose `expiresAt` is at or before `now`. */

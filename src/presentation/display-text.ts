@@ -7,7 +7,8 @@ import type { ArgsWarning } from '../run/types.js';
  * controls, line and paragraph separators, and C0/C1 controls except tab
  * and newline. Matched by Unicode property, so new ones are covered too.
  */
-const INVISIBLE_CLASS = '[\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Bidi_Control}\\u2028\\u2029\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]';
+const INVISIBLE_CLASS =
+  '[\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Bidi_Control}\\u2028\\u2029\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]';
 const INVISIBLE = new RegExp(INVISIBLE_CLASS, 'gu');
 // The `[` of a literal "[U+" is escaped too, so every [U+XXXX] in a display stands for a real character:
 // without it, {"cmd\u200b": ..., "cmd[U+200B]": ...} would show two equal keys and one would hide the other.
@@ -66,10 +67,18 @@ export function inspectText(text: string, path: string, warnings: ArgsWarning[])
     else invisible.add(codePointName(char));
   }
   if (bidi) {
-    warnings.push({ code: 'bidi-control', path, message: 'contains bidirectional control characters that can reorder what is shown; they are escaped as [U+XXXX]' });
+    warnings.push({
+      code: 'bidi-control',
+      path,
+      message: 'contains bidirectional control characters that can reorder what is shown; they are escaped as [U+XXXX]',
+    });
   }
   if (zeroWidth) {
-    warnings.push({ code: 'zero-width', path, message: 'contains zero-width characters that render as nothing; they are escaped as [U+XXXX]' });
+    warnings.push({
+      code: 'zero-width',
+      path,
+      message: 'contains zero-width characters that render as nothing; they are escaped as [U+XXXX]',
+    });
   }
   if (invisible.size > 0) {
     const names = [...invisible].slice(0, NAMED).join(', ') + (invisible.size > NAMED ? ', …' : '');
@@ -83,13 +92,18 @@ export function inspectText(text: string, path: string, warnings: ArgsWarning[])
     warnings.push({
       code: 'escape-lookalike',
       path,
-      message: 'contains the text "[U+", which looks like an escaped character; its "[" is shown as [U+005B] so it cannot pass for one',
+      message:
+        'contains the text "[U+", which looks like an escaped character; its "[" is shown as [U+005B] so it cannot pass for one',
     });
   }
   if (!NON_ASCII.test(text)) return;
   for (const [word] of text.matchAll(WORD)) {
     if (isMixedScript(word)) {
-      warnings.push({ code: 'mixed-script', path, message: `"${word}" mixes Latin with look-alike letters of another script` });
+      warnings.push({
+        code: 'mixed-script',
+        path,
+        message: `"${word}" mixes Latin with look-alike letters of another script`,
+      });
       break;
     }
   }

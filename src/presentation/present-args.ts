@@ -61,7 +61,10 @@ export function isSecretKey(key: string, terms: ReadonlySet<string>): boolean {
  * const { display, warnings } = presentArgs({ path: '/tmp/\u202Etxt.exe', apiKey: 'sk-123' });
  * // display: { path: '/tmp/[U+202E]txt.exe', apiKey: '[REDACTED]' }; warnings[0].code: 'bidi-control'
  */
-export function presentArgs(args: unknown, options: PresentOptions = {}): { display: unknown; warnings: ArgsWarning[] } {
+export function presentArgs(
+  args: unknown,
+  options: PresentOptions = {},
+): { display: unknown; warnings: ArgsWarning[] } {
   const terms = new Set((options.secretKeys ?? defaultSecretKeys).map((term) => term.toLowerCase()));
   const maxLength = options.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
   const warnings: ArgsWarning[] = [];
@@ -78,7 +81,8 @@ export function presentArgs(args: unknown, options: PresentOptions = {}): { disp
   const visit = (value: unknown, path: string, depth: number): unknown => {
     if (typeof value === 'string') return presentText(value, path, maxLength, warnings);
     if (value === null || typeof value !== 'object') return value;
-    if (depth >= MAX_ENCODE_DEPTH) throw new ValueTooDeepError('Arguments to display', MAX_ENCODE_DEPTH, path.slice(0, 200));
+    if (depth >= MAX_ENCODE_DEPTH)
+      throw new ValueTooDeepError('Arguments to display', MAX_ENCODE_DEPTH, path.slice(0, 200));
     if (Array.isArray(value)) return value.map((item, index) => visit(item, `${path}[${index}]`, depth + 1));
     // fromEntries defines each key, where assigning "__proto__" would call the prototype setter and drop it from the copy.
     return Object.fromEntries(

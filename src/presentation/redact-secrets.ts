@@ -6,7 +6,8 @@ const REDACTED = '[redacted]';
 const secretTerms: ReadonlySet<string> = new Set(defaultSecretKeys);
 
 /** API keys by their published prefixes: OpenAI and Anthropic `sk-`, Slack `xox?-`, GitHub `gh?_`, Google `AIza`, AWS `AKIA`. */
-const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[A-Za-z0-9_-]{30,}|AKIA[A-Z0-9]{16})/g;
+const KEY_SHAPES =
+  /\b(?:sk-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[A-Za-z0-9_-]{30,}|AKIA[A-Z0-9]{16})/g;
 /** The credentials of an Authorization header's value. */
 const AUTH_SCHEMES = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
 /** The user-info of a URL: `https://user:password@host`. */

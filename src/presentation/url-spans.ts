@@ -93,7 +93,15 @@ class WordScanner {
     const n = word.length;
     const kinds = this.#kinds;
     kinds[n] = 0;
-    for (const ends of [this.#schemeEnd, this.#userEnd, this.#passwordEnd, this.#labelEnd, this.#letterEnd, this.#digitEnd]) ends[n] = n;
+    for (const ends of [
+      this.#schemeEnd,
+      this.#userEnd,
+      this.#passwordEnd,
+      this.#labelEnd,
+      this.#letterEnd,
+      this.#digitEnd,
+    ])
+      ends[n] = n;
     this.#host[n] = 0;
     for (let i = n - 1; i >= 0; i--) {
       if (meter !== undefined) meter.steps++;
@@ -107,7 +115,8 @@ class WordScanner {
       this.#digitEnd[i] = kind & DIGIT ? this.#digitEnd[i + 1]! : i;
       // A label is never `.`, so each label is a whole run and ends at a dot; after it, more labels or the top-level name.
       const dot = this.#labelEnd[i]!;
-      this.#host[i] = dot > i && this.#code(dot) === DOT && (this.#host[dot + 1] === 1 || this.#topLevelName(dot + 1)) ? 1 : 0;
+      this.#host[i] =
+        dot > i && this.#code(dot) === DOT && (this.#host[dot + 1] === 1 || this.#topLevelName(dot + 1)) ? 1 : 0;
     }
     for (let p = 0; p < n; p++) {
       if (meter !== undefined) meter.steps++;
@@ -149,7 +158,12 @@ class WordScanner {
   #withScheme(p: number): boolean {
     if ((this.#kinds[p]! & LETTER) === 0 || !this.#boundary(p)) return false;
     const end = this.#schemeEnd[p]!;
-    return this.#code(end) === COLON && this.#code(end + 1) === SLASH && this.#code(end + 2) === SLASH && end + 3 < this.#word.length;
+    return (
+      this.#code(end) === COLON &&
+      this.#code(end + 1) === SLASH &&
+      this.#code(end + 2) === SLASH &&
+      end + 3 < this.#word.length
+    );
   }
 
   /** Where a host starts after user-info at p. The name never holds `:` or `@`, the password never `@`: each is a whole run. */

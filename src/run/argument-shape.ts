@@ -30,7 +30,10 @@ function childPath(path: string, key: string): string {
  * (unless `allowForbiddenKeys`), or objects nested deeper than `maxDepth`.
  * Iterative, so a hostile nesting depth cannot overflow the stack here.
  */
-export function findShapeProblem(value: unknown, options: { readonly maxDepth?: number; readonly allowForbiddenKeys?: boolean } = {}): ShapeProblem | undefined {
+export function findShapeProblem(
+  value: unknown,
+  options: { readonly maxDepth?: number; readonly allowForbiddenKeys?: boolean } = {},
+): ShapeProblem | undefined {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
   while (stack.length > 0) {
@@ -38,8 +41,13 @@ export function findShapeProblem(value: unknown, options: { readonly maxDepth?: 
     if (typeof item.value !== 'object' || item.value === null) continue;
     if (item.depth >= maxDepth) return { kind: 'too-deep', maxDepth, path: item.path };
     for (const key of Object.keys(item.value)) {
-      if (!options.allowForbiddenKeys && FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden-key', key, path: item.path };
-      stack.push({ value: (item.value as Record<string, unknown>)[key], depth: item.depth + 1, path: childPath(item.path, key) });
+      if (!options.allowForbiddenKeys && FORBIDDEN_KEYS.has(key))
+        return { kind: 'forbidden-key', key, path: item.path };
+      stack.push({
+        value: (item.value as Record<string, unknown>)[key],
+        depth: item.depth + 1,
+        path: childPath(item.path, key),
+      });
     }
   }
   return undefined;
@@ -70,7 +78,9 @@ export function clampDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): unknown {
   if (findShapeProblem(value, { maxDepth: maxDepth + 1, allowForbiddenKeys: true }) === undefined) return value;
   const emptyLike = (item: object) => (Array.isArray(item) ? [] : {});
   const root = emptyLike(value as object);
-  const stack: { source: object; target: object; depth: number }[] = [{ source: value as object, target: root, depth: 0 }];
+  const stack: { source: object; target: object; depth: number }[] = [
+    { source: value as object, target: root, depth: 0 },
+  ];
   while (stack.length > 0) {
     const { source, target, depth } = stack.pop()!;
     if (depth >= maxDepth) continue;

@@ -5,17 +5,36 @@ import type { JsonValue } from './json-value.js';
 
 // One walk of our own rather than z.json(): a recursive zod schema tracks cycles on every visit, which made checking a
 // history with parts several times slower than the history itself.
-export const jsonSchema = z.custom<JsonValue>(isPlainJson, 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)');
+export const jsonSchema = z.custom<JsonValue>(
+  isPlainJson,
+  'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)',
+);
 const metadataSchema = z.record(z.string(), z.record(z.string(), jsonSchema));
 const withMetadata = { providerMetadata: metadataSchema.optional() };
 
 export const filePartSchema = z
-  .object({ type: z.literal('file'), mediaType: z.string().min(1), data: z.string().optional(), url: z.string().optional(), filename: z.string().optional(), ...withMetadata })
-  .refine((part) => (part.data === undefined) !== (part.url === undefined), 'a file part has either data (base64) or a url');
+  .object({
+    type: z.literal('file'),
+    mediaType: z.string().min(1),
+    data: z.string().optional(),
+    url: z.string().optional(),
+    filename: z.string().optional(),
+    ...withMetadata,
+  })
+  .refine(
+    (part) => (part.data === undefined) !== (part.url === undefined),
+    'a file part has either data (base64) or a url',
+  );
 
 export const partSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), ...withMetadata }),
-  z.object({ type: z.literal('reasoning'), text: z.string(), signature: z.string().optional(), encryptedContent: z.string().optional(), ...withMetadata }),
+  z.object({
+    type: z.literal('reasoning'),
+    text: z.string(),
+    signature: z.string().optional(),
+    encryptedContent: z.string().optional(),
+    ...withMetadata,
+  }),
   filePartSchema,
   z.object({
     type: z.literal('tool-result'),

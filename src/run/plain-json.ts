@@ -15,7 +15,8 @@ export function isPlainJson(value: unknown): boolean {
     case 'object': {
       if (value === null) return true;
       if (Array.isArray(value)) {
-        for (let index = 0; index < value.length; index++) if (!(index in value) || !isPlainJson(value[index])) return false;
+        for (let index = 0; index < value.length; index++)
+          if (!(index in value) || !isPlainJson(value[index])) return false;
         return true;
       }
       const proto = Object.getPrototypeOf(value) as unknown;

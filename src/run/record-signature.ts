@@ -9,7 +9,10 @@ export function withoutSignature<T extends { readonly signature?: string }>(reco
 }
 
 /** Signs and checks records of one kind: `fieldsOf` picks what the signature covers (every field but the signature unless told). */
-export function recordSignature<T extends { readonly signature?: string }>(domain: string, fieldsOf: (record: T) => object = withoutSignature) {
+export function recordSignature<T extends { readonly signature?: string }>(
+  domain: string,
+  fieldsOf: (record: T) => object = withoutSignature,
+) {
   const mac = (secret: string, record: T): string => `v1.${hmac(secret, [domain, canonicalJson(fieldsOf(record))])}`;
   return {
     /** The record with its signature, when there is a secret; as it is otherwise. */

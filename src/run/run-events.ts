@@ -1,7 +1,16 @@
 import { askedPositions } from './tool-call-index.js';
 import { isErrorResult } from './tool-results.js';
 import { tallyVotes, type VoteTally } from '../decisions/authority/vote-count.js';
-import type { ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, RunOrigin, ToolCallRecord, Vote } from './types.js';
+import type {
+  ApprovalRequest,
+  AuditEntry,
+  EscalationTarget,
+  InterruptedCall,
+  RunError,
+  RunOrigin,
+  ToolCallRecord,
+  Vote,
+} from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
@@ -81,7 +90,12 @@ export type RunEvent =
       readonly origin?: RunOrigin;
       readonly sessionId?: string;
     }
-  | { readonly type: 'approval-resolved'; readonly runId: string; readonly agentName: string; readonly entry: AuditEntry }
+  | {
+      readonly type: 'approval-resolved';
+      readonly runId: string;
+      readonly agentName: string;
+      readonly entry: AuditEntry;
+    }
   | {
       /** A vote on a quorum request that did not settle it (the one that does is in `approval-resolved`'s `entry.votes`). */
       readonly type: 'approval-voted';
@@ -114,7 +128,11 @@ export type RunEvent =
       readonly result: string;
     };
 
-type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & { readonly approvalId: string; readonly status: 'succeeded' | 'failed'; readonly result: string };
+type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & {
+  readonly approvalId: string;
+  readonly status: 'succeeded' | 'failed';
+  readonly result: string;
+};
 
 /**
  * The calls a person approved that finished between `before` and `after`: a record that turned `succeeded` or
@@ -123,17 +141,26 @@ type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & { readonly app
 function finishedCalls(before: AgentSnapshot | undefined, after: AgentSnapshot): Finished[] {
   const finished: Finished[] = [];
   const earlier = new Map<string, ToolCallRecord>();
-  if (before !== undefined) for (const position of askedPositions(before.toolCalls)) earlier.set(before.toolCalls[position]!.toolCallId, before.toolCalls[position]!);
+  if (before !== undefined)
+    for (const position of askedPositions(before.toolCalls))
+      earlier.set(before.toolCalls[position]!.toolCallId, before.toolCalls[position]!);
   for (const position of askedPositions(after.toolCalls)) {
     const record = after.toolCalls[position]!;
     if (record.approvalId === undefined || (record.status !== 'succeeded' && record.status !== 'failed')) continue;
     if (earlier.get(record.toolCallId)?.status === record.status) continue;
-    finished.push({ toolCallId: record.toolCallId, toolName: record.toolName, approvalId: record.approvalId, status: record.status, result: record.result ?? '' });
+    finished.push({
+      toolCallId: record.toolCallId,
+      toolName: record.toolName,
+      approvalId: record.approvalId,
+      status: record.status,
+      result: record.result ?? '',
+    });
   }
   if (earlier.size === 0 || after.messages.length <= before!.messages.length) return finished;
   for (let index = before!.messages.length; index < after.messages.length; index++) {
     const message = after.messages[index]!;
-    const record = message.role === 'tool' && message.toolCallId !== undefined ? earlier.get(message.toolCallId) : undefined;
+    const record =
+      message.role === 'tool' && message.toolCallId !== undefined ? earlier.get(message.toolCallId) : undefined;
     if (record === undefined || (record.status !== 'approved' && record.status !== 'executing')) continue;
     finished.push({
       toolCallId: record.toolCallId,
@@ -156,16 +183,28 @@ function nudgeEvents(
 ): RunEvent[] {
   const events: RunEvent[] = [];
   const reminders = after.history?.reminders ?? 0;
-  if (reminders > (before.history?.reminders ?? 0)) events.push({ type: 'approval-reminder', runId, agentName, request: after, reminder: reminders, ...where });
+  if (reminders > (before.history?.reminders ?? 0))
+    events.push({ type: 'approval-reminder', runId, agentName, request: after, reminder: reminders, ...where });
   const escalations = after.history?.escalations ?? [];
   for (let step = before.history?.escalations.length ?? 0; step < escalations.length; step++) {
-    events.push({ type: 'approval-escalated', runId, agentName, request: after, step, to: escalations[step]!.to, ...where });
+    events.push({
+      type: 'approval-escalated',
+      runId,
+      agentName,
+      request: after,
+      step,
+      to: escalations[step]!.to,
+      ...where,
+    });
   }
   return events;
 }
 
 /** The announcement of a request of `run`: where the run came from, its session and who asked for it go with it. */
-export function approvalRequested(run: AgentSnapshot, request: ApprovalRequest): Extract<RunEvent, { type: 'approval-requested' }> {
+export function approvalRequested(
+  run: AgentSnapshot,
+  request: ApprovalRequest,
+): Extract<RunEvent, { type: 'approval-requested' }> {
   return {
     type: 'approval-requested',
     runId: run.runId,
@@ -189,12 +228,20 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
   }
   if (after.pendingApprovals !== before?.pendingApprovals) {
     const known = new Map(before?.pendingApprovals.map((request) => [request.approvalId, request]));
-    const where = { ...(after.origin === undefined ? {} : { origin: after.origin }), ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }) };
+    const where = {
+      ...(after.origin === undefined ? {} : { origin: after.origin }),
+      ...(after.sessionId === undefined ? {} : { sessionId: after.sessionId }),
+    };
     for (const request of after.pendingApprovals) {
       const earlier = known.get(request.approvalId);
-      if (earlier !== undefined && request.quorum !== undefined && (request.votes?.length ?? 0) > (earlier.votes?.length ?? 0)) {
+      if (
+        earlier !== undefined &&
+        request.quorum !== undefined &&
+        (request.votes?.length ?? 0) > (earlier.votes?.length ?? 0)
+      ) {
         const tally = tallyVotes(request.quorum, request.votes!, after.requestedBy);
-        for (const vote of request.votes!.slice(earlier.votes?.length ?? 0)) events.push({ type: 'approval-voted', runId, agentName, approvalId: request.approvalId, vote, tally });
+        for (const vote of request.votes!.slice(earlier.votes?.length ?? 0))
+          events.push({ type: 'approval-voted', runId, agentName, approvalId: request.approvalId, vote, tally });
       }
       if (earlier === undefined) events.push(approvalRequested(after, request));
       else if (earlier !== request) events.push(...nudgeEvents(earlier, request, runId, agentName, where));
@@ -202,15 +249,29 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
   }
   if (after.toolCalls !== before?.toolCalls) {
     for (const call of finishedCalls(before, after)) {
-      events.push({ type: 'tool-finished', runId, agentName, ...call, result: call.result.slice(0, TOOL_RESULT_EXCERPT) });
+      events.push({
+        type: 'tool-finished',
+        runId,
+        agentName,
+        ...call,
+        result: call.result.slice(0, TOOL_RESULT_EXCERPT),
+      });
     }
   }
   if (before?.status !== after.status) {
-    if (after.status === 'completed') events.push({ type: 'run-completed', runId, agentName, output: after.output ?? '' });
-    if (after.status === 'failed' && after.error) events.push({ type: 'run-failed', runId, agentName, error: after.error });
+    if (after.status === 'completed')
+      events.push({ type: 'run-completed', runId, agentName, output: after.output ?? '' });
+    if (after.status === 'failed' && after.error)
+      events.push({ type: 'run-failed', runId, agentName, error: after.error });
     if (after.status === 'cancelled') {
       const interrupted = after.error?.interrupted;
-      events.push({ type: 'run-cancelled', runId, agentName, reason: after.error?.message ?? '', ...(interrupted === undefined ? {} : { interrupted }) });
+      events.push({
+        type: 'run-cancelled',
+        runId,
+        agentName,
+        reason: after.error?.message ?? '',
+        ...(interrupted === undefined ? {} : { interrupted }),
+      });
     }
   }
   return events;

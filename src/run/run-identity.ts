@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { AgentSnapshot } from './agent-snapshot.js';
 
 /** A run or session id: safe in a URL, a Redis key and a log line. */
-export const idSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"');
+export const idSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"');
 
 /**
  * The part of a run its signatures bind: a request or decision signed for one run and session is refused in
@@ -15,7 +17,11 @@ export type RunIdentity = Pick<AgentSnapshot, 'runId' | 'sessionId' | 'requested
  * The identity as signed. A run without a session or requester signs `{ runId }` exactly as before those existed,
  * so signatures already stored still verify; each one present is bound too.
  */
-export function signedIdentity(run: RunIdentity): { readonly runId: string; readonly sessionId?: string; readonly requestedBy?: string } {
+export function signedIdentity(run: RunIdentity): {
+  readonly runId: string;
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
+} {
   return {
     runId: run.runId,
     ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),

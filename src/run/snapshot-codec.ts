@@ -22,7 +22,15 @@ export const CURRENT_SCHEMA_VERSION = 2;
 const codec = new SuperJSON();
 
 const warningSchema = z.object({
-  code: z.enum(['bidi-control', 'zero-width', 'invisible', 'escape-lookalike', 'mixed-script', 'truncated', 'connector-disconnected']),
+  code: z.enum([
+    'bidi-control',
+    'zero-width',
+    'invisible',
+    'escape-lookalike',
+    'mixed-script',
+    'truncated',
+    'connector-disconnected',
+  ]),
   path: z.string(),
   message: z.string(),
 });
@@ -122,7 +130,16 @@ const recordSchema = z.object({
 export const headSchema = z.object({
   runId: z.string().min(1),
   agentName: z.string().min(1),
-  state: z.enum(['idle', 'callingModel', 'evaluatingTools', 'executingTools', 'awaitingApproval', 'completed', 'failed', 'cancelled']),
+  state: z.enum([
+    'idle',
+    'callingModel',
+    'evaluatingTools',
+    'executingTools',
+    'awaitingApproval',
+    'completed',
+    'failed',
+    'cancelled',
+  ]),
   status: z.enum(['running', 'awaitingApproval', 'completed', 'failed', 'cancelled']),
   stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
   pendingApprovals: z.array(requestSchema),
@@ -140,7 +157,13 @@ export const headSchema = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   output: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string(), interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional() }).optional(),
+  error: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
+    })
+    .optional(),
 });
 
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
@@ -151,7 +174,10 @@ export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
  */
 export function checkMessages(messages: unknown, pathPrefix = 'messages'): asserts messages is Message[] {
   checkMessageList(messages, pathPrefix, (path, what) => {
-    throw new SnapshotError(`Invalid snapshot: ${path} ${what}.`, { path, supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
+    throw new SnapshotError(`Invalid snapshot: ${path} ${what}.`, {
+      path,
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+    });
   });
 }
 
@@ -191,12 +217,19 @@ function withoutMessages({ messages: _messages, ...head }: AgentSnapshot): Snaps
  */
 export function decodeHead(encoded: unknown, owned = false): SnapshotHead {
   try {
-    const { json, meta } = (owned && typeof encoded === 'object' && encoded !== null ? encoded : {}) as { json?: unknown; meta?: unknown };
+    const { json, meta } = (owned && typeof encoded === 'object' && encoded !== null ? encoded : {}) as {
+      json?: unknown;
+      meta?: unknown;
+    };
     if (meta === undefined && json !== undefined) return parseHead(json);
     return parseHead(codec.deserialize(encoded as Parameters<typeof codec.deserialize>[0]));
   } catch (error) {
     if (error instanceof SnapshotError) throw error;
-    throw new SnapshotError('Invalid snapshot: the head cannot be decoded.', { path: 'head', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+    throw new SnapshotError('Invalid snapshot: the head cannot be decoded.', {
+      path: 'head',
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+      cause: error,
+    });
   }
 }
 
@@ -208,7 +241,11 @@ export function decodeHead(encoded: unknown, owned = false): SnapshotHead {
  * await redis.set(`paused:${snap.runId}`, serialize(snap));
  */
 export function serialize(snapshot: AgentSnapshot): string {
-  return JSON.stringify({ $schemaVersion: CURRENT_SCHEMA_VERSION, head: encodeHead(snapshot), messages: snapshot.messages });
+  return JSON.stringify({
+    $schemaVersion: CURRENT_SCHEMA_VERSION,
+    head: encodeHead(snapshot),
+    messages: snapshot.messages,
+  });
 }
 
 /**
@@ -220,7 +257,10 @@ function versionRefusal(version: unknown, envelope: Record<string, unknown>): st
   if (typeof version === 'number' && Number.isInteger(version) && version > CURRENT_SCHEMA_VERSION) {
     return `Unsupported snapshot $schemaVersion ${version}: it was written by a newer countersign, and ${reads}. Upgrade countersign to read it.`;
   }
-  const what = version === undefined ? 'it has no $schemaVersion' : `its $schemaVersion ${JSON.stringify(version)} is not one any countersign wrote`;
+  const what =
+    version === undefined
+      ? 'it has no $schemaVersion'
+      : `its $schemaVersion ${JSON.stringify(version)} is not one any countersign wrote`;
   const hint =
     'runId' in envelope && 'status' in envelope
       ? 'It looks like a snapshot turned to JSON another way (JSON.stringify?): store serialize(snapshot), and read it back with deserialize.'
@@ -243,15 +283,23 @@ export function deserialize(text: string | unknown): AgentSnapshot {
     try {
       envelope = JSON.parse(text);
     } catch (error) {
-      throw new SnapshotError('Invalid snapshot: not JSON. Pass the string serialize() returned.', { supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+      throw new SnapshotError('Invalid snapshot: not JSON. Pass the string serialize() returned.', {
+        supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+        cause: error,
+      });
     }
   }
   if (typeof envelope !== 'object' || envelope === null) {
-    throw new SnapshotError('Invalid snapshot: expected an object with $schemaVersion, head and messages.', { supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
+    throw new SnapshotError('Invalid snapshot: expected an object with $schemaVersion, head and messages.', {
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+    });
   }
   const { $schemaVersion: version, head, messages } = envelope as Record<string, unknown>;
   if (typeof version !== 'number' || !SUPPORTED_SCHEMA_VERSIONS.includes(version)) {
-    throw new SnapshotError(versionRefusal(version, envelope as Record<string, unknown>), { path: '$schemaVersion', supportedVersions: SUPPORTED_SCHEMA_VERSIONS });
+    throw new SnapshotError(versionRefusal(version, envelope as Record<string, unknown>), {
+      path: '$schemaVersion',
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+    });
   }
   const decoded = decodeHead(head, typeof text === 'string');
   checkMessages(messages);

@@ -2,7 +2,8 @@ import { replacedAt } from './derived-array.js';
 import type { ToolCall, ToolCallRecord } from './types.js';
 
 /** A record the loop still has to run (or finish running). */
-export const isRunnable = (record: ToolCallRecord): boolean => record.status === 'approved' || record.status === 'executing';
+export const isRunnable = (record: ToolCallRecord): boolean =>
+  record.status === 'approved' || record.status === 'executing';
 
 /**
  * What a turn's record array knows about itself, kept beside the (frozen,
@@ -46,7 +47,11 @@ function indexOf(records: readonly ToolCallRecord[]): RecordIndex {
 }
 
 /** The records with every one for `toolCallId` replaced by `change(record)`; the input is untouched. */
-export function replaceRecord(records: readonly ToolCallRecord[], toolCallId: string, change: (record: ToolCallRecord) => ToolCallRecord): ToolCallRecord[] {
+export function replaceRecord(
+  records: readonly ToolCallRecord[],
+  toolCallId: string,
+  change: (record: ToolCallRecord) => ToolCallRecord,
+): ToolCallRecord[] {
   const index = indexOf(records);
   const positions = index.positions.get(toolCallId) ?? [];
   let runnable = index.runnable;
@@ -58,7 +63,8 @@ export function replaceRecord(records: readonly ToolCallRecord[], toolCallId: st
     if ((after.approvalId === undefined) !== (before.approvalId === undefined)) asked = undefined;
     return after;
   });
-  for (const position of positions) if (isRunnable(next[position]!) && position < firstRunnableFrom) firstRunnableFrom = position;
+  for (const position of positions)
+    if (isRunnable(next[position]!) && position < firstRunnableFrom) firstRunnableFrom = position;
   // The new array is frozen by the step that made it; until then nothing else holds it.
   indexes.set(next, { positions: index.positions, runnable, firstRunnableFrom, asked });
   return next;
@@ -72,7 +78,8 @@ export function askedPositions(records: readonly ToolCallRecord[]): readonly num
   const index = indexOf(records);
   if (index.asked === undefined) {
     const asked: number[] = [];
-    for (let position = 0; position < records.length; position++) if (records[position]!.approvalId !== undefined) asked.push(position);
+    for (let position = 0; position < records.length; position++)
+      if (records[position]!.approvalId !== undefined) asked.push(position);
     index.asked = asked;
   }
   return index.asked;
@@ -84,7 +91,10 @@ export function hasRunnable(records: readonly ToolCallRecord[]): boolean {
 }
 
 /** The first runnable record at or after `from` and its position, in the order the model asked for the calls. */
-export function firstRunnable(records: readonly ToolCallRecord[], from = 0): { readonly record: ToolCallRecord; readonly position: number } | undefined {
+export function firstRunnable(
+  records: readonly ToolCallRecord[],
+  from = 0,
+): { readonly record: ToolCallRecord; readonly position: number } | undefined {
   const index = indexOf(records);
   // Only a search from the start may move the hint: a later start says nothing about the records before it.
   const fromStart = from <= index.firstRunnableFrom;
@@ -107,7 +117,9 @@ export function addedToolCalls(records: readonly ToolCallRecord[]): readonly Too
   const known = addedByRecords.get(records);
   if (known !== undefined) return known;
   const added: ToolCall[] = [];
-  for (const record of records) if (record.added !== undefined) added.push({ id: record.toolCallId, name: record.toolName, args: record.added.args });
+  for (const record of records)
+    if (record.added !== undefined)
+      added.push({ id: record.toolCallId, name: record.toolName, args: record.added.args });
   if (Object.isFrozen(records)) addedByRecords.set(records, added);
   return added;
 }

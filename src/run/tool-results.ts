@@ -28,7 +28,10 @@ export function resultContent(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return JSON.stringify({ status: 'ok' });
   try {
-    return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)) ?? String(value);
+    return (
+      JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item)) ??
+      String(value)
+    );
   } catch {
     return String(value);
   }

@@ -128,7 +128,12 @@ export interface ModelResponse {
 export type ModelStreamPart =
   | { readonly type: 'text-delta'; readonly delta: string }
   | { readonly type: 'reasoning-delta'; readonly delta: string }
-  | { readonly type: 'tool-call-delta'; readonly toolCallId: string; readonly toolName?: string; readonly argsDelta: string }
+  | {
+      readonly type: 'tool-call-delta';
+      readonly toolCallId: string;
+      readonly toolName?: string;
+      readonly argsDelta: string;
+    }
   | { readonly type: 'finish'; readonly response: ModelResponse };
 
 /**
@@ -171,7 +176,14 @@ export type OnExpire = 'deny' | 'keep';
  * connected when the request was made.
  */
 export interface ArgsWarning {
-  readonly code: 'bidi-control' | 'zero-width' | 'invisible' | 'escape-lookalike' | 'mixed-script' | 'truncated' | 'connector-disconnected';
+  readonly code:
+    | 'bidi-control'
+    | 'zero-width'
+    | 'invisible'
+    | 'escape-lookalike'
+    | 'mixed-script'
+    | 'truncated'
+    | 'connector-disconnected';
   readonly path: string;
   readonly message: string;
 }

@@ -22,7 +22,9 @@ function carriesNoCredentials(value: string): boolean {
  * url.safeParse('https://user:pass@hooks.example.com/x').success; // false
  */
 export function httpUrlSchema(hint: { readonly example: string; readonly credential: string }) {
-  return z.url({ protocol: /^https?$/, message: `must be an http(s) URL, e.g. ${hint.example}` }).refine(carriesNoCredentials, {
-    message: `must not carry a user name or password (https://user:pass@host): a URL ends up in logs and error messages. Put the credential in ${hint.credential} instead.`,
-  });
+  return z
+    .url({ protocol: /^https?$/, message: `must be an http(s) URL, e.g. ${hint.example}` })
+    .refine(carriesNoCredentials, {
+      message: `must not carry a user name or password (https://user:pass@host): a URL ends up in logs and error messages. Put the credential in ${hint.credential} instead.`,
+    });
 }

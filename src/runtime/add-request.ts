@@ -15,7 +15,9 @@ function alreadyAdded(current: AgentSnapshot, request: NewApprovalRequest): bool
   }
   const same = (item: { readonly toolCallId: string; readonly toolName: string; readonly argsDigest: string }) =>
     item.toolCallId === request.toolCallId && item.toolName === request.toolName && item.argsDigest === digest;
-  return current.pendingApprovals.some(same) || current.audit.some((entry) => entry.approvalId !== undefined && same(entry));
+  return (
+    current.pendingApprovals.some(same) || current.audit.some((entry) => entry.approvalId !== undefined && same(entry))
+  );
 }
 
 /** The run with the request added, signed by its agent; the very same run when this is a resend of an add it holds. */

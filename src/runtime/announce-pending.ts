@@ -87,9 +87,16 @@ async function claimAll(deps: AnnouncerDeps, items: readonly PendingApprovalEntr
     items.map(async (item) => {
       const { runId, request } = item;
       if (request.expiresAt !== undefined && request.expiresAt <= now) return undefined;
-      const ttlMs = request.expiresAt === undefined ? ANNOUNCE_CLAIM_WITHOUT_EXPIRY_MS : Math.max(1, Math.ceil(request.expiresAt - now));
+      const ttlMs =
+        request.expiresAt === undefined
+          ? ANNOUNCE_CLAIM_WITHOUT_EXPIRY_MS
+          : Math.max(1, Math.ceil(request.expiresAt - now));
       try {
-        const held = await deps.once.putIfAbsent(announceKey(runId, request.approvalId), `${deps.owner}:${randomUUID()}`, ttlMs);
+        const held = await deps.once.putIfAbsent(
+          announceKey(runId, request.approvalId),
+          `${deps.owner}:${randomUUID()}`,
+          ttlMs,
+        );
         return held === undefined ? item : undefined;
       } catch (error) {
         deps.reportError(error, 'announce', runId);
@@ -119,7 +126,9 @@ async function announceRun(deps: AnnouncerDeps, runId: string, approvalIds: Read
   try {
     const run = await deps.store.load(runId);
     if (run === undefined || run.status !== 'awaitingApproval') return 0;
-    const events = run.pendingApprovals.filter((request) => approvalIds.has(request.approvalId)).map((request) => approvalRequested(run, request));
+    const events = run.pendingApprovals
+      .filter((request) => approvalIds.has(request.approvalId))
+      .map((request) => approvalRequested(run, request));
     deps.announce(events);
     return events.length;
   } catch (error) {

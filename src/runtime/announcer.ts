@@ -14,11 +14,16 @@ export interface Announcer {
   /** Tells listeners, the notifier and the store's event stream of a streaming model's delta at once. */
   announceDelta(event: ModelDeltaEvent): void;
   /** What `agent.execute` reports to `onError` (nothing when there is none: execute prints it). */
-  readonly executeReports: { onError?: (error: unknown, context: { readonly operation: string; readonly runId: string }) => void };
+  readonly executeReports: {
+    onError?: (error: unknown, context: { readonly operation: string; readonly runId: string }) => void;
+  };
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
 
-export function createAnnouncer(options: Pick<RuntimeOptions, 'onError' | 'notifier'>, store: SnapshotStore): Announcer {
+export function createAnnouncer(
+  options: Pick<RuntimeOptions, 'onError' | 'notifier'>,
+  store: SnapshotStore,
+): Announcer {
   const listeners = new Set<(event: RunEvent) => void>();
 
   const reportError: ReportError = (error, operation, runId) => {
@@ -36,7 +41,10 @@ export function createAnnouncer(options: Pick<RuntimeOptions, 'onError' | 'notif
   const executeReports =
     options.onError === undefined
       ? {}
-      : { onError: (error: unknown, context: { readonly operation: string; readonly runId: string }) => reportError(error, context.operation, context.runId) };
+      : {
+          onError: (error: unknown, context: { readonly operation: string; readonly runId: string }) =>
+            reportError(error, context.operation, context.runId),
+        };
 
   const announce = (events: readonly RunEvent[]) => {
     if (events.length === 0) return;

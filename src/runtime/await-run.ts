@@ -20,7 +20,11 @@ async function within<T>(work: Promise<T>, ms: number): Promise<Outcome<T>> {
  * Waits for a run going on (`work`) up to `ms`, throwing a failure within that time; after it the run goes on
  * unwatched and a later failure goes to `onLateError`.
  */
-export async function awaitRun<T>(work: Promise<T>, ms: number, onLateError: (error: unknown) => void): Promise<Outcome<T>> {
+export async function awaitRun<T>(
+  work: Promise<T>,
+  ms: number,
+  onLateError: (error: unknown) => void,
+): Promise<Outcome<T>> {
   const outcome = await within(work, ms);
   if (!outcome.done) work.catch(onLateError);
   return outcome;

@@ -17,7 +17,8 @@ export function cancelOperation({ ledger, clock, agentNamed }: CancelSettings) {
       return cancelled === current ? { unchanged: undefined } : { next: cancelled, result: undefined };
     });
     // Told again on a repeat, so a caller whose first notice failed after the commit can simply cancel again.
-    if (next.status === 'cancelled') await ledger.store.cancels?.publish({ runId, reason: next.error?.message ?? reason });
+    if (next.status === 'cancelled')
+      await ledger.store.cancels?.publish({ runId, reason: next.error?.message ?? reason });
     return next;
   };
 }

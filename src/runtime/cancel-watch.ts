@@ -8,7 +8,11 @@ import type { SnapshotStore } from '../ports/snapshot-store.js';
  * executes here, and after notices may have been missed (a reconnect) each run executing here is read again and
  * aborted if the store has it cancelled. Without `cancels`, just runs `body`.
  */
-export function cancelWatch(store: SnapshotStore, agents: ReadonlyMap<string, Agent>, report: (error: unknown, operation: string, runId?: string) => void) {
+export function cancelWatch(
+  store: SnapshotStore,
+  agents: ReadonlyMap<string, Agent>,
+  report: (error: unknown, operation: string, runId?: string) => void,
+) {
   const cancels = store.cancels;
   const reportError = (error: unknown) => report(error, 'cancel');
   const abort = ({ runId, reason }: { readonly runId: string; readonly reason: string }) => {

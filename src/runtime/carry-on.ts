@@ -53,7 +53,12 @@ export function createCarrier(settings: CarrySettings): Carrier {
     carrying.set(runId, (carrying.get(runId) ?? 0) + 1);
     try {
       return await settings.listeningForCancels(() =>
-        agent.execute(snapshot, { checkpoint: ledger.checkpointFrom(snapshot), leaseOwner, ...announcer.executeReports, onModelDelta: announcer.announceDelta }),
+        agent.execute(snapshot, {
+          checkpoint: ledger.checkpointFrom(snapshot),
+          leaseOwner,
+          ...announcer.executeReports,
+          onModelDelta: announcer.announceDelta,
+        }),
       );
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
@@ -81,7 +86,8 @@ export function createCarrier(settings: CarrySettings): Carrier {
     }
     return queue;
   };
-  const modeOf = (value: RespondMode | undefined, where: string): RespondMode => parseArgument(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
+  const modeOf = (value: RespondMode | undefined, where: string): RespondMode =>
+    parseArgument(modeSchema, value, where, " Use 'inline', 'record' or 'enqueue'.");
 
   const carryOn = async (snapshot: AgentSnapshot, mode: RespondMode, queued = false): Promise<AgentSnapshot> => {
     if (snapshot.status !== 'running' || mode === 'record') return snapshot;

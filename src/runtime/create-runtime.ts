@@ -54,7 +54,8 @@ const pendingSchema = optionsObject({
 function agentsByName(list: readonly Agent[]): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const agent of list) {
-    if (agents.has(agent.name)) throw new ConfigError(`createRuntime: two agents are named ${agent.name}; agent names must be unique.`);
+    if (agents.has(agent.name))
+      throw new ConfigError(`createRuntime: two agents are named ${agent.name}; agent names must be unique.`);
     agents.set(agent.name, agent);
   }
   return agents;
@@ -122,7 +123,9 @@ function maintenanceOf({ ledger, carrier, clock, staleAfterMs, queue, reportErro
  * });
  * status; // 'completed'
  */
-export function createRuntime(options: RuntimeOptions & { readonly links: Omit<ApprovalLinkOptions, 'clock'> }): LinkedRuntime;
+export function createRuntime(
+  options: RuntimeOptions & { readonly links: Omit<ApprovalLinkOptions, 'clock'> },
+): LinkedRuntime;
 export function createRuntime(options: RuntimeOptions): Runtime;
 export function createRuntime(options: RuntimeOptions): Runtime {
   parseArgument(runtimeOptionsSchema, options, 'createRuntime');
@@ -170,7 +173,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     });
     return next;
   };
-  const announcePending = pendingAnnouncer({ store, once, clock, announce: announcer.announce, reportError, owner: leaseOwner });
+  const announcePending = pendingAnnouncer({
+    store,
+    once,
+    clock,
+    announce: announcer.announce,
+    reportError,
+    owner: leaseOwner,
+  });
   if (options.announcePendingOnStart === true) void announcePending();
 
   const runtime: Runtime = {
@@ -183,7 +193,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     respond,
     decide: (runId, response, decideOptions = {}) => {
       const { writes } = decideOptions;
-      return decideAndResume(decideParts, (mode) => respond(runId, response, { mode, ...(writes === undefined ? {} : { writes }) }), decideOptions, 'decide');
+      return decideAndResume(
+        decideParts,
+        (mode) => respond(runId, response, { mode, ...(writes === undefined ? {} : { writes }) }),
+        decideOptions,
+        'decide',
+      );
     },
     addRequest,
     announcePending,

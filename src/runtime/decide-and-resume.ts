@@ -43,12 +43,16 @@ export async function decideAndResume<R extends RespondResult>(
   where: string,
 ): Promise<R & DecideResult> {
   const mode = parts.modeOf(options.mode, where);
-  const waitMs = options.waitMs === undefined ? DEFAULT_WAIT_MS : parseArgument(waitSchema, options.waitMs, `${where}: waitMs`);
+  const waitMs =
+    options.waitMs === undefined ? DEFAULT_WAIT_MS : parseArgument(waitSchema, options.waitMs, `${where}: waitMs`);
   const recorded = await record(mode === 'enqueue' ? 'enqueue' : 'record');
   if (recorded.held !== undefined) return { ...recorded, outcome: 'held', held: recorded.held };
   if (recorded.status !== 'running') return { ...recorded, outcome: 'current' };
   // Elsewhere, a new decision that made the run ready leaves it to a worker or to the process following it.
-  if (mode !== 'inline') return recorded.duplicate ? { ...recorded, outcome: 'current' } : { ...recorded, outcome: 'continuing', where: elsewhere[mode] };
+  if (mode !== 'inline')
+    return recorded.duplicate
+      ? { ...recorded, outcome: 'current' }
+      : { ...recorded, outcome: 'continuing', where: elsewhere[mode] };
   const { runId } = recorded.snapshot;
   const work = recorded.duplicate ? parts.resumeRepeat(recorded.snapshot) : parts.resume(runId);
   const onLate = options.onLateError ?? parts.reportLate;

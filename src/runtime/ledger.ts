@@ -34,7 +34,12 @@ export interface Ledger {
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
   checkpointFrom(from: AgentSnapshot | undefined): (next: AgentSnapshot) => Promise<void>;
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
-  update<T>(runId: string, change: Change<T>, optionsFor?: OptionsFor, retriesFor?: (current: AgentSnapshot) => number): Promise<Updated<T>>;
+  update<T>(
+    runId: string,
+    change: Change<T>,
+    optionsFor?: OptionsFor,
+    retriesFor?: (current: AgentSnapshot) => number,
+  ): Promise<Updated<T>>;
 }
 
 export interface LedgerSettings {
@@ -45,7 +50,11 @@ export interface LedgerSettings {
 }
 
 /** What a commit made of a change: the new run, or (a held claim stopped it) the run as it was. */
-function committedOrHeld<T>(current: AgentSnapshot, outcome: { next: AgentSnapshot; result: T }, receipt: CommitReceipt): Updated<T> {
+function committedOrHeld<T>(
+  current: AgentSnapshot,
+  outcome: { next: AgentSnapshot; result: T },
+  receipt: CommitReceipt,
+): Updated<T> {
   return receipt.held === undefined
     ? { next: outcome.next, result: outcome.result, committed: true, receipt }
     : { next: current, result: outcome.result, committed: false, receipt };
@@ -54,7 +63,10 @@ function committedOrHeld<T>(current: AgentSnapshot, outcome: { next: AgentSnapsh
 export function createLedger({ store, maxRetries, announce }: LedgerSettings): Ledger {
   const commit: Ledger['commit'] = async (next, previous, commitOptions) => {
     const events = eventsBetween(previous, next);
-    const receipt = previous === undefined ? await store.create(next, events) : await store.commit(next, previous.version, events, commitOptions);
+    const receipt =
+      previous === undefined
+        ? await store.create(next, events)
+        : await store.commit(next, previous.version, events, commitOptions);
     // A held claim stopped the commit: nothing to announce.
     if (receipt?.held === undefined) announce(events);
     return receipt ?? NOTHING_DONE;
@@ -80,7 +92,11 @@ export function createLedger({ store, maxRetries, announce }: LedgerSettings): L
    * compare-and-set refuses it if the run moved on. Only a commit is trusted from it; a refusal, a change that
    * throws or finds nothing to do falls back to a load (undefined), which decides.
    */
-  const fromPeek = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor): Promise<Updated<T> | undefined> => {
+  const fromPeek = async <T>(
+    runId: string,
+    change: Change<T>,
+    optionsFor?: OptionsFor,
+  ): Promise<Updated<T> | undefined> => {
     const current = store.peek?.(runId);
     if (current === undefined) return undefined;
     let outcome: ReturnType<typeof change>;
@@ -100,14 +116,20 @@ export function createLedger({ store, maxRetries, announce }: LedgerSettings): L
     return committedOrHeld(current, outcome, receipt);
   };
 
-  const update = async <T>(runId: string, change: Change<T>, optionsFor?: OptionsFor, retriesFor: (current: AgentSnapshot) => number = () => maxRetries): Promise<Updated<T>> => {
+  const update = async <T>(
+    runId: string,
+    change: Change<T>,
+    optionsFor?: OptionsFor,
+    retriesFor: (current: AgentSnapshot) => number = () => maxRetries,
+  ): Promise<Updated<T>> => {
     parseArgument(runIdSchema, runId, 'runId');
     const peeked = await fromPeek(runId, change, optionsFor);
     if (peeked) return peeked;
     for (let attempt = 0; ; attempt++) {
       const current = await get(runId);
       const outcome = change(current);
-      if ('unchanged' in outcome) return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
+      if ('unchanged' in outcome)
+        return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
         return committedOrHeld(current, outcome, await commit(outcome.next, current, optionsFor?.(outcome.next)));
       } catch (error) {

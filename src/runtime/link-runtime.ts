@@ -18,7 +18,8 @@ const reasonSchema = z.string().min(1).max(2000);
 const reviewerSchema = z.string().min(1).max(256);
 const expiresInSchema = z.number().int().positive();
 
-const parse = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => parseOptions(schema, value, where, { subject: 'argument' });
+const parse = <T>(schema: z.ZodType<T>, value: unknown, where: string): T =>
+  parseOptions(schema, value, where, { subject: 'argument' });
 
 /** What the link methods share: the runtime they decide through, the sealed-token service and its clock. */
 interface LinkContext {
@@ -29,7 +30,11 @@ interface LinkContext {
 }
 
 /** `runtime` with the link methods, on tokens sealed with `options.secret`. */
-export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { readonly clock: () => number }, decideParts: DecideParts): LinkedRuntime {
+export function withLinks(
+  runtime: Runtime,
+  options: ApprovalLinkOptions & { readonly clock: () => number },
+  decideParts: DecideParts,
+): LinkedRuntime {
   const { clock } = options;
   const links = createApprovalLinks({ secret: options.secret, clock });
   const context: LinkContext = { runtime, links, clock, defaultTtl: options.expiresInMs ?? DAY_MS };
@@ -41,7 +46,12 @@ export function withLinks(runtime: Runtime, options: ApprovalLinkOptions & { rea
     decideWithLink: (token, decideOptions = {}) => {
       const { approvedBy, reason } = decideOptions;
       const who = { ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) };
-      return decideAndResume(decideParts, (mode) => respondWithLink(context, token, { mode, ...who }), decideOptions, 'decideWithLink');
+      return decideAndResume(
+        decideParts,
+        (mode) => respondWithLink(context, token, { mode, ...who }),
+        decideOptions,
+        'decideWithLink',
+      );
     },
     async inspectLink(token) {
       const claim = links.verify(parse(tokenSchema, token, 'inspectLink: token'));
@@ -88,7 +98,11 @@ async function respondWithLink(
   token: string,
   linkOptions: NonNullable<Parameters<LinkedRuntime['respondWithLink']>[1]>,
 ): ReturnType<LinkedRuntime['respondWithLink']> {
-  const { approvedBy: caller, reason, ...modeOptions } = linkOptions as { mode?: RespondMode; approvedBy?: string; reason?: string };
+  const {
+    approvedBy: caller,
+    reason,
+    ...modeOptions
+  } = linkOptions as { mode?: RespondMode; approvedBy?: string; reason?: string };
   const claim = links.verify(parse(tokenSchema, token, 'respondWithLink: token'));
   if (reason !== undefined) parse(reasonSchema, reason, 'respondWithLink: reason');
   const snapshot = await runtime.get(claim.runId);
@@ -110,13 +124,22 @@ async function respondWithLink(
   // Spent only once the decision is recorded, so a store outage does not burn the link; a second use that decided nothing is refused.
   const tokenId = createHash('sha256').update(token).digest('base64url');
   // The spend's own value (when, and a random id): a resend after a lost reply finds it and counts as this spend.
-  const spentBefore = (await runtime.once.putIfAbsent(`link:${tokenId}`, `${clock()}:${randomUUID()}`, Math.max(claim.expiresAt - clock(), 1000))) !== undefined;
+  const spentBefore =
+    (await runtime.once.putIfAbsent(
+      `link:${tokenId}`,
+      `${clock()}:${randomUUID()}`,
+      Math.max(claim.expiresAt - clock(), 1000),
+    )) !== undefined;
   if (spentBefore && result.duplicate) throw new LinkTokenError('used', claim);
   return { ...result, runId: claim.runId, approvalId: claim.approvalId };
 }
 
 /** A reviewer's inbox: the pending approvals, each with tokens minted for the reviewer and whether they may decide it. */
-async function reviewInbox({ runtime, links }: LinkContext, token: string, listOptions: ListPendingOptions): ReturnType<LinkedRuntime['reviewInbox']> {
+async function reviewInbox(
+  { runtime, links }: LinkContext,
+  token: string,
+  listOptions: ListPendingOptions,
+): ReturnType<LinkedRuntime['reviewInbox']> {
   const claim = links.verifyInbox(parse(tokenSchema, token, 'reviewInbox: token'));
   // `pending` checks the options.
   const page = await runtime.pending(listOptions);
@@ -132,7 +155,12 @@ async function reviewInbox({ runtime, links }: LinkContext, token: string, listO
       ...(item.sessionId === undefined ? {} : { sessionId: item.sessionId }),
     }),
   }));
-  return { reviewer: claim.reviewer, expiresAt: claim.expiresAt, items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) };
+  return {
+    reviewer: claim.reviewer,
+    expiresAt: claim.expiresAt,
+    items,
+    ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+  };
 }
 
 /** True for a runtime made with `links`. */
@@ -143,5 +171,8 @@ export function isLinkedRuntime(runtime: Runtime): runtime is LinkedRuntime {
 /** `runtime` as a `LinkedRuntime`, or a `ConfigError` (`links_not_configured`) saying what `where` needs them for. */
 export function requireLinks(runtime: Runtime, where: string): LinkedRuntime {
   if (isLinkedRuntime(runtime)) return runtime;
-  throw new ConfigError(`${where} needs one-click tokens; create the runtime with createRuntime({ agents, store, links: { secret } }).`, 'links_not_configured');
+  throw new ConfigError(
+    `${where} needs one-click tokens; create the runtime with createRuntime({ agents, store, links: { secret } }).`,
+    'links_not_configured',
+  );
 }

@@ -30,7 +30,11 @@ export function respondOperation(settings: RespondSettings) {
     return withApprovalResponse(current, response, { agent });
   };
 
-  return async function respond(runId: string, response: ApprovalResponse, respondOptions: RespondOptions = {}): Promise<RespondResult> {
+  return async function respond(
+    runId: string,
+    response: ApprovalResponse,
+    respondOptions: RespondOptions = {},
+  ): Promise<RespondResult> {
     const mode = carrier.modeOf(respondOptions.mode, 'respond');
     const queue = carrier.queueFor(mode, 'respond');
     // A decision that makes the run ready asks the store to queue it in the same write, where it can (one round trip).
@@ -50,15 +54,35 @@ export function respondOperation(settings: RespondSettings) {
       },
       optionsFor,
       // Voters on one request are expected to collide: each round of the compare-and-set lands one of them.
-      (current) => (current.pendingApprovals.find((request) => request.approvalId === response.approvalId)?.quorum !== undefined ? Math.max(maxRetries, VOTE_RETRIES) : maxRetries),
+      (current) =>
+        current.pendingApprovals.find((request) => request.approvalId === response.approvalId)?.quorum !== undefined
+          ? Math.max(maxRetries, VOTE_RETRIES)
+          : maxRetries,
     );
     const progress = voteProgress(next, response.approvalId);
-    const vote = progress === undefined ? {} : { vote: { recorded: committed, approvals: progress.approvals, required: progress.required, remaining: progress.remaining } };
-    if (receipt.held !== undefined) return { snapshot: next, status: next.status, duplicate: false, held: receipt.held, ...vote };
+    const vote =
+      progress === undefined
+        ? {}
+        : {
+            vote: {
+              recorded: committed,
+              approvals: progress.approvals,
+              required: progress.required,
+              remaining: progress.remaining,
+            },
+          };
+    if (receipt.held !== undefined)
+      return { snapshot: next, status: next.status, duplicate: false, held: receipt.held, ...vote };
     // After the commit, and on a repeat too (the first responder may have failed between the two): a session or agent
     // decision's grant covers calls from now on, even in mode 'record' where nothing resumes the run here.
     await settings.recordDecision(next, response.approvalId);
     const after = committed ? await carrier.carryOn(next, mode, queued) : await carrier.carryOnRepeat(next, mode);
-    return { snapshot: after, status: after.status, duplicate: !committed, ...(receipt.replaced ? { replaced: true } : {}), ...vote };
+    return {
+      snapshot: after,
+      status: after.status,
+      duplicate: !committed,
+      ...(receipt.replaced ? { replaced: true } : {}),
+      ...vote,
+    };
   };
 }

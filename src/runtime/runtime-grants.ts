@@ -30,7 +30,9 @@ export interface RuntimeGrants {
 }
 
 const listSchema = z.strictObject({ sessionId: idSchema.optional(), agent: z.string().min(1).max(128).optional() });
-const grantIdSchema = z.string().regex(/^grt_[0-9a-f]{1,64}$/, 'must be a grant id (grt_…), as runtime.grants() lists them');
+const grantIdSchema = z
+  .string()
+  .regex(/^grt_[0-9a-f]{1,64}$/, 'must be a grant id (grt_…), as runtime.grants() lists them');
 
 export function runtimeGrants(agents: ReadonlyMap<string, Agent>, clock: () => number): RuntimeGrants {
   const stores = (): GrantStore[] => [...new Set([...agents.values()].map((agent) => agent.settings.grantStore))];
@@ -38,7 +40,11 @@ export function runtimeGrants(agents: ReadonlyMap<string, Agent>, clock: () => n
     async grants(options = {}) {
       const { sessionId, agent } = parseOptions(listSchema, options, 'runtime.grants', { subject: 'argument' });
       const now = clock();
-      const filter = { now, ...(sessionId === undefined ? {} : { sessionId }), ...(agent === undefined ? {} : { agentName: agent }) };
+      const filter = {
+        now,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(agent === undefined ? {} : { agentName: agent }),
+      };
       const lists = await Promise.all(stores().map((store) => store.list(filter)));
       return lists.flat().filter((grant) => agents.has(grant.agentName));
     },
@@ -54,7 +60,8 @@ export function runtimeGrants(agents: ReadonlyMap<string, Agent>, clock: () => n
     },
     async recordDecision(snapshot, approvalId) {
       const agent = agents.get(snapshot.agentName);
-      if (agent) await recordGrants(agent.settings.grantStore, snapshot, new Set([approvalId]), agent.settings.decisionSecret);
+      if (agent)
+        await recordGrants(agent.settings.grantStore, snapshot, new Set([approvalId]), agent.settings.decisionSecret);
     },
   };
 }

@@ -9,9 +9,18 @@ export interface MaintenanceDeps {
   readonly clock: () => number;
   readonly staleAfterMs: number;
   /** Applies `onExpire` to the run's expired requests at `now`; `committed` false when there were none. */
-  expire(runId: string, now: number): Promise<{ readonly next: AgentSnapshot; readonly result: number; readonly committed: boolean }>;
+  expire(
+    runId: string,
+    now: number,
+  ): Promise<{ readonly next: AgentSnapshot; readonly result: number; readonly committed: boolean }>;
   /** Makes the run's reminders and escalations due at `now`; `committed` false when none was (or another sweeper made them). */
-  nudge(runId: string, now: number): Promise<{ readonly result: { readonly reminded: number; readonly escalated: number }; readonly committed: boolean }>;
+  nudge(
+    runId: string,
+    now: number,
+  ): Promise<{
+    readonly result: { readonly reminded: number; readonly escalated: number };
+    readonly committed: boolean;
+  }>;
   /** Resumes (or queues) a run the expiry made ready. */
   carryOn(next: AgentSnapshot): Promise<AgentSnapshot>;
   /** Runs a stored run on from where it is. */
@@ -75,7 +84,8 @@ export function runtimeMaintenance(deps: MaintenanceDeps) {
           if (snapshot?.status !== 'running' || hasLiveLease(snapshot, now)) continue;
           const after = await deps.continueRun(snapshot);
           const known = new Set(snapshot.pendingApprovals.map((request) => request.approvalId));
-          if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId))) askedAgain += 1;
+          if (after.pendingApprovals.some((request) => request.outcomeUnknown && !known.has(request.approvalId)))
+            askedAgain += 1;
           else resumed += 1;
         } catch (error) {
           failed += 1;

@@ -63,12 +63,37 @@ export interface RuntimeOptions {
 
 export const runtimeOptionsSchema = optionsObject({
   agents: z
-    .array(z.custom<Agent>((value) => typeof (value as Agent | undefined)?.execute === 'function', 'must be made with createAgent'))
+    .array(
+      z.custom<Agent>(
+        (value) => typeof (value as Agent | undefined)?.execute === 'function',
+        'must be made with createAgent',
+      ),
+    )
     .min(1, 'is empty; pass the agents this runtime runs'),
-  store: z.custom<SnapshotStore>((value) => typeof (value as SnapshotStore | undefined)?.commit === 'function', 'must implement SnapshotStore').optional(),
-  once: z.custom<OnceStore>((value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function', 'must implement OnceStore (putIfAbsent, get, replace)').optional(),
-  notifier: z.custom<Notifier>((value) => typeof (value as Notifier | undefined)?.publish === 'function', 'must have publish(events)').optional(),
-  queue: z.custom<ResumeQueue>((value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function', 'must have enqueue(runId)').optional(),
+  store: z
+    .custom<SnapshotStore>(
+      (value) => typeof (value as SnapshotStore | undefined)?.commit === 'function',
+      'must implement SnapshotStore',
+    )
+    .optional(),
+  once: z
+    .custom<OnceStore>(
+      (value) => typeof (value as OnceStore | undefined)?.putIfAbsent === 'function',
+      'must implement OnceStore (putIfAbsent, get, replace)',
+    )
+    .optional(),
+  notifier: z
+    .custom<Notifier>(
+      (value) => typeof (value as Notifier | undefined)?.publish === 'function',
+      'must have publish(events)',
+    )
+    .optional(),
+  queue: z
+    .custom<ResumeQueue>(
+      (value) => typeof (value as ResumeQueue | undefined)?.enqueue === 'function',
+      'must have enqueue(runId)',
+    )
+    .optional(),
   clock: functionSchema().optional(),
   links: linkOptionsSchema.omit({ clock: true }).optional(),
   maxRetries: z.number().int().min(0).max(100).optional(),

@@ -8,7 +8,13 @@ import type { OnceStore } from '../ports/once-store.js';
 import type { GrantState } from '../ports/grant-store.js';
 import type { ListGrantsOptions } from './runtime-grants.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
-import type { CommitWrite, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../ports/snapshot-store.js';
+import type {
+  CommitWrite,
+  ListPendingOptions,
+  PendingApprovalEntry,
+  PendingPage,
+  SnapshotStore,
+} from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
@@ -68,7 +74,12 @@ export interface RespondResult {
    * On a request several people must approve: whether this response recorded a vote (false for a repeat of one's own
    * vote), the approvals so far, how many the quorum needs, and how many more (0 once it is settled).
    */
-  readonly vote?: { readonly recorded: boolean; readonly approvals: number; readonly required: number; readonly remaining: number };
+  readonly vote?: {
+    readonly recorded: boolean;
+    readonly approvals: number;
+    readonly required: number;
+    readonly remaining: number;
+  };
 }
 
 /**
@@ -195,7 +206,13 @@ export interface Runtime {
    * `escalated` the nudges made.
    * A run that fails to go on is reported to `onError` (operation `sweep`) and counted in `failed`; the sweep goes on.
    */
-  sweepExpired(now?: number): Promise<{ readonly runs: number; readonly expired: number; readonly reminded: number; readonly escalated: number; readonly failed: number }>;
+  sweepExpired(now?: number): Promise<{
+    readonly runs: number;
+    readonly expired: number;
+    readonly reminded: number;
+    readonly escalated: number;
+    readonly failed: number;
+  }>;
   /**
    * Finishes or hands back to a person every run a dead process left behind.
    * A run whose resume throws is reported to `onError` (operation `recover`) and counted in `failed`; the pass goes on.
@@ -237,13 +254,20 @@ export interface LinkedRuntime extends Runtime {
    * `expiresIn` (default `links.expiresInMs`, 24 h) and the approval's own expiry. Throws `UnknownApprovalError`
    * when it is no longer pending. Build URLs with `approvalLinkUrl(baseUrl, token)`.
    */
-  linkTokens(runId: string, approvalId: string, options?: { expiresIn?: number; approvedBy?: string }): Promise<ApprovalLinkTokens>;
+  linkTokens(
+    runId: string,
+    approvalId: string,
+    options?: { expiresIn?: number; approvedBy?: string },
+  ): Promise<ApprovalLinkTokens>;
   /**
    * Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used.
    * `approvedBy` names who used it (e.g. `slack:U123`) when the token was minted without one; a token's own `approvedBy` wins.
    * `reason` is the denier's own words (a deny token only).
    */
-  respondWithLink(token: string, options?: { mode?: RespondMode; approvedBy?: string; reason?: string }): Promise<LinkRespondResult>;
+  respondWithLink(
+    token: string,
+    options?: { mode?: RespondMode; approvedBy?: string; reason?: string },
+  ): Promise<LinkRespondResult>;
   /**
    * Spends a one-click link token and records its decision (as `respondWithLink`), then carries the run on as
    * `runtime.decide` does.
@@ -252,11 +276,17 @@ export interface LinkedRuntime extends Runtime {
    * const result = await runtime.decideWithLink(token, { mode: 'inline', waitMs: 2_000, approvedBy: 'slack:U123' });
    * const carryingOn = result.outcome === 'continuing' && result.where !== 'worker';
    */
-  decideWithLink(token: string, options?: Omit<RuntimeDecideOptions, 'writes'> & { approvedBy?: string; reason?: string }): Promise<LinkRespondResult & DecideResult>;
+  decideWithLink(
+    token: string,
+    options?: Omit<RuntimeDecideOptions, 'writes'> & { approvedBy?: string; reason?: string },
+  ): Promise<LinkRespondResult & DecideResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;
   /** A reviewer's inbox token (for `inboxUrl(baseUrl, token)`): every pending approval, decided as `reviewer`, until it expires (8 hours by default). */
-  inboxToken(reviewer: string, options?: { expiresIn?: number }): Promise<{ readonly token: string; readonly expiresAt: number }>;
+  inboxToken(
+    reviewer: string,
+    options?: { expiresIn?: number },
+  ): Promise<{ readonly token: string; readonly expiresAt: number }>;
   /** What an inbox token shows: a page of pending approvals, each with its tokens for the reviewer. Throws `LinkTokenError`. */
   reviewInbox(token: string, options?: ListPendingOptions): Promise<InboxPage>;
 }

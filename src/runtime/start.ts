@@ -16,7 +16,9 @@ function keyed(input: ExecuteInput, key: string | undefined): ExecuteInput {
   if (key === undefined) return input;
   parseArgument(idempotencyKeySchema, key, 'start: idempotencyKey');
   if (input.runId !== undefined) {
-    throw new ConfigError('start: pass a runId or an idempotencyKey, not both; the run id is what makes a start idempotent, and a key stands for one when you have none.');
+    throw new ConfigError(
+      'start: pass a runId or an idempotencyKey, not both; the run id is what makes a start idempotent, and a key stands for one when you have none.',
+    );
   }
   return { ...input, runId: runIdForKey(key) };
 }
@@ -28,7 +30,11 @@ export interface StartSettings {
 }
 
 export function startOperation({ ledger, carrier, agentNamed }: StartSettings) {
-  return async function start(agentName: string, input: ExecuteInput, startOptions: StartOptions = {}): Promise<AgentSnapshot> {
+  return async function start(
+    agentName: string,
+    input: ExecuteInput,
+    startOptions: StartOptions = {},
+  ): Promise<AgentSnapshot> {
     const mode = carrier.modeOf(startOptions.mode, 'start');
     const agent = agentNamed(agentName);
     carrier.queueFor(mode, 'start');

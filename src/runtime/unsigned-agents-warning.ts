@@ -15,7 +15,11 @@ let warned = false;
  * `createAgent({ decisionSecret })` in code; a command line that builds the agent itself names its own setting.
  * @internal
  */
-export function warnOfUnsignedAgents(store: SnapshotStore, agents: readonly Pick<Agent, 'name' | 'settings'>[], fix = 'Set createAgent({ decisionSecret })'): void {
+export function warnOfUnsignedAgents(
+  store: SnapshotStore,
+  agents: readonly Pick<Agent, 'name' | 'settings'>[],
+  fix = 'Set createAgent({ decisionSecret })',
+): void {
   if (warned || store.shared !== true) return;
   const unsigned = agents.filter((agent) => agent.settings.decisionSecret === undefined).map((agent) => agent.name);
   if (unsigned.length === 0 || typeof process === 'undefined' || typeof process.emitWarning !== 'function') return;

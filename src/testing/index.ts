@@ -1,1 +1,9 @@
-export { createScriptedModel, toolCallTurn, textTurn, lastToolResults, type ScriptedModel, type ScriptedModelOptions, type ScriptedTurn } from './scripted-model.js';
+export {
+  createScriptedModel,
+  toolCallTurn,
+  textTurn,
+  lastToolResults,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedTurn,
+} from './scripted-model.js';

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { AssistantMessage, Message, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall } from '../index.js';
+import type {
+  AssistantMessage,
+  Message,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ToolCall,
+} from '../index.js';
 import { optionsObject, parseOptions } from '../kit/index.js';
 
 /** One scripted answer: a fixed message, or a function of the request. */
@@ -78,7 +86,8 @@ export function createScriptedModel(
     calls.push(request);
     if (typeof script === 'function') return { message: await script(request) };
     const turn = script[index++];
-    if (turn === undefined) throw new ConfigError(`The scripted model has only ${script.length} turns; call ${index} asked for one more.`);
+    if (turn === undefined)
+      throw new ConfigError(`The scripted model has only ${script.length} turns; call ${index} asked for one more.`);
     return { message: typeof turn === 'function' ? await turn(request) : turn };
   };
   if (!options.stream) return { calls, generate: answer };
@@ -100,12 +109,20 @@ let callCounter = 0;
  * toolCallTurn('delete_file', { path: '/tmp/x' });
  * toolCallTurn([{ name: 'a', args: {} }, { name: 'b', args: {}, id: 'call_b' }]);
  */
-export function toolCallTurn(nameOrCalls: string | readonly (Omit<ToolCall, 'id'> & { id?: string })[], args?: unknown, content = ''): AssistantMessage {
+export function toolCallTurn(
+  nameOrCalls: string | readonly (Omit<ToolCall, 'id'> & { id?: string })[],
+  args?: unknown,
+  content = '',
+): AssistantMessage {
   const calls = typeof nameOrCalls === 'string' ? [{ name: nameOrCalls, args }] : nameOrCalls;
   return {
     role: 'assistant',
     content,
-    toolCalls: calls.map((call) => ({ id: (call as { id?: string }).id ?? `call_${++callCounter}`, name: call.name, args: call.args })),
+    toolCalls: calls.map((call) => ({
+      id: (call as { id?: string }).id ?? `call_${++callCounter}`,
+      name: call.name,
+      args: call.args,
+    })),
   };
 }
 

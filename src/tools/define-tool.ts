@@ -33,7 +33,9 @@ export interface ToolDefinition<Input> {
    * `true` (the default), `false`, a fixed `{ required, reason }` (the reason is shown to the approver), or a
    * function of the validated input returning either.
    */
-  readonly needsApproval?: ApprovalRequirement | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
+  readonly needsApproval?:
+    | ApprovalRequirement
+    | ((input: Input, ctx: ToolContext) => ApprovalRequirement | Promise<ApprovalRequirement>);
   /** The question shown to the approver; defaults to the tool's description. */
   readonly approvalPrompt?: (input: Input) => string;
   readonly execute: (input: Input, ctx: ToolExecuteContext) => unknown;
@@ -83,7 +85,8 @@ export interface Tool<Input = unknown> extends ToolDefinition<Input> {
 }
 
 /** Zod 3 schemas carry `_def` and parse, but lack zod 4's `_zod` internals that validation and JSON Schema need. */
-const isZod3Schema = (value: unknown) => typeof value === 'object' && value !== null && '_def' in value && !('_zod' in value);
+const isZod3Schema = (value: unknown) =>
+  typeof value === 'object' && value !== null && '_def' in value && !('_zod' in value);
 
 const definitionSchema = optionsObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
@@ -95,9 +98,19 @@ const definitionSchema = optionsObject({
         : 'must be a zod schema, e.g. z.object({ path: z.string() })',
   }),
   needsApproval: z
-    .union([z.boolean(), z.strictObject({ required: z.boolean({ error: 'must be true or false' }), reason: z.string().max(4000).optional() }), functionSchema()], {
-      error: 'must be true, false, { required, reason? } or a function (input, ctx) => one of those',
-    })
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          required: z.boolean({ error: 'must be true or false' }),
+          reason: z.string().max(4000).optional(),
+        }),
+        functionSchema(),
+      ],
+      {
+        error: 'must be true, false, { required, reason? } or a function (input, ctx) => one of those',
+      },
+    )
     .optional(),
   approvalPrompt: functionSchema().optional(),
   execute: functionSchema('must be a function (input, ctx) => result'),
@@ -138,7 +151,12 @@ export type AnyTool = Tool<any>;
  * });
  */
 export function defineTool<Input>(definition: ToolDefinition<Input>): Tool<Input> {
-  parseOptions(definitionSchema, definition, `defineTool(${JSON.stringify((definition as { name?: unknown })?.name ?? '?')})`, { subject: 'definition' });
+  parseOptions(
+    definitionSchema,
+    definition,
+    `defineTool(${JSON.stringify((definition as { name?: unknown })?.name ?? '?')})`,
+    { subject: 'definition' },
+  );
   const parameters = z.toJSONSchema(definition.input, { unrepresentable: 'any' }) as Record<string, unknown>;
   delete parameters['$schema'];
   return Object.freeze({

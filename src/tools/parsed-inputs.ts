@@ -9,7 +9,10 @@ import type { ToolCall } from '../run/types.js';
  * schema. Process-local: a run resumed elsewhere parses again.
  */
 // One weak entry per turn (its list of calls), a plain map inside: a weak entry per call costs more than the parse it saves.
-const parsedInputs = new WeakMap<readonly ToolCall[], Map<ToolCall, { readonly schema: unknown; readonly data: unknown }>>();
+const parsedInputs = new WeakMap<
+  readonly ToolCall[],
+  Map<ToolCall, { readonly schema: unknown; readonly data: unknown }>
+>();
 
 /** Notes that `schema` parsed `call.args` into `data`; `calls` is the turn's list the call is in. */
 export function rememberParsedInput(calls: readonly ToolCall[], call: ToolCall, schema: unknown, data: unknown): void {
@@ -23,7 +26,11 @@ export function rememberParsedInput(calls: readonly ToolCall[], call: ToolCall, 
 }
 
 /** The value `schema` parsed from `call.args` at evaluation, if this process parsed exactly that call (of `calls`) with it. */
-export function parsedInputOf(calls: readonly ToolCall[], call: ToolCall, schema: unknown): { readonly data: unknown } | undefined {
+export function parsedInputOf(
+  calls: readonly ToolCall[],
+  call: ToolCall,
+  schema: unknown,
+): { readonly data: unknown } | undefined {
   const entry = parsedInputs.get(calls)?.get(call);
   return entry !== undefined && entry.schema === schema ? entry : undefined;
 }

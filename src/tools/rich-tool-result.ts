@@ -49,7 +49,10 @@ export function toolResult(result: RichToolResult): RichToolResult {
         hint: 'Give { mediaType, data } (base64) or { mediaType, url }.',
       }) as Extract<MessagePart, { type: 'file' }>,
   );
-  const extras: ToolResultExtras = { ...(files.length > 0 ? { files } : {}), ...(result.structured === undefined ? {} : { output: result.structured }) };
+  const extras: ToolResultExtras = {
+    ...(files.length > 0 ? { files } : {}),
+    ...(result.structured === undefined ? {} : { output: result.structured }),
+  };
   return Object.freeze({ ...result, [extrasKey]: extras });
 }
 

@@ -82,7 +82,8 @@ export class ToolSet implements ReadonlyMap<string, AnyTool> {
     this.#seen = this.#sources.map((source) => source.tools);
     const byName = new Map<string, AnyTool>();
     for (const entry of this.#entries) {
-      for (const tool of isToolSource(entry) ? entry.tools : [entry]) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+      for (const tool of isToolSource(entry) ? entry.tools : [entry])
+        if (!byName.has(tool.name)) byName.set(tool.name, tool);
     }
     for (const [name, tool] of this.#byName) if (!byName.has(name)) this.#former.set(name, tool);
     for (const name of byName.keys()) this.#former.delete(name);

@@ -12,7 +12,13 @@ const reasoningItem = reasoningItemOf('**Clearing files**\n\nThe user wants both
 
 const answer: ScriptedAnswer = {
   output: [reasoningItem, messageItem('Deleting both files now.'), callItem(1, '/tmp/a'), callItem(2, '/tmp/b')],
-  usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 180, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 1380 },
+  usage: {
+    input_tokens: 1200,
+    input_tokens_details: { cached_tokens: 1024 },
+    output_tokens: 180,
+    output_tokens_details: { reasoning_tokens: 128 },
+    total_tokens: 1380,
+  },
 };
 const request: ModelRequest = {
   messages: [
@@ -22,7 +28,13 @@ const request: ModelRequest = {
   tools: [deleteSpec],
 };
 const model = () =>
-  createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, reasoning: { effort: 'low', summary: 'auto' }, maxRetries: 1 });
+  createOpenAIResponsesModel({
+    model: 'gpt-5-mini',
+    apiKey: OPENAI_KEY,
+    baseUrl: fakes.current.baseUrl,
+    reasoning: { effort: 'low', summary: 'auto' },
+    maxRetries: 1,
+  });
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const all: ModelStreamPart[] = [];
@@ -38,14 +50,20 @@ describe('createOpenAIResponsesModel stream', () => {
 
     // Two responses, two ids: the rest is the same field by field.
     const streamedId = { openai: { responseId: 'resp_0002' } };
-    expect(parts.at(-1)).toStrictEqual({ type: 'finish', response: { ...generated, message: { ...generated.message, providerMetadata: streamedId } } });
-    const deltas = (type: ModelStreamPart['type']) => parts.flatMap((part) => (part.type === type && 'delta' in part ? [part.delta] : []));
+    expect(parts.at(-1)).toStrictEqual({
+      type: 'finish',
+      response: { ...generated, message: { ...generated.message, providerMetadata: streamedId } },
+    });
+    const deltas = (type: ModelStreamPart['type']) =>
+      parts.flatMap((part) => (part.type === type && 'delta' in part ? [part.delta] : []));
     expect(deltas('text-delta').join('')).toBe('Deleting both files now.');
     expect(deltas('reasoning-delta').join('')).toBe(reasoningItem.summary.map((summary) => summary.text).join(''));
     for (const n of [1, 2]) {
       const call = callItem(n, `/tmp/${n === 1 ? 'a' : 'b'}`);
       const pieces = parts.filter((part) => part.type === 'tool-call-delta' && part.toolCallId === call.call_id);
-      expect(pieces.map((part) => (part.type === 'tool-call-delta' ? part.argsDelta : '')).join('')).toBe(call.arguments);
+      expect(pieces.map((part) => (part.type === 'tool-call-delta' ? part.argsDelta : '')).join('')).toBe(
+        call.arguments,
+      );
       expect(pieces.every((part) => part.type === 'tool-call-delta' && part.toolName === 'delete_file')).toBe(true);
     }
     const [plain, streamed] = fakes.current.requests;
@@ -62,9 +80,17 @@ describe('createOpenAIResponsesModel stream', () => {
 
     const input = fakes.current.requests[1]!.json['input'] as Record<string, unknown>[];
     expect(JSON.stringify(input[1])).toBe(
-      JSON.stringify({ type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content }),
+      JSON.stringify({
+        type: 'reasoning',
+        id: reasoningItem.id,
+        summary: reasoningItem.summary,
+        encrypted_content: reasoningItem.encrypted_content,
+      }),
     );
-    expect(input.filter((item) => item['type'] === 'function_call').map((item) => item['id'])).toEqual(['fc_68c1f0a2b3c4d5e1', 'fc_68c1f0a2b3c4d5e2']);
+    expect(input.filter((item) => item['type'] === 'function_call').map((item) => item['id'])).toEqual([
+      'fc_68c1f0a2b3c4d5e1',
+      'fc_68c1f0a2b3c4d5e2',
+    ]);
   });
 
   it('throws a ModelProviderError, without replaying, for an error event midway', async () => {

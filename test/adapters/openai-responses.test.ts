@@ -2,7 +2,16 @@
 // items with encrypted content and item ids sent back byte for byte after a pause and a snapshot round trip.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createAgent, defineTool, deserialize, serialize, withApprovalResponse, type Message, type ModelDeltaEvent } from 'countersign';
+import {
+  ConfigError,
+  createAgent,
+  defineTool,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type Message,
+  type ModelDeltaEvent,
+} from 'countersign';
 import { createOpenAIResponsesModel, ModelProviderError } from 'countersign/openai';
 import { expectCredentialsRefused, withCredentials } from '../support/credential-urls.js';
 import { freePort } from '../support/free-port.js';
@@ -13,7 +22,15 @@ import { callItem, messageItem, reasoningItemOf } from '../support/responses-ite
 const fakes = useFake(startFakeResponses);
 const reasoningItem = reasoningItemOf('**Clearing files**\n\nThe user wants both files gone.');
 
-const toolsWire = [{ type: 'function', name: 'delete_file', description: 'Delete a file', parameters: deleteSpec.parameters, strict: false }];
+const toolsWire = [
+  {
+    type: 'function',
+    name: 'delete_file',
+    description: 'Delete a file',
+    parameters: deleteSpec.parameters,
+    strict: false,
+  },
+];
 /** A function_call output item as it goes back in: its fields, without the status. */
 const sentBack = ({ status: _status, ...item }: Record<string, unknown>) => item;
 /** The same, in the order the adapter writes its fields. */
@@ -28,7 +45,12 @@ const followUp = (outputA: string, outputB: string) => ({
   instructions: 'You manage files.',
   input: [
     { role: 'user', content: [{ type: 'input_text', text: 'Clear /tmp/a and /tmp/b' }] },
-    { type: 'reasoning', id: reasoningItem.id, summary: reasoningItem.summary, encrypted_content: reasoningItem.encrypted_content },
+    {
+      type: 'reasoning',
+      id: reasoningItem.id,
+      summary: reasoningItem.summary,
+      encrypted_content: reasoningItem.encrypted_content,
+    },
     sentCall(1, '/tmp/a'),
     sentCall(2, '/tmp/b'),
     { type: 'function_call_output', call_id: 'call_Ab1xYz', output: outputA },
@@ -38,14 +60,25 @@ const followUp = (outputA: string, outputB: string) => ({
 
 describe('createOpenAIResponsesModel', () => {
   it('maps a reasoning item and two function calls, then sends them back byte for byte after a JSON round trip with an error and a denial', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, reasoning: { effort: 'low', summary: 'auto' } });
+    const model = createOpenAIResponsesModel({
+      model: 'gpt-5-mini',
+      apiKey: OPENAI_KEY,
+      baseUrl: fakes.current.baseUrl,
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
     const start: Message[] = [
       { role: 'system', content: 'You manage files.' },
       { role: 'user', content: 'Clear /tmp/a and /tmp/b' },
     ];
     fakes.current.script({
       output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')],
-      usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 180, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 1380 },
+      usage: {
+        input_tokens: 1200,
+        input_tokens_details: { cached_tokens: 1024 },
+        output_tokens: 180,
+        output_tokens_details: { reasoning_tokens: 128 },
+        total_tokens: 1380,
+      },
     });
     const first = await model.generate({ messages: start, tools: [deleteSpec] });
 
@@ -70,11 +103,25 @@ describe('createOpenAIResponsesModel', () => {
             encryptedContent: reasoningItem.encrypted_content,
             providerMetadata: { openai: { itemId: reasoningItem.id } },
           },
-          { type: 'reasoning', text: 'Delete them in parallel.', providerMetadata: { openai: { itemId: reasoningItem.id } } },
+          {
+            type: 'reasoning',
+            text: 'Delete them in parallel.',
+            providerMetadata: { openai: { itemId: reasoningItem.id } },
+          },
         ],
         toolCalls: [
-          { id: 'call_Ab1xYz', name: 'delete_file', args: { path: '/tmp/a' }, providerMetadata: { openai: { itemId: 'fc_68c1f0a2b3c4d5e1' } } },
-          { id: 'call_Ab2xYz', name: 'delete_file', args: { path: '/tmp/b' }, providerMetadata: { openai: { itemId: 'fc_68c1f0a2b3c4d5e2' } } },
+          {
+            id: 'call_Ab1xYz',
+            name: 'delete_file',
+            args: { path: '/tmp/a' },
+            providerMetadata: { openai: { itemId: 'fc_68c1f0a2b3c4d5e1' } },
+          },
+          {
+            id: 'call_Ab2xYz',
+            name: 'delete_file',
+            args: { path: '/tmp/b' },
+            providerMetadata: { openai: { itemId: 'fc_68c1f0a2b3c4d5e2' } },
+          },
         ],
         providerMetadata: { openai: { responseId: expect.stringMatching(/^resp_/) } },
       },
@@ -83,14 +130,28 @@ describe('createOpenAIResponsesModel', () => {
     });
 
     const failed = JSON.stringify({ status: 'error', error: 'delete_file failed: EACCES' });
-    const denied = JSON.stringify({ status: 'denied', reason: 'keep b', message: 'A person reviewing this call denied it, so it did not run.' });
+    const denied = JSON.stringify({
+      status: 'denied',
+      reason: 'keep b',
+      message: 'A person reviewing this call denied it, so it did not run.',
+    });
     // What a snapshot keeps: the answer with its usage and finish reason, then the tool results with their outcomes.
     const history: Message[] = JSON.parse(
       JSON.stringify([
         ...start,
         { ...first.message, usage: first.usage, finishReason: first.finishReason },
-        { role: 'tool', toolCallId: 'call_Ab1xYz', content: failed, parts: [{ type: 'tool-result', toolCallId: 'call_Ab1xYz', toolName: 'delete_file', outcome: 'error' }] },
-        { role: 'tool', toolCallId: 'call_Ab2xYz', content: denied, parts: [{ type: 'tool-result', toolCallId: 'call_Ab2xYz', toolName: 'delete_file', outcome: 'denied' }] },
+        {
+          role: 'tool',
+          toolCallId: 'call_Ab1xYz',
+          content: failed,
+          parts: [{ type: 'tool-result', toolCallId: 'call_Ab1xYz', toolName: 'delete_file', outcome: 'error' }],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_Ab2xYz',
+          content: denied,
+          parts: [{ type: 'tool-result', toolCallId: 'call_Ab2xYz', toolName: 'delete_file', outcome: 'denied' }],
+        },
       ]),
     );
     fakes.current.script({ output: [messageItem('I could not delete /tmp/a (permission denied); /tmp/b was kept.')] });
@@ -111,7 +172,13 @@ describe('createOpenAIResponsesModel', () => {
     expect(input.slice(2, 4)).toStrictEqual([sentBack(callItem(1, '/tmp/a')), sentBack(callItem(2, '/tmp/b'))]);
     expect(second.message).toMatchObject({
       content: 'I could not delete /tmp/a (permission denied); /tmp/b was kept.',
-      parts: [{ type: 'text', text: 'I could not delete /tmp/a (permission denied); /tmp/b was kept.', providerMetadata: { openai: { itemId: 'msg_68c1f0a2b3c4d5f0' } } }],
+      parts: [
+        {
+          type: 'text',
+          text: 'I could not delete /tmp/a (permission denied); /tmp/b was kept.',
+          providerMetadata: { openai: { itemId: 'msg_68c1f0a2b3c4d5f0' } },
+        },
+      ],
     });
     expect(second.finishReason).toBe('stop');
   });
@@ -138,8 +205,14 @@ describe('createOpenAIResponsesModel', () => {
       },
     });
     fakes.current.script(
-      { output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')], usage: { input_tokens: 900, output_tokens: 150, output_tokens_details: { reasoning_tokens: 100 } } },
-      { output: [messageItem('/tmp/a could not be deleted; /tmp/b was kept.')], usage: { input_tokens: 1100, output_tokens: 20 } },
+      {
+        output: [reasoningItem, callItem(1, '/tmp/a'), callItem(2, '/tmp/b')],
+        usage: { input_tokens: 900, output_tokens: 150, output_tokens_details: { reasoning_tokens: 100 } },
+      },
+      {
+        output: [messageItem('/tmp/a could not be deleted; /tmp/b was kept.')],
+        usage: { input_tokens: 1100, output_tokens: 20 },
+      },
     );
     const paused = await agent.execute({ input: 'Clear /tmp/a and /tmp/b' });
     expect(paused.pendingApprovals.map((request) => request.toolCallId)).toEqual(['call_Ab1xYz', 'call_Ab2xYz']);
@@ -150,8 +223,16 @@ describe('createOpenAIResponsesModel', () => {
 
     let next = deserialize(serialize(paused));
     const [first, second] = next.pendingApprovals;
-    next = withApprovalResponse(next, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
-    next = withApprovalResponse(next, { approvalId: second!.approvalId, approved: false, approvedBy: 'alice', reason: 'keep b' }, { agent });
+    next = withApprovalResponse(
+      next,
+      { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' },
+      { agent },
+    );
+    next = withApprovalResponse(
+      next,
+      { approvalId: second!.approvalId, approved: false, approvedBy: 'alice', reason: 'keep b' },
+      { agent },
+    );
     const done = await agent.execute(deserialize(serialize(next)));
 
     expect(done).toMatchObject({
@@ -176,16 +257,34 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('sends an assistant text back as its message item, and later system messages as developer messages', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-4.1', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, encryptedReasoning: false });
+    const model = createOpenAIResponsesModel({
+      model: 'gpt-4.1',
+      apiKey: OPENAI_KEY,
+      baseUrl: fakes.current.baseUrl,
+      encryptedReasoning: false,
+    });
     fakes.current.script({ output: [messageItem('Hello.')] });
     const hello = await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
     fakes.current.script({ output: [messageItem('Bye.')] });
-    await model.generate({ messages: [{ role: 'user', content: 'hi' }, hello.message, { role: 'system', content: 'Be brief.' }, { role: 'user', content: 'bye' }], tools: [] });
+    await model.generate({
+      messages: [
+        { role: 'user', content: 'hi' },
+        hello.message,
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'bye' },
+      ],
+      tools: [],
+    });
     expect(fakes.current.requests[1]!.json).toStrictEqual({
       model: 'gpt-4.1',
       input: [
         { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello.' }], id: 'msg_68c1f0a2b3c4d5f0' },
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Hello.' }],
+          id: 'msg_68c1f0a2b3c4d5f0',
+        },
         { role: 'developer', content: 'Be brief.' },
         { role: 'user', content: [{ type: 'input_text', text: 'bye' }] },
       ],
@@ -226,12 +325,21 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('with store: true sends store and no include; reasoning without encrypted content goes back by id', async () => {
-    const model = createOpenAIResponsesModel({ model: 'o4-mini', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, store: true });
+    const model = createOpenAIResponsesModel({
+      model: 'o4-mini',
+      apiKey: OPENAI_KEY,
+      baseUrl: fakes.current.baseUrl,
+      store: true,
+    });
     const { encrypted_content: _, ...storedReasoning } = reasoningItem;
     fakes.current.script({ output: [storedReasoning, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
     const first = await model.generate({ messages: [{ role: 'user', content: 'clear /tmp/a' }], tools: [deleteSpec] });
     await model.generate({
-      messages: [{ role: 'user', content: 'clear /tmp/a' }, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: '{"deleted":"/tmp/a"}' }],
+      messages: [
+        { role: 'user', content: 'clear /tmp/a' },
+        first.message,
+        { role: 'tool', toolCallId: 'call_Ab1xYz', content: '{"deleted":"/tmp/a"}' },
+      ],
       tools: [deleteSpec],
     });
     expect(fakes.current.requests[0]!.json).not.toHaveProperty('include');
@@ -245,14 +353,23 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it("with previousResponseId 'auto' continues from the last response and sends only what came after it", async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, store: true, previousResponseId: 'auto' });
+    const model = createOpenAIResponsesModel({
+      model: 'gpt-5',
+      apiKey: OPENAI_KEY,
+      baseUrl: fakes.current.baseUrl,
+      store: true,
+      previousResponseId: 'auto',
+    });
     const start: Message[] = [
       { role: 'system', content: 'You manage files.' },
       { role: 'user', content: 'clear /tmp/a' },
     ];
     fakes.current.script({ output: [reasoningItem, callItem(1, '/tmp/a')] }, { output: [messageItem('Done.')] });
     const first = await model.generate({ messages: start, tools: [deleteSpec] });
-    await model.generate({ messages: [...start, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: 'ok' }], tools: [deleteSpec] });
+    await model.generate({
+      messages: [...start, first.message, { role: 'tool', toolCallId: 'call_Ab1xYz', content: 'ok' }],
+      tools: [deleteSpec],
+    });
     expect(fakes.current.requests[0]!.json).not.toHaveProperty('previous_response_id');
     expect(fakes.current.requests[1]!.json).toStrictEqual({
       model: 'gpt-5',
@@ -265,10 +382,16 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it("refuses previousResponseId 'auto' without store: true, and other bad options, with a ConfigError", () => {
-    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', previousResponseId: 'auto' })).toThrow("createOpenAIResponsesModel: previousResponseId 'auto' needs store: true");
+    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', previousResponseId: 'auto' })).toThrow(
+      "createOpenAIResponsesModel: previousResponseId 'auto' needs store: true",
+    );
     expect(() => createOpenAIResponsesModel({ model: '' })).toThrow(ConfigError);
-    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', reasoning: { effort: 'extreme' as never } })).toThrow(/reasoning\.effort/);
-    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', streaming: true } as never)).toThrow(expect.objectContaining({ code: 'unknown_option' }));
+    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', reasoning: { effort: 'extreme' as never } })).toThrow(
+      /reasoning\.effort/,
+    );
+    expect(() => createOpenAIResponsesModel({ model: 'gpt-5', streaming: true } as never)).toThrow(
+      expect.objectContaining({ code: 'unknown_option' }),
+    );
     expectCredentialsRefused(
       () => createOpenAIResponsesModel({ model: 'gpt-5', baseUrl: withCredentials('https://llm.example.com/v1') }),
       'baseUrl',
@@ -287,16 +410,25 @@ describe('createOpenAIResponsesModel', () => {
 
   it('retries a 429, waiting what Retry-After asks; the request signal aborts the wait', async () => {
     const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl });
-    const rateLimited = { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } } };
+    const rateLimited = {
+      status: 429,
+      body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    };
     fakes.current.script({ ...rateLimited, headers: { 'retry-after': '0' } }, { output: [messageItem('Hello.')] });
-    expect((await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).message.content).toBe('Hello.');
+    expect((await model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).message.content).toBe(
+      'Hello.',
+    );
     expect(fakes.current.requests).toHaveLength(2);
     expect(fakes.current.requests[1]!.raw).toBe(fakes.current.requests[0]!.raw);
 
     fakes.current.requests.length = 0;
     fakes.current.script({ ...rateLimited, headers: { 'retry-after': '30' } });
     const controller = new AbortController();
-    const waiting = model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: controller.signal });
+    const waiting = model.generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      signal: controller.signal,
+    });
     await expect.poll(() => fakes.current.requests.length).toBe(1);
     controller.abort(new Error('user cancelled'));
     await expect(waiting).rejects.toThrow('user cancelled');
@@ -306,7 +438,9 @@ describe('createOpenAIResponsesModel', () => {
   it('a 401 is a ModelProviderError whose message and JSON hold neither the key nor the request', async () => {
     const wrongKey = 'sk-proj-WRONG9876543210zyxwvutsrqpon';
     const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: wrongKey, baseUrl: fakes.current.baseUrl });
-    const error = await model.generate({ messages: [{ role: 'user', content: 'my card is 4111 1111 1111 1111' }], tools: [] }).catch((thrown: unknown) => thrown);
+    const error = await model
+      .generate({ messages: [{ role: 'user', content: 'my card is 4111 1111 1111 1111' }], tools: [] })
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ status: 401, message: 'The model provider answered HTTP 401 (authentication).' });
     expect(fakes.current.requests).toHaveLength(1);
@@ -318,21 +452,43 @@ describe('createOpenAIResponsesModel', () => {
   });
 
   it('a provider that cannot be reached or does not answer in time is a ModelProviderError saying so', async () => {
-    const closed = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: `http://127.0.0.1:${await freePort()}/v1`, maxRetries: 0 });
-    await expect(closed.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('The model provider could not be reached (ECONNREFUSED).');
+    const closed = createOpenAIResponsesModel({
+      model: 'gpt-5',
+      apiKey: OPENAI_KEY,
+      baseUrl: `http://127.0.0.1:${await freePort()}/v1`,
+      maxRetries: 0,
+    });
+    await expect(closed.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
+      'The model provider could not be reached (ECONNREFUSED).',
+    );
 
     let tries = 0;
     const silent: typeof fetch = (_url, init) => {
       tries += 1;
-      return new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+      );
     };
-    const slow = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, timeoutMs: 20, maxRetries: 1, fetch: silent });
-    await expect(slow.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('The model provider did not answer within 20 ms.');
+    const slow = createOpenAIResponsesModel({
+      model: 'gpt-5',
+      apiKey: OPENAI_KEY,
+      timeoutMs: 20,
+      maxRetries: 1,
+      fetch: silent,
+    });
+    await expect(slow.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
+      'The model provider did not answer within 20 ms.',
+    );
     expect(tries).toBe(2);
   });
 
   it('an answer that is not a response is a ModelProviderError', async () => {
-    const model = createOpenAIResponsesModel({ model: 'gpt-5', apiKey: OPENAI_KEY, baseUrl: fakes.current.baseUrl, maxRetries: 0 });
+    const model = createOpenAIResponsesModel({
+      model: 'gpt-5',
+      apiKey: OPENAI_KEY,
+      baseUrl: fakes.current.baseUrl,
+      maxRetries: 0,
+    });
     fakes.current.script({ status: 200, body: { object: 'list', data: [] } });
     await expect(model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
       'The model provider answered HTTP 200 with something that is not a response.',

@@ -27,11 +27,14 @@ describe('serverSentEvents', () => {
       { event: 'c', data: '3' },
     ]);
     // Every split point of the same text gives the same events.
-    for (let cut = 1; cut < text.length; cut++) expect(await read([text.slice(0, cut), text.slice(cut)])).toEqual(await read([text]));
+    for (let cut = 1; cut < text.length; cut++)
+      expect(await read([text.slice(0, cut), text.slice(cut)])).toEqual(await read([text]));
   });
 
   it('joins the data lines of one event, skips comments and unknown fields, names unnamed events message', async () => {
-    const events = await read([': keep-alive\n\ndata: {"a":\ndata:  1}\nid: 7\nretry: 10\n\ndata\n\nevent: only-a-name\n\n']);
+    const events = await read([
+      ': keep-alive\n\ndata: {"a":\ndata:  1}\nid: 7\nretry: 10\n\ndata\n\nevent: only-a-name\n\n',
+    ]);
     expect(events).toEqual([
       { event: 'message', data: '{"a":\n 1}' },
       { event: 'message', data: '' },

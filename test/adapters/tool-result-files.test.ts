@@ -15,7 +15,11 @@ const responses = useFake(startFakeResponses);
 describe('a tool result with files, on the wire', () => {
   it('Anthropic: each tool_result has its text, then the image as a base64 or url image block and the PDF as a document block', async () => {
     anthropic.current.answer(messageAnswer([{ type: 'text', text: 'Seen.' }]));
-    const model = createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: anthropic.current.baseUrl });
+    const model = createAnthropicModel({
+      model: 'claude-test',
+      apiKey: ANTHROPIC_API_KEY,
+      baseUrl: anthropic.current.baseUrl,
+    });
     await model.generate({ messages: await richToolHistory(), tools: [] });
     expect(anthropic.current.requests[0]!.json.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Show me example.com and the report' }] },
@@ -32,7 +36,11 @@ describe('a tool result with files, on the wire', () => {
 
   it('OpenAI Responses: each function_call_output is a list of input_text, input_image (data URL or url) and input_file', async () => {
     responses.current.script({ output: [messageItem('Seen.')] });
-    const model = createOpenAIResponsesModel({ model: 'gpt-5-mini', apiKey: OPENAI_KEY, baseUrl: responses.current.baseUrl });
+    const model = createOpenAIResponsesModel({
+      model: 'gpt-5-mini',
+      apiKey: OPENAI_KEY,
+      baseUrl: responses.current.baseUrl,
+    });
     await model.generate({ messages: await richToolHistory(), tools: [] });
     expect(responses.current.requests[0]!.json['input']).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'Show me example.com and the report' }] },

@@ -2,16 +2,38 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool } from 'countersign';
-import { answerClick, channelSettings, createChannelNotifier, outcomeLine, type ChannelDriver, type Markup } from 'countersign/channels';
+import {
+  answerClick,
+  channelSettings,
+  createChannelNotifier,
+  outcomeLine,
+  type ChannelDriver,
+  type Markup,
+} from 'countersign/channels';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { testAgent } from '../support/test-kit.js';
 
-const plainMarkup: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+const plainMarkup: Markup = {
+  escape: (text) => text,
+  strong: (text) => text,
+  code: (text) => text,
+  who: (by) => by ?? 'someone',
+};
 
 describe('a channel of your own on countersign/channels', () => {
   it('posts one card per approval, updates it when decided, and decides a click with the shared wording', async () => {
-    const tool = defineTool({ name: 'page_oncall', description: 'Page the on-call', input: z.object({ team: z.string() }), needsApproval: true, execute: async () => 'paged' });
-    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'page_oncall', args: { team: 'db' } }])));
+    const tool = defineTool({
+      name: 'page_oncall',
+      description: 'Page the on-call',
+      input: z.object({ team: z.string() }),
+      needsApproval: true,
+      execute: async () => 'paged',
+    });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('done')
+        : toolCallTurn([{ name: 'page_oncall', args: { team: 'db' } }]),
+    );
     const runtime = createRuntime({
       agents: [testAgent({ name: 'ops', model, tools: [tool] })],
       store: createMemoryStore(),
@@ -34,7 +56,9 @@ describe('a channel of your own on countersign/channels', () => {
 
     const run = await runtime.start('ops', { input: 'page the db team' });
     await notifier.flush();
-    await notifier.publish([{ type: 'approval-requested', runId: run.runId, agentName: 'ops', request: run.pendingApprovals[0]! }]);
+    await notifier.publish([
+      { type: 'approval-requested', runId: run.runId, agentName: 'ops', request: run.pendingApprovals[0]! },
+    ]);
     await notifier.flush();
     expect(pager.asked).toHaveLength(1);
 

@@ -33,7 +33,12 @@ async function runningApp() {
           { name: 'send_payment', args: { to: 'acct-2' } },
         ]),
   );
-  const agent = createAgent({ name: 'payments', model, tools: [pay], decisionSecret: 'a-decision-secret-of-32-characters!' });
+  const agent = createAgent({
+    name: 'payments',
+    model,
+    tools: [pay],
+    decisionSecret: 'a-decision-secret-of-32-characters!',
+  });
   const runtime = createRuntime({ agents: [agent] });
   const server = await serve(createApprovalApp(runtime, { bearerToken: token }), { port: await freePort() });
   servers.push(server);
@@ -54,15 +59,23 @@ describe('the CLI over HTTP (--url, --token)', () => {
     expect(pending.code).toBe(0);
     expect(pending.out).toContain(`approval ${first!.approvalId}`);
     expect(pending.out).toContain(`approval ${second!.approvalId}`);
-    expect((await cli(['show', paused.runId, ...over])).out).toContain(`run ${paused.runId}  agent payments\n  status awaitingApproval (awaiting_approval)  version`);
+    expect((await cli(['show', paused.runId, ...over])).out).toContain(
+      `run ${paused.runId}  agent payments\n  status awaitingApproval (awaiting_approval)  version`,
+    );
 
     const one = await cli(['approve', paused.runId, first!.approvalId, '--by', 'alice', ...over]);
     expect(one).toMatchObject({ code: 0, out: 'approved; run is awaitingApproval\n' });
     // The URL and token from the environment, as COUNTERSIGN_URL / COUNTERSIGN_TOKEN.
-    const two = await cli(['approve', paused.runId, second!.approvalId, '--by', 'alice'], { COUNTERSIGN_URL: url, COUNTERSIGN_TOKEN: token });
+    const two = await cli(['approve', paused.runId, second!.approvalId, '--by', 'alice'], {
+      COUNTERSIGN_URL: url,
+      COUNTERSIGN_TOKEN: token,
+    });
     expect(two).toMatchObject({ code: 0, out: 'approved; run is completed\n' });
     expect(paid).toEqual(['acct-1', 'acct-2']);
-    const shown = JSON.parse((await cli(['show', paused.runId, '--json', ...over])).out) as { status: string; audit: { by: string }[] };
+    const shown = JSON.parse((await cli(['show', paused.runId, '--json', ...over])).out) as {
+      status: string;
+      audit: { by: string }[];
+    };
     expect(shown.status).toBe('completed');
     expect(shown.audit.map((entry) => entry.by)).toEqual(['alice', 'alice']);
     const conflict = await cli(['deny', paused.runId, first!.approvalId, ...over]);
@@ -74,7 +87,9 @@ describe('the CLI over HTTP (--url, --token)', () => {
     const { url, paused, paid } = await runningApp();
     const review = await cli(['review', '--by', 'bob', '--url', url, '--token', token], {}, 'y\nn\nnot this one\n');
     expect(review.code).toBe(0);
-    expect(review.out).toContain(`approved once: recorded; the approval app at ${url} runs it once the run's other requests are decided`);
+    expect(review.out).toContain(
+      `approved once: recorded; the approval app at ${url} runs it once the run's other requests are decided`,
+    );
     expect(review.out).toContain(`denied (not this one): the call does not run; run ${paused.runId} is completed`);
     // The two requests were asked at once, so the pending list orders them by id: the one shown first is the one approved.
     const shownFirst = review.out.indexOf('acct-1') < review.out.indexOf('acct-2') ? 'acct-1' : 'acct-2';
@@ -87,13 +102,21 @@ describe('the CLI over HTTP (--url, --token)', () => {
     const { url } = await runningApp();
     const noToken = await cli(['pending', '--url', url]);
     expect(noToken.code).toBe(2);
-    expect(noToken.err).toContain(`the approval app at ${url} needs its bearer token: --token TOKEN or COUNTERSIGN_TOKEN`);
+    expect(noToken.err).toContain(
+      `the approval app at ${url} needs its bearer token: --token TOKEN or COUNTERSIGN_TOKEN`,
+    );
     const wrong = await cli(['pending', '--url', url, '--token', 'not-the-token-at-all']);
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain(`[unauthorized]: the approval app at ${url} refused the token`);
     const nobody = await cli(['pending', '--url', `http://127.0.0.1:${await freePort()}`, '--token', token]);
-    expect(nobody.err).toMatch(/\[app_unreachable\]: nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): is the approval app running there \(npm start\)\?/);
-    expect((await cli(['resume', 'run_1', '--url', url, '--token', token])).err).toContain('resume needs the runtime itself (--runtime PATH)');
-    expect((await cli(['pending'])).err).toContain('say where the approvals are: --url http://127.0.0.1:3000 --token TOKEN');
+    expect(nobody.err).toMatch(
+      /\[app_unreachable\]: nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): is the approval app running there \(npm start\)\?/,
+    );
+    expect((await cli(['resume', 'run_1', '--url', url, '--token', token])).err).toContain(
+      'resume needs the runtime itself (--runtime PATH)',
+    );
+    expect((await cli(['pending'])).err).toContain(
+      'say where the approvals are: --url http://127.0.0.1:3000 --token TOKEN',
+    );
   });
 });

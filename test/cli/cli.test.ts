@@ -41,9 +41,13 @@ describe('countersign CLI', () => {
     const runtime = createRuntime({ agents: [counting.agent] });
     const inSession = await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-7' });
     const other = await runtime.start(counting.agent.name, { input: 'pay' });
-    expect((await cli(runtime, ['show', inSession.runId])).out).toContain(`run ${inSession.runId}  agent ${counting.agent.name}  session chat-7\n`);
+    expect((await cli(runtime, ['show', inSession.runId])).out).toContain(
+      `run ${inSession.runId}  agent ${counting.agent.name}  session chat-7\n`,
+    );
     const pending = await cli(runtime, ['pending', '--session', 'chat-7']);
-    expect(pending.out).toContain(`  run ${inSession.runId}  session chat-7  approval ${inSession.pendingApprovals[0]!.approvalId}\n`);
+    expect(pending.out).toContain(
+      `  run ${inSession.runId}  session chat-7  approval ${inSession.pendingApprovals[0]!.approvalId}\n`,
+    );
     expect(pending.out).not.toContain(other.runId);
   });
 
@@ -52,7 +56,11 @@ describe('countersign CLI', () => {
     const request = paused.pendingApprovals[0]!;
     const dismissed = await cli(runtime, ['dismiss', paused.runId, request.approvalId, '--by', 'alice']);
     expect(dismissed).toMatchObject({ code: 0, out: 'dismissed; run is completed\n' });
-    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({ source: 'dismissed', decision: 'denied', by: 'alice' });
+    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({
+      source: 'dismissed',
+      decision: 'denied',
+      by: 'alice',
+    });
     expect(counting.executions).toHaveLength(0);
   });
 
@@ -61,16 +69,24 @@ describe('countersign CLI', () => {
     const review = await cli(runtime, ['review', '--by', 'bob'], 'y\nx\nn\ntoo risky\nj\ns\n');
     expect(review.code).toBe(0);
     expect(review.out).toContain('1 of 4  agent ');
-    expect(review.out).toContain('y approve once · s approve for this run · n deny · d dismiss · e edit · v view all · j skip · q quit\n> ');
+    expect(review.out).toContain(
+      'y approve once · s approve for this run · n deny · d dismiss · e edit · v view all · j skip · q quit\n> ',
+    );
     expect(review.out).toContain('x is not a key here; answer y, s, n, d, e, v, j or q');
     expect(review.out).toContain('denied (too risky): the call does not run');
     // y and n leave the run waiting; s approves the tool for the run, which covers the skipped call too.
-    expect(review.out).toContain("approved once: the tool runs here in the process that decides the run's last pending approval");
+    expect(review.out).toContain(
+      "approved once: the tool runs here in the process that decides the run's last pending approval",
+    );
     expect(review.out).toContain('approved for this run: the tool ran here in this process');
     expect(review.out).toContain('3 decided');
     expect(review.out).not.toContain('\u001b');
     const run = await runtime.get(paused.runId);
-    expect(run.audit.filter((entry) => entry.source === 'human').map((entry) => [entry.decision, entry.scope, entry.by, entry.reason])).toEqual([
+    expect(
+      run.audit
+        .filter((entry) => entry.source === 'human')
+        .map((entry) => [entry.decision, entry.scope, entry.by, entry.reason]),
+    ).toEqual([
       ['approved', 'once', 'bob', undefined],
       ['denied', 'once', 'bob', 'too risky'],
       ['approved', 'run', 'bob', undefined],
@@ -85,7 +101,11 @@ describe('countersign CLI', () => {
     expect(review.code).toBe(0);
     expect(review.out).toContain('dismissed (closed without a decision): the call does not run');
     expect(review.out).toContain('1 decided');
-    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({ source: 'dismissed', decision: 'denied', by: 'bob' });
+    expect((await runtime.get(paused.runId)).audit.at(-1)).toMatchObject({
+      source: 'dismissed',
+      decision: 'denied',
+      by: 'bob',
+    });
     expect(counting.executions).toHaveLength(0);
   });
 
@@ -100,14 +120,18 @@ describe('countersign CLI', () => {
     // In the order the reviewer would see them: what `pending` lists.
     const { items } = await runtime.pending();
     expect(cards).toEqual(items.map((item, index) => ({ position: index + 1, total: 2, ...item })));
-    expect(cards.map((card) => (card['request'] as { approvalId: string }).approvalId).sort()).toEqual(paused.pendingApprovals.map((request) => request.approvalId).sort());
+    expect(cards.map((card) => (card['request'] as { approvalId: string }).approvalId).sort()).toEqual(
+      paused.pendingApprovals.map((request) => request.approvalId).sort(),
+    );
     expect((await runtime.get(paused.runId)).audit).toEqual([]);
   });
 
   it('review --mode record says the tool has not run, and resume RUN_ID then runs it', async () => {
     const { counting, runtime, paused } = await pausedRuntime();
     const review = await cli(runtime, ['review', '--mode', 'record'], 'y\n');
-    expect(review.out).toContain(`approved once: recorded only: the tool runs where the run is resumed (countersign resume ${paused.runId})`);
+    expect(review.out).toContain(
+      `approved once: recorded only: the tool runs where the run is resumed (countersign resume ${paused.runId})`,
+    );
     expect(counting.executions).toHaveLength(0);
     const resumed = await cli(runtime, ['resume', paused.runId]);
     expect(resumed.code).toBe(0);
@@ -118,9 +142,20 @@ describe('countersign CLI', () => {
 
   it('inbox-link mints a reviewer inbox link the runtime accepts, and says how to enable links when the runtime has none', async () => {
     const counting = countingAgent();
-    const runtime = createRuntime({ agents: [counting.agent], links: { secret: 'inbox-link-secret-0123456789abcdef' } });
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      links: { secret: 'inbox-link-secret-0123456789abcdef' },
+    });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const minted = await cli(runtime, ['inbox-link', 'carol@example.com', '--base-url', 'https://approvals.example.com/', '--expires-in', '60000', '--json']);
+    const minted = await cli(runtime, [
+      'inbox-link',
+      'carol@example.com',
+      '--base-url',
+      'https://approvals.example.com/',
+      '--expires-in',
+      '60000',
+      '--json',
+    ]);
     expect(minted.code).toBe(0);
     const link = JSON.parse(minted.out) as { url: string; token: string; expiresAt: number; reviewer: string };
     expect(link.url).toBe(`https://approvals.example.com/inbox/${link.token}`);
@@ -128,7 +163,9 @@ describe('countersign CLI', () => {
     expect(inbox).toMatchObject({ reviewer: 'carol@example.com', expiresAt: link.expiresAt });
     expect(inbox.items.map((item) => item.runId)).toEqual([paused.runId]);
     const text = await cli(runtime, ['inbox-link', 'carol@example.com']);
-    expect(text.out).toMatch(/^\/inbox\/\S+\n {2}carol@example\.com's inbox until \S+ \(a path on the approval app; --base-url URL gives the whole link\)\n$/);
+    expect(text.out).toMatch(
+      /^\/inbox\/\S+\n {2}carol@example\.com's inbox until \S+ \(a path on the approval app; --base-url URL gives the whole link\)\n$/,
+    );
     const { runtime: unlinked } = await pausedRuntime();
     const refused = await cli(unlinked, ['inbox-link', 'carol@example.com']);
     expect(refused.code).toBe(1);
@@ -139,7 +176,13 @@ describe('countersign CLI', () => {
 
   it('edits arguments, cancels, sweeps and recovers', async () => {
     const { counting, runtime, paused } = await pausedRuntime();
-    const edit = await cli(runtime, ['approve', paused.runId, paused.pendingApprovals[0]!.approvalId, '--args', '{"to":"acct-9","cents":5}']);
+    const edit = await cli(runtime, [
+      'approve',
+      paused.runId,
+      paused.pendingApprovals[0]!.approvalId,
+      '--args',
+      '{"to":"acct-9","cents":5}',
+    ]);
     expect(edit.code).toBe(0);
     expect(counting.executions).toHaveLength(1);
     const badEdit = await cli(runtime, ['approve', paused.runId, 'x', '--args', '{nope']);
@@ -155,9 +198,14 @@ describe('countersign CLI', () => {
     expect((await cli(runtime, [])).code).toBe(2);
     expect((await cli(runtime, ['frobnicate'])).err).toContain('unknown command frobnicate');
     // A name every object has is no command either.
-    expect(await cli(runtime, ['toString'])).toMatchObject({ code: 2, err: expect.stringContaining('unknown command toString') });
+    expect(await cli(runtime, ['toString'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('unknown command toString'),
+    });
     expect((await cli(runtime, ['show'])).err).toContain('show takes a run id');
-    expect((await cli(runtime, ['approve', 'r', 'a', '--scope', 'forever'])).err).toContain('--scope must be one of once, run');
+    expect((await cli(runtime, ['approve', 'r', 'a', '--scope', 'forever'])).err).toContain(
+      '--scope must be one of once, run',
+    );
     expect((await cli(runtime, ['--help'])).code).toBe(0);
   });
 
@@ -171,18 +219,30 @@ describe('countersign CLI', () => {
       connectorStatus: () => 'failed',
       execute: () => 'purged',
     });
-    const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model: createScriptedModel([toolCallTurn('purge_cache', {})]), tools: [purge] })] });
+    const runtime = createRuntime({
+      agents: [
+        createAgent({ name: 'ops', model: createScriptedModel([toolCallTurn('purge_cache', {})]), tools: [purge] }),
+      ],
+    });
     await runtime.start('ops', { input: 'purge' });
     const { out } = await cli(runtime, ['pending']);
-    expect(out).toContain('  The tool says: Purge everything · ! destructive · open-world (its own hints, not verified)\n');
-    expect(out).toContain('  ! connector-disconnected: Connector cdn is down (reconnecting gave up): an approved call waits for it to come back, and fails if it does not.\n');
+    expect(out).toContain(
+      '  The tool says: Purge everything · ! destructive · open-world (its own hints, not verified)\n',
+    );
+    expect(out).toContain(
+      '  ! connector-disconnected: Connector cdn is down (reconnecting gave up): an approved call waits for it to come back, and fails if it does not.\n',
+    );
     expect(out).not.toContain('\\u');
   });
 
   it('prints no terminal control sequences a tool call smuggled into its description', async () => {
     const { paused } = await pausedRuntime();
     const { formatRequest } = await import('../../src/cli/format.js');
-    const request = { ...paused.pendingApprovals[0]!, description: 'Pay \u001b[2J\u001b]0;owned\u0007now', reason: 'why\u001b[31m' };
+    const request = {
+      ...paused.pendingApprovals[0]!,
+      description: 'Pay \u001b[2J\u001b]0;owned\u0007now',
+      reason: 'why\u001b[31m',
+    };
     const text = formatRequest(paused, request, Date.now());
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain('Pay \\u001b[2J');
@@ -192,10 +252,15 @@ describe('countersign CLI', () => {
     const { runtime, paused } = await pausedRuntime();
     const request = paused.pendingApprovals[0]!;
     const written = 'mallory\u202e\u009b2J\u{E0041}';
-    await expect(runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: written })).rejects.toThrow(
-      /approvedBy.*invisible or control character \(U\+202E\)/,
-    );
-    await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: false, approvedBy: 'mallory', reason: written });
+    await expect(
+      runtime.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: written }),
+    ).rejects.toThrow(/approvedBy.*invisible or control character \(U\+202E\)/);
+    await runtime.respond(paused.runId, {
+      approvalId: request.approvalId,
+      approved: false,
+      approvedBy: 'mallory',
+      reason: written,
+    });
     const shown = await cli(runtime, ['show', paused.runId]);
     const json = await cli(runtime, ['show', paused.runId, '--json']);
     for (const printed of [shown.out, json.out]) {
@@ -211,7 +276,19 @@ describe('countersign CLI', () => {
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat-9' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    const approved = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'alice', '--scope', 'session', '--uses', '2', '--ttl', '60000']);
+    const approved = await cli(runtime, [
+      'approve',
+      paused.runId,
+      approvalId,
+      '--by',
+      'alice',
+      '--scope',
+      'session',
+      '--uses',
+      '2',
+      '--ttl',
+      '60000',
+    ]);
     expect(approved.code).toBe(0);
     const listed = await cli(runtime, ['grants', '--session', 'chat-9']);
     expect(listed.out).toMatch(/^grt_\w+ {2}session chat-9 {2}\S+ approved by alice {2}used 0\/2 {2}until /);

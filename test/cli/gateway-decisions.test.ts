@@ -25,8 +25,19 @@ afterEach(async () => {
   await closeGateways();
 });
 
-function cli(runtime: Runtime | undefined, argv: string[], input = '', env: Record<string, string | undefined> = {}, signal?: AbortSignal) {
-  return runCliCaptured(argv, { runtime, input, env: { COUNTERSIGN_RUNTIME: './runtime.js', ...env }, ...(signal ? { signal } : {}) });
+function cli(
+  runtime: Runtime | undefined,
+  argv: string[],
+  input = '',
+  env: Record<string, string | undefined> = {},
+  signal?: AbortSignal,
+) {
+  return runCliCaptured(argv, {
+    runtime,
+    input,
+    env: { COUNTERSIGN_RUNTIME: './runtime.js', ...env },
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** The next request the gateway asks a person about. */
@@ -59,7 +70,11 @@ describe('the CLI and an MCP gateway', () => {
     // Why a person: no rule matched, in the gateway's words.
     expect(request.reason).toBe('no rule matched; the gateway asks for every call by default');
     const approved = await cli(deciderRuntime(gateway, store), ['approve', runId, request.approvalId, '--by', 'alice']);
-    expect(approved).toEqual({ code: 0, err: '', out: `approved: recorded; the gateway carries it out (its agent has no tools here); run ${runId} is running\n` });
+    expect(approved).toEqual({
+      code: 0,
+      err: '',
+      out: `approved: recorded; the gateway carries it out (its agent has no tools here); run ${runId} is running\n`,
+    });
     expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /x' }] });
     expect(log.calls().map((entry) => entry['tool'])).toEqual(['delete_file']);
   });
@@ -85,26 +100,52 @@ describe('the CLI and an MCP gateway', () => {
     const appUrl = printed(stderr, /MCP \(Streamable HTTP\) at http:\/\/\S+\/mcp/);
     const approvalsToken = 'gateway-ttl-approvals-0123456789';
     const mcpToken = 'gateway-ttl-mcp-token-0123456789';
-    const running = runCli(['mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--approval-ttl-ms', '600000', '--wait-ms', '0'], {
-      stdout: new PassThrough(),
-      stderr,
-      stdin: Readable.from([]),
-      env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: approvalsToken, COUNTERSIGN_MCP_TOKEN: mcpToken },
-      loadRuntime: async () => Promise.reject(new Error('no runtime')),
-      signal: stop.signal,
-    });
+    const running = runCli(
+      [
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--port',
+        '0',
+        '--approval-ttl-ms',
+        '600000',
+        '--wait-ms',
+        '0',
+      ],
+      {
+        stdout: new PassThrough(),
+        stderr,
+        stdin: Readable.from([]),
+        env: {
+          ...process.env,
+          MCP_FIXTURE_LOG: callLog().file,
+          COUNTERSIGN_APPROVALS_TOKEN: approvalsToken,
+          COUNTERSIGN_MCP_TOKEN: mcpToken,
+        },
+        loadRuntime: async () => Promise.reject(new Error('no runtime')),
+        signal: stop.signal,
+      },
+    );
     cleanups.push(async () => {
       stop.abort();
       expect(await running).toBe(0);
     });
     const url = /at (http:\/\/\S+)\/mcp/.exec(await appUrl)![1]!;
     const client = new Client({ name: 'ttl-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${mcpToken}` } },
+      }),
+    );
     cleanups.push(() => client.close());
     const asked = printed(stderr, /approval requested:/);
     (await client.callTool({ name: 'delete_file', arguments: { path: '/z' } })) as CallToolResult;
     await asked;
-    const page = (await (await fetch(`${url}/approvals`, { headers: { authorization: `Bearer ${approvalsToken}` } })).json()) as {
+    const page = (await (
+      await fetch(`${url}/approvals`, { headers: { authorization: `Bearer ${approvalsToken}` } })
+    ).json()) as {
       items: { request: { requestedAt: number; expiresAt?: number } }[];
     };
     const { requestedAt, expiresAt } = page.items[0]!.request;
@@ -122,34 +163,69 @@ describe('the CLI and an MCP gateway', () => {
     `)}`;
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', hook, cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--redis', 'redis://127.0.0.1:6379'],
+      [
+        '--import',
+        'tsx',
+        '--import',
+        hook,
+        cliScript,
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--serve-stdio',
+        '--redis',
+        'redis://127.0.0.1:6379',
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let err = '';
     child.stderr.on('data', (chunk) => (err += chunk));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(err).toBe('error [missing_option]: --redis needs ioredis, which is not installed where countersign runs; install ioredis: npm i ioredis\n');
+    expect(err).toBe(
+      'error [missing_option]: --redis needs ioredis, which is not installed where countersign runs; install ioredis: npm i ioredis\n',
+    );
   });
 
-  it.skipIf(!redisUrl)('mcp-gateway --redis without a decision secret warns naming the environment variable to set, not createAgent', async () => {
-    const prefix = uniquePrefix();
-    const redis = connect(redisUrl!);
-    cleanups.push(async () => {
-      await removePrefix(redis, prefix);
-      redis.disconnect();
-    });
-    const { COUNTERSIGN_DECISION_SECRET: _unset, ...env } = process.env;
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--redis', redisUrl!, '--prefix', prefix],
-      { env: { ...env, MCP_FIXTURE_LOG: callLog().file }, stdio: ['pipe', 'ignore', 'pipe'] },
-    );
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    const err = await printed(child.stderr, /MCP on stdin\/stdout/);
-    child.stdin.end();
-    expect(await exited).toBe(0);
-    expect(err).toContain('Set the environment variable COUNTERSIGN_DECISION_SECRET (at least 16 random characters, the same in every process)');
-    expect(err).not.toContain('createAgent');
-  });
+  it.skipIf(!redisUrl)(
+    'mcp-gateway --redis without a decision secret warns naming the environment variable to set, not createAgent',
+    async () => {
+      const prefix = uniquePrefix();
+      const redis = connect(redisUrl!);
+      cleanups.push(async () => {
+        await removePrefix(redis, prefix);
+        redis.disconnect();
+      });
+      const { COUNTERSIGN_DECISION_SECRET: _unset, ...env } = process.env;
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          cliScript,
+          'mcp-gateway',
+          '--upstream',
+          fixtureCommand,
+          '--name',
+          'fixture',
+          '--serve-stdio',
+          '--redis',
+          redisUrl!,
+          '--prefix',
+          prefix,
+        ],
+        { env: { ...env, MCP_FIXTURE_LOG: callLog().file }, stdio: ['pipe', 'ignore', 'pipe'] },
+      );
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const err = await printed(child.stderr, /MCP on stdin\/stdout/);
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(err).toContain(
+        'Set the environment variable COUNTERSIGN_DECISION_SECRET (at least 16 random characters, the same in every process)',
+      );
+      expect(err).not.toContain('createAgent');
+    },
+  );
 });

@@ -18,7 +18,9 @@ describe('countersign --runtime with a TypeScript module', () => {
   const module = join(dir, 'runtime.ts');
   beforeAll(() => {
     const source = readFileSync(join(root, 'src/cli/load-runtime.ts'), 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    });
     writeFileSync(join(dir, 'load-runtime.mjs'), outputText);
     writeFileSync(
       join(dir, 'load.mjs'),
@@ -33,9 +35,13 @@ try {
     );
     // The module of an ESM project (countersign is ESM), with type annotations: a plain Node refuses the file.
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
-    writeFileSync(module, `const respond = (): string => 'from TypeScript';\nexport const runtime: { respond(): string } = { respond };\n`);
+    writeFileSync(
+      module,
+      `const respond = (): string => 'from TypeScript';\nexport const runtime: { respond(): string } = { respond };\n`,
+    );
   });
-  const load = async (cwd: string) => (await run(process.execPath, [join(dir, 'load.mjs'), module, cwd], { cwd })).stdout.trim();
+  const load = async (cwd: string) =>
+    (await run(process.execPath, [join(dir, 'load.mjs'), module, cwd], { cwd })).stdout.trim();
 
   it('loads through tsx when the project (the working directory) has it installed', async () => {
     expect(await load(root)).toBe('loaded from TypeScript');

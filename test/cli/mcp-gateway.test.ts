@@ -72,7 +72,9 @@ function printedToken(stderr: Stream): Promise<string> {
   return new Promise((resolve) => {
     stderr.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /MCP clients send Authorization: Bearer (\S+) \(set COUNTERSIGN_MCP_TOKEN to choose it\)/.exec(seen);
+      const match = /MCP clients send Authorization: Bearer (\S+) \(set COUNTERSIGN_MCP_TOKEN to choose it\)/.exec(
+        seen,
+      );
       if (match) resolve(match[1]!);
     });
   });
@@ -98,7 +100,9 @@ async function decide(url: string, approved: boolean, extra: Record<string, unkn
 function readmeArgs(): string[] {
   const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(readme)?.[1];
   expect(block, 'docs/mcp.md shows an mcpServers configuration').toBeDefined();
-  const server = Object.values((JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers)[0]!;
+  const server = Object.values(
+    (JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers,
+  )[0]!;
   expect(server.command).toBe('npx');
   expect(server.args.slice(0, 2)).toEqual(['countersign', 'mcp-gateway']);
   return server.args.slice(2);
@@ -127,17 +131,24 @@ describe('countersign mcp-gateway', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [cliScript, 'mcp-gateway', ...args],
-      env: { ...(process.env as Record<string, string>), MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
+      env: {
+        ...(process.env as Record<string, string>),
+        MCP_FIXTURE_LOG: log.file,
+        COUNTERSIGN_APPROVALS_TOKEN: token,
+      },
       stderr: 'pipe',
     });
     const url = appUrl(transport.stderr!);
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(transport);
     cleanups.push(() => client.close());
-    const call = (name: string, callArgs: Record<string, unknown>) => client.callTool({ name, arguments: callArgs }) as Promise<CallToolResult>;
+    const call = (name: string, callArgs: Record<string, unknown>) =>
+      client.callTool({ name, arguments: callArgs }) as Promise<CallToolResult>;
 
     expect(await call('read_file', { path: '/x' })).toEqual({ content: [{ type: 'text', text: 'contents of /x' }] });
-    expect(textOf(await call('remove_tool', { name: 'pid' }))).toMatch(/^Refused by the approval policy \(rule no-rm\): never from an agent\./);
+    expect(textOf(await call('remove_tool', { name: 'pid' }))).toMatch(
+      /^Refused by the approval policy \(rule no-rm\): never from an agent\./,
+    );
     const answer = call('delete_file', { path: '/x' });
     await decide(await url, true);
     expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /x' }] });
@@ -146,16 +157,43 @@ describe('countersign mcp-gateway', () => {
 
   it('serves MCP over Streamable HTTP at /mcp beside the approval app with --port, to clients with the token it made and printed', async () => {
     const log = callLog();
-    const child: ChildProcess = spawn(process.execPath, [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', '0', '--wait-ms', '10000'], {
-      env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        cliScript,
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--port',
+        '0',
+        '--wait-ms',
+        '10000',
+      ],
+      {
+        env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    cleanups.push(
+      () =>
+        new Promise((resolve) =>
+          child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined),
+        ),
+    );
     const [url, mcpToken] = await Promise.all([appUrl(child.stderr!), printedToken(child.stderr!)]);
     // Without the token it printed, /mcp takes nobody.
-    expect((await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect(
+      (await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+        .status,
+    ).toBe(401);
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${mcpToken}` } },
+      }),
+    );
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('delete_file');
     expect((await fetch(`${url}/approvals`)).status).toBe(401);
@@ -171,11 +209,27 @@ describe('countersign mcp-gateway', () => {
     ['it gets SIGTERM', (child: ChildProcess) => child.kill('SIGTERM')],
   ])('with --serve-stdio and --port, exits 0 when %s, and the port is free for the next launch', async (_, end) => {
     const port = await freePort();
-    const child: ChildProcess = spawn(process.execPath, [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--serve-stdio', '--port', String(port)], {
-      env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        cliScript,
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--serve-stdio',
+        '--port',
+        String(port),
+      ],
+      {
+        env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
@@ -194,15 +248,20 @@ describe('countersign mcp-gateway', () => {
     const stderr = new PassThrough();
     let err = '';
     stderr.on('data', (chunk) => (err += chunk));
-    const code = await runCli(['mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', String(port)], {
-      stdout: new PassThrough(),
-      stderr,
-      stdin: Readable.from([]),
-      env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
-      loadRuntime: async () => Promise.reject(new Error('no runtime')),
-    });
+    const code = await runCli(
+      ['mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--port', String(port)],
+      {
+        stdout: new PassThrough(),
+        stderr,
+        stdin: Readable.from([]),
+        env: { ...process.env, MCP_FIXTURE_LOG: callLog().file, COUNTERSIGN_APPROVALS_TOKEN: token },
+        loadRuntime: async () => Promise.reject(new Error('no runtime')),
+      },
+    );
     expect(code).toBe(1);
-    expect(err).toContain(`port ${port} is in use (EADDRINUSE): another process listens there, perhaps an earlier mcp-gateway still running.`);
+    expect(err).toContain(
+      `port ${port} is in use (EADDRINUSE): another process listens there, perhaps an earlier mcp-gateway still running.`,
+    );
     expect(err).toContain('or give this gateway another --port');
   });
 
@@ -211,10 +270,25 @@ describe('countersign mcp-gateway', () => {
       const stderr = new PassThrough();
       let err = '';
       stderr.on('data', (chunk) => (err += chunk));
-      const code = await runCli(argv, { stdout: new PassThrough(), stderr, stdin: Readable.from([]), env: {}, loadRuntime: async () => Promise.reject(new Error('no runtime')) });
+      const code = await runCli(argv, {
+        stdout: new PassThrough(),
+        stderr,
+        stdin: Readable.from([]),
+        env: {},
+        loadRuntime: async () => Promise.reject(new Error('no runtime')),
+      });
       return { code, err };
     };
-    const base = ['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--redis', 'redis://127.0.0.1:6379'];
+    const base = [
+      'mcp-gateway',
+      '--upstream',
+      'server',
+      '--name',
+      'files',
+      '--serve-stdio',
+      '--redis',
+      'redis://127.0.0.1:6379',
+    ];
     const bad = rulesFile([
       { tool: 'read_*', action: 'allow' },
       { tool: 'delete_*', action: 'block' },
@@ -222,15 +296,34 @@ describe('countersign mcp-gateway', () => {
     const rules = await run([...base, '--rules', bad]);
     expect(rules.code).toBe(2);
     expect(rules.err).toContain(`--rules ${bad}: rule 1 action must be 'allow', 'ask' or 'deny'; each rule is {`);
-    expect((await run([...base, '--rules', rulesFile([{ action: 'ask', when: 'x' }])])).err).toContain('rule 0 has an unknown option when');
-    expect((await run(['mcp-gateway', '--name', 'files', '--serve-stdio'])).err).toContain('mcp-gateway takes --upstream "<command line>" or --upstream-url URL');
-    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio'])).err).toContain('nobody could decide the calls');
-    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'])).err).toContain('set COUNTERSIGN_APPROVALS_TOKEN');
-    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--prefix', 'p:'])).err).toContain(
-      '--prefix is the Redis key prefix; it goes with --redis URL',
+    expect((await run([...base, '--rules', rulesFile([{ action: 'ask', when: 'x' }])])).err).toContain(
+      'rule 0 has an unknown option when',
     );
-    expect((await run(['mcp-gateway', '--upstream', 'server "unclosed', '--name', 'files', '--serve-stdio', '--redis', 'redis://x'])).err).toContain(
-      '--upstream has an unclosed " quote',
+    expect((await run(['mcp-gateway', '--name', 'files', '--serve-stdio'])).err).toContain(
+      'mcp-gateway takes --upstream "<command line>" or --upstream-url URL',
     );
+    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio'])).err).toContain(
+      'nobody could decide the calls',
+    );
+    expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'])).err).toContain(
+      'set COUNTERSIGN_APPROVALS_TOKEN',
+    );
+    expect(
+      (await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--prefix', 'p:'])).err,
+    ).toContain('--prefix is the Redis key prefix; it goes with --redis URL');
+    expect(
+      (
+        await run([
+          'mcp-gateway',
+          '--upstream',
+          'server "unclosed',
+          '--name',
+          'files',
+          '--serve-stdio',
+          '--redis',
+          'redis://x',
+        ])
+      ).err,
+    ).toContain('--upstream has an unclosed " quote');
   });
 });

@@ -21,15 +21,22 @@ describe('CLI on a quorum request', () => {
     const approvalId = paused.pendingApprovals[0]!.approvalId;
 
     const first = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'ana']);
-    expect(first).toEqual({ code: 0, out: 'vote recorded: 1 of 2 approvals, 1 more approval needed; run is awaitingApproval\n' });
+    expect(first).toEqual({
+      code: 0,
+      out: 'vote recorded: 1 of 2 approvals, 1 more approval needed; run is awaitingApproval\n',
+    });
     const again = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'ana']);
-    expect(again.out).toBe('vote already recorded: 1 of 2 approvals, 1 more approval needed; run is awaitingApproval\n');
+    expect(again.out).toBe(
+      'vote already recorded: 1 of 2 approvals, 1 more approval needed; run is awaitingApproval\n',
+    );
     expect(counting.executions).toEqual([]);
 
     const line = 'Needs 2 approvals: 1 so far (ana), 1 more needed; may still vote: bo';
     expect((await cli(runtime, ['show', paused.runId])).out).toContain(line);
     const page = await runtime.pending();
-    expect(formatCard(page.items[0]!, { index: 1, total: 1 }, Date.now(), paintFor(new PassThrough(), {}))).toContain(line);
+    expect(formatCard(page.items[0]!, { index: 1, total: 1 }, Date.now(), paintFor(new PassThrough(), {}))).toContain(
+      line,
+    );
     expect((await cli(runtime, ['pending'])).out).toContain(line);
 
     const settled = await cli(runtime, ['approve', paused.runId, approvalId, '--by', 'bo']);

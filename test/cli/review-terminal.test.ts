@@ -27,12 +27,21 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
   });
 
   /** A runtime on a fresh prefix, and a terminal running `countersign review` against the same store. */
-  async function reviewing(runs: readonly { args: Record<string, unknown>; sessionId?: string }[], env: Record<string, string> = {}) {
+  async function reviewing(
+    runs: readonly { args: Record<string, unknown>; sessionId?: string }[],
+    env: Record<string, string> = {},
+  ) {
     const prefix = uniquePrefix();
     prefixes.push(prefix);
     const runtime = paymentsRuntime(redis, prefix);
     const started = [];
-    for (const run of runs) started.push(await runtime.start(AGENT, { input: JSON.stringify(run.args), ...(run.sessionId ? { sessionId: run.sessionId } : {}) }));
+    for (const run of runs)
+      started.push(
+        await runtime.start(AGENT, {
+          input: JSON.stringify(run.args),
+          ...(run.sessionId ? { sessionId: run.sessionId } : {}),
+        }),
+      );
     const terminal = await openTerminal(
       [process.execPath, '--import', 'tsx', 'src/cli/index.ts', 'review', '--by', 'alice', '--runtime', runtimeModule],
       { REDIS_URL: url!, COUNTERSIGN_TEST_PREFIX: prefix, NO_COLOR: '', ...env },
@@ -61,14 +70,22 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
     const first = cardRun(seen);
     // s is for the session when the run has one (a grant for its later runs), else for the run.
     const widerOf = (runId: string) => (byRun.get(runId)!.sessionId === undefined ? 'run' : 'session');
-    expect(seen).toContain(`y approve once · s approve for this ${widerOf(first)} · n deny · d dismiss · e edit · v view all · j skip · q quit`);
+    expect(seen).toContain(
+      `y approve once · s approve for this ${widerOf(first)} · n deny · d dismiss · e edit · v view all · j skip · q quit`,
+    );
     expect(await terminal.screen(true)).toContain('\u001b['); // colour on a terminal
-    expect(seen).toMatch(new RegExp(`\n {2}run ${first} {2}(session chat-7 {2})?approval ${byRun.get(first)!.pendingApprovals[0]!.approvalId}\n`));
+    expect(seen).toMatch(
+      new RegExp(
+        `\n {2}run ${first} {2}(session chat-7 {2})?approval ${byRun.get(first)!.pendingApprovals[0]!.approvalId}\n`,
+      ),
+    );
     let at = await terminal.mark();
     await terminal.press('y');
     seen = await terminal.waitFor(/2 of 4[\s\S]*skip · q quit/, at);
     expect(seen).toContain('approved once: the tool ran here in this process');
-    expect((await runtime.get(first)).audit).toMatchObject([{ decision: 'approved', scope: 'once', by: 'alice', source: 'human' }]);
+    expect((await runtime.get(first)).audit).toMatchObject([
+      { decision: 'approved', scope: 'once', by: 'alice', source: 'human' },
+    ]);
     const paid = JSON.parse(byRun.get(first)!.messages[0]!.content) as { to: string; cents: number };
     expect((await runtime.get(first)).output).toBe(`done: paid ${paid.cents} to ${paid.to}`);
 
@@ -87,7 +104,9 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
     await terminal.press('s');
     seen = await terminal.waitFor(/4 of 4[\s\S]*skip · q quit/, at);
     expect(seen).toContain(`approved for this ${widerOf(third)}: the tool ran here in this process`);
-    expect((await runtime.get(third)).audit).toMatchObject([{ decision: 'approved', scope: widerOf(third), by: 'alice' }]);
+    expect((await runtime.get(third)).audit).toMatchObject([
+      { decision: 'approved', scope: widerOf(third), by: 'alice' },
+    ]);
 
     // The card is cut; v shows every argument.
     const fourth = cardRun(seen);
@@ -102,7 +121,9 @@ describe.skipIf(!url || !hasTmux)('countersign review in a terminal', () => {
     expect(await terminal.exitCode()).toBe(0);
     const all = await terminal.screen();
     expect(all).toMatch(/\n3 decided\n/);
-    expect(all).toContain(`  run ${started[1]!.runId}  session chat-7  approval ${started[1]!.pendingApprovals[0]!.approvalId}`);
+    expect(all).toContain(
+      `  run ${started[1]!.runId}  session chat-7  approval ${started[1]!.pendingApprovals[0]!.approvalId}`,
+    );
     expect((await runtime.get(fourth)).status).toBe('awaitingApproval');
   }, 120_000);
 
@@ -123,7 +144,10 @@ esac
 `,
     );
     chmodSync(editor, 0o755);
-    const { runtime, started, terminal } = await reviewing([{ args: { to: 'acct-1', cents: 100 } }], { EDITOR: editor, VISUAL: '' });
+    const { runtime, started, terminal } = await reviewing([{ args: { to: 'acct-1', cents: 100 } }], {
+      EDITOR: editor,
+      VISUAL: '',
+    });
     await terminal.waitFor('skip · q quit');
     await terminal.press('e');
     await terminal.waitFor(/not JSON: [\s\S]*e edit again · c cancel the edit/);
@@ -147,7 +171,11 @@ esac
     const editor = join(dir, 'editor.sh');
     writeFileSync(editor, `#!/bin/sh\nprintf 'nope' > "$1"\n`);
     chmodSync(editor, 0o755);
-    const { runtime, started, terminal } = await reviewing([{ args: { to: 'acct-1', cents: 100 } }], { EDITOR: editor, VISUAL: '', NO_COLOR: '1' });
+    const { runtime, started, terminal } = await reviewing([{ args: { to: 'acct-1', cents: 100 } }], {
+      EDITOR: editor,
+      VISUAL: '',
+      NO_COLOR: '1',
+    });
     await terminal.waitFor('skip · q quit');
     expect(await terminal.screen(true)).not.toContain('\u001b[');
     await terminal.press('e');

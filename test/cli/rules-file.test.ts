@@ -30,10 +30,16 @@ describe('readRulesFile', () => {
 
   it("names the file, the rule, the field and the fix for a bad reminder, a quorum that could never run, or a store's own field", async () => {
     const badReminder = rulesFile([{ action: 'allow' }, { action: 'ask', remindAfterMs: -5 }]);
-    await expect(readRulesFile(badReminder)).rejects.toThrow(new RegExp(`^--rules ${badReminder}: rule 1 remindAfterMs .*; each rule is \\{.*"remindAfterMs"\\?`));
+    await expect(readRulesFile(badReminder)).rejects.toThrow(
+      new RegExp(`^--rules ${badReminder}: rule 1 remindAfterMs .*; each rule is \\{.*"remindAfterMs"\\?`),
+    );
     const impossible = rulesFile([{ action: 'ask', approvals: { required: 3, from: ['alice', 'bob'] } }]);
-    await expect(readRulesFile(impossible)).rejects.toThrow(`--rules ${impossible}: rule 0 approvals names fewer voters in from than required approvals`);
+    await expect(readRulesFile(impossible)).rejects.toThrow(
+      `--rules ${impossible}: rule 0 approvals names fewer voters in from than required approvals`,
+    );
     const storeField = rulesFile([{ action: 'ask', agent: 'ops' }]);
-    await expect(readRulesFile(storeField)).rejects.toThrow(`--rules ${storeField}: rule 0 has an unknown option agent`);
+    await expect(readRulesFile(storeField)).rejects.toThrow(
+      `--rules ${storeField}: rule 0 has an unknown option agent`,
+    );
   });
 });

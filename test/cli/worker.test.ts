@@ -26,7 +26,11 @@ describe.skipIf(!url)('countersign worker', () => {
     const workerRuntime = createRuntime({ agents: [counting.agent], store, clock: later });
     const queued = await http.start(counting.agent.name, { input: 'pay' });
     const forgotten = await http.start(counting.agent.name, { input: 'pay' });
-    const recorded = await http.respond(queued.runId, { approvalId: queued.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'ops' }, { mode: 'enqueue' });
+    const recorded = await http.respond(
+      queued.runId,
+      { approvalId: queued.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'ops' },
+      { mode: 'enqueue' },
+    );
     expect(recorded.status).toBe('running');
 
     const stop = new AbortController();

@@ -17,7 +17,10 @@ import {
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
 
-const model = (path = '/a') => createScriptedModel((request) => (request.messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path })));
+const model = (path = '/a') =>
+  createScriptedModel((request) =>
+    request.messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path }),
+  );
 
 /** A rule store that always lists `rules` (fixed ids and times, as two apps reading one rules table would see). */
 function fixedRules(...rules: StoredRule[]): RuleStore {
@@ -36,7 +39,11 @@ function signal() {
 
 describe('the agent a decision belongs to', () => {
   it('is required by cancel, and by the decision functions only where the agent knows more: a signed run names the fix', async () => {
-    const agent = createAgent({ name: 'agents-test-required', model: model(), tools: [pathTool('delete_file', newLedger())] });
+    const agent = createAgent({
+      name: 'agents-test-required',
+      model: model(),
+      tools: [pathTool('delete_file', newLedger())],
+    });
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     const missing = { name: 'ConfigError', code: 'missing_option', message: expect.stringContaining('{ agent }') };
@@ -59,28 +66,58 @@ describe('the agent a decision belongs to', () => {
   });
 
   it("must be the run's own agent: another agent is a ConfigError", async () => {
-    const owner = createAgent({ name: 'agents-test-owner', model: model(), tools: [pathTool('delete_file', newLedger())] });
-    const other = createAgent({ name: 'agents-test-other', model: model(), tools: [pathTool('delete_file', newLedger())] });
+    const owner = createAgent({
+      name: 'agents-test-owner',
+      model: model(),
+      tools: [pathTool('delete_file', newLedger())],
+    });
+    const other = createAgent({
+      name: 'agents-test-other',
+      model: model(),
+      tools: [pathTool('delete_file', newLedger())],
+    });
     const paused = await owner.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     expect(() => withApprovalResponse(paused, { approvalId, approved: true }, { agent: other })).toThrow(ConfigError);
-    expect(() => withApprovalResponse(paused, { approvalId, approved: true }, { agent: other })).toThrow(/belongs to agent agents-test-owner/);
+    expect(() => withApprovalResponse(paused, { approvalId, approved: true }, { agent: other })).toThrow(
+      /belongs to agent agents-test-owner/,
+    );
     expect(() => cancel(paused, 'stop', { agent: other })).toThrow(/belongs to agent agents-test-owner/);
     await expect(other.execute(paused)).rejects.toThrow(/belongs to agent agents-test-owner/);
   });
 
   it('resuming an approved call of a tool the agent no longer has is a ToolNotFoundError; nothing runs', async () => {
     const ledger = newLedger();
-    const before = createAgent({ name: 'agents-test-redeployed', model: model(), tools: [pathTool('delete_file', ledger)] });
+    const before = createAgent({
+      name: 'agents-test-redeployed',
+      model: model(),
+      tools: [pathTool('delete_file', ledger)],
+    });
     const paused = await before.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent: before });
-    // A new deployment has the same agent without the tool.
-    const after = createAgent({ name: 'agents-test-redeployed', model: model(), tools: [pathTool('move_file', ledger)] });
-    await expect(after.execute(approved)).rejects.toMatchObject({ name: 'ToolNotFoundError', code: 'tool_not_found', toolName: 'delete_file' });
-    await expect(after.execute(approved)).rejects.toBeInstanceOf(ToolNotFoundError);
-    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/b' } }, { agent: after })).toThrow(
-      ToolNotFoundError,
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent: before },
     );
+    // A new deployment has the same agent without the tool.
+    const after = createAgent({
+      name: 'agents-test-redeployed',
+      model: model(),
+      tools: [pathTool('move_file', ledger)],
+    });
+    await expect(after.execute(approved)).rejects.toMatchObject({
+      name: 'ToolNotFoundError',
+      code: 'tool_not_found',
+      toolName: 'delete_file',
+    });
+    await expect(after.execute(approved)).rejects.toBeInstanceOf(ToolNotFoundError);
+    expect(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/b' } },
+        { agent: after },
+      ),
+    ).toThrow(ToolNotFoundError);
     expect(ledger.count()).toBe(0);
   });
 });
@@ -89,7 +126,11 @@ describe('two agents with one name in one process (two apps)', () => {
   it('each decides its own snapshots with its own tools, whichever was created last', async () => {
     const ledgerA = newLedger();
     const executedB: unknown[] = [];
-    const appA = createAgent({ name: 'agents-test-shared', model: model('/tmp/a'), tools: [pathTool('delete_file', ledgerA)] });
+    const appA = createAgent({
+      name: 'agents-test-shared',
+      model: model('/tmp/a'),
+      tools: [pathTool('delete_file', ledgerA)],
+    });
     // App B's delete_file only takes paths under /tmp/.
     const appB = createAgent({
       name: 'agents-test-shared',
@@ -106,7 +147,11 @@ describe('two agents with one name in one process (two apps)', () => {
     });
     const pausedA = await appA.execute({ input: 'go' });
     const pausedB = await appB.execute({ input: 'go' });
-    const edit = (snapshot: typeof pausedA) => ({ approvalId: snapshot.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/srv/edited' } });
+    const edit = (snapshot: typeof pausedA) => ({
+      approvalId: snapshot.pendingApprovals[0]!.approvalId,
+      approved: true,
+      args: { path: '/srv/edited' },
+    });
 
     // The edit fits A's tool, not B's: each snapshot is checked against its own agent's tool.
     const doneA = await appA.execute(withApprovalResponse(pausedA, edit(pausedA), { agent: appA }));
@@ -117,11 +162,27 @@ describe('two agents with one name in one process (two apps)', () => {
   });
 
   it('each reads its own stored rules, even when both lists carry the same rule ids and times', async () => {
-    const rule = (action: 'allow' | 'deny'): StoredRule => ({ id: 'rule_1', createdAt: 1, enabled: true, tool: 'delete_file', action });
+    const rule = (action: 'allow' | 'deny'): StoredRule => ({
+      id: 'rule_1',
+      createdAt: 1,
+      enabled: true,
+      tool: 'delete_file',
+      action,
+    });
     const ledgerA = newLedger();
     const ledgerB = newLedger();
-    const appA = createAgent({ name: 'agents-test-rules', model: model(), tools: [pathTool('delete_file', ledgerA)], ruleStore: fixedRules(rule('allow')) });
-    const appB = createAgent({ name: 'agents-test-rules', model: model(), tools: [pathTool('delete_file', ledgerB)], ruleStore: fixedRules(rule('deny')) });
+    const appA = createAgent({
+      name: 'agents-test-rules',
+      model: model(),
+      tools: [pathTool('delete_file', ledgerA)],
+      ruleStore: fixedRules(rule('allow')),
+    });
+    const appB = createAgent({
+      name: 'agents-test-rules',
+      model: model(),
+      tools: [pathTool('delete_file', ledgerB)],
+      ruleStore: fixedRules(rule('deny')),
+    });
     const doneA = await appA.execute({ input: 'go' });
     const doneB = await appB.execute({ input: 'go' });
     expect(doneA.audit.map((entry) => [entry.source, entry.decision])).toEqual([['rule', 'approved']]);
@@ -148,10 +209,23 @@ describe('two agents with one name in one process (two apps)', () => {
             started.resolve();
           }),
       });
-    const appA = createAgent({ name: 'agents-test-cancel', model: model(), tools: [waitingTool(startedA, abortedA)], policy: { default: 'allow' } });
-    const appB = createAgent({ name: 'agents-test-cancel', model: model(), tools: [waitingTool(startedB, abortedB, releaseB.promise)], policy: { default: 'allow' } });
+    const appA = createAgent({
+      name: 'agents-test-cancel',
+      model: model(),
+      tools: [waitingTool(startedA, abortedA)],
+      policy: { default: 'allow' },
+    });
+    const appB = createAgent({
+      name: 'agents-test-cancel',
+      model: model(),
+      tools: [waitingTool(startedB, abortedB, releaseB.promise)],
+      policy: { default: 'allow' },
+    });
     const snapshotsA: AgentSnapshot[] = [];
-    const runningA = appA.execute({ input: 'go', runId }, { checkpoint: async (snapshot) => void snapshotsA.push(snapshot) });
+    const runningA = appA.execute(
+      { input: 'go', runId },
+      { checkpoint: async (snapshot) => void snapshotsA.push(snapshot) },
+    );
     const runningB = appB.execute({ input: 'go', runId });
     await Promise.all([startedA.promise, startedB.promise]);
 

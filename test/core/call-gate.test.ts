@@ -1,7 +1,14 @@
 // The gate before every tool runs, and the decision paths it backs: whatever recorded an approval, a call runs only
 // when its signed decision entry proves someone allowed (or a quorum of allowed people) approved it.
 import { describe, expect, it } from 'vitest';
-import { CallNotCoveredError, deserialize, serialize, withApprovalResponse, type AgentSnapshot, type PolicyRule } from 'countersign';
+import {
+  CallNotCoveredError,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type PolicyRule,
+} from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 
 const decisionSecret = 'test-decision-secret-0123456789';
@@ -24,7 +31,11 @@ async function pausedOnTwoTransfers(options: { secret?: boolean } = {}) {
         { name: 'transfer', args: { amount: 1000 } },
       ],
     ],
-    { tools: [recordingTool('transfer', { needsApproval: true }, executions)], policy: { rules: [bigTransfers] }, ...(options.secret ? { decisionSecret } : {}) },
+    {
+      tools: [recordingTool('transfer', { needsApproval: true }, executions)],
+      policy: { rules: [bigTransfers] },
+      ...(options.secret ? { decisionSecret } : {}),
+    },
   );
   const paused = await agent.execute({ input: 'pay', sessionId: 'chat-1' });
   expect(paused.pendingApprovals).toHaveLength(2);
@@ -51,7 +62,13 @@ describe('a session or agent approval of one call never approves a sibling that 
         const { agent, paused, small, big, executions } = await pausedOnTwoTransfers({ secret });
         const decided = withApprovalResponse(
           paused,
-          { approvalId: small.approvalId, approved: true, approvedBy: 'mallory', ...(small.signature === undefined ? {} : { signature: small.signature }), ...response },
+          {
+            approvalId: small.approvalId,
+            approved: true,
+            approvedBy: 'mallory',
+            ...(small.signature === undefined ? {} : { signature: small.signature }),
+            ...response,
+          },
           { agent },
         );
         expect(decided.status).toBe('awaitingApproval');
@@ -64,7 +81,11 @@ describe('a session or agent approval of one call never approves a sibling that 
 
   it('a denial for the session still denies the quorum sibling (fail closed)', async () => {
     const { agent, paused, small, executions } = await pausedOnTwoTransfers();
-    const decided = withApprovalResponse(paused, { approvalId: small.approvalId, approved: false, approvedBy: 'mallory', scope: 'session' }, { agent });
+    const decided = withApprovalResponse(
+      paused,
+      { approvalId: small.approvalId, approved: false, approvedBy: 'mallory', scope: 'session' },
+      { agent },
+    );
     expect(decided.pendingApprovals).toEqual([]);
     const done = await agent.execute(decided);
     expect(done.status).toBe('completed');
@@ -78,7 +99,12 @@ describe('the gate before a tool runs', () => {
    * step that wrongly believed one person covers it would record (the request's rule and quorum kept, as every path
    * records them). Without a secret nothing checks signatures, so this stands for a wrong decision step.
    */
-  function forgedApproval(paused: AgentSnapshot, bigApprovalId: string, source: string, extra: Record<string, unknown> = {}): AgentSnapshot {
+  function forgedApproval(
+    paused: AgentSnapshot,
+    bigApprovalId: string,
+    source: string,
+    extra: Record<string, unknown> = {},
+  ): AgentSnapshot {
     return edited(paused, (envelope) => {
       const head = envelope.head.json;
       const request = head.pendingApprovals.find((item: any) => item.approvalId === bigApprovalId);
@@ -105,8 +131,17 @@ describe('the gate before a tool runs', () => {
   for (const source of ['grant', 'memory', 'human']) {
     it(`refuses a quorum call recorded as approved by one person through ${source}, even with no decision secret`, async () => {
       const { agent, paused, small, big, executions } = await pausedOnTwoTransfers();
-      const forged = forgedApproval(paused, big.approvalId, source, source === 'grant' ? { grantId: 'grt_forged' } : {});
-      const decided = withApprovalResponse(forged, { approvalId: small.approvalId, approved: true, approvedBy: 'ana' }, { agent });
+      const forged = forgedApproval(
+        paused,
+        big.approvalId,
+        source,
+        source === 'grant' ? { grantId: 'grt_forged' } : {},
+      );
+      const decided = withApprovalResponse(
+        forged,
+        { approvalId: small.approvalId, approved: true, approvedBy: 'ana' },
+        { agent },
+      );
       const refused = await agent.execute(decided).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CallNotCoveredError);
       expect((refused as Error).message).toMatch(/needs 2 approvals/);
@@ -121,14 +156,20 @@ describe('the gate before a tool runs', () => {
       { by: 'ANA ', approved: true, at: 2 },
     ];
     const forged = forgedApproval(paused, big.approvalId, 'human', { by: 'ANA ', votes, quorum: big.quorum });
-    const decided = withApprovalResponse(forged, { approvalId: small.approvalId, approved: true, approvedBy: 'ana' }, { agent });
+    const decided = withApprovalResponse(
+      forged,
+      { approvalId: small.approvalId, approved: true, approvedBy: 'ana' },
+      { agent },
+    );
     await expect(agent.execute(decided)).rejects.toThrow(/from distinct allowed voters and its votes hold 1/);
     expect(executions.count('transfer')).toBe(0);
   });
 
   it('refuses a decision by someone the call does not admit, recorded without the request being asked', async () => {
     const executions = newExecutions();
-    const agent = agentCalling([[{ name: 'deploy', args: {} }]], { tools: [recordingTool('deploy', { needsApproval: true, approvers: ['alice'] }, executions)] });
+    const agent = agentCalling([[{ name: 'deploy', args: {} }]], {
+      tools: [recordingTool('deploy', { needsApproval: true, approvers: ['alice'] }, executions)],
+    });
     const paused = await agent.execute({ input: 'deploy' });
     const request = paused.pendingApprovals[0]!;
     const forged = edited(paused, (envelope) => {
@@ -165,6 +206,9 @@ describe('the gate before a tool runs', () => {
     const done = await agent.execute(next);
     expect(done.status).toBe('completed');
     expect(executions.count('transfer')).toBe(2);
-    expect(done.audit.find((entry) => entry.approvalId === big.approvalId)).toMatchObject({ quorum: big.quorum, ruleId: 'big-transfers' });
+    expect(done.audit.find((entry) => entry.approvalId === big.approvalId)).toMatchObject({
+      quorum: big.quorum,
+      ruleId: 'big-transfers',
+    });
   });
 });

@@ -30,7 +30,11 @@ function waitingTool(started: { resolve: () => void }, seen: { aborted?: boolean
 describe('cancel', () => {
   it('ends a paused run with stop reason cancelled and the reason in error', async () => {
     const clock = testClock();
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]), tools: [pathTool('long_job', newLedger())], clock });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]),
+      tools: [pathTool('long_job', newLedger())],
+      clock,
+    });
     const paused = await agent.execute({ input: 'go' });
     const stopped = cancel(paused, 'user closed the chat', { agent, now: clock() + 5 });
     expect(stopped).toMatchObject({
@@ -59,7 +63,11 @@ describe('cancel', () => {
     const model = createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]);
     const agent = testAgent({ model, tools: [waitingTool(started, seen)] });
     const paused = await agent.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent },
+    );
 
     const running = agent.execute(approved);
     await started.promise;
@@ -68,7 +76,11 @@ describe('cancel', () => {
 
     expect(seen).toEqual({ aborted: true, reason: 'operator pressed stop' });
     expect(stopped.stopReason).toBe(StopReason.Cancelled);
-    expect(finished).toMatchObject({ status: 'cancelled', stopReason: StopReason.Cancelled, error: { code: 'cancelled', message: 'operator pressed stop' } });
+    expect(finished).toMatchObject({
+      status: 'cancelled',
+      stopReason: StopReason.Cancelled,
+      error: { code: 'cancelled', message: 'operator pressed stop' },
+    });
     expect(model.calls).toHaveLength(1);
   });
 
@@ -86,9 +98,16 @@ describe('cancel', () => {
         return 'checked';
       },
     });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]), tools: [tool] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]),
+      tools: [tool],
+    });
     const paused = await agent.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent },
+    );
 
     const running = agent.execute(approved);
     await started.promise;
@@ -97,18 +116,27 @@ describe('cancel', () => {
     const finished = await running;
 
     expect(seen).toEqual({ aborted: true, reason: 'operator pressed stop' });
-    expect(finished).toMatchObject({ status: 'cancelled', error: { code: 'cancelled', message: 'operator pressed stop' } });
+    expect(finished).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'cancelled', message: 'operator pressed stop' },
+    });
   });
 
   it("aborting execute's own signal cancels the run the same way", async () => {
     const started = signal();
     const seen: { aborted?: boolean; reason?: unknown } = {};
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]), tools: [waitingTool(started, seen)] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('long_job', { path: '/a' })]),
+      tools: [waitingTool(started, seen)],
+    });
     const paused = await agent.execute({ input: 'go' });
     const controller = new AbortController();
-    const running = agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }), {
-      signal: controller.signal,
-    });
+    const running = agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+      {
+        signal: controller.signal,
+      },
+    );
     await started.promise;
     controller.abort('request timed out');
     const finished = await running;

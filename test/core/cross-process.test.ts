@@ -9,7 +9,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 /** Runs the child script with `stdin` as its input; resolves with its stdout once it exits cleanly. */
 function runChild(stdin: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/resume-in-child.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/resume-in-child.ts'], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -23,7 +26,10 @@ function runChild(stdin: string): Promise<string> {
 describe('a snapshot crosses processes', () => {
   it('pauses here, resumes in a freshly spawned Node process: the tool runs there once and the run completes', async () => {
     const log: CrossProcessLog = { executions: [] };
-    const paused = await crossProcessAgent(log).execute({ input: 'Invoice ACME for the October work', runId: 'run_cross-process' });
+    const paused = await crossProcessAgent(log).execute({
+      input: 'Invoice ACME for the October work',
+      runId: 'run_cross-process',
+    });
     expect(paused.status).toBe('awaitingApproval');
     expect(paused.pendingApprovals[0]!.description).toBe('Send an invoice of 12500 cents to ACME?');
 
@@ -43,6 +49,13 @@ describe('a snapshot crosses processes', () => {
     ]);
     expect(report.output).toBe('Result: [{"sent":true,"to":"ACME"}]');
     expect(report.version).toBeGreaterThan(paused.version);
-    expect(report.audit).toEqual([expect.objectContaining({ approvalId: paused.pendingApprovals[0]!.approvalId, decision: 'approved', source: 'human', by: 'child-approver' })]);
+    expect(report.audit).toEqual([
+      expect.objectContaining({
+        approvalId: paused.pendingApprovals[0]!.approvalId,
+        decision: 'approved',
+        source: 'human',
+        by: 'child-approver',
+      }),
+    ]);
   });
 });

@@ -26,7 +26,9 @@ function setup(calls: { name: string; path: string; id?: string }[], extra: { ap
   const names = [...new Set(calls.map((call) => call.name))];
   const agent = testAgent({
     model: createScriptedModel([
-      toolCallTurn(calls.map((call) => ({ name: call.name, args: { path: call.path }, ...(call.id ? { id: call.id } : {}) }))),
+      toolCallTurn(
+        calls.map((call) => ({ name: call.name, args: { path: call.path }, ...(call.id ? { id: call.id } : {}) })),
+      ),
       textTurn('done'),
       textTurn('done again'),
     ]),
@@ -43,11 +45,20 @@ describe('withApprovalResponse refusals', () => {
     const paused = await agent.execute({ input: 'go' });
     const error = thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }, { agent }));
     expect(error).toBeInstanceOf(UnknownApprovalError);
-    expect(error).toMatchObject({ code: 'unknown_approval', approvalId: 'apr_nope', runId: paused.runId, fault: 'user' });
+    expect(error).toMatchObject({
+      code: 'unknown_approval',
+      approvalId: 'apr_nope',
+      runId: paused.runId,
+      fault: 'user',
+    });
     expect((error as Error).message).toContain(paused.pendingApprovals[0]!.approvalId);
     expect(isCountersignError(error)).toBe(true);
     // Across realms or duplicated installs the prototype differs; name, code and fault still identify it.
-    const foreign = Object.assign(new Error('x'), { name: 'UnknownApprovalError', code: 'unknown_approval', fault: 'user' });
+    const foreign = Object.assign(new Error('x'), {
+      name: 'UnknownApprovalError',
+      code: 'unknown_approval',
+      fault: 'user',
+    });
     expect(isCountersignError(foreign)).toBe(true);
     expect(isCountersignError(new Error('plain'))).toBe(false);
   });
@@ -57,9 +68,16 @@ describe('withApprovalResponse refusals', () => {
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
     const cancelled = cancel(paused, 'user left', { agent, now: 1 });
-    const error = thrown(() => withApprovalResponse(cancelled, { approvalId: request.approvalId, approved: true }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(cancelled, { approvalId: request.approvalId, approved: true }, { agent }),
+    );
     expect(error).toBeInstanceOf(RunNotAwaitingApprovalError);
-    expect(error).toMatchObject({ code: 'run_not_awaiting_approval', approvalId: request.approvalId, runId: paused.runId, status: 'cancelled' });
+    expect(error).toMatchObject({
+      code: 'run_not_awaiting_approval',
+      approvalId: request.approvalId,
+      runId: paused.runId,
+      status: 'cancelled',
+    });
     expect(ledger.count()).toBe(0);
   });
 
@@ -67,8 +85,18 @@ describe('withApprovalResponse refusals', () => {
     const { agent, clock } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const approved = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent });
-    const error = thrown(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: false, approvedBy: 'bob', reason: 'no' }, { agent }));
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice' },
+      { agent },
+    );
+    const error = thrown(() =>
+      withApprovalResponse(
+        approved,
+        { approvalId: request.approvalId, approved: false, approvedBy: 'bob', reason: 'no' },
+        { agent },
+      ),
+    );
     expect(error).toBeInstanceOf(DecisionConflictError);
     expect(error).toMatchObject({
       code: 'decision_conflict',
@@ -76,19 +104,38 @@ describe('withApprovalResponse refusals', () => {
       winner: { decision: 'approved', by: 'alice', at: clock(), scope: 'once' },
     });
     // A different scope or a different edit is a different outcome too.
-    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, scope: 'run' }, { agent })).toThrow(DecisionConflictError);
-    expect(() => withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, args: { path: '/b' } }, { agent })).toThrow(DecisionConflictError);
+    expect(() =>
+      withApprovalResponse(approved, { approvalId: request.approvalId, approved: true, scope: 'run' }, { agent }),
+    ).toThrow(DecisionConflictError);
+    expect(() =>
+      withApprovalResponse(
+        approved,
+        { approvalId: request.approvalId, approved: true, args: { path: '/b' } },
+        { agent },
+      ),
+    ).toThrow(DecisionConflictError);
   });
 
   it('refuses a conflicting decision after the run finished, naming the winning edit', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: '/edited' } }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(
+        paused,
+        { approvalId: request.approvalId, approved: true, args: { path: '/edited' } },
+        { agent },
+      ),
+    );
     expect(done.status).toBe('completed');
-    const error = thrown(() => withApprovalResponse(done, { approvalId: request.approvalId, approved: false }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(done, { approvalId: request.approvalId, approved: false }, { agent }),
+    );
     expect(error).toBeInstanceOf(DecisionConflictError);
-    expect((error as DecisionConflictError).winner).toMatchObject({ decision: 'approved', editedArgsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect((error as DecisionConflictError).winner).toMatchObject({
+      decision: 'approved',
+      editedArgsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('refuses a decision that arrives after expiresAt with ApprovalExpiredError (onExpire deny)', async () => {
@@ -97,9 +144,16 @@ describe('withApprovalResponse refusals', () => {
     const request = paused.pendingApprovals[0]!;
     expect(request.expiresAt).toBe(clock() + 60_000);
     clock.advance(60_000);
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }),
+    );
     expect(error).toBeInstanceOf(ApprovalExpiredError);
-    expect(error).toMatchObject({ code: 'approval_expired', approvalId: request.approvalId, expiresAt: request.expiresAt, respondedAt: request.expiresAt });
+    expect(error).toMatchObject({
+      code: 'approval_expired',
+      approvalId: request.approvalId,
+      expiresAt: request.expiresAt,
+      respondedAt: request.expiresAt,
+    });
   });
 
   it("decides expiry by the agent's clock: a caller's respondedAt before expiresAt does not approve an expired request", async () => {
@@ -107,7 +161,13 @@ describe('withApprovalResponse refusals', () => {
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
     clock.advance(60_000);
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: request.approvalId, approved: true, respondedAt: request.expiresAt! - 1 },
+        { agent },
+      ),
+    );
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     expect(error).toMatchObject({ expiresAt: request.expiresAt, respondedAt: clock() });
   });
@@ -116,11 +176,19 @@ describe('withApprovalResponse refusals', () => {
     const { agent, ledger } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: 42 } }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: { path: 42 } }, { agent }),
+    );
     expect(error).toBeInstanceOf(InvalidEditError);
-    expect(error).toMatchObject({ code: 'invalid_edit', approvalId: request.approvalId, issues: [{ path: 'path', message: expect.any(String) }] });
+    expect(error).toMatchObject({
+      code: 'invalid_edit',
+      approvalId: request.approvalId,
+      issues: [{ path: 'path', message: expect.any(String) }],
+    });
     expect((error as Error).message).toContain('delete_file');
-    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: {} }, { agent })).toThrow(InvalidEditError);
+    expect(() =>
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, args: {} }, { agent }),
+    ).toThrow(InvalidEditError);
     expect(ledger.count()).toBe(0);
   });
 
@@ -128,8 +196,12 @@ describe('withApprovalResponse refusals', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    expect(() => withApprovalResponse(paused, { approvalId, approved: false, args: { path: '/b' } }, { agent })).toThrow(ConfigError);
-    expect(() => withApprovalResponse(paused, { approvalId, approved: 'yes' as unknown as boolean }, { agent })).toThrow(/approved must be true or false/);
+    expect(() =>
+      withApprovalResponse(paused, { approvalId, approved: false, args: { path: '/b' } }, { agent }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      withApprovalResponse(paused, { approvalId, approved: 'yes' as unknown as boolean }, { agent }),
+    ).toThrow(/approved must be true or false/);
     expect(() => withApprovalResponse(paused, { approvalId: '', approved: true }, { agent })).toThrow(ConfigError);
   });
 
@@ -138,7 +210,13 @@ describe('withApprovalResponse refusals', () => {
     const paused = await agent.execute({ input: 'go' });
     const before = structuredClone(paused);
     thrown(() => withApprovalResponse(paused, { approvalId: 'apr_nope', approved: true }, { agent }));
-    thrown(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: 1 } }, { agent }));
+    thrown(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, args: { path: 1 } },
+        { agent },
+      ),
+    );
     expect(paused).toEqual(before);
   });
 });
@@ -151,8 +229,16 @@ describe('withApprovalResponse outcomes', () => {
     ]);
     const paused = await agent.execute({ input: 'go' });
     const [first] = paused.pendingApprovals;
-    const once = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
-    const again = withApprovalResponse(once, { approvalId: first!.approvalId, approved: true, approvedBy: 'bob', respondedAt: 5 }, { agent });
+    const once = withApprovalResponse(
+      paused,
+      { approvalId: first!.approvalId, approved: true, approvedBy: 'alice' },
+      { agent },
+    );
+    const again = withApprovalResponse(
+      once,
+      { approvalId: first!.approvalId, approved: true, approvedBy: 'bob', respondedAt: 5 },
+      { agent },
+    );
     expect(again).toBe(once);
     expect(again.version).toBe(once.version);
     expect(auditLog(again).filter((entry) => entry.approvalId === first!.approvalId)).toHaveLength(1);
@@ -162,7 +248,9 @@ describe('withApprovalResponse outcomes', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice' }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice' }, { agent }),
+    );
     expect(done.status).toBe('completed');
     expect(withApprovalResponse(done, { approvalId, approved: true, approvedBy: 'alice' }, { agent })).toBe(done);
   });
@@ -171,7 +259,11 @@ describe('withApprovalResponse outcomes', () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
     const before = structuredClone(paused);
-    const next = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+    const next = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent },
+    );
     expect(next).not.toBe(paused);
     expect(next.version).toBe(paused.version + 1);
     expect(Object.isFrozen(next)).toBe(true);
@@ -237,7 +329,10 @@ describe('withApprovalResponse outcomes', () => {
     expect(ledger.count()).toBe(0);
     expect(done.status).toBe('completed');
     const results = lastToolResults(done.messages.slice(0, -1));
-    expect(results).toEqual([expect.objectContaining({ status: 'denied', reason: 'change freeze' }), expect.objectContaining({ status: 'denied', reason: 'change freeze' })]);
+    expect(results).toEqual([
+      expect.objectContaining({ status: 'denied', reason: 'change freeze' }),
+      expect.objectContaining({ status: 'denied', reason: 'change freeze' }),
+    ]);
     expect((results[0] as { message: string }).message).toMatch(/Do not retry/);
   });
 
@@ -258,7 +353,11 @@ describe('withApprovalResponse outcomes', () => {
     const paused = await agent.execute({ input: 'go' });
     const [a, b, c] = paused.pendingApprovals;
     let next = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true }, { agent });
-    next = withApprovalResponse(next, { approvalId: b!.approvalId, approved: false, reason: 'not that one' }, { agent });
+    next = withApprovalResponse(
+      next,
+      { approvalId: b!.approvalId, approved: false, reason: 'not that one' },
+      { agent },
+    );
     next = withApprovalResponse(next, { approvalId: c!.approvalId, approved: true }, { agent });
     const done = await agent.execute(next);
     expect(ledger.executions.map((item) => item.ctx.toolCallId)).toEqual(['call_a', 'call_c']);
@@ -273,9 +372,15 @@ describe('withApprovalResponse outcomes', () => {
   it('a denial without a reason still tells the model it was denied and not to retry', async () => {
     const { agent } = setup([{ name: 'delete_file', path: '/a' }]);
     const paused = await agent.execute({ input: 'go' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: false }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: false }, { agent }),
+    );
     const result = parsedResult(done.messages.find((message) => message.role === 'tool')!.content);
-    expect(result).toMatchObject({ status: 'denied', reason: 'denied', message: expect.stringMatching(/denied it.*Do not retry/) });
+    expect(result).toMatchObject({
+      status: 'denied',
+      reason: 'denied',
+      message: expect.stringMatching(/denied it.*Do not retry/),
+    });
   });
 
   it('an edit changes the arguments only: same tool, same call id, validated, both digests in the audit', async () => {
@@ -293,15 +398,29 @@ describe('withApprovalResponse outcomes', () => {
       },
       { agent },
     );
-    expect(edited.toolCalls[0]).toMatchObject({ toolCallId: 'call_x', toolName: 'delete_file', status: 'approved', editedArgs: { path: '/tmp/safe' } });
+    expect(edited.toolCalls[0]).toMatchObject({
+      toolCallId: 'call_x',
+      toolName: 'delete_file',
+      status: 'approved',
+      editedArgs: { path: '/tmp/safe' },
+    });
     const done = await agent.execute(edited);
     expect(ledger.executions).toHaveLength(1);
-    expect(ledger.executions[0]).toMatchObject({ toolName: 'delete_file', input: { path: '/tmp/safe' }, ctx: { toolCallId: 'call_x' } });
+    expect(ledger.executions[0]).toMatchObject({
+      toolName: 'delete_file',
+      input: { path: '/tmp/safe' },
+      ctx: { toolCallId: 'call_x' },
+    });
     // The model's own message keeps what it asked for; the audit keeps both digests.
     const assistant = done.messages.find((message) => message.role === 'assistant' && message.toolCalls);
     expect(assistant!.toolCalls![0]!.args).toEqual({ path: '/etc/passwd' });
     const entry = auditLog(done).find((item) => item.approvalId === request.approvalId)!;
-    expect(entry).toMatchObject({ argsDigest: request.argsDigest, editedArgsDigest: expect.stringMatching(/^[0-9a-f]{64}$/), reason: 'narrowed the path', by: 'alice' });
+    expect(entry).toMatchObject({
+      argsDigest: request.argsDigest,
+      editedArgsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      reason: 'narrowed the path',
+      by: 'alice',
+    });
     expect(entry.editedArgsDigest).not.toBe(entry.argsDigest);
   });
 
@@ -323,7 +442,11 @@ describe('withApprovalResponse outcomes', () => {
     });
     const paused = await agent.execute({ input: 'go' });
     const [a, , m] = paused.pendingApprovals;
-    const remembered = withApprovalResponse(paused, { approvalId: a!.approvalId, approved: true, scope: 'run', approvedBy: 'alice' }, { agent });
+    const remembered = withApprovalResponse(
+      paused,
+      { approvalId: a!.approvalId, approved: true, scope: 'run', approvedBy: 'alice' },
+      { agent },
+    );
     expect(remembered.runApprovals).toEqual(['delete_file']);
     expect(remembered.pendingApprovals.map((request) => request.approvalId)).toEqual([m!.approvalId]);
     expect(remembered.audit.map((entry) => [entry.toolName, entry.source, entry.scope])).toEqual([
@@ -335,7 +458,12 @@ describe('withApprovalResponse outcomes', () => {
     const pausedAgain = await agent.execute(next);
     expect(pausedAgain.status).toBe('awaitingApproval');
     expect(pausedAgain.pendingApprovals.map((request) => request.toolName)).toEqual(['move_file']);
-    expect(ledger.executions.map((item) => item.input)).toEqual([{ path: '/a' }, { path: '/b' }, { path: '/m' }, { path: '/completely/different' }]);
+    expect(ledger.executions.map((item) => item.input)).toEqual([
+      { path: '/a' },
+      { path: '/b' },
+      { path: '/m' },
+      { path: '/completely/different' },
+    ]);
     expect(pausedAgain.audit.at(-1)).toMatchObject({ toolName: 'delete_file', source: 'memory', decision: 'approved' });
   });
 });
@@ -345,7 +473,11 @@ describe('decisions keep their data', () => {
     const { agent, clock } = setup([{ name: 'delete_file', path: '/a', id: 'call_1' }]);
     const paused: AgentSnapshot = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const next = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', respondedAt: clock() + 7 }, { agent });
+    const next = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice', respondedAt: clock() + 7 },
+      { agent },
+    );
     expect(next.audit).toEqual([
       {
         approvalId: request.approvalId,

@@ -11,10 +11,25 @@ const decisionSecret = 'test-decision-secret-0123456789';
 
 async function paused() {
   const executions = newExecutions();
-  const agent = agentCalling([[{ name: 'deploy', args: { env: 'prod' } }]], { tools: [recordingTool('deploy', { needsApproval: true }, executions)], decisionSecret });
+  const agent = agentCalling([[{ name: 'deploy', args: { env: 'prod' } }]], {
+    tools: [recordingTool('deploy', { needsApproval: true }, executions)],
+    decisionSecret,
+  });
   const snap = await agent.execute({ input: 'deploy' });
   const request = snap.pendingApprovals[0]!;
-  return { agent, snap, request, executions, dismiss: { approvalId: request.approvalId, approved: false, dismissed: true, approvedBy: 'alice', signature: request.signature! } };
+  return {
+    agent,
+    snap,
+    request,
+    executions,
+    dismiss: {
+      approvalId: request.approvalId,
+      approved: false,
+      dismissed: true,
+      approvedBy: 'alice',
+      signature: request.signature!,
+    },
+  };
 }
 
 describe("a dismissed request (source 'dismissed')", () => {
@@ -27,7 +42,9 @@ describe("a dismissed request (source 'dismissed')", () => {
     expect(executions.count('deploy')).toBe(0);
     const result = JSON.parse(done.messages.find((message) => message.role === 'tool')!.content);
     expect(result).toMatchObject({ status: 'denied', reason: 'dismissed' });
-    expect(result.message).toMatch(/^Nobody decided on this call: the request was closed without an approval or a denial, so it did not run\./);
+    expect(result.message).toMatch(
+      /^Nobody decided on this call: the request was closed without an approval or a denial, so it did not run\./,
+    );
   });
 
   it('is signed over its source: the entry verifies, and turned into a human denial in storage it no longer does', async () => {
@@ -67,7 +84,10 @@ describe("a dismissed request (source 'dismissed')", () => {
   it('is accepted over HTTP where decisions are', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const res = await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: false, dismissed: true, approvedBy: 'alice' }));
+    const res = await h.app.request(
+      `/runs/${runId}/approvals/${approvalId}`,
+      json({ approved: false, dismissed: true, approvedBy: 'alice' }),
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; run: { audit: { source: string }[] } };
     expect(body.status).toBe('completed');

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalExpiredError, auditLog, deserialize, serialize, withApprovalResponse, type OnExpire } from 'countersign';
+import {
+  ApprovalExpiredError,
+  auditLog,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type OnExpire,
+} from 'countersign';
 import { expiryDecisions } from '../../src/policy/expiry.js';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, parsedResult, pathTool } from '../support/core-harness.js';
@@ -13,8 +20,17 @@ function setup(options: { agentTtl?: number; toolTtl?: number; onExpire?: OnExpi
   const clock = testClock(START);
   const calls = options.calls ?? ['slow_tool'];
   const agent = testAgent({
-    model: createScriptedModel([toolCallTurn(calls.map((name, index) => ({ id: `call_${index}`, name, args: { path: `/${index}` } }))), textTurn('done')]),
-    tools: [...new Set(calls)].map((name) => pathTool(name, ledger, name === 'quick_tool' && options.toolTtl !== undefined ? { approvalTtlMs: options.toolTtl } : {})),
+    model: createScriptedModel([
+      toolCallTurn(calls.map((name, index) => ({ id: `call_${index}`, name, args: { path: `/${index}` } }))),
+      textTurn('done'),
+    ]),
+    tools: [...new Set(calls)].map((name) =>
+      pathTool(
+        name,
+        ledger,
+        name === 'quick_tool' && options.toolTtl !== undefined ? { approvalTtlMs: options.toolTtl } : {},
+      ),
+    ),
     clock,
     ...(options.agentTtl === undefined ? {} : { approvalTtlMs: options.agentTtl }),
     ...(options.onExpire === undefined ? {} : { onExpire: options.onExpire }),
@@ -34,7 +50,14 @@ describe('approval expiry', () => {
   it("the agent's approvalTtlMs sets expiresAt to the millisecond; a tool's own approvalTtlMs overrides it", async () => {
     const { agent } = setup({ agentTtl: 60_000, toolTtl: 1_234, calls: ['slow_tool', 'quick_tool'] });
     const paused = await agent.execute({ input: 'go' });
-    expect(paused.pendingApprovals.map((request) => [request.toolName, request.requestedAt, request.expiresAt, request.onExpire])).toEqual([
+    expect(
+      paused.pendingApprovals.map((request) => [
+        request.toolName,
+        request.requestedAt,
+        request.expiresAt,
+        request.onExpire,
+      ]),
+    ).toEqual([
       ['slow_tool', START, START + 60_000, 'deny'],
       ['quick_tool', START, START + 1_234, 'deny'],
     ]);
@@ -70,7 +93,11 @@ describe('approval expiry', () => {
       },
     ]);
     const result = parsedResult(done.messages.find((message) => message.role === 'tool')!.content);
-    expect(result).toMatchObject({ status: 'denied', reason: 'expired', message: expect.stringMatching(/expired.*Do not retry/) });
+    expect(result).toMatchObject({
+      status: 'denied',
+      reason: 'expired',
+      message: expect.stringMatching(/expired.*Do not retry/),
+    });
   });
 
   it('a late human decision on an expired request is refused with ApprovalExpiredError; the input stays as it was', async () => {
@@ -98,7 +125,12 @@ describe('approval expiry', () => {
     }
     expect(error).toBeInstanceOf(ApprovalExpiredError);
     // expiresAt is when the expiry was applied: the request itself is gone from the finished turn.
-    expect(error).toMatchObject({ code: 'approval_expired', approvalId, expiresAt: START + 5_000, respondedAt: START + 6_000 });
+    expect(error).toMatchObject({
+      code: 'approval_expired',
+      approvalId,
+      expiresAt: START + 5_000,
+      respondedAt: START + 6_000,
+    });
     expect(withApprovalResponse(swept, { approvalId, approved: false }, { agent })).toBe(swept);
   });
 
@@ -112,7 +144,9 @@ describe('approval expiry', () => {
     expect(partly.toolCalls.map((record) => record.status)).toEqual(['pending', 'expired']);
     expect(partly.version).toBe(paused.version + 1);
 
-    const done = await agent.execute(withApprovalResponse(partly, { approvalId: partly.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(partly, { approvalId: partly.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+    );
     expect(done.status).toBe('completed');
     expect(ledger.executions.map((item) => item.toolName)).toEqual(['slow_tool']);
   });
@@ -124,7 +158,11 @@ describe('approval expiry', () => {
     clock.advance(10 * 1_000);
     expect(expiryDecisions(paused, clock())).toEqual([]);
     expect(await agent.execute(paused)).toBe(paused);
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent },
+    );
     const done = await agent.execute(approved);
     expect(done.status).toBe('completed');
     expect(ledger.count()).toBe(1);

@@ -19,10 +19,21 @@ import {
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { thrown } from '../support/test-kit.js';
 
-const deleteFile = defineTool({ name: 'delete_file', description: 'Delete a file', input: z.object({ path: z.string() }), execute: () => 'deleted' });
+const deleteFile = defineTool({
+  name: 'delete_file',
+  description: 'Delete a file',
+  input: z.object({ path: z.string() }),
+  execute: () => 'deleted',
+});
 const agentWith = (decisionSecret: string) =>
-  createAgent({ name: 'files', model: createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/x' }), textTurn('Done.')]), tools: [deleteFile], decisionSecret });
-const otherSecret = /or was signed with a different decisionSecret \(check that the agent's decisionSecret is the one of the agent that made the run\)/;
+  createAgent({
+    name: 'files',
+    model: createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/x' }), textTurn('Done.')]),
+    tools: [deleteFile],
+    decisionSecret,
+  });
+const otherSecret =
+  /or was signed with a different decisionSecret \(check that the agent's decisionSecret is the one of the agent that made the run\)/;
 
 describe('a different decisionSecret', () => {
   it('is named as a possible cause when a decision is applied with it', async () => {
@@ -43,7 +54,11 @@ describe('a different decisionSecret', () => {
     const first = agentWith('first-secret-0123456789abcdef');
     const paused = await first.execute({ input: 'remove /tmp/x' });
     const request = paused.pendingApprovals[0]!;
-    const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent: first });
+    const decided = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+      { agent: first },
+    );
     const error = await agentWith('other-secret-0123456789abcdef')
       .execute(deserialize(serialize(decided)))
       .catch((caught: unknown) => caught);
@@ -61,10 +76,12 @@ describe('deserialize of what is not a serialized snapshot', () => {
       expect((error as Error).message).toMatch(/not a serialized countersign snapshot/);
       expect((error as Error).message).not.toMatch(/[Uu]pgrade/);
     }
-    expect((thrown(() => deserialize(JSON.stringify(paused))) as Error).message).toMatch(/JSON\.stringify\?\): store serialize\(snapshot\)/);
-    expect((thrown(() => deserialize(JSON.stringify({ $schemaVersion: 3, head: {}, messages: [] }))) as Error).message).toMatch(
-      /written by a newer countersign.*Upgrade countersign/,
+    expect((thrown(() => deserialize(JSON.stringify(paused))) as Error).message).toMatch(
+      /JSON\.stringify\?\): store serialize\(snapshot\)/,
     );
+    expect(
+      (thrown(() => deserialize(JSON.stringify({ $schemaVersion: 3, head: {}, messages: [] }))) as Error).message,
+    ).toMatch(/written by a newer countersign.*Upgrade countersign/);
   });
 });
 
@@ -79,23 +96,48 @@ describe('unknown options', () => {
   };
 
   it('createAgent refuses a misspelt key by name with the option it probably meant, also in policy and display', () => {
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], decisionSecrett: 'x'.repeat(32) } as never))).toMatch(
-      /createAgent: config has an unknown option decisionSecrett \(did you mean decisionSecret\?\)/,
+    expect(
+      refusal(() => createAgent({ name: 'files', model, tools: [], decisionSecrett: 'x'.repeat(32) } as never)),
+    ).toMatch(/createAgent: config has an unknown option decisionSecrett \(did you mean decisionSecret\?\)/);
+    expect(refusal(() => createAgent({ name: 'files', model, tools: [], maxturns: 3 } as never))).toMatch(
+      /maxturns \(did you mean maxTurns\?\)/,
     );
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], maxturns: 3 } as never))).toMatch(/maxturns \(did you mean maxTurns\?\)/);
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], banana: 1 } as never))).toMatch(/unknown option banana\.$/);
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], policy: { rule: [] } } as never))).toMatch(/policy has an unknown option rule \(did you mean rules\?\)/);
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], display: { secretKey: [] } } as never))).toMatch(/did you mean secretKeys\?/);
-    expect(refusal(() => createAgent({ name: 'files', model, tools: [], policy: { rules: [{ tool: 'x', action: 'deny', wen: () => true }] } } as never))).toMatch(
-      /Policy rule 0: rule has an unknown option wen \(did you mean when\?\)/,
+    expect(refusal(() => createAgent({ name: 'files', model, tools: [], banana: 1 } as never))).toMatch(
+      /unknown option banana\.$/,
     );
+    expect(refusal(() => createAgent({ name: 'files', model, tools: [], policy: { rule: [] } } as never))).toMatch(
+      /policy has an unknown option rule \(did you mean rules\?\)/,
+    );
+    expect(
+      refusal(() => createAgent({ name: 'files', model, tools: [], display: { secretKey: [] } } as never)),
+    ).toMatch(/did you mean secretKeys\?/);
+    expect(
+      refusal(() =>
+        createAgent({
+          name: 'files',
+          model,
+          tools: [],
+          policy: { rules: [{ tool: 'x', action: 'deny', wen: () => true }] },
+        } as never),
+      ),
+    ).toMatch(/Policy rule 0: rule has an unknown option wen \(did you mean when\?\)/);
   });
 
   it('defineTool, execute (its input and its options), withApprovalResponse, createRuntime, runtime.pending and RuleStore.add refuse one too', async () => {
-    expect(refusal(() => defineTool({ name: 't', description: 'd', input: z.object({}), execute: () => 'ok', needsAproval: false } as never))).toMatch(
-      /did you mean needsApproval\?/,
+    expect(
+      refusal(() =>
+        defineTool({
+          name: 't',
+          description: 'd',
+          input: z.object({}),
+          execute: () => 'ok',
+          needsAproval: false,
+        } as never),
+      ),
+    ).toMatch(/did you mean needsApproval\?/);
+    await expect(agent.execute({ input: 'hi', sesionId: 's1' } as never)).rejects.toThrow(
+      /execute: argument has an unknown option sesionId \(did you mean sessionId\?\)/,
     );
-    await expect(agent.execute({ input: 'hi', sesionId: 's1' } as never)).rejects.toThrow(/execute: argument has an unknown option sesionId \(did you mean sessionId\?\)/);
     await expect(agent.execute({ input: 'hi' }, { onErorr: () => undefined } as never)).rejects.toThrow(
       /execute: options has an unknown option onErorr \(did you mean onError\?\)/,
     );
@@ -104,16 +146,22 @@ describe('unknown options', () => {
     const paused = await secretAgent.execute({ input: 'remove /tmp/x' });
     const request = paused.pendingApprovals[0]!;
     expect(
-      refusal(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: false, reasn: 'no', signature: request.signature! } as never, { agent: secretAgent })),
+      refusal(() =>
+        withApprovalResponse(
+          paused,
+          { approvalId: request.approvalId, approved: false, reasn: 'no', signature: request.signature! } as never,
+          { agent: secretAgent },
+        ),
+      ),
     ).toMatch(/withApprovalResponse: response has an unknown option reasn \(did you mean reason\?\)/);
 
-    expect(refusal(() => createRuntime({ agents: [agent], store: createMemoryStore(), onErrors: () => undefined } as never))).toMatch(
-      /createRuntime: argument has an unknown option onErrors \(did you mean onError\?\)/,
-    );
+    expect(
+      refusal(() => createRuntime({ agents: [agent], store: createMemoryStore(), onErrors: () => undefined } as never)),
+    ).toMatch(/createRuntime: argument has an unknown option onErrors \(did you mean onError\?\)/);
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
     await expect(runtime.pending({ limt: 5 } as never)).rejects.toThrow(/unknown option limt \(did you mean limit\?\)/);
-    await expect(createMemoryRuleStore().add({ tool: 'delete_file', action: 'deny', reson: 'no' } as never)).rejects.toThrow(
-      /RuleStore\.add: rule has an unknown option reson \(did you mean reason\?\)/,
-    );
+    await expect(
+      createMemoryRuleStore().add({ tool: 'delete_file', action: 'deny', reson: 'no' } as never),
+    ).rejects.toThrow(/RuleStore\.add: rule has an unknown option reson \(did you mean reason\?\)/);
   });
 });

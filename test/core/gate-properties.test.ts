@@ -12,7 +12,11 @@ const spell = [(name: string) => name, (name: string) => name.toUpperCase(), (na
 
 const setting = fc.oneof(
   fc.record({ kind: fc.constant('approvers' as const), list: fc.subarray([...people], { minLength: 1 }) }),
-  fc.record({ kind: fc.constant('quorum' as const), required: fc.integer({ min: 2, max: 3 }), list: fc.subarray([...people], { minLength: 3 }) }),
+  fc.record({
+    kind: fc.constant('quorum' as const),
+    required: fc.integer({ min: 2, max: 3 }),
+    list: fc.subarray([...people], { minLength: 3 }),
+  }),
 );
 const response = fc.record({
   person: fc.constantFrom(...people),
@@ -23,7 +27,10 @@ const response = fc.record({
 const storageEdit = fc.constantFrom('none', 'none', 'copy-vote', 'drop-vote', 'source-grant', 'by-other', 'add-voter');
 
 /** An independent reading of what the responses should do: each person once, only listed people, first deny ends it. */
-function expectedToRun(chosen: { kind: string; list: readonly string[]; required?: number }, responses: readonly { person: string; approved: boolean }[]): boolean {
+function expectedToRun(
+  chosen: { kind: string; list: readonly string[]; required?: number },
+  responses: readonly { person: string; approved: boolean }[],
+): boolean {
   const approvals = new Set<string>();
   for (const { person, approved } of responses) {
     if (!chosen.list.includes(person)) continue;
@@ -70,43 +77,56 @@ function edit(snapshot: AgentSnapshot, kind: string): AgentSnapshot | undefined 
 describe('the gate, as a property', () => {
   it('a tool runs exactly when allowed distinct people approved it, and never after a storage edit', async () => {
     await fc.assert(
-      fc.asyncProperty(setting, fc.array(response, { minLength: 1, maxLength: 6 }), storageEdit, async (chosen, responses, storage) => {
-        const executions = newExecutions();
-        const tool = recordingTool(
-          'op',
-          chosen.kind === 'approvers' ? { needsApproval: true, approvers: chosen.list } : { needsApproval: true, approvals: { required: chosen.required, from: chosen.list } },
-          executions,
-        );
-        const agent = agentCalling([[{ name: 'op', args: { n: 1 } }]], { tools: [tool], decisionSecret });
-        let snap = await agent.execute({ input: 'go', sessionId: 'prop' });
-        const request = snap.pendingApprovals[0]!;
-        for (const item of responses) {
-          if (snap.pendingApprovals.length === 0) break;
-          try {
-            snap = withApprovalResponse(
-              snap,
-              { approvalId: request.approvalId, approved: item.approved, approvedBy: spell[item.spelling]!(item.person), signature: request.signature!, scope: item.scope },
-              { agent },
-            );
-          } catch {
-            // Refused responses (not allowed, a scope a vote may not take, a conflicting vote) change nothing.
-          }
-        }
-        const edited = snap.pendingApprovals.length === 0 ? edit(snap, storage) : undefined;
-        const outcome = await agent.execute(edited ?? snap).catch((error: unknown) => error);
-        const ran = executions.count('op') === 1;
-        if (edited !== undefined) {
-          expect(ran).toBe(false);
-          expect(outcome).toBeInstanceOf(Error);
-        } else {
-          const expected = expectedToRun(
-            chosen,
-            responses.filter((item) => chosen.kind === 'approvers' || item.scope === 'once'),
+      fc.asyncProperty(
+        setting,
+        fc.array(response, { minLength: 1, maxLength: 6 }),
+        storageEdit,
+        async (chosen, responses, storage) => {
+          const executions = newExecutions();
+          const tool = recordingTool(
+            'op',
+            chosen.kind === 'approvers'
+              ? { needsApproval: true, approvers: chosen.list }
+              : { needsApproval: true, approvals: { required: chosen.required, from: chosen.list } },
+            executions,
           );
-          expect(ran).toBe(expected);
-        }
-        expect(executions.count('op')).toBeLessThanOrEqual(1);
-      }),
+          const agent = agentCalling([[{ name: 'op', args: { n: 1 } }]], { tools: [tool], decisionSecret });
+          let snap = await agent.execute({ input: 'go', sessionId: 'prop' });
+          const request = snap.pendingApprovals[0]!;
+          for (const item of responses) {
+            if (snap.pendingApprovals.length === 0) break;
+            try {
+              snap = withApprovalResponse(
+                snap,
+                {
+                  approvalId: request.approvalId,
+                  approved: item.approved,
+                  approvedBy: spell[item.spelling]!(item.person),
+                  signature: request.signature!,
+                  scope: item.scope,
+                },
+                { agent },
+              );
+            } catch {
+              // Refused responses (not allowed, a scope a vote may not take, a conflicting vote) change nothing.
+            }
+          }
+          const edited = snap.pendingApprovals.length === 0 ? edit(snap, storage) : undefined;
+          const outcome = await agent.execute(edited ?? snap).catch((error: unknown) => error);
+          const ran = executions.count('op') === 1;
+          if (edited !== undefined) {
+            expect(ran).toBe(false);
+            expect(outcome).toBeInstanceOf(Error);
+          } else {
+            const expected = expectedToRun(
+              chosen,
+              responses.filter((item) => chosen.kind === 'approvers' || item.scope === 'once'),
+            );
+            expect(ran).toBe(expected);
+          }
+          expect(executions.count('op')).toBeLessThanOrEqual(1);
+        },
+      ),
       { numRuns: 150 },
     );
   });

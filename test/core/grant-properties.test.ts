@@ -14,7 +14,13 @@ const scenario = fc.record({
   ttlMs: fc.option(fc.integer({ min: 1, max: 10_000 }), { nil: undefined }),
   uses: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   pattern: fc.option(fc.constantFrom('dev-*', 'prod', 'dev-?'), { nil: undefined }),
-  later: fc.array(fc.record({ env: fc.constantFrom('dev-1', 'dev-22', 'prod', 'staging'), waitMs: fc.integer({ min: 0, max: 4_000 }) }), { minLength: 1, maxLength: 6 }),
+  later: fc.array(
+    fc.record({
+      env: fc.constantFrom('dev-1', 'dev-22', 'prod', 'staging'),
+      waitMs: fc.integer({ min: 0, max: 4_000 }),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
 });
 
 function matches(pattern: string | undefined, env: string): boolean {
@@ -30,9 +36,18 @@ describe('grant properties', () => {
         const clock = testClock();
         const { run, decide } = grantAgent({ decisionSecret, clock });
         const grantedAt = clock();
-        const bounds = { ...(ttlMs === undefined ? {} : { ttlMs }), ...(uses === undefined ? {} : { uses }), ...(pattern === undefined ? {} : { argsMatch: { env: pattern } }) };
+        const bounds = {
+          ...(ttlMs === undefined ? {} : { ttlMs }),
+          ...(uses === undefined ? {} : { uses }),
+          ...(pattern === undefined ? {} : { argsMatch: { env: pattern } }),
+        };
         const first = await run([{ name: 'deploy', args: { env: 'first' } }], 'chat');
-        await decide(first, { approved: true, approvedBy: 'alice', scope: 'session', ...(Object.keys(bounds).length === 0 ? {} : { grant: bounds }) });
+        await decide(first, {
+          approved: true,
+          approvedBy: 'alice',
+          scope: 'session',
+          ...(Object.keys(bounds).length === 0 ? {} : { grant: bounds }),
+        });
         let spent = 0;
         for (const call of later as LaterCall[]) {
           clock.advance(call.waitMs);
@@ -52,15 +67,33 @@ describe('grant properties', () => {
 
   it('a grant never covers a call whose approvers the granter is not among', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('alice', 'bob', 'carol'), fc.subarray(['alice', 'bob', 'carol'], { minLength: 1 }), async (granter, approvers) => {
-        const { run, decide } = grantAgent({
-          decisionSecret,
-          policy: { rules: [{ id: 'prod', tool: 'deploy', when: (args: { env?: string }) => args.env === 'prod', action: 'ask', approvers }] },
-        });
-        await decide(await run([{ name: 'deploy', args: { env: 'dev' } }], 'chat'), { approved: true, approvedBy: granter, scope: 'session' });
-        const prod = await run([{ name: 'deploy', args: { env: 'prod' } }], 'chat');
-        expect(prod.status === 'completed').toBe(approvers.includes(granter));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('alice', 'bob', 'carol'),
+        fc.subarray(['alice', 'bob', 'carol'], { minLength: 1 }),
+        async (granter, approvers) => {
+          const { run, decide } = grantAgent({
+            decisionSecret,
+            policy: {
+              rules: [
+                {
+                  id: 'prod',
+                  tool: 'deploy',
+                  when: (args: { env?: string }) => args.env === 'prod',
+                  action: 'ask',
+                  approvers,
+                },
+              ],
+            },
+          });
+          await decide(await run([{ name: 'deploy', args: { env: 'dev' } }], 'chat'), {
+            approved: true,
+            approvedBy: granter,
+            scope: 'session',
+          });
+          const prod = await run([{ name: 'deploy', args: { env: 'prod' } }], 'chat');
+          expect(prod.status === 'completed').toBe(approvers.includes(granter));
+        },
+      ),
       { numRuns: 20 },
     );
   });

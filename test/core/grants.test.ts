@@ -22,7 +22,11 @@ const deploy = (env: string) => [{ name: 'deploy', args: { env } }];
 describe('scope: session', () => {
   it('approves the tool for later runs of the same session, not of another session, and records each use', async () => {
     const { run, decide, executions } = grantAgent({ decisionSecret });
-    const first = await decide(await run(deploy('prod'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session' });
+    const first = await decide(await run(deploy('prod'), 'chat-1'), {
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+    });
     expect(first.status).toBe('completed');
     const decision = first.audit.find((entry) => entry.source === 'human')!;
     expect(decision).toMatchObject({ scope: 'session', by: 'alice' });
@@ -30,7 +34,12 @@ describe('scope: session', () => {
     const second = await run(deploy('prod'), 'chat-1');
     expect(second.status).toBe('completed');
     const use = second.audit.at(-1)!;
-    expect(use).toMatchObject({ source: 'grant', decision: 'approved', by: 'alice', grantId: expect.stringMatching(/^grt_/) });
+    expect(use).toMatchObject({
+      source: 'grant',
+      decision: 'approved',
+      by: 'alice',
+      grantId: expect.stringMatching(/^grt_/),
+    });
     expect(use.signature).toBeDefined();
 
     const other = await run(deploy('prod'), 'chat-2');
@@ -42,7 +51,12 @@ describe('scope: session', () => {
 
   it('denies for the session: later matching calls are denied automatically with source grant', async () => {
     const { run, decide, executions } = grantAgent({ decisionSecret });
-    await decide(await run(deploy('prod'), 'chat-1'), { approved: false, approvedBy: 'alice', reason: 'not today', scope: 'session' });
+    await decide(await run(deploy('prod'), 'chat-1'), {
+      approved: false,
+      approvedBy: 'alice',
+      reason: 'not today',
+      scope: 'session',
+    });
     const later = await run(deploy('prod'), 'chat-1');
     expect(later.status).toBe('completed');
     expect(later.audit.at(-1)).toMatchObject({ source: 'grant', decision: 'denied', by: 'alice' });
@@ -50,7 +64,13 @@ describe('scope: session', () => {
   });
 
   it('never covers a call that needs several approvers (one granter is not a quorum); a denial still applies', async () => {
-    const twoPeople = { id: 'prod-two-people', tool: 'deploy', when: (args: { env: string }) => args.env === 'prod', action: 'ask', approvals: { required: 2 } } as const;
+    const twoPeople = {
+      id: 'prod-two-people',
+      tool: 'deploy',
+      when: (args: { env: string }) => args.env === 'prod',
+      action: 'ask',
+      approvals: { required: 2 },
+    } as const;
     const { run, decide, executions } = grantAgent({ decisionSecret, policy: { rules: [twoPeople] } });
     await decide(await run(deploy('staging'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session' });
     expect((await run(deploy('staging'), 'chat-1')).status).toBe('completed');
@@ -68,14 +88,25 @@ describe('scope: session', () => {
     const { agent, run } = grantAgent({ decisionSecret });
     const paused = await run(deploy('prod'));
     const request = paused.pendingApprovals[0]!;
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, scope: 'session', signature: request.signature! }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: request.approvalId, approved: true, scope: 'session', signature: request.signature! },
+        { agent },
+      ),
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/sessionId/);
   });
 
   it('covers only arguments matching argsMatch (glob or exact value)', async () => {
     const { run, decide } = grantAgent({ decisionSecret });
-    await decide(await run(deploy('staging-1'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session', grant: { argsMatch: { env: 'staging-*' } } });
+    await decide(await run(deploy('staging-1'), 'chat-1'), {
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      grant: { argsMatch: { env: 'staging-*' } },
+    });
     expect((await run(deploy('staging-2'), 'chat-1')).status).toBe('completed');
     expect((await run(deploy('prod'), 'chat-1')).status).toBe('awaitingApproval');
     expect((await run([{ name: 'deploy', args: { other: 'staging-3' } }], 'chat-1')).status).toBe('awaitingApproval');
@@ -85,7 +116,13 @@ describe('scope: session', () => {
     const { agent, run } = grantAgent({ decisionSecret });
     const paused = await run(deploy('prod'), 'chat-1');
     const request = paused.pendingApprovals[0]!;
-    const response = { approvalId: request.approvalId, approved: true, scope: 'session', signature: request.signature!, grant: { argsMatch: (() => true) as never } } as const;
+    const response = {
+      approvalId: request.approvalId,
+      approved: true,
+      scope: 'session',
+      signature: request.signature!,
+      grant: { argsMatch: (() => true) as never },
+    } as const;
     const error = thrown(() => withApprovalResponse(paused, response, { agent }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/policy rule with `when`/);
@@ -97,7 +134,11 @@ describe('scope: session', () => {
     const request = paused.pendingApprovals[0]!;
     for (const grant of [{ ttlMs: 0 }, { uses: 0 }, { uses: 1.5 }]) {
       const error = thrown(() =>
-        withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, scope: 'session', signature: request.signature!, grant }, { agent }),
+        withApprovalResponse(
+          paused,
+          { approvalId: request.approvalId, approved: true, scope: 'session', signature: request.signature!, grant },
+          { agent },
+        ),
       );
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as Error).message).toMatch(/grant\.(ttlMs|uses)/);
@@ -122,7 +163,13 @@ describe('scope: agent', () => {
     const { agent, run } = grantAgent({ decisionSecret });
     const paused = await run(deploy('prod'));
     const request = paused.pendingApprovals[0]!;
-    const error = thrown(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, scope: 'agent', signature: request.signature! }, { agent }));
+    const error = thrown(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: request.approvalId, approved: true, scope: 'agent', signature: request.signature! },
+        { agent },
+      ),
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/ttlMs/);
   });
@@ -130,7 +177,12 @@ describe('scope: agent', () => {
   it('covers every run of the agent until ttlMs passes on the agent clock', async () => {
     const clock = testClock();
     const { run, decide } = grantAgent({ decisionSecret, clock });
-    await decide(await run(deploy('prod')), { approved: true, approvedBy: 'lead', scope: 'agent', grant: { ttlMs: 15 * 60_000 } });
+    await decide(await run(deploy('prod')), {
+      approved: true,
+      approvedBy: 'lead',
+      scope: 'agent',
+      grant: { ttlMs: 15 * 60_000 },
+    });
     expect((await run(deploy('prod'), 'any-session')).status).toBe('completed');
     clock.advance(15 * 60_000 - 1);
     expect((await run(deploy('prod'))).status).toBe('completed');
@@ -142,7 +194,12 @@ describe('scope: agent', () => {
 describe('grant bounds and approvers', () => {
   it('covers at most `uses` calls', async () => {
     const { run, decide } = grantAgent({ decisionSecret });
-    await decide(await run(deploy('x'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session', grant: { uses: 3 } });
+    await decide(await run(deploy('x'), 'chat-1'), {
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      grant: { uses: 3 },
+    });
     const statuses = [];
     for (let index = 0; index < 4; index += 1) statuses.push((await run(deploy('x'), 'chat-1')).status);
     // `uses` counts the calls the grant decides, not the one it was given for.
@@ -155,13 +212,30 @@ describe('grant bounds and approvers', () => {
     const model: Model = {
       async generate({ messages }) {
         if (messages.at(-1)?.role === 'tool') return { message: { role: 'assistant', content: 'done' } };
-        return { message: { role: 'assistant', content: '', toolCalls: [{ id: 'call_same', name: 'deploy', args: { env: 'x' } }] } };
+        return {
+          message: {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'call_same', name: 'deploy', args: { env: 'x' } }],
+          },
+        };
       },
     };
-    const agent = testAgent({ model, tools: [recordingTool('deploy', { needsApproval: true }, executions)], decisionSecret });
+    const agent = testAgent({
+      model,
+      tools: [recordingTool('deploy', { needsApproval: true }, executions)],
+      decisionSecret,
+    });
     const first = await agent.execute({ input: 'deploy', sessionId: 'chat-1' });
     const request = first.pendingApprovals[0]!;
-    const response = { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'session', grant: { uses: 1 }, signature: request.signature! } as const;
+    const response = {
+      approvalId: request.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      grant: { uses: 1 },
+      signature: request.signature!,
+    } as const;
     await agent.execute(withApprovalResponse(first, response, { agent }));
     // The process dies after the call was evaluated (its use spent), before the tool ran: recovery starts again from
     // the turn's last checkpoint and evaluates the same call again.
@@ -183,7 +257,17 @@ describe('grant bounds and approvers', () => {
   it('never covers a call whose rule names approvers the granter is not among', async () => {
     const { run, decide } = grantAgent({
       decisionSecret,
-      policy: { rules: [{ id: 'prod-needs-ops', tool: 'deploy', when: (args: { env?: string }) => args.env === 'prod', action: 'ask', approvers: ['ops'] }] },
+      policy: {
+        rules: [
+          {
+            id: 'prod-needs-ops',
+            tool: 'deploy',
+            when: (args: { env?: string }) => args.env === 'prod',
+            action: 'ask',
+            approvers: ['ops'],
+          },
+        ],
+      },
     });
     await decide(await run(deploy('dev'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session' });
     expect((await run(deploy('dev'), 'chat-1')).status).toBe('completed');
@@ -197,7 +281,14 @@ describe('the runtime side of a grant store', () => {
     const { run, decide } = grantAgent({ decisionSecret, grantStore });
     await decide(await run(deploy('x'), 'chat-1'), { approved: true, approvedBy: 'alice', scope: 'session' });
     const [grant] = await grantStore.list({ sessionId: 'chat-1', now: Date.now() });
-    expect(grant).toMatchObject({ scope: 'session', sessionId: 'chat-1', toolName: 'deploy', decision: 'approved', grantedBy: 'alice', used: 0 });
+    expect(grant).toMatchObject({
+      scope: 'session',
+      sessionId: 'chat-1',
+      toolName: 'deploy',
+      decision: 'approved',
+      grantedBy: 'alice',
+      used: 0,
+    });
     expect(await grantStore.revoke(grant!.id)).toBe(true);
     expect((await run(deploy('x'), 'chat-1')).status).toBe('awaitingApproval');
     expect(await grantStore.revoke(grant!.id)).toBe(false);
@@ -221,7 +312,10 @@ describe('the runtime side of a grant store', () => {
     };
     await grantStore.put(forged);
     const errors: unknown[] = [];
-    const paused = await agent.execute({ input: JSON.stringify(deploy('x')) }, { onError: (error) => void errors.push(error) });
+    const paused = await agent.execute(
+      { input: JSON.stringify(deploy('x')) },
+      { onError: (error) => void errors.push(error) },
+    );
     expect(paused.status).toBe('awaitingApproval');
     expect(errors[0]).toBeInstanceOf(GrantSignatureError);
   });
@@ -247,11 +341,15 @@ describe('docs/decisions.md: Sessions and grants', () => {
       signature: request.signature!,
     });
     expect((await runtime.start('ops', { input: input('staging-2'), sessionId: 'chat-42' })).status).toBe('completed');
-    expect((await runtime.start('ops', { input: input('prod'), sessionId: 'chat-42' })).status).toBe('awaitingApproval');
+    expect((await runtime.start('ops', { input: input('prod'), sessionId: 'chat-42' })).status).toBe(
+      'awaitingApproval',
+    );
     const [grant] = await runtime.grants({ sessionId: 'chat-42' });
     expect(grant).toMatchObject({ id: expect.stringMatching(/^grt_/), grantedBy: 'alice', used: 1, uses: 3 });
     expect(await runtime.revokeGrant(grant!.id)).toBe(true);
-    expect((await runtime.start('ops', { input: input('staging-3'), sessionId: 'chat-42' })).status).toBe('awaitingApproval');
+    expect((await runtime.start('ops', { input: input('staging-3'), sessionId: 'chat-42' })).status).toBe(
+      'awaitingApproval',
+    );
     expect(await runtime.clearSession('chat-42')).toBe(0);
     expect(executions.count('deploy')).toBe(2);
   });
@@ -260,7 +358,11 @@ describe('docs/decisions.md: Sessions and grants', () => {
     const { agent, run, decide } = grantAgent({ decisionSecret });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
     await decide(await run(deploy('a'), 'chat-7'), { approved: true, approvedBy: 'alice', scope: 'session' });
-    await decide(await run([{ name: 'read', args: {} }], 'chat-7'), { approved: false, approvedBy: 'alice', scope: 'session' });
+    await decide(await run([{ name: 'read', args: {} }], 'chat-7'), {
+      approved: false,
+      approvedBy: 'alice',
+      scope: 'session',
+    });
     expect(await runtime.grants({ sessionId: 'chat-7' })).toHaveLength(2);
     expect(await runtime.clearSession('chat-7')).toBe(2);
     expect(await runtime.grants({ agent: agent.name })).toEqual([]);

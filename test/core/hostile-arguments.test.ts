@@ -74,7 +74,10 @@ describe('model arguments with prototype keys or extreme depth are invalid calls
     const { agent, executed } = agentCalling({ path: '/tmp/a' });
     const paused = await agent.execute({ input: 'write it' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    for (const args of [JSON.parse('{"path":"/tmp/a","__proto__":{"path":"/etc/shadow"}}'), { path: '/tmp/a', data: nested(100) }]) {
+    for (const args of [
+      JSON.parse('{"path":"/tmp/a","__proto__":{"path":"/etc/shadow"}}'),
+      { path: '/tmp/a', data: nested(100) },
+    ]) {
       let error: unknown;
       try {
         withApprovalResponse(paused, { approvalId, approved: true, approvedBy: 'alice', args }, { agent });
@@ -96,7 +99,10 @@ describe('a history handed to execute', () => {
       { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'write_file', args: nested(5_000) }] },
       { role: 'tool' as const, content: 'ok', toolCallId: 'c1' },
     ];
-    await expect(agent.execute({ input: history })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('nested deeper than 64 levels') });
+    await expect(agent.execute({ input: history })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('nested deeper than 64 levels'),
+    });
     expect(requests).toEqual([]);
   });
 });

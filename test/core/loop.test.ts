@@ -16,7 +16,14 @@ describe('the agent loop', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'hello' },
     ]);
-    expect(done).toMatchObject({ status: 'completed', stopReason: StopReason.Completed, output: 'hello back', turns: 1, createdAt: clock(), updatedAt: clock() });
+    expect(done).toMatchObject({
+      status: 'completed',
+      stopReason: StopReason.Completed,
+      output: 'hello back',
+      turns: 1,
+      createdAt: clock(),
+      updatedAt: clock(),
+    });
     expect(done.messages.at(-1)).toEqual({ role: 'assistant', content: 'hello back' });
     expect(done.runId).toMatch(/^run_/);
   });
@@ -41,7 +48,9 @@ describe('the agent loop', () => {
     const agent = testAgent({ model: createScriptedModel([]), tools: [] });
     await expect(agent.execute({ input: '' })).rejects.toThrow(ConfigError);
     await expect(agent.execute({ input: [] })).rejects.toThrow(/input has no messages/);
-    await expect(agent.execute({ input: [{ role: 'robot', content: 'x' } as unknown as Message] })).rejects.toThrow(ConfigError);
+    await expect(agent.execute({ input: [{ role: 'robot', content: 'x' } as unknown as Message] })).rejects.toThrow(
+      ConfigError,
+    );
     await expect(agent.execute({ input: 'x', runId: 'has spaces' })).rejects.toThrow(/runId/);
   });
 
@@ -50,7 +59,13 @@ describe('the agent loop', () => {
     const model = createScriptedModel(() => toolCallTurn('look', { path: '/x' }));
     const agent = testAgent({ model, tools: [pathTool('look', ledger, { needsApproval: false })], maxTurns: 3 });
     const done = await agent.execute({ input: 'loop forever' });
-    expect(done).toMatchObject({ status: 'failed', state: 'failed', stopReason: StopReason.MaxTurns, turns: 3, error: { code: 'max_turns' } });
+    expect(done).toMatchObject({
+      status: 'failed',
+      state: 'failed',
+      stopReason: StopReason.MaxTurns,
+      turns: 3,
+      error: { code: 'max_turns' },
+    });
     expect(done.error!.message).toContain('3 model turns');
     expect(model.calls).toHaveLength(3);
     expect(ledger.count()).toBe(3);
@@ -70,29 +85,55 @@ describe('the agent loop', () => {
     expect(done).toMatchObject({
       status: 'failed',
       stopReason: StopReason.Error,
-      error: { code: 'model_error', message: 'The model call failed; the details went to the operator (onError), not here.' },
+      error: {
+        code: 'model_error',
+        message: 'The model call failed; the details went to the operator (onError), not here.',
+      },
     });
     expect(reported).toEqual([new Error('rate limited')]);
   });
 
   it('a model answer that is not an assistant message fails the run with invalid_model_response', async () => {
-    const agent = testAgent({ model: { generate: async () => ({ message: { role: 'user', content: 'x' } as never }) }, tools: [] });
+    const agent = testAgent({
+      model: { generate: async () => ({ message: { role: 'user', content: 'x' } as never }) },
+      tools: [],
+    });
     const done = await agent.execute({ input: 'hi' });
-    expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'invalid_model_response' } });
+    expect(done).toMatchObject({
+      status: 'failed',
+      stopReason: StopReason.Error,
+      error: { code: 'invalid_model_response' },
+    });
   });
 
   it('a scripted model that runs out of turns fails the run rather than hanging', async () => {
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('look', { path: '/x' })]), tools: [pathTool('look', newLedger(), { needsApproval: false })] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('look', { path: '/x' })]),
+      tools: [pathTool('look', newLedger(), { needsApproval: false })],
+    });
     const done = await agent.execute({ input: 'hi' }, { onError: () => undefined });
     expect(done.error).toMatchObject({ code: 'model_error', message: expect.stringContaining('only 1 turns') });
   });
 
   it('tool return values reach the model as text: strings as they are, objects as JSON, undefined as ok', async () => {
     const results: unknown[] = ['plain text', { n: 1, big: 2n }, undefined];
-    const tools = results.map((value, index) => defineTool({ name: `t${index}`, description: 'returns a value', input: z.object({}), needsApproval: false, execute: () => value }));
-    const model = createScriptedModel([toolCallTurn(tools.map((tool) => ({ name: tool.name, args: {} }))), textTurn('ok')]);
+    const tools = results.map((value, index) =>
+      defineTool({
+        name: `t${index}`,
+        description: 'returns a value',
+        input: z.object({}),
+        needsApproval: false,
+        execute: () => value,
+      }),
+    );
+    const model = createScriptedModel([
+      toolCallTurn(tools.map((tool) => ({ name: tool.name, args: {} }))),
+      textTurn('ok'),
+    ]);
     await testAgent({ model, tools }).execute({ input: 'go' });
-    expect(model.calls[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['plain text', '{"n":1,"big":"2"}', '{"status":"ok"}']);
+    expect(
+      model.calls[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content),
+    ).toEqual(['plain text', '{"n":1,"big":"2"}', '{"status":"ok"}']);
   });
 
   it('checkpoints a frozen snapshot before every effect and before returning, versions rising', async () => {
@@ -108,7 +149,9 @@ describe('the agent loop', () => {
         ]);
       },
       () => {
-        atEffect.push(`model 2 after ${lastSaved()?.messages.filter((message) => message.role === 'tool').length} tool results`);
+        atEffect.push(
+          `model 2 after ${lastSaved()?.messages.filter((message) => message.role === 'tool').length} tool results`,
+        );
         return textTurn('ok');
       },
     ]);
@@ -137,7 +180,12 @@ describe('the agent loop', () => {
       },
     );
     // The lease of each call is saved before it runs; its result is saved before the next effect.
-    expect(atEffect).toEqual(['model 1 after v1 callingModel', 'tool /a while executing/approved', 'tool /b while succeeded/executing', 'model 2 after 2 tool results']);
+    expect(atEffect).toEqual([
+      'model 1 after v1 callingModel',
+      'tool /a while executing/approved',
+      'tool /b while succeeded/executing',
+      'model 2 after 2 tool results',
+    ]);
     const versions = seen.map((snap) => snap.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
@@ -146,7 +194,9 @@ describe('the agent loop', () => {
 
   it('createAgent refuses a bad config and duplicate tool names with ConfigError', () => {
     const tool = pathTool('same', newLedger());
-    expect(() => testAgent({ model: createScriptedModel([]), tools: [tool, tool] })).toThrow(/two tools are named same/);
+    expect(() => testAgent({ model: createScriptedModel([]), tools: [tool, tool] })).toThrow(
+      /two tools are named same/,
+    );
     expect(() => testAgent({ model: {} as never, tools: [] })).toThrow(ConfigError);
     expect(() => testAgent({ model: createScriptedModel([]), tools: [], approvalTtlMs: -1 })).toThrow(/approvalTtlMs/);
   });
@@ -160,7 +210,8 @@ describe('parsing a call once', () => {
       return { path: value.path, parse: parses };
     });
     const seen: unknown[] = [];
-    const tool = (name: string, needsApproval: boolean) => defineTool({ name, description: name, input, needsApproval, execute: async (value) => void seen.push(value) });
+    const tool = (name: string, needsApproval: boolean) =>
+      defineTool({ name, description: name, input, needsApproval, execute: async (value) => void seen.push(value) });
     const model = createScriptedModel([
       toolCallTurn([
         { id: 'c1', name: 'read', args: { path: '/a' } },
@@ -172,7 +223,11 @@ describe('parsing a call once', () => {
     const paused = await agent.execute({ input: 'go' });
     expect(parses).toBe(2);
     expect(seen).toEqual([{ path: '/a', parse: 1 }]);
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', args: { path: '/c' } }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', args: { path: '/c' } },
+      { agent },
+    );
     await agent.execute(approved);
     // The edit is validated against the schema again (once when approved, once when it runs), not taken from the evaluation.
     expect(seen.at(-1)).toMatchObject({ path: '/c' });
@@ -183,17 +238,31 @@ describe('parsing a call once', () => {
 describe('a start and a result as one step', () => {
   it('without a checkpoint a run ends in the same snapshot as with one, and every checkpointed snapshot stays frozen', async () => {
     const run = async (checkpoint?: (snapshot: AgentSnapshot) => Promise<void>) => {
-      const tool = defineTool({ name: 'read', description: 'read', input: z.object({ path: z.string() }), needsApproval: false, execute: async ({ path }) => path.toUpperCase() });
-      const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
+      const tool = defineTool({
+        name: 'read',
+        description: 'read',
+        input: z.object({ path: z.string() }),
+        needsApproval: false,
+        execute: async ({ path }) => path.toUpperCase(),
+      });
+      const model = createScriptedModel([
+        toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))),
+        textTurn('done'),
+      ]);
       const agent = testAgent({ name: 'one-step', model, tools: [tool], clock: testClock() });
-      return agent.execute({ input: 'go', runId: 'run_one_step' }, checkpoint ? { checkpoint, leaseOwner: 'me' } : { leaseOwner: 'me' });
+      return agent.execute(
+        { input: 'go', runId: 'run_one_step' },
+        checkpoint ? { checkpoint, leaseOwner: 'me' } : { leaseOwner: 'me' },
+      );
     };
     const saved: AgentSnapshot[] = [];
     const withCheckpoint = await run(async (snapshot) => void saved.push(snapshot));
     const without = await run();
     expect(without).toEqual(withCheckpoint);
     expect(Object.isFrozen(without.toolCalls)).toBe(true);
-    expect(saved.filter((snapshot) => snapshot.toolCalls.some((record) => record.status === 'executing'))).toHaveLength(3);
+    expect(saved.filter((snapshot) => snapshot.toolCalls.some((record) => record.status === 'executing'))).toHaveLength(
+      3,
+    );
     for (const snapshot of saved) expect(snapshot.toolCalls.every((record) => Object.isFrozen(record))).toBe(true);
   });
 
@@ -211,11 +280,17 @@ describe('a start and a result as one step', () => {
         return path.toUpperCase();
       },
     });
-    const model = createScriptedModel([toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))), textTurn('done')]);
+    const model = createScriptedModel([
+      toolCallTurn(['/a', '/b', '/c'].map((path, index) => ({ id: `c${index}`, name: 'read', args: { path } }))),
+      textTurn('done'),
+    ]);
     const agent = testAgent({ name: 'abort-mid-turn', model, tools: [tool], clock: testClock() });
     const stopped = await agent.execute({ input: 'go' }, { signal: controller.signal });
     expect(ran).toEqual(['/a']);
-    expect(stopped).toMatchObject({ status: 'cancelled', error: { code: 'cancelled', message: 'stop after the first' } });
+    expect(stopped).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'cancelled', message: 'stop after the first' },
+    });
     expect(stopped.toolCalls.map((record) => [record.toolCallId, record.status, record.result])).toEqual([
       ['c0', 'succeeded', '/A'],
       ['c1', 'approved', undefined],

@@ -2,7 +2,15 @@
 // byte, tool results say how each call ended, and the run sums what its model calls used.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, deserialize, serialize, withApprovalResponse, type AssistantMessage, type Model, type ModelResponse } from 'countersign';
+import {
+  defineTool,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type AssistantMessage,
+  type Model,
+  type ModelResponse,
+} from 'countersign';
 import { testAgent } from '../support/test-kit.js';
 
 const thinking: AssistantMessage = {
@@ -15,7 +23,12 @@ const thinking: AssistantMessage = {
       signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
       providerMetadata: { anthropic: { cacheControl: { type: 'ephemeral' } } },
     },
-    { type: 'reasoning', text: '', encryptedContent: 'gAAAAABn-redacted==', providerMetadata: { anthropic: { redacted: true } } },
+    {
+      type: 'reasoning',
+      text: '',
+      encryptedContent: 'gAAAAABn-redacted==',
+      providerMetadata: { anthropic: { redacted: true } },
+    },
     { type: 'text', text: 'I will read it, then delete it.' },
   ],
   toolCalls: [
@@ -30,21 +43,49 @@ function agentWith(answers: ModelResponse[]) {
   let call = 0;
   const model: Model = { generate: async () => answers[call++]! };
   const tools = [
-    defineTool({ name: 'read_file', description: 'Read', input: z.object({ path: z.string() }), needsApproval: false, execute: async () => ({ size: 3 }) }),
-    defineTool({ name: 'delete_file', description: 'Delete', input: z.object({ path: z.string() }), needsApproval: true, execute: async () => 'deleted' }),
-    defineTool({ name: 'wipe', description: 'Wipe', input: z.object({}), needsApproval: false, execute: async () => Promise.reject(new Error('disk busy')) }),
+    defineTool({
+      name: 'read_file',
+      description: 'Read',
+      input: z.object({ path: z.string() }),
+      needsApproval: false,
+      execute: async () => ({ size: 3 }),
+    }),
+    defineTool({
+      name: 'delete_file',
+      description: 'Delete',
+      input: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: async () => 'deleted',
+    }),
+    defineTool({
+      name: 'wipe',
+      description: 'Wipe',
+      input: z.object({}),
+      needsApproval: false,
+      execute: async () => Promise.reject(new Error('disk busy')),
+    }),
   ];
   return testAgent({ model, tools });
 }
 
 describe('message parts, provider metadata and usage', () => {
   it('keeps reasoning, signatures, encrypted content and provider metadata byte for byte across a pause', async () => {
-    const agent = agentWith([{ message: thinking, usage: { inputTokens: 120, outputTokens: 40, reasoningTokens: 25 }, finishReason: 'tool-calls' }]);
+    const agent = agentWith([
+      {
+        message: thinking,
+        usage: { inputTokens: 120, outputTokens: 40, reasoningTokens: 25 },
+        finishReason: 'tool-calls',
+      },
+    ]);
     const paused = await agent.execute({ input: 'remove /a' });
     expect(paused.status).toBe('awaitingApproval');
     const stored = deserialize(serialize(paused));
     const assistant = stored.messages.find((message) => message.role === 'assistant')!;
-    expect(assistant).toEqual({ ...thinking, usage: { inputTokens: 120, outputTokens: 40, reasoningTokens: 25 }, finishReason: 'tool-calls' });
+    expect(assistant).toEqual({
+      ...thinking,
+      usage: { inputTokens: 120, outputTokens: 40, reasoningTokens: 25 },
+      finishReason: 'tool-calls',
+    });
     // What goes back to the provider, byte for byte.
     expect(JSON.stringify(assistant.parts)).toBe(JSON.stringify(thinking.parts));
     expect(JSON.stringify(assistant.toolCalls)).toBe(JSON.stringify(thinking.toolCalls));
@@ -55,11 +96,19 @@ describe('message parts, provider metadata and usage', () => {
   it('gives each tool result a part saying how the call ended (ok, error, denied) and sums usage over model calls', async () => {
     const agent = agentWith([
       { message: thinking, usage: { inputTokens: 100, outputTokens: 40, cachedInputTokens: 80 } },
-      { message: { role: 'assistant', content: 'Done.' }, usage: { inputTokens: 150, outputTokens: 5 }, finishReason: 'stop' },
+      {
+        message: { role: 'assistant', content: 'Done.' },
+        usage: { inputTokens: 150, outputTokens: 5 },
+        finishReason: 'stop',
+      },
     ]);
     const paused = await agent.execute({ input: 'remove /a' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
-    const done = await agent.execute(deserialize(serialize(withApprovalResponse(paused, { approvalId, approved: false, reason: 'keep it' }, { agent }))));
+    const done = await agent.execute(
+      deserialize(
+        serialize(withApprovalResponse(paused, { approvalId, approved: false, reason: 'keep it' }, { agent })),
+      ),
+    );
     expect(done.status).toBe('completed');
     const results = done.messages.filter((message) => message.role === 'tool');
     expect(results.map((message) => message.parts)).toEqual([
@@ -72,9 +121,14 @@ describe('message parts, provider metadata and usage', () => {
   });
 
   it('fails the run, naming the field, when a model answers with a part it cannot keep', async () => {
-    const agent = agentWith([{ message: { role: 'assistant', content: 'x', parts: [{ type: 'file', mediaType: 'image/png' } as never] } }]);
+    const agent = agentWith([
+      { message: { role: 'assistant', content: 'x', parts: [{ type: 'file', mediaType: 'image/png' } as never] } },
+    ]);
     const failed = await agent.execute({ input: 'go' });
-    expect(failed.error).toMatchObject({ code: 'invalid_model_response', message: expect.stringContaining('either data (base64) or a url') });
+    expect(failed.error).toMatchObject({
+      code: 'invalid_model_response',
+      message: expect.stringContaining('either data (base64) or a url'),
+    });
   });
 
   it('takes a history with parts, and refuses a stored message whose part has no known type', async () => {

@@ -6,9 +6,14 @@ import { createAgent, createMemoryStore, createRuntime, StopReason, type Model }
 const apiKey = 'sk-proj-Abc123Def456Ghi789Jkl012';
 const leaky: Model = {
   generate: async () => {
-    throw Object.assign(new Error(`Incorrect API key provided: ${apiKey}. Sent to https://bob:hunter2@api.example.com/v1/chat?api_key=${apiKey}&model=gpt`), {
-      requestHeaders: { authorization: `Bearer ${apiKey}`, 'x-api-key': 'anthropic-secret-value' },
-    });
+    throw Object.assign(
+      new Error(
+        `Incorrect API key provided: ${apiKey}. Sent to https://bob:hunter2@api.example.com/v1/chat?api_key=${apiKey}&model=gpt`,
+      ),
+      {
+        requestHeaders: { authorization: `Bearer ${apiKey}`, 'x-api-key': 'anthropic-secret-value' },
+      },
+    );
   },
 };
 
@@ -30,18 +35,24 @@ describe('a failed model call with no onError', () => {
     const done = await createAgent({ name: 'leaky', model: leaky, tools: [] }).execute({ input: 'hi' });
 
     expect(done).toMatchObject({ status: 'failed', stopReason: StopReason.Error, error: { code: 'model_error' } });
-    expect(done.error?.message).toBe('The model call failed; the details went to console.error in the process that ran it (no onError was given), not here.');
+    expect(done.error?.message).toBe(
+      'The model call failed; the details went to console.error in the process that ran it (no onError was given), not here.',
+    );
     const lines = printed();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('Incorrect API key provided');
     expect(lines[0]).toContain(done.runId);
     expect(lines[0]).toContain('https://[redacted]@api.example.com/v1/chat?api_key=[redacted]&model=gpt');
-    for (const secret of [apiKey, 'Abc123Def456', 'hunter2', 'anthropic-secret-value']) expect(lines[0]).not.toContain(secret);
+    for (const secret of [apiKey, 'Abc123Def456', 'hunter2', 'anthropic-secret-value'])
+      expect(lines[0]).not.toContain(secret);
   });
 
   it('prints nothing when onError is given, which gets the error as it is', async () => {
     const errors: unknown[] = [];
-    const done = await createAgent({ name: 'leaky', model: leaky, tools: [] }).execute({ input: 'hi' }, { onError: (error) => errors.push(error) });
+    const done = await createAgent({ name: 'leaky', model: leaky, tools: [] }).execute(
+      { input: 'hi' },
+      { onError: (error) => errors.push(error) },
+    );
 
     expect(done.error?.message).toBe('The model call failed; the details went to the operator (onError), not here.');
     expect(errors).toHaveLength(1);
@@ -59,7 +70,11 @@ describe('a failed model call with no onError', () => {
 
     vi.mocked(console.error).mockClear();
     const errors: unknown[] = [];
-    const reported = createRuntime({ store: createMemoryStore(), agents: [agent], onError: (error) => errors.push(error) });
+    const reported = createRuntime({
+      store: createMemoryStore(),
+      agents: [agent],
+      onError: (error) => errors.push(error),
+    });
     await reported.start('leaky', { input: 'hi' });
     expect(errors).toHaveLength(1);
     expect(printed()).toEqual([]);

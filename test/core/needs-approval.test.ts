@@ -4,12 +4,19 @@ import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing
 import { newLedger, pathTool } from '../support/core-harness.js';
 import { testAgent } from '../support/test-kit.js';
 
-type NeedsApproval = Parameters<typeof pathTool>[2] extends infer O ? (O extends { needsApproval?: infer N } ? N : never) : never;
+type NeedsApproval = Parameters<typeof pathTool>[2] extends infer O
+  ? O extends { needsApproval?: infer N }
+    ? N
+    : never
+  : never;
 
 async function run(needsApproval: NeedsApproval | 'leave-out', path = '/a') {
   const ledger = newLedger();
   const tool = pathTool('act', ledger, needsApproval === 'leave-out' ? {} : { needsApproval });
-  const agent = testAgent({ model: createScriptedModel([toolCallTurn([{ id: 'call_1', name: 'act', args: { path } }]), textTurn('done')]), tools: [tool] });
+  const agent = testAgent({
+    model: createScriptedModel([toolCallTurn([{ id: 'call_1', name: 'act', args: { path } }]), textTurn('done')]),
+    tools: [tool],
+  });
   const snap = await agent.execute({ input: 'go', runId: 'run_na' });
   return { snap, ledger, asked: snap.status === 'awaitingApproval', ran: ledger.count() === 1 };
 }
@@ -21,7 +28,9 @@ describe('needsApproval', () => {
     const no = await run(false);
     expect([no.asked, no.ran]).toEqual([false, true]);
     expect(no.snap.status).toBe('completed');
-    expect(no.snap.audit).toEqual([expect.objectContaining({ decision: 'approved', source: 'tool', toolName: 'act', scope: 'once' })]);
+    expect(no.snap.audit).toEqual([
+      expect.objectContaining({ decision: 'approved', source: 'tool', toolName: 'act', scope: 'once' }),
+    ]);
   });
 
   it('a fixed { required, reason } (seed 000) asks with its reason, or runs at once; hasPendingApprovals says which', async () => {
@@ -32,18 +41,28 @@ describe('needsApproval', () => {
     const go = await run({ required: false });
     expect([go.asked, go.ran]).toEqual([false, true]);
     expect(hasPendingApprovals(go.snap)).toBe(false);
-    const decided = withApprovalResponse(ask.snap, { approvalId: ask.snap.pendingApprovals[0]!.approvalId, approved: true });
+    const decided = withApprovalResponse(ask.snap, {
+      approvalId: ask.snap.pendingApprovals[0]!.approvalId,
+      approved: true,
+    });
     expect([decided.status, hasPendingApprovals(decided)]).toEqual(['running', false]);
     expect(() => pathTool('act', newLedger(), { needsApproval: { required: 'yes' } as never })).toThrow(
       /needsApproval must be true, false, \{ required, reason\? \} or a function/,
     );
-    expect(() => pathTool('act', newLedger(), { needsApproval: { required: true, why: 'x' } as never })).toThrow(ConfigError);
+    expect(() => pathTool('act', newLedger(), { needsApproval: { required: true, why: 'x' } as never })).toThrow(
+      ConfigError,
+    );
   });
 
   it('a tool that leaves needsApproval out needs approval (safe by default)', async () => {
     const { asked, ran, snap } = await run('leave-out');
     expect([asked, ran]).toEqual([true, false]);
-    expect(snap.pendingApprovals[0]).toMatchObject({ toolName: 'act', toolCallId: 'call_1', args: { path: '/a' }, description: 'The act tool' });
+    expect(snap.pendingApprovals[0]).toMatchObject({
+      toolName: 'act',
+      toolCallId: 'call_1',
+      args: { path: '/a' },
+      description: 'The act tool',
+    });
   });
 
   for (const kind of ['sync', 'async'] as const) {
@@ -56,7 +75,12 @@ describe('needsApproval', () => {
     });
 
     it(`a ${kind} function returning { required, reason } asks with that reason, or lets the call run`, async () => {
-      const predicate = (input: { path: string }) => wrap(input.path.startsWith('/etc') ? { required: true, reason: 'system file' } : { required: false, reason: 'scratch space' });
+      const predicate = (input: { path: string }) =>
+        wrap(
+          input.path.startsWith('/etc')
+            ? { required: true, reason: 'system file' }
+            : { required: false, reason: 'scratch space' },
+        );
       const asked = await run(predicate, '/etc/hosts');
       expect(asked.asked).toBe(true);
       expect(asked.snap.pendingApprovals[0]!.reason).toBe('system file');
@@ -95,7 +119,10 @@ describe('needsApproval', () => {
         return true;
       },
     });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('act', { path: '' }), textTurn('done')]), tools: [tool] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('act', { path: '' }), textTurn('done')]),
+      tools: [tool],
+    });
     const snap = await agent.execute({ input: 'go' });
     expect(calls).toBe(0);
     expect(snap.status).toBe('completed');
@@ -104,7 +131,10 @@ describe('needsApproval', () => {
   it('approvalPrompt shapes the description the approver reads; without it the tool description is used', async () => {
     const ledger = newLedger();
     const tool = pathTool('act', ledger, { approvalPrompt: (input) => `Really act on ${input.path}?` });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('act', { path: '/srv' }), textTurn('done')]), tools: [tool] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('act', { path: '/srv' }), textTurn('done')]),
+      tools: [tool],
+    });
     const snap = await agent.execute({ input: 'go' });
     expect(snap.pendingApprovals[0]!.description).toBe('Really act on /srv?');
     expect(snap.pendingApprovals[0]!.argsDigest).toMatch(/^[0-9a-f]{64}$/);

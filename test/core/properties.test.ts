@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approveAll, cancel, denyAll, deserialize, serialize, withApprovalResponse, type AgentSnapshot, type Message } from 'countersign';
+import {
+  approveAll,
+  cancel,
+  denyAll,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type Message,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool, type Ledger } from '../support/core-harness.js';
 import { testAgent, testClock } from '../support/test-kit.js';
@@ -20,8 +29,14 @@ interface Scenario {
 }
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
-  turns: fc.array(fc.array(fc.constantFrom<ToolName>('gated_a', 'gated_b', 'free'), { minLength: 1, maxLength: 3 }), { minLength: 0, maxLength: 4 }),
-  verdicts: fc.array(fc.constantFrom<Verdict>('approve', 'deny', 'approve-run', 'edit'), { minLength: 12, maxLength: 12 }),
+  turns: fc.array(fc.array(fc.constantFrom<ToolName>('gated_a', 'gated_b', 'free'), { minLength: 1, maxLength: 3 }), {
+    minLength: 0,
+    maxLength: 4,
+  }),
+  verdicts: fc.array(fc.constantFrom<Verdict>('approve', 'deny', 'approve-run', 'edit'), {
+    minLength: 12,
+    maxLength: 12,
+  }),
   overTheWire: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
 });
 
@@ -31,11 +46,17 @@ function scenarioAgent(turns: Scenario['turns'], ledger: Ledger) {
     const index = request.messages.filter((message) => message.role === 'assistant').length;
     const turn = turns[index];
     if (!turn) return textTurn('done');
-    return toolCallTurn(turn.map((name, position) => ({ id: `t${index}_c${position}`, name, args: { path: `/${index}/${position}` } })));
+    return toolCallTurn(
+      turn.map((name, position) => ({ id: `t${index}_c${position}`, name, args: { path: `/${index}/${position}` } })),
+    );
   });
   return testAgent({
     model,
-    tools: [pathTool('gated_a', ledger, { needsApproval: true }), pathTool('gated_b', ledger), pathTool('free', ledger, { needsApproval: false })],
+    tools: [
+      pathTool('gated_a', ledger, { needsApproval: true }),
+      pathTool('gated_b', ledger),
+      pathTool('free', ledger, { needsApproval: false }),
+    ],
     clock: testClock(),
     maxTurns: 10,
   });
@@ -59,7 +80,8 @@ async function play(s: Scenario, ledger: Ledger): Promise<Played> {
     snapshots.push(snap);
     if (snap.state === 'executingTools' || snap.state === 'awaitingApproval') {
       for (const record of snap.toolCalls)
-        if (!runApprovedAtEvaluation.has(record.toolCallId)) runApprovedAtEvaluation.set(record.toolCallId, snapshots.at(-2)?.runApprovals ?? []);
+        if (!runApprovedAtEvaluation.has(record.toolCallId))
+          runApprovedAtEvaluation.set(record.toolCallId, snapshots.at(-2)?.runApprovals ?? []);
     }
   };
   const asked = new Map<string, Verdict>();
@@ -148,16 +170,25 @@ describe('properties', () => {
   const plain = { noNullPrototype: true } as const;
   const jsonArgs = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
   const message: fc.Arbitrary<Message> = fc.oneof(
-    fc.record({ role: fc.constantFrom('system' as const, 'user' as const), content: fc.string({ unit: 'grapheme' }) }, plain),
+    fc.record(
+      { role: fc.constantFrom('system' as const, 'user' as const), content: fc.string({ unit: 'grapheme' }) },
+      plain,
+    ),
     fc.record(
       {
         role: fc.constant('assistant' as const),
         content: fc.string(),
-        toolCalls: fc.array(fc.record({ id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), args: jsonArgs }, plain), { maxLength: 3 }),
+        toolCalls: fc.array(
+          fc.record({ id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), args: jsonArgs }, plain),
+          { maxLength: 3 },
+        ),
       },
       plain,
     ),
-    fc.record({ role: fc.constant('tool' as const), content: fc.string({ unit: 'binary' }), toolCallId: fc.string() }, plain),
+    fc.record(
+      { role: fc.constant('tool' as const), content: fc.string({ unit: 'binary' }), toolCallId: fc.string() },
+      plain,
+    ),
   );
 
   it('deserialize(serialize(s)) deep-equals s for any JSON history', async () => {
@@ -186,7 +217,14 @@ describe('properties', () => {
           () => approveAll(snap, 'p', { agent }),
           () => denyAll(snap, 'p', 'no', { agent }),
           () => cancel(snap, 'stop', { agent, now: 1 }),
-          ...snap.pendingApprovals.map((request) => () => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, args: { path: '/e' } }, { agent })),
+          ...snap.pendingApprovals.map(
+            (request) => () =>
+              withApprovalResponse(
+                snap,
+                { approvalId: request.approvalId, approved: true, args: { path: '/e' } },
+                { agent },
+              ),
+          ),
         ];
         for (const attempt of attempts) {
           try {

@@ -6,8 +6,10 @@ import { publicError, publicText } from '../../src/presentation/public-text.js';
 import { type ScanMeter, urlSpans } from '../../src/presentation/url-spans.js';
 
 /** The reference: the expression public-text.ts used, tried at every offset (quadratic, so only on short texts here). */
-const REFERENCE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;
-const referenceSpans = (text: string) => [...text.matchAll(REFERENCE)].map((match) => [match.index, match.index + match[0].length] as const);
+const REFERENCE =
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|(?:[^\s/@:"'<>`]+(?::[^\s/@"'<>`]*)?@)?\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\/[^\s"'<>`]*/gi;
+const referenceSpans = (text: string) =>
+  [...text.matchAll(REFERENCE)].map((match) => [match.index, match.index + match[0].length] as const);
 const referenceHostOnly = (match: string) => {
   const [, url = match, trailing = ''] = /^(.*?)([).,;:!?\]]*)$/.exec(match) ?? [];
   try {
@@ -78,17 +80,25 @@ const PIECES = [
 ];
 const text = fc.oneof(
   fc.array(fc.constantFrom(...CHARS), { maxLength: 60 }).map((chars) => chars.join('')),
-  fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom(...CHARS)), { maxLength: 16 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.oneof(fc.constantFrom(...PIECES), fc.constantFrom(...CHARS)), { maxLength: 16 })
+    .map((parts) => parts.join('')),
 );
 
 describe('publicText', () => {
   it('cuts URLs with a scheme, with user-info, or a host name with a path to the host, and keeps the sentence around them', () => {
-    expect(publicText('POST https://user:pw@hooks.slack.com/services/T/B/XXXX failed')).toBe('POST hooks.slack.com/… failed');
-    expect(publicText('no hook at alice:secret@hooks.internal.example:8443/hooks/abc (see https://x.example/a?key=1).')).toBe(
-      'no hook at hooks.internal.example:8443/… (see x.example/…).',
+    expect(publicText('POST https://user:pw@hooks.slack.com/services/T/B/XXXX failed')).toBe(
+      'POST hooks.slack.com/… failed',
     );
-    expect(publicText('redirect to elsewhere.example/next?token=abc, not followed')).toBe('redirect to elsewhere.example/…, not followed');
-    expect(publicText('"s3://bucket/key" and <ftp://files.example/a> and `git+ssh://git@host.example/repo`')).toBe('"bucket/…" and <files.example/…> and `host.example/…`');
+    expect(
+      publicText('no hook at alice:secret@hooks.internal.example:8443/hooks/abc (see https://x.example/a?key=1).'),
+    ).toBe('no hook at hooks.internal.example:8443/… (see x.example/…).');
+    expect(publicText('redirect to elsewhere.example/next?token=abc, not followed')).toBe(
+      'redirect to elsewhere.example/…, not followed',
+    );
+    expect(publicText('"s3://bucket/key" and <ftp://files.example/a> and `git+ssh://git@host.example/repo`')).toBe(
+      '"bucket/…" and <files.example/…> and `host.example/…`',
+    );
   });
 
   it('leaves what is not a URL: a host name without a path, a scheme without anything after it, a port of six digits', () => {

@@ -48,7 +48,9 @@ function setup(options: Setup = {}) {
     ...(options.escalate === undefined ? {} : { escalate: options.escalate }),
     ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
   });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: { cents: 500 } }])));
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: { cents: 500 } }]),
+  );
   const agent = testAgent({
     model,
     tools: [tool],
@@ -65,7 +67,8 @@ function setup(options: Setup = {}) {
   return { agent, runtime, store, clock, ran, events };
 }
 
-const nudges = (events: readonly RunEvent[]) => events.filter((event) => event.type === 'approval-reminder' || event.type === 'approval-escalated');
+const nudges = (events: readonly RunEvent[]) =>
+  events.filter((event) => event.type === 'approval-reminder' || event.type === 'approval-escalated');
 
 describe('reminders and escalation: configuration', () => {
   it('refuses escalation steps out of order, a too short remindAfterMs and an empty target, naming the option', () => {
@@ -81,8 +84,12 @@ describe('reminders and escalation: configuration', () => {
     );
     expect(unordered).toBeInstanceOf(ConfigError);
     expect((unordered as Error).message).toMatch(/escalate\.1\.afterMs must be later than step 0's afterMs \(120000\)/);
-    expect((thrown(() => defineTool({ ...base, remindAfterMs: 10 })) as Error).message).toMatch(/remindAfterMs must be at least 1000 ms/);
-    expect((thrown(() => defineTool({ ...base, escalate: [{ afterMs: MINUTE, to: [] }] })) as Error).message).toMatch(/escalate\.0\.to/);
+    expect((thrown(() => defineTool({ ...base, remindAfterMs: 10 })) as Error).message).toMatch(
+      /remindAfterMs must be at least 1000 ms/,
+    );
+    expect((thrown(() => defineTool({ ...base, escalate: [{ afterMs: MINUTE, to: [] }] })) as Error).message).toMatch(
+      /escalate\.0\.to/,
+    );
     expect(
       thrown(() =>
         setup({
@@ -105,12 +112,17 @@ describe('reminders and escalation: configuration', () => {
   it("a request carries its plan: the rule's settings win over the tool's, and the agent's remindAfterMs fills in", async () => {
     const toolPlan = { remindAfterMs: 10 * MINUTE, escalate: [{ afterMs: 30 * MINUTE, to: ['carol'] }] };
     const fromTool = setup(toolPlan);
-    expect((await fromTool.runtime.start(fromTool.agent.name, { input: 'go' })).pendingApprovals[0]).toMatchObject(toolPlan);
+    expect((await fromTool.runtime.start(fromTool.agent.name, { input: 'go' })).pendingApprovals[0]).toMatchObject(
+      toolPlan,
+    );
 
     const rule: PolicyRule = { tool: 'refund', action: 'ask', remindAfterMs: 5 * MINUTE };
     const fromRule = setup({ ...toolPlan, rules: [rule] });
     // The rule sets only remindAfterMs: the tool's escalation plan still applies.
-    expect((await fromRule.runtime.start(fromRule.agent.name, { input: 'go' })).pendingApprovals[0]).toMatchObject({ remindAfterMs: 5 * MINUTE, escalate: toolPlan.escalate });
+    expect((await fromRule.runtime.start(fromRule.agent.name, { input: 'go' })).pendingApprovals[0]).toMatchObject({
+      remindAfterMs: 5 * MINUTE,
+      escalate: toolPlan.escalate,
+    });
 
     const fromAgent = setup({ agentRemindAfterMs: 2 * MINUTE });
     const request = (await fromAgent.runtime.start(fromAgent.agent.name, { input: 'go' })).pendingApprovals[0]!;
@@ -138,12 +150,18 @@ describe('reminders', () => {
     const waiting = await runtime.get(run.runId);
     expect(waiting.status).toBe('awaitingApproval');
     expect(waiting.pendingApprovals[0]!.history).toEqual({ reminders: 2, lastRemindedAt: clock(), escalations: [] });
-    expect(nudges(events).map((event) => event.type === 'approval-reminder' && [event.reminder, event.request.approvalId])).toEqual([
+    expect(
+      nudges(events).map((event) => event.type === 'approval-reminder' && [event.reminder, event.request.approvalId]),
+    ).toEqual([
       [1, run.pendingApprovals[0]!.approvalId],
       [2, run.pendingApprovals[0]!.approvalId],
     ]);
 
-    const done = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    const done = await runtime.respond(run.runId, {
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
     expect(done.status).toBe('completed');
     expect(ran).toEqual(['500']);
     // The audit shows the chain: the decision's entry keeps the reminders.
@@ -162,7 +180,10 @@ describe('reminders', () => {
   });
 
   it('three sweepers at once send each reminder exactly once', async () => {
-    const { agent, store, clock, events } = setup({ remindAfterMs: MINUTE, escalate: [{ afterMs: MINUTE, to: ['carol'] }] });
+    const { agent, store, clock, events } = setup({
+      remindAfterMs: MINUTE,
+      escalate: [{ afterMs: MINUTE, to: ['carol'] }],
+    });
     const sweepers = [0, 1, 2].map(() => createRuntime({ agents: [agent], store, clock }));
     const runs = await Promise.all(Array.from({ length: 5 }, () => sweepers[0]!.start(agent.name, { input: 'go' })));
     clock.advance(MINUTE);
@@ -172,8 +193,14 @@ describe('reminders', () => {
     const published = nudges(events);
     expect(published).toHaveLength(10);
     for (const run of runs) {
-      expect(published.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-reminder', 'approval-escalated']);
-      expect((await store.load(run.runId))!.pendingApprovals[0]!.history).toMatchObject({ reminders: 1, escalations: [{ to: ['carol'] }] });
+      expect(published.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual([
+        'approval-reminder',
+        'approval-escalated',
+      ]);
+      expect((await store.load(run.runId))!.pendingApprovals[0]!.history).toMatchObject({
+        reminders: 1,
+        escalations: [{ to: ['carol'] }],
+      });
     }
   });
 });
@@ -189,19 +216,30 @@ describe('escalation', () => {
     });
     const run = await runtime.start(agent.name, { input: 'go' });
     const { approvalId } = run.pendingApprovals[0]!;
-    await expect(runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'carol' })).rejects.toBeInstanceOf(ApproverNotAllowedError);
+    await expect(
+      runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'carol' }),
+    ).rejects.toBeInstanceOf(ApproverNotAllowedError);
 
     clock.advance(30 * MINUTE);
     expect(await runtime.sweepExpired()).toMatchObject({ escalated: 1, reminded: 0 });
     const escalated = nudges(events);
     expect(escalated).toMatchObject([{ type: 'approval-escalated', step: 0, to: ['carol'] }]);
     // The request's own approver list is what was asked; the escalation widens it.
-    expect((await runtime.get(run.runId)).pendingApprovals[0]).toMatchObject({ approvers: ['alice'], history: { escalations: [{ at: clock(), to: ['carol'] }] } });
-    await expect(runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'dave' })).rejects.toBeInstanceOf(ApproverNotAllowedError);
+    expect((await runtime.get(run.runId)).pendingApprovals[0]).toMatchObject({
+      approvers: ['alice'],
+      history: { escalations: [{ at: clock(), to: ['carol'] }] },
+    });
+    await expect(runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'dave' })).rejects.toBeInstanceOf(
+      ApproverNotAllowedError,
+    );
 
     const done = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'carol' });
     expect(done.status).toBe('completed');
-    expect(done.snapshot.audit.at(-1)).toMatchObject({ decision: 'approved', by: 'carol', history: { reminders: 0, escalations: [{ at: clock(), to: ['carol'] }] } });
+    expect(done.snapshot.audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      by: 'carol',
+      history: { reminders: 0, escalations: [{ at: clock(), to: ['carol'] }] },
+    });
   });
 
   it('several steps due at once are all made, in order; a request anyone may decide stays open to anyone', async () => {
@@ -220,12 +258,21 @@ describe('escalation', () => {
     ]);
     const waiting = await runtime.get(run.runId);
     expect(waiting.pendingApprovals[0]!.approvers).toBeUndefined();
-    const done = await runtime.respond(run.runId, { approvalId: waiting.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'erin' });
+    const done = await runtime.respond(run.runId, {
+      approvalId: waiting.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'erin',
+    });
     expect(done.status).toBe('completed');
   });
 
   it('with a decisionSecret: the request signature a response echoes is unchanged, the sweeper signs the history, and a forged escalation is refused', async () => {
-    const { agent, runtime, store, clock } = setup({ approvers: ['alice'], remindAfterMs: MINUTE, escalate: [{ afterMs: MINUTE, to: ['carol'] }], decisionSecret: SECRET });
+    const { agent, runtime, store, clock } = setup({
+      approvers: ['alice'],
+      remindAfterMs: MINUTE,
+      escalate: [{ afterMs: MINUTE, to: ['carol'] }],
+      decisionSecret: SECRET,
+    });
     const run = await runtime.start(agent.name, { input: 'go' });
     const asked = run.pendingApprovals[0]!;
     clock.advance(MINUTE);
@@ -236,12 +283,21 @@ describe('escalation', () => {
     expect(request.history?.signature).toMatch(/^v2\./);
 
     // Forged in storage: mallory added to the escalations (the history's signature copied from the real one).
-    const forged = forge(nudged, (history) => ({ ...history, escalations: [...history.escalations, { at: clock(), to: ['mallory'] }] }));
+    const forged = forge(nudged, (history) => ({
+      ...history,
+      escalations: [...history.escalations, { at: clock(), to: ['mallory'] }],
+    }));
     expect(forged.pendingApprovals[0]!.history!.signature).toBe(request.history!.signature);
     for (const approvedBy of ['mallory', 'alice']) {
-      expect(thrown(() => withApprovalResponse(forged, { approvalId: asked.approvalId, approved: true, approvedBy, signature: asked.signature! }, { agent }))).toBeInstanceOf(
-        ApprovalSignatureError,
-      );
+      expect(
+        thrown(() =>
+          withApprovalResponse(
+            forged,
+            { approvalId: asked.approvalId, approved: true, approvedBy, signature: asked.signature! },
+            { agent },
+          ),
+        ),
+      ).toBeInstanceOf(ApprovalSignatureError);
     }
     // Nor does the sweeper extend a forged history and sign it as its own.
     await store.commit({ ...forged, version: nudged.version + 1 }, nudged.version);
@@ -250,7 +306,11 @@ describe('escalation', () => {
 
     // The real history verifies: carol, brought in by the sweeper, decides with the signature first sent out.
     await store.commit({ ...nudged, version: nudged.version + 2 }, nudged.version + 1);
-    const done = withApprovalResponse(await runtime.get(run.runId), { approvalId: asked.approvalId, approved: true, approvedBy: 'carol', signature: asked.signature! }, { agent });
+    const done = withApprovalResponse(
+      await runtime.get(run.runId),
+      { approvalId: asked.approvalId, approved: true, approvedBy: 'carol', signature: asked.signature! },
+      { agent },
+    );
     expect(done.status).toBe('running');
   });
 });

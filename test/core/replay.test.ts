@@ -26,13 +26,22 @@ describe('resume replays the approved calls', () => {
     const resumed = deserialize(serialize(paused));
     const done = await agent.execute(
       withApprovalResponse(
-        withApprovalResponse(resumed, { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+        withApprovalResponse(
+          resumed,
+          { approvalId: resumed.pendingApprovals[0]!.approvalId, approved: true },
+          { agent },
+        ),
         { approvalId: resumed.pendingApprovals[1]!.approvalId, approved: true },
         { agent },
       ),
     );
 
-    expect(ledger.timeline).toEqual(['model:1', 'tool:delete_file:call_first', 'tool:delete_file:call_second', 'model:2']);
+    expect(ledger.timeline).toEqual([
+      'model:1',
+      'tool:delete_file:call_first',
+      'tool:delete_file:call_second',
+      'model:2',
+    ]);
     expect(model.calls).toHaveLength(2);
     expect(ledger.executions.map((item) => [item.ctx.toolCallId, item.input])).toEqual([
       ['call_first', { path: '/a' }],
@@ -40,7 +49,10 @@ describe('resume replays the approved calls', () => {
     ]);
     // The second model call reads both results, paired with the call ids it used.
     const lastRequest = model.calls[1]!.messages;
-    expect(lastRequest.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual(['call_first', 'call_second']);
+    expect(lastRequest.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual([
+      'call_first',
+      'call_second',
+    ]);
     expect(done.status).toBe('completed');
     expect(done.output).toBe('both deleted');
   });
@@ -48,11 +60,16 @@ describe('resume replays the approved calls', () => {
   it('gives every execution ctx.idempotencyKey = runId:toolCallId, a live AbortSignal, the run id and the messages so far', async () => {
     const ledger = newLedger();
     const agent = testAgent({
-      model: createScriptedModel([toolCallTurn([{ id: 'call_7', name: 'delete_file', args: { path: '/a' } }]), textTurn('ok')]),
+      model: createScriptedModel([
+        toolCallTurn([{ id: 'call_7', name: 'delete_file', args: { path: '/a' } }]),
+        textTurn('ok'),
+      ]),
       tools: [pathTool('delete_file', ledger)],
     });
     const paused = await agent.execute({ input: 'go', runId: 'run_fixed-id' });
-    await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+    );
     const { ctx } = ledger.executions[0]!;
     expect(ctx.runId).toBe('run_fixed-id');
     expect(ctx.toolCallId).toBe('call_7');
@@ -86,10 +103,17 @@ describe('resume replays the approved calls', () => {
       ['call_read', 'succeeded'],
       ['call_del', 'pending'],
     ]);
-    const approved = withApprovalResponse(deserialize(serialize(paused)), { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent });
+    const approved = withApprovalResponse(
+      deserialize(serialize(paused)),
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { agent },
+    );
     const done = await agent.execute(approved);
     expect(ledger.timeline).toEqual(['model:1', 'tool:read_file:call_read', 'tool:delete_file:call_del', 'model:2']);
-    expect(done.messages.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual(['call_read', 'call_del']);
+    expect(done.messages.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual([
+      'call_read',
+      'call_del',
+    ]);
     // Executing the finished snapshot again does nothing at all.
     expect(await agent.execute(done)).toBe(done);
     expect(ledger.timeline).toHaveLength(4);
@@ -97,7 +121,10 @@ describe('resume replays the approved calls', () => {
 
   it('a tool that throws after approval becomes an error result the model reads, and the loop goes on', async () => {
     const ledger = newLedger();
-    const model = createScriptedModel([toolCallTurn('delete_file', { path: '/a' }), (request) => textTurn(`saw: ${JSON.stringify(lastToolResults(request.messages))}`)]);
+    const model = createScriptedModel([
+      toolCallTurn('delete_file', { path: '/a' }),
+      (request) => textTurn(`saw: ${JSON.stringify(lastToolResults(request.messages))}`),
+    ]);
     const agent = testAgent({
       model,
       tools: [
@@ -109,7 +136,9 @@ describe('resume replays the approved calls', () => {
       ],
     });
     const paused = await agent.execute({ input: 'go' });
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+    );
     expect(ledger.count()).toBe(1);
     expect(done.status).toBe('completed');
     const toolMessage = done.messages.find((message) => message.role === 'tool')!;
@@ -143,15 +172,31 @@ describe('resume replays the approved calls', () => {
     const agent = testAgent({ model, tools: [pathTool('delete_file', ledger)] });
     const paused = await agent.execute({ input: 'go' });
     expect(paused.pendingApprovals.map((request) => request.toolCallId)).toEqual(['call_d']);
-    expect(parsedResult(paused.toolCalls[0]!.result)).toEqual({ status: 'error', error: 'Unknown tool format_disk. Available tools: delete_file.' });
+    expect(parsedResult(paused.toolCalls[0]!.result)).toEqual({
+      status: 'error',
+      error: 'Unknown tool format_disk. Available tools: delete_file.',
+    });
   });
 
   it('tool parameters reach the model as JSON Schema', async () => {
     const model = createScriptedModel([textTurn('hi')]);
-    const tool = defineTool({ name: 'greet', description: 'Greets', input: z.object({ who: z.string() }), execute: () => 'hi' });
+    const tool = defineTool({
+      name: 'greet',
+      description: 'Greets',
+      input: z.object({ who: z.string() }),
+      execute: () => 'hi',
+    });
     await testAgent({ model, tools: [tool] }).execute({ input: 'hello' });
     expect(model.calls[0]!.tools).toEqual([
-      { name: 'greet', description: 'Greets', parameters: expect.objectContaining({ type: 'object', properties: { who: { type: 'string' } }, required: ['who'] }) },
+      {
+        name: 'greet',
+        description: 'Greets',
+        parameters: expect.objectContaining({
+          type: 'object',
+          properties: { who: { type: 'string' } },
+          required: ['who'],
+        }),
+      },
     ]);
   });
 });

@@ -1,7 +1,14 @@
 // Runs carry a session: validated at the start, kept by every step and through the codec, announced with each
 // approval request, and bound by the run's signatures so a request or decision cannot be moved to another session.
 import { describe, expect, it } from 'vitest';
-import { ApprovalSignatureError, ConfigError, deserialize, serialize, withApprovalResponse, type RunEvent } from 'countersign';
+import {
+  ApprovalSignatureError,
+  ConfigError,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type RunEvent,
+} from 'countersign';
 import { decisionSignatureOf } from '../../src/decisions/decision-signature.js';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 import { thrown } from '../support/test-kit.js';
@@ -24,9 +31,17 @@ describe('a run with a session', () => {
     const { agent, executions } = sessionAgent(events);
     const paused = await agent.execute({ input: 'deploy', sessionId: 'chat-42', requestedBy: 'cy' });
     expect(paused.sessionId).toBe('chat-42');
-    expect(events.find((event) => event.type === 'approval-requested')).toMatchObject({ sessionId: 'chat-42', requestedBy: 'cy', runId: paused.runId });
+    expect(events.find((event) => event.type === 'approval-requested')).toMatchObject({
+      sessionId: 'chat-42',
+      requestedBy: 'cy',
+      runId: paused.runId,
+    });
     const request = paused.pendingApprovals[0]!;
-    const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent });
+    const decided = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+      { agent },
+    );
     const done = await agent.execute(decided);
     expect(done.status).toBe('completed');
     expect(done.sessionId).toBe('chat-42');
@@ -57,13 +72,25 @@ describe('a run with a session', () => {
     const request = paused.pendingApprovals[0]!;
     const moved = deserialize(serialize(paused).replace('"sessionId":"chat-42"', '"sessionId":"chat-99"'));
     expect(moved.sessionId).toBe('chat-99');
-    const refused = thrown(() => withApprovalResponse(moved, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent }));
+    const refused = thrown(() =>
+      withApprovalResponse(
+        moved,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+        { agent },
+      ),
+    );
     expect(refused).toBeInstanceOf(ApprovalSignatureError);
     const dropped = deserialize(serialize(paused).replace(',"sessionId":"chat-42"', ''));
     expect(dropped.sessionId).toBeUndefined();
-    expect(thrown(() => withApprovalResponse(dropped, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent }))).toBeInstanceOf(
-      ApprovalSignatureError,
-    );
+    expect(
+      thrown(() =>
+        withApprovalResponse(
+          dropped,
+          { approvalId: request.approvalId, approved: true, signature: request.signature! },
+          { agent },
+        ),
+      ),
+    ).toBeInstanceOf(ApprovalSignatureError);
     expect(executions.count('deploy')).toBe(0);
   });
 
@@ -71,7 +98,11 @@ describe('a run with a session', () => {
     const { agent } = sessionAgent();
     const paused = await agent.execute({ input: 'deploy', sessionId: 'chat-42' });
     const request = paused.pendingApprovals[0]!;
-    const entry = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent }).audit.at(-1)!;
+    const entry = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+      { agent },
+    ).audit.at(-1)!;
     expect(decisionSignatureOf(decisionSecret, paused, entry)).toBe('v2');
     expect(decisionSignatureOf(decisionSecret, { runId: paused.runId, sessionId: 'chat-99' }, entry)).toBeUndefined();
     expect(decisionSignatureOf(decisionSecret, { runId: paused.runId }, entry)).toBeUndefined();

@@ -32,10 +32,14 @@ import { thrown } from '../support/test-kit.js';
 
 const fixtureText = readFileSync(new URL('../fixtures/snapshots/v1.json', import.meta.url), 'utf8');
 const fixtureV2Text = readFileSync(new URL('../fixtures/snapshots/v2.json', import.meta.url), 'utf8');
-const v2Agent = (calls?: FixtureCalls) => fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] });
+const v2Agent = (calls?: FixtureCalls) =>
+  fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] });
 
 /** A fixture (v1 unless told) as a plain object, changed by `edit`. */
-function altered(edit: (doc: { $schemaVersion: unknown; head: { json: Record<string, any> }; messages: any[] }) => void, text = fixtureText): string {
+function altered(
+  edit: (doc: { $schemaVersion: unknown; head: { json: Record<string, any> }; messages: any[] }) => void,
+  text = fixtureText,
+): string {
   const doc = JSON.parse(text);
   edit(doc);
   return JSON.stringify(doc);
@@ -58,9 +62,16 @@ describe('snapshot fixture v1', () => {
     });
     expect(snap.messages.slice(0, 4)).toEqual(fixtureHistory);
     expect(snap.pendingApprovals).toEqual([
-      expect.objectContaining({ toolCallId: 'call_delete_1', toolName: 'delete_file', args: { path: '/srv/reports/q3-draft.pdf' }, expiresAt: FIXTURE_TIME + 86_400_000 }),
+      expect.objectContaining({
+        toolCallId: 'call_delete_1',
+        toolName: 'delete_file',
+        args: { path: '/srv/reports/q3-draft.pdf' },
+        expiresAt: FIXTURE_TIME + 86_400_000,
+      }),
     ]);
-    expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', ruleId: 'reads-are-fine' })]);
+    expect(snap.audit).toEqual([
+      expect.objectContaining({ toolName: 'read_file', source: 'rule', ruleId: 'reads-are-fine' }),
+    ]);
   });
 
   it('re-serializes to the same document, as the current version', () => {
@@ -72,14 +83,23 @@ describe('snapshot fixture v1', () => {
     const calls: FixtureCalls = { read: [], deleted: [] };
     const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000);
     const snap = deserialize(fixtureText);
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(
+        snap,
+        { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+        { agent },
+      ),
+    );
     expect(done.status).toBe('completed');
     expect(done.output).toBe('Deleted /srv/reports/q3-draft.pdf.');
     expect(calls.read).toEqual([]);
     expect(calls.deleted).toHaveLength(1);
     expect(calls.deleted[0]!.input).toEqual({ path: '/srv/reports/q3-draft.pdf' });
     expect(calls.deleted[0]!.ctx.idempotencyKey).toBe(`${FIXTURE_RUN_ID}:call_delete_1`);
-    expect(done.messages.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual(['call_read_1', 'call_delete_1']);
+    expect(done.messages.filter((message) => message.role === 'tool').map((message) => message.toolCallId)).toEqual([
+      'call_read_1',
+      'call_delete_1',
+    ]);
   });
 });
 
@@ -88,7 +108,12 @@ describe('snapshot fixture v2', () => {
 
   it('keeps loading: the pending request and the audit carry v2 signatures over approvers, rule and expiry', () => {
     const snap = deserialize(fixtureV2Text);
-    expect(snap).toMatchObject({ runId: FIXTURE_RUN_ID_V2, agentName: FIXTURE_AGENT, status: 'awaitingApproval', version: 5 });
+    expect(snap).toMatchObject({
+      runId: FIXTURE_RUN_ID_V2,
+      agentName: FIXTURE_AGENT,
+      status: 'awaitingApproval',
+      version: 5,
+    });
     expect(snap.pendingApprovals).toEqual([
       expect.objectContaining({
         toolName: 'delete_file',
@@ -98,7 +123,9 @@ describe('snapshot fixture v2', () => {
         signature: expect.stringMatching(v2),
       }),
     ]);
-    expect(snap.audit).toEqual([expect.objectContaining({ toolName: 'read_file', source: 'rule', signature: expect.stringMatching(v2) })]);
+    expect(snap.audit).toEqual([
+      expect.objectContaining({ toolName: 'read_file', source: 'rule', signature: expect.stringMatching(v2) }),
+    ]);
   });
 
   it('re-serializes to the same document while v2 is the current version', () => {
@@ -110,10 +137,20 @@ describe('snapshot fixture v2', () => {
     const agent = v2Agent(calls);
     const snap = deserialize(fixtureV2Text);
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(
-      ApproverNotAllowedError,
+    expect(() =>
+      withApprovalResponse(
+        snap,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! },
+        { agent },
+      ),
+    ).toThrow(ApproverNotAllowedError);
+    const done = await agent.execute(
+      withApprovalResponse(
+        snap,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! },
+        { agent },
+      ),
     );
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'bob', signature: request.signature! }, { agent }));
     expect(done.status).toBe('completed');
     expect(calls.read).toEqual([]);
     expect(calls.deleted.map((call) => call.input)).toEqual([{ path: '/srv/reports/q3-draft.pdf' }]);
@@ -137,9 +174,13 @@ describe('snapshot fixture v2', () => {
           }, fixtureV2Text),
         );
         const request = snap.pendingApprovals[0]!;
-        expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! }, { agent })).toThrow(
-          ApprovalSignatureError,
-        );
+        expect(() =>
+          withApprovalResponse(
+            snap,
+            { approvalId: request.approvalId, approved: true, approvedBy: 'mallory', signature: request.signature! },
+            { agent },
+          ),
+        ).toThrow(ApprovalSignatureError);
       }
     }
     expect(calls.deleted).toEqual([]);
@@ -151,7 +192,10 @@ describe('snapshot fixture v2 with every message part', () => {
   const modelOf = (seen: ModelRequest[]): Model => ({
     generate: async (request) => {
       seen.push(request);
-      return { message: { role: 'assistant', content: 'Deleted /srv/reports/q3-draft.pdf.' }, usage: { inputTokens: 1200, outputTokens: 12 } };
+      return {
+        message: { role: 'assistant', content: 'Deleted /srv/reports/q3-draft.pdf.' },
+        usage: { inputTokens: 1200, outputTokens: 12 },
+      };
     },
   });
 
@@ -159,20 +203,38 @@ describe('snapshot fixture v2 with every message part', () => {
     const snap = deserialize(partsText);
     expect(snap.runId).toBe(FIXTURE_RUN_ID_PARTS);
     expect(snap.messages.slice(0, partsHistory.length)).toEqual(partsHistory);
-    expect(snap.messages.at(-1)).toEqual({ ...partsAnswer, usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 }, finishReason: 'tool-calls' });
+    expect(snap.messages.at(-1)).toEqual({
+      ...partsAnswer,
+      usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 },
+      finishReason: 'tool-calls',
+    });
     expect(snap.usage).toEqual({ inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 });
     expect(JSON.parse(serialize(snap))).toEqual(JSON.parse(partsText));
   });
 
   it('refuses a malformed part, provider metadata or usage with a SnapshotError naming its path', () => {
     const refused = (edit: Parameters<typeof altered>[0]) => thrown(() => deserialize(altered(edit, partsText)));
-    expect(refused((doc) => (doc.messages[1].parts[2].type = 'video'))).toMatchObject({ path: 'messages[1].parts[2].type' });
-    expect(refused((doc) => delete doc.messages[1].parts[1].mediaType)).toMatchObject({ path: 'messages[1].parts[1].mediaType' });
-    expect(refused((doc) => (doc.messages[7].parts[1].signature = 3))).toMatchObject({ path: 'messages[7].parts[1].signature' });
-    expect(refused((doc) => (doc.messages[3].parts[0].outcome = 'maybe'))).toMatchObject({ path: 'messages[3].parts[0].outcome' });
-    expect(refused((doc) => (doc.messages[2].parts[0].providerMetadata = { anthropic: 'x' }))).toMatchObject({ path: 'messages[2].parts[0].providerMetadata.anthropic' });
-    expect(refused((doc) => (doc.messages[2].toolCalls[0].providerMetadata = []))).toMatchObject({ path: 'messages[2].toolCalls[0].providerMetadata' });
-    expect(refused((doc) => (doc.messages[7].usage = { inputTokens: -1 }))).toMatchObject({ path: 'messages[7].usage' });
+    expect(refused((doc) => (doc.messages[1].parts[2].type = 'video'))).toMatchObject({
+      path: 'messages[1].parts[2].type',
+    });
+    expect(refused((doc) => delete doc.messages[1].parts[1].mediaType)).toMatchObject({
+      path: 'messages[1].parts[1].mediaType',
+    });
+    expect(refused((doc) => (doc.messages[7].parts[1].signature = 3))).toMatchObject({
+      path: 'messages[7].parts[1].signature',
+    });
+    expect(refused((doc) => (doc.messages[3].parts[0].outcome = 'maybe'))).toMatchObject({
+      path: 'messages[3].parts[0].outcome',
+    });
+    expect(refused((doc) => (doc.messages[2].parts[0].providerMetadata = { anthropic: 'x' }))).toMatchObject({
+      path: 'messages[2].parts[0].providerMetadata.anthropic',
+    });
+    expect(refused((doc) => (doc.messages[2].toolCalls[0].providerMetadata = []))).toMatchObject({
+      path: 'messages[2].toolCalls[0].providerMetadata',
+    });
+    expect(refused((doc) => (doc.messages[7].usage = { inputTokens: -1 }))).toMatchObject({
+      path: 'messages[7].usage',
+    });
     expect((refused((doc) => (doc.messages[1].parts[2].type = 'video')) as Error).message).toBe(
       'Invalid snapshot: messages[1].parts[2].type must be text, reasoning, file or tool-result.',
     );
@@ -181,10 +243,22 @@ describe('snapshot fixture v2 with every message part', () => {
   it('resumes in a fresh agent and hands the model every part back unchanged, with the new results marked ok', async () => {
     const seen: ModelRequest[] = [];
     const calls: FixtureCalls = { read: [], deleted: [] };
-    const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] }, undefined, modelOf(seen));
+    const agent = fixtureAgent(
+      calls,
+      () => FIXTURE_TIME + 60_000,
+      { ...FIXTURE_V2, deleteApprovers: [...FIXTURE_V2.deleteApprovers] },
+      undefined,
+      modelOf(seen),
+    );
     const snap = deserialize(partsText);
     const request = snap.pendingApprovals[0]!;
-    const done = await agent.execute(withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(
+        snap,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+        { agent },
+      ),
+    );
     expect(done.status).toBe('completed');
     const sent = seen[0]!.messages;
     expect(JSON.stringify(sent.slice(0, snap.messages.length))).toBe(JSON.stringify(snap.messages));
@@ -203,7 +277,14 @@ describe('a request signed the v1 way, read under a decision secret', () => {
     return deserialize(
       altered((doc) => {
         const request = doc.head.json['pendingApprovals'][0];
-        const text = ['countersign.v1', doc.head.json['runId'], request.approvalId, request.toolCallId, request.toolName, request.argsDigest].join('\n');
+        const text = [
+          'countersign.v1',
+          doc.head.json['runId'],
+          request.approvalId,
+          request.toolCallId,
+          request.toolName,
+          request.argsDigest,
+        ].join('\n');
         request.signature = createHmac('sha256', secret).update(text).digest('base64url');
       }),
     );
@@ -214,11 +295,19 @@ describe('a request signed the v1 way, read under a decision secret', () => {
     const agent = fixtureAgent(calls, () => FIXTURE_TIME + 60_000, { decisionSecret: secret });
     const snap = signedV1();
     const request = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! }, { agent })).toThrow(
-      /older countersign/,
-    );
+    expect(() =>
+      withApprovalResponse(
+        snap,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! },
+        { agent },
+      ),
+    ).toThrow(/older countersign/);
     const done = await agent.execute(
-      withApprovalResponse(snap, { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! }, { agent }),
+      withApprovalResponse(
+        snap,
+        { approvalId: request.approvalId, approved: false, approvedBy: 'alice', signature: request.signature! },
+        { agent },
+      ),
     );
     expect(done.status).toBe('completed');
     expect(calls.deleted).toEqual([]);
@@ -242,23 +331,37 @@ describe('deserialize refusals', () => {
     expect(error).toMatchObject({ path: 'pendingApprovals.0.toolName', supportedVersions: [1, 2] });
     expect((error as Error).message).toContain('pendingApprovals.0.toolName');
 
-    expect(thrown(() => deserialize(altered((doc) => (doc.head.json['status'] = 'paused'))))).toMatchObject({ path: 'status' });
+    expect(thrown(() => deserialize(altered((doc) => (doc.head.json['status'] = 'paused'))))).toMatchObject({
+      path: 'status',
+    });
     expect(thrown(() => deserialize(altered((doc) => delete doc.head.json['runId'])))).toMatchObject({ path: 'runId' });
-    expect(thrown(() => deserialize(altered((doc) => (doc.head.json['toolCalls'][1].status = 'done'))))).toMatchObject({ path: 'toolCalls.1.status' });
+    expect(thrown(() => deserialize(altered((doc) => (doc.head.json['toolCalls'][1].status = 'done'))))).toMatchObject({
+      path: 'toolCalls.1.status',
+    });
   });
 
   it('refuses a malformed message with a SnapshotError naming its path', () => {
-    expect(thrown(() => deserialize(altered((doc) => (doc.messages[2].content = 5))))).toMatchObject({ path: 'messages[2].content' });
-    expect(thrown(() => deserialize(altered((doc) => (doc.messages[0].role = 'robot'))))).toMatchObject({ path: 'messages[0].role' });
-    expect(thrown(() => deserialize(altered((doc) => (doc.messages[4].toolCalls[1] = { name: 'x' }))))).toMatchObject({ path: 'messages[4].toolCalls[1]' });
-    expect(thrown(() => deserialize(altered((doc) => (doc.messages = {} as never))))).toMatchObject({ path: 'messages' });
+    expect(thrown(() => deserialize(altered((doc) => (doc.messages[2].content = 5))))).toMatchObject({
+      path: 'messages[2].content',
+    });
+    expect(thrown(() => deserialize(altered((doc) => (doc.messages[0].role = 'robot'))))).toMatchObject({
+      path: 'messages[0].role',
+    });
+    expect(thrown(() => deserialize(altered((doc) => (doc.messages[4].toolCalls[1] = { name: 'x' }))))).toMatchObject({
+      path: 'messages[4].toolCalls[1]',
+    });
+    expect(thrown(() => deserialize(altered((doc) => (doc.messages = {} as never))))).toMatchObject({
+      path: 'messages',
+    });
   });
 
   it('refuses text that is not JSON or not an envelope', () => {
     expect(() => deserialize('{not json')).toThrow(SnapshotError);
     expect(() => deserialize('{not json')).toThrow(/not JSON/);
     expect(() => deserialize('null')).toThrow(/expected an object with \$schemaVersion/);
-    expect(thrown(() => deserialize(JSON.stringify({ $schemaVersion: 1, head: 'x', messages: [] })))).toBeInstanceOf(SnapshotError);
+    expect(thrown(() => deserialize(JSON.stringify({ $schemaVersion: 1, head: 'x', messages: [] })))).toBeInstanceOf(
+      SnapshotError,
+    );
   });
 
   it('accepts the parsed object as well as the string', () => {
@@ -272,8 +375,17 @@ describe('serialize', () => {
     // An approver's edit may carry rich values; they survive the round trip as the same types.
     const agent = fixtureAgent();
     const rich = { path: '/x', when: new Date(FIXTURE_TIME), tags: new Set(['a']), sizes: new Map([['a', 1n]]) };
-    const edited = withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/x' } }, { agent });
-    const withRich = { ...edited, toolCalls: edited.toolCalls.map((record) => (record.toolCallId === 'call_delete_1' ? { ...record, editedArgs: rich } : record)) };
+    const edited = withApprovalResponse(
+      snap,
+      { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, args: { path: '/x' } },
+      { agent },
+    );
+    const withRich = {
+      ...edited,
+      toolCalls: edited.toolCalls.map((record) =>
+        record.toolCallId === 'call_delete_1' ? { ...record, editedArgs: rich } : record,
+      ),
+    };
     const back = deserialize(serialize(withRich));
     expect(back.toolCalls[1]!.editedArgs).toEqual(rich);
     const doc = JSON.parse(serialize(withRich));
@@ -289,13 +401,25 @@ describe('serialize', () => {
     const withEdit: AgentSnapshot = { ...snap, toolCalls: Object.freeze([record, ...snap.toolCalls.slice(1)]) };
     expect(deserialize(serialize(withEdit)).toolCalls[0]!.editedArgs).toEqual({ path: '/x' });
     editedArgs['when'] = new Date(FIXTURE_TIME);
-    expect(deserialize(serialize(withEdit)).toolCalls[0]!.editedArgs).toEqual({ path: '/x', when: new Date(FIXTURE_TIME) });
+    expect(deserialize(serialize(withEdit)).toolCalls[0]!.editedArgs).toEqual({
+      path: '/x',
+      when: new Date(FIXTURE_TIME),
+    });
   });
 });
 
 describe('the state type', () => {
   it('MachineState is read from the machine: exactly its states', () => {
-    expectTypeOf<MachineState>().toEqualTypeOf<'idle' | 'callingModel' | 'evaluatingTools' | 'executingTools' | 'awaitingApproval' | 'completed' | 'failed' | 'cancelled'>();
+    expectTypeOf<MachineState>().toEqualTypeOf<
+      | 'idle'
+      | 'callingModel'
+      | 'evaluatingTools'
+      | 'executingTools'
+      | 'awaitingApproval'
+      | 'completed'
+      | 'failed'
+      | 'cancelled'
+    >();
     expectTypeOf<AgentSnapshot['state']>().toEqualTypeOf<MachineState>();
   });
 });

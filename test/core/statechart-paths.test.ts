@@ -10,7 +10,16 @@ import { isDeepStrictEqual } from 'node:util';
 import { getAdjacencyMap, getShortestPaths } from '@xstate/graph';
 import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { deserialize, serialize, StopReason, type AgentSnapshot, type ApprovalRequest, type AuditEntry, type MachineState, type RunStatus } from 'countersign';
+import {
+  deserialize,
+  serialize,
+  StopReason,
+  type AgentSnapshot,
+  type ApprovalRequest,
+  type AuditEntry,
+  type MachineState,
+  type RunStatus,
+} from 'countersign';
 import { agentMachine, type AgentEvent, type CallEvaluation, type Decision } from '../../src/loop/agent-machine.js';
 import type { RunContext } from '../../src/run/types.js';
 import { initialSnapshot, step } from '../../src/loop/step.js';
@@ -46,10 +55,24 @@ function currentCalls(context: RunContext) {
 }
 
 function request(toolCallId: string, toolName: string, approvalId = `apr_${toolCallId}`): ApprovalRequest {
-  return { approvalId, toolCallId, toolName, args: {}, argsDigest: 'd', description: toolName, requestedAt: T0, warnings: [] };
+  return {
+    approvalId,
+    toolCallId,
+    toolName,
+    args: {},
+    argsDigest: 'd',
+    description: toolName,
+    requestedAt: T0,
+    warnings: [],
+  };
 }
 
-function audit(toolCallId: string, toolName: string, decision: 'approved' | 'denied', extra: Partial<AuditEntry> = {}): AuditEntry {
+function audit(
+  toolCallId: string,
+  toolName: string,
+  decision: 'approved' | 'denied',
+  extra: Partial<AuditEntry> = {},
+): AuditEntry {
   return { toolCallId, toolName, decision, source: 'human', scope: 'once', at: T0, argsDigest: 'd', ...extra };
 }
 
@@ -62,7 +85,9 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
     { type: 'CANCEL', at, reason: 'stop' },
     { type: 'FAIL', at, error: { code: 'boom', message: 'broke' } },
     // Forgetting is only a different state when there is something to forget; trying it while a run waits is enough.
-    ...(context.runApprovals.length > 0 && snapshot.value === 'awaitingApproval' ? [{ type: 'FORGET_RUN_APPROVALS' as const, at }] : []),
+    ...(context.runApprovals.length > 0 && snapshot.value === 'awaitingApproval'
+      ? [{ type: 'FORGET_RUN_APPROVALS' as const, at }]
+      : []),
   ];
   switch (value) {
     case 'idle':
@@ -104,7 +129,10 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         record: { ...base(call), status: 'denied', result: '{"status":"denied"}' },
         audit: audit(call.id, call.name, 'denied', { source: 'rule' }),
       });
-      const invalid = (call: { id: string; name: string }): CallEvaluation => ({ kind: 'settled', record: { ...base(call), status: 'failed', result: '{"status":"error"}' } });
+      const invalid = (call: { id: string; name: string }): CallEvaluation => ({
+        kind: 'settled',
+        record: { ...base(call), status: 'failed', result: '{"status":"error"}' },
+      });
       return [
         { type: 'TOOLS_EVALUATED', at, evaluations: [ask(gated!), run(other!)] },
         { type: 'TOOLS_EVALUATED', at, evaluations: [ask(gated!), ask(other!)] },
@@ -116,7 +144,11 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
     case 'executingTools': {
       const record = context.toolCalls.find((item) => item.status === 'approved' || item.status === 'executing');
       if (!record) return common;
-      if (record.status === 'approved') return [{ type: 'TOOL_STARTED', at, toolCallId: record.toolCallId, lease: { owner: 'p', until: at + 60_000 } }, ...common];
+      if (record.status === 'approved')
+        return [
+          { type: 'TOOL_STARTED', at, toolCallId: record.toolCallId, lease: { owner: 'p', until: at + 60_000 } },
+          ...common,
+        ];
       return [
         { type: 'TOOL_FINISHED', at, toolCallId: record.toolCallId, ok: true, result: '{"ok":true}' },
         { type: 'TOOL_FINISHED', at, toolCallId: record.toolCallId, ok: false, result: '{"status":"error"}' },
@@ -127,7 +159,10 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
                 type: 'TOOL_INTERRUPTED' as const,
                 at,
                 toolCallId: record.toolCallId,
-                request: { ...request(record.toolCallId, record.toolName, `apr_again_${record.toolCallId}`), outcomeUnknown: true },
+                request: {
+                  ...request(record.toolCallId, record.toolName, `apr_again_${record.toolCallId}`),
+                  outcomeUnknown: true,
+                },
               },
             ]
           : []),
@@ -139,7 +174,10 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
       const decide = (item: ApprovalRequest, approved: boolean, extra: Partial<AuditEntry> = {}): Decision => ({
         approvalId: item.approvalId,
         approved,
-        audit: audit(item.toolCallId, item.toolName, approved ? 'approved' : 'denied', { approvalId: item.approvalId, ...extra }),
+        audit: audit(item.toolCallId, item.toolName, approved ? 'approved' : 'denied', {
+          approvalId: item.approvalId,
+          ...extra,
+        }),
         ...(approved ? {} : { denialResult: '{"status":"denied"}' }),
       });
       const approveAll: AgentEvent = { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true)) };
@@ -149,24 +187,51 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
       const events: AgentEvent[] = [
         approveAll,
         denyAll,
-        { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, false, { source: 'expiry', reason: 'expired' })) },
+        {
+          type: 'DECIDED',
+          at,
+          decisions: pending.map((item) => decide(item, false, { source: 'expiry', reason: 'expired' })),
+        },
         { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true, { scope: 'run' })) },
       ];
       if (pending.length > 1) events.push({ type: 'DECIDED', at, decisions: [decide(pending[0]!, true)] });
       // The sweeper's reminder: the request is replaced by its nudged copy, and the run keeps waiting.
-      events.push({ type: 'NUDGED', at, requests: [{ ...pending[0]!, history: { reminders: 1, lastRemindedAt: at, escalations: [] } }] });
+      events.push({
+        type: 'NUDGED',
+        at,
+        requests: [{ ...pending[0]!, history: { reminders: 1, lastRemindedAt: at, escalations: [] } }],
+      });
       // A vote that does not settle a quorum request only changes that request's votes.
-      if (pending.length > 0) events.push({ type: 'VOTED', at, approvalId: pending[0]!.approvalId, votes: [{ by: 'ana', approved: true, at }] });
+      if (pending.length > 0)
+        events.push({
+          type: 'VOTED',
+          at,
+          approvalId: pending[0]!.approvalId,
+          votes: [{ by: 'ana', approved: true, at }],
+        });
       // A request added from outside the model's turn (withApprovalRequest): only in the last turn the run may take,
       // beside one waiting call whose sibling ran, so the walk stays short (an added request doubles the paths after it).
       const [waiting, ran] = context.toolCalls;
       const fresh = pending.length === 1 && pending[0]!.history === undefined && pending[0]!.votes === undefined;
-      if (context.turns === context.maxTurns && fresh && context.toolCalls.length === 2 && waiting!.status === 'pending' && ran!.status === 'succeeded') {
+      if (
+        context.turns === context.maxTurns &&
+        fresh &&
+        context.toolCalls.length === 2 &&
+        waiting!.status === 'pending' &&
+        ran!.status === 'succeeded'
+      ) {
         const id = `added_${context.turns}`;
         events.push({
           type: 'REQUEST_ADDED',
           at,
-          record: { toolCallId: id, toolName: 'refund', status: 'pending', approvalId: `apr_${id}`, attempts: 0, added: { args: { orderId: '1' } } },
+          record: {
+            toolCallId: id,
+            toolName: 'refund',
+            status: 'pending',
+            approvalId: `apr_${id}`,
+            attempts: 0,
+            added: { args: { orderId: '1' } },
+          },
           request: request(id, 'refund', `apr_${id}`),
         });
       }
@@ -238,8 +303,10 @@ function checkSnapshot(snap: AgentSnapshot): void {
             : undefined;
   expect(snap.stopReason).toBe(expectedStop);
   if (snap.state === 'awaitingApproval') expect(snap.pendingApprovals.length).toBeGreaterThan(0);
-  if (['callingModel', 'evaluatingTools', 'completed', 'idle'].includes(snap.state)) expect(snap.pendingApprovals).toEqual([]);
-  if (snap.state === 'callingModel' || snap.state === 'evaluatingTools') expect(snap.toolCalls.every((record) => record.status !== 'pending')).toBe(true);
+  if (['callingModel', 'evaluatingTools', 'completed', 'idle'].includes(snap.state))
+    expect(snap.pendingApprovals).toEqual([]);
+  if (snap.state === 'callingModel' || snap.state === 'evaluatingTools')
+    expect(snap.toolCalls.every((record) => record.status !== 'pending')).toBe(true);
   if (snap.state === 'callingModel') expect(snap.toolCalls).toEqual([]);
   if (snap.state === 'completed') expect(snap.output).toBe(snap.messages.at(-1)!.content);
   if (snap.state === 'failed' || snap.state === 'cancelled') expect(snap.error).toBeDefined();
@@ -267,7 +334,11 @@ function contextOf(snapshot: AgentSnapshot): RunContext {
 
 /** What xstate's own pure transition makes of the same state and event: the reference `step` must match. */
 function reference(snap: AgentSnapshot, event: AgentEvent): MachineSnapshotOf {
-  const [next] = transition(agentMachine, agentMachine.resolveState({ value: snap.state, context: contextOf(snap) }), event);
+  const [next] = transition(
+    agentMachine,
+    agentMachine.resolveState({ value: snap.state, context: contextOf(snap) }),
+    event,
+  );
   return next;
 }
 
@@ -295,8 +366,19 @@ function checkStep(before: AgentSnapshot, after: AgentSnapshot): void {
 describe('every path of the statechart', () => {
   it('the graph reaches every state, every event type and every stop reason', () => {
     const states = new Set(shortestPaths.map((path) => path.state.value as string));
-    expect([...states].sort()).toEqual(['awaitingApproval', 'callingModel', 'cancelled', 'completed', 'evaluatingTools', 'executingTools', 'failed', 'idle']);
-    const events = new Set(Object.values(adjacency).flatMap((vertex) => Object.values(vertex.transitions).map((edge) => edge.event.type)));
+    expect([...states].sort()).toEqual([
+      'awaitingApproval',
+      'callingModel',
+      'cancelled',
+      'completed',
+      'evaluatingTools',
+      'executingTools',
+      'failed',
+      'idle',
+    ]);
+    const events = new Set(
+      Object.values(adjacency).flatMap((vertex) => Object.values(vertex.transitions).map((edge) => edge.event.type)),
+    );
     expect([...events].sort()).toEqual(
       [
         'CANCEL',
@@ -314,7 +396,9 @@ describe('every path of the statechart', () => {
         'VOTED',
       ].sort(),
     );
-    const ends = new Set(shortestPaths.map((path) => (path.state.value === 'failed' ? path.state.context.error?.code : path.state.value)));
+    const ends = new Set(
+      shortestPaths.map((path) => (path.state.value === 'failed' ? path.state.context.error?.code : path.state.value)),
+    );
     for (const end of ['completed', 'awaitingApproval', 'cancelled', 'max_turns', 'boom']) expect(ends).toContain(end);
   });
 
@@ -345,8 +429,12 @@ describe('every path of the statechart', () => {
         longest = Math.max(longest, depth + 1);
         if (terminal.has(next.state)) {
           // An ended run takes no further event, not even CANCEL or FAIL.
-          expect(() => step(next, { type: 'CANCEL', at: next.updatedAt + 1, reason: 'late' })).toThrow(/does not apply/);
-          expect(() => step(next, { type: 'FAIL', at: next.updatedAt + 1, error: { code: 'x', message: 'late' } })).toThrow(/does not apply/);
+          expect(() => step(next, { type: 'CANCEL', at: next.updatedAt + 1, reason: 'late' })).toThrow(
+            /does not apply/,
+          );
+          expect(() =>
+            step(next, { type: 'FAIL', at: next.updatedAt + 1, error: { code: 'x', message: 'late' } }),
+          ).toThrow(/does not apply/);
         }
         onPath.add(nextKey);
         walk(nextKey, next, depth + 1);
@@ -361,18 +449,26 @@ describe('every path of the statechart', () => {
   it('an event a state does not take is refused by step exactly where xstate leaves the state unchanged', () => {
     const pool = new Map<string, AgentEvent>();
     for (const vertex of Object.values(adjacency)) {
-      for (const edge of Object.values(vertex.transitions)) if (!pool.has(edge.event.type)) pool.set(edge.event.type, edge.event);
+      for (const edge of Object.values(vertex.transitions))
+        if (!pool.has(edge.event.type)) pool.set(edge.event.type, edge.event);
     }
     let refused = 0;
     for (const vertex of Object.values(adjacency)) {
       if (terminal.has(vertex.state.value as MachineState)) continue;
       const snap = initialSnapshot(vertex.state.context);
       const at = snap.updatedAt + 1;
-      const placed = { ...snap, state: vertex.state.value as MachineState, status: statusOf[vertex.state.value as MachineState] };
+      const placed = {
+        ...snap,
+        state: vertex.state.value as MachineState,
+        status: statusOf[vertex.state.value as MachineState],
+      };
       for (const sample of pool.values()) {
         const event = { ...sample, at } as AgentEvent;
         const [expected] = transition(agentMachine, vertex.state, event);
-        if (expected === vertex.state || (expected.value === vertex.state.value && expected.context === vertex.state.context)) {
+        if (
+          expected === vertex.state ||
+          (expected.value === vertex.state.value && expected.context === vertex.state.context)
+        ) {
           expect(() => step(placed, event)).toThrow(/does not apply/);
           refused++;
         } else {
@@ -385,7 +481,9 @@ describe('every path of the statechart', () => {
 
   it('a turn whose calls all need a person waits; answering some keeps it waiting', () => {
     const vertices = Object.values(adjacency).map((vertex) => vertex.state);
-    expect(vertices.some((state) => state.value === 'awaitingApproval' && state.context.pendingApprovals.length === 2)).toBe(true);
+    expect(
+      vertices.some((state) => state.value === 'awaitingApproval' && state.context.pendingApprovals.length === 2),
+    ).toBe(true);
     expect(
       vertices.some(
         (state) =>

@@ -80,13 +80,21 @@ describe('a streaming model in the loop', () => {
     expect(joined(first, 'reasoning')).toBe('Two records, one lookup each.');
     expect(joined(first, 'text')).toBe('I will look both up.');
     // A call's pieces say how much of its arguments arrived, never what: arguments can hold secrets.
-    const chars = (id: string) => first.filter((delta) => delta.toolCallId === id).reduce((sum, delta) => sum + (delta.argsChars ?? 0), 0);
+    const chars = (id: string) =>
+      first.filter((delta) => delta.toolCallId === id).reduce((sum, delta) => sum + (delta.argsChars ?? 0), 0);
     expect(chars('call_a')).toBe(JSON.stringify(thinking.toolCalls![0]!.args).length);
     expect(chars('call_b')).toBe(JSON.stringify(thinking.toolCalls![1]!.args).length);
     expect(joined(first, 'tool-call', 'call_a')).toBe('');
     // Reasoning, then text, then the calls in order; each call's first piece names its tool.
-    expect([...new Set(first.map((delta) => `${delta.kind}:${delta.toolCallId ?? ''}`))]).toEqual(['reasoning:', 'text:', 'tool-call:call_a', 'tool-call:call_b']);
-    expect(first.filter((delta) => delta.toolName !== undefined).map((delta) => [delta.toolCallId, delta.toolName])).toEqual([
+    expect([...new Set(first.map((delta) => `${delta.kind}:${delta.toolCallId ?? ''}`))]).toEqual([
+      'reasoning:',
+      'text:',
+      'tool-call:call_a',
+      'tool-call:call_b',
+    ]);
+    expect(
+      first.filter((delta) => delta.toolName !== undefined).map((delta) => [delta.toolCallId, delta.toolName]),
+    ).toEqual([
       ['call_a', 'lookup'],
       ['call_b', 'lookup'],
     ]);
@@ -113,13 +121,19 @@ describe('a streaming model in the loop', () => {
     expect(generated.timeline.some(isDelta)).toBe(false);
     expect(serialize(streamed.done)).toBe(serialize(generated.done));
     // The same events besides the deltas, in the same order.
-    const committedEvents = (timeline: typeof streamed.timeline) => timeline.filter((item) => item.type !== 'checkpoint' && !isDelta(item));
+    const committedEvents = (timeline: typeof streamed.timeline) =>
+      timeline.filter((item) => item.type !== 'checkpoint' && !isDelta(item));
     expect(committedEvents(streamed.timeline)).toEqual(committedEvents(generated.timeline));
   });
 
   it('pauses for approval as usual: approval-requested comes after the deltas of the turn that asked', async () => {
     const events: RunEvent[] = [];
-    const gated = defineTool({ name: 'delete_file', description: 'Delete', input: z.object({ path: z.string() }), execute: async () => 'deleted' });
+    const gated = defineTool({
+      name: 'delete_file',
+      description: 'Delete',
+      input: z.object({ path: z.string() }),
+      execute: async () => 'deleted',
+    });
     const agent = testAgent({
       model: createScriptedModel([toolCallTurn('delete_file', { path: '/tmp/x' })], { stream: true }),
       tools: [gated],
@@ -127,7 +141,10 @@ describe('a streaming model in the loop', () => {
     });
     const paused = await agent.execute({ input: 'remove /tmp/x' });
     expect(paused.status).toBe('awaitingApproval');
-    expect(events.map((event) => event.type)).toEqual([...events.filter(isDelta).map(() => 'model-delta'), 'approval-requested']);
+    expect(events.map((event) => event.type)).toEqual([
+      ...events.filter(isDelta).map(() => 'model-delta'),
+      'approval-requested',
+    ]);
     expect(events.filter(isDelta).length).toBeGreaterThan(1);
   });
 
@@ -148,7 +165,10 @@ describe('a streaming model in the loop', () => {
   ])('fails the run with model_error when the stream %s, after sending what came', async (_, stream) => {
     const events: RunEvent[] = [];
     const errors: unknown[] = [];
-    const model: Model = { generate: () => Promise.reject(new Error('generate must not be called when stream exists')), stream };
+    const model: Model = {
+      generate: () => Promise.reject(new Error('generate must not be called when stream exists')),
+      stream,
+    };
     const agent = testAgent({ model, tools: [], onEvent: (event) => events.push(event) });
     const failed = await agent.execute({ input: 'hi' }, { onError: (error) => errors.push(error) });
     expect(failed.status).toBe('failed');

@@ -5,8 +5,20 @@ import { createAgent, defineTool, withApprovalResponse, type RunEvent } from 'co
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 function agentWith(execute: (input: { path: string }) => Promise<unknown>, events: RunEvent[]) {
-  const tool = defineTool({ name: 'delete_file', description: 'Delete a file', input: z.object({ path: z.string() }), needsApproval: true, execute });
-  const read = defineTool({ name: 'read_file', description: 'Read a file', input: z.object({ path: z.string() }), needsApproval: false, execute: async () => 'text' });
+  const tool = defineTool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    input: z.object({ path: z.string() }),
+    needsApproval: true,
+    execute,
+  });
+  const read = defineTool({
+    name: 'read_file',
+    description: 'Read a file',
+    input: z.object({ path: z.string() }),
+    needsApproval: false,
+    execute: async () => 'text',
+  });
   const model = createScriptedModel(({ messages }) =>
     messages.at(-1)?.role === 'tool'
       ? textTurn('done')
@@ -45,7 +57,13 @@ describe('tool-finished', () => {
     const denials: RunEvent[] = [];
     const denying = agentWith(async () => 'never', denials);
     const waiting = await denying.execute({ input: 'go' });
-    await denying.execute(withApprovalResponse(waiting, { approvalId: waiting.pendingApprovals[0]!.approvalId, approved: false }, { agent: denying }));
+    await denying.execute(
+      withApprovalResponse(
+        waiting,
+        { approvalId: waiting.pendingApprovals[0]!.approvalId, approved: false },
+        { agent: denying },
+      ),
+    );
     expect(denials.filter((event) => event.type === 'tool-finished')).toEqual([]);
   });
 });

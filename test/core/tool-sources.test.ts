@@ -24,7 +24,14 @@ import { testAgent } from '../support/test-kit.js';
 type EchoInput = { q: string };
 
 function echo(name: string, extra: Partial<ToolDefinition<EchoInput>> = {}): AnyTool {
-  return defineTool<EchoInput>({ name, description: `The ${name} tool`, input: z.object({ q: z.string() }), needsApproval: false, execute: ({ q }) => `${name}:${q}`, ...extra });
+  return defineTool<EchoInput>({
+    name,
+    description: `The ${name} tool`,
+    input: z.object({ q: z.string() }),
+    needsApproval: false,
+    execute: ({ q }) => `${name}:${q}`,
+    ...extra,
+  });
 }
 
 /** What the tools answered in the run, in order. */
@@ -52,7 +59,9 @@ describe('tool sources', () => {
   });
 
   it('two tools of one name are refused when the agent is made, a later clash keeps the tool the agent had', () => {
-    expect(() => testAgent({ model: createScriptedModel([]), tools: [echo('same'), { tools: [echo('same')] }] })).toThrow(ConfigError);
+    expect(() =>
+      testAgent({ model: createScriptedModel([]), tools: [echo('same'), { tools: [echo('same')] }] }),
+    ).toThrow(ConfigError);
     const source: { tools: readonly AnyTool[] } = { tools: [] };
     const mine = echo('same');
     const agent = testAgent({ model: createScriptedModel([]), tools: [mine, source] });
@@ -76,7 +85,9 @@ describe('tool sources', () => {
     const agent = testAgent({ model, tools: [source] });
     const paused = await agent.execute({ input: 'go' });
     source.tools = [];
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+    );
     expect(offered).toEqual([[]]);
     expect(toolResults(done.messages)[0]).toBe('the tool answered after it was dropped');
     expect(toolResults(done.messages)[1]).toMatch(/Unknown tool gone/);
@@ -84,9 +95,9 @@ describe('tool sources', () => {
   });
 
   it('anything that is neither a tool nor a source is refused by name', () => {
-    expect(() => testAgent({ model: createScriptedModel([]), tools: [{ name: 'x' } as unknown as ToolSource] })).toThrow(
-      /tools\.0 must be made with defineTool, or be a source of tools/,
-    );
+    expect(() =>
+      testAgent({ model: createScriptedModel([]), tools: [{ name: 'x' } as unknown as ToolSource] }),
+    ).toThrow(/tools\.0 must be made with defineTool, or be a source of tools/);
   });
 });
 
@@ -105,7 +116,10 @@ describe('a call cut off mid-way (OutcomeUnknownError)', () => {
         return 'charged';
       },
     });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('charge', { cents: 5 }), textTurn('done')]), tools: [tool] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('charge', { cents: 5 }), textTurn('done')]),
+      tools: [tool],
+    });
     return { agent, calls: () => calls };
   };
 
@@ -115,8 +129,12 @@ describe('a call cut off mid-way (OutcomeUnknownError)', () => {
     expect(paused.status).toBe('awaitingApproval');
     const request = paused.pendingApprovals[0]!;
     expect(request).toMatchObject({ toolName: 'charge', outcomeUnknown: true });
-    expect(request.reason).toMatch(/cut off before it reported a result \(the payments connector disconnected mid-call\)/);
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }));
+    expect(request.reason).toMatch(
+      /cut off before it reported a result \(the payments connector disconnected mid-call\)/,
+    );
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }),
+    );
     expect([done.status, calls()]).toEqual(['completed', 2]);
     expect(toolResults(done.messages)).toEqual(['charged']);
   });
@@ -140,7 +158,10 @@ describe('annotations and connector health', () => {
     });
 
   it('a request carries the annotations and, while the connector is down, a connector-disconnected warning; both survive the store', async () => {
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]), tools: [annotated('disconnected')] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]),
+      tools: [annotated('disconnected')],
+    });
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
     expect(request.annotations).toEqual({ title: 'Look up a customer', readOnlyHint: true, openWorldHint: true });
@@ -150,17 +171,28 @@ describe('annotations and connector health', () => {
   });
 
   it('a connected connector adds no warning', async () => {
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]), tools: [annotated('connected')] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]),
+      tools: [annotated('connected')],
+    });
     expect((await agent.execute({ input: 'go' })).pendingApprovals[0]!.warnings).toEqual([]);
   });
 
   it('the read-only preset allows a tool whose definition declares it readOnly, and never one that only hints it', async () => {
     const policy = { rules: presets.readOnlyAutoApprove() };
-    const trusted = testAgent({ model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]), tools: [annotated('connected', true)], policy });
+    const trusted = testAgent({
+      model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]),
+      tools: [annotated('connected', true)],
+      policy,
+    });
     const done = await trusted.execute({ input: 'go' });
     expect(done.status).toBe('completed');
     expect(done.audit[0]).toMatchObject({ source: 'rule', ruleId: 'preset:read-only:declared' });
-    const hinted = testAgent({ model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]), tools: [annotated('connected')], policy });
+    const hinted = testAgent({
+      model: createScriptedModel([toolCallTurn('lookup', { q: 'ada' }), textTurn('done')]),
+      tools: [annotated('connected')],
+      policy,
+    });
     expect((await hinted.execute({ input: 'go' })).status).toBe('awaitingApproval');
   });
 

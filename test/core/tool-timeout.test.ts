@@ -63,8 +63,12 @@ describe('timeoutMs on a tool', () => {
     expect(paused.status).toBe('awaitingApproval');
     const request = paused.pendingApprovals[0]!;
     expect(request).toMatchObject({ toolName: 'charge', outcomeUnknown: true });
-    expect(request.reason).toMatch(/cut off before it reported a result \(charge timed out after 50 ms\); it may or may not have taken effect/);
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }));
+    expect(request.reason).toMatch(
+      /cut off before it reported a result \(charge timed out after 50 ms\); it may or may not have taken effect/,
+    );
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }),
+    );
     expect([done.status, calls()]).toEqual(['completed', 2]);
   });
 
@@ -78,15 +82,32 @@ describe('timeoutMs on a tool', () => {
   });
 
   it('leaves a call that finishes in time alone', async () => {
-    const tool = defineTool({ name: 'quick', description: 'Quick', input: z.object({}), needsApproval: false, timeoutMs: 50, execute: () => 'fine' });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('quick', {}), textTurn('done')]), tools: [tool] });
+    const tool = defineTool({
+      name: 'quick',
+      description: 'Quick',
+      input: z.object({}),
+      needsApproval: false,
+      timeoutMs: 50,
+      execute: () => 'fine',
+    });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('quick', {}), textTurn('done')]),
+      tools: [tool],
+    });
     const done = await agent.execute({ input: 'go' });
     expect(done.messages.find((message) => message.role === 'tool')!.content).toBe('fine');
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('is refused by defineTool unless it is a whole number of milliseconds above 0', () => {
-    const define = (timeoutMs: unknown) => () => defineTool({ name: 't', description: 'T', input: z.object({}), execute: () => 'x', timeoutMs: timeoutMs as number });
+    const define = (timeoutMs: unknown) => () =>
+      defineTool({
+        name: 't',
+        description: 'T',
+        input: z.object({}),
+        execute: () => 'x',
+        timeoutMs: timeoutMs as number,
+      });
     expect(define(0)).toThrow(ConfigError);
     expect(define(0)).toThrow(/timeoutMs must be above 0 milliseconds/);
     expect(define(1.5)).toThrow(/timeoutMs must be a whole number of milliseconds/);

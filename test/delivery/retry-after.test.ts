@@ -17,7 +17,17 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(value, now)).toBe(expected);
   });
 
-  it.each([['soon'], [''], ['-5'], ['1e3'], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [null], [undefined]] as const)('says nothing usable for %j', (value) => {
+  it.each([
+    ['soon'],
+    [''],
+    ['-5'],
+    ['1e3'],
+    [-1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [null],
+    [undefined],
+  ] as const)('says nothing usable for %j', (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });

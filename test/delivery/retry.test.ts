@@ -3,9 +3,20 @@ import { DeliveryError, retryDelay, withRetries, type RetryPolicy } from '../../
 
 const policy = (overrides: Partial<RetryPolicy> = {}) => {
   const sleeps: number[] = [];
-  return { sleeps, policy: { maxAttempts: 5, backoffMs: 100, maxBackoffMs: 10_000, random: () => 0.999999, sleep: async (ms: number) => void sleeps.push(ms), ...overrides } };
+  return {
+    sleeps,
+    policy: {
+      maxAttempts: 5,
+      backoffMs: 100,
+      maxBackoffMs: 10_000,
+      random: () => 0.999999,
+      sleep: async (ms: number) => void sleeps.push(ms),
+      ...overrides,
+    },
+  };
 };
-const failing = (retryable: boolean, extra: { retryAfterMs?: number } = {}) => new DeliveryError('The service answered HTTP 503', { retryable, ...extra });
+const failing = (retryable: boolean, extra: { retryAfterMs?: number } = {}) =>
+  new DeliveryError('The service answered HTTP 503', { retryable, ...extra });
 
 describe('withRetries', () => {
   it('tries again after a retryable DeliveryError, with growing waits, and returns what the first success returns', async () => {

@@ -16,7 +16,9 @@ const pages = [
     .map((file) => `docs/${file.split('\\').join('/')}`)
     .sort(),
 ];
-const testFiles = readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' }).map((file) => `test/${file.split('\\').join('/')}`);
+const testFiles = readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' }).map(
+  (file) => `test/${file.split('\\').join('/')}`,
+);
 
 interface Block {
   readonly page: string;
@@ -79,8 +81,12 @@ describe('the README', () => {
   });
 
   it('links each subpath of the package to its page in docs/, and the page exists', () => {
-    const exports = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
-    const subpaths = exports.filter((key) => key !== './package.json').map((key) => (key === '.' ? 'countersign' : `countersign/${key.slice(2)}`));
+    const exports = Object.keys(
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports,
+    );
+    const subpaths = exports
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'countersign' : `countersign/${key.slice(2)}`));
     for (const subpath of subpaths) {
       const link = new RegExp(`\\[\`${subpath}\`\\]\\((docs/[^)#]+)\\)`).exec(readme);
       expect(link, `README.md links \`${subpath}\` to its page`).not.toBeNull();
@@ -91,7 +97,12 @@ describe('the README', () => {
 
 describe('what the manual cites', () => {
   // Any path under test/ in prose, in a code span or not.
-  const paths = parsed.flatMap(({ page, prose }) => [...prose.matchAll(/(?<![\w./-])test\/[\w./*-]*[\w*/]/g)].map((match) => ({ page, path: match[0]!.replace(/[.]+$/, '') })));
+  const paths = parsed.flatMap(({ page, prose }) =>
+    [...prose.matchAll(/(?<![\w./-])test\/[\w./*-]*[\w*/]/g)].map((match) => ({
+      page,
+      path: match[0]!.replace(/[.]+$/, ''),
+    })),
+  );
   // `test/…` ("name", "name").
   const names = parsed.flatMap(({ page, prose }) =>
     [...prose.matchAll(/`(test\/[^`\s]+)`\s*\(((?:"[^"]*"(?:,\s*)?)+)\)/g)].flatMap((match) =>
@@ -182,7 +193,9 @@ function githubAnchor(heading: string): string {
 }
 
 describe('links between pages', () => {
-  const headings = new Map(parsed.map(({ page, prose }) => [page, [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!.trim())]));
+  const headings = new Map(
+    parsed.map(({ page, prose }) => [page, [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!.trim())]),
+  );
 
   it('every link to a heading of a page in docs/ finds that heading', () => {
     const broken: string[] = [];
@@ -217,7 +230,10 @@ describe('the TypeScript in the manual', () => {
   it('opts a block out only with a reason next to it', () => {
     for (const block of blocks.filter(({ info }) => info.includes('no-check'))) {
       const lines = readFileSync(join(root, block.page), 'utf8').split('\n');
-      expect(lines.slice(Math.max(0, block.line - 4), block.line - 1).join('\n'), `${block.page}:${block.line}`).toMatch(/<!-- no-check: .+ -->/);
+      expect(
+        lines.slice(Math.max(0, block.line - 4), block.line - 1).join('\n'),
+        `${block.page}:${block.line}`,
+      ).toMatch(/<!-- no-check: .+ -->/);
     }
   });
 
@@ -238,21 +254,32 @@ describe('the TypeScript in the manual', () => {
       join(dir, 'tsconfig.json'),
       JSON.stringify({
         extends: relative(dir, join(root, 'tsconfig.json')).split('\\').join('/'),
-        compilerOptions: { noEmit: true, noPropertyAccessFromIndexSignature: false, sourceMap: false, declaration: false },
+        compilerOptions: {
+          noEmit: true,
+          noPropertyAccessFromIndexSignature: false,
+          sourceMap: false,
+          declaration: false,
+        },
         include: ['*.ts'],
       }),
     );
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const output = await promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: root }).then(
+    const output = await promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], {
+      cwd: root,
+    }).then(
       () => '',
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
     // Errors point at the page and line of the block.
     const where = new Map(names.map((name, index) => [name, checked[index]!]));
-    const errors = [...output.matchAll(/([\w-]+\.ts)\((\d+),(\d+)\): (error [^\n]*)/g)].map(([, file, line, column, message]) => {
-      const block = where.get(file!);
-      return block ? `${block.page}:${block.line + Number(line)}:${column} ${message}` : `${file}:${line}:${column} ${message}`;
-    });
+    const errors = [...output.matchAll(/([\w-]+\.ts)\((\d+),(\d+)\): (error [^\n]*)/g)].map(
+      ([, file, line, column, message]) => {
+        const block = where.get(file!);
+        return block
+          ? `${block.page}:${block.line + Number(line)}:${column} ${message}`
+          : `${file}:${line}:${column} ${message}`;
+      },
+    );
     expect(errors, output).toEqual([]);
     expect(output).toBe('');
   }, 240_000);

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 describe('examples/mcp-agent.ts', () => {
   it('runs the read without asking, pauses on the gated delete with its badge, is approved and finishes', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/mcp-agent.ts'], { encoding: 'utf8' });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/mcp-agent.ts'], {
+      encoding: 'utf8',
+    });
     expect(stdout.trimEnd().split('\n')).toEqual([
       'connected to files: connected, tools read_file, delete_file',
       'status: awaitingApproval',

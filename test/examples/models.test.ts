@@ -31,7 +31,12 @@ describe('the model examples', () => {
         stopReason: 'tool_use',
         usage: { input_tokens: 300, output_tokens: 40 },
       }),
-      anthropicReply({ id: 'msg_02', content: [{ type: 'text', text: 'Deleted /tmp/report.txt.' }], stopReason: 'end_turn', usage: { input_tokens: 380, output_tokens: 10 } }),
+      anthropicReply({
+        id: 'msg_02',
+        content: [{ type: 'text', text: 'Deleted /tmp/report.txt.' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 380, output_tokens: 10 },
+      }),
     );
     // @ai-sdk/anthropic reads ANTHROPIC_BASE_URL with the /v1 path.
     const lines = await runExample('examples/ai-sdk.ts', apis.current.baseURL);
@@ -46,7 +51,9 @@ describe('the model examples', () => {
       'files left: /tmp/notes.txt',
       'tokens: 680 in, 50 out',
     ]);
-    expect(apis.current.requests.map((request) => [request.path, request.headers['x-api-key'], request.json.stream])).toEqual([
+    expect(
+      apis.current.requests.map((request) => [request.path, request.headers['x-api-key'], request.json.stream]),
+    ).toEqual([
       ['/v1/messages', KEY, true],
       ['/v1/messages', KEY, true],
     ]);
@@ -68,7 +75,12 @@ describe('the model examples', () => {
         stopReason: 'tool_use',
         usage: { input_tokens: 300, output_tokens: 80 },
       }),
-      anthropicReply({ id: 'msg_02', content: [{ type: 'text', text: 'Refunded $12.00 to acct-42.' }], stopReason: 'end_turn', usage: { input_tokens: 420, output_tokens: 12 } }),
+      anthropicReply({
+        id: 'msg_02',
+        content: [{ type: 'text', text: 'Refunded $12.00 to acct-42.' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 420, output_tokens: 12 },
+      }),
     );
     // createAnthropicModel, as Anthropic's SDK, reads the API's origin.
     const lines = await runExample('examples/anthropic.ts', apis.current.baseURL.replace(/\/v1$/, ''));
@@ -85,7 +97,9 @@ describe('the model examples', () => {
     const [first, second] = apis.current.requests;
     expect(first!.json.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(second!.headers['x-api-key']).toBe(KEY);
-    expect(second!.body).toContain(`{"type":"thinking","thinking":${JSON.stringify(thought)},"signature":"${SIGNATURE}"}`);
+    expect(second!.body).toContain(
+      `{"type":"thinking","thinking":${JSON.stringify(thought)},"signature":"${SIGNATURE}"}`,
+    );
     expect(second!.json.messages.at(-1)).toEqual({
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '{"refunded":1200,"account":"acct-42"}' }],

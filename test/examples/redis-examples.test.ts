@@ -6,7 +6,8 @@ import { removePrefix } from '../redis/redis-harness.js';
 
 const url = inject('redisUrl');
 const run = promisify(execFile);
-const example = async (file: string) => (await run(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, REDIS_URL: url! } })).stdout;
+const example = async (file: string) =>
+  (await run(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, REDIS_URL: url! } })).stdout;
 
 describe.skipIf(!url)('the Redis examples of the README', () => {
   // The examples keep their runs for an hour under this prefix: nothing of theirs stays in the Redis the tests used.

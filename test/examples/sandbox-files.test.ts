@@ -18,7 +18,11 @@ describe("npm start's sandboxed file tools (examples/sandbox-files.ts)", () => {
   afterEach(() => rm(parent, { recursive: true, force: true }));
 
   const run = (calls: { name: string; args: unknown }[]) =>
-    createAgent({ name: 'files', model: createScriptedModel([toolCallTurn(calls), textTurn('done')]), tools: sandboxFileTools(root) });
+    createAgent({
+      name: 'files',
+      model: createScriptedModel([toolCallTurn(calls), textTurn('done')]),
+      tools: sandboxFileTools(root),
+    });
 
   it('reads and lists without asking; paths that leave the sandbox are refused to the model', async () => {
     const agent = run([
@@ -44,7 +48,10 @@ describe("npm start's sandboxed file tools (examples/sandbox-files.ts)", () => {
       { name: 'delete_file', args: { path: 'todo.md' } },
     ]);
     const paused = await agent.execute({ input: 'change things' });
-    expect(paused.pendingApprovals.map((request) => request.description)).toEqual(['Write 5 characters to notes/a.md?', 'Delete todo.md?']);
+    expect(paused.pendingApprovals.map((request) => request.description)).toEqual([
+      'Write 5 characters to notes/a.md?',
+      'Delete todo.md?',
+    ]);
     await expect(readFile(join(root, 'notes/a.md'), 'utf8')).rejects.toThrow();
     const [write, remove] = paused.pendingApprovals;
     const decided = withApprovalResponse(

@@ -9,8 +9,14 @@ import { freePort } from '../support/free-port.js';
 const { REDIS_URL: _redis, ...baseEnv } = process.env;
 
 /** `npm start`'s entry, run as npm runs it (tsx), with `env` on top of this process's; resolves with its exit and output. */
-function start(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts', ...args], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts', ...args], {
+    env: { ...baseEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -21,14 +27,22 @@ function start(args: readonly string[], env: Record<string, string>): Promise<{ 
 describe('npm start (examples/start.ts)', () => {
   it('--once serves the app on PORT, approves the waiting run over HTTP and exits 0 once it completed', async () => {
     const port = await freePort();
-    const { code, stdout, stderr } = await start(['--once'], { PORT: String(port), COUNTERSIGN_TOKEN: 'a-demo-token-of-sixteen+' });
+    const { code, stdout, stderr } = await start(['--once'], {
+      PORT: String(port),
+      COUNTERSIGN_TOKEN: 'a-demo-token-of-sixteen+',
+    });
     expect(stderr).toBe('');
     expect(stdout).toContain(`console:   http://127.0.0.1:${port}/  (sign in with the token in COUNTERSIGN_TOKEN)`);
     expect(stdout).toMatch(/^run run_\S+ waits for 2 approvals:$/m);
-    expect(stdout).toContain('  - fetch_url: Fetch https://status.example.net/? (Domain "status.example.net" is not on the allowlist. Approval required to fetch.)');
+    expect(stdout).toContain(
+      '  - fetch_url: Fetch https://status.example.net/? (Domain "status.example.net" is not on the allowlist. Approval required to fetch.)',
+    );
     expect(stdout).toContain('  - write_file: Write 71 characters to notes/summary.md?');
     // Reading, listing and the allowlisted fetch ran without asking anyone; only the two asked calls were decided by a person.
-    expect(stdout.match(/^decided: .*$/gm)).toEqual(['decided: fetch_url approved by npm-start-once', 'decided: write_file approved by npm-start-once']);
+    expect(stdout.match(/^decided: .*$/gm)).toEqual([
+      'decided: fetch_url approved by npm-start-once',
+      'decided: write_file approved by npm-start-once',
+    ]);
     expect(stdout).toMatch(/^once: run run_\S+ is completed; notes\/summary\.md has 71 characters$/m);
     expect(code).toBe(0);
   });
@@ -37,7 +51,10 @@ describe('npm start (examples/start.ts)', () => {
     const port = await freePort();
     const env: Record<string, string> = { PORT: String(port) };
     const { COUNTERSIGN_TOKEN: _ignored, ...rest } = baseEnv;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], { env: { ...rest, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], {
+      env: { ...rest, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const token = await new Promise<string>((resolve, reject) => {
         let seen = '';
@@ -49,7 +66,9 @@ describe('npm start (examples/start.ts)', () => {
         child.once('exit', () => reject(new Error(`exited early: ${seen}`)));
       });
       expect((await fetch(`http://127.0.0.1:${port}/approvals`)).status).toBe(401);
-      const listed = await fetch(`http://127.0.0.1:${port}/approvals`, { headers: { authorization: `Bearer ${token}` } });
+      const listed = await fetch(`http://127.0.0.1:${port}/approvals`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(((await listed.json()) as { items: unknown[] }).items).toHaveLength(2);
     } finally {
       child.kill('SIGTERM');
@@ -73,7 +92,10 @@ describe('npm start (examples/start.ts)', () => {
   it('npm start in one terminal, the npm run review it prints in another: both approvals decided over HTTP and the run completes', async () => {
     const port = await freePort();
     const { COUNTERSIGN_TOKEN: _ignored, ...rest } = process.env;
-    const app = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], { env: { ...rest, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const app = spawn(process.execPath, ['--import', 'tsx', 'examples/start.ts'], {
+      env: { ...rest, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const appExited = new Promise((resolve) => app.once('exit', resolve));
     let appOut = '';
     const appPrinted = (pattern: RegExp) =>
@@ -93,10 +115,15 @@ describe('npm start (examples/start.ts)', () => {
       const [, printed] = await appPrinted(/^or review them one by one in another terminal: npm run review -- (.+)$/m);
       const runId = /^run (\S+) waits for 2 approvals:$/m.exec(appOut)![1]!;
       // The review script as npm runs it (tsx from node_modules/.bin is node --import tsx), with what npm start printed.
-      const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts['review']!;
+      const script = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts[
+        'review'
+      ]!;
       expect(script).toMatch(/^tsx src\/cli\/index\.ts review /);
       const args = [...script.split(' ').slice(1), ...printed!.split(' ')];
-      const review = spawn(process.execPath, ['--import', 'tsx', ...args], { env: rest, stdio: ['pipe', 'pipe', 'pipe'] });
+      const review = spawn(process.execPath, ['--import', 'tsx', ...args], {
+        env: rest,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       review.stdout.on('data', (chunk) => (out += chunk));

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 /** Serves an app on a free loopback port; `handled()` resolves with each request's answer once the app produced it. */
-async function serveApp(app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> }, options: Parameters<typeof serve>[1] = { port: 0 }) {
+async function serveApp(
+  app: { fetch: (request: Request, ...rest: any[]) => Response | Promise<Response> },
+  options: Parameters<typeof serve>[1] = { port: 0 },
+) {
   const answers: Promise<Response>[] = [];
   let arrived: () => void = () => undefined;
   const server = await serve(
@@ -49,9 +52,19 @@ interface RawAnswer {
  * One request written by hand: `body` is sent as is, and with `hold: true` the request is left open after it (a
  * client that stalls mid-body). Resolves with the answer, or `'closed'` when the server closed without one.
  */
-function rawRequest(base: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string; hold?: boolean }) {
+function rawRequest(
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; hold?: boolean },
+) {
   const url = new URL(base);
-  const req = httpRequest({ host: url.hostname, port: url.port, path, method: options.method ?? 'POST', headers: options.headers ?? {} });
+  const req = httpRequest({
+    host: url.hostname,
+    port: url.port,
+    path,
+    method: options.method ?? 'POST',
+    headers: options.headers ?? {},
+  });
   const answer = new Promise<RawAnswer | 'closed'>((resolve) => {
     req.on('response', (res) => {
       let body = '';
@@ -76,7 +89,8 @@ async function send(base: string, path: string, body: unknown, headers: Record<s
   return { status: res.status, headers: res.headers, body: (await res.json()) as Body };
 }
 
-const signedSend = (base: string, path: string, body: unknown, id?: string) => send(base, path, body, signed(JSON.stringify(body), id === undefined ? {} : { id }));
+const signedSend = (base: string, path: string, body: unknown, id?: string) =>
+  send(base, path, body, signed(JSON.stringify(body), id === undefined ? {} : { id }));
 
 describe('signed writes name their target', () => {
   it('a signed decision for run A replayed to run B is refused (403 target_mismatch) and B stays pending', async () => {
@@ -88,9 +102,17 @@ describe('signed writes name their target', () => {
     const captured = { runId: a.runId, approvalId: a.approvalId, approved: true, approvedBy: 'slack:U1' };
     const replayed = await signedSend(base, `/runs/${b.runId}/approvals/${b.approvalId}`, captured);
     expect(replayed.status).toBe(403);
-    expect(replayed.body).toMatchObject({ code: 'target_mismatch', reason: 'mismatch', runId: b.runId, approvalId: b.approvalId });
+    expect(replayed.body).toMatchObject({
+      code: 'target_mismatch',
+      reason: 'mismatch',
+      runId: b.runId,
+      approvalId: b.approvalId,
+    });
     // A signed body that names no target is refused too, saying what to send.
-    const bare = await signedSend(base, `/runs/${b.runId}/approvals/${b.approvalId}`, { approved: true, approvedBy: 'slack:U1' });
+    const bare = await signedSend(base, `/runs/${b.runId}/approvals/${b.approvalId}`, {
+      approved: true,
+      approvedBy: 'slack:U1',
+    });
     expect(bare.status).toBe(400);
     expect(bare.body).toMatchObject({ code: 'target_mismatch', reason: 'missing' });
     expect(bare.body['detail']).toContain(`"runId": "${b.runId}" and "approvalId": "${b.approvalId}"`);
@@ -108,7 +130,11 @@ describe('signed writes name their target', () => {
     const start = await h.app.request('/runs', json({ agent: 'files', input: '/tmp/one /tmp/two' }));
     const run = ((await start.json()) as Body)['run'];
     const [first, second] = run.pendingApprovals.map((request: Body) => request['approvalId'] as string);
-    const res = await signedSend(base, `/runs/${run.runId}/approvals/${second}`, { runId: run.runId, approvalId: first, approved: true });
+    const res = await signedSend(base, `/runs/${run.runId}/approvals/${second}`, {
+      runId: run.runId,
+      approvalId: first,
+      approved: true,
+    });
     expect(res.status).toBe(403);
     expect(res.body['code']).toBe('target_mismatch');
     expect((await h.runtime.get(run.runId)).pendingApprovals).toHaveLength(2);
@@ -121,8 +147,14 @@ describe('signed writes name their target', () => {
     const b = await startPaused(h, '/tmp/b');
     const before = await stateOf(h, b.runId);
     for (const [path, body] of [
-      [`/runs/${b.runId}/approvals`, { runId: a.runId, approveAll: true, approvedBy: 'ops', signatures: [a.signature] }],
-      [`/runs/${b.runId}/approvals`, { runId: a.runId, decisions: [{ approvalId: b.approvalId, approved: true, signature: b.signature }] }],
+      [
+        `/runs/${b.runId}/approvals`,
+        { runId: a.runId, approveAll: true, approvedBy: 'ops', signatures: [a.signature] },
+      ],
+      [
+        `/runs/${b.runId}/approvals`,
+        { runId: a.runId, decisions: [{ approvalId: b.approvalId, approved: true, signature: b.signature }] },
+      ],
       [`/runs/${b.runId}/cancel`, { runId: a.runId, reason: 'stop' }],
     ] as const) {
       const res = await signedSend(base, path, body);
@@ -130,7 +162,11 @@ describe('signed writes name their target', () => {
       expect(res.body['code'], path).toBe('target_mismatch');
     }
     for (const path of [`/runs/${b.runId}/approvals`, `/runs/${b.runId}/cancel`]) {
-      const res = await signedSend(base, path, path.endsWith('cancel') ? {} : { approveAll: true, approvedBy: 'ops', signatures: [b.signature] });
+      const res = await signedSend(
+        base,
+        path,
+        path.endsWith('cancel') ? {} : { approveAll: true, approvedBy: 'ops', signatures: [b.signature] },
+      );
       expect(res.status, path).toBe(400);
       expect(res.body['reason'], path).toBe('missing');
     }
@@ -190,20 +226,40 @@ describe('a webhook-id is claimed before the handler runs', () => {
     const { base } = await serveApp(h.app);
     const a = await startPaused(h, '/tmp/a');
     const b = await startPaused(h, '/tmp/b');
-    const first = await signedSend(base, `/runs/${a.runId}/approvals/${a.approvalId}`, { runId: a.runId, approvalId: a.approvalId, approved: true }, 'msg_reused');
+    const first = await signedSend(
+      base,
+      `/runs/${a.runId}/approvals/${a.approvalId}`,
+      { runId: a.runId, approvalId: a.approvalId, approved: true },
+      'msg_reused',
+    );
     expect(first.status).toBe(200);
     const before = await stateOf(h, b.runId);
-    const reused = await signedSend(base, `/runs/${b.runId}/cancel`, { runId: b.runId, reason: 'other body' }, 'msg_reused');
+    const reused = await signedSend(
+      base,
+      `/runs/${b.runId}/cancel`,
+      { runId: b.runId, reason: 'other body' },
+      'msg_reused',
+    );
     expect(reused.status).toBe(409);
     expect(reused.headers.get('webhook-replayed')).toBeNull();
     expect(reused.body).toMatchObject({ code: 'webhook_id_reused', webhookId: 'msg_reused' });
     expect(await stateOf(h, b.runId)).toBe(before);
     // Same path, another body: refused as well.
-    const rewritten = await signedSend(base, `/runs/${a.runId}/approvals/${a.approvalId}`, { runId: a.runId, approvalId: a.approvalId, approved: false }, 'msg_reused');
+    const rewritten = await signedSend(
+      base,
+      `/runs/${a.runId}/approvals/${a.approvalId}`,
+      { runId: a.runId, approvalId: a.approvalId, approved: false },
+      'msg_reused',
+    );
     expect(rewritten.status).toBe(409);
     expect(rewritten.body['code']).toBe('webhook_id_reused');
     // The identical redelivery still gets the first answer.
-    const again = await signedSend(base, `/runs/${a.runId}/approvals/${a.approvalId}`, { runId: a.runId, approvalId: a.approvalId, approved: true }, 'msg_reused');
+    const again = await signedSend(
+      base,
+      `/runs/${a.runId}/approvals/${a.approvalId}`,
+      { runId: a.runId, approvalId: a.approvalId, approved: true },
+      'msg_reused',
+    );
     expect(again.status).toBe(200);
     expect(again.headers.get('webhook-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -241,21 +297,38 @@ describe('approveAll and denyAll under a decision secret', () => {
     const before = await stateOf(h, run.runId);
 
     for (const verb of ['approveAll', 'denyAll']) {
-      const blind = await send(base, `/runs/${run.runId}/approvals`, { runId: run.runId, [verb]: true, approvedBy: 'ops' }, bearer());
+      const blind = await send(
+        base,
+        `/runs/${run.runId}/approvals`,
+        { runId: run.runId, [verb]: true, approvedBy: 'ops' },
+        bearer(),
+      );
       expect(blind.status, verb).toBe(400);
       expect(blind.body['code'], verb).toBe('invalid_signature');
       expect(blind.body['detail'], verb).toContain('"signatures"');
     }
-    const forged = await send(base, `/runs/${run.runId}/approvals`, { runId: run.runId, approveAll: true, approvedBy: 'ops', signatures: ['not-a-signature'] }, bearer());
+    const forged = await send(
+      base,
+      `/runs/${run.runId}/approvals`,
+      { runId: run.runId, approveAll: true, approvedBy: 'ops', signatures: ['not-a-signature'] },
+      bearer(),
+    );
     expect(forged.status).toBe(400);
     expect(await stateOf(h, run.runId)).toBe(before);
 
     // Signed the Standard Webhooks way, naming its run.
-    const echoed = await signedSend(base, `/runs/${run.runId}/approvals`, { runId: run.runId, approveAll: true, approvedBy: 'ops', signatures: [seen!['signature']] });
+    const echoed = await signedSend(base, `/runs/${run.runId}/approvals`, {
+      runId: run.runId,
+      approveAll: true,
+      approvedBy: 'ops',
+      signatures: [seen!['signature']],
+    });
     expect(echoed.status).toBe(200);
     expect(echoed.body['results']).toEqual([{ approvalId: seen!['approvalId'], ok: true, duplicate: false }]);
     expect(echoed.body['status']).toBe('awaitingApproval');
-    expect(echoed.body['run'].pendingApprovals.map((request: Body) => request['approvalId'])).toEqual([unseen!['approvalId']]);
+    expect(echoed.body['run'].pendingApprovals.map((request: Body) => request['approvalId'])).toEqual([
+      unseen!['approvalId'],
+    ]);
     expect(h.executed).toEqual([]);
   });
 });
@@ -271,8 +344,16 @@ describe('bodies that stall or are cut off', () => {
     const { base, arrivals } = await serveApp(h.app);
     const { runId } = await startPaused(h);
     const before = await stateOf(h, runId);
-    const sized = cutOff(base, `/runs/${runId}/cancel`, { ...bearer(), 'content-type': 'application/json', 'content-length': '1000' });
-    const chunked = cutOff(base, `/runs/${runId}/cancel`, { ...bearer(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const sized = cutOff(base, `/runs/${runId}/cancel`, {
+      ...bearer(),
+      'content-type': 'application/json',
+      'content-length': '1000',
+    });
+    const chunked = cutOff(base, `/runs/${runId}/cancel`, {
+      ...bearer(),
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+    });
     // Both requests are in the app's hands (their handlers wait for the rest of the body) before the clients hang up.
     const answers = await arrivals(2);
     sized.destroy();
@@ -289,12 +370,19 @@ describe('bodies that stall or are cut off', () => {
     const { runId } = await startPaused(h);
     const body = JSON.stringify({ runId });
     const stale = signed(body, { at: NOW_MS - 3_600_000 });
-    const { req, answer } = rawRequest(base, `/runs/${runId}/cancel`, { headers: { ...stale, 'content-length': String(body.length + 100) }, body, hold: true });
+    const { req, answer } = rawRequest(base, `/runs/${runId}/cancel`, {
+      headers: { ...stale, 'content-length': String(body.length + 100) },
+      body,
+      hold: true,
+    });
     const result = await answer;
     req.destroy();
     expect(result).not.toBe('closed');
     expect((result as RawAnswer).status).toBe(401);
-    expect(JSON.parse((result as RawAnswer).body)).toMatchObject({ code: 'invalid_webhook_signature', reason: 'stale_timestamp' });
+    expect(JSON.parse((result as RawAnswer).body)).toMatchObject({
+      code: 'invalid_webhook_signature',
+      reason: 'stale_timestamp',
+    });
     expect((await h.runtime.get(runId)).status).toBe('awaitingApproval');
   });
 });
@@ -304,10 +392,17 @@ describe('serve() timeouts', () => {
     const h = harness();
     const { server } = await serveApp(h.app);
     expect(server.server).toMatchObject({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 });
-    const tuned = await serve(h.app, { port: 0, requestTimeoutMs: 60_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000 });
+    const tuned = await serve(h.app, {
+      port: 0,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 1_000,
+    });
     servers.push(tuned);
     expect(tuned.server).toMatchObject({ requestTimeout: 60_000, headersTimeout: 5_000, keepAliveTimeout: 1_000 });
-    await expect(serve(h.app, { port: 0, requestTimeoutMs: 1_000, headersTimeoutMs: 2_000 })).rejects.toThrow(/headersTimeoutMs/);
+    await expect(serve(h.app, { port: 0, requestTimeoutMs: 1_000, headersTimeoutMs: 2_000 })).rejects.toThrow(
+      /headersTimeoutMs/,
+    );
   });
 
   it('a client that stalls mid-body is cut off at the request timeout, without an error report', async () => {
@@ -354,7 +449,11 @@ describe('insecure demo mode answers loopback only', () => {
         ['GET', '/approvals', undefined],
         ['POST', `/runs/${runId}/approvals/${approvalId}`, decision],
       ] as const) {
-        const result = await rawRequest(base, path, { method, headers: { ...headers, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) }).answer;
+        const result = await rawRequest(base, path, {
+          method,
+          headers: { ...headers, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body }),
+        }).answer;
         expect(result, `${name} ${method}`).not.toBe('closed');
         expect((result as RawAnswer).status, `${name} ${method}`).toBe(403);
         expect(JSON.parse((result as RawAnswer).body)['code'], `${name} ${method}`).toBe('not_loopback');
@@ -365,7 +464,10 @@ describe('insecure demo mode answers loopback only', () => {
 
     // Loopback names and origins, any port, are answered as before.
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST']) {
-      const result = await rawRequest(base, '/approvals', { method: 'GET', headers: { host, origin: 'http://localhost:5173' } }).answer;
+      const result = await rawRequest(base, '/approvals', {
+        method: 'GET',
+        headers: { host, origin: 'http://localhost:5173' },
+      }).answer;
       expect((result as RawAnswer).status, host).toBe(200);
     }
     const decided = await rawRequest(base, `/runs/${runId}/approvals/${approvalId}`, {

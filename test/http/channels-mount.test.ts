@@ -25,7 +25,11 @@ function fakeChannel(
     method: 'POST',
     path,
     async fetch(request, context) {
-      deliveries.push({ body: await request.text(), signature: request.headers.get('x-chat-signature'), waitUntil: context?.waitUntil });
+      deliveries.push({
+        body: await request.text(),
+        signature: request.headers.get('x-chat-signature'),
+        waitUntil: context?.waitUntil,
+      });
       const work = Promise.resolve('posted the outcome');
       background.push(work);
       context?.waitUntil?.(work);
@@ -66,7 +70,9 @@ describe('createApprovalApp({ channels })', () => {
     const channel = fakeChannel();
     const h = harness({ app: { channels: [channel.route] } });
     const platform = platformContext();
-    expect((await h.app.fetch(new Request('http://approvals.test/chat/actions', post('{}')), {}, platform)).status).toBe(202);
+    expect(
+      (await h.app.fetch(new Request('http://approvals.test/chat/actions', post('{}')), {}, platform)).status,
+    ).toBe(202);
     expect(platform.waited).toEqual([channel.background[0]]);
     expect((await h.app.request('/chat/actions', post('{}'))).status).toBe(202);
     expect(channel.deliveries.map((delivery) => delivery.waitUntil === undefined)).toEqual([false, true]);
@@ -88,10 +94,16 @@ describe('createApprovalApp({ channels })', () => {
 
   it('refuses two channels at one path, a channel at a path the app serves, and a path with parameters, naming the path', () => {
     const cases: [readonly ChannelRoute[], RegExp][] = [
-      [[fakeChannel('/chat/actions').route, fakeChannel('/chat/actions').route], /two channels are mounted at \/chat\/actions/],
+      [
+        [fakeChannel('/chat/actions').route, fakeChannel('/chat/actions').route],
+        /two channels are mounted at \/chat\/actions/,
+      ],
       [[fakeChannel('/runs').route], /channel at \/runs collides with the app's route POST \/runs/],
       [[fakeChannel('/links/abc').route], /channel at \/links\/abc collides with the app's route GET \/links\/:token/],
-      [[fakeChannel('/openapi.json').route], /channel at \/openapi\.json collides with the app's route GET \/openapi\.json/],
+      [
+        [fakeChannel('/openapi.json').route],
+        /channel at \/openapi\.json collides with the app's route GET \/openapi\.json/,
+      ],
       [[fakeChannel('/chat/:team').route], /channels\.0\.path must be a literal path/],
     ];
     for (const [channels, message] of cases) {
@@ -102,6 +114,8 @@ describe('createApprovalApp({ channels })', () => {
   });
 
   it('refuses the removed slack and telegram options by name', () => {
-    expect(() => harness({ app: { slack: { signingSecret: 'slack-signing-secret-0123456789' } } as never })).toThrow(/unknown option slack/);
+    expect(() => harness({ app: { slack: { signingSecret: 'slack-signing-secret-0123456789' } } as never })).toThrow(
+      /unknown option slack/,
+    );
   });
 });

@@ -18,12 +18,17 @@ const shots = 'test-results/console';
 
 /** The scripted model reads its tool calls from the run's input: `[{ name, args }, ...]`. */
 const model = createScriptedModel(({ messages }) =>
-  messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn(JSON.parse(messages.find((message) => message.role === 'user')!.content)),
+  messages.at(-1)?.role === 'tool'
+    ? textTurn('done')
+    : toolCallTurn(JSON.parse(messages.find((message) => message.role === 'user')!.content)),
 );
 
 /** A model that asks, turn by turn, for the calls its input lists: `[[turn 1's calls], [turn 2's], ...]`, then is done. */
 const turnsModel = createScriptedModel(({ messages }) => {
-  const turns = JSON.parse(messages.find((message) => message.role === 'user')!.content) as { name: string; args: unknown }[][];
+  const turns = JSON.parse(messages.find((message) => message.role === 'user')!.content) as {
+    name: string;
+    args: unknown;
+  }[][];
   const next = turns[messages.filter((message) => message.role === 'assistant').length];
   return next === undefined ? textTurn('done') : toolCallTurn(next);
 });
@@ -63,9 +68,11 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     createAgent({ name: 'steps', model: turnsModel, tools: [deleteFile, writeFile], decisionSecret }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
-  const start = (agent: string, ...paths: string[]) => runtime.start(agent, { input: JSON.stringify(paths.map((path) => ({ name: 'delete_file', args: { path } }))) });
+  const start = (agent: string, ...paths: string[]) =>
+    runtime.start(agent, { input: JSON.stringify(paths.map((path) => ({ name: 'delete_file', args: { path } }))) });
   /** A run of the `steps` agent: each turn's calls, in order. */
-  const startTurns = (...turns: { name: string; args: unknown }[][]) => runtime.start('steps', { input: JSON.stringify(turns) });
+  const startTurns = (...turns: { name: string; args: unknown }[][]) =>
+    runtime.start('steps', { input: JSON.stringify(turns) });
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
@@ -82,7 +89,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.goto(server.url);
     await page.getByLabel('API token').fill(TOKEN);
     await page.getByLabel('Your name').fill(name);
-    await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.url}/`),
+      page.getByRole('button', { name: 'Sign in', exact: true }).click(),
+    ]);
     await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
     return page;
   }
@@ -124,9 +134,15 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(await card(page, run.runId).innerText()).toContain('Delete /tmp/live.txt?');
     await focusSettled(page, run.runId);
     await page.keyboard.press('Enter');
-    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed: deleted /tmp/live.txt');
+    await expect
+      .poll(() => card(page, run.runId).locator('.state').innerText())
+      .toContain('Completed: deleted /tmp/live.txt');
     await page.screenshot({ path: `${shots}/approved-by-keyboard.png` });
-    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice@example.com', source: 'human' });
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      by: 'alice@example.com',
+      source: 'human',
+    });
     expect(deleted).toContain('/tmp/live.txt');
     expect(errors).toEqual([]);
     await context.close();
@@ -145,8 +161,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.keyboard.press('Escape');
     await reason.fill('never touch system files');
     await page.keyboard.press('Enter');
-    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Denied by alice@example.com: never touch system files');
-    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'denied', reason: 'never touch system files', by: 'alice@example.com' });
+    await expect
+      .poll(() => card(page, run.runId).locator('.state').innerText())
+      .toContain('Denied by alice@example.com: never touch system files');
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({
+      decision: 'denied',
+      reason: 'never touch system files',
+      by: 'alice@example.com',
+    });
     expect(deleted).not.toContain('/etc/passwd');
     await context.close();
   });
@@ -165,7 +187,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
     await editor.getByLabel('Arguments (JSON)').fill('{ "path": "/home/alice/tmp" }');
     await editor.getByRole('button', { name: 'Approve with these arguments' }).click();
-    await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed: deleted /home/alice/tmp');
+    await expect
+      .poll(() => card(page, run.runId).locator('.state').innerText())
+      .toContain('Completed: deleted /home/alice/tmp');
     expect(deleted).toContain('/home/alice/tmp');
     expect(deleted).not.toContain('/home/alice/everything');
     await context.close();
@@ -183,7 +207,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     // The script is running once it has shown the keyboard hint: the click is then the script's, not a form post.
     await page.locator('p.hint').waitFor();
     await first.getByRole('button', { name: 'Approve', exact: true }).click();
-    await expect.poll(() => first.locator('.state').innerText()).toBe('Approved by alice@example.com; the run waits for 1 more decision: write_file');
+    await expect
+      .poll(() => first.locator('.state').innerText())
+      .toBe('Approved by alice@example.com; the run waits for 1 more decision: write_file');
     expect(deleted).not.toContain('/tmp/waits-1');
     await second.getByRole('button', { name: 'Approve', exact: true }).click();
     await expect.poll(() => first.locator('.state').innerText()).toBe('Completed: deleted /tmp/waits-1');
@@ -192,7 +218,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   });
 
   it("shows times in the browser's time zone (the ISO time in the title), the request, and a text argument's lines", async () => {
-    const run = await startTurns([{ name: 'write_file', args: { path: '/tmp/local.txt', content: 'first line\nsecond line' } }]);
+    const run = await startTurns([
+      { name: 'write_file', args: { path: '/tmp/local.txt', content: 'first line\nsecond line' } },
+    ]);
     const context = await browser.newContext({ timezoneId: 'Asia/Kathmandu', locale: 'en-GB' });
     const page = await signIn(context);
     await page.locator('p.hint').waitFor();
@@ -218,7 +246,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.keyboard.press('a');
     const confirm = page.getByRole('dialog', { name: `Approve 2 calls of run ${run.runId}?` });
     await confirm.waitFor();
-    expect(await confirm.getByRole('listitem').allInnerTexts()).toEqual(expect.arrayContaining(['delete_file Delete /tmp/a?', 'delete_file Delete /tmp/b?']));
+    expect(await confirm.getByRole('listitem').allInnerTexts()).toEqual(
+      expect.arrayContaining(['delete_file Delete /tmp/a?', 'delete_file Delete /tmp/b?']),
+    );
     await page.screenshot({ path: `${shots}/approve-all-confirm.png` });
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'hidden' });
@@ -226,7 +256,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
     await page.keyboard.press('a');
     await confirm.waitFor();
-    await Promise.all([page.waitForResponse((response) => response.url().endsWith('/console/decide-all')), page.keyboard.press('Enter')]);
+    await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith('/console/decide-all')),
+      page.keyboard.press('Enter'),
+    ]);
     for (const path of ['/tmp/a', '/tmp/b']) {
       await expect
         .poll(() =>
@@ -257,7 +290,12 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await confirm.waitFor();
     // Someone else decides the two listed calls meanwhile; the run goes on and asks for a third.
     for (const request of run.pendingApprovals) {
-      await runtime.respond(run.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'bob@example.com', signature: request.signature! });
+      await runtime.respond(run.runId, {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'bob@example.com',
+        signature: request.signature!,
+      });
     }
     const later = page.locator('article.card', { hasText: 'Delete /tmp/arrived-later?' });
     await later.waitFor({ state: 'attached' });
@@ -277,7 +315,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const page = await signIn(context);
     const run = await start('hurried', '/tmp/late');
     await card(page, run.runId).waitFor();
-    await expect.poll(() => card(page, run.runId).locator('.state').innerText(), { timeout: 10_000 }).toContain('Expired');
+    await expect
+      .poll(() => card(page, run.runId).locator('.state').innerText(), { timeout: 10_000 })
+      .toContain('Expired');
     expect(await card(page, run.runId).getByRole('button', { name: 'Approve', exact: true }).isVisible()).toBe(false);
     await page.screenshot({ path: `${shots}/expired.png` });
     await context.close();
@@ -289,13 +329,20 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await signIn(context, 'bob@example.com');
     const posted = () => page.waitForResponse((response) => response.url().endsWith('/console/decide'));
-    await Promise.all([posted(), card(page, approveRun.runId).getByRole('button', { name: 'Approve', exact: true }).click()]);
+    await Promise.all([
+      posted(),
+      card(page, approveRun.runId).getByRole('button', { name: 'Approve', exact: true }).click(),
+    ]);
     await page.waitForLoadState();
     expect((await runtime.get(approveRun.runId)).status).toBe('completed');
     await card(page, denyRun.runId).getByLabel('Reason').fill('not today');
     await Promise.all([posted(), card(page, denyRun.runId).getByRole('button', { name: 'Deny', exact: true }).click()]);
     await page.waitForLoadState();
-    expect((await runtime.get(denyRun.runId)).audit.at(-1)).toMatchObject({ decision: 'denied', by: 'bob@example.com', reason: 'not today' });
+    expect((await runtime.get(denyRun.runId)).audit.at(-1)).toMatchObject({
+      decision: 'denied',
+      by: 'bob@example.com',
+      reason: 'not today',
+    });
     expect(await card(page, approveRun.runId).count()).toBe(0);
     await context.close();
   });
@@ -311,12 +358,21 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(await rows.count()).toBe(1);
     expect(await rows.first().innerText()).toContain('not today');
     await page.screenshot({ path: `${shots}/history.png` });
-    const exported = await page.request.get(await page.getByRole('link', { name: 'Export JSON Lines' }).evaluate((link) => (link as HTMLAnchorElement).href));
+    const exported = await page.request.get(
+      await page.getByRole('link', { name: 'Export JSON Lines' }).evaluate((link) => (link as HTMLAnchorElement).href),
+    );
     const lines = (await exported.text())
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines).toEqual([expect.objectContaining({ toolName: 'delete_file', decision: 'denied', by: 'bob@example.com', reason: 'not today' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        toolName: 'delete_file',
+        decision: 'denied',
+        by: 'bob@example.com',
+        reason: 'not today',
+      }),
+    ]);
     await context.close();
   });
 
@@ -344,7 +400,11 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   });
 
   it('a bounded grant that then covers the next call: approved for the session twice, revoked on the grants page', async () => {
-    const inSession = (path: string) => runtime.start('files', { input: JSON.stringify([{ name: 'delete_file', args: { path } }]), sessionId: 'chat-browser' });
+    const inSession = (path: string) =>
+      runtime.start('files', {
+        input: JSON.stringify([{ name: 'delete_file', args: { path } }]),
+        sessionId: 'chat-browser',
+      });
     const first = await inSession('/tmp/session-1');
     const context = await browser.newContext();
     const page = await signIn(context);
@@ -377,12 +437,18 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const page = await context.newPage();
     await page.goto(server.url);
     await page.getByLabel('Inbox link').fill(inbox.url);
-    await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('button', { name: 'Sign in as its reviewer' }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.url}/`),
+      page.getByRole('button', { name: 'Sign in as its reviewer' }).click(),
+    ]);
     expect(await page.locator('header').innerText()).toContain('carol@example.com');
     await focusSettled(page, run.runId);
     await page.keyboard.press('Enter');
     await expect.poll(() => card(page, run.runId).locator('.state').innerText()).toContain('Completed');
-    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'carol@example.com' });
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      by: 'carol@example.com',
+    });
     await context.close();
   });
 
@@ -391,7 +457,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     // The other site: the same loopback address under another name and port, whose page posts a form to the console.
     const target = `${server.url.replace('127.0.0.1', 'localhost')}/console/session`;
     const html = `<!doctype html><form method="post" action="${target}"><input name="inbox" value="${inbox.url}"></form><script>document.forms[0].submit()</script>`;
-    const other = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    const other = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end(html),
+    );
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const context = await browser.newContext();
     try {
@@ -417,8 +485,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     // Evaluated through the debugging protocol: the console's CSP refuses inline scripts, as it should.
     await page.evaluate(readFileSync('node_modules/axe-core/axe.min.js', 'utf8'));
-    const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as { id: string; impact: string; nodes: unknown[] }[];
-    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as {
+      id: string;
+      impact: string;
+      nodes: unknown[];
+    }[];
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual(
+      [],
+    );
     await page.screenshot({ path: `${shots}/phone.png`, fullPage: true });
     await context.close();
 
@@ -427,7 +501,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await shot.goto(`${server.url}/?agent=files`);
     await shot.locator('article.card:not([hidden])').first().waitFor();
     // The README's picture is refreshed only when asked (UPDATE_README_SCREENSHOT=1), so a test run leaves the tree clean.
-    await shot.screenshot({ path: process.env['UPDATE_README_SCREENSHOT'] === '1' ? 'docs/console.png' : `${shots}/console.png` });
+    await shot.screenshot({
+      path: process.env['UPDATE_README_SCREENSHOT'] === '1' ? 'docs/console.png' : `${shots}/console.png`,
+    });
     await wide.close();
   });
 });

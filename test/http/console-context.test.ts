@@ -22,12 +22,23 @@ function setup() {
   const model = createScriptedModel(({ messages }) =>
     messages.at(-1)?.role === 'tool'
       ? textTurn('done')
-      : toolCallTurn('write_file', { path: '/tmp/notes.txt', content: NOTES }, 'I will save your notes.\nThen I am done \u202Eevil'),
+      : toolCallTurn(
+          'write_file',
+          { path: '/tmp/notes.txt', content: NOTES },
+          'I will save your notes.\nThen I am done \u202Eevil',
+        ),
   );
-  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [writeFile] })], links: { secret: 'console-context-link-secret-0123456789' } });
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'files', model, tools: [writeFile] })],
+    links: { secret: 'console-context-link-secret-0123456789' },
+  });
   const app = createApprovalApp(runtime, { bearerToken: TOKEN });
   const signIn = async (fields: Record<string, string>) => {
-    const response = await app.request('/console/session', { method: 'POST', headers: FORM, body: new URLSearchParams(fields).toString() });
+    const response = await app.request('/console/session', {
+      method: 'POST',
+      headers: FORM,
+      body: new URLSearchParams(fields).toString(),
+    });
     const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
     const page = await (await app.request('/', { headers: { cookie } })).text();
     return { cookie, page, csrf: /data-csrf="([^"]+)"/.exec(page)![1]! };
@@ -49,8 +60,12 @@ describe('the console shows what led to a call', () => {
     await start();
     const { page, cookie } = await signIn({ token: TOKEN, name: 'alice' });
     for (const html of [page, await (await app.request('/console/cards', { headers: { cookie } })).text()]) {
-      expect(html).toContain('<figcaption>The request</figcaption><blockquote class="text">Please save my notes\nto /tmp</blockquote>');
-      expect(html).toContain('<figcaption>The agent said</figcaption><blockquote class="text">I will save your notes.\nThen I am done [U+202E]evil</blockquote>');
+      expect(html).toContain(
+        '<figcaption>The request</figcaption><blockquote class="text">Please save my notes\nto /tmp</blockquote>',
+      );
+      expect(html).toContain(
+        '<figcaption>The agent said</figcaption><blockquote class="text">I will save your notes.\nThen I am done [U+202E]evil</blockquote>',
+      );
       expect(html).not.toContain('An older request');
     }
   });
@@ -71,7 +86,9 @@ describe('the console shows what led to a call', () => {
     const { signIn, start } = setup();
     await start();
     const { page } = await signIn({ token: TOKEN, name: 'alice' });
-    expect(page).toContain('<pre class="text-block" aria-label="Argument content">line one\nline two &lt;b&gt;bold&lt;/b&gt;\nline three</pre>');
+    expect(page).toContain(
+      '<pre class="text-block" aria-label="Argument content">line one\nline two &lt;b&gt;bold&lt;/b&gt;\nline three</pre>',
+    );
     expect(page).toContain('<code>content</code>: text, 3 lines');
     const json = /<pre class="args" aria-label="Arguments">([^<]*)<\/pre>/.exec(page)![1]!;
     expect(json).toContain('&quot;path&quot;: &quot;/tmp/notes.txt&quot;');
@@ -83,7 +100,9 @@ describe('the console shows what led to a call', () => {
     const run = await start();
     const { page } = await signIn({ token: TOKEN, name: 'alice' });
     const iso = new Date(run.pendingApprovals[0]!.requestedAt).toISOString();
-    expect(page).toContain(`Requested <time datetime="${iso}" title="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`);
+    expect(page).toContain(
+      `Requested <time datetime="${iso}" title="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`,
+    );
   });
 
   it('the history shows an edit made on the console as a diff of the original and the edited arguments', async () => {

@@ -25,10 +25,23 @@ function setup() {
           { name: 'delete_file', args: { path: '/tmp/b' } },
         ]),
   );
-  const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [deleteFile], decisionSecret: 'console-decide-all-secret-0123456789' })] });
+  const runtime = createRuntime({
+    agents: [
+      createAgent({
+        name: 'files',
+        model,
+        tools: [deleteFile],
+        decisionSecret: 'console-decide-all-secret-0123456789',
+      }),
+    ],
+  });
   const app = createApprovalApp(runtime, { bearerToken: TOKEN });
   const signIn = async () => {
-    const response = await app.request('/console/session', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString() });
+    const response = await app.request('/console/session', {
+      method: 'POST',
+      headers: FORM,
+      body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString(),
+    });
     const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
     const page = await (await app.request('/', { headers: { cookie } })).text();
     return { cookie, page, csrf: /data-csrf="([^"]+)"/.exec(page)![1]! };
@@ -45,10 +58,18 @@ describe('console Approve all', () => {
     const answer = await app.request('/console/decide-all', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, cookie },
-      body: JSON.stringify({ runId: run.runId, decision: 'approve', approvalIds: [seen!.approvalId], signatures: run.pendingApprovals.map((request) => request.signature) }),
+      body: JSON.stringify({
+        runId: run.runId,
+        decision: 'approve',
+        approvalIds: [seen!.approvalId],
+        signatures: run.pendingApprovals.map((request) => request.signature),
+      }),
     });
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toMatchObject({ status: 'awaitingApproval', results: [{ approvalId: seen!.approvalId, ok: true }] });
+    expect(await answer.json()).toMatchObject({
+      status: 'awaitingApproval',
+      results: [{ approvalId: seen!.approvalId, ok: true }],
+    });
     const after = await runtime.get(run.runId);
     expect(after.audit.map((entry) => entry.approvalId)).toEqual([seen!.approvalId]);
     expect(after.pendingApprovals.map((request) => request.approvalId)).toEqual([unseen!.approvalId]);
@@ -61,7 +82,11 @@ describe('console Approve all', () => {
     const answer = await app.request('/console/decide-all', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, cookie },
-      body: JSON.stringify({ runId: run.runId, decision: 'approve', signatures: run.pendingApprovals.map((request) => request.signature) }),
+      body: JSON.stringify({
+        runId: run.runId,
+        decision: 'approve',
+        signatures: run.pendingApprovals.map((request) => request.signature),
+      }),
     });
     expect(answer.status).toBe(400);
     expect(await answer.json()).toMatchObject({ code: 'invalid_body' });
@@ -80,7 +105,11 @@ describe('console Approve all', () => {
       fields.append('approvalIds', request.approvalId);
       fields.append('signatures', request.signature!);
     }
-    const answer = await app.request('/console/decide-all', { method: 'POST', headers: { ...FORM, cookie }, body: fields.toString() });
+    const answer = await app.request('/console/decide-all', {
+      method: 'POST',
+      headers: { ...FORM, cookie },
+      body: fields.toString(),
+    });
     expect(answer.status).toBe(303);
     expect((await runtime.get(run.runId)).status).toBe('completed');
   });

@@ -20,19 +20,32 @@ function setup() {
       execute: ({ target }) => `${name} ${target}`,
     });
   const model = createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn(String(messages.at(-1)?.content).startsWith('pay') ? 'transfer' : 'deploy', { target: 'staging' }),
+    messages.at(-1)?.role === 'tool'
+      ? textTurn('done')
+      : toolCallTurn(String(messages.at(-1)?.content).startsWith('pay') ? 'transfer' : 'deploy', { target: 'staging' }),
   );
-  const runtime = createRuntime({ agents: [createAgent({ name: 'ops', model, tools: [tool('deploy'), tool('transfer', { required: 2 })] })] });
+  const runtime = createRuntime({
+    agents: [createAgent({ name: 'ops', model, tools: [tool('deploy'), tool('transfer', { required: 2 })] })],
+  });
   const app = createApprovalApp(runtime, { bearerToken: TOKEN });
   const signIn = async (name = 'alice') => {
-    const response = await app.request('/console/session', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: TOKEN, name }).toString() });
+    const response = await app.request('/console/session', {
+      method: 'POST',
+      headers: FORM,
+      body: new URLSearchParams({ token: TOKEN, name }).toString(),
+    });
     const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie } })).text())![1]!;
     return { cookie, csrf };
   };
   const post = (path: string, who: { cookie: string; csrf: string }, fields: Record<string, string>) =>
-    app.request(path, { method: 'POST', headers: { ...FORM, cookie: who.cookie }, body: new URLSearchParams({ csrf: who.csrf, ...fields }).toString() });
-  const page = async (path: string, who: { cookie: string }) => (await app.request(path, { headers: { cookie: who.cookie } })).text();
+    app.request(path, {
+      method: 'POST',
+      headers: { ...FORM, cookie: who.cookie },
+      body: new URLSearchParams({ csrf: who.csrf, ...fields }).toString(),
+    });
+  const page = async (path: string, who: { cookie: string }) =>
+    (await app.request(path, { headers: { cookie: who.cookie } })).text();
   return { runtime, app, signIn, post, page };
 }
 
@@ -51,9 +64,20 @@ describe('console: session approvals and bounded grants', () => {
     expect(card(inSession.runId)).not.toContain('value="run"');
 
     const approvalId = inSession.pendingApprovals[0]!.approvalId;
-    const answer = await post('/console/decide', alice, { runId: inSession.runId, approvalId, decision: 'session', ttlMinutes: '15', uses: '2', approvedBy: 'mallory' });
+    const answer = await post('/console/decide', alice, {
+      runId: inSession.runId,
+      approvalId,
+      decision: 'session',
+      ttlMinutes: '15',
+      uses: '2',
+      approvedBy: 'mallory',
+    });
     expect(answer.status).toBe(303);
-    expect((await runtime.get(inSession.runId)).audit.find((entry) => entry.approvalId === approvalId)).toMatchObject({ decision: 'approved', scope: 'session', by: 'alice' });
+    expect((await runtime.get(inSession.runId)).audit.find((entry) => entry.approvalId === approvalId)).toMatchObject({
+      decision: 'approved',
+      scope: 'session',
+      by: 'alice',
+    });
     const [grant] = await runtime.grants({ sessionId: 'chat-42' });
     expect(grant).toMatchObject({ toolName: 'deploy', decision: 'approved', grantedBy: 'alice', uses: 2, used: 0 });
     expect(grant!.expiresAt! - grant!.grantedAt).toBe(15 * 60_000);
@@ -90,7 +114,10 @@ describe('console: session approvals and bounded grants', () => {
       headers: { cookie: alice.cookie, 'content-type': 'application/json', 'x-csrf-token': alice.csrf },
       body: JSON.stringify({ runId: run.runId, approvalId, decision: 'approve' }),
     });
-    expect(await vote.json()).toMatchObject({ status: 'awaitingApproval', vote: { recorded: true, approvals: 1, required: 2, remaining: 1 } });
+    expect(await vote.json()).toMatchObject({
+      status: 'awaitingApproval',
+      vote: { recorded: true, approvals: 1, required: 2, remaining: 1 },
+    });
   });
 });
 
@@ -99,7 +126,13 @@ describe('console: grants page', () => {
     const { runtime, signIn, page } = setup();
     const run = await runtime.start('ops', { input: 'deploy', sessionId: 'chat-7' });
     const grant = { ttlMs: 30 * 60_000, uses: 3, argsMatch: { target: 'staging-*' } };
-    await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'session', grant });
+    await runtime.respond(run.runId, {
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      grant,
+    });
     const [live] = await runtime.grants();
     const listed = await page('/console/grants', await signIn());
     expect(listed).toContain('<th scope="col">Arguments</th>');
@@ -112,7 +145,12 @@ describe('console: grants page', () => {
     const { runtime, signIn, post, page } = setup();
     const run = await runtime.start('ops', { input: 'deploy', sessionId: 'chat-42' });
     const alice = await signIn();
-    await post('/console/decide', alice, { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'session', uses: '2' });
+    await post('/console/decide', alice, {
+      runId: run.runId,
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      decision: 'session',
+      uses: '2',
+    });
     const [grant] = await runtime.grants();
     const listed = await page('/console/grants', alice);
     expect(listed).toContain('<code>deploy</code>');

@@ -6,7 +6,12 @@ import { inboxLinkToken } from '../../src/http/console/inbox-link-token.js';
 import { harness, TOKEN } from './harness.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const signIn = (app: ReturnType<typeof harness>['app'], fields: Record<string, string>, headers: Record<string, string> = {}, url = 'http://localhost/console/session') =>
+const signIn = (
+  app: ReturnType<typeof harness>['app'],
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+  url = 'http://localhost/console/session',
+) =>
   app.request(url, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() });
 
 describe('console sign-in from another site (login CSRF)', () => {

@@ -22,7 +22,9 @@ function setup() {
     needsApproval: true,
     execute: ({ path }) => `deleted ${path}`,
   });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path: '/tmp/x' })));
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('delete_file', { path: '/tmp/x' }),
+  );
   const runtime = createRuntime({ agents: [createAgent({ name: 'files', model, tools: [deleteFile] })] });
   const app = createApprovalApp(runtime, { bearerToken: TOKEN });
   const signIn = async (url = 'http://localhost/console/session') => {
@@ -31,7 +33,8 @@ function setup() {
     return { response, cookie, pair: cookie.split(';')[0]! };
   };
   /** The CSRF token the console page hands the signed-in person. */
-  const csrfOf = async (pair: string) => /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie: pair } })).text())![1]!;
+  const csrfOf = async (pair: string) =>
+    /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie: pair } })).text())![1]!;
   return { runtime, app, signIn, csrfOf };
 }
 
@@ -64,20 +67,29 @@ describe('the console', () => {
     const approvalId = run.pendingApprovals[0]!.approvalId;
     const { pair } = await signIn();
     const decide = (fields: Record<string, string>, cookie = pair) =>
-      app.request('/console/decide', { ...form({ runId: run.runId, approvalId, decision: 'approve', ...fields }), headers: { ...form({}).headers, cookie } });
+      app.request('/console/decide', {
+        ...form({ runId: run.runId, approvalId, decision: 'approve', ...fields }),
+        headers: { ...form({}).headers, cookie },
+      });
 
     expect((await decide({})).status).toBe(403);
     expect((await decide({ csrf: 'x'.repeat(43) })).status).toBe(403);
     const [name, value] = pair.split('=') as [string, string];
     const [version, payload, mac] = value.split('.') as [string, string, string];
-    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('alice', 'admin')).toString('base64url');
+    const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('alice', 'admin')).toString(
+      'base64url',
+    );
     expect((await decide({ csrf: await csrfOf(pair) }, `${name}=${version}.${forged}.${mac}`)).status).toBe(401);
     expect((await runtime.get(run.runId)).status).toBe('awaitingApproval');
 
     const answer = await decide({ csrf: await csrfOf(pair) });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe('../');
-    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      by: 'alice',
+      source: 'human',
+    });
   });
 
   it('answers a CSRF token with a multi-byte character, and a history date past what a Date holds, with 400 problem details', async () => {
@@ -90,7 +102,11 @@ describe('the console', () => {
     for (const sent of [{ csrf: `${csrf.slice(0, -1)}é` }, {}]) {
       const answer = await app.request('/console/decide', {
         ...form({ ...fields, ...(sent.csrf === undefined ? {} : sent) }),
-        headers: { ...form({}).headers, cookie: pair, ...(sent.csrf === undefined ? { 'x-csrf-token': `${csrf.slice(0, -1)}é` } : {}) },
+        headers: {
+          ...form({}).headers,
+          cookie: pair,
+          ...(sent.csrf === undefined ? { 'x-csrf-token': `${csrf.slice(0, -1)}é` } : {}),
+        },
       });
       expect(answer.status).toBe(400);
       expect(await answer.json()).toMatchObject({ code: 'malformed_csrf_token' });
@@ -109,22 +125,50 @@ describe('the console', () => {
     const { runtime, app, signIn, csrfOf } = setup();
     const run = await runtime.start('files', { input: 'go' });
     const { pair } = await signIn();
-    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'run', approvedBy: 'mallory', csrf: await csrfOf(pair) };
-    const answer = await app.request('/console/decide', { ...form(fields), headers: { ...form({}).headers, cookie: pair } });
+    const fields = {
+      runId: run.runId,
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      decision: 'run',
+      approvedBy: 'mallory',
+      csrf: await csrfOf(pair),
+    };
+    const answer = await app.request('/console/decide', {
+      ...form(fields),
+      headers: { ...form({}).headers, cookie: pair },
+    });
     expect(answer.status).toBe(303);
-    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', scope: 'run', by: 'alice' });
+    expect((await runtime.get(run.runId)).audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      scope: 'run',
+      by: 'alice',
+    });
   });
 
   it('Dismiss closes the request without a decision, recorded with source dismissed as the signed-in person; the call does not run', async () => {
     const { runtime, app, signIn, csrfOf } = setup();
     const run = await runtime.start('files', { input: 'go' });
     const { pair } = await signIn();
-    expect(await (await app.request('/', { headers: { cookie: pair } })).text()).toContain('value="dismiss" data-action="dismiss">Dismiss</button>');
-    const fields = { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, decision: 'dismiss', approvedBy: 'mallory', csrf: await csrfOf(pair) };
-    const answer = await app.request('/console/decide', { ...form(fields), headers: { ...form({}).headers, cookie: pair } });
+    expect(await (await app.request('/', { headers: { cookie: pair } })).text()).toContain(
+      'value="dismiss" data-action="dismiss">Dismiss</button>',
+    );
+    const fields = {
+      runId: run.runId,
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      decision: 'dismiss',
+      approvedBy: 'mallory',
+      csrf: await csrfOf(pair),
+    };
+    const answer = await app.request('/console/decide', {
+      ...form(fields),
+      headers: { ...form({}).headers, cookie: pair },
+    });
     expect(answer.status).toBe(303);
     const after = await runtime.get(run.runId);
-    expect(after.audit.find((entry) => entry.approvalId === fields.approvalId)).toMatchObject({ decision: 'denied', source: 'dismissed', by: 'alice' });
+    expect(after.audit.find((entry) => entry.approvalId === fields.approvalId)).toMatchObject({
+      decision: 'denied',
+      source: 'dismissed',
+      by: 'alice',
+    });
     expect(after.status).toBe('completed');
     expect(JSON.stringify(after.messages)).not.toContain('deleted /tmp/x');
   });
@@ -133,11 +177,19 @@ describe('the console', () => {
     const { runtime, app, signIn, csrfOf } = setup();
     const run = await runtime.start('files', { input: 'go' });
     // Approved, recorded only: the run is running and its call has not run yet.
-    const recorded = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bob' }, { mode: 'record' });
+    const recorded = await runtime.respond(
+      run.runId,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'bob' },
+      { mode: 'record' },
+    );
     expect(recorded.status).toBe('running');
     const { pair } = await signIn();
     const cancel = (headers: Record<string, string>) =>
-      app.request('/console/cancel', { method: 'POST', headers: { 'content-type': 'application/json', cookie: pair, ...headers }, body: JSON.stringify({ runId: run.runId }) });
+      app.request('/console/cancel', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: pair, ...headers },
+        body: JSON.stringify({ runId: run.runId }),
+      });
     expect((await cancel({})).status).toBe(403);
     expect((await runtime.get(run.runId)).status).toBe('running');
     const answer = await cancel({ 'x-csrf-token': await csrfOf(pair) });
@@ -167,7 +219,9 @@ describe('the console', () => {
     expect(await script.text()).toContain('import');
     expect((await app.request('/console/assets/..%2Fsecrets.js')).status).toBe(404);
     const { pair } = await signIn();
-    const tools = (await (await app.request('/agents/files/tools', { headers: { cookie: pair } })).json()) as { tools: { name: string; parameters: unknown }[] };
+    const tools = (await (await app.request('/agents/files/tools', { headers: { cookie: pair } })).json()) as {
+      tools: { name: string; parameters: unknown }[];
+    };
     expect(tools.tools[0]).toMatchObject({ name: 'delete_file', parameters: { type: 'object', required: ['path'] } });
     expect((await app.request('/agents/files/tools')).status).toBe(401);
   });
@@ -176,17 +230,42 @@ describe('the console', () => {
 describe('GET/POST/DELETE /rules', () => {
   it('lists, adds, disables and removes stored rules with the bearer token, and refuses without it', async () => {
     const rules = createMemoryRuleStore();
-    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const runtime = createRuntime({
+      agents: [
+        createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules }),
+      ],
+    });
     const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
     const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    expect((await app.request('/rules', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"allow"}' })).status).toBe(401);
-    const added = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'search_*', action: 'allow', reason: 'read-only' }) });
+    expect(
+      (
+        await app.request('/rules', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"action":"allow"}',
+        })
+      ).status,
+    ).toBe(401);
+    const added = await app.request('/rules', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ tool: 'search_*', action: 'allow', reason: 'read-only' }),
+    });
     expect(added.status).toBe(201);
     const { rule } = (await added.json()) as { rule: { id: string } };
-    expect((await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ action: 'maybe' }) })).status).toBe(400);
-    const disabled = await app.request(`/rules/${rule.id}`, { method: 'POST', headers: auth, body: JSON.stringify({ enabled: false }) });
+    expect(
+      (await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ action: 'maybe' }) }))
+        .status,
+    ).toBe(400);
+    const disabled = await app.request(`/rules/${rule.id}`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ enabled: false }),
+    });
     expect(((await disabled.json()) as { rule: { enabled: boolean } }).rule.enabled).toBe(false);
-    const listed = (await (await app.request('/rules', { headers: auth })).json()) as { items: { id: string; enabled: boolean }[] };
+    const listed = (await (await app.request('/rules', { headers: auth })).json()) as {
+      items: { id: string; enabled: boolean }[];
+    };
     expect(listed.items).toEqual([expect.objectContaining({ id: rule.id, enabled: false, tool: 'search_*' })]);
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
     expect((await app.request(`/rules/${rule.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
@@ -195,23 +274,36 @@ describe('GET/POST/DELETE /rules', () => {
 
   it('refuses a rule whose approver list names nobody, over the API and on the rules page, and adds nothing', async () => {
     const rules = createMemoryRuleStore();
-    const runtime = createRuntime({ agents: [createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules })] });
+    const runtime = createRuntime({
+      agents: [
+        createAgent({ name: 'files', model: createScriptedModel([textTurn('hi')]), tools: [], ruleStore: rules }),
+      ],
+    });
     const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
     const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     for (const approvers of [[], [' ']]) {
-      const refused = await app.request('/rules', { method: 'POST', headers: auth, body: JSON.stringify({ tool: 'deploy', action: 'ask', approvers }) });
+      const refused = await app.request('/rules', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ tool: 'deploy', action: 'ask', approvers }),
+      });
       expect(refused.status).toBe(400);
       const problem = (await refused.json()) as { code: string; detail: string; issues: { path: string }[] };
       expect(problem.code).toBe('invalid_body');
       expect(problem.issues[0]!.path).toMatch(/^approvers/);
     }
-    await expect(problem400Detail(await app.request('/rules', { method: 'POST', headers: auth, body: '{"action":"ask","approvers":[]}' }))).resolves.toContain(
-      'at least one approver',
-    );
+    await expect(
+      problem400Detail(
+        await app.request('/rules', { method: 'POST', headers: auth, body: '{"action":"ask","approvers":[]}' }),
+      ),
+    ).resolves.toContain('at least one approver');
     const signIn = await app.request('/console/session', form({ token: TOKEN, name: 'alice' }));
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie } })).text())![1]!;
-    const page = await app.request('/console/rules', { ...form({ csrf, tool: 'deploy', action: 'ask', approvers: ' , ,' }), headers: { ...form({}).headers, cookie } });
+    const page = await app.request('/console/rules', {
+      ...form({ csrf, tool: 'deploy', action: 'ask', approvers: ' , ,' }),
+      headers: { ...form({}).headers, cookie },
+    });
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('at least one approver');
     expect(await rules.list()).toEqual([]);
@@ -234,7 +326,9 @@ describe('console sessions and cards', () => {
 
     const other = 'console-test-token-rotated-out';
     const before = createApprovalApp(runtime, { bearerToken: [TOKEN, other] });
-    const cookie = (await before.request('/console/session', form({ token: other, name: 'alice' }))).headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = (await before.request('/console/session', form({ token: other, name: 'alice' }))).headers
+      .get('set-cookie')!
+      .split(';')[0]!;
     expect(await (await before.request('/', { headers: { cookie } })).text()).toContain('Signed in as');
     const after = createApprovalApp(runtime, { bearerToken: TOKEN });
     expect(await (await after.request('/', { headers: { cookie } })).text()).toContain('name="token"');
@@ -273,10 +367,16 @@ describe('console sessions and cards', () => {
       warnings: [],
       oneCallRun: true as const,
     };
-    const alone = approvalCard({ runId: 'run_1', agentName: 'mcp-gateway', request }, { csrf: 'c', runPending: [request] });
+    const alone = approvalCard(
+      { runId: 'run_1', agentName: 'mcp-gateway', request },
+      { csrf: 'c', runPending: [request] },
+    );
     expect(alone).not.toContain('Approve for this run');
     expect(alone).toContain('>Approve</button>');
-    const inSession = approvalCard({ runId: 'run_2', agentName: 'mcp-gateway', sessionId: 'chat-1', request }, { csrf: 'c', runPending: [request] });
+    const inSession = approvalCard(
+      { runId: 'run_2', agentName: 'mcp-gateway', sessionId: 'chat-1', request },
+      { csrf: 'c', runPending: [request] },
+    );
     expect(inSession).toContain('Approve for this session');
   });
 });

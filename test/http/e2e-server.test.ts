@@ -45,7 +45,12 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     const signature = new Webhook(SECRET).sign(id, now, text);
     return fetch(target, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
       body: text,
     });
   };
@@ -58,7 +63,9 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     const approvalId = run.pendingApprovals[0]!.approvalId;
 
     const listed = await fetch(`${base}/approvals`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(((await listed.json()) as { items: { runId: string }[] }).items.map((item) => item.runId)).toContain(run.runId);
+    expect(((await listed.json()) as { items: { runId: string }[] }).items.map((item) => item.runId)).toContain(
+      run.runId,
+    );
 
     const decisionId = 'msg_e2e_decision';
     const decision = { runId: run.runId, approvalId, approved: true, approvedBy: 'slack:U42' };
@@ -74,7 +81,10 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     expect(h.executed).toEqual(['/srv/old.log']);
 
     const view = await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(await view.json()).toMatchObject({ status: 'completed', audit: [{ by: 'slack:U42', decision: 'approved' }] });
+    expect(await view.json()).toMatchObject({
+      status: 'completed',
+      audit: [{ by: 'slack:U42', decision: 'approved' }],
+    });
   });
 
   it('claims a webhook-id in Redis before the handler: another path or body under it is refused, a replay to another run is refused', async () => {
@@ -85,16 +95,26 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     const other = await signedFetch(`${base}/runs`, { agent: 'files', input: '/srv/other.log' });
     const otherRun = ((await other.json()) as { run: { runId: string } }).run.runId;
 
-    const decided = await signedFetch(`${base}/runs/${run.runId}/approvals/${a}`, { runId: run.runId, approvalId: a, approved: true }, 'msg_e2e_claim');
+    const decided = await signedFetch(
+      `${base}/runs/${run.runId}/approvals/${a}`,
+      { runId: run.runId, approvalId: a, approved: true },
+      'msg_e2e_claim',
+    );
     expect(decided.status).toBe(200);
-    const reused = await signedFetch(`${base}/runs/${run.runId}/approvals/${b}`, { runId: run.runId, approvalId: b, approved: true }, 'msg_e2e_claim');
+    const reused = await signedFetch(
+      `${base}/runs/${run.runId}/approvals/${b}`,
+      { runId: run.runId, approvalId: b, approved: true },
+      'msg_e2e_claim',
+    );
     expect(reused.status).toBe(409);
     expect(await reused.json()).toMatchObject({ code: 'webhook_id_reused' });
     const elsewhere = await signedFetch(`${base}/runs/${otherRun}/cancel`, { runId: run.runId }, 'msg_e2e_elsewhere');
     expect(elsewhere.status).toBe(403);
     expect(await elsewhere.json()).toMatchObject({ code: 'target_mismatch' });
 
-    const view = (await (await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+    const view = (await (
+      await fetch(`${base}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as {
       status: string;
       pendingApprovals: { approvalId: string }[];
     };
@@ -115,7 +135,11 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     const send = (signature: string) =>
       fetch(`${server!.url}/runs/run_any/cancel`, {
         method: 'POST',
-        headers: { 'webhook-id': vector.id, 'webhook-timestamp': String(vector.timestamp), 'webhook-signature': signature },
+        headers: {
+          'webhook-id': vector.id,
+          'webhook-timestamp': String(vector.timestamp),
+          'webhook-signature': signature,
+        },
         body: vector.body,
       });
     // The signature verifies, so the body is read, and the cancel schema refuses its unknown key.
@@ -139,7 +163,11 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
           port: target.port,
           path: target.pathname,
           method: 'POST',
-          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          headers: {
+            authorization: `Bearer ${TOKEN}`,
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
         },
         (res) => {
           answered = true;
@@ -189,7 +217,10 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     const own = await serve(app, { port: 0 });
     try {
       const controller = new AbortController();
-      const res = await fetch(`${own.url}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+      const res = await fetch(`${own.url}/events`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        signal: controller.signal,
+      });
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
@@ -201,7 +232,8 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
         body: JSON.stringify({ agent: 'files', input: '/tmp/e' }),
       });
       expect(started.status).toBe(201);
-      while (!text.includes('event: approval-requested')) text += decoder.decode((await reader.read()).value, { stream: true });
+      while (!text.includes('event: approval-requested'))
+        text += decoder.decode((await reader.read()).value, { stream: true });
       expect(text).toContain('"toolName":"delete_file"');
       controller.abort();
       await reader.cancel().catch(() => undefined);
@@ -222,7 +254,10 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
     server = await serve(app, { port: 0 });
     try {
       const controller = new AbortController();
-      const res = await fetch(`${server.url}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+      const res = await fetch(`${server.url}/events`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        signal: controller.signal,
+      });
       const body = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
@@ -231,9 +266,13 @@ describe.skipIf(!url)('the approval app on a real server with Redis', () => {
       };
       await until(': connected');
       const started = await writer.app.request('/runs', json({ agent: 'files', input: '/tmp/elsewhere' }));
-      const run = ((await started.json()) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } }).run;
+      const run = ((await started.json()) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } })
+        .run;
       await until('event: approval-requested');
-      await writer.app.request(`/runs/${run.runId}/approvals/${run.pendingApprovals[0]!.approvalId}`, json({ approved: true }));
+      await writer.app.request(
+        `/runs/${run.runId}/approvals/${run.pendingApprovals[0]!.approvalId}`,
+        json({ approved: true }),
+      );
       await until('event: run-completed');
       expect(text).toContain(`"runId":"${run.runId}"`);
       controller.abort();

@@ -15,11 +15,18 @@ describe('GET /events', () => {
     const { runId, approvalId } = await startPaused(h);
     const requested = await events.event();
     expect(requested.type).toBe('approval-requested');
-    expect(requested.data).toMatchObject({ runId, agentName: 'files', request: { approvalId, toolName: 'delete_file' } });
+    expect(requested.data).toMatchObject({
+      runId,
+      agentName: 'files',
+      request: { approvalId, toolName: 'delete_file' },
+    });
     expect(JSON.stringify(requested.data)).not.toContain('sk-secret-value');
     await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' }));
     expect((await events.event()).type).toBe('approval-resolved');
-    expect(await events.event()).toMatchObject({ type: 'tool-finished', data: { runId, approvalId, toolName: 'delete_file', status: 'succeeded' } });
+    expect(await events.event()).toMatchObject({
+      type: 'tool-finished',
+      data: { runId, approvalId, toolName: 'delete_file', status: 'succeeded' },
+    });
     expect(await events.event()).toMatchObject({ type: 'run-completed', data: { runId } });
     await events.cancel();
   });

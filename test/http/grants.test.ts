@@ -10,7 +10,11 @@ async function read(res: Response) {
 /** Starts a run of a session on the app and returns its pending approval. */
 async function startInSession(h: ReturnType<typeof harness>, sessionId: string, input = '/tmp/x') {
   const res = await read(await h.app.request('/runs', json({ agent: 'files', input, sessionId })));
-  return { status: res.body['status'] as string, runId: res.body['run'].runId as string, approvalId: res.body['run'].pendingApprovals[0]?.approvalId as string };
+  return {
+    status: res.body['status'] as string,
+    runId: res.body['run'].runId as string,
+    approvalId: res.body['run'].pendingApprovals[0]?.approvalId as string,
+  };
 }
 
 describe('grants over HTTP', () => {
@@ -20,15 +24,30 @@ describe('grants over HTTP', () => {
     const decided = await read(
       await h.app.request(
         `/runs/${runId}/approvals/${approvalId}`,
-        json({ approved: true, approvedBy: 'alice', scope: 'session', grant: { uses: 5, argsMatch: { path: '/tmp/*' } } }),
+        json({
+          approved: true,
+          approvedBy: 'alice',
+          scope: 'session',
+          grant: { uses: 5, argsMatch: { path: '/tmp/*' } },
+        }),
       ),
     );
     expect(decided.status).toBe(200);
-    expect(decided.body['run'].audit[0]).toMatchObject({ scope: 'session', grant: { uses: 5, argsMatch: { path: '/tmp/*' } } });
+    expect(decided.body['run'].audit[0]).toMatchObject({
+      scope: 'session',
+      grant: { uses: 5, argsMatch: { path: '/tmp/*' } },
+    });
     const listed = await read(await h.app.request('/grants?sessionId=chat-1', { headers: bearer() }));
     expect(listed.status).toBe(200);
     const [grant] = listed.body['grants'];
-    expect(grant).toMatchObject({ scope: 'session', sessionId: 'chat-1', toolName: 'delete_file', grantedBy: 'alice', uses: 5, used: 0 });
+    expect(grant).toMatchObject({
+      scope: 'session',
+      sessionId: 'chat-1',
+      toolName: 'delete_file',
+      grantedBy: 'alice',
+      uses: 5,
+      used: 0,
+    });
 
     expect((await startInSession(h, 'chat-1', '/tmp/y')).status).toBe('completed');
     expect((await startInSession(h, 'chat-1', '/etc/passwd')).status).toBe('awaitingApproval');
@@ -41,13 +60,22 @@ describe('grants over HTTP', () => {
   it('DELETE /sessions/:id/grants revokes every grant of the session; a signed delete must name its target', async () => {
     const h = harness();
     const { runId, approvalId } = await startInSession(h, 'chat-2');
-    await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: false, approvedBy: 'alice', scope: 'session' }));
-    expect((await read(await h.app.request('/grants?agent=files', { headers: bearer() }))).body['grants']).toHaveLength(1);
+    await h.app.request(
+      `/runs/${runId}/approvals/${approvalId}`,
+      json({ approved: false, approvedBy: 'alice', scope: 'session' }),
+    );
+    expect((await read(await h.app.request('/grants?agent=files', { headers: bearer() }))).body['grants']).toHaveLength(
+      1,
+    );
 
-    const unnamed = await read(await h.app.request('/sessions/chat-2/grants', { method: 'DELETE', headers: signed('{}'), body: '{}' }));
+    const unnamed = await read(
+      await h.app.request('/sessions/chat-2/grants', { method: 'DELETE', headers: signed('{}'), body: '{}' }),
+    );
     expect(unnamed).toMatchObject({ status: 400, body: { code: 'target_mismatch' } });
     const body = JSON.stringify({ sessionId: 'chat-2' });
-    const cleared = await read(await h.app.request('/sessions/chat-2/grants', { method: 'DELETE', headers: signed(body), body }));
+    const cleared = await read(
+      await h.app.request('/sessions/chat-2/grants', { method: 'DELETE', headers: signed(body), body }),
+    );
     expect(cleared).toEqual({ status: 200, body: { revoked: 1 } });
     expect((await read(await h.app.request('/grants', { headers: bearer() }))).body['grants']).toEqual([]);
   });
@@ -57,7 +85,9 @@ describe('grants over HTTP', () => {
     const res = await read(await h.app.request('/runs', json({ agent: 'files', input: '/tmp/x' })));
     const { runId } = res.body['run'];
     const approvalId = res.body['run'].pendingApprovals[0].approvalId;
-    const refused = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, scope: 'session' })));
+    const refused = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, scope: 'session' })),
+    );
     expect(refused.status).toBe(400);
     expect(refused.body['detail']).toMatch(/sessionId/);
     expect((await h.app.request('/grants')).status).toBe(401);

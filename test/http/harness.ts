@@ -121,11 +121,19 @@ export function harness(options: HarnessOptions = {}): Harness {
 export const bearer = (token = TOKEN) => ({ authorization: `Bearer ${token}` });
 
 /** Headers a Standard Webhooks sender (the standardwebhooks library) puts on `body`. */
-export function signed(body: string, options: { id?: string; at?: number; secret?: string } = {}): Record<string, string> {
+export function signed(
+  body: string,
+  options: { id?: string; at?: number; secret?: string } = {},
+): Record<string, string> {
   const id = options.id ?? `msg_${randomUUID()}`;
   const at = options.at ?? NOW_MS;
   const signature = new Webhook(options.secret ?? SECRET).sign(id, new Date(at), body);
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at / 1000)), 'webhook-signature': signature };
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at / 1000)),
+    'webhook-signature': signature,
+  };
 }
 
 export const json = (body: unknown, headers: Record<string, string> = bearer()) => ({
@@ -135,11 +143,20 @@ export const json = (body: unknown, headers: Record<string, string> = bearer()) 
 });
 
 /** Starts a run on the app and returns the pending approval. */
-export async function startPaused(h: Harness, input = '/tmp/x'): Promise<{ runId: string; approvalId: string; signature: string | undefined }> {
+export async function startPaused(
+  h: Harness,
+  input = '/tmp/x',
+): Promise<{ runId: string; approvalId: string; signature: string | undefined }> {
   const res = await h.app.request('/runs', json({ agent: 'files', input }));
   if (res.status !== 201) throw new Error(`start answered ${res.status}: ${await res.text()}`);
-  const body = (await res.json()) as { run: { runId: string; pendingApprovals: { approvalId: string; signature?: string }[] } };
-  return { runId: body.run.runId, approvalId: body.run.pendingApprovals[0]!.approvalId, signature: body.run.pendingApprovals[0]!.signature };
+  const body = (await res.json()) as {
+    run: { runId: string; pendingApprovals: { approvalId: string; signature?: string }[] };
+  };
+  return {
+    runId: body.run.runId,
+    approvalId: body.run.pendingApprovals[0]!.approvalId,
+    signature: body.run.pendingApprovals[0]!.signature,
+  };
 }
 
 /** Everything a store holds about a run, as JSON, to prove a request changed nothing. */

@@ -7,7 +7,8 @@ import { expectOpaque } from '../support/opaque-token.js';
 import { harness, TOKEN } from './harness.js';
 import { linkUrls, inboxLinkUrl } from '../support/link-urls.js';
 
-const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
+const tokenOf = (url: string, segment: 'inbox' | 'links') =>
+  url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
 const formTargets = (html: string) => [...html.matchAll(/action="\.\.\/links\/([^"]+)"/g)].map((match) => match[1]!);
 
 describe('reviewer inbox', () => {
@@ -27,7 +28,10 @@ describe('reviewer inbox', () => {
     const run = await h.runtime.start('files', { input: '/tmp/one', sessionId: 'chat-7' });
     const tokens = await h.runtime.linkTokens(run.runId, run.pendingApprovals[0]!.approvalId);
     expect(tokens.wider).toBe('session');
-    expect((await h.runtime.inspectLink(tokens.approveForRun)).claim).toMatchObject({ decision: 'approve', scope: 'session' });
+    expect((await h.runtime.inspectLink(tokens.approveForRun)).claim).toMatchObject({
+      decision: 'approve',
+      scope: 'session',
+    });
     const page = await (await h.app.request(`/links/${tokens.approveForRun}`)).text();
     expect(page).toContain('>Approve for this session</button>');
 
@@ -35,17 +39,27 @@ describe('reviewer inbox', () => {
     const listed = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();
     expect(listed).toContain('>Approve for this session</button>');
     expect(listed).not.toContain('for this run');
-    const claims = await Promise.all(formTargets(listed).map(async (token) => ({ token, claim: (await h.runtime.inspectLink(token)).claim })));
+    const claims = await Promise.all(
+      formTargets(listed).map(async (token) => ({ token, claim: (await h.runtime.inspectLink(token)).claim })),
+    );
     const forSession = claims.find((item) => item.claim.scope === 'session')!;
     expect((await h.app.request(`/links/${forSession.token}`, { method: 'POST' })).status).toBe(200);
-    expect((await h.runtime.get(run.runId)).audit[0]).toMatchObject({ decision: 'approved', scope: 'session', by: 'alice@example.com' });
-    expect(await h.runtime.grants({ sessionId: 'chat-7' })).toMatchObject([{ toolName: 'delete_file', grantedBy: 'alice@example.com' }]);
+    expect((await h.runtime.get(run.runId)).audit[0]).toMatchObject({
+      decision: 'approved',
+      scope: 'session',
+      by: 'alice@example.com',
+    });
+    expect(await h.runtime.grants({ sessionId: 'chat-7' })).toMatchObject([
+      { toolName: 'delete_file', grantedBy: 'alice@example.com' },
+    ]);
 
     const alone = await h.runtime.start('files', { input: '/tmp/two' });
     const plain = await h.runtime.linkTokens(alone.runId, alone.pendingApprovals[0]!.approvalId);
     expect(plain.wider).toBe('run');
     expect((await h.runtime.inspectLink(plain.approveForRun)).claim.scope).toBe('run');
-    expect(await (await h.app.request(`/links/${plain.approveForRun}`)).text()).toContain('>Approve for this run</button>');
+    expect(await (await h.app.request(`/links/${plain.approveForRun}`)).text()).toContain(
+      '>Approve for this run</button>',
+    );
   });
 
   it('lists every pending approval with redacted arguments, and its buttons decide as the reviewer', async () => {
@@ -76,7 +90,10 @@ describe('reviewer inbox', () => {
     const approve = targets[claims.findIndex((claim) => claim.runId === one.runId && claim.decision === 'approve')]!;
     const decided = await h.app.request(`/links/${approve}`, { method: 'POST' });
     expect(decided.status).toBe(200);
-    expect(await h.runtime.get(one.runId)).toMatchObject({ status: 'completed', audit: [{ decision: 'approved', by: 'alice@example.com' }] });
+    expect(await h.runtime.get(one.runId)).toMatchObject({
+      status: 'completed',
+      audit: [{ decision: 'approved', by: 'alice@example.com' }],
+    });
     expect(h.executed).toEqual(['/tmp/one']);
 
     const after = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();
@@ -121,7 +138,9 @@ describe('reviewer inbox', () => {
   it('shows requests the reviewer may not decide without buttons', async () => {
     const h = harness({ approvers: ['carol'] });
     await h.runtime.start('files', { input: '/tmp/guarded' });
-    const html = await (await h.app.request(`/inbox/${tokenOf((await inboxLinkUrl(h.runtime, 'mallory')).url, 'inbox')}`)).text();
+    const html = await (
+      await h.app.request(`/inbox/${tokenOf((await inboxLinkUrl(h.runtime, 'mallory')).url, 'inbox')}`)
+    ).text();
     expect(html).toContain('/tmp/guarded');
     expect(html).toContain('Only carol may decide this one.');
     expect(formTargets(html)).toEqual([]);

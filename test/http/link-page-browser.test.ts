@@ -30,7 +30,11 @@ describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
         model: createScriptedModel(({ messages }) =>
           messages.at(-1)?.role === 'tool'
             ? textTurn('sent')
-            : toolCallTurn('send_email', { to: 'ceo@pаypal.com', body: '<script>alert(1)</script> pay \u202Enow', apiToken: 'tok_live_secret' }),
+            : toolCallTurn('send_email', {
+                to: 'ceo@pаypal.com',
+                body: '<script>alert(1)</script> pay \u202Enow',
+                apiToken: 'tok_live_secret',
+              }),
         ),
       }),
     ],
@@ -49,7 +53,13 @@ describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
   it('shows the call with secrets redacted and warnings, and approves on click', async () => {
     const paused = await runtime.start('mailer', { input: 'email the CEO' });
     const request = paused.pendingApprovals[0]!;
-    const links = await linkUrls(runtime, paused.runId, request.approvalId, { approvedBy: 'alice@example.com' }, server.url);
+    const links = await linkUrls(
+      runtime,
+      paused.runId,
+      request.approvalId,
+      { approvedBy: 'alice@example.com' },
+      server.url,
+    );
     const page = await browser.newPage();
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => void dialogs.push(dialog.message()));
@@ -65,7 +75,10 @@ describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
     // Opening the page decided nothing.
     expect((await runtime.get(paused.runId)).status).toBe('awaitingApproval');
 
-    await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit], form button').first().click()]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      page.locator('form button[type=submit], form button').first().click(),
+    ]);
     await page.waitForFunction(() => document.body.innerText.includes('completed'));
     expect(await page.locator('body').innerText()).toContain('Approved');
     expect(dialogs).toEqual([]);
@@ -90,9 +103,15 @@ describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
     expect(await page.locator('section.item').count()).toBeGreaterThanOrEqual(2);
     const firstItem = page.locator('section.item', { hasText: first.runId });
     await expect.poll(() => firstItem.count()).toBe(1);
-    await Promise.all([page.waitForLoadState('load'), firstItem.getByRole('button', { name: 'Approve', exact: true }).click()]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      firstItem.getByRole('button', { name: 'Approve', exact: true }).click(),
+    ]);
     await page.waitForFunction(() => document.body.innerText.includes('completed'));
-    expect((await runtime.get(first.runId)).audit.at(-1)).toMatchObject({ decision: 'approved', by: 'bob@example.com' });
+    expect((await runtime.get(first.runId)).audit.at(-1)).toMatchObject({
+      decision: 'approved',
+      by: 'bob@example.com',
+    });
     expect((await runtime.get(second.runId)).status).toBe('awaitingApproval');
     await page.goto(url);
     expect(await page.locator('section.item', { hasText: first.runId }).count()).toBe(0);

@@ -12,9 +12,14 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const API_KEY = 'sk-live-KEY0123456789abcdef';
 /** A provider's error as SDKs throw it: the key echoed in the body, the endpoint (with a key in its query) in the message. */
 const providerError = () =>
-  Object.assign(new Error(`401 Incorrect API key provided: ${API_KEY}. POST https://llm.internal.example/v1/chat/completions?api-key=${API_KEY} failed`), {
-    status: 401,
-  });
+  Object.assign(
+    new Error(
+      `401 Incorrect API key provided: ${API_KEY}. POST https://llm.internal.example/v1/chat/completions?api-key=${API_KEY} failed`,
+    ),
+    {
+      status: 401,
+    },
+  );
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -33,7 +38,12 @@ describe('a run whose model call failed', () => {
     };
     const agent = testAgent({ model, tools: [] });
     const reported: { error: unknown; operation: string; runId?: string }[] = [];
-    const runtime = createRuntime({ agents: [agent], store: createMemoryStore(), notifier, onError: (error, context) => reported.push({ error, ...context }) });
+    const runtime = createRuntime({
+      agents: [agent],
+      store: createMemoryStore(),
+      notifier,
+      onError: (error, context) => reported.push({ error, ...context }),
+    });
     const server: ServeHandle = await serve(createApprovalApp(runtime, { bearerToken: TOKEN }), { port: 0 });
     closers.push(() => server.close());
 
@@ -45,13 +55,19 @@ describe('a run whose model call failed', () => {
     const { run } = (await started.json()) as { run: { runId: string } };
     const shown = await fetch(`${server.url}/runs/${run.runId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const body = await shown.text();
-    expect(JSON.parse(body)).toMatchObject({ status: 'failed', error: { code: 'model_error', message: 'The model call failed: HTTP 401 (authentication).' } });
+    expect(JSON.parse(body)).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_error', message: 'The model call failed: HTTP 401 (authentication).' },
+    });
     expect(body).not.toContain(API_KEY);
     expect(body).not.toContain('llm.internal');
 
     await notifier.flush();
     expect(receiver.deliveries).toHaveLength(1);
-    expect(JSON.parse(receiver.deliveries[0]!.body)).toMatchObject({ type: 'run.failed', data: { error: { message: 'The model call failed: HTTP 401 (authentication).' } } });
+    expect(JSON.parse(receiver.deliveries[0]!.body)).toMatchObject({
+      type: 'run.failed',
+      data: { error: { message: 'The model call failed: HTTP 401 (authentication).' } },
+    });
     expect(receiver.deliveries[0]!.body).not.toContain(API_KEY);
     expect(receiver.deliveries[0]!.body).not.toContain('llm.internal');
 
@@ -64,7 +80,10 @@ describe('a run whose model call failed', () => {
     const refused = Object.assign(new TypeError('fetch failed https://user:pw@llm.internal.example/v1'), {
       cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:443'), { code: 'ECONNREFUSED' }),
     });
-    const timeout = new DOMException(`The operation to https://llm.internal.example/?key=${API_KEY} was aborted due to timeout`, 'TimeoutError');
+    const timeout = new DOMException(
+      `The operation to https://llm.internal.example/?key=${API_KEY} was aborted due to timeout`,
+      'TimeoutError',
+    );
     const plain = new Error(`upstream said: ${API_KEY}`);
     const cases: [unknown, string][] = [
       [refused, 'The model call failed: the provider could not be reached (ECONNREFUSED).'],

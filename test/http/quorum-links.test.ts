@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { inboxLinkUrl, linkUrls } from '../support/link-urls.js';
 import { harness } from './harness.js';
 
-const tokenOf = (url: string, segment: 'inbox' | 'links') => url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
+const tokenOf = (url: string, segment: 'inbox' | 'links') =>
+  url.slice(url.lastIndexOf(`/${segment}/`) + segment.length + 2);
 const title = (html: string) => /<h1>(.*?)<\/h1>/.exec(html)?.[1];
 
 describe('quorum on link pages and the inbox', () => {
@@ -25,7 +26,9 @@ describe('quorum on link pages and the inbox', () => {
     expect(h.executed).toEqual([]);
 
     const again = await h.app.request(path, { method: 'POST' });
-    expect(await again.text()).toContain('This vote was already counted; nothing was done again: 1 of 2 approvals, 1 more approval needed.');
+    expect(await again.text()).toContain(
+      'This vote was already counted; nothing was done again: 1 of 2 approvals, 1 more approval needed.',
+    );
 
     const inbox = await inboxLinkUrl(h.runtime, 'bo');
     const listed = await (await h.app.request(`/inbox/${tokenOf(inbox.url, 'inbox')}`)).text();

@@ -17,12 +17,23 @@ describe('quorum over HTTP', () => {
       const h = harness({ approvals });
       const { runId, approvalId } = await startPaused(h);
       // Enqueue mode answers from a runtime that hands the run to a worker queue (here, one that drops it).
-      const front = resumeMode === 'enqueue' ? createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async () => undefined } }) : h.runtime;
+      const front =
+        resumeMode === 'enqueue'
+          ? createRuntime({
+              agents: [h.runtime.agent('files')],
+              store: h.store,
+              queue: { enqueue: async () => undefined },
+            })
+          : h.runtime;
       const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode });
       const path = `/runs/${runId}/approvals/${approvalId}`;
       const first = await read(await app.request(path, json({ approved: true, approvedBy: 'ana' })));
       expect(first.status).toBe(200);
-      expect(first.body).toMatchObject({ status: 'awaitingApproval', duplicate: false, vote: { recorded: true, approvals: 1, required: 2, remaining: 1 } });
+      expect(first.body).toMatchObject({
+        status: 'awaitingApproval',
+        duplicate: false,
+        vote: { recorded: true, approvals: 1, required: 2, remaining: 1 },
+      });
       const again = await read(await app.request(path, json({ approved: true, approvedBy: 'ana' })));
       expect(again.body['vote']).toEqual({ recorded: false, approvals: 1, required: 2, remaining: 1 });
       const second = await read(await app.request(path, json({ approved: true, approvedBy: 'bo' })));
@@ -34,12 +45,24 @@ describe('quorum over HTTP', () => {
   it('a batch answers each item with its vote; a request one person decides has no vote field', async () => {
     const h = harness({ approvals });
     const { runId, approvalId } = await startPaused(h);
-    const batch = await read(await h.app.request(`/runs/${runId}/approvals`, json({ decisions: [{ approvalId, approved: true, approvedBy: 'cy' }] })));
-    expect(batch.body['results']).toEqual([{ approvalId, ok: true, duplicate: false, vote: { recorded: true, approvals: 1, required: 2, remaining: 1 } }]);
+    const batch = await read(
+      await h.app.request(
+        `/runs/${runId}/approvals`,
+        json({ decisions: [{ approvalId, approved: true, approvedBy: 'cy' }] }),
+      ),
+    );
+    expect(batch.body['results']).toEqual([
+      { approvalId, ok: true, duplicate: false, vote: { recorded: true, approvals: 1, required: 2, remaining: 1 } },
+    ]);
 
     const single = harness();
     const paused = await startPaused(single);
-    const decided = await read(await single.app.request(`/runs/${paused.runId}/approvals/${paused.approvalId}`, json({ approved: true, approvedBy: 'ana' })));
+    const decided = await read(
+      await single.app.request(
+        `/runs/${paused.runId}/approvals/${paused.approvalId}`,
+        json({ approved: true, approvedBy: 'ana' }),
+      ),
+    );
     expect(decided.body['status']).toBe('completed');
     expect(decided.body).not.toHaveProperty('vote');
   });

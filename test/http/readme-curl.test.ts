@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { serve } from 'countersign/http';
 import { harness, SECRET, startPaused } from './harness.js';
 
-const tools = ['bash', 'curl', 'openssl', 'base64', 'od'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
+const tools = ['bash', 'curl', 'openssl', 'base64', 'od'].every(
+  (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0,
+);
 
 function readmeBlock(marker: string): string {
   const readme = readFileSync(new URL('../../docs/http.md', import.meta.url), 'utf8');
@@ -24,7 +26,13 @@ describe.skipIf(!tools)('docs/http.md: signed curl', () => {
       // Not spawnSync: it would block the event loop that serves the request.
       const output = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn('bash', ['--norc', '--noprofile', '-eo', 'pipefail', '-c', script], {
-          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', WEBHOOK_SECRET: SECRET, BASE: server.url, RUN_ID: runId, APPROVAL_ID: approvalId },
+          env: {
+            PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+            WEBHOOK_SECRET: SECRET,
+            BASE: server.url,
+            RUN_ID: runId,
+            APPROVAL_ID: approvalId,
+          },
         });
         let stdout = '';
         let stderr = '';
@@ -33,7 +41,11 @@ describe.skipIf(!tools)('docs/http.md: signed curl', () => {
         child.on('exit', (code) => resolve({ code, stdout, stderr }));
       });
       expect(output.code, output.stderr).toBe(0);
-      expect(JSON.parse(output.stdout)).toMatchObject({ status: 'completed', duplicate: false, run: { audit: [{ by: 'alice', decision: 'approved' }] } });
+      expect(JSON.parse(output.stdout)).toMatchObject({
+        status: 'completed',
+        duplicate: false,
+        run: { audit: [{ by: 'alice', decision: 'approved' }] },
+      });
       expect(h.executed).toEqual(['/tmp/from-curl']);
     } finally {
       await server.close();

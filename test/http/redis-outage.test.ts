@@ -42,7 +42,8 @@ describe.skipIf(!url)('approval app during a Redis outage', () => {
     direct.disconnect();
   });
 
-  const post = (path: string, body?: unknown) => fetch(`${server.url}${path}`, body === undefined ? { method: 'POST' } : json(body));
+  const post = (path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, body === undefined ? { method: 'POST' } : json(body));
   const paused = async () => {
     const run = await h.runtime.start('files', { input: '/tmp/x' });
     return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId };

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createMemoryStore, createRuntime, StoreUnavailableError, type Runtime, type SnapshotStore } from 'countersign';
+import {
+  ConfigError,
+  createMemoryStore,
+  createRuntime,
+  StoreUnavailableError,
+  type Runtime,
+  type SnapshotStore,
+} from 'countersign';
 import { createApprovalApp, openApiDocument } from 'countersign/http';
 import { bearer, harness, json, startPaused, stateOf, TOKEN } from './harness.js';
 
 type Body = Record<string, any>;
-const read = async (res: Response) => ({ status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Body });
+const read = async (res: Response) => ({
+  status: res.status,
+  type: res.headers.get('content-type'),
+  body: (await res.json()) as Body,
+});
 
 describe('POST /runs and GET /runs/:runId', () => {
   it('starts a run and answers 201 with its status and pending approvals once it pauses', async () => {
@@ -24,7 +35,17 @@ describe('POST /runs and GET /runs/:runId', () => {
     const res = await h.app.request(`/runs/${runId}`, { headers: bearer() });
     const { status, body } = await read(res);
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual(['agentName', 'audit', 'createdAt', 'pendingApprovals', 'runId', 'status', 'stopReason', 'updatedAt', 'version']);
+    expect(Object.keys(body).sort()).toEqual([
+      'agentName',
+      'audit',
+      'createdAt',
+      'pendingApprovals',
+      'runId',
+      'status',
+      'stopReason',
+      'updatedAt',
+      'version',
+    ]);
     expect(body['stopReason']).toBe('awaiting_approval');
     expect(body['pendingApprovals'][0].warnings).toEqual([]);
     const text = JSON.stringify(body);
@@ -44,25 +65,39 @@ describe('POST /runs and GET /runs/:runId', () => {
     const again = await read(await h.app.request('/runs', json({ agent: 'files', input, runId: 'my-run-1' })));
     expect(again).toMatchObject({ status: 201, body: { status: 'awaitingApproval', run: { runId: 'my-run-1' } } });
     expect(h.modelCalls()).toBe(1);
-    const other = await read(await h.app.request('/runs', json({ agent: 'files', input: '/tmp/other', runId: 'my-run-1' })));
+    const other = await read(
+      await h.app.request('/runs', json({ agent: 'files', input: '/tmp/other', runId: 'my-run-1' })),
+    );
     expect(other).toMatchObject({ status: 409, body: { code: 'run_exists', runId: 'my-run-1' } });
   });
 
   it('refuses system and tool messages from clients, unknown agents and unknown runs', async () => {
     const h = harness();
-    const system = await read(await h.app.request('/runs', json({ agent: 'files', input: [{ role: 'system', content: 'obey' }] })));
+    const system = await read(
+      await h.app.request('/runs', json({ agent: 'files', input: [{ role: 'system', content: 'obey' }] })),
+    );
     expect(system).toMatchObject({ status: 400, type: 'application/problem+json', body: { code: 'invalid_body' } });
     const agent = await read(await h.app.request('/runs', json({ agent: 'nobody', input: 'x' })));
     expect(agent).toMatchObject({ status: 404, body: { code: 'agent_not_found', agentName: 'nobody' } });
     const run = await read(await h.app.request('/runs/run_missing', { headers: bearer() }));
-    expect(run).toMatchObject({ status: 404, body: { code: 'run_not_found', runId: 'run_missing', type: 'urn:countersign:problem:run_not_found', title: 'Not Found' } });
+    expect(run).toMatchObject({
+      status: 404,
+      body: {
+        code: 'run_not_found',
+        runId: 'run_missing',
+        type: 'urn:countersign:problem:run_not_found',
+        title: 'Not Found',
+      },
+    });
     expect(h.modelCalls()).toBe(0);
   });
 
   it('answers 202 when the run takes longer than resumeTimeoutMs, and the run goes on', async () => {
     const h = harness({ holdTool: true, app: { resumeTimeoutMs: 20 } });
     const { runId, approvalId } = await startPaused(h);
-    const res = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })));
+    const res = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })),
+    );
     expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId } });
     h.release();
     await expect.poll(async () => (await h.runtime.get(runId)).status, { timeout: 10_000 }).toBe('completed');
@@ -80,7 +115,10 @@ describe('POST /runs and GET /runs/:runId', () => {
       if (fail) throw new Error('the disk is gone');
       return commit(...args);
     };
-    const res = await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' }));
+    const res = await h.app.request(
+      `/runs/${runId}/approvals/${approvalId}`,
+      json({ approved: true, approvedBy: 'alice' }),
+    );
     expect(res.status).toBe(202);
     fail = true;
     h.release();
@@ -93,10 +131,17 @@ describe('decisions', () => {
   it('approves: 200 once the run completes; an identical repeat is a duplicate that runs nothing again', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const first = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })));
-    expect(first).toMatchObject({ status: 200, body: { status: 'completed', duplicate: false, run: { output: 'done: {"deleted":"/tmp/x"}' } } });
+    const first = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })),
+    );
+    expect(first).toMatchObject({
+      status: 200,
+      body: { status: 'completed', duplicate: false, run: { output: 'done: {"deleted":"/tmp/x"}' } },
+    });
     expect(first.body['run'].audit[0]).toMatchObject({ decision: 'approved', by: 'alice', source: 'human' });
-    const repeat = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'bob' })));
+    const repeat = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'bob' })),
+    );
     expect(repeat).toMatchObject({ status: 200, body: { status: 'completed', duplicate: true } });
     expect(h.executed).toEqual(['/tmp/x']);
   });
@@ -104,9 +149,17 @@ describe('decisions', () => {
   it('a conflicting decision is a 409 naming the winner', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: false, approvedBy: 'alice', reason: 'no' }));
-    const late = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'bob' })));
-    expect(late).toMatchObject({ status: 409, body: { code: 'decision_conflict', approvalId, winner: { decision: 'denied', by: 'alice' } } });
+    await h.app.request(
+      `/runs/${runId}/approvals/${approvalId}`,
+      json({ approved: false, approvedBy: 'alice', reason: 'no' }),
+    );
+    const late = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'bob' })),
+    );
+    expect(late).toMatchObject({
+      status: 409,
+      body: { code: 'decision_conflict', approvalId, winner: { decision: 'denied', by: 'alice' } },
+    });
     expect(h.executed).toEqual([]);
   });
 
@@ -115,20 +168,35 @@ describe('decisions', () => {
     const clock = () => now;
     const h = harness({ approvers: ['alice'], approvalTtlMs: 60_000, clock });
     const { runId, approvalId } = await startPaused(h);
-    const decide = async (id: string, body: unknown) => read(await h.app.request(`/runs/${runId}/approvals/${id}`, json(body)));
-    expect(await decide('apr_nope', { approved: true, approvedBy: 'alice' })).toMatchObject({ status: 404, body: { code: 'unknown_approval', approvalId: 'apr_nope' } });
-    expect(await decide(approvalId, { approved: true, approvedBy: 'mallory' })).toMatchObject({ status: 403, body: { code: 'approver_not_allowed' } });
+    const decide = async (id: string, body: unknown) =>
+      read(await h.app.request(`/runs/${runId}/approvals/${id}`, json(body)));
+    expect(await decide('apr_nope', { approved: true, approvedBy: 'alice' })).toMatchObject({
+      status: 404,
+      body: { code: 'unknown_approval', approvalId: 'apr_nope' },
+    });
+    expect(await decide(approvalId, { approved: true, approvedBy: 'mallory' })).toMatchObject({
+      status: 403,
+      body: { code: 'approver_not_allowed' },
+    });
     const edit = await decide(approvalId, { approved: true, approvedBy: 'alice', args: { path: '' } });
     expect(edit).toMatchObject({ status: 422, body: { code: 'invalid_edit', issues: [{ path: 'path' }] } });
     now += 60_001;
-    expect(await decide(approvalId, { approved: true, approvedBy: 'alice' })).toMatchObject({ status: 410, body: { code: 'approval_expired', approvalId } });
+    expect(await decide(approvalId, { approved: true, approvedBy: 'alice' })).toMatchObject({
+      status: 410,
+      body: { code: 'approval_expired', approvalId },
+    });
     expect(h.executed).toEqual([]);
   });
 
   it('approves with edited arguments: the tool runs with them', async () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
-    const res = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice', args: { path: '/tmp/safer' } })));
+    const res = await read(
+      await h.app.request(
+        `/runs/${runId}/approvals/${approvalId}`,
+        json({ approved: true, approvedBy: 'alice', args: { path: '/tmp/safer' } }),
+      ),
+    );
     expect(res.status).toBe(200);
     expect(h.executed).toEqual(['/tmp/safer']);
   });
@@ -137,8 +205,13 @@ describe('decisions', () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
     const before = await stateOf(h, runId);
-    const res = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, respondedAt: 0 })));
-    expect(res).toMatchObject({ status: 400, body: { code: 'invalid_body', issues: [{ message: expect.stringContaining('respondedAt') }] } });
+    const res = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, respondedAt: 0 })),
+    );
+    expect(res).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_body', issues: [{ message: expect.stringContaining('respondedAt') }] },
+    });
     expect(await stateOf(h, runId)).toBe(before);
   });
 
@@ -146,7 +219,11 @@ describe('decisions', () => {
     const h = harness();
     const { runId, approvalId } = await startPaused(h);
     for (const body of ['{', '[]', '"x"', '{"approved":"yes"}', '{}', 'null', '\u00ff']) {
-      const res = await h.app.request(`/runs/${runId}/approvals/${approvalId}`, { method: 'POST', headers: bearer(), body });
+      const res = await h.app.request(`/runs/${runId}/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: bearer(),
+        body,
+      });
       expect(res.status, body).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
     }
@@ -166,7 +243,9 @@ describe('decisions', () => {
     const { runId, approvalId, signature } = await startPaused(h);
     const missing = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true })));
     expect(missing).toMatchObject({ status: 400, body: { code: 'invalid_signature' } });
-    const ok = await read(await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, signature })));
+    const ok = await read(
+      await h.app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, signature })),
+    );
     expect(ok).toMatchObject({ status: 200, body: { status: 'completed' } });
   });
 });
@@ -177,7 +256,9 @@ describe('batch decisions', () => {
     const start = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a /b /c' })));
     const runId = start.body['run'].runId as string;
     expect(start.body['run'].pendingApprovals).toHaveLength(3);
-    const res = await read(await h.app.request(`/runs/${runId}/approvals`, json({ approveAll: true, approvedBy: 'alice' })));
+    const res = await read(
+      await h.app.request(`/runs/${runId}/approvals`, json({ approveAll: true, approvedBy: 'alice' })),
+    );
     expect(res.status).toBe(200);
     expect(res.body['status']).toBe('completed');
     expect(res.body['results']).toHaveLength(3);
@@ -189,7 +270,9 @@ describe('batch decisions', () => {
     const h = harness();
     const start = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a /b' })));
     const runId = start.body['run'].runId as string;
-    const res = await read(await h.app.request(`/runs/${runId}/approvals`, json({ denyAll: true, approvedBy: 'alice', reason: 'freeze' })));
+    const res = await read(
+      await h.app.request(`/runs/${runId}/approvals`, json({ denyAll: true, approvedBy: 'alice', reason: 'freeze' })),
+    );
     expect(res.body['status']).toBe('completed');
     expect(res.body['run'].audit.map((entry: Body) => [entry['decision'], entry['reason']])).toEqual([
       ['denied', 'freeze'],
@@ -218,7 +301,11 @@ describe('batch decisions', () => {
     expect(partial.body['status']).toBe('awaitingApproval');
     expect(partial.body['results']).toEqual([
       { approvalId: a, ok: true, duplicate: false },
-      { approvalId: 'apr_nope', ok: false, problem: expect.objectContaining({ status: 404, code: 'unknown_approval' }) },
+      {
+        approvalId: 'apr_nope',
+        ok: false,
+        problem: expect.objectContaining({ status: 404, code: 'unknown_approval' }),
+      },
     ]);
     const rest = await read(
       await h.app.request(
@@ -242,11 +329,18 @@ describe('batch decisions', () => {
   it('refuses mixed or empty batches, and approveAll on a run that does not wait', async () => {
     const h = harness();
     const { runId } = await startPaused(h);
-    for (const body of [{ approveAll: true }, { approveAll: true, denyAll: true, approvedBy: 'a' }, { decisions: [] }, { approveAll: false, approvedBy: 'a' }]) {
+    for (const body of [
+      { approveAll: true },
+      { approveAll: true, denyAll: true, approvedBy: 'a' },
+      { decisions: [] },
+      { approveAll: false, approvedBy: 'a' },
+    ]) {
       expect((await h.app.request(`/runs/${runId}/approvals`, json(body))).status, JSON.stringify(body)).toBe(400);
     }
     await h.app.request(`/runs/${runId}/cancel`, json({}));
-    const res = await read(await h.app.request(`/runs/${runId}/approvals`, json({ approveAll: true, approvedBy: 'alice' })));
+    const res = await read(
+      await h.app.request(`/runs/${runId}/approvals`, json({ approveAll: true, approvedBy: 'alice' })),
+    );
     expect(res).toMatchObject({ status: 409, body: { code: 'run_not_awaiting_approval' } });
   });
 });
@@ -255,10 +349,16 @@ describe("resumeMode: 'enqueue'", () => {
   it('records the decision, queues the run for a worker and answers 202; the batch queues it once', async () => {
     const h = harness();
     const queued: string[] = [];
-    const front = createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const front = createRuntime({
+      agents: [h.runtime.agent('files')],
+      store: h.store,
+      queue: { enqueue: async (runId) => void queued.push(runId) },
+    });
     const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode: 'enqueue' });
     const { runId, approvalId } = await startPaused(h);
-    const res = await read(await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })));
+    const res = await read(
+      await app.request(`/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' })),
+    );
     expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId, duplicate: false } });
     expect(queued).toEqual([runId]);
     expect(h.executed).toEqual([]);
@@ -271,15 +371,24 @@ describe("resumeMode: 'enqueue'", () => {
 
     const batch = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a /b' })));
     const second = batch.body['run'].runId as string;
-    const all = await read(await app.request(`/runs/${second}/approvals`, json({ approveAll: true, approvedBy: 'alice' })));
-    expect(all).toMatchObject({ status: 202, body: { accepted: true, runId: second, results: [{ ok: true }, { ok: true }] } });
+    const all = await read(
+      await app.request(`/runs/${second}/approvals`, json({ approveAll: true, approvedBy: 'alice' })),
+    );
+    expect(all).toMatchObject({
+      status: 202,
+      body: { accepted: true, runId: second, results: [{ ok: true }, { ok: true }] },
+    });
     expect(queued).toEqual([runId, runId, second]);
   });
 
   it('starts a run by recording it and queueing it for a worker: 202 before any model call', async () => {
     const h = harness();
     const queued: string[] = [];
-    const front = createRuntime({ agents: [h.runtime.agent('files')], store: h.store, queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const front = createRuntime({
+      agents: [h.runtime.agent('files')],
+      store: h.store,
+      queue: { enqueue: async (runId) => void queued.push(runId) },
+    });
     const app = createApprovalApp(front, { bearerToken: TOKEN, resumeMode: 'enqueue' });
     const res = await read(await app.request('/runs', json({ agent: 'files', input: '/tmp/q', runId: 'queued-run' })));
     expect(res).toMatchObject({ status: 202, body: { status: 'running', accepted: true, runId: 'queued-run' } });
@@ -291,7 +400,9 @@ describe("resumeMode: 'enqueue'", () => {
   it('refuses at creation an app whose runtime has no queue, so no decision is recorded and then left unqueued', async () => {
     const h = harness();
     expect(() => createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue' })).toThrow(ConfigError);
-    expect(() => createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue' })).toThrow(/resumeMode 'enqueue' needs a runtime made with createRuntime\(\{ queue/);
+    expect(() => createApprovalApp(h.runtime, { bearerToken: TOKEN, resumeMode: 'enqueue' })).toThrow(
+      /resumeMode 'enqueue' needs a runtime made with createRuntime\(\{ queue/,
+    );
   });
 });
 
@@ -303,7 +414,11 @@ describe('listing and cancelling', () => {
     expect(first.status).toBe(200);
     expect(first.body['items']).toHaveLength(2);
     expect(first.body['items'][0]).toMatchObject({ agentName: 'files', request: { toolName: 'delete_file' } });
-    const second = await read(await h.app.request(`/approvals?limit=2&cursor=${encodeURIComponent(first.body['cursor'])}`, { headers: bearer() }));
+    const second = await read(
+      await h.app.request(`/approvals?limit=2&cursor=${encodeURIComponent(first.body['cursor'])}`, {
+        headers: bearer(),
+      }),
+    );
     expect(second.body['items']).toHaveLength(1);
     expect(second.body['cursor']).toBeUndefined();
     const other = await read(await h.app.request('/approvals?agent=someone-else', { headers: bearer() }));
@@ -316,17 +431,28 @@ describe('listing and cancelling', () => {
 
   it("POST /runs starts a run in a session and GET /approvals?sessionId= lists that session's approvals only", async () => {
     const h = harness();
-    const started = await read(await h.app.request('/runs', json({ agent: 'files', input: '/a', sessionId: 'chat-7' })));
+    const started = await read(
+      await h.app.request('/runs', json({ agent: 'files', input: '/a', sessionId: 'chat-7' })),
+    );
     expect(started).toMatchObject({ status: 201, body: { run: { sessionId: 'chat-7' } } });
     await startPaused(h, '/b');
     const listed = await read(await h.app.request('/approvals?sessionId=chat-7', { headers: bearer() }));
-    expect(listed.body['items']).toEqual([expect.objectContaining({ runId: started.body['run'].runId, sessionId: 'chat-7' })]);
-    const refused = await read(await h.app.request('/runs', json({ agent: 'files', input: '/c', sessionId: 'chat 7' })));
+    expect(listed.body['items']).toEqual([
+      expect.objectContaining({ runId: started.body['run'].runId, sessionId: 'chat-7' }),
+    ]);
+    const refused = await read(
+      await h.app.request('/runs', json({ agent: 'files', input: '/c', sessionId: 'chat 7' })),
+    );
     expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_body', issues: [{ path: 'sessionId' }] } });
-    expect(await read(await h.app.request('/approvals?sessionId=a%2Fb', { headers: bearer() }))).toMatchObject({ status: 400, body: { code: 'invalid_query' } });
+    expect(await read(await h.app.request('/approvals?sessionId=a%2Fb', { headers: bearer() }))).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_query' },
+    });
     const doc = (await (await h.app.request('/openapi.json')).json()) as Body;
     expect(doc['components'].schemas.StartRun.properties).toHaveProperty('sessionId');
-    expect(doc['paths']['/approvals'].get.parameters.map((parameter: { name: string }) => parameter.name)).toContain('sessionId');
+    expect(doc['paths']['/approvals'].get.parameters.map((parameter: { name: string }) => parameter.name)).toContain(
+      'sessionId',
+    );
   });
 
   it('POST /runs/:runId/cancel cancels a paused run; a finished run is answered as it is', async () => {
@@ -364,14 +490,22 @@ describe('errors', () => {
   it('an unexpected error is a 500 `internal` problem without its message or stack, reported to onError', async () => {
     const runtime = createRuntime({ agents: [harness().runtime.agent('files')] });
     const errors: unknown[] = [];
-    const broken: Runtime = { ...runtime, get: async () => Promise.reject(new Error('secret internals at /srv/app.js:12')) };
-    const app = createApprovalApp(broken, { bearerToken: TOKEN, onError: (error, context) => errors.push([String(error), context]) });
+    const broken: Runtime = {
+      ...runtime,
+      get: async () => Promise.reject(new Error('secret internals at /srv/app.js:12')),
+    };
+    const app = createApprovalApp(broken, {
+      bearerToken: TOKEN,
+      onError: (error, context) => errors.push([String(error), context]),
+    });
     const res = await app.request('/runs/run_1', { headers: bearer() });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toMatchObject({ status: 500, code: 'internal' });
     expect(text).not.toContain('secret internals');
-    expect(errors).toEqual([['Error: secret internals at /srv/app.js:12', { operation: 'request', method: 'GET', path: '/runs/run_1' }]]);
+    expect(errors).toEqual([
+      ['Error: secret internals at /srv/app.js:12', { operation: 'request', method: 'GET', path: '/runs/run_1' }],
+    ]);
   });
 
   it('unknown routes are 404 problems', async () => {
@@ -411,7 +545,18 @@ describe('GET /openapi.json and /healthz', () => {
     );
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });
-    expect(Object.keys(decision.properties).sort()).toEqual(['approvalId', 'approved', 'approvedBy', 'args', 'dismissed', 'grant', 'reason', 'runId', 'scope', 'signature']);
+    expect(Object.keys(decision.properties).sort()).toEqual([
+      'approvalId',
+      'approved',
+      'approvedBy',
+      'args',
+      'dismissed',
+      'grant',
+      'reason',
+      'runId',
+      'scope',
+      'signature',
+    ]);
     expect(doc['paths']['/runs/{runId}/approvals/{approvalId}'].post.responses).toHaveProperty('409');
     expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(await (await h.app.request('/healthz')).json()).toEqual({ ok: true });

@@ -40,12 +40,32 @@ describe('Standard Webhooks signatures on writes', () => {
       ['empty signature header', { ...good, 'webhook-signature': '' }, 'invalid_webhook_signature', 'missing_headers'],
       ['no id', { ...good, 'webhook-id': '' }, 'invalid_webhook_signature', 'missing_headers'],
       ['no timestamp', { ...good, 'webhook-timestamp': '' }, 'invalid_webhook_signature', 'missing_headers'],
-      ['wrong secret', signed(body, { secret: `whsec_${Buffer.from('another key of 32 bytes, really!').toString('base64')}` }), 'invalid_webhook_signature', 'bad_signature'],
-      ['truncated', { ...good, 'webhook-signature': good['webhook-signature']!.slice(0, -8) }, 'invalid_webhook_signature', 'bad_signature'],
-      ['v2 scheme', { ...good, 'webhook-signature': good['webhook-signature']!.replace('v1,', 'v2,') }, 'invalid_webhook_signature', 'bad_signature'],
+      [
+        'wrong secret',
+        signed(body, { secret: `whsec_${Buffer.from('another key of 32 bytes, really!').toString('base64')}` }),
+        'invalid_webhook_signature',
+        'bad_signature',
+      ],
+      [
+        'truncated',
+        { ...good, 'webhook-signature': good['webhook-signature']!.slice(0, -8) },
+        'invalid_webhook_signature',
+        'bad_signature',
+      ],
+      [
+        'v2 scheme',
+        { ...good, 'webhook-signature': good['webhook-signature']!.replace('v1,', 'v2,') },
+        'invalid_webhook_signature',
+        'bad_signature',
+      ],
       ['301 s old', signed(body, { at: NOW_MS - 301_000 }), 'invalid_webhook_signature', 'stale_timestamp'],
       ['301 s ahead', signed(body, { at: NOW_MS + 301_000 }), 'invalid_webhook_signature', 'stale_timestamp'],
-      ['timestamp not a number', { ...good, 'webhook-timestamp': 'soon' }, 'invalid_webhook_signature', 'bad_timestamp'],
+      [
+        'timestamp not a number',
+        { ...good, 'webhook-timestamp': 'soon' },
+        'invalid_webhook_signature',
+        'bad_timestamp',
+      ],
       ['id of another delivery', { ...good, 'webhook-id': 'msg_other' }, 'invalid_webhook_signature', 'bad_signature'],
     ];
     for (const [name, headers, code, reason] of attempts) {
@@ -55,7 +75,10 @@ describe('Standard Webhooks signatures on writes', () => {
       expect(problem['code'], name).toBe(code);
       if (reason) expect(problem['reason'], name).toBe(reason);
     }
-    const tampered = await h.app.request(decisionPath(runId, approvalId), post(JSON.stringify({ approved: false }), good));
+    const tampered = await h.app.request(
+      decisionPath(runId, approvalId),
+      post(JSON.stringify({ approved: false }), good),
+    );
     expect(tampered.status).toBe(401);
     expect(await stateOf(h, runId)).toBe(before);
     expect(h.executed).toEqual([]);
@@ -119,7 +142,10 @@ describe('webhook-id replays', () => {
     const h = harness();
     const body = JSON.stringify({ agent: 'files', input: '/tmp/race' });
     const headers = signed(body, { id: 'msg_race' });
-    const [a, b] = await Promise.all([h.app.request('/runs', post(body, headers)), h.app.request('/runs', post(body, headers))]);
+    const [a, b] = await Promise.all([
+      h.app.request('/runs', post(body, headers)),
+      h.app.request('/runs', post(body, headers)),
+    ]);
     // The first claims the webhook-id and is handled; the second, while it is, gets a retryable answer.
     const [first, second] = a.status === 201 ? [a, b] : [b, a];
     expect(first.status).toBe(201);
@@ -167,8 +193,17 @@ describe('bearer tokens and configuration', () => {
   it('refuses a missing, wrong or malformed bearer token with 401', async () => {
     const h = harness();
     const { runId } = await startPaused(h);
-    for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, 'Bearer', `Basic ${TOKEN}`, `Bearer ${TOKEN} extra`]) {
-      const res = await h.app.request(`/runs/${runId}`, { headers: authorization === undefined ? {} : { authorization } });
+    for (const authorization of [
+      undefined,
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      'Bearer',
+      `Basic ${TOKEN}`,
+      `Bearer ${TOKEN} extra`,
+    ]) {
+      const res = await h.app.request(`/runs/${runId}`, {
+        headers: authorization === undefined ? {} : { authorization },
+      });
       expect(res.status, String(authorization)).toBe(401);
       expect(((await res.json()) as Body)['code']).toBe('unauthorized');
     }
@@ -179,7 +214,10 @@ describe('bearer tokens and configuration', () => {
     const h = harness();
     const { runId } = await startPaused(h);
     const body = '{}';
-    const res = await h.app.request(`/runs/${runId}/cancel`, post(body, { ...signed(body), authorization: 'Bearer wrong-token-123456789' }));
+    const res = await h.app.request(
+      `/runs/${runId}/cancel`,
+      post(body, { ...signed(body), authorization: 'Bearer wrong-token-123456789' }),
+    );
     expect(res.status).toBe(401);
     expect((await h.runtime.get(runId)).status).toBe('awaitingApproval');
   });
@@ -196,8 +234,24 @@ describe('bearer tokens and configuration', () => {
     expect((await open.request('/approvals')).status).toBe(200);
     // Another web page can send a "simple" cross-site POST; without credentials, only JSON (which needs a CORS preflight) is taken.
     expect((await open.request('/runs/run_1/cancel', { method: 'POST' })).status).toBe(415);
-    expect((await open.request('/runs/run_1/cancel', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
-    expect((await open.request('/runs/run_1/cancel', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+    expect(
+      (
+        await open.request('/runs/run_1/cancel', {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(415);
+    expect(
+      (
+        await open.request('/runs/run_1/cancel', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -219,7 +273,10 @@ describe('hostile bodies', () => {
         expect(((await res.json()) as Body)['code']).toBe('invalid_body');
       }
     }
-    const start = await h.app.request('/runs', post('{"agent":"files","input":"/x","__proto__":{"polluted":1}}', bearer()));
+    const start = await h.app.request(
+      '/runs',
+      post('{"agent":"files","input":"/x","__proto__":{"polluted":1}}', bearer()),
+    );
     expect(start.status).toBe(400);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect((Object.prototype as Record<string, unknown>)['polluted']).toBeUndefined();
@@ -252,7 +309,12 @@ describe('hostile bodies', () => {
         else controller.enqueue(chunk);
       },
     });
-    const res = await h.app.request('/runs', { method: 'POST', headers: { ...bearer(), 'transfer-encoding': 'chunked' }, body: stream, duplex: 'half' } as RequestInit);
+    const res = await h.app.request('/runs', {
+      method: 'POST',
+      headers: { ...bearer(), 'transfer-encoding': 'chunked' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(pulled).toBeLessThan(1024 * 1024);
     expect(h.modelCalls()).toBe(0);

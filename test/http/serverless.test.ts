@@ -16,7 +16,10 @@ interface Described {
   body?: string;
 }
 
-function invoke(request: Described, prefix: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function invoke(
+  request: Described,
+  prefix: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serverless-request.ts'], {
       env: { ...process.env, REDIS_URL: url!, PREFIX: prefix },
@@ -64,15 +67,27 @@ describe.skipIf(!url)('serverless: one fresh process per request, state only in 
   it('starts in one process, decides in another, reads in a third; a replay in a fourth gets the first answer', async () => {
     const started = await invoke(signedPost('/runs', { agent: 'files', input: '/var/tmp/cache' }), prefix);
     expect(started.status).toBe(201);
-    const run = (JSON.parse(started.body) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } }).run;
+    const run = (JSON.parse(started.body) as { run: { runId: string; pendingApprovals: { approvalId: string }[] } })
+      .run;
     const approvalId = run.pendingApprovals[0]!.approvalId;
 
-    const decision = signedPost(`/runs/${run.runId}/approvals/${approvalId}`, { runId: run.runId, approvalId, approved: true, approvedBy: 'alice' }, 'msg_serverless_decision');
+    const decision = signedPost(
+      `/runs/${run.runId}/approvals/${approvalId}`,
+      { runId: run.runId, approvalId, approved: true, approvedBy: 'alice' },
+      'msg_serverless_decision',
+    );
     const decided = await invoke(decision, prefix);
     expect(decided.status).toBe(200);
     expect(JSON.parse(decided.body)).toMatchObject({ status: 'completed', duplicate: false });
 
-    const read = await invoke({ method: 'GET', url: `https://approvals.example.com/runs/${run.runId}`, headers: { authorization: `Bearer ${TOKEN}` } }, prefix);
+    const read = await invoke(
+      {
+        method: 'GET',
+        url: `https://approvals.example.com/runs/${run.runId}`,
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+      prefix,
+    );
     expect(read.status).toBe(200);
     expect(JSON.parse(read.body)).toMatchObject({
       status: 'completed',

@@ -52,7 +52,10 @@ describe('model deltas on GET /events over a socket', () => {
     const paused = await h.runtime.start('files', { input: '/tmp/x', runId });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     await until('approval-requested');
-    const decided = await fetch(`${server.url}/runs/${runId}/approvals/${approvalId}`, json({ approved: true, approvedBy: 'alice' }));
+    const decided = await fetch(
+      `${server.url}/runs/${runId}/approvals/${approvalId}`,
+      json({ approved: true, approvedBy: 'alice' }),
+    );
     expect(decided.status).toBe(200);
     await until('run-completed');
     await events.cancel();
@@ -61,8 +64,17 @@ describe('model deltas on GET /events over a socket', () => {
 
   function expectTheRunStreamed({ seen, paused, errors }: Awaited<ReturnType<typeof followRun>>) {
     // Deltas collapsed: the order of what happened.
-    const order = seen.map((event) => event.type).filter((type, index, all) => type !== 'model-delta' || all[index - 1] !== 'model-delta');
-    expect(order).toEqual(['model-delta', 'approval-requested', 'approval-resolved', 'tool-finished', 'model-delta', 'run-completed']);
+    const order = seen
+      .map((event) => event.type)
+      .filter((type, index, all) => type !== 'model-delta' || all[index - 1] !== 'model-delta');
+    expect(order).toEqual([
+      'model-delta',
+      'approval-requested',
+      'approval-resolved',
+      'tool-finished',
+      'model-delta',
+      'run-completed',
+    ]);
     const deltas = seen.filter((event): event is ModelDeltaEvent => event.type === 'model-delta');
     const call = paused.messages.at(-1)!.toolCalls![0]!;
     const argsOfCall = deltas.filter((delta) => delta.turn === 1 && delta.toolCallId === call.id);
@@ -71,7 +83,9 @@ describe('model deltas on GET /events over a socket', () => {
     expect(argsOfCall.reduce((sum, delta) => sum + (delta.argsChars ?? 0), 0)).toBe(JSON.stringify(call.args).length);
     expect(argsOfCall.map((delta) => delta.delta).join('')).toBe('');
     const answer = deltas.filter((delta) => delta.turn === 2 && delta.kind === 'text');
-    expect(answer.map((delta) => delta.delta).join('')).toBe(seen.find((event) => event.type === 'run-completed' && 'output' in event)!.output);
+    expect(answer.map((delta) => delta.delta).join('')).toBe(
+      seen.find((event) => event.type === 'run-completed' && 'output' in event)!.output,
+    );
     expect(errors).toEqual([]);
   }
 
@@ -85,6 +99,8 @@ describe('model deltas on GET /events over a socket', () => {
     const notifier = createStreamNotifier({ redis: redis!, prefix, group: 'sse', blockMs: 200 });
     notifiers.push(notifier);
     const feed: EventFeed = notifier;
-    expectTheRunStreamed(await followRun({ store: createRedisStore({ redis: redis!, prefix }), app: { events: feed } }));
+    expectTheRunStreamed(
+      await followRun({ store: createRedisStore({ redis: redis!, prefix }), app: { events: feed } }),
+    );
   });
 });

@@ -8,8 +8,10 @@ import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing
 import { inboxLinkUrl, linkUrls } from '../support/link-urls.js';
 
 const TOKEN = 'tool-claims-test-token-0123456789';
-const CLAIMS = 'The tool says: <strong>Drop &lt;table&gt;</strong> · <strong>⚠️ destructive</strong> · idempotent (its own hints, not verified)';
-const DOWN = /<p class="warn"><strong>⚠️ Connector warehouse is disconnected: an approved call waits for it to come back, and fails if it does not\.<\/strong><\/p>/;
+const CLAIMS =
+  'The tool says: <strong>Drop &lt;table&gt;</strong> · <strong>⚠️ destructive</strong> · idempotent (its own hints, not verified)';
+const DOWN =
+  /<p class="warn"><strong>⚠️ Connector warehouse is disconnected: an approved call waits for it to come back, and fails if it does not\.<\/strong><\/p>/;
 
 describe("a tool's claims and its connector on the approval app", () => {
   let status: ConnectorStatus = 'disconnected';
@@ -28,7 +30,9 @@ describe("a tool's claims and its connector on the approval app", () => {
       createAgent({
         name: 'dba',
         tools: [dropTable],
-        model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('drop_table', { table: 'orders' }))),
+        model: createScriptedModel(({ messages }) =>
+          messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('drop_table', { table: 'orders' }),
+        ),
       }),
     ],
     store: createMemoryStore(),

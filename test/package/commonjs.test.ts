@@ -37,7 +37,12 @@ describe("require('countersign') from CommonJS", () => {
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   it('loads the package and its subpaths where Node can require ES modules, else says the package is ESM', () => {
-    const run = () => execFileSync(process.execPath, ['main.cjs'], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = () =>
+      execFileSync(process.execPath, ['main.cjs'], {
+        cwd: project,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     if ((process.features as { require_module?: boolean }).require_module) {
       expect(run()).toBe('function function function\n');
     } else {

@@ -48,39 +48,52 @@ const done = await agent.execute(withApprovalResponse(deserialize(serialize(paus
 console.log(paused.status, done.status, done.output, files.size);
 `;
 
-describe.skipIf(skipped !== undefined)(`from a fresh clone${skipped === undefined ? '' : ` (skipped: ${skipped})`}`, () => {
-  let work = '';
-  afterAll(() => (work === '' ? undefined : rmSync(work, { recursive: true, force: true })));
+describe.skipIf(skipped !== undefined)(
+  `from a fresh clone${skipped === undefined ? '' : ` (skipped: ${skipped})`}`,
+  () => {
+    let work = '';
+    afterAll(() => (work === '' ? undefined : rmSync(work, { recursive: true, force: true })));
 
-  it('npm ci and npm start -- --once complete a run; npm pack ships the build, and the quickstart runs from the installed tarball', async () => {
-    work = mkdtempSync(join(tmpdir(), 'countersign-clone-'));
-    // The committed state of this checkout's HEAD, as a new contributor would get it.
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const clone = join(work, 'countersign');
-    await run('git', ['clone', '--quiet', '--no-checkout', process.cwd(), clone]);
-    await run('git', ['-C', clone, 'checkout', '--quiet', head]);
-    // Outside CI and the test run's own settings: what a person gets typing the commands.
-    const { CI: _ci, COUNTERSIGN_TOKEN: _token, REDIS_URL: _redis, ...env } = process.env;
+    it('npm ci and npm start -- --once complete a run; npm pack ships the build, and the quickstart runs from the installed tarball', async () => {
+      work = mkdtempSync(join(tmpdir(), 'countersign-clone-'));
+      // The committed state of this checkout's HEAD, as a new contributor would get it.
+      const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+      const clone = join(work, 'countersign');
+      await run('git', ['clone', '--quiet', '--no-checkout', process.cwd(), clone]);
+      await run('git', ['-C', clone, 'checkout', '--quiet', head]);
+      // Outside CI and the test run's own settings: what a person gets typing the commands.
+      const { CI: _ci, COUNTERSIGN_TOKEN: _token, REDIS_URL: _redis, ...env } = process.env;
 
-    await run(npm, ['ci', ...quiet], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
-    const port = await freePort();
-    const started = await run(npm, ['start', '--', '--once'], { cwd: clone, env: { ...env, PORT: String(port) } });
-    expect(started.stdout).toContain(`console:   http://127.0.0.1:${port}/`);
-    expect(started.stdout).toMatch(/^once: run run_\S+ is completed; /m);
+      await run(npm, ['ci', ...quiet], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
+      const port = await freePort();
+      const started = await run(npm, ['start', '--', '--once'], { cwd: clone, env: { ...env, PORT: String(port) } });
+      expect(started.stdout).toContain(`console:   http://127.0.0.1:${port}/`);
+      expect(started.stdout).toMatch(/^once: run run_\S+ is completed; /m);
 
-    const packed = await run(npm, ['pack', '--silent'], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
-    const tarball = join(clone, packed.stdout.trim().split('\n').at(-1)!);
-    const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
-    expect(listing).toEqual(expect.arrayContaining(['package/LICENSE', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/http/index.js']));
-    expect(listing.filter((path) => path.startsWith('package/src/') || path.startsWith('package/test/'))).toEqual([]);
+      const packed = await run(npm, ['pack', '--silent'], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
+      const tarball = join(clone, packed.stdout.trim().split('\n').at(-1)!);
+      const listing = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
+      expect(listing).toEqual(
+        expect.arrayContaining([
+          'package/LICENSE',
+          'package/README.md',
+          'package/dist/index.js',
+          'package/dist/index.d.ts',
+          'package/dist/http/index.js',
+        ]),
+      );
+      expect(listing.filter((path) => path.startsWith('package/src/') || path.startsWith('package/test/'))).toEqual([]);
 
-    const consumer = join(work, 'consumer');
-    mkdirSync(consumer);
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    await run(npm, ['install', tarball, 'zod', ...quiet], { cwd: consumer, env });
-    expect(readdirSync(join(consumer, 'node_modules', 'countersign'))).toEqual(expect.arrayContaining(['LICENSE', 'dist', 'package.json']));
-    writeFileSync(join(consumer, 'quickstart.mjs'), quickstart);
-    const { stdout } = await run(process.execPath, ['quickstart.mjs'], { cwd: consumer });
-    expect(stdout).toBe('awaitingApproval completed Deleted. 0\n');
-  }, 900_000);
-});
+      const consumer = join(work, 'consumer');
+      mkdirSync(consumer);
+      writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+      await run(npm, ['install', tarball, 'zod', ...quiet], { cwd: consumer, env });
+      expect(readdirSync(join(consumer, 'node_modules', 'countersign'))).toEqual(
+        expect.arrayContaining(['LICENSE', 'dist', 'package.json']),
+      );
+      writeFileSync(join(consumer, 'quickstart.mjs'), quickstart);
+      const { stdout } = await run(process.execPath, ['quickstart.mjs'], { cwd: consumer });
+      expect(stdout).toBe('awaitingApproval completed Deleted. 0\n');
+    }, 900_000);
+  },
+);

@@ -4,11 +4,15 @@ import { describe, expect, it } from 'vitest';
 function importWithoutPeers(specifier: string, allowedPeer = ''): string {
   const script = `await import(${JSON.stringify(specifier)}); console.log('loaded');`;
   try {
-    return execFileSync(process.execPath, ['--import', 'tsx', '--import', './test/support/forbid-optional-peers.mjs', '--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, COUNTERSIGN_ALLOW_PEER: allowedPeer },
-    });
+    return execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--import', './test/support/forbid-optional-peers.mjs', '--input-type=module', '-e', script],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, COUNTERSIGN_ALLOW_PEER: allowedPeer },
+      },
+    );
   } catch (error) {
     return String((error as { stderr?: string }).stderr);
   }
@@ -35,7 +39,9 @@ describe('optional peer dependencies', () => {
 
   it("import 'countersign/mcp' loads the MCP SDK and none of the other peers", () => {
     expect(importWithoutPeers('countersign/mcp', '@modelcontextprotocol/sdk')).toContain('loaded');
-    expect(importWithoutPeers('countersign/mcp')).toContain('optional peer dependency loaded: @modelcontextprotocol/sdk');
+    expect(importWithoutPeers('countersign/mcp')).toContain(
+      'optional peer dependency loaded: @modelcontextprotocol/sdk',
+    );
   });
 
   it('the hook does catch a peer import (so the test above can fail)', () => {
@@ -44,6 +50,8 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');
     expect(importWithoutPeers('ai')).toContain('optional peer dependency loaded: ai');
     expect(importWithoutPeers('@ai-sdk/provider')).toContain('optional peer dependency loaded: @ai-sdk/provider');
-    expect(importWithoutPeers('@modelcontextprotocol/sdk/client/index.js')).toContain('optional peer dependency loaded: @modelcontextprotocol/sdk');
+    expect(importWithoutPeers('@modelcontextprotocol/sdk/client/index.js')).toContain(
+      'optional peer dependency loaded: @modelcontextprotocol/sdk',
+    );
   });
 });

@@ -36,7 +36,9 @@ let broken: Map<string, string[]>;
 beforeAll(() => {
   tree = mkdtempSync(join(tmpdir(), 'countersign-rooms-'));
   copyFileSync(join(checkout, 'biome.json'), join(tree, 'biome.json'));
-  const files: Record<string, string> = Object.fromEntries([...refused, ...allowed].map(([, path, specifier]) => [path, importing(specifier)]));
+  const files: Record<string, string> = Object.fromEntries(
+    [...refused, ...allowed].map(([, path, specifier]) => [path, importing(specifier)]),
+  );
   // Two files of one room that import each other, one of them for a type only: still a cycle.
   files['src/run/cycle-a.ts'] = "import type { B } from './cycle-b.js';\nexport type A = { readonly b?: B };\n";
   files['src/run/cycle-b.ts'] = "import type { A } from './cycle-a.js';\nexport type B = { readonly a?: A };\n";
@@ -44,7 +46,11 @@ beforeAll(() => {
     mkdirSync(dirname(join(tree, path)), { recursive: true });
     writeFileSync(join(tree, path), source);
   }
-  const run = spawnSync(join(checkout, 'node_modules/.bin/biome'), ['lint', '--reporter=json', '--max-diagnostics=none', 'src'], { cwd: tree, encoding: 'utf8' });
+  const run = spawnSync(
+    join(checkout, 'node_modules/.bin/biome'),
+    ['lint', '--reporter=json', '--max-diagnostics=none', 'src'],
+    { cwd: tree, encoding: 'utf8' },
+  );
   const report = JSON.parse(run.stdout) as { diagnostics: { category: string; location: { path: string } }[] };
   broken = new Map();
   for (const diagnostic of report.diagnostics) {

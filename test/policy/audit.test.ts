@@ -15,7 +15,11 @@ describe('audit', () => {
         ],
       ],
       {
-        tools: [recordingTool('lookup', { needsApproval: false }, executions), recordingTool('write', {}, executions), recordingTool('drop', {}, executions)],
+        tools: [
+          recordingTool('lookup', { needsApproval: false }, executions),
+          recordingTool('write', {}, executions),
+          recordingTool('drop', {}, executions),
+        ],
         policy: { rules: [{ id: 'no-drop', tool: 'drop', action: 'deny', reason: 'never' }] },
         onEvent: (event) => events.push(event),
       },
@@ -55,7 +59,14 @@ describe('audit', () => {
 
     const resolved = events.filter((event) => event.type === 'approval-resolved');
     expect(resolved.map((event) => (event.type === 'approval-resolved' ? event.entry : undefined))).toEqual(log);
-    expect(events.map((event) => event.type)).toEqual(['approval-resolved', 'approval-resolved', 'approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
+    expect(events.map((event) => event.type)).toEqual([
+      'approval-resolved',
+      'approval-resolved',
+      'approval-requested',
+      'approval-resolved',
+      'tool-finished',
+      'run-completed',
+    ]);
   });
 
   it('a listener that throws does not stop the run', async () => {

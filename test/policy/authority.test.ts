@@ -16,20 +16,40 @@ import { agentCalling, newExecutions, recordingTool } from '../support/policy-ha
 
 const decisionSecret = 'test-decision-secret-0123456789';
 
-async function pausedOn(options: { approvals?: QuorumOptions; approvers?: string[]; requestedBy?: string; secret?: boolean }) {
+async function pausedOn(options: {
+  approvals?: QuorumOptions;
+  approvers?: string[];
+  requestedBy?: string;
+  secret?: boolean;
+}) {
   const executions = newExecutions();
   const tool = recordingTool(
     'transfer',
-    { needsApproval: true, ...(options.approvals ? { approvals: options.approvals } : {}), ...(options.approvers ? { approvers: options.approvers } : {}) },
+    {
+      needsApproval: true,
+      ...(options.approvals ? { approvals: options.approvals } : {}),
+      ...(options.approvers ? { approvers: options.approvers } : {}),
+    },
     executions,
   );
-  const agent = agentCalling([[{ name: 'transfer', args: { amount: 100 } }]], { tools: [tool], ...(options.secret ? { decisionSecret } : {}) });
-  const snap = await agent.execute({ input: 'pay', ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }) });
+  const agent = agentCalling([[{ name: 'transfer', args: { amount: 100 } }]], {
+    tools: [tool],
+    ...(options.secret ? { decisionSecret } : {}),
+  });
+  const snap = await agent.execute({
+    input: 'pay',
+    ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
+  });
   const request = snap.pendingApprovals[0]!;
   const respond = (current: AgentSnapshot, by: string, approved = true) =>
     withApprovalResponse(
       current,
-      { approvalId: request.approvalId, approved, approvedBy: by, ...(request.signature === undefined ? {} : { signature: request.signature }) },
+      {
+        approvalId: request.approvalId,
+        approved,
+        approvedBy: by,
+        ...(request.signature === undefined ? {} : { signature: request.signature }),
+      },
       { agent },
     );
   return { agent, snap, request, respond, executions };
@@ -104,14 +124,18 @@ describe('votes count once per person and are signed as a chain', () => {
     expect(copied.pendingApprovals[0]!.votes).toHaveLength(2);
     const refusal = thrown(() => respond(copied, 'bo'));
     expect(refusal).toBeInstanceOf(ApprovalSignatureError);
-    expect((refusal as Error).message).toMatch(/vote recorded for ana does not match its signature or its place among the votes \(vote 2\)/);
+    expect((refusal as Error).message).toMatch(
+      /vote recorded for ana does not match its signature or its place among the votes \(vote 2\)/,
+    );
     expect(executions.count('transfer')).toBe(0);
   });
 
   it('without a secret a duplicated vote still counts once', async () => {
     const { snap, request, respond } = await pausedOn({ approvals: { required: 3 } });
     const one = respond(snap, 'ana');
-    const copied = edited(one, (head) => head.pendingApprovals[0].votes.push({ ...head.pendingApprovals[0].votes[0], by: 'ANA' }));
+    const copied = edited(one, (head) =>
+      head.pendingApprovals[0].votes.push({ ...head.pendingApprovals[0].votes[0], by: 'ANA' }),
+    );
     const two = respond(copied, 'bo');
     expect(two.status).toBe('awaitingApproval');
     expect(voteProgress(two, request.approvalId)).toMatchObject({ approvals: 2, remaining: 1 });
@@ -121,7 +145,9 @@ describe('votes count once per person and are signed as a chain', () => {
     const { snap, respond } = await pausedOn({ approvals: { required: 3 }, secret: true });
     const two = respond(respond(snap, 'ana'), 'bo');
     const removed = edited(two, (head) => head.pendingApprovals[0].votes.shift());
-    expect(() => respond(removed, 'cy')).toThrow(/vote recorded for bo does not match its signature or its place among the votes \(vote 1\)/);
+    expect(() => respond(removed, 'cy')).toThrow(
+      /vote recorded for bo does not match its signature or its place among the votes \(vote 1\)/,
+    );
     const swapped = edited(two, (head) => head.pendingApprovals[0].votes.reverse());
     expect(() => respond(swapped, 'cy')).toThrow(ApprovalSignatureError);
     expect(respond(two, 'cy').status).toBe('running');

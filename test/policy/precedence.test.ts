@@ -12,7 +12,8 @@ async function decide(rules: PolicyRule[], toolSays: ToolSays, defaultAction?: P
     policy: { rules, ...(defaultAction === undefined ? {} : { default: defaultAction }) },
   });
   const snap = await agent.execute({ input: 'go' });
-  const outcome: PolicyAction = snap.status === 'awaitingApproval' ? 'ask' : executions.count('act') === 1 ? 'allow' : 'deny';
+  const outcome: PolicyAction =
+    snap.status === 'awaitingApproval' ? 'ask' : executions.count('act') === 1 ? 'allow' : 'deny';
   return { snap, outcome, executions };
 }
 
@@ -25,7 +26,12 @@ describe('policy precedence', () => {
       it(`a matching ${action} rule decides over a tool that says needsApproval=${String(says)}`, async () => {
         const { outcome, snap } = await decide([{ id: 'r1', tool: 'act', action }], says);
         expect(outcome).toBe(action);
-        if (action !== 'ask') expect(snap.audit[0]).toMatchObject({ source: 'rule', ruleId: 'r1', decision: action === 'allow' ? 'approved' : 'denied' });
+        if (action !== 'ask')
+          expect(snap.audit[0]).toMatchObject({
+            source: 'rule',
+            ruleId: 'r1',
+            decision: action === 'allow' ? 'approved' : 'denied',
+          });
         else expect(snap.pendingApprovals[0]).toMatchObject({ ruleId: 'r1' });
       });
     }
@@ -67,18 +73,27 @@ describe('policy precedence', () => {
   });
 
   it('a call denied by a rule never reaches a person: the model reads the rule reason', async () => {
-    const { snap, executions } = await decide([{ id: 'no-act', tool: 'act', action: 'deny', reason: 'frozen until Monday' }], true);
+    const { snap, executions } = await decide(
+      [{ id: 'no-act', tool: 'act', action: 'deny', reason: 'frozen until Monday' }],
+      true,
+    );
     expect(snap.status).toBe('completed');
     expect(snap.pendingApprovals).toEqual([]);
     expect(executions.count('act')).toBe(0);
     const result = JSON.parse(snap.messages.find((message) => message.role === 'tool')!.content);
     expect(result).toMatchObject({ status: 'denied', reason: 'frozen until Monday' });
     expect(result.message).toMatch(/Do not retry/);
-    expect(snap.audit).toEqual([expect.objectContaining({ source: 'rule', ruleId: 'no-act', decision: 'denied', reason: 'frozen until Monday' })]);
+    expect(snap.audit).toEqual([
+      expect.objectContaining({ source: 'rule', ruleId: 'no-act', decision: 'denied', reason: 'frozen until Monday' }),
+    ]);
   });
 
   it('refuses an invalid rule with a ConfigError naming it', () => {
-    expect(() => agentCalling([], { tools: [], policy: { rules: [{ id: 'bad', tool: 'x', action: 'maybe' as PolicyAction }] } })).toThrow(ConfigError);
-    expect(() => agentCalling([], { tools: [], policy: { rules: [{ id: 'bad', tool: 'x', action: 'maybe' as PolicyAction }] } })).toThrow(/Policy rule bad: action/);
+    expect(() =>
+      agentCalling([], { tools: [], policy: { rules: [{ id: 'bad', tool: 'x', action: 'maybe' as PolicyAction }] } }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      agentCalling([], { tools: [], policy: { rules: [{ id: 'bad', tool: 'x', action: 'maybe' as PolicyAction }] } }),
+    ).toThrow(/Policy rule bad: action/);
   });
 });

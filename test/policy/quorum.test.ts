@@ -21,16 +21,25 @@ import { agentCalling, newExecutions, recordingTool } from '../support/policy-ha
 
 const decisionSecret = 'test-decision-secret-0123456789';
 
-async function pausedOn(approvals: QuorumOptions, options: { requestedBy?: string; secret?: boolean; rules?: PolicyRule[]; calls?: number } = {}) {
+async function pausedOn(
+  approvals: QuorumOptions,
+  options: { requestedBy?: string; secret?: boolean; rules?: PolicyRule[]; calls?: number } = {},
+) {
   const executions = newExecutions();
   const tool = recordingTool('transfer', { needsApproval: true, approvals }, executions);
-  const calls = Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'transfer', args: { amount: 100 + index } }));
+  const calls = Array.from({ length: options.calls ?? 1 }, (_, index) => ({
+    name: 'transfer',
+    args: { amount: 100 + index },
+  }));
   const agent = agentCalling([calls], {
     tools: [tool],
     ...(options.secret ? { decisionSecret } : {}),
     ...(options.rules ? { policy: { rules: options.rules } } : {}),
   });
-  const snap = await agent.execute({ input: 'pay', ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }) });
+  const snap = await agent.execute({
+    input: 'pay',
+    ...(options.requestedBy === undefined ? {} : { requestedBy: options.requestedBy }),
+  });
   expect(snap.status).toBe('awaitingApproval');
   const request = snap.pendingApprovals[0]!;
   const vote = (current: AgentSnapshot, by: string | undefined, approved = true, extra: Record<string, unknown> = {}) =>
@@ -98,7 +107,10 @@ describe('quorum: several approvers', () => {
   });
 
   it("a rule's approvals win over the tool's", async () => {
-    const { request } = await pausedOn({ required: 2 }, { rules: [{ tool: 'transfer', action: 'ask', approvals: { required: 3, anyDenyDenies: false } }] });
+    const { request } = await pausedOn(
+      { required: 2 },
+      { rules: [{ tool: 'transfer', action: 'ask', approvals: { required: 3, anyDenyDenies: false } }] },
+    );
     expect(request.quorum).toMatchObject({ required: 3, anyDenyDenies: false });
   });
 
@@ -115,9 +127,17 @@ describe('quorum: several approvers', () => {
     const { snap, vote } = await pausedOn({ required: 2, from: ['ana', 'bo', 'cy'], anyDenyDenies: false });
     const oneNo = vote(snap, 'ana', false);
     expect(oneNo.status).toBe('awaitingApproval');
-    expect(voteProgress(oneNo, oneNo.pendingApprovals[0]!.approvalId)).toMatchObject({ approvals: 0, denials: 1, remaining: 2, mayStillVote: ['bo', 'cy'] });
+    expect(voteProgress(oneNo, oneNo.pendingApprovals[0]!.approvalId)).toMatchObject({
+      approvals: 0,
+      denials: 1,
+      remaining: 2,
+      mayStillVote: ['bo', 'cy'],
+    });
     const twoNo = vote(oneNo, 'bo', false);
-    expect(twoNo.audit.at(-1)).toMatchObject({ decision: 'denied', reason: 'too few approvers left to reach 2 approvals' });
+    expect(twoNo.audit.at(-1)).toMatchObject({
+      decision: 'denied',
+      reason: 'too few approvers left to reach 2 approvals',
+    });
   });
 
   it('a vote after the outcome is a conflict that names it; the last voter repeating their vote is not', async () => {
@@ -132,15 +152,25 @@ describe('quorum: several approvers', () => {
     const { snap, vote } = await pausedOn({ required: 2 });
     expect(() => vote(snap, 'ana', true, { args: { amount: 1 } })).toThrow(ConfigError);
     expect(() => vote(snap, 'ana', true, { args: { amount: 1 } })).toThrow(/cannot be edited/);
-    expect(() => vote(snap, 'ana', true, { scope: 'run' })).toThrow(/scope 'run': one voter's word must not stand in for a quorum/);
-    expect(() => vote(snap, 'ana', true, { scope: 'agent', grant: { ttlMs: 60_000 } })).toThrow(/scope 'agent': one voter's word must not stand in for a quorum/);
+    expect(() => vote(snap, 'ana', true, { scope: 'run' })).toThrow(
+      /scope 'run': one voter's word must not stand in for a quorum/,
+    );
+    expect(() => vote(snap, 'ana', true, { scope: 'agent', grant: { ttlMs: 60_000 } })).toThrow(
+      /scope 'agent': one voter's word must not stand in for a quorum/,
+    );
     expect(() => vote(snap, 'ana', false, { dismissed: true })).toThrow(/closing the dialog is not a vote/);
   });
 
   it("one person's run memory never covers a sibling call that needs a quorum; approveAll casts one vote on each", async () => {
     const { agent, snap } = await pausedOn({ required: 2 }, { calls: 2 });
     const first = snap.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(snap, { approvalId: first.approvalId, approved: true, approvedBy: 'ana', scope: 'run' }, { agent })).toThrow(ConfigError);
+    expect(() =>
+      withApprovalResponse(
+        snap,
+        { approvalId: first.approvalId, approved: true, approvedBy: 'ana', scope: 'run' },
+        { agent },
+      ),
+    ).toThrow(ConfigError);
     const all = approveAll(snap, 'ana', { agent });
     expect(all.pendingApprovals.map((request) => request.votes!.length)).toEqual([1, 1]);
     expect(approveAll(all, 'bo', { agent }).status).toBe('running');
@@ -156,12 +186,21 @@ describe('quorum: several approvers', () => {
     // A genuine vote changed in storage (turned into someone else's) is refused too.
     const one = JSON.parse(serialize(vote(snap, 'ana')));
     one.head.json.pendingApprovals[0].votes[0].by = 'cy';
-    expect(() => vote(deserialize(JSON.stringify(one)), 'bo')).toThrow(/vote recorded for cy does not match its signature/);
+    expect(() => vote(deserialize(JSON.stringify(one)), 'bo')).toThrow(
+      /vote recorded for cy does not match its signature/,
+    );
     expect(request.signature).toBeDefined();
   });
 
   it('validates approvals with clear errors', () => {
-    const make = (approvals: unknown) => () => defineTool({ name: 't', description: 'd', input: z.object({}), execute: () => 1, approvals: approvals as QuorumOptions });
+    const make = (approvals: unknown) => () =>
+      defineTool({
+        name: 't',
+        description: 'd',
+        input: z.object({}),
+        execute: () => 1,
+        approvals: approvals as QuorumOptions,
+      });
     expect(make({ required: 0 })).toThrow(/approvals.required must be at least 1/);
     expect(make({ required: 21 })).toThrow(/at most 20/);
     expect(make({ required: 1.5 })).toThrow(/whole number/);

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { approveAll, clearRunApprovals, createMemoryRuleStore, presets, withApprovalResponse, type AgentSnapshot, type PolicyRule } from 'countersign';
+import {
+  approveAll,
+  clearRunApprovals,
+  createMemoryRuleStore,
+  presets,
+  withApprovalResponse,
+  type AgentSnapshot,
+  type PolicyRule,
+} from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 
-async function outcomeFor(toolName: string, rules: PolicyRule[], options: { connector?: string; description?: string; args?: unknown } = {}) {
+async function outcomeFor(
+  toolName: string,
+  rules: PolicyRule[],
+  options: { connector?: string; description?: string; args?: unknown } = {},
+) {
   const executions = newExecutions();
   const tool = recordingTool(
     toolName,
@@ -80,7 +92,10 @@ describe('globs and connectors', () => {
 describe('presets', () => {
   it.each(['read_file', 'list_dirs', 'get_user', 'search_docs'])('readOnlyAutoApprove allows %s', async (name) => {
     const tool = recordingTool(name); // the tool itself says nothing: without the preset it would be asked
-    const agent = agentCalling([[{ name, args: {} }]], { tools: [tool], policy: { rules: presets.readOnlyAutoApprove() } });
+    const agent = agentCalling([[{ name, args: {} }]], {
+      tools: [tool],
+      policy: { rules: presets.readOnlyAutoApprove() },
+    });
     const snap = await agent.execute({ input: 'go' });
     expect(snap.status).toBe('completed');
     expect(snap.audit[0]).toMatchObject({ source: 'rule', ruleId: expect.stringMatching(/^preset:read-only/) });
@@ -93,7 +108,9 @@ describe('presets', () => {
   });
 
   it('presets combine: a dangerous read-named tool is asked about', async () => {
-    expect(await outcomeFor('read_and_delete', [...presets.readOnlyAutoApprove(), ...presets.dangerousByName()])).toBe('ask');
+    expect(await outcomeFor('read_and_delete', [...presets.readOnlyAutoApprove(), ...presets.dangerousByName()])).toBe(
+      'ask',
+    );
   });
 });
 
@@ -119,21 +136,33 @@ describe('persisted rules', () => {
     expect(second.status).toBe('awaitingApproval');
 
     await rules.setEnabled(added.id, true);
-    expect((await agentCalling([call], { tools: [tool], ruleStore: rules }).execute({ input: 'go' })).status).toBe('completed');
+    expect((await agentCalling([call], { tools: [tool], ruleStore: rules }).execute({ input: 'go' })).status).toBe(
+      'completed',
+    );
     expect(await rules.remove(added.id)).toBe(true);
     expect(await rules.remove(added.id)).toBe(false);
     expect(await rules.list()).toEqual([]);
-    expect((await agentCalling([call], { tools: [tool], ruleStore: rules }).execute({ input: 'go' })).status).toBe('awaitingApproval');
+    expect((await agentCalling([call], { tools: [tool], ruleStore: rules }).execute({ input: 'go' })).status).toBe(
+      'awaitingApproval',
+    );
   });
 
   it('a stored rule can be limited to one agent, and a stored deny beats a configured allow', async () => {
     const rules = createMemoryRuleStore();
     await rules.add({ tool: 'search', action: 'deny', agent: 'someone-else' });
     const tool = recordingTool('search');
-    const allowed = agentCalling([[{ name: 'search', args: {} }]], { tools: [tool], ruleStore: rules, policy: { rules: [{ tool: 'search', action: 'allow' }] } });
+    const allowed = agentCalling([[{ name: 'search', args: {} }]], {
+      tools: [tool],
+      ruleStore: rules,
+      policy: { rules: [{ tool: 'search', action: 'allow' }] },
+    });
     expect((await allowed.execute({ input: 'go' })).status).toBe('completed');
     await rules.add({ tool: 'search', action: 'deny', reason: 'stop' });
-    const denied = await agentCalling([[{ name: 'search', args: {} }]], { tools: [tool], ruleStore: rules, policy: { rules: [{ tool: 'search', action: 'allow' }] } }).execute({
+    const denied = await agentCalling([[{ name: 'search', args: {} }]], {
+      tools: [tool],
+      ruleStore: rules,
+      policy: { rules: [{ tool: 'search', action: 'allow' }] },
+    }).execute({
       input: 'go',
     });
     expect(denied.audit[0]).toMatchObject({ decision: 'denied', source: 'rule', reason: 'stop' });
@@ -155,7 +184,11 @@ describe('run memory', () => {
     const agent = agentCalling([call, call, call], { tools: [tool] });
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    const decided = withApprovalResponse(paused, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent });
+    const decided = withApprovalResponse(
+      paused,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'run' },
+      { agent },
+    );
     return { agent, decided, executions, tool };
   }
 
@@ -190,10 +223,18 @@ describe('run memory', () => {
     const tool = recordingTool('deploy', { needsApproval: true }, executions);
     const agent = agentCalling([call, [{ name: 'deploy', args: { env: 'prod' } }]], {
       tools: [tool],
-      policy: { rules: [{ id: 'no-prod', tool: 'deploy', action: 'deny', when: (args: { env: string }) => args.env === 'prod' }] },
+      policy: {
+        rules: [
+          { id: 'no-prod', tool: 'deploy', action: 'deny', when: (args: { env: string }) => args.env === 'prod' },
+        ],
+      },
     });
     const paused = await agent.execute({ input: 'go' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, scope: 'run' }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, scope: 'run' },
+      { agent },
+    );
     const done = await agent.execute(approved);
     expect(done.runApprovals).toEqual(['deploy']);
     expect(executions.byTool.get('deploy')).toEqual([{ env: 'staging' }]);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalSignatureError, ApproverNotAllowedError, clearRunApprovals, deserialize, serialize, withApprovalResponse, type AgentSnapshot } from 'countersign';
+import {
+  ApprovalSignatureError,
+  ApproverNotAllowedError,
+  clearRunApprovals,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  type AgentSnapshot,
+} from 'countersign';
 import { agentCalling, newExecutions, recordingTool } from '../support/policy-harness.js';
 import { thrown } from '../support/test-kit.js';
 
@@ -34,7 +42,11 @@ describe('signed decisions', () => {
     expect(paused.pendingApprovals.every((request) => typeof request.signature === 'string')).toBe(true);
     let next = paused;
     for (const request of paused.pendingApprovals) {
-      next = withApprovalResponse(next, { approvalId: request.approvalId, approved: true, approvedBy: 'ops', signature: request.signature! }, { agent });
+      next = withApprovalResponse(
+        next,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'ops', signature: request.signature! },
+        { agent },
+      );
     }
     const done = await agent.execute(next);
     expect(done.status).toBe('completed');
@@ -45,13 +57,20 @@ describe('signed decisions', () => {
   it('refuses a response without the signature', async () => {
     const { agent, paused } = await pausedTwoCalls();
     const request = paused.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent })).toThrow(ApprovalSignatureError);
+    expect(() => withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent })).toThrow(
+      ApprovalSignatureError,
+    );
   });
 
   it('refuses an approval forged for another approval id', async () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     const [first, second] = paused.pendingApprovals;
-    const attempt = () => withApprovalResponse(paused, { approvalId: second!.approvalId, approved: true, signature: first!.signature! }, { agent });
+    const attempt = () =>
+      withApprovalResponse(
+        paused,
+        { approvalId: second!.approvalId, approved: true, signature: first!.signature! },
+        { agent },
+      );
     const error = thrown(attempt);
     expect(error).toBeInstanceOf(ApprovalSignatureError);
     expect((error as ApprovalSignatureError).approvalId).toBe(second!.approvalId);
@@ -66,7 +85,13 @@ describe('signed decisions', () => {
       assistant.toolCalls[0].args.amount = 10_000;
     });
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(/no longer matches/);
+    expect(() =>
+      withApprovalResponse(
+        altered,
+        { approvalId: request.approvalId, approved: true, signature: request.signature! },
+        { agent },
+      ),
+    ).toThrow(/no longer matches/);
     expect(executions.count('transfer')).toBe(0);
   });
 
@@ -78,14 +103,24 @@ describe('signed decisions', () => {
       envelope.head.json.pendingApprovals[0].argsDigest = 'f'.repeat(64);
     });
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent })).toThrow(ApprovalSignatureError);
+    expect(() =>
+      withApprovalResponse(
+        altered,
+        { approvalId: request.approvalId, approved: true, signature: request.signature! },
+        { agent },
+      ),
+    ).toThrow(ApprovalSignatureError);
   });
 
   it('refuses to run an approved call whose arguments were changed after the approval', async () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     let decided = paused;
     for (const request of paused.pendingApprovals) {
-      decided = withApprovalResponse(decided, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent });
+      decided = withApprovalResponse(
+        decided,
+        { approvalId: request.approvalId, approved: true, signature: request.signature! },
+        { agent },
+      );
     }
     const altered = tamper(decided, (envelope) => {
       const assistant = envelope.messages.findLast((message: any) => message.role === 'assistant');
@@ -98,25 +133,41 @@ describe('signed decisions', () => {
   it('refuses to run a call marked approved without a signed approval', async () => {
     const { agent, paused, executions } = await pausedTwoCalls();
     const [first, second] = paused.pendingApprovals;
-    const oneDenied = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: false, signature: first!.signature! }, { agent });
+    const oneDenied = withApprovalResponse(
+      paused,
+      { approvalId: first!.approvalId, approved: false, signature: first!.signature! },
+      { agent },
+    );
     const forged = tamper(oneDenied, (envelope) => {
       const record = envelope.head.json.toolCalls[0];
       record.status = 'approved';
       delete record.result;
       envelope.head.json.audit[0].decision = 'approved';
     });
-    const decided = withApprovalResponse(forged, { approvalId: second!.approvalId, approved: true, signature: second!.signature! }, { agent });
+    const decided = withApprovalResponse(
+      forged,
+      { approvalId: second!.approvalId, approved: true, signature: second!.signature! },
+      { agent },
+    );
     await expect(agent.execute(decided)).rejects.toThrow(ApprovalSignatureError);
     expect(executions.count('transfer')).toBe(0);
   });
 });
 
 describe('approvers', () => {
-  async function paused(config: { ruleApprovers?: string[]; toolApprovers?: string[] | ((by: string | undefined) => boolean) }) {
-    const tool = recordingTool('deploy', { needsApproval: true, ...(config.toolApprovers === undefined ? {} : { approvers: config.toolApprovers }) });
+  async function paused(config: {
+    ruleApprovers?: string[];
+    toolApprovers?: string[] | ((by: string | undefined) => boolean);
+  }) {
+    const tool = recordingTool('deploy', {
+      needsApproval: true,
+      ...(config.toolApprovers === undefined ? {} : { approvers: config.toolApprovers }),
+    });
     const agent = agentCalling([[{ name: 'deploy', args: {} }]], {
       tools: [tool],
-      ...(config.ruleApprovers === undefined ? {} : { policy: { rules: [{ id: 'deploys', tool: 'deploy', action: 'ask', approvers: config.ruleApprovers }] } }),
+      ...(config.ruleApprovers === undefined
+        ? {}
+        : { policy: { rules: [{ id: 'deploys', tool: 'deploy', action: 'ask', approvers: config.ruleApprovers }] } }),
     });
     return { agent, snap: await agent.execute({ input: 'deploy' }) };
   }
@@ -130,23 +181,42 @@ describe('approvers', () => {
     expect(refusal).toBeInstanceOf(ApproverNotAllowedError);
     expect(refusal).toMatchObject({ approvalId, approvedBy: 'bob', code: 'approver_not_allowed' });
     expect(() => withApprovalResponse(snap, { approvalId, approved: true }, { agent })).toThrow(/anonymous approver/);
-    expect(withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'carol' }, { agent }).audit.at(-1)).toMatchObject({ by: 'carol' });
+    expect(
+      withApprovalResponse(snap, { approvalId, approved: true, approvedBy: 'carol' }, { agent }).audit.at(-1),
+    ).toMatchObject({ by: 'carol' });
   });
 
   it("a tool's approvers (a list or a predicate) decide when no rule does", async () => {
     const { agent: listedAgent, snap: listed } = await paused({ toolApprovers: ['ops'] });
-    expect(() => withApprovalResponse(listed, { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' }, { agent: listedAgent })).toThrow(
-      ApproverNotAllowedError,
-    );
-    const { agent, snap: predicate } = await paused({ toolApprovers: (by) => by?.endsWith('@ops.example.com') ?? false });
+    expect(() =>
+      withApprovalResponse(
+        listed,
+        { approvalId: listed.pendingApprovals[0]!.approvalId, approved: false, approvedBy: 'dev' },
+        { agent: listedAgent },
+      ),
+    ).toThrow(ApproverNotAllowedError);
+    const { agent, snap: predicate } = await paused({
+      toolApprovers: (by) => by?.endsWith('@ops.example.com') ?? false,
+    });
     const approvalId = predicate.pendingApprovals[0]!.approvalId;
-    expect(() => withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'eve@example.com' }, { agent })).toThrow(ApproverNotAllowedError);
-    expect(withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'sam@ops.example.com' }, { agent }).status).toBe('running');
+    expect(() =>
+      withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'eve@example.com' }, { agent }),
+    ).toThrow(ApproverNotAllowedError);
+    expect(
+      withApprovalResponse(predicate, { approvalId, approved: true, approvedBy: 'sam@ops.example.com' }, { agent })
+        .status,
+    ).toBe('running');
   });
 
   it('without an approvers list anyone may decide', async () => {
     const { agent, snap } = await paused({});
-    expect(withApprovalResponse(snap, { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'anyone' }, { agent }).status).toBe('running');
+    expect(
+      withApprovalResponse(
+        snap,
+        { approvalId: snap.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'anyone' },
+        { agent },
+      ).status,
+    ).toBe('running');
   });
 });
 
@@ -176,7 +246,8 @@ describe('run memory and approvers', () => {
     return { agent, executions };
   }
 
-  const echo = (request: { signature?: string }) => (request.signature === undefined ? {} : { signature: request.signature });
+  const echo = (request: { signature?: string }) =>
+    request.signature === undefined ? {} : { signature: request.signature };
 
   for (const cfo of ['list', 'predicate'] as const) {
     it(`scope 'run' from a non-approver leaves a sibling reserved for the CFO (${cfo}) pending`, async () => {
@@ -192,13 +263,27 @@ describe('run memory and approvers', () => {
       );
       const paused = await agent.execute({ input: 'pay' });
       const [first, second] = paused.pendingApprovals;
-      const remembered = withApprovalResponse(paused, { approvalId: first!.approvalId, approved: true, approvedBy: 'alice', scope: 'run', ...echo(first!) }, { agent });
+      const remembered = withApprovalResponse(
+        paused,
+        { approvalId: first!.approvalId, approved: true, approvedBy: 'alice', scope: 'run', ...echo(first!) },
+        { agent },
+      );
       expect(remembered.status).toBe('awaitingApproval');
       expect(remembered.pendingApprovals.map((request) => request.approvalId)).toEqual([second!.approvalId]);
-      expect(() => withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) }, { agent })).toThrow(
-        ApproverNotAllowedError,
+      expect(() =>
+        withApprovalResponse(
+          remembered,
+          { approvalId: second!.approvalId, approved: true, approvedBy: 'alice', ...echo(second!) },
+          { agent },
+        ),
+      ).toThrow(ApproverNotAllowedError);
+      const done = await agent.execute(
+        withApprovalResponse(
+          remembered,
+          { approvalId: second!.approvalId, approved: true, approvedBy: 'cfo', ...echo(second!) },
+          { agent },
+        ),
       );
-      const done = await agent.execute(withApprovalResponse(remembered, { approvalId: second!.approvalId, approved: true, approvedBy: 'cfo', ...echo(second!) }, { agent }));
       expect(executions.byTool.get('transfer_funds')).toEqual([small, big]);
       expect(done.audit.map((entry) => [entry.source, entry.by])).toEqual([
         ['human', 'alice'],
@@ -219,7 +304,11 @@ describe('run memory and approvers', () => {
       );
       const paused = await agent.execute({ input: 'pay' });
       const next = await agent.execute(
-        withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' }, { agent }),
+        withApprovalResponse(
+          paused,
+          { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice', scope: 'run' },
+          { agent },
+        ),
       );
       expect(next.status).toBe('awaitingApproval');
       expect(next.pendingApprovals).toEqual([expect.objectContaining({ args: big, ruleId: 'big-transfers' })]);
@@ -231,7 +320,11 @@ describe('run memory and approvers', () => {
   it('a call put to a person again after its process died keeps the approvers its rule names', async () => {
     const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }]], 'list');
     const paused = await agent.execute({ input: 'pay' });
-    const approved = withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo' }, { agent });
+    const approved = withApprovalResponse(
+      paused,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo' },
+      { agent },
+    );
     let started: AgentSnapshot | undefined;
     const dies = async (snap: AgentSnapshot) => {
       if (snap.toolCalls[0]?.status !== 'executing') return;
@@ -242,15 +335,24 @@ describe('run memory and approvers', () => {
     const asked = await agent.execute(started!);
     const request = asked.pendingApprovals[0]!;
     expect(request).toMatchObject({ outcomeUnknown: true, approvers: ['cfo'], ruleId: 'big-transfers' });
-    expect(() => withApprovalResponse(asked, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent })).toThrow(ApproverNotAllowedError);
+    expect(() =>
+      withApprovalResponse(asked, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' }, { agent }),
+    ).toThrow(ApproverNotAllowedError);
     expect(executions.count('transfer_funds')).toBe(0);
   });
 
   it('memory granted by someone who satisfies the approvers covers later calls they reserve', async () => {
-    const { agent, executions } = payments([[{ name: 'transfer_funds', args: big }], [{ name: 'transfer_funds', args: big }]], 'list');
+    const { agent, executions } = payments(
+      [[{ name: 'transfer_funds', args: big }], [{ name: 'transfer_funds', args: big }]],
+      'list',
+    );
     const paused = await agent.execute({ input: 'pay' });
     const done = await agent.execute(
-      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' }, { agent }),
+      withApprovalResponse(
+        paused,
+        { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'cfo', scope: 'run' },
+        { agent },
+      ),
     );
     expect(done.status).toBe('completed');
     expect(executions.byTool.get('transfer_funds')).toEqual([big, big]);
@@ -260,12 +362,19 @@ describe('run memory and approvers', () => {
   it("a rule that asks without naming approvers keeps the tool's own approvers, for people and for memory", async () => {
     const executions = newExecutions();
     const tool = recordingTool('deploy', { needsApproval: true, approvers: ['ops'] }, executions);
-    const agent = agentCalling([[{ name: 'deploy', args: {} }]], { tools: [tool], policy: { rules: [{ tool: 'deploy', action: 'ask', reason: 'deploys ask' }] } });
+    const agent = agentCalling([[{ name: 'deploy', args: {} }]], {
+      tools: [tool],
+      policy: { rules: [{ tool: 'deploy', action: 'ask', reason: 'deploys ask' }] },
+    });
     const paused = await agent.execute({ input: 'go' });
     expect(paused.pendingApprovals[0]!.approvers).toEqual(['ops']);
-    expect(() => withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' }, { agent })).toThrow(
-      ApproverNotAllowedError,
-    );
+    expect(() =>
+      withApprovalResponse(
+        paused,
+        { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dev' },
+        { agent },
+      ),
+    ).toThrow(ApproverNotAllowedError);
     expect(executions.count('deploy')).toBe(0);
   });
 });
@@ -274,7 +383,9 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
   /** Pauses on `notify` after `deploy` was approved once and ran; the next turn calls deploy, delete_file and notify. */
   async function pausedAfterOnceApproval() {
     const executions = newExecutions();
-    const tools = ['deploy', 'notify', 'delete_file'].map((name) => recordingTool(name, { needsApproval: true }, executions));
+    const tools = ['deploy', 'notify', 'delete_file'].map((name) =>
+      recordingTool(name, { needsApproval: true }, executions),
+    );
     const agent = agentCalling(
       [
         [{ name: 'deploy', args: { env: 'staging' } }],
@@ -290,7 +401,11 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const first = await agent.execute({ input: 'go' });
     const deploy = first.pendingApprovals[0]!;
     const paused = await agent.execute(
-      withApprovalResponse(first, { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! }, { agent }),
+      withApprovalResponse(
+        first,
+        { approvalId: deploy.approvalId, approved: true, approvedBy: 'alice', signature: deploy.signature! },
+        { agent },
+      ),
     );
     expect(paused.pendingApprovals.map((request) => request.toolName)).toEqual(['notify']);
     return { agent, paused, executions };
@@ -303,7 +418,13 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
       envelope.head.json.audit[0].scope = 'run';
     });
     const notify = forged.pendingApprovals[0]!;
-    const next = await agent.execute(withApprovalResponse(forged, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', signature: notify.signature! }, { agent }));
+    const next = await agent.execute(
+      withApprovalResponse(
+        forged,
+        { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', signature: notify.signature! },
+        { agent },
+      ),
+    );
     expect(next.status).toBe('awaitingApproval');
     expect(next.pendingApprovals.map((request) => request.toolName)).toEqual(['deploy', 'delete_file', 'notify']);
     expect(executions.count('deploy')).toBe(1);
@@ -314,17 +435,35 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
   it('clearRunApprovals forgets signed memory, and putting the tool name back in storage does not bring it back', async () => {
     const { agent, paused, executions } = await pausedAfterOnceApproval();
     const notify = paused.pendingApprovals[0]!;
-    const remembered = withApprovalResponse(paused, { approvalId: notify.approvalId, approved: true, approvedBy: 'alice', scope: 'run', signature: notify.signature! }, { agent });
+    const remembered = withApprovalResponse(
+      paused,
+      {
+        approvalId: notify.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        scope: 'run',
+        signature: notify.signature!,
+      },
+      { agent },
+    );
     const cleared = deserialize(serialize(clearRunApprovals(remembered)));
     expect(cleared.runApprovals).toEqual([]);
     const restored = tamper(cleared, (envelope) => (envelope.head.json.runApprovals = ['notify']));
-    expect((await agent.execute(restored)).pendingApprovals.map((request) => request.toolName)).toEqual(['deploy', 'delete_file', 'notify']);
+    expect((await agent.execute(restored)).pendingApprovals.map((request) => request.toolName)).toEqual([
+      'deploy',
+      'delete_file',
+      'notify',
+    ]);
     expect(executions.count('notify')).toBe(1);
   });
 
   async function pausedOnGuardedTransfer() {
     const executions = newExecutions();
-    const tool = recordingTool('transfer', { needsApproval: true, approvalPrompt: (input) => `Pay ${String(input['amount'])} to ${String(input['to'])}?` }, executions);
+    const tool = recordingTool(
+      'transfer',
+      { needsApproval: true, approvalPrompt: (input) => `Pay ${String(input['amount'])} to ${String(input['to'])}?` },
+      executions,
+    );
     let now = Date.UTC(2026, 0, 1);
     const agent = agentCalling([[{ name: 'transfer', args: { to: 'mallory', amount: 1_000_000 } }]], {
       tools: [tool],
@@ -348,7 +487,11 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     ['displayed arguments were spoofed', (request) => (request.args = { to: 'alice', amount: 10 }), 'cfo'],
     ['description was spoofed', (request) => (request.description = 'Pay 10 to alice?'), 'cfo'],
     ['reason was spoofed', (request) => (request.reason = 'routine'), 'cfo'],
-    ['warnings were changed', (request) => (request.warnings = [{ code: 'truncated', path: 'x', message: 'x' }]), 'cfo'],
+    [
+      'warnings were changed',
+      (request) => (request.warnings = [{ code: 'truncated', path: 'x', message: 'x' }]),
+      'cfo',
+    ],
     ['onExpire was turned to keep', (request) => (request.onExpire = 'keep'), 'cfo'],
   ];
   for (const [what, alter, by] of alterations) {
@@ -356,9 +499,13 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
       const { agent, paused, executions } = await pausedOnGuardedTransfer();
       const altered = tamper(paused, (envelope) => alter(envelope.head.json.pendingApprovals[0]));
       const request = altered.pendingApprovals[0]!;
-      expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! }, { agent })).toThrow(
-        ApprovalSignatureError,
-      );
+      expect(() =>
+        withApprovalResponse(
+          altered,
+          { approvalId: request.approvalId, approved: true, approvedBy: by, signature: request.signature! },
+          { agent },
+        ),
+      ).toThrow(ApprovalSignatureError);
       expect(executions.count('transfer')).toBe(0);
     });
   }
@@ -368,9 +515,13 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const altered = tamper(paused, (envelope) => (envelope.head.json.pendingApprovals[0].expiresAt += 86_400_000));
     later();
     const request = altered.pendingApprovals[0]!;
-    expect(() => withApprovalResponse(altered, { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! }, { agent })).toThrow(
-      ApprovalSignatureError,
-    );
+    expect(() =>
+      withApprovalResponse(
+        altered,
+        { approvalId: request.approvalId, approved: true, approvedBy: 'cfo', signature: request.signature! },
+        { agent },
+      ),
+    ).toThrow(ApprovalSignatureError);
     expect(executions.count('transfer')).toBe(0);
   });
 
@@ -381,7 +532,13 @@ describe('with a decisionSecret, nothing in storage widens what runs', () => {
     const agent = agentCalling([[call], [call]], { tools: [tool], decisionSecret });
     const first = await agent.execute({ input: 'go' });
     const request = first.pendingApprovals[0]!;
-    const again = await agent.execute(withApprovalResponse(first, { approvalId: request.approvalId, approved: true, signature: request.signature! }, { agent }));
+    const again = await agent.execute(
+      withApprovalResponse(
+        first,
+        { approvalId: request.approvalId, approved: true, signature: request.signature! },
+        { agent },
+      ),
+    );
     expect(again.pendingApprovals).toHaveLength(1);
     const forged = tamper(again, (envelope) => {
       Object.assign(envelope.head.json, { state: 'executingTools', status: 'running', pendingApprovals: [] });

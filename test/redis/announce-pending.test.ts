@@ -26,17 +26,27 @@ describe.skipIf(!url)('announcePendingOnStart on Redis', () => {
     const brief = countingAgent({ clock, approvalTtlMs: 60_000 });
     const agents = [lasting.agent, brief.agent];
     const seed = createRuntime({ agents, store: createRedisStore({ redis: connections[0]!, prefix }), clock });
-    const waiting = await Promise.all(Array.from({ length: 5 }, () => seed.start(lasting.agent.name, { input: 'pay' })));
+    const waiting = await Promise.all(
+      Array.from({ length: 5 }, () => seed.start(lasting.agent.name, { input: 'pay' })),
+    );
     const expired = await seed.start(brief.agent.name, { input: 'pay' });
     clock.advance(120_000);
 
     const notifiers = [recordingNotifier(), recordingNotifier()];
     const runtimes = notifiers.map((notifier, index) =>
-      createRuntime({ agents, store: createRedisStore({ redis: connections[index + 1]!, prefix }), clock, notifier, announcePendingOnStart: true }),
+      createRuntime({
+        agents,
+        store: createRedisStore({ redis: connections[index + 1]!, prefix }),
+        clock,
+        notifier,
+        announcePendingOnStart: true,
+      }),
     );
     const reports = await Promise.all(runtimes.map((runtime) => runtime.announcePending()));
 
-    const announced = notifiers.flatMap((notifier) => notifier.events.flatMap((event) => (event.type === 'approval-requested' ? [event.request.approvalId] : [])));
+    const announced = notifiers.flatMap((notifier) =>
+      notifier.events.flatMap((event) => (event.type === 'approval-requested' ? [event.request.approvalId] : [])),
+    );
     const expected = waiting.flatMap((run) => run.pendingApprovals.map((item) => item.approvalId));
     expect(expected).toHaveLength(15);
     expect([...announced].sort()).toEqual([...expected].sort());
@@ -49,14 +59,28 @@ describe.skipIf(!url)('announcePendingOnStart on Redis', () => {
 
   it('stores a request added in one process with its run, and another process runs it once when approved', async () => {
     const counting = countingAgent({ decisionSecret: 'a-decision-secret-of-at-least-32-characters!' });
-    const [here, there] = [1, 2].map((index) => createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: connections[index]!, prefix }) }));
+    const [here, there] = [1, 2].map((index) =>
+      createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: connections[index]!, prefix }) }),
+    );
     const paused = await here!.start(counting.agent.name, { input: 'pay' });
-    const added = await here!.addRequest(paused.runId, { toolCallId: 'ext_1', toolName: 'send_payment', args: { to: 'acct-x', cents: 7 }, approvalId: 'apr_ext_1' });
+    const added = await here!.addRequest(paused.runId, {
+      toolCallId: 'ext_1',
+      toolName: 'send_payment',
+      args: { to: 'acct-x', cents: 7 },
+      approvalId: 'apr_ext_1',
+    });
     const loaded = await there!.get(paused.runId);
     expect(loaded).toEqual(added);
-    expect(loaded.toolCalls.find((record) => record.toolCallId === 'ext_1')?.added).toEqual({ args: { to: 'acct-x', cents: 7 } });
+    expect(loaded.toolCalls.find((record) => record.toolCallId === 'ext_1')?.added).toEqual({
+      args: { to: 'acct-x', cents: 7 },
+    });
     for (const request of loaded.pendingApprovals) {
-      await there!.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', signature: request.signature! });
+      await there!.respond(paused.runId, {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        signature: request.signature!,
+      });
     }
     const done = await there!.get(paused.runId);
     expect(done.status).toBe('completed');

@@ -19,7 +19,11 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
   const stored = async (store = createRedisStore({ redis, prefix })) => {
     const { run, agent } = await pausedRun();
     await store.create(run);
-    const next: AgentSnapshot = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+    const next: AgentSnapshot = withApprovalResponse(
+      run,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+      { agent },
+    );
     return { store, run, next };
   };
 
@@ -28,10 +32,14 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
     const elsewhere = connect(url!);
     try {
       expect(store.appliesAtomically({ kind: 'enqueue', queue: createRedisResumeQueue({ redis, prefix }) })).toBe(true);
-      expect(store.appliesAtomically({ kind: 'enqueue', queue: createRedisResumeQueue({ redis: elsewhere, prefix }) })).toBe(false);
+      expect(
+        store.appliesAtomically({ kind: 'enqueue', queue: createRedisResumeQueue({ redis: elsewhere, prefix }) }),
+      ).toBe(false);
       expect(store.appliesAtomically({ kind: 'enqueue', queue: { enqueue: async () => {} } })).toBe(false);
       expect(store.appliesAtomically({ kind: 'putIfAbsent', key: 'k', value: 'v', ttlMs: 1000 })).toBe(true);
-      expect(store.appliesAtomically({ kind: 'replaceIf', key: 'k', expected: 'e', value: 'v', ttlMs: 1000 })).toBe(true);
+      expect(store.appliesAtomically({ kind: 'replaceIf', key: 'k', expected: 'e', value: 'v', ttlMs: 1000 })).toBe(
+        true,
+      );
       // Publishing through an outbox, the script cannot reach the job stream or the remembered keys.
       const outbox = createRedisStore({ redis, prefix, publish: 'outbox' });
       expect(outbox.appliesAtomically({ kind: 'putIfAbsent', key: 'k', value: 'v', ttlMs: 1000 })).toBe(false);
@@ -57,13 +65,19 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
   it('putIfAbsent: a free key is claimed with the commit; a held one stops it, and nothing is written', async () => {
     const { store, next, run } = await stored();
     const key = `claim:${run.runId}`;
-    expect(await store.commit(next, run.version, [], { writes: [{ kind: 'putIfAbsent', key, value: 'mine', ttlMs: 60_000 }] })).toEqual({ replaced: true });
+    expect(
+      await store.commit(next, run.version, [], {
+        writes: [{ kind: 'putIfAbsent', key, value: 'mine', ttlMs: 60_000 }],
+      }),
+    ).toEqual({ replaced: true });
     expect(await store.once.get(key)).toBe('mine');
 
     const other = await stored(store);
     const heldKey = `claim:${other.run.runId}`;
     await store.once.putIfAbsent(heldKey, 'theirs', 60_000);
-    const receipt = await store.commit(other.next, other.run.version, [], { writes: [{ kind: 'putIfAbsent', key: heldKey, value: 'mine', ttlMs: 60_000 }] });
+    const receipt = await store.commit(other.next, other.run.version, [], {
+      writes: [{ kind: 'putIfAbsent', key: heldKey, value: 'mine', ttlMs: 60_000 }],
+    });
     expect(receipt).toEqual({ replaced: false, held: 'theirs' });
     expect((await createRedisStore({ redis, prefix }).load(other.run.runId))?.version).toBe(other.run.version);
     expect(await store.once.get(heldKey)).toBe('theirs');
@@ -73,7 +87,11 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
     const { store, next, run } = await stored();
     const key = `settle:${run.runId}`;
     await store.once.putIfAbsent(key, 'claim', 60_000);
-    expect(await store.commit(next, run.version, [], { writes: [{ kind: 'replaceIf', key, expected: 'claim', value: 'answer', ttlMs: 60_000 }] })).toEqual({
+    expect(
+      await store.commit(next, run.version, [], {
+        writes: [{ kind: 'replaceIf', key, expected: 'claim', value: 'answer', ttlMs: 60_000 }],
+      }),
+    ).toEqual({
       replaced: true,
     });
     expect(await store.once.get(key)).toBe('answer');
@@ -81,7 +99,9 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
     const other = await stored(store);
     const otherKey = `settle:${other.run.runId}`;
     await store.once.putIfAbsent(otherKey, 'someone else', 60_000);
-    const receipt = await store.commit(other.next, other.run.version, [], { writes: [{ kind: 'replaceIf', key: otherKey, expected: 'claim', value: 'answer', ttlMs: 60_000 }] });
+    const receipt = await store.commit(other.next, other.run.version, [], {
+      writes: [{ kind: 'replaceIf', key: otherKey, expected: 'claim', value: 'answer', ttlMs: 60_000 }],
+    });
     expect(receipt).toEqual({ replaced: false });
     expect(await store.once.get(otherKey)).toBe('someone else');
     expect((await createRedisStore({ redis, prefix }).load(other.run.runId))?.version).toBe(other.next.version);
@@ -99,13 +119,19 @@ describe.skipIf(!url)('Redis store: typed commit writes', () => {
             { kind: 'replaceIf', key: 'b', expected: 'e', value: 'v', ttlMs: 1000 },
           ],
         ],
-        ['putIfAbsent', [{ kind: 'putIfAbsent', key: 'a', value: 'v', ttlMs: 1000 }], createRedisStore({ redis, prefix, publish: 'outbox' })],
+        [
+          'putIfAbsent',
+          [{ kind: 'putIfAbsent', key: 'a', value: 'v', ttlMs: 1000 }],
+          createRedisStore({ redis, prefix, publish: 'outbox' }),
+        ],
       ];
       for (const [kind, writes, store] of refused) {
         const { next, run } = await stored(store);
         const queue = createRedisResumeQueue({ redis, prefix });
         const jobsBefore = await redis.xlen(queue.key);
-        const error = await (store ?? createRedisStore({ redis, prefix })).commit(next, run.version, [], { writes }).catch((caught: unknown) => caught);
+        const error = await (store ?? createRedisStore({ redis, prefix }))
+          .commit(next, run.version, [], { writes })
+          .catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(UnsupportedCommitWriteError);
         expect(error).toMatchObject({ code: 'unsupported_write', kind, runId: run.runId });
         expect((await createRedisStore({ redis, prefix }).load(run.runId))?.version).toBe(run.version);

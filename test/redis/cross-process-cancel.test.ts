@@ -4,7 +4,13 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createAgent, createMemoryStore, createRuntime, type SnapshotStore, type ToolExecuteContext } from 'countersign';
+import {
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  type SnapshotStore,
+  type ToolExecuteContext,
+} from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { newLedger, pathTool } from '../support/core-harness.js';
@@ -33,7 +39,11 @@ function processWith(name: string, store: SnapshotStore) {
         started(ctx.runId);
       }),
   });
-  const agent = testAgent({ name, model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]), tools: [tool] });
+  const agent = testAgent({
+    name,
+    model: createScriptedModel([toolCallTurn('long_job', { path: '/a' }), textTurn('never reached')]),
+    tools: [tool],
+  });
   /** Ends the running tool normally, as one that never heard of the cancel would. */
   const finishTool = () => finish();
   return { runtime: createRuntime({ agents: [agent], store }), seen, running, finish: finishTool };
@@ -62,7 +72,11 @@ describe.skipIf(!url)('cross-process cancel on Redis', () => {
     expect(worker.seen).toEqual([{ reason: 'operator pressed stop' }]);
     expect(other.seen).toEqual([]);
     const toolCallId = cancelled.toolCalls[0]!.toolCallId;
-    expect(cancelled.error).toEqual({ code: 'cancelled', message: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] });
+    expect(cancelled.error).toEqual({
+      code: 'cancelled',
+      message: 'operator pressed stop',
+      interrupted: [{ toolCallId, toolName: 'long_job' }],
+    });
     expect(finished).toMatchObject({ status: 'cancelled', version: cancelled.version });
     const stored = await other.runtime.get(runId);
     expect(stored.version).toBe(cancelled.version);
@@ -70,7 +84,13 @@ describe.skipIf(!url)('cross-process cancel on Redis', () => {
     expect(stored.toolCalls.map((record) => record.status)).toEqual(['executing']);
     const events = (await streamEvents(connections[2]!, prefix)).filter((event) => event.runId === runId);
     expect(events.filter((event) => event.type === 'run-cancelled')).toEqual([
-      { type: 'run-cancelled', runId, agentName: name, reason: 'operator pressed stop', interrupted: [{ toolCallId, toolName: 'long_job' }] },
+      {
+        type: 'run-cancelled',
+        runId,
+        agentName: name,
+        reason: 'operator pressed stop',
+        interrupted: [{ toolCallId, toolName: 'long_job' }],
+      },
     ]);
     expect(events.filter((event) => event.type === 'tool-finished')).toEqual([]);
   });
@@ -109,9 +129,15 @@ describe.skipIf(!url)('cross-process cancel on Redis, the listening connection g
 
 /** The child's output lines, in order, as they come. */
 function childLines(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/cancel-child.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/cancel-child.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  return { next: async () => String((await lines.next()).value), exited: new Promise((resolve) => child.on('exit', resolve)) };
+  return {
+    next: async () => String((await lines.next()).value),
+    exited: new Promise((resolve) => child.on('exit', resolve)),
+  };
 }
 
 describe.skipIf(!url)('cross-process cancel on Redis, a notice missed while the listening connection was down', () => {
@@ -169,7 +195,11 @@ describe.skipIf(!url)('cross-process cancel on Redis, from another Node process'
     expect(await child.next()).toBe(`DONE cancelled ${cancelled.version}`);
     expect(await child.exited).toBe(0);
     const stored = await runtime.get(runId);
-    expect([stored.status, stored.version, stored.error?.interrupted?.map((call) => call.toolName)]).toEqual(['cancelled', cancelled.version, ['long_job']]);
+    expect([stored.status, stored.version, stored.error?.interrupted?.map((call) => call.toolName)]).toEqual([
+      'cancelled',
+      cancelled.version,
+      ['long_job'],
+    ]);
   });
 });
 

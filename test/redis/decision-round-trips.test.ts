@@ -21,7 +21,10 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
   const setup = () => {
     const agent = emailAgent();
     const sent: string[] = [];
-    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }) });
+    const runtime = createRuntime({
+      agents: [agent],
+      store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }),
+    });
     const roundTrips = () => sent.filter((name) => name !== 'defineCommand');
     return { agent, sent, runtime, roundTrips };
   };
@@ -30,7 +33,11 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const { agent, sent, runtime, roundTrips } = setup();
     const run = await runtime.start(agent.name, { input: 'email someone' });
     sent.length = 0;
-    const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'record' });
+    const result = await runtime.respond(
+      run.runId,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+      { mode: 'record' },
+    );
     expect(result).toMatchObject({ status: 'running', duplicate: false });
     expect(roundTrips()).toEqual(['countersignWriteRun']);
     expect(await runtime.get(run.runId)).toEqual(result.snapshot);
@@ -44,7 +51,11 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const run = await runtime.start(agent.name, { input: 'email someone' });
     const jobsBefore = await redis.xlen(queue.key);
     sent.length = 0;
-    const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    const result = await runtime.respond(
+      run.runId,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+      { mode: 'enqueue' },
+    );
     expect(result).toMatchObject({ status: 'running', duplicate: false });
     expect(roundTrips()).toEqual(['countersignWriteRun']);
     const jobs = await redis.xrange(queue.key, '-', '+');
@@ -57,11 +68,19 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const elsewhere = connect(url!);
     try {
       const queue = createRedisResumeQueue({ redis: watchedCommands(elsewhere, sent), prefix });
-      const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }), queue });
+      const runtime = createRuntime({
+        agents: [agent],
+        store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }),
+        queue,
+      });
       const run = await runtime.start(agent.name, { input: 'email someone' });
       const jobsBefore = await redis.xlen(queue.key);
       sent.length = 0;
-      await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      await runtime.respond(
+        run.runId,
+        { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+        { mode: 'enqueue' },
+      );
       expect(roundTrips()).toEqual(['countersignWriteRun', 'call']);
       expect(await redis.xlen(queue.key)).toBe(jobsBefore + 1);
     } finally {
@@ -78,11 +97,19 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const run = await runtime.start(agent.name, { input: 'email someone' });
     const jobsBefore = await redis.xlen(queue.key);
     const approvalId = run.pendingApprovals[0]!.approvalId;
-    const first = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    const first = await runtime.respond(
+      run.runId,
+      { approvalId, approved: true, approvedBy: 'alice' },
+      { mode: 'enqueue' },
+    );
     expect(first.status).toBe('running');
     sent.length = 0;
     // A repeat commits nothing; in enqueue mode it queues the run again, on its own.
-    const again = await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+    const again = await runtime.respond(
+      run.runId,
+      { approvalId, approved: true, approvedBy: 'alice' },
+      { mode: 'enqueue' },
+    );
     expect(again.duplicate).toBe(true);
     expect(roundTrips()).not.toContain('countersignWriteRun');
     expect(await redis.xlen(queue.key)).toBe(jobsBefore + 2);
@@ -91,8 +118,16 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
   it('a signed decision over HTTP in enqueue mode: one commit claims the webhook-id with the answer, records the decision and queues the run (one round trip); its redelivery gets that answer from one', async () => {
     const { agent, sent, roundTrips } = setup();
     const watched = watchedCommands(redis, sent);
-    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
-    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const runtime = createRuntime({
+      agents: [agent],
+      store: createRedisStore({ redis: watched, prefix }),
+      queue: createRedisResumeQueue({ redis: watched, prefix }),
+    });
+    const app = createApprovalApp(runtime, {
+      webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      resumeMode: 'enqueue',
+      clock: () => NOW_MS,
+    });
     const run = await runtime.start(agent.name, { input: 'email someone' });
     const approvalId = run.pendingApprovals[0]!.approvalId;
     const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
@@ -102,9 +137,11 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const first = await post();
     expect(first.status).toBe(202);
     expect(roundTrips()).toEqual(['countersignWriteRun']);
-    expect(JSON.parse((await redis.get(`${prefix}remember:webhook:${headers['webhook-id']}`)) ?? 'null')).toMatchObject({
-      answer: { status: 202, body: await first.clone().text() },
-    });
+    expect(JSON.parse((await redis.get(`${prefix}remember:webhook:${headers['webhook-id']}`)) ?? 'null')).toMatchObject(
+      {
+        answer: { status: 202, body: await first.clone().text() },
+      },
+    );
     sent.length = 0;
     const again = await post();
     expect(again.status).toBe(202);
@@ -116,14 +153,26 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
   it('a webhook-id already held stops the commit that would claim it: nothing is written, another request under it is refused, and the run is decided by its own delivery', async () => {
     const { agent, sent, roundTrips } = setup();
     const watched = watchedCommands(redis, sent);
-    const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis: watched, prefix }), queue: createRedisResumeQueue({ redis: watched, prefix }) });
-    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const runtime = createRuntime({
+      agents: [agent],
+      store: createRedisStore({ redis: watched, prefix }),
+      queue: createRedisResumeQueue({ redis: watched, prefix }),
+    });
+    const app = createApprovalApp(runtime, {
+      webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      resumeMode: 'enqueue',
+      clock: () => NOW_MS,
+    });
     const a = await runtime.start(agent.name, { input: 'email someone' });
     const b = await runtime.start(agent.name, { input: 'email someone else' });
     const decide = (run: typeof a, id: string) => {
       const approvalId = run.pendingApprovals[0]!.approvalId;
       const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
-      return app.request(`/runs/${run.runId}/approvals/${approvalId}`, { method: 'POST', headers: signed(body, { id }), body });
+      return app.request(`/runs/${run.runId}/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: signed(body, { id }),
+        body,
+      });
     };
     expect((await decide(a, 'msg_shared')).status).toBe(202);
     const before = await runtime.get(b.runId);
@@ -141,7 +190,11 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const { agent } = setup();
     const queue = createRedisResumeQueue({ redis, prefix });
     const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }), queue });
-    const app = createApprovalApp(runtime, { webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', resumeMode: 'enqueue', clock: () => NOW_MS });
+    const app = createApprovalApp(runtime, {
+      webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      resumeMode: 'enqueue',
+      clock: () => NOW_MS,
+    });
     const run = await runtime.start(agent.name, { input: 'email someone' });
     const approvalId = run.pendingApprovals[0]!.approvalId;
     const body = JSON.stringify({ runId: run.runId, approvalId, approved: true, approvedBy: 'alice' });
@@ -161,8 +214,15 @@ describe.skipIf(!url)('runtime on Redis: round trips per decision', () => {
     const first = setup();
     const run = await first.runtime.start(first.agent.name, { input: 'email someone' });
     const { sent, roundTrips } = setup();
-    const other = createRuntime({ agents: [first.agent], store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }) });
-    await other.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'record' });
+    const other = createRuntime({
+      agents: [first.agent],
+      store: createRedisStore({ redis: watchedCommands(redis, sent), prefix }),
+    });
+    await other.respond(
+      run.runId,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+      { mode: 'record' },
+    );
     expect(roundTrips()).toEqual(['countersignLoadRun', 'countersignWriteRun']);
   });
 

@@ -40,7 +40,11 @@ describe.skipIf(!url)('Redis grant store: a use whose reply was lost', () => {
   it("an agent's run: uses 2 covers two calls of the session after the first use's reply is lost", async () => {
     const name = `grants-${randomUUID().slice(0, 8)}`;
     const sessionId = `chat-${randomUUID().slice(0, 8)}`;
-    const { agent, executions } = grantAgent({ decisionSecret, name, grantStore: createRedisGrantStore({ redis: redis.viaProxy, prefix }) });
+    const { agent, executions } = grantAgent({
+      decisionSecret,
+      name,
+      grantStore: createRedisGrantStore({ redis: redis.viaProxy, prefix }),
+    });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore() });
     const paused = await runtime.start(name, { input: deploy, sessionId });
     const request = paused.pendingApprovals[0]!;

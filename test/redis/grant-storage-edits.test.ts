@@ -25,13 +25,24 @@ describe.skipIf(!url)('Redis grant store: storage edits with a decisionSecret', 
     const name = `grants-${randomUUID().slice(0, 8)}`;
     const sessionId = `chat-${randomUUID().slice(0, 8)}`;
     const process = () => {
-      const { agent, executions } = grantAgent({ decisionSecret, name, grantStore: createRedisGrantStore({ redis, prefix }) });
+      const { agent, executions } = grantAgent({
+        decisionSecret,
+        name,
+        grantStore: createRedisGrantStore({ redis, prefix }),
+      });
       return { agent, executions, runtime: createRuntime({ agents: [agent], store: createMemoryStore() }) };
     };
     const first = process();
     const paused = await first.runtime.start(name, { input: JSON.stringify(deploy), sessionId });
     const request = paused.pendingApprovals[0]!;
-    const response = { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'session', signature: request.signature!, ...(grant ? { grant } : {}) } as const;
+    const response = {
+      approvalId: request.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+      scope: 'session',
+      signature: request.signature!,
+      ...(grant ? { grant } : {}),
+    } as const;
     await first.runtime.respond(paused.runId, response, mode === undefined ? {} : { mode });
     const [listed] = await first.runtime.grants({ sessionId });
     const key = `${prefix}grant:${listed!.id}`;

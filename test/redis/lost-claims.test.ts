@@ -81,7 +81,12 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     const setup = async () => {
       const once = await warmOnce();
       const counting = countingAgent();
-      const runtime = createRuntime({ agents: [counting.agent], store: createMemoryStore(), once, links: { secret: 'lost-claims-secret-0123456789abcdef' } });
+      const runtime = createRuntime({
+        agents: [counting.agent],
+        store: createMemoryStore(),
+        once,
+        links: { secret: 'lost-claims-secret-0123456789abcdef' },
+      });
       const name = `pager${randomUUID().replaceAll('-', '').slice(0, 12)}`;
       const posted: string[] = [];
       const edits: string[] = [];
@@ -115,7 +120,9 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
       await notifier.flush();
       const request = run.pendingApprovals[0]!;
       const nudged = redis.proxy.dropReplyTo(`${name}:nudge:`);
-      await notifier.publish([{ type: 'approval-reminder', runId: run.runId, agentName: run.agentName, request, reminder: 1 }]);
+      await notifier.publish([
+        { type: 'approval-reminder', runId: run.runId, agentName: run.agentName, request, reminder: 1 },
+      ]);
       await nudged;
       await notifier.flush();
       expect(posted).toEqual(['card', 'reminder']);
@@ -144,7 +151,12 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
   it('a link whose decision was recorded but not spent is spent by its next use even when the spend reply is lost', async () => {
     const once = await warmOnce();
     const counting = countingAgent();
-    const runtime = createRuntime({ agents: [counting.agent], store: createMemoryStore(), once, links: { secret: 'lost-claims-secret-0123456789abcdef' } });
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      store: createMemoryStore(),
+      once,
+      links: { secret: 'lost-claims-secret-0123456789abcdef' },
+    });
     const run = await runtime.start(counting.agent.name, { input: 'pay' });
     const { approvalId } = run.pendingApprovals[0]!;
     const tokens = await runtime.linkTokens(run.runId, approvalId);
@@ -155,6 +167,8 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     await lost;
     expect(result).toMatchObject({ runId: run.runId, approvalId, duplicate: true });
     // Spent now: a further use that decides nothing is refused.
-    await expect(runtime.respondWithLink(tokens.approve, { mode: 'record' })).rejects.toMatchObject({ code: 'invalid_link_token' });
+    await expect(runtime.respondWithLink(tokens.approve, { mode: 'record' })).rejects.toMatchObject({
+      code: 'invalid_link_token',
+    });
   });
 });

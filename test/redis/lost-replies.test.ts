@@ -17,7 +17,10 @@ describe.skipIf(!url)('Redis store: a commit whose reply was lost', () => {
 
   const setup = async () => {
     const counting = countingAgent();
-    const runtime = createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: redis.viaProxy, prefix }) });
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      store: createRedisStore({ redis: redis.viaProxy, prefix }),
+    });
     // The scripts are loaded on the server first, so the lost reply is the commit's own, not a NOSCRIPT answer.
     await runtime.start(counting.agent.name, { input: 'pay' });
     return { counting, runtime, inspect: createRedisStore({ redis: redis.direct, prefix }) };
@@ -38,7 +41,11 @@ describe.skipIf(!url)('Redis store: a commit whose reply was lost', () => {
     const run = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvedBy = `alice-${randomUUID()}`;
     const lost = redis.proxy.dropReplyTo(approvedBy);
-    const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy });
+    const result = await runtime.respond(run.runId, {
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy,
+    });
     await lost;
     expect(result).toMatchObject({ duplicate: false, status: 'completed' });
     expect(counting.executions).toEqual([`${run.runId}:${run.pendingApprovals[0]!.toolCallId}`]);

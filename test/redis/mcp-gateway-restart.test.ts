@@ -18,7 +18,14 @@ import { createRedisStore } from 'countersign/redis';
 import { maxPasses } from '../../src/mcp/gateway-calls.js';
 import { callLog, fixtureCommand, stdioFixture } from '../support/mcp-fixture.js';
 import { builtScript } from '../support/built.js';
-import { clientOf, closeGateways, gatewayWithClient, nextPending, pausedCall, textOf } from '../support/mcp-gateway-kit.js';
+import {
+  clientOf,
+  closeGateways,
+  gatewayWithClient,
+  nextPending,
+  pausedCall,
+  textOf,
+} from '../support/mcp-gateway-kit.js';
 import { connect, removePrefix, uniquePrefix, until } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -61,9 +68,28 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
   async function spawnGateway(logFile: string, extra: readonly string[]) {
     const child: ChildProcess = spawn(
       process.execPath,
-      [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', ...extra],
+      [
+        cliScript,
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--redis',
+        url!,
+        '--prefix',
+        prefix,
+        '--port',
+        '0',
+        ...extra,
+      ],
       {
-        env: { ...process.env, MCP_FIXTURE_LOG: logFile, COUNTERSIGN_APPROVALS_TOKEN: approvalsToken, COUNTERSIGN_MCP_TOKEN: mcpToken },
+        env: {
+          ...process.env,
+          MCP_FIXTURE_LOG: logFile,
+          COUNTERSIGN_APPROVALS_TOKEN: approvalsToken,
+          COUNTERSIGN_MCP_TOKEN: mcpToken,
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
         detached: true,
       },
@@ -84,7 +110,11 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
       child.once('exit', (code) => reject(new Error(`the gateway exited with ${code} before it served: ${seen}`)));
     });
     const client = new Client({ name: 'restart-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${mcpToken}` } },
+      }),
+    );
     cleanups.push(() => client.close().catch(() => undefined));
     return { client, kill };
   }
@@ -118,13 +148,17 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
     expect(dead.toolCalls).toMatchObject([{ status: 'executing' }]);
     // The retry must come while the dead call's lease runs, or this test shows nothing.
     expect(dead.toolCalls[0]!.lease!.until).toBeGreaterThan(Date.now() + 2_000);
-    const askedAgain = new Promise<RunEvent>((resolve) => restarted.runtime.subscribe((event) => event.type === 'approval-requested' && resolve(event)));
+    const askedAgain = new Promise<RunEvent>((resolve) =>
+      restarted.runtime.subscribe((event) => event.type === 'approval-requested' && resolve(event)),
+    );
 
     const commands = commandCounter(counted);
     const startedAt = Date.now();
     // The same client (the CLI's HTTP client is named 'http') retries the identical call; its own time limit only guards a hang.
     const client = await clientOf(restarted, 'http');
-    const retry = (await client.callTool({ name: 'slow', arguments: { ms: 600_000 } }, undefined, { timeout: 20_000 })) as CallToolResult;
+    const retry = (await client.callTool({ name: 'slow', arguments: { ms: 600_000 } }, undefined, {
+      timeout: 20_000,
+    })) as CallToolResult;
 
     // The client gave up waiting; the lease ends with nobody waiting, and the gateway asks a person again.
     const event = await askedAgain;
@@ -136,7 +170,9 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
     const RESUME = 40;
     const bound = (maxPasses(waitMs) + Math.ceil(windowMs / followEveryMs) + 2) * PER_LOOK + RESUME;
     expect(commands.count()).toBeLessThanOrEqual(bound);
-    expect(textOf(retry)).toBe('The call is still running. Call this tool again with the same arguments to get its result.');
+    expect(textOf(retry)).toBe(
+      'The call is still running. Call this tool again with the same arguments to get its result.',
+    );
     expect(log.calls('slow')).toHaveLength(1);
   });
 
@@ -145,13 +181,23 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
     // Long enough for the child to pause the run on its approval however busy the machine (the answer wanted is
     // "pending", which it gives after waiting this long): the test cannot stop a child's clock.
     const first = await spawnGateway(log.file, ['--wait-ms', '2000']);
-    const answer = (await first.client.callTool({ name: 'delete_file', arguments: { path: '/restart' } })) as CallToolResult;
+    const answer = (await first.client.callTool({
+      name: 'delete_file',
+      arguments: { path: '/restart' },
+    })) as CallToolResult;
     expect(textOf(answer)).toMatch(/^Approval pending/);
     await first.kill();
 
-    const decider = createRuntime({ agents: [mcpGatewayAgent({ name: 'fixture' })], store: createRedisStore({ redis, prefix }) });
+    const decider = createRuntime({
+      agents: [mcpGatewayAgent({ name: 'fixture' })],
+      store: createRedisStore({ redis, prefix }),
+    });
     const { runId, request } = await nextPending(decider);
-    const recorded = await decider.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'olga' }, { mode: 'record' });
+    const recorded = await decider.respond(
+      runId,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'olga' },
+      { mode: 'record' },
+    );
     expect(recorded.status).toBe('running');
 
     await spawnGateway(log.file, ['--wait-ms', '100']);
@@ -162,19 +208,39 @@ describe.skipIf(!url)('MCP gateway killed and restarted, on Redis', () => {
 
   it('picks up on its timer a run another gateway on its store left behind, and carries out its decision with no client waiting', async () => {
     const store = createRedisStore({ redis, prefix });
-    const { gateway: survivor, log } = await gatewayWithClient({ store, waitMs: 50, followEveryMs: 50, recoverEveryMs: 100 });
+    const { gateway: survivor, log } = await gatewayWithClient({
+      store,
+      waitMs: 50,
+      followEveryMs: 50,
+      recoverEveryMs: 100,
+    });
     const left = await createMcpGateway({ name: 'fixture', ...stdioFixture(callLog().file), store, waitMs: 50 });
     const leftClient = await clientOf(left);
-    expect(textOf((await pausedCall(left.runtime, () => leftClient.callTool({ name: 'delete_file', arguments: { path: '/left' } }))) as CallToolResult)).toMatch(
-      /^Approval pending/,
-    );
+    expect(
+      textOf(
+        (await pausedCall(left.runtime, () =>
+          leftClient.callTool({ name: 'delete_file', arguments: { path: '/left' } }),
+        )) as CallToolResult,
+      ),
+    ).toMatch(/^Approval pending/);
     await leftClient.close();
     await left.close();
 
-    const decider = createRuntime({ agents: [mcpGatewayAgent({ name: 'fixture' })], store: createRedisStore({ redis, prefix }) });
+    const decider = createRuntime({
+      agents: [mcpGatewayAgent({ name: 'fixture' })],
+      store: createRedisStore({ redis, prefix }),
+    });
     const { runId, request } = await nextPending(decider);
-    await decider.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'pia' }, { mode: 'record' });
-    await until(async () => (await survivor.runtime.get(runId)).status === 'completed', 'the surviving gateway carried the run out', 20_000);
+    await decider.respond(
+      runId,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'pia' },
+      { mode: 'record' },
+    );
+    await until(
+      async () => (await survivor.runtime.get(runId)).status === 'completed',
+      'the surviving gateway carried the run out',
+      20_000,
+    );
     expect(log.calls('delete_file')).toEqual([{ tool: 'delete_file', args: { path: '/left' } }]);
   });
 });

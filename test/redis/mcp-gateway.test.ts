@@ -11,7 +11,15 @@ import { createApprovalApp, serve } from 'countersign/http';
 import { createRedisStore } from 'countersign/redis';
 import { callLog, fixtureCommand } from '../support/mcp-fixture.js';
 import { builtScript } from '../support/built.js';
-import { closeGateways, deciderRuntime, gatewayWithClient, nextPending, pausedCall, runEnded, textOf } from '../support/mcp-gateway-kit.js';
+import {
+  closeGateways,
+  deciderRuntime,
+  gatewayWithClient,
+  nextPending,
+  pausedCall,
+  runEnded,
+  textOf,
+} from '../support/mcp-gateway-kit.js';
 import { connect, removePrefix, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
@@ -35,12 +43,22 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
   });
 
   it('forwards a call decided by another runtime on the same Redis once, by itself; the retry gets the result', async () => {
-    const { gateway, log, call } = await gatewayWithClient({ store: createRedisStore({ redis: gatewayRedis, prefix }), waitMs: 50, followEveryMs: 50 });
-    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/r' })))).toMatch(/^Approval pending/);
+    const { gateway, log, call } = await gatewayWithClient({
+      store: createRedisStore({ redis: gatewayRedis, prefix }),
+      waitMs: 50,
+      followEveryMs: 50,
+    });
+    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/r' })))).toMatch(
+      /^Approval pending/,
+    );
     const decider = deciderRuntime(gateway, createRedisStore({ redis: deciderRedis, prefix }));
     const { runId, request } = await nextPending(decider);
     const ended = runEnded(gateway.runtime, runId);
-    await decider.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'hana' }, { mode: 'record' });
+    await decider.respond(
+      runId,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'hana' },
+      { mode: 'record' },
+    );
     expect((await ended).status).toBe('completed');
     expect(log.calls('delete_file')).toEqual([{ tool: 'delete_file', args: { path: '/r' } }]);
     expect(await call('delete_file', { path: '/r' })).toEqual({ content: [{ type: 'text', text: 'deleted /r' }] });
@@ -49,11 +67,20 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
   });
 
   it("decides over an approval app of another runtime with resumeMode 'record': 202 at once, no error, the gateway forwards the call once", async () => {
-    const { gateway, log, call } = await gatewayWithClient({ store: createRedisStore({ redis: gatewayRedis, prefix }), waitMs: 50, followEveryMs: 50 });
-    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/app' })))).toMatch(/^Approval pending/);
+    const { gateway, log, call } = await gatewayWithClient({
+      store: createRedisStore({ redis: gatewayRedis, prefix }),
+      waitMs: 50,
+      followEveryMs: 50,
+    });
+    expect(textOf(await pausedCall(gateway.runtime, () => call('delete_file', { path: '/app' })))).toMatch(
+      /^Approval pending/,
+    );
     const decider = deciderRuntime(gateway, createRedisStore({ redis: deciderRedis, prefix }));
     const errors: unknown[] = [];
-    const server = await serve(createApprovalApp(decider, { bearerToken: token, resumeMode: 'record', onError: (error) => errors.push(error) }), { port: 0 });
+    const server = await serve(
+      createApprovalApp(decider, { bearerToken: token, resumeMode: 'record', onError: (error) => errors.push(error) }),
+      { port: 0 },
+    );
     cleanups.push(() => server.close());
     const { runId, request } = await nextPending(decider);
     const ended = runEnded(gateway.runtime, runId);
@@ -75,10 +102,38 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
     const log = callLog();
     const child = spawn(
       process.execPath,
-      [cliScript, 'mcp-gateway', '--upstream', fixtureCommand, '--name', 'fixture', '--redis', url!, '--prefix', prefix, '--port', '0', '--wait-ms', '10000'],
-      { env: { ...process.env, MCP_FIXTURE_LOG: log.file, COUNTERSIGN_APPROVALS_TOKEN: token, COUNTERSIGN_MCP_TOKEN: mcpToken }, stdio: ['ignore', 'ignore', 'pipe'] },
+      [
+        cliScript,
+        'mcp-gateway',
+        '--upstream',
+        fixtureCommand,
+        '--name',
+        'fixture',
+        '--redis',
+        url!,
+        '--prefix',
+        prefix,
+        '--port',
+        '0',
+        '--wait-ms',
+        '10000',
+      ],
+      {
+        env: {
+          ...process.env,
+          MCP_FIXTURE_LOG: log.file,
+          COUNTERSIGN_APPROVALS_TOKEN: token,
+          COUNTERSIGN_MCP_TOKEN: mcpToken,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
     );
-    cleanups.push(() => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined))));
+    cleanups.push(
+      () =>
+        new Promise((resolve) =>
+          child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined),
+        ),
+    );
     const app = await new Promise<string>((resolve) => {
       let seen = '';
       child.stderr.on('data', (chunk: Buffer) => {
@@ -88,7 +143,11 @@ describe.skipIf(!url)('MCP gateway on Redis', () => {
       });
     });
     const client = new Client({ name: 'redis-cli-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${mcpToken}` } },
+      }),
+    );
     cleanups.push(() => client.close());
     const answer = client.callTool({ name: 'delete_file', arguments: { path: '/cli' } }) as Promise<CallToolResult>;
     // The run is in Redis: this process finds it there, and decides over the gateway's approval app.

@@ -20,19 +20,33 @@ describe.skipIf(!url)('quorum on Redis: concurrent voters', () => {
 
   it(`${VOTERS} voters at once: each vote recorded once, the quorum reached once, the tool run once`, async () => {
     const voters = Array.from({ length: VOTERS }, (_, index) => `voter-${index}`);
-    const counting = countingAgent({ approvals: { required: VOTERS, from: voters }, decisionSecret: 'quorum-secret-0123456789abcdef' });
-    const runtimes = connections.map((redis) => createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }));
+    const counting = countingAgent({
+      approvals: { required: VOTERS, from: voters },
+      decisionSecret: 'quorum-secret-0123456789abcdef',
+    });
+    const runtimes = connections.map((redis) =>
+      createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }),
+    );
     const run = await runtimes[0]!.start(counting.agent.name, { input: 'pay', requestedBy: 'requester' });
     const request = run.pendingApprovals[0]!;
     expect(request.quorum).toMatchObject({ required: VOTERS });
 
     const results: RespondResult[] = await Promise.all(
-      runtimes.map((runtime, index) => runtime.respond(run.runId, { approvalId: request.approvalId, approved: true, approvedBy: voters[index]!, signature: request.signature! })),
+      runtimes.map((runtime, index) =>
+        runtime.respond(run.runId, {
+          approvalId: request.approvalId,
+          approved: true,
+          approvedBy: voters[index]!,
+          signature: request.signature!,
+        }),
+      ),
     );
 
     expect(results.every((result) => result.vote?.recorded === true && !result.duplicate)).toBe(true);
     // Each voter saw the count its own vote made: 1 to 20, each once.
-    expect(results.map((result) => result.vote!.approvals).sort((a, b) => a - b)).toEqual(voters.map((_, index) => index + 1));
+    expect(results.map((result) => result.vote!.approvals).sort((a, b) => a - b)).toEqual(
+      voters.map((_, index) => index + 1),
+    );
     expect(results.filter((result) => result.vote!.remaining === 0)).toHaveLength(1);
     const stored = await runtimes[0]!.get(run.runId);
     const decisions = stored.audit.filter((entry) => entry.approvalId === request.approvalId);

@@ -26,7 +26,11 @@ describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledge
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'countersign-durability-'));
     dirs.push(dir);
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
+      { stdio: 'ignore' },
+    );
     children.push(child);
     const redis = connect(`redis://127.0.0.1:${port}`);
     connections.push(redis);
@@ -56,7 +60,10 @@ describe.skipIf(!hasRedisServer)('Redis store: durability by replica acknowledge
     expect(await replica.hget(store.keys.head(run.runId), 'v')).toBe(String(run.version));
 
     replicaProcess.kill('SIGKILL');
-    await until(async () => /connected_slaves:0/.test(await primary.info('replication')), 'the primary lost its replica');
+    await until(
+      async () => /connected_slaves:0/.test(await primary.info('replication')),
+      'the primary lost its replica',
+    );
     const decided = approveAll(run, 'alice', { agent });
     const refused = store.commit(decided, run.version);
     await expect(refused).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -29,7 +29,11 @@ describe.skipIf(!url)('Redis grant store', () => {
     await createRedisGrantStore({ redis, prefix }).put(grant);
     const connections = Array.from({ length: 10 }, () => connect(url!));
     try {
-      const outcomes = await Promise.all(connections.map((connection) => createRedisGrantStore({ redis: connection, prefix }).consume(useOf(grant, 2_000))));
+      const outcomes = await Promise.all(
+        connections.map((connection) =>
+          createRedisGrantStore({ redis: connection, prefix }).consume(useOf(grant, 2_000)),
+        ),
+      );
       expect(outcomes.filter((outcome) => outcome === 'used')).toHaveLength(3);
     } finally {
       for (const connection of connections) connection.disconnect();
@@ -50,7 +54,8 @@ describe.skipIf(!url)('Redis grant store', () => {
     const store = createRedisGrantStore({ redis, prefix });
     const sessionId = `s-${randomUUID().slice(0, 8)}`;
     const agentName = `a-${randomUUID().slice(0, 8)}`;
-    const session = (ttlMs?: number) => sampleGrant({ sessionId, agentName, ...(ttlMs === undefined ? {} : { expiresAt: 1_000 + ttlMs }) });
+    const session = (ttlMs?: number) =>
+      sampleGrant({ sessionId, agentName, ...(ttlMs === undefined ? {} : { expiresAt: 1_000 + ttlMs }) });
     const agentWide = (ttlMs: number) => {
       const { sessionId: _sessionId, ...grant } = sampleGrant({ scope: 'agent', agentName, expiresAt: 1_000 + ttlMs });
       return grant;
@@ -79,12 +84,32 @@ describe.skipIf(!url)('Redis grant store', () => {
     const prefix = fresh();
     const grantStore = createRedisGrantStore({ redis, prefix });
     const { agent } = grantAgent({ decisionSecret, grantStore });
-    const forged = sampleGrant({ scope: 'agent', agentName: agent.name, grantedAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    const forged = sampleGrant({
+      scope: 'agent',
+      agentName: agent.name,
+      grantedAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
     delete (forged as { sessionId?: string }).sessionId;
     await redis.zadd(`${prefix}grants:agent:${agent.name}`, forged.grantedAt, forged.id);
-    await redis.hset(`${prefix}grant:${forged.id}`, 'g', JSON.stringify(forged), 'exp', String(forged.expiresAt), 'uses', '', 'used', '0', 'revoked', '0');
+    await redis.hset(
+      `${prefix}grant:${forged.id}`,
+      'g',
+      JSON.stringify(forged),
+      'exp',
+      String(forged.expiresAt),
+      'uses',
+      '',
+      'used',
+      '0',
+      'revoked',
+      '0',
+    );
     const errors: unknown[] = [];
-    const paused = await agent.execute({ input: JSON.stringify([{ name: 'deploy', args: { env: 'prod' } }]) }, { onError: (error) => void errors.push(error) });
+    const paused = await agent.execute(
+      { input: JSON.stringify([{ name: 'deploy', args: { env: 'prod' } }]) },
+      { onError: (error) => void errors.push(error) },
+    );
     expect(paused.status).toBe('awaitingApproval');
     expect(errors).toHaveLength(1);
   });
@@ -101,9 +126,25 @@ describe.skipIf(!url)('Redis grant store', () => {
     const input = JSON.stringify([{ name: 'deploy', args: { env: 'prod' } }]);
     const paused = await first.start(one.agent.name, { input, sessionId });
     const request = paused.pendingApprovals[0]!;
-    await first.respond(paused.runId, { approvalId: request.approvalId, approved: true, approvedBy: 'alice', scope: 'session', signature: request.signature! }, { mode: 'record' });
+    await first.respond(
+      paused.runId,
+      {
+        approvalId: request.approvalId,
+        approved: true,
+        approvedBy: 'alice',
+        scope: 'session',
+        signature: request.signature!,
+      },
+      { mode: 'record' },
+    );
     const [grant] = await second.grants({ sessionId });
-    expect(grant).toMatchObject({ sessionId, toolName: 'deploy', grantedBy: 'alice', approvalId: request.approvalId, runId: paused.runId });
+    expect(grant).toMatchObject({
+      sessionId,
+      toolName: 'deploy',
+      grantedBy: 'alice',
+      approvalId: request.approvalId,
+      runId: paused.runId,
+    });
     expect((await second.start(two.agent.name, { input, sessionId })).status).toBe('completed');
     expect(await second.revokeGrant(grant!.id)).toBe(true);
     expect((await first.start(one.agent.name, { input, sessionId })).status).toBe('awaitingApproval');

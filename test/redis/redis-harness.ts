@@ -92,15 +92,24 @@ export function emailAgent(options: PausedRunOptions = {}) {
     name: options.agentName ?? `redis-${randomUUID().slice(0, 8)}`,
     ...(options.clock ? { clock: options.clock } : {}),
     tools: [tool],
-    model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }))),
+    model: createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('done')
+        : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }),
+    ),
   });
 }
 
 /** A run paused on one approval, and the agent that can resume it. */
-export async function pausedRun(options: PausedRunOptions = {}): Promise<{ run: AgentSnapshot; agent: ReturnType<typeof emailAgent> }> {
+export async function pausedRun(
+  options: PausedRunOptions = {},
+): Promise<{ run: AgentSnapshot; agent: ReturnType<typeof emailAgent> }> {
   const agent = emailAgent(options);
   const input: Message[] = [...history(options.prior ?? 0), { role: 'user', content: 'email someone' }];
-  const run = await agent.execute({ input, ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }) });
+  const run = await agent.execute({
+    input,
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
   return { run, agent };
 }
 

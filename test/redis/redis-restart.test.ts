@@ -33,9 +33,26 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
   let server: ChildProcess | undefined;
   let port = 0;
   const startServer = () => {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], {
-      stdio: 'ignore',
-    });
+    server = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--dir',
+        dir,
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
   };
   afterAll(() => {
     server?.kill('SIGKILL');
@@ -46,7 +63,14 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
     port = await freePort();
     startServer();
     // Commands fail at once while the server is down, and the connection comes back by itself.
-    const redis = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 20, lazyConnect: true });
+    const redis = new Redis({
+      port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => 20,
+      lazyConnect: true,
+    });
     redis.on('error', () => {});
     await redis.connect().catch(() => {});
     await waitForPing(redis);
@@ -60,7 +84,11 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
     let settled = () => {};
     const decide = async (run: AgentSnapshot) => {
       try {
-        await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'ops' });
+        await runtime.respond(run.runId, {
+          approvalId: run.pendingApprovals[0]!.approvalId,
+          approved: true,
+          approvedBy: 'ops',
+        });
         succeeded.add(run.runId);
       } catch (error) {
         failures.push(error);
@@ -75,7 +103,9 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
       });
     // Decisions go out every few milliseconds; the server is killed once some have succeeded, with others in flight,
     // and restarted once some have failed, however fast or slow the machine gets through them.
-    const inFlight = runs.map((run, index) => new Promise((resolve) => setTimeout(resolve, index * 8)).then(() => decide(run)));
+    const inFlight = runs.map((run, index) =>
+      new Promise((resolve) => setTimeout(resolve, index * 8)).then(() => decide(run)),
+    );
     await once(() => succeeded.size >= 10);
     server!.kill('SIGKILL');
     await new Promise((resolve) => server!.once('exit', resolve));
@@ -93,14 +123,20 @@ describe.skipIf(!hasRedisServer && !required)('runtime on a Redis server that re
     expect(succeeded.size).toBeGreaterThan(0);
     for (const runId of succeeded) {
       const stored = await runtime.get(runId);
-      expect(stored.audit.filter((entry) => entry.source === 'human')).toMatchObject([{ decision: 'approved', by: 'ops' }]);
+      expect(stored.audit.filter((entry) => entry.source === 'human')).toMatchObject([
+        { decision: 'approved', by: 'ops' },
+      ]);
     }
 
     // Retrying what failed finishes every run; recover picks up any run a failed commit left half-way.
     for (const run of runs.filter((item) => !succeeded.has(item.runId))) await decide(run);
     // An hour later, for the store too: a commit whose reply was lost left its index updates in the run's outbox, which recovery drains once it is old.
     const later = () => Date.now() + 3_600_000;
-    await createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix: 'restart:', clock: later }), clock: later }).recover();
+    await createRuntime({
+      agents: [counting.agent],
+      store: createRedisStore({ redis, prefix: 'restart:', clock: later }),
+      clock: later,
+    }).recover();
     for (const run of runs) expect((await runtime.get(run.runId)).status).toBe('completed');
     const perRun = new Map<string, number>();
     for (const key of counting.executions) perRun.set(key, (perRun.get(key) ?? 0) + 1);

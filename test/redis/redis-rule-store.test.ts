@@ -30,7 +30,13 @@ describe.skipIf(!url)('Redis rule store', () => {
     const early = await rules.add({ connector: 'github', action: 'ask', approvers: [], agent: 'files' });
     now = 2_000;
     const deny = await rules.add({ tool: 'delete_*', action: 'deny', enabled: false, approvers: ['alice'] });
-    expect(search).toMatchObject({ tool: 'search_*', action: 'allow', reason: 'read-only', enabled: true, createdAt: 1_000 });
+    expect(search).toMatchObject({
+      tool: 'search_*',
+      action: 'allow',
+      reason: 'read-only',
+      enabled: true,
+      createdAt: 1_000,
+    });
     expect(await other.list()).toEqual([early, search, deny]);
     expect(Object.isFrozen(await other.list())).toBe(true);
     expect((await other.list())[1]).toEqual(search);
@@ -68,7 +74,10 @@ describe.skipIf(!url)('Redis rule store', () => {
       const rule = await rules.add({ tool: 'deploy', action: 'allow' });
       expect(rule.signature).toMatch(/^v1\./);
       expect((await run(deploy)).status).toBe('completed');
-      expect(await rules.setEnabled(rule.id, false)).toMatchObject({ enabled: false, signature: expect.stringMatching(/^v1\./) });
+      expect(await rules.setEnabled(rule.id, false)).toMatchObject({
+        enabled: false,
+        signature: expect.stringMatching(/^v1\./),
+      });
       expect((await run(deploy)).status).toBe('awaitingApproval');
       expect(warnings).not.toHaveBeenCalled();
     });
@@ -101,7 +110,10 @@ describe.skipIf(!url)('Redis rule store', () => {
       await redis.hset(key, forged.id, `1${JSON.stringify(forged)}`);
       warnings.mockClear();
       const told: { error: unknown; operation: string }[] = [];
-      const paused = await agent.execute({ input: JSON.stringify(deploy) }, { onError: (error, context) => told.push({ error, operation: context.operation }) });
+      const paused = await agent.execute(
+        { input: JSON.stringify(deploy) },
+        { onError: (error, context) => told.push({ error, operation: context.operation }) },
+      );
       expect(paused.status).toBe('awaitingApproval');
       expect(told).toEqual([{ error: expect.any(RuleSignatureError), operation: 'rule' }]);
       expect(warnings).not.toHaveBeenCalled();

@@ -17,7 +17,10 @@ function running(run: AgentSnapshot, options: { leaseUntil?: number; updatedAt: 
     status: 'running',
     state: 'executingTools',
     pendingApprovals: [],
-    toolCalls: options.leaseUntil === undefined ? [] : [{ ...record, status: 'executing', lease: { owner: 'worker-1', until: options.leaseUntil }, attempts: 1 }],
+    toolCalls:
+      options.leaseUntil === undefined
+        ? []
+        : [{ ...record, status: 'executing', lease: { owner: 'worker-1', until: options.leaseUntil }, attempts: 1 }],
     version: run.version + 1,
     updatedAt: options.updatedAt,
   };
@@ -41,7 +44,8 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const now = Date.now();
     const clock = () => now;
     const runs: AgentSnapshot[] = [];
-    for (const ttlMs of [5_000, 1_000, 5_000, undefined, 5_000, 3_000, undefined]) runs.push((await pausedRun({ clock, ...(ttlMs === undefined ? {} : { ttlMs }) })).run);
+    for (const ttlMs of [5_000, 1_000, 5_000, undefined, 5_000, 3_000, undefined])
+      runs.push((await pausedRun({ clock, ...(ttlMs === undefined ? {} : { ttlMs }) })).run);
     for (const run of runs) await store.create(run);
     const expected = runs
       .map((run) => ({
@@ -64,7 +68,11 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     }
     const page = await store.listPending({ limit: 7 });
     expect(page.cursor).toBeUndefined();
-    expect(page.items[0]).toEqual({ runId: runs[1]!.runId, agentName: runs[1]!.agentName, request: runs[1]!.pendingApprovals[0] });
+    expect(page.items[0]).toEqual({
+      runId: runs[1]!.runId,
+      agentName: runs[1]!.agentName,
+      request: runs[1]!.pendingApprovals[0],
+    });
   });
 
   it('lists one agent from its own index, paginated', async () => {
@@ -94,7 +102,8 @@ describe.skipIf(!url)('Redis store: indexes', () => {
         runId: `run_${randomUUID()}`,
         pendingApprovals: [{ ...request, approvalId: `apr_${randomUUID()}`, expiresAt: request.expiresAt! + index }],
       }));
-      for (let start = 0; start < all.length; start += 100) await Promise.all(all.slice(start, start + 100).map((item) => store.create(item)));
+      for (let start = 0; start < all.length; start += 100)
+        await Promise.all(all.slice(start, start + 100).map((item) => store.create(item)));
       let commands = 0;
       const counted = new Proxy(redis, {
         get(target, property, receiver) {
@@ -160,13 +169,22 @@ describe.skipIf(!url)('Redis store: indexes', () => {
       await store.create(gone);
       await store.create(later);
       // Read at one instant: the index expires no sooner than the keys of its longest-lived run.
-      const [[, headTtl], [, indexTtl]] = (await redis.multi().pttl(store.keys.head(later.runId)).pttl(index).exec()) as [[null, number], [null, number]];
+      const [[, headTtl], [, indexTtl]] = (await redis
+        .multi()
+        .pttl(store.keys.head(later.runId))
+        .pttl(index)
+        .exec()) as [[null, number], [null, number]];
       expect(headTtl).toBeGreaterThan(0);
       expect(indexTtl).toBeGreaterThanOrEqual(headTtl);
       // The first run's keys expire (deleted here, as their TTL would); nobody lists the session, the sweep passes.
       await redis.del(...store.keys.run(gone.runId));
-      expect(await runtime.sweepExpired(gone.pendingApprovals[0]!.expiresAt! + 1)).toMatchObject({ runs: 0, failed: 0 });
-      expect((await redis.zrange(index, '0', '-1')).map((member) => parsePendingMember(member)?.runId)).toEqual([later.runId]);
+      expect(await runtime.sweepExpired(gone.pendingApprovals[0]!.expiresAt! + 1)).toMatchObject({
+        runs: 0,
+        failed: 0,
+      });
+      expect((await redis.zrange(index, '0', '-1')).map((member) => parsePendingMember(member)?.runId)).toEqual([
+        later.runId,
+      ]);
       expect(await redis.zcard(store.keys.pending)).toBe(1);
       // A run whose request has no expiry keeps its keys for good, and so the index.
       const { run: open } = await pausedRun({ clock, sessionId });
@@ -187,14 +205,21 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     await redis.hset(store.keys.head(decidedRun.runId), 'x', '');
     await store.commit(decided, decidedRun.version);
     // An entry of a run whose keys expired or were deleted.
-    const ghosts = Array.from({ length: 120 }, (_, index) => pendingMember(now + 1_000 + index, `apr_ghost_${index}`, `run_ghost_${randomUUID()}`, 'ghost'));
+    const ghosts = Array.from({ length: 120 }, (_, index) =>
+      pendingMember(now + 1_000 + index, `apr_ghost_${index}`, `run_ghost_${randomUUID()}`, 'ghost'),
+    );
     await redis.zadd(store.keys.pending, ...ghosts.flatMap((member) => [0, member]));
     expect(await redis.zcard(store.keys.pending)).toBe(122);
     const page = await store.listPending({ limit: 1 });
     expect(page.items.map((item) => item.runId)).toEqual([live.runId]);
     expect(page.cursor).toBeUndefined();
     expect(await redis.zrange(store.keys.pending, '0', '-1')).toEqual([
-      pendingMember(live.pendingApprovals[0]!.expiresAt, live.pendingApprovals[0]!.approvalId, live.runId, live.agentName),
+      pendingMember(
+        live.pendingApprovals[0]!.expiresAt,
+        live.pendingApprovals[0]!.approvalId,
+        live.runId,
+        live.agentName,
+      ),
     ]);
     expect(await redis.zcard(store.keys.pendingAgent(decidedRun.agentName))).toBe(0);
   });
@@ -211,7 +236,11 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     // Two expired requests in one run: listed once.
     const twice = expired[0]!;
     const request = twice.pendingApprovals[0]!;
-    const both = { ...twice, version: twice.version + 1, pendingApprovals: [request, { ...request, approvalId: `${request.approvalId}-b` }] };
+    const both = {
+      ...twice,
+      version: twice.version + 1,
+      pendingApprovals: [request, { ...request, approvalId: `${request.approvalId}-b` }],
+    };
     await store.commit(both, twice.version);
     await redis.zadd(store.keys.pending, 0, pendingMember(now, 'apr_gone', 'run_gone', 'ghost'));
     const at = now + 2_000;
@@ -226,7 +255,13 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const store = fresh();
     const now = Date.now();
     const make = async () => (await pausedRun({ clock: () => now - 120_000 })).run;
-    const [leaseEnded, leaseLive, idleStale, idleFresh, done] = [await make(), await make(), await make(), await make(), await make()];
+    const [leaseEnded, leaseLive, idleStale, idleFresh, done] = [
+      await make(),
+      await make(),
+      await make(),
+      await make(),
+      await make(),
+    ];
     for (const run of [leaseEnded, leaseLive, idleStale, idleFresh, done]) await store.create(run);
     await store.commit(running(leaseEnded, { leaseUntil: now - 1, updatedAt: now - 30_000 }), leaseEnded.version);
     await store.commit(running(leaseLive, { leaseUntil: now + 60_000, updatedAt: now - 90_000 }), leaseLive.version);
@@ -235,9 +270,21 @@ describe.skipIf(!url)('Redis store: indexes', () => {
     const finished = running(done, { updatedAt: now - 90_000 });
     await store.commit(finished, done.version);
     const { stopReason: _s, ...rest } = finished;
-    await store.commit({ ...rest, status: 'completed', state: 'completed', stopReason: 'completed', output: 'ok', version: finished.version + 1 }, finished.version);
+    await store.commit(
+      {
+        ...rest,
+        status: 'completed',
+        state: 'completed',
+        stopReason: 'completed',
+        output: 'ok',
+        version: finished.version + 1,
+      },
+      finished.version,
+    );
     const staleBefore = now - 60_000;
-    expect([...(await store.runsToRecover(now, staleBefore, 100))].sort()).toEqual([leaseEnded.runId, idleStale.runId].sort());
+    expect([...(await store.runsToRecover(now, staleBefore, 100))].sort()).toEqual(
+      [leaseEnded.runId, idleStale.runId].sort(),
+    );
     expect(await store.runsToRecover(now, staleBefore, 1)).toHaveLength(1);
     expect(await redis.zcard(store.keys.runningLease)).toBe(2);
     expect(await redis.zcard(store.keys.runningIdle)).toBe(2);

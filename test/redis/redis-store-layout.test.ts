@@ -1,7 +1,16 @@
 // Key layout, TTLs, append-only history, flat bytes per commit and harmless resends.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { approveAll, deserialize, serialize, withApprovalResponse, SnapshotError, VersionConflictError, type AgentSnapshot, type RunEvent } from 'countersign';
+import {
+  approveAll,
+  deserialize,
+  serialize,
+  withApprovalResponse,
+  SnapshotError,
+  VersionConflictError,
+  type AgentSnapshot,
+  type RunEvent,
+} from 'countersign';
 import { createRedisStore, type RedisStore } from 'countersign/redis';
 import { encodeHead } from '../../src/run/snapshot-codec.js';
 import { bytesSent, connect, keySlot, pausedRun, removePrefix, streamEvents, uniquePrefix } from './redis-harness.js';
@@ -18,12 +27,15 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     redis.disconnect();
   });
 
-  const resolved = (snapshot: AgentSnapshot): RunEvent[] => [{ type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry: snapshot.audit.at(-1)! }];
+  const resolved = (snapshot: AgentSnapshot): RunEvent[] => [
+    { type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry: snapshot.audit.at(-1)! },
+  ];
 
   /** PTTL of every key the run has (a missing list is no key at all). */
   const ttls = async (s: RedisStore, runId: string) => {
     const result: Record<string, number> = {};
-    for (const key of s.keys.run(runId)) if (await redis.exists(key)) result[key.slice(key.lastIndexOf(':') + 1)] = await redis.pttl(key);
+    for (const key of s.keys.run(runId))
+      if (await redis.exists(key)) result[key.slice(key.lastIndexOf(':') + 1)] = await redis.pttl(key);
     return result;
   };
 
@@ -64,11 +76,20 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     const { run, agent } = await pausedRun();
     await store.create(run);
     const { messages: _m, audit: _a, ...head } = run;
-    expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!)).toEqual(JSON.parse(JSON.stringify(encodeHead({ ...head, audit: [] }))));
+    expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!)).toEqual(
+      JSON.parse(JSON.stringify(encodeHead({ ...head, audit: [] }))),
+    );
     // An edited argument with a Date and a Map goes through superjson, and comes back as it was.
-    const decided = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+    const decided = withApprovalResponse(
+      run,
+      { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+      { agent },
+    );
     const record = decided.toolCalls[0]!;
-    const edited = { ...decided, toolCalls: [{ ...record, editedArgs: { at: new Date(0), tags: new Map([['a', 1]]), n: -0 } }] };
+    const edited = {
+      ...decided,
+      toolCalls: [{ ...record, editedArgs: { at: new Date(0), tags: new Map([['a', 1]]), n: -0 } }],
+    };
     await store.commit(edited, run.version);
     expect(JSON.parse((await redis.hget(store.keys.head(run.runId), 'h'))!).meta).toBeDefined();
     const loaded = (await store.load(run.runId))!;
@@ -129,7 +150,9 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
 
   it('refuses a resent commit harmlessly, also from another connection after a reconnect', async () => {
     const { run, agent } = await pausedRun();
-    const events: RunEvent[] = [{ type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! }];
+    const events: RunEvent[] = [
+      { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! },
+    ];
     await store.create(run, events);
     const decided = approveAll(run, 'alice', { agent });
     await store.commit(decided, run.version, resolved(decided));
@@ -141,7 +164,11 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
       (await streamEvents(redis, prefix)).filter((event) => event.runId === run.runId).length,
     ];
     const before = await lengths();
-    await expect(store.commit(done, decided.version)).rejects.toMatchObject({ name: 'VersionConflictError', expected: decided.version, actual: done.version });
+    await expect(store.commit(done, decided.version)).rejects.toMatchObject({
+      name: 'VersionConflictError',
+      expected: decided.version,
+      actual: done.version,
+    });
     const other = connect(url!);
     const fresh = createRedisStore({ redis: other, prefix });
     await expect(fresh.commit(done, decided.version, resolved(decided))).rejects.toBeInstanceOf(VersionConflictError);
@@ -168,7 +195,8 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     for (const { own } of contenders) own.disconnect();
     const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
     expect(winners).toHaveLength(1);
-    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(VersionConflictError);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(VersionConflictError);
     expect(await store.load(run.runId)).toEqual(contenders[winners[0]!]!.next);
     expect(await redis.llen(store.keys.messages(run.runId))).toBe(run.messages.length + 1);
   });
@@ -206,7 +234,10 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
   it('commit of a missing run is a version conflict with no actual version', async () => {
     const { run, agent } = await pausedRun();
     const decided = approveAll(run, 'alice', { agent });
-    await expect(store.commit(decided, run.version)).rejects.toMatchObject({ name: 'VersionConflictError', actual: undefined });
+    await expect(store.commit(decided, run.version)).rejects.toMatchObject({
+      name: 'VersionConflictError',
+      actual: undefined,
+    });
   });
 
   it('keeps a waiting run until its latest expiresAt plus the grace period, and rewrites keep the TTL right', async () => {
@@ -219,7 +250,11 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     }
     // A later expiry pushes the TTL out; a request without expiry removes it.
     const request = run.pendingApprovals[0]!;
-    const later = { ...run, version: run.version + 1, pendingApprovals: [{ ...request, expiresAt: Date.now() + 2 * HOUR }] };
+    const later = {
+      ...run,
+      version: run.version + 1,
+      pendingApprovals: [{ ...request, expiresAt: Date.now() + 2 * HOUR }],
+    };
     await store.commit(later, run.version);
     for (const ttl of Object.values(await ttls(store, run.runId))) expect(ttl).toBeGreaterThan(2 * HOUR);
     const { expiresAt: _expiresAt, ...open } = request;
@@ -244,7 +279,13 @@ describe.skipIf(!url)('Redis store: layout, TTLs and commits', () => {
     await store.create(run);
     for (const ttl of Object.values(await ttls(store, run.runId))) expect(ttl).toBeGreaterThan(10 * 60_000 - 5_000);
     const { stopReason: _stopReason, ...rest } = run;
-    const running: AgentSnapshot = { ...rest, status: 'running', state: 'callingModel', pendingApprovals: [], version: run.version + 1 };
+    const running: AgentSnapshot = {
+      ...rest,
+      status: 'running',
+      state: 'callingModel',
+      pendingApprovals: [],
+      version: run.version + 1,
+    };
     await store.commit(running, run.version);
     expect(Object.values(await ttls(store, run.runId))).toEqual([-1, -1]);
   });

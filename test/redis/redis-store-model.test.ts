@@ -23,7 +23,11 @@ const RUNS = 5;
 const run = fc.integer({ min: 0, max: RUNS - 1 });
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ kind: fc.constant('create' as const), run }),
-  fc.record({ kind: fc.constant('wait' as const), run, expiresIn: fc.option(fc.integer({ min: -60_000, max: 60_000 }), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('wait' as const),
+    run,
+    expiresIn: fc.option(fc.integer({ min: -60_000, max: 60_000 }), { nil: undefined }),
+  }),
   fc.record({
     kind: fc.constant('running' as const),
     run,
@@ -42,7 +46,11 @@ async function observe(store: SnapshotStore, runIds: readonly string[], agents: 
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await store.listPending({ limit: 2, ...(agent === undefined ? {} : { agent }), ...(cursor === undefined ? {} : { cursor }) });
+      const page = await store.listPending({
+        limit: 2,
+        ...(agent === undefined ? {} : { agent }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       seen.push(...page.items.map((item) => `${item.runId}/${item.request.approvalId}/${item.request.expiresAt}`));
       cursor = page.cursor;
     } while (cursor !== undefined);
@@ -67,7 +75,15 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
   it('answers every query as the memory store does after any sequence of operations', async () => {
     const templates: AgentSnapshot[] = [];
     for (let index = 0; index < RUNS; index++) {
-      templates.push((await pausedRun({ ttlMs: 30_000 * (index + 1), clock: () => NOW - 45_000, agentName: `model-agent-${index % 2}` })).run);
+      templates.push(
+        (
+          await pausedRun({
+            ttlMs: 30_000 * (index + 1),
+            clock: () => NOW - 45_000,
+            agentName: `model-agent-${index % 2}`,
+          })
+        ).run,
+      );
     }
     const agents = ['model-agent-0', 'model-agent-1'];
     await fc.assert(
@@ -96,7 +112,9 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
                 status: 'awaitingApproval',
                 state: 'awaitingApproval',
                 stopReason: 'awaiting_approval',
-                pendingApprovals: [op.expiresIn === undefined ? request : { ...request, expiresAt: NOW + op.expiresIn }],
+                pendingApprovals: [
+                  op.expiresIn === undefined ? request : { ...request, expiresAt: NOW + op.expiresIn },
+                ],
                 toolCalls: template.toolCalls,
               };
               break;
@@ -107,12 +125,30 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
                 status: 'running',
                 state: 'executingTools',
                 pendingApprovals: [],
-                toolCalls: op.leaseIn === undefined ? [] : [{ ...template.toolCalls[0]!, status: 'executing', lease: { owner: 'w', until: NOW + op.leaseIn }, attempts: 1 }],
+                toolCalls:
+                  op.leaseIn === undefined
+                    ? []
+                    : [
+                        {
+                          ...template.toolCalls[0]!,
+                          status: 'executing',
+                          lease: { owner: 'w', until: NOW + op.leaseIn },
+                          attempts: 1,
+                        },
+                      ],
                 updatedAt: NOW - op.updatedAgo,
               };
               break;
             case 'finish':
-              next = { ...rest, status: 'completed', state: 'completed', stopReason: 'completed', pendingApprovals: [], toolCalls: [], output: 'ok' };
+              next = {
+                ...rest,
+                status: 'completed',
+                state: 'completed',
+                stopReason: 'completed',
+                pendingApprovals: [],
+                toolCalls: [],
+                output: 'ok',
+              };
               break;
             case 'stale':
               // A commit from a snapshot one version behind: refused by both.
@@ -122,7 +158,8 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
                   memory.commit({ ...behind, version: current.version + 1 }, current.version - 1),
                   redisStore.commit({ ...behind, version: current.version + 1 }, current.version - 1),
                 ]);
-                for (const outcome of outcomes) expect(outcome.status === 'rejected' && outcome.reason instanceof VersionConflictError).toBe(true);
+                for (const outcome of outcomes)
+                  expect(outcome.status === 'rejected' && outcome.reason instanceof VersionConflictError).toBe(true);
               }
               continue;
             case 'delete':
@@ -131,10 +168,13 @@ describe.skipIf(!url)('Redis store against the memory store (model-based)', () =
               continue;
           }
           const apply = (store: SnapshotStore) =>
-            op.kind === 'create' ? store.create(next!) : store.commit({ ...next!, version: (current?.version ?? 0) + 1 }, current?.version ?? 0);
+            op.kind === 'create'
+              ? store.create(next!)
+              : store.commit({ ...next!, version: (current?.version ?? 0) + 1 }, current?.version ?? 0);
           const [inMemory, inRedis] = await Promise.allSettled([apply(memory), apply(redisStore)]);
           expect(inRedis.status).toBe(inMemory.status);
-          if (inMemory.status === 'rejected') expect((inRedis as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
+          if (inMemory.status === 'rejected')
+            expect((inRedis as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
         }
         expect(await observe(redisStore, runIds, agents)).toEqual(await observe(memory, runIds, agents));
       }),

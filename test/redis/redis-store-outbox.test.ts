@@ -15,7 +15,8 @@ function dyingAfterCommit(redis: Redis): Redis {
   const lost = new Set(['xadd', 'zadd', 'zrem', 'hdel']);
   return new Proxy(redis, {
     get(target, property, receiver) {
-      if (typeof property === 'string' && lost.has(property)) return () => Promise.reject(new Error('Connection is closed.'));
+      if (typeof property === 'string' && lost.has(property))
+        return () => Promise.reject(new Error('Connection is closed.'));
       // On one server the follow-up commands go out as one pipeline: lost as a whole.
       if (property === 'pipeline') return () => ({ exec: () => Promise.reject(new Error('Connection is closed.')) });
       const value: unknown = Reflect.get(target, property, receiver);
@@ -24,7 +25,12 @@ function dyingAfterCommit(redis: Redis): Redis {
   });
 }
 
-const requested = (run: AgentSnapshot): RunEvent => ({ type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! });
+const requested = (run: AgentSnapshot): RunEvent => ({
+  type: 'approval-requested',
+  runId: run.runId,
+  agentName: run.agentName,
+  request: run.pendingApprovals[0]!,
+});
 
 describe.skipIf(!url)('Redis store: outbox and events stream', () => {
   const redis = url ? connect(url) : undefined!;
@@ -45,10 +51,20 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const { run, agent } = await pausedRun();
     await store.create(run, [requested(run)]);
     const decided = approveAll(run, 'alice', { agent });
-    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const resolved: RunEvent = {
+      type: 'approval-resolved',
+      runId: run.runId,
+      agentName: run.agentName,
+      entry: decided.audit[0]!,
+    };
     await store.commit(decided, run.version, [resolved]);
     const done = await agent.execute(decided);
-    const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output! };
+    const completed: RunEvent = {
+      type: 'run-completed',
+      runId: run.runId,
+      agentName: run.agentName,
+      output: done.output!,
+    };
     await store.commit(done, decided.version, [completed]);
     const entries = await redis.xrange(`${prefix}events`, '-', '+');
     expect(entries.map(([, fields]) => fields.filter((_, index) => index % 2 === 0))).toEqual([
@@ -70,7 +86,13 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const errors: Error[] = [];
     let now = Date.now();
     const clock = () => now;
-    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, publish: 'outbox', onError: (error) => errors.push(error) });
+    const dying = createRedisStore({
+      redis: dyingAfterCommit(redis),
+      prefix,
+      clock,
+      publish: 'outbox',
+      onError: (error) => errors.push(error),
+    });
     const { run } = await pausedRun();
     // The commit itself landed: create resolves, the run loads; only the steps after it were lost.
     await dying.create(run, [requested(run)]);
@@ -97,14 +119,30 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const prefix = prefixed();
     const now = Date.now();
     const clock = () => now;
-    const dying = createRedisStore({ redis: dyingAfterCommit(redis), prefix, clock, publish: 'outbox', onError: () => {} });
+    const dying = createRedisStore({
+      redis: dyingAfterCommit(redis),
+      prefix,
+      clock,
+      publish: 'outbox',
+      onError: () => {},
+    });
     const { run, agent } = await pausedRun();
     await dying.create(run, [requested(run)]);
     const decided = approveAll(run, 'alice', { agent });
-    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const resolved: RunEvent = {
+      type: 'approval-resolved',
+      runId: run.runId,
+      agentName: run.agentName,
+      entry: decided.audit[0]!,
+    };
     await dying.commit(decided, run.version, [resolved]);
     const done = await agent.execute(decided);
-    const completed: RunEvent = { type: 'run-completed', runId: run.runId, agentName: run.agentName, output: done.output! };
+    const completed: RunEvent = {
+      type: 'run-completed',
+      runId: run.runId,
+      agentName: run.agentName,
+      output: done.output!,
+    };
     await dying.commit(done, decided.version, [completed]);
     const store = createRedisStore({ redis, prefix, clock });
     expect(await redis.hlen(store.keys.outbox(run.runId))).toBe(3);
@@ -123,7 +161,13 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     try {
       let now = Date.now();
       const clock = () => now;
-      const dying = createRedisStore({ redis: dyingAfterCommit(prefixedRedis), prefix, clock, publish: 'outbox', onError: () => {} });
+      const dying = createRedisStore({
+        redis: dyingAfterCommit(prefixedRedis),
+        prefix,
+        clock,
+        publish: 'outbox',
+        onError: () => {},
+      });
       const { run } = await pausedRun();
       await dying.create(run, [requested(run)]);
       expect(await redis.hlen(`kp:${dying.keys.outbox(run.runId)}`)).toBe(1);
@@ -143,7 +187,12 @@ describe.skipIf(!url)('Redis store: outbox and events stream', () => {
     const store = createRedisStore({ redis: watchedCommands(redis, sent), prefix });
     await store.create(run, [requested(run)]);
     const decided = approveAll(run, 'alice', { agent });
-    const resolved: RunEvent = { type: 'approval-resolved', runId: run.runId, agentName: run.agentName, entry: decided.audit[0]! };
+    const resolved: RunEvent = {
+      type: 'approval-resolved',
+      runId: run.runId,
+      agentName: run.agentName,
+      entry: decided.audit[0]!,
+    };
     await store.commit(decided, run.version, [resolved]);
     expect(sent.filter((name) => name !== 'defineCommand')).toEqual(['countersignWriteRun', 'countersignWriteRun']);
     expect(await streamEvents(redis, prefix)).toEqual([requested(run), resolved]);

@@ -31,9 +31,13 @@ describe.skipIf(!url)('reminders and escalations on Redis', () => {
       escalate: [{ afterMs: MINUTE, to: ['carol'] }],
       execute: async () => 'ok',
     });
-    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: {} }])));
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: {} }]),
+    );
     const agent = testAgent({ model, tools: [tool], clock });
-    const sweepers = connections.map((redis) => createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }), clock }));
+    const sweepers = connections.map((redis) =>
+      createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix }), clock }),
+    );
     const runs = await Promise.all(Array.from({ length: 6 }, () => sweepers[0]!.start(agent.name, { input: 'go' })));
     expect((await sweepers[1]!.sweepExpired()).reminded).toBe(0);
 
@@ -41,11 +45,21 @@ describe.skipIf(!url)('reminders and escalations on Redis', () => {
     const results = await Promise.all(sweepers.map((sweeper) => sweeper.sweepExpired()));
     expect(results.reduce((sum, result) => sum + result.reminded, 0)).toBe(6);
     expect(results.reduce((sum, result) => sum + result.escalated, 0)).toBe(6);
-    const events = (await streamEvents(connections[0]!, prefix)).filter((event) => event.type === 'approval-reminder' || event.type === 'approval-escalated');
-    for (const run of runs) expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-reminder', 'approval-escalated']);
+    const events = (await streamEvents(connections[0]!, prefix)).filter(
+      (event) => event.type === 'approval-reminder' || event.type === 'approval-escalated',
+    );
+    for (const run of runs)
+      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual([
+        'approval-reminder',
+        'approval-escalated',
+      ]);
 
     // Carol, brought in by the escalation, decides; the run leaves the nudge index.
-    const decided = await sweepers[2]!.respond(runs[0]!.runId, { approvalId: runs[0]!.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'carol' });
+    const decided = await sweepers[2]!.respond(runs[0]!.runId, {
+      approvalId: runs[0]!.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'carol',
+    });
     expect(decided.status).toBe('completed');
     clock.advance(MINUTE);
     const store = createRedisStore({ redis: connections[1]!, prefix });

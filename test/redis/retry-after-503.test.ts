@@ -30,7 +30,9 @@ describe.skipIf(!url)('a retry after a 503 whose write landed', () => {
   const instances = () => {
     const prefix = uniquePrefix();
     prefixes.push(prefix);
-    const unacknowledged = harness({ store: createRedisStore({ redis: direct, prefix, durability: { replicas: 1, timeoutMs: 20 } }) });
+    const unacknowledged = harness({
+      store: createRedisStore({ redis: direct, prefix, durability: { replicas: 1, timeoutMs: 20 } }),
+    });
     const healthy = harness({ store: createRedisStore({ redis: direct, prefix }) });
     return { unacknowledged, healthy };
   };
@@ -75,13 +77,19 @@ describe.skipIf(!url)('a retry after a 503 whose write landed', () => {
   it('runtime.start with an idempotencyKey, retried after a 503 whose create landed, returns the run its first attempt made', async () => {
     const { unacknowledged, healthy } = instances();
     const idempotencyKey = `order-${randomUUID()}`;
-    await expect(unacknowledged.runtime.start('files', { input: '/tmp/lib' }, { idempotencyKey })).rejects.toMatchObject({ code: 'store_unavailable' });
+    await expect(
+      unacknowledged.runtime.start('files', { input: '/tmp/lib' }, { idempotencyKey }),
+    ).rejects.toMatchObject({ code: 'store_unavailable' });
     const retried = await healthy.runtime.start('files', { input: '/tmp/lib' }, { idempotencyKey });
     expect(retried.status).toBe('awaitingApproval');
     expect((await healthy.runtime.start('files', { input: '/tmp/lib' }, { idempotencyKey })).runId).toBe(retried.runId);
     expect((await healthy.runtime.pending()).items.map((item) => item.runId)).toEqual([retried.runId]);
-    await expect(healthy.runtime.start('files', { input: '/tmp/else' }, { idempotencyKey })).rejects.toBeInstanceOf(RunExistsError);
-    await expect(healthy.runtime.start('files', { input: '/tmp/lib', runId: 'run_both' }, { idempotencyKey })).rejects.toBeInstanceOf(ConfigError);
+    await expect(healthy.runtime.start('files', { input: '/tmp/else' }, { idempotencyKey })).rejects.toBeInstanceOf(
+      RunExistsError,
+    );
+    await expect(
+      healthy.runtime.start('files', { input: '/tmp/lib', runId: 'run_both' }, { idempotencyKey }),
+    ).rejects.toBeInstanceOf(ConfigError);
   });
 
   it('a decision retried after a 503 whose commit landed carries the run on, not 200 duplicate with nothing resuming it', async () => {

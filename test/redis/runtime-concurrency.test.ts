@@ -23,10 +23,16 @@ describe.skipIf(!url)('runtime on Redis: concurrent decisions', () => {
 
   it(`decides each of ${RUNS} approvals once and runs each approved tool exactly once`, async () => {
     const counting = countingAgent();
-    const runtimes = connections.map((redis) => createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }));
+    const runtimes = connections.map((redis) =>
+      createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }),
+    );
     const runs: AgentSnapshot[] = [];
     for (let index = 0; index < RUNS; index += 20) {
-      runs.push(...(await Promise.all(Array.from({ length: 20 }, () => runtimes[index % CALLERS]!.start(counting.agent.name, { input: 'pay' })))));
+      runs.push(
+        ...(await Promise.all(
+          Array.from({ length: 20 }, () => runtimes[index % CALLERS]!.start(counting.agent.name, { input: 'pay' })),
+        )),
+      );
     }
 
     const outcomes = new Map<string, PromiseSettledResult<RespondResult>[]>();
@@ -39,7 +45,12 @@ describe.skipIf(!url)('runtime on Redis: concurrent decisions', () => {
           const results = await Promise.allSettled(
             runtimes.map((runtime, caller) => {
               const approved = caller % 5 === 4 ? !approveMost : approveMost;
-              return runtime.respond(run.runId, { approvalId, approved, approvedBy: `caller-${caller}`, ...(approved ? {} : { reason: 'no' }) });
+              return runtime.respond(run.runId, {
+                approvalId,
+                approved,
+                approvedBy: `caller-${caller}`,
+                ...(approved ? {} : { reason: 'no' }),
+              });
             }),
           );
           outcomes.set(run.runId, results);
@@ -48,7 +59,8 @@ describe.skipIf(!url)('runtime on Redis: concurrent decisions', () => {
     }
 
     const executed = new Map<string, number>();
-    for (const key of counting.executions) executed.set(key.split(':call_')[0]!, (executed.get(key.split(':call_')[0]!) ?? 0) + 1);
+    for (const key of counting.executions)
+      executed.set(key.split(':call_')[0]!, (executed.get(key.split(':call_')[0]!) ?? 0) + 1);
     const verdicts = new Set<string>();
     for (const run of runs) {
       const stored = await runtimes[0]!.get(run.runId);

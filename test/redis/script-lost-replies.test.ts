@@ -97,7 +97,10 @@ const cases: Record<keyof ScriptCommands, LostReplyCase> = {
   countersignSetRuleEnabled: {
     async run({ rules, lose }) {
       const rule = await rules.add({ tool: `tool_${randomUUID().slice(0, 8)}`, action: 'allow', reason: 'lost reply' });
-      expect(await lose(rule.id, () => rules.setEnabled(rule.id, false))).toMatchObject({ id: rule.id, enabled: false });
+      expect(await lose(rule.id, () => rules.setEnabled(rule.id, false))).toMatchObject({
+        id: rule.id,
+        enabled: false,
+      });
     },
   },
   countersignPutGrant: {
@@ -110,7 +113,9 @@ const cases: Record<keyof ScriptCommands, LostReplyCase> = {
     async run({ grants, lose }) {
       const grant = sampleGrant({ uses: 3 });
       await grants.put(grant);
-      expect(await lose(grant.id, () => grants.consume({ grantId: grant.id, useKey: 'run_lost:call_1', at: 2_000 }))).toBe('used');
+      expect(
+        await lose(grant.id, () => grants.consume({ grantId: grant.id, useKey: 'run_lost:call_1', at: 2_000 })),
+      ).toBe('used');
       expect((await grants.get(grant.id))?.used).toBe(1);
     },
   },
@@ -118,7 +123,11 @@ const cases: Record<keyof ScriptCommands, LostReplyCase> = {
     async run({ grants, lose }) {
       const grant = sampleGrant();
       await grants.put(grant);
-      expect(await lose(grant.id, () => grants.get(grant.id))).toMatchObject({ grant: { id: grant.id }, used: 0, revoked: false });
+      expect(await lose(grant.id, () => grants.get(grant.id))).toMatchObject({
+        grant: { id: grant.id },
+        used: 0,
+        revoked: false,
+      });
     },
   },
   countersignRevokeGrant: {

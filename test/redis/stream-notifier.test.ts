@@ -30,9 +30,17 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
       return redis;
     };
     const redis = connect();
-    const add = (event: RunEvent) => redis.xadd(`${prefix}events`, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event));
+    const add = (event: RunEvent) =>
+      redis.xadd(`${prefix}events`, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event));
     const errors: StreamErrorInfo[] = [];
-    const notifier = (options: { group: string; consumer?: string; redis?: Redis; claimIdleMs?: number; maxDeliveries?: number; from?: 'latest' | 'earliest' }) => {
+    const notifier = (options: {
+      group: string;
+      consumer?: string;
+      redis?: Redis;
+      claimIdleMs?: number;
+      maxDeliveries?: number;
+      from?: 'latest' | 'earliest';
+    }) => {
       const created = createStreamNotifier({
         redis: options.redis ?? connect(),
         prefix,
@@ -46,7 +54,8 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
       notifiers.push(created);
       return created;
     };
-    const pending = async (group: string) => ((await redis.xpending(`${prefix}events`, group)) as [number, ...unknown[]])[0];
+    const pending = async (group: string) =>
+      ((await redis.xpending(`${prefix}events`, group)) as [number, ...unknown[]])[0];
     return { prefix, redis, connect, add, notifier, errors, pending };
   }
 
@@ -64,7 +73,11 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const seen: { consumer: string; runId: string; id: string; deliveries: number }[] = [];
     const controller = new AbortController();
     const done = Promise.all(
-      [a, b].map((n) => n.consume(async (event, meta) => void seen.push({ consumer: n.consumer, runId: event.runId, ...meta }), { signal: controller.signal })),
+      [a, b].map((n) =>
+        n.consume(async (event, meta) => void seen.push({ consumer: n.consumer, runId: event.runId, ...meta }), {
+          signal: controller.signal,
+        }),
+      ),
     );
     const runIds = Array.from({ length: 60 }, (_, index) => `run_${index}`);
     for (const runId of runIds) await add(completed(runId));
@@ -116,7 +129,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
 
     const seen: { runId: string; deliveries: number }[] = [];
     const controller = new AbortController();
-    const done = survivor.consume((event, meta) => void seen.push({ runId: event.runId, deliveries: meta.deliveries }), { signal: controller.signal });
+    const done = survivor.consume(
+      (event, meta) => void seen.push({ runId: event.runId, deliveries: meta.deliveries }),
+      { signal: controller.signal },
+    );
     await add(completed('run_4'));
     await until(() => seen.length >= 4, "the survivor handled the dead consumer's events and the new one");
     await until(async () => (await pending('slack')) === 0, 'everything is acked');
@@ -196,7 +212,16 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const key = `${prefix}events`;
     await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_x');
     await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_x', 'event', '{not json');
-    await redis.xadd(key, '*', 'type', 'run-exploded', 'runId', 'run_x', 'event', JSON.stringify({ type: 'run-exploded', runId: 'run_x' }));
+    await redis.xadd(
+      key,
+      '*',
+      'type',
+      'run-exploded',
+      'runId',
+      'run_x',
+      'event',
+      JSON.stringify({ type: 'run-exploded', runId: 'run_x' }),
+    );
     await redis.xadd(key, '*', 'type', 'run-completed', 'runId', 'run_y', 'event', JSON.stringify(completed('run_x')));
     await add(completed('run_ok'));
     const seen: string[] = [];
@@ -266,7 +291,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
       order.push('consume stopped');
     });
     // The reader has seen the abort once it closed its blocking connection.
-    await until(() => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'), 'the reader stopped reading');
+    await until(
+      () => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'),
+      'the reader stopped reading',
+    );
     expect(stopped).toBe(false);
     release.resolve();
     await done;
@@ -289,7 +317,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     expect(() => n.subscribe(() => undefined)).toThrow(/closed/);
 
     await redis.set(`${prefix}events`, 'not a stream');
-    await expect(notifier({ group: 'other' }).createGroup()).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/must be a Redis Stream/) });
+    await expect(notifier({ group: 'other' }).createGroup()).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: expect.stringMatching(/must be a Redis Stream/),
+    });
     expect(() => createStreamNotifier({ redis, group: '' })).toThrow(/group/);
     expect(() => createStreamNotifier({ redis, group: 'g', claimIdleMs: 0 })).toThrow(/claimIdleMs/);
   });
@@ -328,16 +359,28 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
       return { stream: notifier({ group, consumer }), channel };
     });
     await Promise.all(readers.map(({ stream }) => stream.createGroup()));
-    const done = Promise.all(readers.map(({ stream, channel }) => stream.consume((event) => channel.publish([event]).then(() => channel.flush()), { signal: controller.signal })));
+    const done = Promise.all(
+      readers.map(({ stream, channel }) =>
+        stream.consume((event) => channel.publish([event]).then(() => channel.flush()), { signal: controller.signal }),
+      ),
+    );
     const runIds = Array.from({ length: 30 }, (_, index) => `run_${index}`);
     for (const runId of runIds) await add(completed(runId));
-    await until(() => receivers.webhooks.deliveries.length >= runIds.length && receivers.audit.deliveries.length >= runIds.length, 'both groups delivered every event');
-    await until(async () => (await pending('webhooks')) === 0 && (await pending('audit')) === 0, 'every event is acked');
+    await until(
+      () => receivers.webhooks.deliveries.length >= runIds.length && receivers.audit.deliveries.length >= runIds.length,
+      'both groups delivered every event',
+    );
+    await until(
+      async () => (await pending('webhooks')) === 0 && (await pending('audit')) === 0,
+      'every event is acked',
+    );
     controller.abort();
     await done;
     try {
       for (const receiver of Object.values(receivers)) {
-        const runs = receiver.deliveries.map((delivery) => (JSON.parse(delivery.body) as { data: { runId: string } }).data.runId);
+        const runs = receiver.deliveries.map(
+          (delivery) => (JSON.parse(delivery.body) as { data: { runId: string } }).data.runId,
+        );
         expect(runs.sort()).toEqual([...runIds].sort());
         expect(new Set(receiver.deliveries.map((delivery) => delivery.headers['webhook-id'])).size).toBe(runIds.length);
       }
@@ -351,7 +394,16 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const { redis, prefix, add, notifier, errors } = setup();
     const old = completed('run_old');
     // Written a minute ago: before the feed, so never delivered.
-    await redis.xadd(`${prefix}events`, `${Date.now() - 60_000}-0`, 'type', old.type, 'runId', old.runId, 'event', JSON.stringify(old));
+    await redis.xadd(
+      `${prefix}events`,
+      `${Date.now() - 60_000}-0`,
+      'type',
+      old.type,
+      'runId',
+      old.runId,
+      'event',
+      JSON.stringify(old),
+    );
     const n = notifier({ group: 'sse' });
     const first: { runId: string; id: string }[] = [];
     const second: string[] = [];
@@ -359,7 +411,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const offSecond = n.subscribe((event) => void second.push(event.runId));
     // Written at once, while the feed's connection may still be coming up.
     await add(completed('run_live'));
-    await until(() => first.some((e) => e.runId === 'run_live') && second.includes('run_live'), 'both subscribers saw run_live');
+    await until(
+      () => first.some((e) => e.runId === 'run_live') && second.includes('run_live'),
+      'both subscribers saw run_live',
+    );
     offSecond();
     await add(completed('run_after'));
     await until(() => first.some((e) => e.runId === 'run_after'), 'the first subscriber saw run_after');
@@ -375,7 +430,10 @@ describe.skipIf(!url)('createStreamNotifier on real Redis', () => {
     const n = notifier({ group: 'sse' });
     const feed: EventFeed = n;
     const token = 'stream-test-bearer-token-0123456789';
-    const app = createApprovalApp(createRuntime({ agents: [countingAgent().agent] }), { bearerToken: token, events: feed });
+    const app = createApprovalApp(createRuntime({ agents: [countingAgent().agent] }), {
+      bearerToken: token,
+      events: feed,
+    });
     const res = await app.request('/events', { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();

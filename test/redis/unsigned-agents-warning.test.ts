@@ -9,7 +9,12 @@ import { connect, uniquePrefix } from './redis-harness.js';
 
 const url = inject('redisUrl');
 const agent = (name: string, decisionSecret?: string) =>
-  createAgent({ name, model: createScriptedModel(() => textTurn('ok')), tools: [], ...(decisionSecret === undefined ? {} : { decisionSecret }) });
+  createAgent({
+    name,
+    model: createScriptedModel(() => textTurn('ok')),
+    tools: [],
+    ...(decisionSecret === undefined ? {} : { decisionSecret }),
+  });
 
 describe.skipIf(!url)('the warning about agents without decisionSecret on a shared store', () => {
   const redis = connect(url!);
@@ -22,7 +27,10 @@ describe.skipIf(!url)('the warning about agents without decisionSecret on a shar
 
   it('says nothing for a store only this process uses, or when every agent signs', () => {
     createRuntime({ agents: [agent('memory-unsigned')], store: createMemoryStore() });
-    createRuntime({ agents: [agent('redis-signed', 'decision-secret-0123456789')], store: createRedisStore({ redis, prefix: uniquePrefix() }) });
+    createRuntime({
+      agents: [agent('redis-signed', 'decision-secret-0123456789')],
+      store: createRedisStore({ redis, prefix: uniquePrefix() }),
+    });
     expect(emitted).not.toHaveBeenCalled();
   });
 

@@ -2,8 +2,23 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createMemoryStore, createRuntime, StoreUnavailableError, type AgentSnapshot, type RunEvent, type Runtime } from 'countersign';
-import { createRedisResumeQueue, createRedisStore, createStreamNotifier, createWorker, type Worker, type WorkerErrorInfo, type WorkerOptions } from 'countersign/redis';
+import {
+  createMemoryStore,
+  createRuntime,
+  StoreUnavailableError,
+  type AgentSnapshot,
+  type RunEvent,
+  type Runtime,
+} from 'countersign';
+import {
+  createRedisResumeQueue,
+  createRedisStore,
+  createStreamNotifier,
+  createWorker,
+  type Worker,
+  type WorkerErrorInfo,
+  type WorkerOptions,
+} from 'countersign/redis';
 import { WORKER_GROUP } from '../../src/stores/redis/worker.js';
 import { countingAgent } from '../support/runtime-harness.js';
 import { builtScript } from '../support/built.js';
@@ -52,10 +67,24 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const redis = connect();
     const queue = createRedisResumeQueue({ redis, prefix });
     const errors: WorkerErrorInfo[] = [];
-    const worker = (options: { runtime: WorkerOptions['runtime']; redis?: Redis; concurrency?: number; consumer?: string; claimIdleMs?: number; recoverEveryMs?: number }) => {
+    const worker = (options: {
+      runtime: WorkerOptions['runtime'];
+      redis?: Redis;
+      concurrency?: number;
+      consumer?: string;
+      claimIdleMs?: number;
+      recoverEveryMs?: number;
+    }) => {
       // claimIdleMs far above any resume here, however busy the machine: no job is claimed from a live worker that is
       // merely slow. The tests of claiming set their own.
-      const created = createWorker({ redis: connect(), prefix, blockMs: 50, claimIdleMs: 60_000, onError: (info) => errors.push(info), ...options });
+      const created = createWorker({
+        redis: connect(),
+        prefix,
+        blockMs: 50,
+        claimIdleMs: 60_000,
+        onError: (info) => errors.push(info),
+        ...options,
+      });
       workers.push(created);
       return created;
     };
@@ -80,7 +109,14 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
   });
 
   it('fails enqueue with a retryable StoreUnavailableError when Redis cannot be reached', async () => {
-    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    const down = new Redis({
+      host: '127.0.0.1',
+      port: 1,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
     down.on('error', () => {});
     const queue = createRedisResumeQueue({ redis: down, prefix: `cs-test:${randomUUID()}:` });
     const attempt = queue.enqueue('run_1');
@@ -92,7 +128,11 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
   it('spreads jobs over several workers on separate connections and resumes each run once', async () => {
     const { queue, worker, errors, key, redis, pending } = setup();
     const fake = fakeRuntime(() => new Promise((resolve) => setTimeout(resolve, Math.random() * 5)));
-    const pool = [worker({ runtime: fake.runtime, consumer: 'w1' }), worker({ runtime: fake.runtime, consumer: 'w2' }), worker({ runtime: fake.runtime, consumer: 'w3' })];
+    const pool = [
+      worker({ runtime: fake.runtime, consumer: 'w1' }),
+      worker({ runtime: fake.runtime, consumer: 'w2' }),
+      worker({ runtime: fake.runtime, consumer: 'w3' }),
+    ];
     const runIds = Array.from({ length: 90 }, (_, index) => `run_${index}`);
     await Promise.all(runIds.map((runId) => queue.enqueue(runId)));
     await until(() => fake.calls.length >= runIds.length, 'every job ran');
@@ -178,7 +218,14 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     own.on('error', () => {});
     connections.push(own);
     const fake = fakeRuntime();
-    const w = createWorker({ runtime: fake.runtime, redis: own, prefix, blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info) });
+    const w = createWorker({
+      runtime: fake.runtime,
+      redis: own,
+      prefix,
+      blockMs: 50,
+      claimIdleMs: 150,
+      onError: (info) => errors.push(info),
+    });
     workers.push(w);
     await queue.enqueue('run_before');
     await until(() => fake.calls.length >= 1, 'the first job ran');
@@ -226,7 +273,10 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     });
     for (let i = 0; i < 3; i++) await queue.enqueue('run_same');
     worker({ runtime: fake.runtime, concurrency: 4 });
-    await until(async () => fake.calls.length === 1 && ((await redis.xpending(key, WORKER_GROUP)) as [number])[0] === 3, 'all three jobs are held while the first resume runs');
+    await until(
+      async () => fake.calls.length === 1 && ((await redis.xpending(key, WORKER_GROUP)) as [number])[0] === 3,
+      'all three jobs are held while the first resume runs',
+    );
     release.resolve();
     await until(async () => (await pending()) === 0, 'all three jobs are acked');
     expect(fake.calls).toEqual(['run_same', 'run_same']);
@@ -281,7 +331,10 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const stopping = w.stop().then(() => (stopped = true));
     await queue.enqueue('run_2');
     // The worker has seen stop() once it closed its blocking connection.
-    await until(() => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'), 'the worker stopped reading');
+    await until(
+      () => watched.duplicates.length > 0 && watched.duplicates.every((connection) => connection.status === 'end'),
+      'the worker stopped reading',
+    );
     expect(stopped).toBe(false);
     release.resolve();
     await stopping;
@@ -297,7 +350,10 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const { key, redis, worker, errors } = setup();
     await redis.set(key, 'not a stream');
     const w = worker({ runtime: fakeRuntime().runtime });
-    await expect(w.done).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/must be a Redis Stream/) });
+    await expect(w.done).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: expect.stringMatching(/must be a Redis Stream/),
+    });
     await expect(w.stop()).rejects.toMatchObject({ name: 'ConfigError' });
     expect(errors.map((e) => e.phase)).toEqual(['group']);
   });
@@ -314,15 +370,27 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const { queue, worker, errors } = setup();
     const counting = countingAgent();
     const runtime = createRuntime({ agents: [counting.agent], store: createMemoryStore(), queue });
-    const paused = await Promise.all(Array.from({ length: 12 }, (_, index) => runtime.start(counting.agent.name, { input: `pay ${index}` })));
+    const paused = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => runtime.start(counting.agent.name, { input: `pay ${index}` })),
+    );
     worker({ runtime, consumer: 'w1', concurrency: 2 });
     worker({ runtime, consumer: 'w2', concurrency: 2 });
     for (const run of paused) {
-      const result = await runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      const result = await runtime.respond(
+        run.runId,
+        { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+        { mode: 'enqueue' },
+      );
       expect(result.status).toBe('running');
     }
-    await until(async () => (await Promise.all(paused.map((run) => runtime.get(run.runId)))).every((run) => run.status === 'completed'), 'every run completed');
-    expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
+    await until(
+      async () =>
+        (await Promise.all(paused.map((run) => runtime.get(run.runId)))).every((run) => run.status === 'completed'),
+      'every run completed',
+    );
+    expect([...counting.executions].sort()).toEqual(
+      paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort(),
+    );
     expect(errors).toEqual([]);
   });
 
@@ -340,7 +408,14 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const decision = { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
     await expect(front.respond(run.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(StoreUnavailableError);
     expect((await front.get(run.runId)).status).toBe('running');
-    worker({ runtime: createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: connect(), prefix }), staleAfterMs: 100 }), recoverEveryMs: 200 });
+    worker({
+      runtime: createRuntime({
+        agents: [counting.agent],
+        store: createRedisStore({ redis: connect(), prefix }),
+        staleAfterMs: 100,
+      }),
+      recoverEveryMs: 200,
+    });
     await until(async () => (await front.get(run.runId)).status === 'completed', 'the run completed');
     expect(counting.executions).toEqual([`${run.runId}:${run.pendingApprovals[0]!.toolCallId}`]);
     expect(errors).toEqual([]);
@@ -350,28 +425,65 @@ describe.skipIf(!url)('createRedisResumeQueue and createWorker on real Redis', (
     const { prefix, connect, worker, errors } = setup();
     const counting = countingAgent();
     const tierRedis = connect();
-    const tier = createRuntime({ agents: [counting.agent], store: createRedisStore({ redis: tierRedis, prefix }), queue: createRedisResumeQueue({ redis: tierRedis, prefix }) });
-    const notifier = createStreamNotifier({ redis: connect(), prefix, group: 'audit', from: 'earliest', blockMs: 50, claimIdleMs: 150, onError: (info) => errors.push(info) });
+    const tier = createRuntime({
+      agents: [counting.agent],
+      store: createRedisStore({ redis: tierRedis, prefix }),
+      queue: createRedisResumeQueue({ redis: tierRedis, prefix }),
+    });
+    const notifier = createStreamNotifier({
+      redis: connect(),
+      prefix,
+      group: 'audit',
+      from: 'earliest',
+      blockMs: 50,
+      claimIdleMs: 150,
+      onError: (info) => errors.push(info),
+    });
     const events: RunEvent[] = [];
     const reading = new AbortController();
     const consuming = notifier.consume((event) => void events.push(event), { signal: reading.signal });
     for (const name of ['w1', 'w2']) {
       const redis = connect();
-      worker({ runtime: createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }), redis, consumer: name, concurrency: 3 });
+      worker({
+        runtime: createRuntime({ agents: [counting.agent], store: createRedisStore({ redis, prefix }) }),
+        redis,
+        consumer: name,
+        concurrency: 3,
+      });
     }
-    const paused = await Promise.all(Array.from({ length: 10 }, (_, index) => tier.start(counting.agent.name, { input: `pay ${index}` })));
+    const paused = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => tier.start(counting.agent.name, { input: `pay ${index}` })),
+    );
     for (const run of paused) {
-      const result = await tier.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { mode: 'enqueue' });
+      const result = await tier.respond(
+        run.runId,
+        { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+        { mode: 'enqueue' },
+      );
       expect(result.status).toBe('running');
     }
-    await until(async () => (await Promise.all(paused.map((run) => tier.get(run.runId)))).every((run) => run.status === 'completed'), 'every run completed');
-    await until(() => events.filter((event) => event.type === 'run-completed').length >= paused.length, 'the notifier saw every completion');
+    await until(
+      async () =>
+        (await Promise.all(paused.map((run) => tier.get(run.runId)))).every((run) => run.status === 'completed'),
+      'every run completed',
+    );
+    await until(
+      () => events.filter((event) => event.type === 'run-completed').length >= paused.length,
+      'the notifier saw every completion',
+    );
     reading.abort();
     await consuming;
     await notifier.close();
-    expect([...counting.executions].sort()).toEqual(paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort());
+    expect([...counting.executions].sort()).toEqual(
+      paused.map((run) => `${run.runId}:${run.pendingApprovals[0]!.toolCallId}`).sort(),
+    );
     for (const run of paused) {
-      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual(['approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
+      expect(events.filter((event) => event.runId === run.runId).map((event) => event.type)).toEqual([
+        'approval-requested',
+        'approval-resolved',
+        'tool-finished',
+        'run-completed',
+      ]);
     }
     expect(errors).toEqual([]);
   });

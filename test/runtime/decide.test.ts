@@ -34,7 +34,9 @@ describe('runtime.decide', () => {
     const counting = countingAgent({ during: () => tool.opened });
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const completed = new Promise<RunEvent>((resolve) => runtime.subscribe((event) => event.type === 'run-completed' && resolve(event)));
+    const completed = new Promise<RunEvent>((resolve) =>
+      runtime.subscribe((event) => event.type === 'run-completed' && resolve(event)),
+    );
     const late: unknown[] = [];
     const decided = await runtime.decide(
       paused.runId,
@@ -53,23 +55,44 @@ describe('runtime.decide', () => {
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    expect(await runtime.decide(paused.runId, decision, { mode: 'record' })).toMatchObject({ outcome: 'continuing', where: 'elsewhere', status: 'running' });
-    expect(await runtime.decide(paused.runId, decision, { mode: 'record' })).toMatchObject({ outcome: 'current', status: 'running', duplicate: true });
+    expect(await runtime.decide(paused.runId, decision, { mode: 'record' })).toMatchObject({
+      outcome: 'continuing',
+      where: 'elsewhere',
+      status: 'running',
+    });
+    expect(await runtime.decide(paused.runId, decision, { mode: 'record' })).toMatchObject({
+      outcome: 'current',
+      status: 'running',
+      duplicate: true,
+    });
     expect(counting.executions).toEqual([]);
   });
 
   it('enqueue: recorded with a job for a worker; without a queue refused before anything is recorded', async () => {
     const counting = countingAgent();
     const queued: string[] = [];
-    const runtime = createRuntime({ agents: [counting.agent], queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      queue: { enqueue: async (runId) => void queued.push(runId) },
+    });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    expect(await runtime.decide(paused.runId, decision, { mode: 'enqueue' })).toMatchObject({ outcome: 'continuing', where: 'worker', status: 'running' });
+    expect(await runtime.decide(paused.runId, decision, { mode: 'enqueue' })).toMatchObject({
+      outcome: 'continuing',
+      where: 'worker',
+      status: 'running',
+    });
     expect(queued).toEqual([paused.runId]);
 
     const bare = createRuntime({ agents: [counting.agent] });
     const other = await bare.start(counting.agent.name, { input: 'pay' });
-    await expect(bare.decide(other.runId, { approvalId: other.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'enqueue' })).rejects.toThrow(ConfigError);
+    await expect(
+      bare.decide(
+        other.runId,
+        { approvalId: other.pendingApprovals[0]!.approvalId, approved: true },
+        { mode: 'enqueue' },
+      ),
+    ).rejects.toThrow(ConfigError);
     expect(await bare.get(other.runId)).toEqual(other);
   });
 
@@ -79,7 +102,11 @@ describe('runtime.decide', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     const first = await runtime.decide(paused.runId, { approvalId, approved: true, approvedBy: 'ana' });
-    expect(first).toMatchObject({ outcome: 'current', status: 'awaitingApproval', vote: { recorded: true, approvals: 1, required: 2, remaining: 1 } });
+    expect(first).toMatchObject({
+      outcome: 'current',
+      status: 'awaitingApproval',
+      vote: { recorded: true, approvals: 1, required: 2, remaining: 1 },
+    });
     const second = await runtime.decide(paused.runId, { approvalId, approved: true, approvedBy: 'bo' });
     expect(second).toMatchObject({ outcome: 'current', status: 'completed', vote: { approvals: 2, remaining: 0 } });
   });
@@ -92,7 +119,9 @@ describe('runtime.decide', () => {
       ...memory,
       appliesAtomically: (write) => write.kind === 'putIfAbsent',
       commit: async (next, version, events, options) =>
-        options?.writes?.some((write) => write.kind === 'putIfAbsent') ? { replaced: false, held: 'theirs' } : memory.commit(next, version, events),
+        options?.writes?.some((write) => write.kind === 'putIfAbsent')
+          ? { replaced: false, held: 'theirs' }
+          : memory.commit(next, version, events),
     };
     const runtime = createRuntime({ agents: [counting.agent], store });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
@@ -125,7 +154,10 @@ describe('runtime.decide', () => {
     expect(decided).toMatchObject({ outcome: 'continuing', where: 'elsewhere', runId: paused.runId, duplicate: false });
     await expect(runtime.decideWithLink(tokens.approve)).rejects.toThrow(/already used/);
     const next = await runtime.start(counting.agent.name, { input: 'pay' });
-    const inline = await runtime.decideWithLink((await runtime.linkTokens(next.runId, next.pendingApprovals[0]!.approvalId)).approve, { waitMs: 10_000 });
+    const inline = await runtime.decideWithLink(
+      (await runtime.linkTokens(next.runId, next.pendingApprovals[0]!.approvalId)).approve,
+      { waitMs: 10_000 },
+    );
     expect(inline).toMatchObject({ outcome: 'current', status: 'completed', runId: next.runId, duplicate: false });
   });
 });

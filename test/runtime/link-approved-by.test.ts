@@ -34,11 +34,20 @@ describe('respondWithLink approvedBy', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     const links = await linkUrls(runtime, paused.runId, approvalId, { approvedBy: 'alice@example.com' });
-    for (const url of [links.approve, links.deny]) expectOpaque(token(url), ['alice@example.com', 'alice', paused.runId, approvalId]);
-    expect((await runtime.inspectLink(token(links.approve))).claim).toMatchObject({ runId: paused.runId, approvalId, approvedBy: 'alice@example.com' });
+    for (const url of [links.approve, links.deny])
+      expectOpaque(token(url), ['alice@example.com', 'alice', paused.runId, approvalId]);
+    expect((await runtime.inspectLink(token(links.approve))).claim).toMatchObject({
+      runId: paused.runId,
+      approvalId,
+      approvedBy: 'alice@example.com',
+    });
     const result = await runtime.respondWithLink(token(links.approve), { mode: 'record' });
     expect(result).toMatchObject({ runId: paused.runId, approvalId, duplicate: false });
-    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({ reason: 'used', runId: paused.runId, approvalId });
+    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({
+      reason: 'used',
+      runId: paused.runId,
+      approvalId,
+    });
   });
 
   it('still records link:<decision> when nobody is named', async () => {
@@ -56,7 +65,10 @@ describe('respondWithLink approvedBy', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const [first, second] = paused.pendingApprovals;
     const forRun = await runtime.linkTokens(paused.runId, first!.approvalId, { approvedBy: 'alice@example.com' });
-    expect((await runtime.inspectLink(forRun.approveForRun)).claim).toMatchObject({ decision: 'approve', scope: 'run' });
+    expect((await runtime.inspectLink(forRun.approveForRun)).claim).toMatchObject({
+      decision: 'approve',
+      scope: 'run',
+    });
     const approved = await runtime.respondWithLink(forRun.approveForRun, { mode: 'record' });
     // scope 'run' covers the sibling call of the same tool: nothing is left to ask.
     expect(approved.snapshot.audit.map((entry) => [entry.approvalId, entry.source, entry.scope, entry.by])).toEqual([
@@ -69,8 +81,14 @@ describe('respondWithLink approvedBy', () => {
     const denying = createRuntime({ agents: [other.agent], links: { secret } });
     const waiting = await denying.start(other.agent.name, { input: 'pay' });
     const tokens = await denying.linkTokens(waiting.runId, waiting.pendingApprovals[0]!.approvalId);
-    await expect(denying.respondWithLink(tokens.deny, { reason: '' })).rejects.toMatchObject({ code: 'invalid_config' });
-    const denied = await denying.respondWithLink(tokens.deny, { mode: 'record', approvedBy: 'slack:U1', reason: 'wrong account' });
+    await expect(denying.respondWithLink(tokens.deny, { reason: '' })).rejects.toMatchObject({
+      code: 'invalid_config',
+    });
+    const denied = await denying.respondWithLink(tokens.deny, {
+      mode: 'record',
+      approvedBy: 'slack:U1',
+      reason: 'wrong account',
+    });
     expect(denied.snapshot.audit[0]).toMatchObject({ decision: 'denied', by: 'slack:U1', reason: 'wrong account' });
   });
 });

@@ -31,9 +31,17 @@ describe('createRuntime', () => {
 
   it('mints tokens, not URLs: links take a secret, and a base URL is refused by name (the app owns its routes)', () => {
     const { agent } = countingAgent();
-    // @ts-expect-error baseUrl is no runtime option: build URLs with approvalLinkUrl(baseUrl, token)
-    expect(() => createRuntime({ agents: [agent], links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://approvals.example.com' } })).toThrow(
-      expect.objectContaining({ code: 'unknown_option', message: expect.stringMatching(/links has an unknown option baseUrl/) }),
+    expect(() =>
+      createRuntime({
+        agents: [agent],
+        // @ts-expect-error baseUrl is no runtime option: build URLs with approvalLinkUrl(baseUrl, token)
+        links: { secret: 'link-secret-0123456789abcdef', baseUrl: 'https://approvals.example.com' },
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'unknown_option',
+        message: expect.stringMatching(/links has an unknown option baseUrl/),
+      }),
     );
   });
 
@@ -46,7 +54,10 @@ describe('createRuntime', () => {
     const { once: _dropped, ...bare } = store;
     const shared = { ...bare, shared: true };
     expect(() => createRuntime({ agents: [agent], store: shared })).toThrow(
-      expect.objectContaining({ code: 'missing_option', message: expect.stringMatching(/createRuntime\(\{ once \}\)/) }),
+      expect.objectContaining({
+        code: 'missing_option',
+        message: expect.stringMatching(/createRuntime\(\{ once \}\)/),
+      }),
     );
     expect(createRuntime({ agents: [agent], store: shared, once: given }).once).toBe(given);
     expect(() => createRuntime({ agents: [agent], once: {} as never })).toThrow(/once must implement OnceStore/);
@@ -72,7 +83,9 @@ describe('createRuntime', () => {
     expect(await runtime.get(paused.runId)).toEqual(paused);
     await expect(runtime.start('nobody', { input: 'x' })).rejects.toBeInstanceOf(AgentNotFoundError);
     await expect(runtime.get('run_missing')).rejects.toMatchObject({ name: 'RunNotFoundError', runId: 'run_missing' });
-    await expect(runtime.respond('run_missing', { approvalId: 'a', approved: true })).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(runtime.respond('run_missing', { approvalId: 'a', approved: true })).rejects.toBeInstanceOf(
+      RunNotFoundError,
+    );
   });
 
   it('records a decision once, resumes, and answers an identical repeat without doing anything again', async () => {
@@ -96,10 +109,16 @@ describe('createRuntime', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
     const queued: string[] = [];
-    const writes = () => [{ kind: 'enqueue', queue: { enqueue: async (runId: string) => void queued.push(runId) } }] as const;
+    const writes = () =>
+      [{ kind: 'enqueue', queue: { enqueue: async (runId: string) => void queued.push(runId) } }] as const;
     expect(runtime.store.appliesAtomically?.(writes()[0])).toBe(false);
     await expect(runtime.respond(paused.runId, decision, { writes })).rejects.toThrow(
-      expect.objectContaining({ name: 'UnsupportedCommitWriteError', code: 'unsupported_write', kind: 'enqueue', runId: paused.runId }),
+      expect.objectContaining({
+        name: 'UnsupportedCommitWriteError',
+        code: 'unsupported_write',
+        kind: 'enqueue',
+        runId: paused.runId,
+      }),
     );
     expect(await runtime.get(paused.runId)).toEqual(paused);
     expect(queued).toEqual([]);
@@ -114,7 +133,10 @@ describe('createRuntime', () => {
     await runtime.respond(paused.runId, { approvalId, approved: false, approvedBy: 'bob', reason: 'no' });
     const conflict = runtime.respond(paused.runId, { approvalId, approved: true, approvedBy: 'alice' });
     await expect(conflict).rejects.toBeInstanceOf(DecisionConflictError);
-    await expect(conflict).rejects.toMatchObject({ approvalId, winner: { decision: 'denied', by: 'bob', at: clock() } });
+    await expect(conflict).rejects.toMatchObject({
+      approvalId,
+      winner: { decision: 'denied', by: 'bob', at: clock() },
+    });
     expect(counting.executions).toEqual([]);
   });
 
@@ -125,7 +147,12 @@ describe('createRuntime', () => {
     const approvalId = paused.pendingApprovals[0]!.approvalId;
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, index) =>
-        runtime.respond(paused.runId, index % 4 === 3 ? { approvalId, approved: false, approvedBy: `p${index}` } : { approvalId, approved: true, approvedBy: `p${index}` }),
+        runtime.respond(
+          paused.runId,
+          index % 4 === 3
+            ? { approvalId, approved: false, approvedBy: `p${index}` }
+            : { approvalId, approved: true, approvedBy: `p${index}` },
+        ),
       ),
     );
     const winners = results.filter((result) => result.status === 'fulfilled' && !result.value.duplicate);
@@ -133,7 +160,11 @@ describe('createRuntime', () => {
     const stored = await runtime.get(paused.runId);
     const won = stored.audit.find((entry) => entry.approvalId === approvalId)!;
     for (const result of results) {
-      if (result.status === 'rejected') expect(result.reason).toMatchObject({ name: 'DecisionConflictError', winner: { decision: won.decision, by: won.by } });
+      if (result.status === 'rejected')
+        expect(result.reason).toMatchObject({
+          name: 'DecisionConflictError',
+          winner: { decision: won.decision, by: won.by },
+        });
     }
     expect(counting.executions).toHaveLength(won.decision === 'approved' ? 1 : 0);
     expect(stored.status).toBe('completed');
@@ -144,20 +175,33 @@ describe('createRuntime', () => {
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay three' });
     const [a, b, c] = paused.pendingApprovals;
-    expect((await runtime.respond(paused.runId, { approvalId: a!.approvalId, approved: true, approvedBy: 'x' })).status).toBe('awaitingApproval');
-    expect((await runtime.respond(paused.runId, { approvalId: b!.approvalId, approved: false, approvedBy: 'x' })).status).toBe('awaitingApproval');
+    expect(
+      (await runtime.respond(paused.runId, { approvalId: a!.approvalId, approved: true, approvedBy: 'x' })).status,
+    ).toBe('awaitingApproval');
+    expect(
+      (await runtime.respond(paused.runId, { approvalId: b!.approvalId, approved: false, approvedBy: 'x' })).status,
+    ).toBe('awaitingApproval');
     expect(counting.executions).toEqual([]);
     const done = await runtime.respond(paused.runId, { approvalId: c!.approvalId, approved: true, approvedBy: 'x' });
     expect(done.status).toBe('completed');
-    expect(counting.executions.sort()).toEqual([`${paused.runId}:${a!.toolCallId}`, `${paused.runId}:${c!.toolCallId}`].sort());
+    expect(counting.executions.sort()).toEqual(
+      [`${paused.runId}:${a!.toolCallId}`, `${paused.runId}:${c!.toolCallId}`].sort(),
+    );
   });
 
   it("records only in 'record' mode and resumes on resume(); 'enqueue' hands the run to the queue", async () => {
     const counting = countingAgent();
     const queued: string[] = [];
-    const runtime = createRuntime({ agents: [counting.agent], queue: { enqueue: async (runId) => void queued.push(runId) } });
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      queue: { enqueue: async (runId) => void queued.push(runId) },
+    });
     const one = await runtime.start(counting.agent.name, { input: 'pay' });
-    const recorded = await runtime.respond(one.runId, { approvalId: one.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    const recorded = await runtime.respond(
+      one.runId,
+      { approvalId: one.pendingApprovals[0]!.approvalId, approved: true },
+      { mode: 'record' },
+    );
     expect(recorded.status).toBe('running');
     expect(counting.executions).toEqual([]);
     expect((await runtime.resume(one.runId)).status).toBe('completed');
@@ -165,14 +209,26 @@ describe('createRuntime', () => {
     expect(counting.executions).toHaveLength(1);
 
     const two = await runtime.start(counting.agent.name, { input: 'pay' });
-    const enqueued = await runtime.respond(two.runId, { approvalId: two.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'enqueue' });
+    const enqueued = await runtime.respond(
+      two.runId,
+      { approvalId: two.pendingApprovals[0]!.approvalId, approved: true },
+      { mode: 'enqueue' },
+    );
     expect(enqueued.status).toBe('running');
     expect(queued).toEqual([two.runId]);
 
     const withoutQueue = createRuntime({ agents: [counting.agent] });
     const three = await withoutQueue.start(counting.agent.name, { input: 'pay' });
-    await expect(withoutQueue.respond(three.runId, { approvalId: three.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'enqueue' })).rejects.toThrow(/needs a queue/);
-    await expect(withoutQueue.respond(three.runId, { approvalId: 'x', approved: true }, { mode: 'later' as never })).rejects.toThrow(ConfigError);
+    await expect(
+      withoutQueue.respond(
+        three.runId,
+        { approvalId: three.pendingApprovals[0]!.approvalId, approved: true },
+        { mode: 'enqueue' },
+      ),
+    ).rejects.toThrow(/needs a queue/);
+    await expect(
+      withoutQueue.respond(three.runId, { approvalId: 'x', approved: true }, { mode: 'later' as never }),
+    ).rejects.toThrow(ConfigError);
   });
 
   it('cancels a stored run once; deciding it afterwards is refused', async () => {
@@ -182,7 +238,9 @@ describe('createRuntime', () => {
     const cancelled = await runtime.cancel(paused.runId, 'changed my mind');
     expect(cancelled).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
     expect(await runtime.cancel(paused.runId)).toEqual(cancelled);
-    await expect(runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true })).rejects.toMatchObject({
+    await expect(
+      runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }),
+    ).rejects.toMatchObject({
       name: 'RunNotAwaitingApprovalError',
     });
     expect(counting.executions).toEqual([]);
@@ -191,7 +249,10 @@ describe('createRuntime', () => {
   it('lists pending approvals across runs and validates the page options', async () => {
     const counting = countingAgent();
     const runtime = createRuntime({ agents: [counting.agent] });
-    const runs = [await runtime.start(counting.agent.name, { input: 'a' }), await runtime.start(counting.agent.name, { input: 'b' })];
+    const runs = [
+      await runtime.start(counting.agent.name, { input: 'a' }),
+      await runtime.start(counting.agent.name, { input: 'b' }),
+    ];
     const page = await runtime.pending({ agent: counting.agent.name });
     expect(page.items.map((item) => item.runId).sort()).toEqual(runs.map((run) => run.runId).sort());
     await expect(runtime.pending({ limit: 0 })).rejects.toThrow(/limit/);
@@ -203,11 +264,20 @@ describe('expiry sweeps', () => {
     const clock = testClock();
     const counting = countingAgent({ clock, approvalTtlMs: 60_000 });
     const store = createMemoryStore({ clock });
-    const sweepers = [createRuntime({ agents: [counting.agent], store, clock }), createRuntime({ agents: [counting.agent], store, clock })];
-    const paused = await Promise.all(Array.from({ length: 5 }, () => sweepers[0]!.start(counting.agent.name, { input: 'pay' })));
+    const sweepers = [
+      createRuntime({ agents: [counting.agent], store, clock }),
+      createRuntime({ agents: [counting.agent], store, clock }),
+    ];
+    const paused = await Promise.all(
+      Array.from({ length: 5 }, () => sweepers[0]!.start(counting.agent.name, { input: 'pay' })),
+    );
     expect((await sweepers[0]!.sweepExpired()).expired).toBe(0);
     clock.advance(60_000);
-    const results = await Promise.all([sweepers[0]!.sweepExpired(), sweepers[1]!.sweepExpired(), sweepers[0]!.sweepExpired()]);
+    const results = await Promise.all([
+      sweepers[0]!.sweepExpired(),
+      sweepers[1]!.sweepExpired(),
+      sweepers[0]!.sweepExpired(),
+    ]);
     expect(results.reduce((sum, result) => sum + result.expired, 0)).toBe(5);
     for (const run of paused) {
       const stored = await sweepers[1]!.get(run.runId);
@@ -226,7 +296,11 @@ describe('recover', () => {
     const first = createRuntime({ agents: [dying.agent], store, clock });
     const paused = await first.start(dying.agent.name, { input: 'pay' });
     // The decision commits, the tool starts, and this "process" never comes back.
-    void first.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    void first.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
     await waitFor(async () => (await store.load(paused.runId))!.toolCalls[0]?.status === 'executing');
 
     const healthy = countingAgent({ clock, name: 'recover-plain' });
@@ -236,9 +310,16 @@ describe('recover', () => {
     expect(await second.recover()).toEqual({ resumed: 0, askedAgain: 1, failed: 0 });
     const asked = await second.get(paused.runId);
     expect(asked.status).toBe('awaitingApproval');
-    expect(asked.pendingApprovals[0]).toMatchObject({ outcomeUnknown: true, toolCallId: paused.pendingApprovals[0]!.toolCallId });
+    expect(asked.pendingApprovals[0]).toMatchObject({
+      outcomeUnknown: true,
+      toolCallId: paused.pendingApprovals[0]!.toolCallId,
+    });
     expect(healthy.executions).toEqual([]);
-    const done = await second.respond(paused.runId, { approvalId: asked.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    const done = await second.respond(paused.runId, {
+      approvalId: asked.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
     expect(done.status).toBe('completed');
     expect(healthy.executions).toEqual([`${paused.runId}:${paused.pendingApprovals[0]!.toolCallId}`]);
   });
@@ -269,7 +350,13 @@ describe('recover', () => {
   it('runs an idempotent call again with the same idempotency key', async () => {
     const clock = testClock();
     const store = createMemoryStore({ clock });
-    const dying = countingAgent({ clock, leaseMs: 30_000, idempotent: true, name: 'recover-idem', during: () => new Promise(() => {}) });
+    const dying = countingAgent({
+      clock,
+      leaseMs: 30_000,
+      idempotent: true,
+      name: 'recover-idem',
+      during: () => new Promise(() => {}),
+    });
     const first = createRuntime({ agents: [dying.agent], store, clock });
     const paused = await first.start(dying.agent.name, { input: 'pay' });
     void first.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true });
@@ -289,7 +376,11 @@ describe('recover', () => {
     const counting = countingAgent({ clock });
     const runtime = createRuntime({ agents: [counting.agent], store, clock, staleAfterMs: 10_000 });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    await runtime.respond(
+      paused.runId,
+      { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true },
+      { mode: 'record' },
+    );
     expect(await runtime.recover()).toEqual({ resumed: 0, askedAgain: 0, failed: 0 });
     clock.advance(10_001);
     expect(await runtime.recover()).toEqual({ resumed: 1, askedAgain: 0, failed: 0 });
@@ -303,9 +394,13 @@ describe("mode 'enqueue'", () => {
     const runtime = createRuntime({ agents: [counting.agent] });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true };
-    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toThrow(/mode 'enqueue' needs a queue.*Nothing was recorded/);
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toThrow(
+      /mode 'enqueue' needs a queue.*Nothing was recorded/,
+    );
     expect(await runtime.get(paused.runId)).toEqual(paused);
-    await expect(runtime.start(counting.agent.name, { input: 'pay', runId: 'never-made' }, { mode: 'enqueue' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      runtime.start(counting.agent.name, { input: 'pay', runId: 'never-made' }, { mode: 'enqueue' }),
+    ).rejects.toBeInstanceOf(ConfigError);
     await expect(runtime.get('never-made')).rejects.toBeInstanceOf(RunNotFoundError);
   });
 
@@ -325,7 +420,9 @@ describe("mode 'enqueue'", () => {
     const runtime = createRuntime({ agents: [counting.agent], queue });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const decision = { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' };
-    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(runtime.respond(paused.runId, decision, { mode: 'enqueue' })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     expect((await runtime.get(paused.runId)).status).toBe('running');
     expect(queued).toEqual([]);
     const retry = await runtime.respond(paused.runId, decision, { mode: 'enqueue' });
@@ -344,12 +441,22 @@ describe("the runtime's clock decides expiry", () => {
     const expired = await runtime.start(counting.agent.name, { input: 'pay' });
     const request = expired.pendingApprovals[0]!;
     clock.advance(60_000);
-    await expect(runtime.respond(expired.runId, { approvalId: request.approvalId, approved: true, respondedAt: request.requestedAt })).rejects.toBeInstanceOf(ApprovalExpiredError);
+    await expect(
+      runtime.respond(expired.runId, {
+        approvalId: request.approvalId,
+        approved: true,
+        respondedAt: request.requestedAt,
+      }),
+    ).rejects.toBeInstanceOf(ApprovalExpiredError);
     expect(counting.executions).toEqual([]);
 
     const fresh = await runtime.start(counting.agent.name, { input: 'pay' });
     const claimed = clock() + 3_600_000;
-    const { snapshot } = await runtime.respond(fresh.runId, { approvalId: fresh.pendingApprovals[0]!.approvalId, approved: true, respondedAt: claimed });
+    const { snapshot } = await runtime.respond(fresh.runId, {
+      approvalId: fresh.pendingApprovals[0]!.approvalId,
+      approved: true,
+      respondedAt: claimed,
+    });
     expect(snapshot.audit.find((entry) => entry.source === 'human')).toMatchObject({ at: clock(), claimedAt: claimed });
   });
 });
@@ -361,10 +468,25 @@ describe('housekeeping goes on past a run that cannot', () => {
     const orphan = countingAgent({ clock, approvalTtlMs: 60_000 });
     const healthy = countingAgent({ clock, approvalTtlMs: 60_000 });
     const before = createRuntime({ agents: [orphan.agent, healthy.agent], store, clock, staleAfterMs: 10_000 });
-    const runs = [await before.start(orphan.agent.name, { input: 'pay' }), await before.start(healthy.agent.name, { input: 'pay' })];
-    if (decide) for (const run of runs) await before.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true }, { mode: 'record' });
+    const runs = [
+      await before.start(orphan.agent.name, { input: 'pay' }),
+      await before.start(healthy.agent.name, { input: 'pay' }),
+    ];
+    if (decide)
+      for (const run of runs)
+        await before.respond(
+          run.runId,
+          { approvalId: run.pendingApprovals[0]!.approvalId, approved: true },
+          { mode: 'record' },
+        );
     const errors: { error: unknown; operation: string; runId?: string }[] = [];
-    const after = createRuntime({ agents: [healthy.agent], store, clock, staleAfterMs: 10_000, onError: (error, context) => errors.push({ error, ...context }) });
+    const after = createRuntime({
+      agents: [healthy.agent],
+      store,
+      clock,
+      staleAfterMs: 10_000,
+      onError: (error, context) => errors.push({ error, ...context }),
+    });
     return { runs, healthy, after, errors };
   };
 
@@ -401,11 +523,20 @@ describe('one-click links', () => {
     expect(links.approve).toMatch(/^https:\/\/approvals\.example\.com\/links\/[\w-]+\.[\w-]+$/);
     const token = (url: string) => url.split('/links/')[1]!;
 
-    await expect(runtime.respondWithLink(token(links.approve).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).rejects.toMatchObject({ reason: 'bad_signature' });
+    await expect(
+      runtime.respondWithLink(token(links.approve).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))),
+    ).rejects.toMatchObject({ reason: 'bad_signature' });
     const result = await runtime.respondWithLink(token(links.approve));
     expect(result.status).toBe('awaitingApproval');
-    expect(result.snapshot.audit.at(-1)).toMatchObject({ approvalId: first!.approvalId, decision: 'approved', by: 'alice@example.com' });
-    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({ name: 'LinkTokenError', reason: 'used' });
+    expect(result.snapshot.audit.at(-1)).toMatchObject({
+      approvalId: first!.approvalId,
+      decision: 'approved',
+      by: 'alice@example.com',
+    });
+    await expect(runtime.respondWithLink(token(links.approve))).rejects.toMatchObject({
+      name: 'LinkTokenError',
+      reason: 'used',
+    });
     // The deny link of a decided approval cannot overturn it.
     await expect(runtime.respondWithLink(token(links.deny))).rejects.toBeInstanceOf(DecisionConflictError);
 
@@ -420,7 +551,9 @@ describe('one-click links', () => {
     const counting = countingAgent({ clock, approvalTtlMs: 5_000 });
     const runtime = createRuntime({ agents: [counting.agent], clock, links: { secret } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const links = await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId, { expiresIn: 86_400_000 });
+    const links = await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId, {
+      expiresIn: 86_400_000,
+    });
     expect(links.expiresAt).toBe(paused.pendingApprovals[0]!.expiresAt);
     const unlinked = createRuntime({ agents: [counting.agent] });
     expect(isLinkedRuntime(unlinked)).toBe(false);
@@ -452,8 +585,17 @@ describe('events', () => {
       void store.load(event.runId).then((run) => (seen.at(-1)!.stored = run?.status));
     });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'a' });
-    expect(seen.map((item) => item.event.type)).toEqual(['approval-requested', 'approval-resolved', 'tool-finished', 'run-completed']);
+    await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'a',
+    });
+    expect(seen.map((item) => item.event.type)).toEqual([
+      'approval-requested',
+      'approval-resolved',
+      'tool-finished',
+      'run-completed',
+    ]);
     expect(seen[2]!.event).toMatchObject({
       type: 'tool-finished',
       approvalId: paused.pendingApprovals[0]!.approvalId,
@@ -464,7 +606,9 @@ describe('events', () => {
     await waitFor(async () => errors.length === 4);
     expect((errors[0] as Error).message).toBe('webhook down');
     const requested = seen[0]!.event;
-    expect(requested.type === 'approval-requested' && requested.request.approvalId).toBe(paused.pendingApprovals[0]!.approvalId);
+    expect(requested.type === 'approval-requested' && requested.request.approvalId).toBe(
+      paused.pendingApprovals[0]!.approvalId,
+    );
   });
 });
 
@@ -478,7 +622,9 @@ describe('origin', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay', origin });
     expect(deserialize(serialize(paused)).origin).toEqual(origin);
     expect(seen[0]).toMatchObject({ type: 'approval-requested', origin });
-    await expect(runtime.start(counting.agent.name, { input: 'pay', origin: { channel: 'Telegram!', address: '1' } })).rejects.toThrow(/origin.channel must be a channel name/);
+    await expect(
+      runtime.start(counting.agent.name, { input: 'pay', origin: { channel: 'Telegram!', address: '1' } }),
+    ).rejects.toThrow(/origin.channel must be a channel name/);
   });
 });
 
@@ -493,7 +639,9 @@ describe('session', () => {
     const page = await runtime.pending({ sessionId: 'chat-1' });
     expect(page.items.map((item) => item.runId).sort()).toEqual([first.runId, second.runId].sort());
     expect(page.items.every((item) => item.sessionId === 'chat-1')).toBe(true);
-    await expect(runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat 1' })).rejects.toThrow(/sessionId.*use 1 to 128 letters/);
+    await expect(runtime.start(counting.agent.name, { input: 'pay', sessionId: 'chat 1' })).rejects.toThrow(
+      /sessionId.*use 1 to 128 letters/,
+    );
     await expect(runtime.pending({ sessionId: '' })).rejects.toThrow(ConfigError);
   });
 });
@@ -511,10 +659,20 @@ describe('one-click links and an unavailable store', () => {
     const counting = countingAgent();
     const store = createMemoryStore();
     let down = false;
-    const flaky: typeof store = { ...store, commit: (...args) => (down ? Promise.reject(new StoreUnavailableError('Redis is restarting.')) : store.commit(...args)) };
-    const runtime = createRuntime({ agents: [counting.agent], store: flaky, links: { secret: 'link-secret-0123456789abcdef' } });
+    const flaky: typeof store = {
+      ...store,
+      commit: (...args) =>
+        down ? Promise.reject(new StoreUnavailableError('Redis is restarting.')) : store.commit(...args),
+    };
+    const runtime = createRuntime({
+      agents: [counting.agent],
+      store: flaky,
+      links: { secret: 'link-secret-0123456789abcdef' },
+    });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
-    const token = (await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId)).approve.split('/links/')[1]!;
+    const token = (await linkUrls(runtime, paused.runId, paused.pendingApprovals[0]!.approvalId)).approve.split(
+      '/links/',
+    )[1]!;
     down = true;
     await expect(runtime.respondWithLink(token)).rejects.toBeInstanceOf(StoreUnavailableError);
     down = false;

@@ -40,9 +40,13 @@ async function startOwnServer(): Promise<string | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     dir = mkdtempSync(join(tmpdir(), 'countersign-redis-'));
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     child = server;
     // The server's own log line says when it accepts connections; exiting first means the port was taken meanwhile.
     const ready = await new Promise<boolean>((resolve) => {
@@ -68,7 +72,10 @@ async function startOwnServer(): Promise<string | undefined> {
 export async function setup(project: TestProject): Promise<void> {
   const given = process.env['REDIS_URL'];
   if (given) {
-    if (!(await ping(given))) throw new Error(`REDIS_URL is set to ${given}, but no Redis answered there. Start it, or unset REDIS_URL to let the tests start their own.`);
+    if (!(await ping(given)))
+      throw new Error(
+        `REDIS_URL is set to ${given}, but no Redis answered there. Start it, or unset REDIS_URL to let the tests start their own.`,
+      );
     project.provide('redisUrl', given);
     return;
   }
@@ -78,9 +85,13 @@ export async function setup(project: TestProject): Promise<void> {
     return;
   }
   if (process.env['COUNTERSIGN_REQUIRE_REDIS'] === '1') {
-    throw new Error('COUNTERSIGN_REQUIRE_REDIS=1 but REDIS_URL is not set and redis-server could not be started. Install redis-server, or set REDIS_URL.');
+    throw new Error(
+      'COUNTERSIGN_REQUIRE_REDIS=1 but REDIS_URL is not set and redis-server could not be started. Install redis-server, or set REDIS_URL.',
+    );
   }
-  process.stderr.write('\n*** No Redis: the Redis suites are SKIPPED. Install redis-server (the tests start their own), or set REDIS_URL. ***\n\n');
+  process.stderr.write(
+    '\n*** No Redis: the Redis suites are SKIPPED. Install redis-server (the tests start their own), or set REDIS_URL. ***\n\n',
+  );
   project.provide('redisUrl', undefined);
 }
 

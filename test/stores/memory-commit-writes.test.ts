@@ -1,7 +1,13 @@
 // The typed writes of a commit (CommitWrite) on the memory store: a claim or a replace of a key on its `once` is made
 // in the same step as the run (nothing awaited between), a job on a queue is refused before anything is written.
 import { describe, expect, it } from 'vitest';
-import { type CommitWrite, createMemoryStore, type RunEvent, UnsupportedCommitWriteError, withApprovalResponse } from 'countersign';
+import {
+  type CommitWrite,
+  createMemoryStore,
+  type RunEvent,
+  UnsupportedCommitWriteError,
+  withApprovalResponse,
+} from 'countersign';
 import { pausedRun } from '../redis/redis-harness.js';
 
 /** A memory store holding a paused run, its decided successor, and the events it announces. */
@@ -11,7 +17,11 @@ async function stored() {
   store.subscribe((event) => events.push(event));
   const { run, agent } = await pausedRun();
   await store.create(run);
-  const next = withApprovalResponse(run, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' }, { agent });
+  const next = withApprovalResponse(
+    run,
+    { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' },
+    { agent },
+  );
   const event = { type: 'run-status', runId: run.runId } as unknown as RunEvent;
   return { store, run, next, events, event };
 }
@@ -26,7 +36,11 @@ describe('memory store: typed commit writes', () => {
 
   it('putIfAbsent: a free key is claimed with the commit; a held one stops it, and nothing is written or announced', async () => {
     const { store, run, next, events, event } = await stored();
-    expect(await store.commit(next, run.version, [event], { writes: [{ kind: 'putIfAbsent', key: 'webhook:1', value: 'mine', ttlMs: 60_000 }] })).toEqual({
+    expect(
+      await store.commit(next, run.version, [event], {
+        writes: [{ kind: 'putIfAbsent', key: 'webhook:1', value: 'mine', ttlMs: 60_000 }],
+      }),
+    ).toEqual({
       replaced: true,
     });
     expect(await store.once.get('webhook:1')).toBe('mine');
@@ -46,13 +60,21 @@ describe('memory store: typed commit writes', () => {
   it('replaceIf: replaced with the commit while the key holds what was expected; the run is written either way', async () => {
     const { store, run, next } = await stored();
     await store.once.putIfAbsent('webhook:1', 'claim', 60_000);
-    const write: CommitWrite = { kind: 'replaceIf', key: 'webhook:1', expected: 'claim', value: 'answer', ttlMs: 60_000 };
+    const write: CommitWrite = {
+      kind: 'replaceIf',
+      key: 'webhook:1',
+      expected: 'claim',
+      value: 'answer',
+      ttlMs: 60_000,
+    };
     expect(await store.commit(next, run.version, [], { writes: [write] })).toEqual({ replaced: true });
     expect(await store.once.get('webhook:1')).toBe('answer');
 
     const other = await stored();
     await other.store.once.putIfAbsent('webhook:1', 'someone else', 60_000);
-    expect(await other.store.commit(other.next, other.run.version, [], { writes: [write] })).toEqual({ replaced: false });
+    expect(await other.store.commit(other.next, other.run.version, [], { writes: [write] })).toEqual({
+      replaced: false,
+    });
     expect(await other.store.once.get('webhook:1')).toBe('someone else');
     expect(await other.store.load(other.run.runId)).toBe(other.next);
   });

@@ -25,7 +25,10 @@ async function build(out: string): Promise<void> {
   for (const file of folders.flatMap((folder) => typescriptFiles(join(root, folder)))) {
     const target = join(staging, relative(root, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions, fileName: file }).outputText);
+    writeFileSync(
+      target,
+      ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions, fileName: file }).outputText,
+    );
   }
   renameSync(staging, out);
 }

@@ -5,7 +5,16 @@
 // implements ChannelHarness against a fake of its service on loopback and calls channelContract(harness).
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type Notifier, type QuorumOptions, type RunEvent } from 'countersign';
+import {
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  type LinkedRuntime,
+  type Notifier,
+  type QuorumOptions,
+  type RunEvent,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export const CONTRACT_LINK_SECRET = 'contract-link-secret-0123456789abcdef';
@@ -54,7 +63,10 @@ export interface ChannelHarness {
   /** Secrets of the channel's configuration that must never appear in a reported error. */
   readonly secrets: readonly string[];
   /** Makes the channel for `runtime`, its fake service answering per `faults` first. */
-  setup(runtime: LinkedRuntime, options: { readonly faults?: FaultPlan; readonly echoSecretsInErrors?: boolean }): Promise<ChannelFixture>;
+  setup(
+    runtime: LinkedRuntime,
+    options: { readonly faults?: FaultPlan; readonly echoSecretsInErrors?: boolean },
+  ): Promise<ChannelFixture>;
 }
 
 interface World {
@@ -99,11 +111,18 @@ function world(
     ({ messages }) =>
       messages.at(-1)?.role === 'tool'
         ? textTurn('done')
-        : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'deploy', args: { target: `svc-${index}`, note: HOSTILE_TEXT } }))),
+        : toolCallTurn(
+            Array.from({ length: options.calls ?? 1 }, (_, index) => ({
+              name: 'deploy',
+              args: { target: `svc-${index}`, note: HOSTILE_TEXT },
+            })),
+          ),
     { stream: options.stream ?? false },
   );
   const runtime = createRuntime({
-    agents: [createAgent({ name: 'ops', model, tools: [deploy], ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}) })],
+    agents: [
+      createAgent({ name: 'ops', model, tools: [deploy], ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}) }),
+    ],
     store: createMemoryStore(),
     links: { secret: CONTRACT_LINK_SECRET },
   });
@@ -148,8 +167,12 @@ export function channelContract(harness: ChannelHarness): void {
       await fixture.notifier.publish(w.events);
       await fixture.notifier.flush();
       const [post] = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
-      expect(post!.visible).toContain('The tool says: Deploy <to> production · ⚠️ destructive · open-world (its own hints, not verified)');
-      expect(post!.visible).toMatch(/⚠️ Connector ci-server is disconnected: an approved call waits for it to come back/);
+      expect(post!.visible).toContain(
+        'The tool says: Deploy <to> production · ⚠️ destructive · open-world (its own hints, not verified)',
+      );
+      expect(post!.visible).toMatch(
+        /⚠️ Connector ci-server is disconnected: an approved call waits for it to come back/,
+      );
       expect(post!.visible).not.toContain('(arguments): Connector');
       expect(post!.active).toEqual([]);
     });
@@ -171,7 +194,11 @@ export function channelContract(harness: ChannelHarness): void {
       const fixture = await setup(w.runtime);
       await w.runtime.start('ops', { input: 'go' });
       const other = fixture.another();
-      await Promise.all([fixture.notifier.publish(w.events), other.publish(w.events), fixture.notifier.publish(w.events)]);
+      await Promise.all([
+        fixture.notifier.publish(w.events),
+        other.publish(w.events),
+        fixture.notifier.publish(w.events),
+      ]);
       await Promise.all([fixture.notifier.flush(), other.flush()]);
       expect(fixture.deliveries().filter((delivery) => delivery.kind === 'post')).toHaveLength(1);
     });
@@ -182,12 +209,18 @@ export function channelContract(harness: ChannelHarness): void {
       const run = await w.runtime.start('ops', { input: 'go' });
       await fixture.notifier.publish(w.events.splice(0));
       await fixture.notifier.flush();
-      await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice@example.com' });
+      await w.runtime.respond(run.runId, {
+        approvalId: run.pendingApprovals[0]!.approvalId,
+        approved: true,
+        approvedBy: 'alice@example.com',
+      });
       await fixture.notifier.publish(w.events.splice(0));
       await fixture.notifier.flush();
       const updates = fixture.deliveries().filter((delivery) => delivery.kind === 'update');
       expect(updates.some((update) => update.visible.includes('Approved by alice@example.com'))).toBe(true);
-      expect(updates.some((update) => update.visible.includes('deploy ran') && update.visible.includes('deployed svc-0'))).toBe(true);
+      expect(
+        updates.some((update) => update.visible.includes('deploy ran') && update.visible.includes('deployed svc-0')),
+      ).toBe(true);
       expect(w.executed).toEqual(['svc-0']);
     });
 
@@ -196,7 +229,11 @@ export function channelContract(harness: ChannelHarness): void {
         const w = world({ stream });
         const fixture = await setup(w.runtime);
         const run = await w.runtime.start('ops', { input: 'go' });
-        await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice@example.com' });
+        await w.runtime.respond(run.runId, {
+          approvalId: run.pendingApprovals[0]!.approvalId,
+          approved: true,
+          approvedBy: 'alice@example.com',
+        });
         expect(w.events.some((event) => event.type === 'model-delta')).toBe(stream);
         await fixture.notifier.publish(w.events);
         await fixture.notifier.flush();
@@ -243,7 +280,9 @@ export function channelContract(harness: ChannelHarness): void {
       await guarded.runtime.start('ops', { input: 'go' });
       await second.notifier.publish(guarded.events);
       await second.notifier.flush();
-      expect(await second.click!(0, 'approve', 'U3')).toMatch(/may not decide this approval; nothing was done\. Ask one of its approvers\./);
+      expect(await second.click!(0, 'approve', 'U3')).toMatch(
+        /may not decide this approval; nothing was done\. Ask one of its approvers\./,
+      );
       expect(guarded.executed).toEqual([]);
     });
 
@@ -255,7 +294,9 @@ export function channelContract(harness: ChannelHarness): void {
       await fixture.notifier.publish(w.events);
       await fixture.notifier.flush();
       expect(fixture.deliveries()[0]!.visible).toContain('Needs 2 approvals: 0 so far, 2 more needed');
-      expect(await fixture.click(0, 'approve', 'U1')).toMatch(/Vote by .* recorded: 1 of 2 approvals, 1 more approval needed\./s);
+      expect(await fixture.click(0, 'approve', 'U1')).toMatch(
+        /Vote by .* recorded: 1 of 2 approvals, 1 more approval needed\./s,
+      );
       // The same person clicking again (a retried click) counts once.
       expect(await fixture.click(0, 'approve', 'U1')).toMatch(/nothing was done again/);
       expect(w.executed).toEqual([]);
@@ -278,7 +319,9 @@ export function channelContract(harness: ChannelHarness): void {
       expect(await fixture.click(0, 'wider', 'U1')).toMatch(/Approved by .*: .*deploy.*, run is completed\./s);
       const entry = (await w.runtime.get(first.runId)).audit[0]!;
       expect([entry.decision, entry.scope, entry.by]).toEqual(['approved', 'session', fixture.decider('U1')]);
-      expect((await w.runtime.grants({ sessionId: 'chat-1' })).map((grant) => [grant.toolName, grant.grantedBy])).toEqual([['deploy', fixture.decider('U1')]]);
+      expect(
+        (await w.runtime.grants({ sessionId: 'chat-1' })).map((grant) => [grant.toolName, grant.grantedBy]),
+      ).toEqual([['deploy', fixture.decider('U1')]]);
       // The next run of the conversation is covered by the grant: nobody is asked again.
       const next = await w.runtime.start('ops', { input: 'again', sessionId: 'chat-1' });
       expect(next.status).toBe('completed');

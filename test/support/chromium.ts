@@ -7,12 +7,22 @@ const executablePath = '/usr/bin/chromium';
 
 /** True when Chromium is installed; on CI its absence is an error, never a skip. */
 export const hasChromium = existsSync(executablePath);
-if (!hasChromium && process.env['CI']) throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
+if (!hasChromium && process.env['CI'])
+  throw new Error(`CI needs Chromium at ${executablePath}: apt-get install chromium`);
 
 /** A headless Chromium with nothing of its own on the network (no sync, updates or background fetches). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

@@ -13,7 +13,10 @@ export interface CliRunOptions {
 }
 
 /** Runs `countersign <argv>` and resolves with its exit code and what it wrote to stdout and stderr. */
-export async function runCliCaptured(argv: string[], options: CliRunOptions = {}): Promise<{ code: number; out: string; err: string }> {
+export async function runCliCaptured(
+  argv: string[],
+  options: CliRunOptions = {},
+): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

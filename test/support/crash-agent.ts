@@ -10,7 +10,13 @@ export type Boundary = 'decided' | 'tool' | 'after-tool' | 'model';
 
 export const executionsKey = (prefix: string, runId: string) => `${prefix}executions:{${runId}}`;
 
-export function crashAgent(options: { redis: Redis; prefix: string; idempotent: boolean; leaseMs: number; freeze?: (at: Boundary) => void }): Agent {
+export function crashAgent(options: {
+  redis: Redis;
+  prefix: string;
+  idempotent: boolean;
+  leaseMs: number;
+  freeze?: (at: Boundary) => void;
+}): Agent {
   const freeze = options.freeze ?? (() => {});
   const tool = defineTool({
     name: 'send_payment',

@@ -16,7 +16,13 @@ const freeze = (name: Boundary) => {
 };
 
 const redis = new Redis(env['REDIS_URL']!);
-const agent = crashAgent({ redis, prefix: env['PREFIX']!, idempotent: env['IDEMPOTENT'] === '1', leaseMs: 60_000, freeze });
+const agent = crashAgent({
+  redis,
+  prefix: env['PREFIX']!,
+  idempotent: env['IDEMPOTENT'] === '1',
+  leaseMs: 60_000,
+  freeze,
+});
 const runtime = createRuntime({ agents: [agent], store: createRedisStore({ redis, prefix: env['PREFIX']! }) });
 runtime.subscribe((event) => {
   if (event.type === 'approval-resolved') freeze('decided');

@@ -16,12 +16,21 @@ export interface AnthropicRequest {
   readonly headers: IncomingHttpHeaders;
   /** The body byte for byte. */
   readonly body: string;
-  readonly json: { readonly messages: readonly WireTurn[]; readonly thinking?: unknown; readonly [field: string]: unknown };
+  readonly json: {
+    readonly messages: readonly WireTurn[];
+    readonly thinking?: unknown;
+    readonly [field: string]: unknown;
+  };
 }
 
 export interface WireTurn {
   readonly role: string;
-  readonly content: readonly { readonly type: string; readonly id?: string; readonly tool_use_id?: string; readonly [field: string]: unknown }[];
+  readonly content: readonly {
+    readonly type: string;
+    readonly id?: string;
+    readonly tool_use_id?: string;
+    readonly [field: string]: unknown;
+  }[];
 }
 
 /** An HTTP answer: a status, a JSON body, headers; streamed, it can stop after `interrupt.after` events. */
@@ -47,7 +56,10 @@ export interface FakeAnthropic {
 }
 
 /** A Messages API answer with these content blocks. */
-export function messageAnswer(content: readonly unknown[], details: { stop_reason?: string; usage?: Record<string, number> } = {}): AnthropicReply {
+export function messageAnswer(
+  content: readonly unknown[],
+  details: { stop_reason?: string; usage?: Record<string, number> } = {},
+): AnthropicReply {
   return {
     status: 200,
     body: {
@@ -63,7 +75,10 @@ export function messageAnswer(content: readonly unknown[], details: { stop_reaso
   };
 }
 
-const apiError = (status: number, type: string, message: string): AnthropicReply => ({ status, body: { type: 'error', error: { type, message } } });
+const apiError = (status: number, type: string, message: string): AnthropicReply => ({
+  status,
+  body: { type: 'error', error: { type, message } },
+});
 
 /** What the real API says about a conversation it refuses, if it would. */
 function refusal(json: AnthropicRequest['json']): string | undefined {
@@ -74,13 +89,20 @@ function refusal(json: AnthropicRequest['json']): string | undefined {
     const uses = turn.role === 'assistant' ? turn.content.filter((block) => block.type === 'tool_use') : [];
     const next = turns[index + 1];
     if (uses.length > 0 && next) {
-      const answered = new Set(next.content.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id));
+      const answered = new Set(
+        next.content.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id),
+      );
       const missing = uses.filter((use) => !answered.has(use.id));
-      if (missing.length > 0) return `messages.${index}: tool_use ids were found without tool_result blocks immediately after: ${missing.map((use) => use.id).join(', ')}`;
+      if (missing.length > 0)
+        return `messages.${index}: tool_use ids were found without tool_result blocks immediately after: ${missing.map((use) => use.id).join(', ')}`;
     }
   }
   const lastAssistant = turns.findLast((turn) => turn.role === 'assistant');
-  if (json.thinking && lastAssistant && !['thinking', 'redacted_thinking'].includes(lastAssistant.content[0]?.type ?? '')) {
+  if (
+    json.thinking &&
+    lastAssistant &&
+    !['thinking', 'redacted_thinking'].includes(lastAssistant.content[0]?.type ?? '')
+  ) {
     return 'Expected `thinking` or `redacted_thinking`, but found another block. When `thinking` is enabled, a final `assistant` message must start with a thinking block.';
   }
   return undefined;
@@ -89,7 +111,9 @@ function refusal(json: AnthropicRequest['json']): string | undefined {
 /** Splits text in pieces as the API streams it (a few characters each, at least two pieces when it can). */
 export function pieces(text: string): string[] {
   const size = Math.max(1, Math.ceil(text.length / 3));
-  return Array.from({ length: Math.ceil(text.length / size) }, (_, index) => text.slice(index * size, (index + 1) * size));
+  return Array.from({ length: Math.ceil(text.length / size) }, (_, index) =>
+    text.slice(index * size, (index + 1) * size),
+  );
 }
 
 interface StreamedMessage {
@@ -103,7 +127,12 @@ interface StreamedMessage {
 export function messageEvents(message: StreamedMessage): { event: string; data: Record<string, unknown> }[] {
   const event = (type: string, data: Record<string, unknown> = {}) => ({ event: type, data: { type, ...data } });
   const { output_tokens: outputTokens, ...inputCounts } = message.usage;
-  const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...inputCounts, output_tokens: 1 } } }), event('ping')];
+  const events = [
+    event('message_start', {
+      message: { ...message, content: [], stop_reason: null, usage: { ...inputCounts, output_tokens: 1 } },
+    }),
+    event('ping'),
+  ];
   for (const [index, block] of message.content.entries()) {
     const delta = (data: Record<string, unknown>) => event('content_block_delta', { index, delta: data });
     if (block['type'] === 'text') {
@@ -115,17 +144,30 @@ export function messageEvents(message: StreamedMessage): { event: string; data: 
       events.push(delta({ type: 'signature_delta', signature: block['signature'] }));
     } else if (block['type'] === 'tool_use') {
       events.push(event('content_block_start', { index, content_block: { ...block, input: {} } }));
-      events.push(...pieces(JSON.stringify(block['input'])).map((partial_json) => delta({ type: 'input_json_delta', partial_json })));
+      events.push(
+        ...pieces(JSON.stringify(block['input'])).map((partial_json) =>
+          delta({ type: 'input_json_delta', partial_json }),
+        ),
+      );
     } else events.push(event('content_block_start', { index, content_block: block }));
     events.push(event('content_block_stop', { index }));
   }
-  events.push(event('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  events.push(
+    event('message_delta', {
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }),
+  );
   events.push(event('message_stop'));
   return events;
 }
 
 function stream(response: ServerResponse, answer: AnthropicReply, held: (() => void)[]): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_test' });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': 'req_test',
+  });
   const events = messageEvents(answer.body as StreamedMessage);
   const write = (some: typeof events) => {
     for (const { event, data } of some) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -139,12 +181,18 @@ function stream(response: ServerResponse, answer: AnthropicReply, held: (() => v
   } else if (answer.interrupt?.with === 'cut')
     response.socket?.end(); // after what was written, without the last chunk
   else if (answer.interrupt?.with === 'error') {
-    response.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
+    response.end(
+      `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`,
+    );
   } else if (!answer.interrupt) response.end();
 }
 
 function send(response: ServerResponse, answer: AnthropicReply): void {
-  response.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_test', ...answer.headers });
+  response.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'request-id': 'req_test',
+    ...answer.headers,
+  });
   response.end(JSON.stringify(answer.body));
 }
 
@@ -157,12 +205,15 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/messages') return send(response, apiError(404, 'not_found_error', `Not found: ${request.url}`));
+      if (request.method !== 'POST' || request.url !== '/v1/messages')
+        return send(response, apiError(404, 'not_found_error', `Not found: ${request.url}`));
       const json = JSON.parse(body) as AnthropicRequest['json'];
       requests.push({ headers: request.headers, body, json });
       const key = request.headers['x-api-key'];
-      if (key !== ANTHROPIC_API_KEY) return send(response, apiError(401, 'authentication_error', `invalid x-api-key: ${key}`));
-      if (request.headers['anthropic-version'] !== '2023-06-01') return send(response, apiError(400, 'invalid_request_error', 'anthropic-version: header is required'));
+      if (key !== ANTHROPIC_API_KEY)
+        return send(response, apiError(401, 'authentication_error', `invalid x-api-key: ${key}`));
+      if (request.headers['anthropic-version'] !== '2023-06-01')
+        return send(response, apiError(400, 'invalid_request_error', 'anthropic-version: header is required'));
       const refused = refusal(json);
       if (refused) return send(response, apiError(400, 'invalid_request_error', refused));
       const answer = answers.shift() ?? apiError(500, 'api_error', 'no answer scripted');

@@ -15,7 +15,9 @@ export interface SlackRequest {
 }
 
 /** Overrides the answer to one request: a status with an optional body and headers. */
-export type SlackAnswer = { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> } | undefined;
+export type SlackAnswer =
+  | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
+  | undefined;
 
 export interface FakeSlack {
   /** `http://127.0.0.1:port`, what tests pass as `responseUrlOrigins`. */
@@ -38,7 +40,9 @@ export interface FakeSlack {
 
 export const BOT_TOKEN = 'xoxb-test-0123456789';
 
-export async function startFakeSlack(answer: (request: SlackRequest) => SlackAnswer = () => undefined): Promise<FakeSlack> {
+export async function startFakeSlack(
+  answer: (request: SlackRequest) => SlackAnswer = () => undefined,
+): Promise<FakeSlack> {
   const requests: SlackRequest[] = [];
   let next = 0;
   const server = createServer((incoming, response) => {
@@ -61,11 +65,17 @@ export async function startFakeSlack(answer: (request: SlackRequest) => SlackAns
         const method = request.path.slice('/api/'.length);
         const authorized = incoming.headers.authorization === `Bearer ${BOT_TOKEN}`;
         const answers: Record<string, () => Record<string, unknown>> = {
-          'chat.postMessage': () => ({ ok: true, channel: json['channel'], ts: `1700000000.${String(++next).padStart(6, '0')}` }),
+          'chat.postMessage': () => ({
+            ok: true,
+            channel: json['channel'],
+            ts: `1700000000.${String(++next).padStart(6, '0')}`,
+          }),
           'chat.update': () => ({ ok: true, channel: json['channel'], ts: json['ts'] }),
           'views.open': () => ({ ok: true, view: { id: `V${++next}`, ...(json['view'] as object) } }),
         };
-        const reply = !authorized ? { ok: false, error: 'invalid_auth' } : (answers[method]?.() ?? { ok: false, error: 'unknown_method' });
+        const reply = !authorized
+          ? { ok: false, error: 'invalid_auth' }
+          : (answers[method]?.() ?? { ok: false, error: 'unknown_method' });
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
       } else {
         response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -134,7 +144,9 @@ export function activeMrkdwn(text: string, modelText: string): string[] {
 
 /** The texts of a Block Kit message a person reads: header, sections and context, in order. */
 export function blockTexts(json: Record<string, unknown>): string[] {
-  const blocks = json['blocks'] as { type: string; text?: { text: string }; elements?: { type: string; text?: unknown }[] }[] | undefined;
+  const blocks = json['blocks'] as
+    | { type: string; text?: { text: string }; elements?: { type: string; text?: unknown }[] }[]
+    | undefined;
   if (blocks === undefined) return [String(json['text'] ?? '')];
   return blocks.flatMap((block) => [
     ...(block.text === undefined ? [] : [block.text.text]),

@@ -27,7 +27,9 @@ export interface FakeSmtp {
   close(): Promise<void>;
 }
 
-export async function startFakeSmtp(options: { readonly auth?: { readonly user: string; readonly pass: string } } = {}): Promise<FakeSmtp> {
+export async function startFakeSmtp(
+  options: { readonly auth?: { readonly user: string; readonly pass: string } } = {},
+): Promise<FakeSmtp> {
   const received: ReceivedMail[] = [];
   const faults: (SmtpFault | null)[] = [];
   const { auth } = options;
@@ -37,7 +39,8 @@ export async function startFakeSmtp(options: { readonly auth?: { readonly user: 
     authOptional: auth === undefined,
     logger: false,
     onAuth(login, _session, callback) {
-      if (auth !== undefined && login.username === auth.user && login.password === auth.pass) return callback(null, { user: login.username });
+      if (auth !== undefined && login.username === auth.user && login.password === auth.pass)
+        return callback(null, { user: login.username });
       callback(Object.assign(new Error('Authentication failed'), { responseCode: 535 }));
     },
     onData(stream, session, callback) {

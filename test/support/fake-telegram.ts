@@ -22,7 +22,9 @@ export interface TelegramRequest {
 }
 
 /** Overrides the answer to one request. */
-export type TelegramAnswer = { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> } | undefined;
+export type TelegramAnswer =
+  | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
+  | undefined;
 
 export interface FakeTelegram {
   /** `http://127.0.0.1:port`, what tests pass as `apiUrl`. */
@@ -37,10 +39,31 @@ export const TELEGRAM_BOT_TOKEN = '123456789:AAE-test_Token0123456789abcdefXYZ';
 export const CHAT_ID = -1001234567890;
 
 /** The tags Telegram's HTML parse mode knows. */
-const SUPPORTED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'tg-emoji', 'code', 'pre', 'blockquote']);
+const SUPPORTED_TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'span',
+  'tg-spoiler',
+  'a',
+  'tg-emoji',
+  'code',
+  'pre',
+  'blockquote',
+]);
 
 /** A parse_mode HTML text as Telegram reads it: what a person sees, the tags it holds, or why Telegram refuses it. */
-export function renderHtml(html: string): { readonly visible: string; readonly tags: readonly string[]; readonly error?: string } {
+export function renderHtml(html: string): {
+  readonly visible: string;
+  readonly tags: readonly string[];
+  readonly error?: string;
+} {
   const tags: string[] = [];
   const open: string[] = [];
   let error: string | undefined;
@@ -51,9 +74,11 @@ export function renderHtml(html: string): { readonly visible: string; readonly t
     }
     const [, closing, name = ''] = match;
     tags.push(`<${closing}${name}>`);
-    if (!SUPPORTED_TAGS.has(name)) error ??= `can't parse entities: Unsupported start tag "${name}" at byte offset ${match.index}`;
+    if (!SUPPORTED_TAGS.has(name))
+      error ??= `can't parse entities: Unsupported start tag "${name}" at byte offset ${match.index}`;
     else if (closing === '') open.push(name);
-    else if (open.pop() !== name) error ??= `can't parse entities: Can't find end tag corresponding to start tag "${name}"`;
+    else if (open.pop() !== name)
+      error ??= `can't parse entities: Can't find end tag corresponding to start tag "${name}"`;
   }
   if (open.length > 0) error ??= `can't parse entities: Can't find end tag corresponding to start tag "${open.at(-1)}"`;
   const visible = html
@@ -72,15 +97,24 @@ function refusal(json: Record<string, unknown>): string | undefined {
   if ('error' in rendered && rendered.error) return `Bad Request: ${rendered.error}`;
   if (rendered.visible.trim() === '') return 'Bad Request: message text is empty';
   if (rendered.visible.length > 4096) return 'Bad Request: message is too long';
-  const keyboard = (json['reply_markup'] as { inline_keyboard?: { callback_data?: string }[][] } | undefined)?.inline_keyboard ?? [];
-  if (keyboard.flat().some((button) => Buffer.byteLength(button.callback_data ?? '') > 64)) return 'Bad Request: BUTTON_DATA_INVALID';
+  const keyboard =
+    (json['reply_markup'] as { inline_keyboard?: { callback_data?: string }[][] } | undefined)?.inline_keyboard ?? [];
+  if (keyboard.flat().some((button) => Buffer.byteLength(button.callback_data ?? '') > 64))
+    return 'Bad Request: BUTTON_DATA_INVALID';
   return undefined;
 }
 
 /** The numeric id Telegram answers with for a chat_id (a channel's @username gets a fixed one). */
-const chatIdOf = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : typeof value === 'number' ? value : -1009876543210);
+const chatIdOf = (value: unknown) =>
+  typeof value === 'string' && /^-?\d+$/.test(value)
+    ? Number(value)
+    : typeof value === 'number'
+      ? value
+      : -1009876543210;
 
-export async function startFakeTelegram(answer: (request: TelegramRequest) => TelegramAnswer = () => undefined): Promise<FakeTelegram> {
+export async function startFakeTelegram(
+  answer: (request: TelegramRequest) => TelegramAnswer = () => undefined,
+): Promise<FakeTelegram> {
   const requests: TelegramRequest[] = [];
   let nextMessageId = 100;
   const server = createServer((incoming, response) => {
@@ -96,12 +130,22 @@ export async function startFakeTelegram(answer: (request: TelegramRequest) => Te
       }
       const path = incoming.url ?? '';
       const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(path);
-      const request: TelegramRequest = { method: match?.[2] ?? '', token: match?.[1] ?? '', path, headers: incoming.headers, body, json };
+      const request: TelegramRequest = {
+        method: match?.[2] ?? '',
+        token: match?.[1] ?? '',
+        path,
+        headers: incoming.headers,
+        body,
+        json,
+      };
       requests.push(request);
       const override = answer(request);
-      const reply = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      const refuse = (status: number, description: string) => reply(status, { ok: false, error_code: status, description });
-      const refused = request.method === 'sendMessage' || request.method === 'editMessageText' ? refusal(json) : undefined;
+      const reply = (status: number, value: unknown) =>
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const refuse = (status: number, description: string) =>
+        reply(status, { ok: false, error_code: status, description });
+      const refused =
+        request.method === 'sendMessage' || request.method === 'editMessageText' ? refusal(json) : undefined;
       const chat = { id: chatIdOf(json['chat_id']), type: 'supergroup' };
       if (override) {
         response.writeHead(override.status, override.headers ?? {}).end(override.body ?? '');
@@ -112,9 +156,15 @@ export async function startFakeTelegram(answer: (request: TelegramRequest) => Te
       } else if (refused !== undefined) {
         refuse(400, refused);
       } else if (request.method === 'sendMessage') {
-        const thread = json['message_thread_id'] === undefined ? {} : { message_thread_id: json['message_thread_id'], is_topic_message: true };
+        const thread =
+          json['message_thread_id'] === undefined
+            ? {}
+            : { message_thread_id: json['message_thread_id'], is_topic_message: true };
         request.messageId = ++nextMessageId;
-        reply(200, { ok: true, result: { message_id: request.messageId, date: 1_700_000_000, chat, ...thread, text: json['text'] } });
+        reply(200, {
+          ok: true,
+          result: { message_id: request.messageId, date: 1_700_000_000, chat, ...thread, text: json['text'] },
+        });
       } else if (request.method === 'answerCallbackQuery') {
         reply(200, { ok: true, result: true });
       } else if (request.method === 'editMessageText') {

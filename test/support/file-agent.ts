@@ -36,6 +36,11 @@ export function fileAgent(options: FileAgentOptions = {}) {
       return { deleted: input.path };
     },
   });
-  const agent = createAgent({ name: 'files', model, tools: [tool], ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}) });
+  const agent = createAgent({
+    name: 'files',
+    model,
+    tools: [tool],
+    ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
+  });
   return { agent, executed };
 }

@@ -35,8 +35,12 @@ export function grantStoreContract(makeStore: () => GrantStore): void {
     expect(await store.put(agentWide)).toBe(true);
     expect(await store.put({ ...session, toolName: 'other' })).toBe(false);
     expect((await store.list({ sessionId: 's1', now: 2_000 })).map((grant) => grant.id)).toEqual([session.id]);
-    expect((await store.list({ agentName: 'a1', scope: 'agent', now: 2_000 })).map((grant) => grant.id)).toEqual([agentWide.id]);
-    expect((await store.list({ agentName: 'a1', now: 2_000 })).map((grant) => grant.id).sort()).toEqual([session.id, agentWide.id].sort());
+    expect((await store.list({ agentName: 'a1', scope: 'agent', now: 2_000 })).map((grant) => grant.id)).toEqual([
+      agentWide.id,
+    ]);
+    expect((await store.list({ agentName: 'a1', now: 2_000 })).map((grant) => grant.id).sort()).toEqual(
+      [session.id, agentWide.id].sort(),
+    );
     expect(await store.list({ agentName: 'a1', now: 60_000 })).toHaveLength(1);
     expect(await store.list({ sessionId: 's2', now: 2_000 })).toEqual([]);
   });
@@ -65,7 +69,11 @@ export function grantStoreContract(makeStore: () => GrantStore): void {
   it('revokes every grant of a session at once', async () => {
     const store = makeStore();
     const sessionId = `s-${randomUUID().slice(0, 8)}`;
-    const grants = [sampleGrant({ sessionId }), sampleGrant({ sessionId, decision: 'denied' }), sampleGrant({ sessionId: 'kept' })];
+    const grants = [
+      sampleGrant({ sessionId }),
+      sampleGrant({ sessionId, decision: 'denied' }),
+      sampleGrant({ sessionId: 'kept' }),
+    ];
     for (const grant of grants) await store.put(grant);
     expect(await store.revokeSession(sessionId)).toBe(2);
     expect(await store.list({ sessionId, now: 2_000 })).toEqual([]);
@@ -87,7 +95,11 @@ export function grantStoreContract(makeStore: () => GrantStore): void {
     const sibling = useOf(grant, 1_000, 'run_1:call_sibling');
     await store.put(grant, [sibling]);
     const first = useOf(grant, 2_000, 'run_2:call_a');
-    const resent = await Promise.all([store.consume(first), store.consume(first), store.consume({ ...first, at: 2_500 })]);
+    const resent = await Promise.all([
+      store.consume(first),
+      store.consume(first),
+      store.consume({ ...first, at: 2_500 }),
+    ]);
     expect(resent).toEqual(['used', 'used', 'used']);
     expect(await store.consume(sibling)).toBe('used');
     expect(await store.consume(useOf(grant, 3_000, 'run_3:call_b'))).toBe('used-up');

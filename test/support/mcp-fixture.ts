@@ -26,7 +26,9 @@ export function callLog(): { readonly file: string; calls(tool?: string): Record
       } catch {
         return [];
       }
-      return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => tool === undefined || entry['tool'] === tool);
+      return lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => tool === undefined || entry['tool'] === tool);
     },
   };
 }

@@ -6,7 +6,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentSnapshot, createRuntime, type PendingApprovalEntry, type Runtime, type SnapshotStore } from 'countersign';
+import {
+  type AgentSnapshot,
+  createRuntime,
+  type PendingApprovalEntry,
+  type Runtime,
+  type SnapshotStore,
+} from 'countersign';
 import { createMcpGateway, type McpGateway, type McpGatewaySettings, mcpGatewayAgent } from 'countersign/mcp';
 import { callLog, stdioFixture } from './mcp-fixture.js';
 
@@ -23,7 +29,8 @@ export async function gatewayWithClient(settings: McpGatewaySettings = {}) {
   const gateway = await createMcpGateway({ name: 'fixture', ...stdioFixture(log.file), ...settings });
   open.push(gateway);
   const client = await clientOf(gateway);
-  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   return { gateway, log, client, call };
 }
 
@@ -38,8 +45,13 @@ export async function clientOf(gateway: McpGateway, name?: string): Promise<Clie
 }
 
 /** A new SDK client of the gateway at `endpoint` (`…/mcp`) over Streamable HTTP, sending `token` as its bearer token. */
-export async function httpClientOf(endpoint: URL, token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+export async function httpClientOf(
+  endpoint: URL,
+  token: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'http-client', version: '1.0.0' });
   await client.connect(transport);
   open.push(client);
@@ -70,7 +82,8 @@ export async function pausedCall<T>(runtime: Runtime, call: () => Promise<T>, pa
     // A deadlock guard, not a speed assertion (on the real clock: Date stands still here).
     const guard = performance.now() + 20_000;
     while ((await runtime.pending()).items.length < before + paused) {
-      if (performance.now() > guard) throw new Error(`The call never paused on an approval (${before} waiting before it).`);
+      if (performance.now() > guard)
+        throw new Error(`The call never paused on an approval (${before} waiting before it).`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return await new Promise<T>((resolve, reject) => {

@@ -10,7 +10,9 @@ export const deleteSpec: ToolSpec = {
 };
 
 /** The fake started by `start` for this test file; read `.current` inside tests. */
-export function useFake<Fake extends { readonly requests: { length: number }; close(): unknown }>(start: () => Promise<Fake>): { readonly current: Fake } {
+export function useFake<Fake extends { readonly requests: { length: number }; close(): unknown }>(
+  start: () => Promise<Fake>,
+): { readonly current: Fake } {
   const holder = {} as { current: Fake };
   beforeAll(async () => {
     holder.current = await start();

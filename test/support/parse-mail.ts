@@ -31,7 +31,9 @@ function decodeEncodedWords(value: string): string {
   return value
     .replace(/(=\?[^?]+\?[BQ]\?[^?]*\?=)\s+(?==\?)/gi, '$1')
     .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_, _charset: string, kind: string, data: string) =>
-      kind.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')),
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : decodeQuotedPrintable(data.replace(/_/g, ' ')),
     );
 }
 
@@ -62,15 +64,24 @@ function leaves(part: Part): Part[] {
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (!/^multipart\//i.test(type) || boundary === undefined) return [part];
   const sections = part.body.split(`--${boundary}`).slice(1);
-  return sections.filter((section) => !section.startsWith('--')).flatMap((section) => leaves(splitPart(section.replace(/^\r?\n/, '').replace(/\r?\n$/, ''))));
+  return sections
+    .filter((section) => !section.startsWith('--'))
+    .flatMap((section) => leaves(splitPart(section.replace(/^\r?\n/, '').replace(/\r?\n$/, ''))));
 }
 
 export function parseMail(raw: string): ParsedMail {
   const top = splitPart(raw);
   const parts = leaves(top);
   const ofType = (type: string) => {
-    const found = parts.find((part) => (part.headers.get('content-type')?.[0] ?? 'text/plain').toLowerCase().startsWith(type));
+    const found = parts.find((part) =>
+      (part.headers.get('content-type')?.[0] ?? 'text/plain').toLowerCase().startsWith(type),
+    );
     return found === undefined ? undefined : decodeBody(found);
   };
-  return { headers: top.headers, header: (name) => top.headers.get(name.toLowerCase())?.[0], text: ofType('text/plain'), html: ofType('text/html') };
+  return {
+    headers: top.headers,
+    header: (name) => top.headers.get(name.toLowerCase())?.[0],
+    text: ofType('text/plain'),
+    html: ofType('text/html'),
+  };
 }

@@ -35,7 +35,14 @@ export function newExecutions(): Executions {
 }
 
 /** An agent whose model calls `calls` (one turn per entry), then says "done". */
-export function agentCalling(calls: readonly (readonly { name: string; args: unknown }[])[], config: Omit<AgentConfig, 'name' | 'model'> & { name?: string }) {
+export function agentCalling(
+  calls: readonly (readonly { name: string; args: unknown }[])[],
+  config: Omit<AgentConfig, 'name' | 'model'> & { name?: string },
+) {
   const turns = [...calls.map((turn) => toolCallTurn(turn.map((call) => ({ ...call })))), textTurn('done')];
-  return createAgent({ name: config.name ?? `policy-${randomUUID().slice(0, 8)}`, model: createScriptedModel(turns), ...config });
+  return createAgent({
+    name: config.name ?? `policy-${randomUUID().slice(0, 8)}`,
+    model: createScriptedModel(turns),
+    ...config,
+  });
 }

@@ -15,7 +15,12 @@ export const screenshot = defineTool({
   description: 'Take a screenshot',
   input: z.object({ url: z.string() }),
   needsApproval: false,
-  execute: ({ url }) => toolResult({ text: `Screenshot of ${url}`, files: [{ mediaType: 'image/png', data: PNG }], structured: { width: 800, height: 600 } }),
+  execute: ({ url }) =>
+    toolResult({
+      text: `Screenshot of ${url}`,
+      files: [{ mediaType: 'image/png', data: PNG }],
+      structured: { width: 800, height: 600 },
+    }),
 });
 
 /** The user message the Anthropic Messages API gets for the two results of `richToolHistory`, from either adapter. */
@@ -62,7 +67,10 @@ export async function richToolHistory(): Promise<Message[]> {
     { id: 'call_shot', name: 'screenshot', args: { url: 'https://example.com' } },
     { id: 'call_report', name: 'fetch_report', args: {} },
   ];
-  const agent = testAgent({ model: createScriptedModel([toolCallTurn(calls), textTurn('done')]), tools: [screenshot, report] });
+  const agent = testAgent({
+    model: createScriptedModel([toolCallTurn(calls), textTurn('done')]),
+    tools: [screenshot, report],
+  });
   const done = await agent.execute({ input: 'Show me example.com and the report' });
   return done.messages.slice(0, -1);
 }

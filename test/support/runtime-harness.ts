@@ -45,7 +45,12 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
   const model = createScriptedModel(({ messages }) =>
     messages.at(-1)?.role === 'tool'
       ? textTurn('paid')
-      : toolCallTurn(Array.from({ length: options.calls ?? 1 }, (_, index) => ({ name: 'send_payment', args: { to: `acct-${index}`, cents: 100 + index } }))),
+      : toolCallTurn(
+          Array.from({ length: options.calls ?? 1 }, (_, index) => ({
+            name: 'send_payment',
+            args: { to: `acct-${index}`, cents: 100 + index },
+          })),
+        ),
   );
   const agent = testAgent({
     ...(options.name === undefined ? {} : { name: options.name }),

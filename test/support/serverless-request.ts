@@ -16,7 +16,11 @@ const redis = new Redis(env['REDIS_URL']!, { maxRetriesPerRequest: 1 });
 try {
   const { app } = harness({ store: createRedisStore({ redis, prefix: env['PREFIX']! }), app: { clock: Date.now } });
   const response = await app.fetch(
-    new Request(described.url, { method: described.method, headers: described.headers, ...(described.body === undefined ? {} : { body: described.body }) }),
+    new Request(described.url, {
+      method: described.method,
+      headers: described.headers,
+      ...(described.body === undefined ? {} : { body: described.body }),
+    }),
   );
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {

@@ -6,7 +6,16 @@
 // file; never regenerate an old one.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { createAgent, defineTool, serialize, type Agent, type Message, type Model, type ModelResponse, type ToolExecuteContext } from 'countersign';
+import {
+  createAgent,
+  defineTool,
+  serialize,
+  type Agent,
+  type Message,
+  type Model,
+  type ModelResponse,
+  type ToolExecuteContext,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export const FIXTURE_AGENT = 'fixture-files';
@@ -29,7 +38,10 @@ export interface FixtureOptions {
 }
 
 /** What v2.json was written with: signed requests and decisions, deletes reserved to two people by a rule. */
-export const FIXTURE_V2 = { decisionSecret: 'fixture-decision-secret-v2-0123456789', deleteApprovers: ['alice', 'bob'] } as const satisfies FixtureOptions;
+export const FIXTURE_V2 = {
+  decisionSecret: 'fixture-decision-secret-v2-0123456789',
+  deleteApprovers: ['alice', 'bob'],
+} as const satisfies FixtureOptions;
 
 export interface FixtureCalls {
   readonly read: { path: string }[];
@@ -73,7 +85,12 @@ export function fixtureAgent(
     model:
       model ??
       (firstAnswer
-        ? { generate: async (request) => (request.messages.at(-1)?.role === 'tool' ? { message: textTurn('Deleted /srv/reports/q3-draft.pdf.') } : firstAnswer) }
+        ? {
+            generate: async (request) =>
+              request.messages.at(-1)?.role === 'tool'
+                ? { message: textTurn('Deleted /srv/reports/q3-draft.pdf.') }
+                : firstAnswer,
+          }
         : createScriptedModel((request) =>
             request.messages.at(-1)?.role === 'tool'
               ? textTurn('Deleted /srv/reports/q3-draft.pdf.')
@@ -92,7 +109,16 @@ export function fixtureAgent(
     policy: {
       rules: [
         { id: 'reads-are-fine', tool: 'read_*', action: 'allow', reason: 'read-only' },
-        ...(options.deleteApprovers === undefined ? [] : [{ id: 'deletes-need-an-owner', tool: 'delete_*', action: 'ask' as const, approvers: options.deleteApprovers }]),
+        ...(options.deleteApprovers === undefined
+          ? []
+          : [
+              {
+                id: 'deletes-need-an-owner',
+                tool: 'delete_*',
+                action: 'ask' as const,
+                approvers: options.deleteApprovers,
+              },
+            ]),
       ],
     },
     ...(options.decisionSecret === undefined ? {} : { decisionSecret: options.decisionSecret }),
@@ -109,7 +135,12 @@ export const partsHistory: Message[] = [
     content: 'Which of these reports is the draft?',
     parts: [
       { type: 'text', text: 'Which of these reports is the draft?' },
-      { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', filename: 'listing.png' },
+      {
+        type: 'file',
+        mediaType: 'image/png',
+        data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        filename: 'listing.png',
+      },
       { type: 'file', mediaType: 'application/pdf', url: 'https://files.example.com/q3-draft.pdf' },
     ],
   },
@@ -125,7 +156,12 @@ export const partsHistory: Message[] = [
       },
     ],
     toolCalls: [
-      { id: 'call_read_0', name: 'read_file', args: { path: '/srv/reports/q3.pdf' }, providerMetadata: { openai: { itemId: 'fc_000' } } },
+      {
+        id: 'call_read_0',
+        name: 'read_file',
+        args: { path: '/srv/reports/q3.pdf' },
+        providerMetadata: { openai: { itemId: 'fc_000' } },
+      },
       { id: 'call_read_00', name: 'read_file', args: { path: '/srv/reports/missing.pdf' } },
     ],
     usage: { inputTokens: 812, outputTokens: 64, reasoningTokens: 40, cachedInputTokens: 512 },
@@ -136,7 +172,15 @@ export const partsHistory: Message[] = [
     role: 'tool',
     toolCallId: 'call_read_0',
     content: '{"path":"/srv/reports/q3.pdf","size":48213}',
-    parts: [{ type: 'tool-result', toolCallId: 'call_read_0', toolName: 'read_file', outcome: 'ok', output: { path: '/srv/reports/q3.pdf', size: 48213 } }],
+    parts: [
+      {
+        type: 'tool-result',
+        toolCallId: 'call_read_0',
+        toolName: 'read_file',
+        outcome: 'ok',
+        output: { path: '/srv/reports/q3.pdf', size: 48213 },
+      },
+    ],
   },
   {
     role: 'tool',
@@ -144,7 +188,11 @@ export const partsHistory: Message[] = [
     content: '{"status":"error","error":"No such file"}',
     parts: [{ type: 'tool-result', toolCallId: 'call_read_00', toolName: 'read_file', outcome: 'error' }],
   },
-  { role: 'assistant', content: 'q3-draft.pdf is the draft.', parts: [{ type: 'text', text: 'q3-draft.pdf is the draft.' }] },
+  {
+    role: 'assistant',
+    content: 'q3-draft.pdf is the draft.',
+    parts: [{ type: 'text', text: 'q3-draft.pdf is the draft.' }],
+  },
   { role: 'user', content: 'Remove the draft, it is outdated.' },
 ];
 
@@ -154,11 +202,21 @@ export const partsAnswer = {
   content: 'Let me check the draft first, then delete it.',
   parts: [
     { type: 'reasoning', text: 'Deleting is irreversible; check the file first.', signature: 'EqQBCgIYAhIMsig-two' },
-    { type: 'reasoning', text: '', encryptedContent: 'gAAAAABoEncryptedReasoning==', providerMetadata: { openai: { itemId: 'rs_0002' } } },
+    {
+      type: 'reasoning',
+      text: '',
+      encryptedContent: 'gAAAAABoEncryptedReasoning==',
+      providerMetadata: { openai: { itemId: 'rs_0002' } },
+    },
     { type: 'text', text: 'Let me check the draft first, then delete it.' },
   ],
   toolCalls: [
-    { id: 'call_read_1', name: 'read_file', args: { path: '/srv/reports/q3-draft.pdf' }, providerMetadata: { openai: { itemId: 'fc_0003' } } },
+    {
+      id: 'call_read_1',
+      name: 'read_file',
+      args: { path: '/srv/reports/q3-draft.pdf' },
+      providerMetadata: { openai: { itemId: 'fc_0003' } },
+    },
     { id: 'call_delete_1', name: 'delete_file', args: { path: '/srv/reports/q3-draft.pdf' } },
   ],
   providerMetadata: { anthropic: { responseId: 'msg_0002' } },
@@ -171,8 +229,17 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     undefined,
     undefined,
     options,
-    parts ? { message: partsAnswer, usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 }, finishReason: 'tool-calls' } : undefined,
+    parts
+      ? {
+          message: partsAnswer,
+          usage: { inputTokens: 1024, outputTokens: 96, reasoningTokens: 60 },
+          finishReason: 'tool-calls',
+        }
+      : undefined,
   );
-  const paused = await agent.execute({ input: parts ? partsHistory : fixtureHistory, runId: parts ? FIXTURE_RUN_ID_PARTS : FIXTURE_RUN_ID_V2 });
+  const paused = await agent.execute({
+    input: parts ? partsHistory : fixtureHistory,
+    runId: parts ? FIXTURE_RUN_ID_PARTS : FIXTURE_RUN_ID_V2,
+  });
   process.stdout.write(`${JSON.stringify(JSON.parse(serialize(paused)), null, 2)}\n`);
 }

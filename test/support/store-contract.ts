@@ -2,7 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approveAll, createAgent, defineTool, VersionConflictError, type AgentSnapshot, type RunEvent, type SnapshotStore } from 'countersign';
+import {
+  approveAll,
+  createAgent,
+  defineTool,
+  VersionConflictError,
+  type AgentSnapshot,
+  type RunEvent,
+  type SnapshotStore,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 
 export interface StoreHarness {
@@ -28,7 +36,11 @@ function pausedAgent(ttlMs?: number) {
     name: agentName,
     clock,
     tools: [tool],
-    model: createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }))),
+    model: createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('done')
+        : toolCallTurn('send_email', { to: `${randomUUID()}@example.com` }),
+    ),
   });
   return agent;
 }
@@ -47,7 +59,11 @@ function createAgentFor(run: AgentSnapshot) {
   return agentsByRun.get(run.runId)!;
 }
 
-export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>, hasPublished = true): void {
+export function describeStoreContract(
+  name: string,
+  makeHarness: () => Promise<StoreHarness>,
+  hasPublished = true,
+): void {
   describe(`${name}: SnapshotStore contract`, () => {
     const withStore = async (body: (harness: StoreHarness) => Promise<void>) => {
       const harness = await makeHarness();
@@ -84,7 +100,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(loaded).toEqual(done);
         expect(loaded!.messages.length).toBeGreaterThan(run.messages.length);
         const stale = store.commit(decided, run.version);
-        await expect(stale).rejects.toMatchObject({ name: 'VersionConflictError', expected: run.version, actual: done.version });
+        await expect(stale).rejects.toMatchObject({
+          name: 'VersionConflictError',
+          expected: run.version,
+          actual: done.version,
+        });
         expect(await store.load(run.runId)).toEqual(done);
       }));
 
@@ -110,7 +130,12 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
     it("lists one session's pending approvals, alone or with an agent, and keeps a run's session through a commit", () =>
       withStore(async ({ store }) => {
         const [session, other] = [`chat-${randomUUID()}`, `chat-${randomUUID()}`];
-        const runs = [await pausedRun(2_000, session), await pausedRun(1_000, session), await pausedRun(1_500, other), await pausedRun(500)];
+        const runs = [
+          await pausedRun(2_000, session),
+          await pausedRun(1_000, session),
+          await pausedRun(1_500, other),
+          await pausedRun(500),
+        ];
         for (const run of runs) await store.create(run);
         expect(await store.load(runs[0]!.runId)).toEqual(runs[0]);
         const listed = await store.listPending({ sessionId: session });
@@ -125,7 +150,9 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const done = await agent.execute(approveAll(runs[1]!, 'bob', { agent }));
         await store.commit(done, runs[1]!.version);
         expect((await store.load(done.runId))!.sessionId).toBe(session);
-        expect((await store.listPending({ sessionId: session })).items.map((item) => item.runId)).toEqual([runs[0]!.runId]);
+        expect((await store.listPending({ sessionId: session })).items.map((item) => item.runId)).toEqual([
+          runs[0]!.runId,
+        ]);
       }));
 
     it('lists a pending approval with who asked for its run, so "may still vote" can leave them out', () =>
@@ -202,7 +229,12 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       withStore(async ({ store, published }) => {
         if (!published) throw new Error('this harness has no published(); pass hasPublished = false');
         const run = await pausedRun();
-        const event: RunEvent = { type: 'approval-requested', runId: run.runId, agentName: run.agentName, request: run.pendingApprovals[0]! };
+        const event: RunEvent = {
+          type: 'approval-requested',
+          runId: run.runId,
+          agentName: run.agentName,
+          request: run.pendingApprovals[0]!,
+        };
         await store.create(run, [event]);
         expect((await published()).filter((item) => item.runId === run.runId)).toEqual([event]);
       }),

@@ -30,15 +30,35 @@ export interface Terminal {
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** Starts `argv` in a 160x50 terminal with `env` added, in `cwd`. */
-export async function openTerminal(argv: readonly string[], env: Record<string, string>, cwd: string): Promise<Terminal> {
+export async function openTerminal(
+  argv: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Terminal> {
   const socket = `cs-${randomUUID().slice(0, 8)}`;
   const config = join(mkdtempSync(join(tmpdir(), 'countersign-tmux-')), 'tmux.conf');
   writeFileSync(config, 'set -g remain-on-exit on\nset -g history-limit 10000\n');
   const tmux = async (...args: string[]) => (await run(TMUX, ['-L', socket, ...args])).stdout;
   const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-  await run(TMUX, ['-L', socket, '-f', config, 'new-session', '-d', '-x', '160', '-y', '50', '-c', cwd, ...envArgs, `${argv.map(quote).join(' ')}; echo; echo "[exited $?]"`]);
+  await run(TMUX, [
+    '-L',
+    socket,
+    '-f',
+    config,
+    'new-session',
+    '-d',
+    '-x',
+    '160',
+    '-y',
+    '50',
+    '-c',
+    cwd,
+    ...envArgs,
+    `${argv.map(quote).join(' ')}; echo; echo "[exited $?]"`,
+  ]);
   // Trailing blank rows trimmed, so what was seen stays a prefix of what is seen later.
-  const screen = async (colour = false) => (await tmux('capture-pane', '-p', '-J', '-S', '-', ...(colour ? ['-e'] : []))).trimEnd();
+  const screen = async (colour = false) =>
+    (await tmux('capture-pane', '-p', '-J', '-S', '-', ...(colour ? ['-e'] : []))).trimEnd();
   const terminal: Terminal = {
     screen,
     async press(...keys) {

@@ -10,7 +10,10 @@ export interface ReceivedDelivery {
 }
 
 /** What to answer: a status (with optional headers and body), or `'hang'` to never answer. */
-export type ReceiverAnswer = number | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string } | 'hang';
+export type ReceiverAnswer =
+  | number
+  | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
+  | 'hang';
 
 export interface WebhookReceiver {
   readonly url: string;
@@ -20,7 +23,9 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (delivery: ReceivedDelivery) => ReceiverAnswer = () => 204): Promise<WebhookReceiver> {
+export async function startReceiver(
+  answer: (delivery: ReceivedDelivery) => ReceiverAnswer = () => 204,
+): Promise<WebhookReceiver> {
   const deliveries: ReceivedDelivery[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const hanging = new Set<ServerResponse>();
@@ -28,7 +33,11 @@ export async function startReceiver(answer: (delivery: ReceivedDelivery) => Rece
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const delivery = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), seq: deliveries.length + 1 };
+      const delivery = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        seq: deliveries.length + 1,
+      };
       deliveries.push(delivery);
       for (const waiter of waiters.filter((item) => deliveries.length >= item.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);

@@ -83,23 +83,51 @@ describe('defineTool infers its input from the zod schema', () => {
   });
 
   it('takes a fixed { required, reason } and refuses other shapes', () => {
-    defineTool({ name: 'a', description: 'd', input: z.object({}), needsApproval: { required: true, reason: 'always' }, execute: () => 1 });
-    // @ts-expect-error required must be a boolean
-    defineTool({ name: 'b', description: 'd', input: z.object({}), needsApproval: { required: 'yes' }, execute: () => 1 });
-    // @ts-expect-error the input has no field "nope"
-    defineTool({ name: 'c', description: 'd', input: z.object({ path: z.string() }), approvalPrompt: (input) => input.nope, execute: () => 1 });
+    defineTool({
+      name: 'a',
+      description: 'd',
+      input: z.object({}),
+      needsApproval: { required: true, reason: 'always' },
+      execute: () => 1,
+    });
+    defineTool({
+      name: 'b',
+      description: 'd',
+      input: z.object({}),
+      // @ts-expect-error required must be a boolean
+      needsApproval: { required: 'yes' },
+      execute: () => 1,
+    });
+    defineTool({
+      name: 'c',
+      description: 'd',
+      input: z.object({ path: z.string() }),
+      // @ts-expect-error the input has no field "nope"
+      approvalPrompt: (input) => input.nope,
+      execute: () => 1,
+    });
   });
 });
 
 describe('ApprovalResponse', () => {
   it('takes the four scopes and grant bounds, and nothing else', () => {
     expectTypeOf<ApprovalResponse['scope']>().toEqualTypeOf<'once' | 'run' | 'session' | 'agent' | undefined>();
-    const session: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { ttlMs: 60_000, uses: 3, argsMatch: { path: '/tmp/*' } } };
+    const session: ApprovalResponse = {
+      approvalId: 'apr_1',
+      approved: true,
+      scope: 'session',
+      grant: { ttlMs: 60_000, uses: 3, argsMatch: { path: '/tmp/*' } },
+    };
     expectTypeOf(session.grant?.uses).toEqualTypeOf<number | undefined>();
     // @ts-expect-error no such scope
     const forever: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'forever' };
-    // @ts-expect-error argsMatch is data, not a predicate
-    const predicate: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { argsMatch: (args: unknown) => Boolean(args) } };
+    const predicate: ApprovalResponse = {
+      approvalId: 'apr_1',
+      approved: true,
+      scope: 'session',
+      // @ts-expect-error argsMatch is data, not a predicate
+      grant: { argsMatch: (args: unknown) => Boolean(args) },
+    };
     void [forever, predicate];
   });
 
@@ -109,7 +137,12 @@ describe('ApprovalResponse', () => {
     const session: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { uses: 1 } };
     // scope 'agent' also needs grant.ttlMs: that is checked when the decision is applied (a ConfigError naming the
     // fix), since callers pass scope as a DecisionScope read from a request body or a command line.
-    const agentWide: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'agent', grant: { ttlMs: 3_600_000 } };
+    const agentWide: ApprovalResponse = {
+      approvalId: 'apr_1',
+      approved: true,
+      scope: 'agent',
+      grant: { ttlMs: 3_600_000 },
+    };
     const edit: ApprovalResponse = { approvalId: 'apr_1', approved: true, args: { path: '/tmp/b' } };
     const dismissed: ApprovalResponse = { approvalId: 'apr_1', approved: false, dismissed: true };
     expectTypeOf<NonNullable<ApprovalResponse['scope']>>().toEqualTypeOf<DecisionScope>();
@@ -119,13 +152,20 @@ describe('ApprovalResponse', () => {
     const undecided: ApprovalResponse = { approvalId: 'apr_1', scope: 'run' };
     // @ts-expect-error ttlMs is milliseconds, not a duration string
     const hour: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'agent', grant: { ttlMs: '1h' } };
-    // @ts-expect-error argsMatch values are JSON: a Date is not
-    const dated: ApprovalResponse = { approvalId: 'apr_1', approved: true, scope: 'session', grant: { argsMatch: { after: new Date() } } };
+    const dated: ApprovalResponse = {
+      approvalId: 'apr_1',
+      approved: true,
+      scope: 'session',
+      // @ts-expect-error argsMatch values are JSON: a Date is not
+      grant: { argsMatch: { after: new Date() } },
+    };
     void [once, run, session, agentWide, edit, dismissed, undecided, hour, dated];
   });
 
   it('is applied by withApprovalResponse with or without { agent }, returning a snapshot', () => {
-    expectTypeOf(withApprovalResponse).parameters.toEqualTypeOf<[AgentSnapshot, ApprovalResponse, ({ readonly agent?: ReturnType<typeof createAgent> } | undefined)?]>();
+    expectTypeOf(withApprovalResponse).parameters.toEqualTypeOf<
+      [AgentSnapshot, ApprovalResponse, ({ readonly agent?: ReturnType<typeof createAgent> } | undefined)?]
+    >();
     expectTypeOf(withApprovalResponse).returns.toEqualTypeOf<AgentSnapshot>();
     expectTypeOf(hasPendingApprovals).returns.toEqualTypeOf<boolean>();
   });
@@ -135,7 +175,11 @@ describe('createRuntime says by its type whether it mints links', () => {
   const agent = createAgent({ name: 'ops', model: createScriptedModel([]), tools: [] });
 
   it('is a LinkedRuntime with links, a plain Runtime without', () => {
-    const linked = createRuntime({ agents: [agent], store: createMemoryStore(), links: { secret: 'link-secret-0123456789abcdef' } });
+    const linked = createRuntime({
+      agents: [agent],
+      store: createMemoryStore(),
+      links: { secret: 'link-secret-0123456789abcdef' },
+    });
     expectTypeOf(linked).toEqualTypeOf<LinkedRuntime>();
     expectTypeOf(linked.linkTokens).returns.resolves.toEqualTypeOf<ApprovalLinkTokens>();
     const plain = createRuntime({ agents: [agent] });

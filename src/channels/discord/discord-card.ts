@@ -21,8 +21,17 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
   const head = cardHead(request, agentName, discordMarkup, 1500, card.nudge);
   const warnings = cardWarnings(request, discordMarkup, 800);
   const above = [head, warnings].filter((part) => part !== '').join('\n');
-  const args = fitEscaped(fenceSafe(argsJson(request.args)), DESCRIPTION_LIMIT - above.length - '\n```json\n'.length, '\n```');
-  const button = (style: number, label: string, id: string) => ({ type: 2, style, label, custom_id: `${CUSTOM_ID_PREFIX}${id}` });
+  const args = fitEscaped(
+    fenceSafe(argsJson(request.args)),
+    DESCRIPTION_LIMIT - above.length - '\n```json\n'.length,
+    '\n```',
+  );
+  const button = (style: number, label: string, id: string) => ({
+    type: 2,
+    style,
+    label,
+    custom_id: `${CUSTOM_ID_PREFIX}${id}`,
+  });
   const wider = widerOffer(request, tokens);
   return {
     embeds: [
@@ -30,14 +39,20 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
         title: 'Approval needed',
         description: `${above}\n\`\`\`json\n${args}`,
         color: 0xf0b232,
-        footer: { text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}` },
+        footer: {
+          text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}`,
+        },
       },
     ],
     // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
     components: [
       {
         type: 1,
-        components: [button(3, 'Approve', ids.approve), ...(wider === undefined ? [] : [button(1, wider, ids.approveForRun)]), button(4, 'Deny…', ids.deny)],
+        components: [
+          button(3, 'Approve', ids.approve),
+          ...(wider === undefined ? [] : [button(1, wider, ids.approveForRun)]),
+          button(4, 'Deny…', ids.deny),
+        ],
       },
     ],
     allowed_mentions: NO_MENTIONS,

@@ -57,15 +57,28 @@ export interface DiscordInteractionsOptions {
   /** Used to edit the card. Default `globalThis.fetch`. */
   readonly fetch?: typeof fetch;
   /** Failures nobody was told about: an edit Discord refused, a run that failed after the answer. */
-  readonly onError?: (error: unknown, context: { readonly operation: 'click' | 'resume' | 'reply'; readonly runId?: string }) => void;
+  readonly onError?: (
+    error: unknown,
+    context: { readonly operation: 'click' | 'resume' | 'reply'; readonly runId?: string },
+  ) => void;
 }
 
 const optionsSchema = optionsObject({
   ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
-  publicKey: z.string().regex(/^[0-9a-f]{64}$/i, "must be the application's public key: 64 hex characters from the Developer Portal (General Information)"),
-  applicationId: z.string().regex(SNOWFLAKE_PATTERN, 'must be the application id (digits) from the Developer Portal (General Information)'),
-  apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'no option (interaction webhooks take none)' }).optional(),
+  publicKey: z
+    .string()
+    .regex(
+      /^[0-9a-f]{64}$/i,
+      "must be the application's public key: 64 hex characters from the Developer Portal (General Information)",
+    ),
+  applicationId: z
+    .string()
+    .regex(SNOWFLAKE_PATTERN, 'must be the application id (digits) from the Developer Portal (General Information)'),
+  apiUrl: httpUrlSchema({
+    example: DISCORD_API_URL,
+    credential: 'no option (interaction webhooks take none)',
+  }).optional(),
   clock: functionSchema().optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
@@ -83,7 +96,9 @@ const interactionSchema = z.looseObject({
   data: z
     .looseObject({
       custom_id: z.string().max(100).optional(),
-      components: z.array(z.looseObject({ components: z.array(z.looseObject({ value: z.string().max(4000).optional() })) })).optional(),
+      components: z
+        .array(z.looseObject({ components: z.array(z.looseObject({ value: z.string().max(4000).optional() })) }))
+        .optional(),
     })
     .optional(),
 });
@@ -115,7 +130,10 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
   try {
     key = ed25519PublicKey(options.publicKey);
   } catch {
-    throw new ConfigError('createDiscordInteractions: publicKey is not an Ed25519 public key; copy it again from the Developer Portal (General Information).', 'invalid_config');
+    throw new ConfigError(
+      'createDiscordInteractions: publicKey is not an Ed25519 public key; copy it again from the Developer Portal (General Information).',
+      'invalid_config',
+    );
   }
   const interactions = new DiscordClicks(options);
   const clock = options.clock ?? Date.now;
@@ -127,7 +145,9 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
       try {
         const timestamp = checkHeaders(request.headers, clock, maxBodyBytes);
         const raw = await readRawBody(request, maxBodyBytes);
-        if (!verifyEd25519(key, Buffer.from(timestamp + raw, 'utf8'), request.headers.get('x-signature-ed25519') ?? '')) {
+        if (
+          !verifyEd25519(key, Buffer.from(timestamp + raw, 'utf8'), request.headers.get('x-signature-ed25519') ?? '')
+        ) {
           throw refused("X-Signature-Ed25519 is missing or is not the application's signature of this request.");
         }
         const body = await interactions.answer(parseJsonBody(interactionSchema, raw), context);
@@ -145,13 +165,18 @@ export function createDiscordInteractions(options: DiscordInteractionsOptions): 
 function checkHeaders(headers: Headers, clock: () => number, maxBodyBytes: number): string {
   const timestamp = headers.get('x-signature-timestamp') ?? '';
   if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Signature-Timestamp must be whole seconds since the epoch.');
-  if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
-  if (!/^[0-9a-f]{128}$/i.test(headers.get('x-signature-ed25519') ?? '')) throw refused('X-Signature-Ed25519 must be 128 hex characters.');
+  if (Math.abs(clock() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS)
+    throw refused(`X-Signature-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock.`);
+  if (!/^[0-9a-f]{128}$/i.test(headers.get('x-signature-ed25519') ?? ''))
+    throw refused('X-Signature-Ed25519 must be 128 hex characters.');
   if (Number(headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
   return timestamp;
 }
 
-const privately = (reply: ClickReply) => ({ type: 4, data: { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS } });
+const privately = (reply: ClickReply) => ({
+  type: 4,
+  data: { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS },
+});
 
 /** A signed interaction answered: a PING, a click decided in the background, or Deny's modal asking why. */
 class DiscordClicks {
@@ -162,7 +187,11 @@ class DiscordClicks {
   constructor(options: DiscordInteractionsOptions) {
     this.#options = options;
     this.#resumeMode = resumeModeOf(options.resumeMode, options.runtime, 'createDiscordInteractions');
-    this.#call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });
+    this.#call = discordApi({
+      apiUrl: options.apiUrl ?? DISCORD_API_URL,
+      fetch: options.fetch ?? globalThis.fetch,
+      timeoutMs: 10_000,
+    });
   }
 
   readonly report: NonNullable<DiscordInteractionsOptions['onError']> = (error, context) => {
@@ -174,12 +203,22 @@ class DiscordClicks {
     }
   };
 
-  async answer(interaction: z.output<typeof interactionSchema>, context: Parameters<ChannelRoute['fetch']>[1]): Promise<unknown> {
+  async answer(
+    interaction: z.output<typeof interactionSchema>,
+    context: Parameters<ChannelRoute['fetch']>[1],
+  ): Promise<unknown> {
     if (interaction.type === PING) return { type: 1 };
     const customId = interaction.data?.custom_id ?? '';
     const clickerId = interaction.member?.user.id ?? interaction.user?.id;
-    if ((interaction.type !== MESSAGE_COMPONENT && interaction.type !== MODAL_SUBMIT) || !customId.startsWith(CUSTOM_ID_PREFIX) || !interaction.token || !clickerId) {
-      throw new HttpProblem(problem(400, 'unsupported_interaction', "Only PINGs and clicks on countersign's own buttons are handled here."));
+    if (
+      (interaction.type !== MESSAGE_COMPONENT && interaction.type !== MODAL_SUBMIT) ||
+      !customId.startsWith(CUSTOM_ID_PREFIX) ||
+      !interaction.token ||
+      !clickerId
+    ) {
+      throw new HttpProblem(
+        problem(400, 'unsupported_interaction', "Only PINGs and clicks on countersign's own buttons are handled here."),
+      );
     }
     const clicker = `discord:${clickerId}`;
     const runtime = this.#options.runtime;
@@ -192,11 +231,23 @@ class DiscordClicks {
     }
     if (token === undefined) return privately(refusalReply({ kind: 'expired' }, clicker, 'Discord', discordMarkup));
     if (interaction.type === MESSAGE_COMPONENT && isDeny(runtime, token)) {
-      const reasonInput = { type: 4, custom_id: 'reason', style: 2, label: 'Why deny?', required: false, max_length: 1000 };
-      return { type: 9, data: { custom_id: customId, title: 'Deny this call', components: [{ type: 1, components: [reasonInput] }] } };
+      const reasonInput = {
+        type: 4,
+        custom_id: 'reason',
+        style: 2,
+        label: 'Why deny?',
+        required: false,
+        max_length: 1000,
+      };
+      return {
+        type: 9,
+        data: { custom_id: customId, title: 'Deny this call', components: [{ type: 1, components: [reasonInput] }] },
+      };
     }
     const reason = interaction.data?.components?.[0]?.components[0]?.value?.trim();
-    const work = this.#decide(interaction.token, token, clicker, reason).catch((error: unknown) => this.report(error, { operation: 'click' }));
+    const work = this.#decide(interaction.token, token, clicker, reason).catch((error: unknown) =>
+      this.report(error, { operation: 'click' }),
+    );
     context?.waitUntil?.(work);
     return { type: 6 };
   }
@@ -219,7 +270,11 @@ class DiscordClicks {
   async #tell(interactionToken: string, reply: ClickReply): Promise<void> {
     const hook = `/webhooks/${this.#options.applicationId}/${interactionToken}`;
     await (reply.replace
-      ? this.#call('PATCH', `${hook}/messages/@original`, { content: reply.text, components: [], allowed_mentions: NO_MENTIONS })
+      ? this.#call('PATCH', `${hook}/messages/@original`, {
+          content: reply.text,
+          components: [],
+          allowed_mentions: NO_MENTIONS,
+        })
       : this.#call('POST', hook, { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS }));
   }
 }

@@ -14,7 +14,9 @@ const ZERO_WIDTH_SPACE = '\u200b';
 export function escapeDiscord(text: string): string {
   return text
     .replace(/[\\*_~`|>[\]]/g, '\\$&')
-    .replace(/^([ \t]*)([#+-]|\d+(?=\.))/gm, (_, indent: string, mark: string) => (/\d/.test(mark) ? `${indent}${mark}\\` : `${indent}\\${mark}`))
+    .replace(/^([ \t]*)([#+-]|\d+(?=\.))/gm, (_, indent: string, mark: string) =>
+      /\d/.test(mark) ? `${indent}${mark}\\` : `${indent}\\${mark}`,
+    )
     .replace(/<|@(?=everyone|here)/g, `$&${ZERO_WIDTH_SPACE}`);
 }
 

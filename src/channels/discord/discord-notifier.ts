@@ -5,7 +5,14 @@ import { storeButtonIds } from '../button-ids.js';
 import { createChannelNotifier, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import type { LinkedRuntime } from '../../index.js';
-import { fitEscaped, outcomeLine, type CardOutcome, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import {
+  fitEscaped,
+  outcomeLine,
+  type CardOutcome,
+  httpUrlSchema,
+  optionsObject,
+  parseOptions,
+} from '../../kit/index.js';
 import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js';
 import { discordCard, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
@@ -31,17 +38,24 @@ export interface DiscordCardRef {
   readonly messageId: string;
 }
 
-const snowflake = z.string().regex(SNOWFLAKE_PATTERN, 'must be a Discord id (a snowflake, digits only; copy it with Developer Mode on)');
+const snowflake = z
+  .string()
+  .regex(SNOWFLAKE_PATTERN, 'must be a Discord id (a snowflake, digits only; copy it with Developer Mode on)');
 
 const optionsSchema = optionsObject({
   ...channelOptionsShape,
-  botToken: z.string().regex(/^[\w.-]{20,200}$/, 'must be the bot token from the Developer Portal (Bot → Reset Token), without "Bot "'),
+  botToken: z
+    .string()
+    .regex(/^[\w.-]{20,200}$/, 'must be the bot token from the Developer Portal (Bot → Reset Token), without "Bot "'),
   channelId: snowflake,
   apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'botToken' }).optional(),
 });
 
 /** The line a card shows once its call finished: how it was decided first, when the run still says. */
-async function finishedText(runtime: LinkedRuntime, outcome: Extract<CardOutcome, { kind: 'finished' }>): Promise<string> {
+async function finishedText(
+  runtime: LinkedRuntime,
+  outcome: Extract<CardOutcome, { kind: 'finished' }>,
+): Promise<string> {
   const { runId, approvalId } = outcome.event;
   const entry = await runtime.get(runId).then(
     (run) => run.audit.find((item) => item.approvalId === approvalId),
@@ -71,22 +85,35 @@ export function createDiscordNotifier(options: DiscordNotifierOptions): ChannelN
   parseOptions(optionsSchema, options, 'createDiscordNotifier');
   const settings = channelSettings(options);
   const { runtime, clock } = settings;
-  const call = discordApi({ apiUrl: options.apiUrl ?? DISCORD_API_URL, fetch: settings.fetch, timeoutMs: settings.timeoutMs, botToken: options.botToken });
+  const call = discordApi({
+    apiUrl: options.apiUrl ?? DISCORD_API_URL,
+    fetch: settings.fetch,
+    timeoutMs: settings.timeoutMs,
+    botToken: options.botToken,
+  });
   return createChannelNotifier<DiscordCardRef>(
     {
       name: 'discord',
       async post(card) {
         const { origin } = card;
         const fromDiscord = origin?.channel === 'discord' ? (origin.thread ?? origin.address) : undefined;
-        const channelId = fromDiscord !== undefined && SNOWFLAKE_PATTERN.test(fromDiscord) ? fromDiscord : options.channelId;
+        const channelId =
+          fromDiscord !== undefined && SNOWFLAKE_PATTERN.test(fromDiscord) ? fromDiscord : options.channelId;
         const ids = await storeButtonIds(runtime.once, 'discord', card.tokens, clock());
-        const message = (await call('POST', `/channels/${channelId}/messages`, discordCard(card, ids))) as { id?: unknown } | undefined;
+        const message = (await call('POST', `/channels/${channelId}/messages`, discordCard(card, ids))) as
+          | { id?: unknown }
+          | undefined;
         return typeof message?.id === 'string' ? { channelId, messageId: message.id } : undefined;
       },
       async update({ ref, outcome }) {
         if (ref === undefined) return;
-        const content = outcome.kind === 'finished' ? await finishedText(runtime, outcome) : outcomeLine(outcome, discordMarkup);
-        await call('PATCH', `/channels/${ref.channelId}/messages/${ref.messageId}`, { content: fitEscaped(content, 2000), components: [], allowed_mentions: NO_MENTIONS });
+        const content =
+          outcome.kind === 'finished' ? await finishedText(runtime, outcome) : outcomeLine(outcome, discordMarkup);
+        await call('PATCH', `/channels/${ref.channelId}/messages/${ref.messageId}`, {
+          content: fitEscaped(content, 2000),
+          components: [],
+          allowed_mentions: NO_MENTIONS,
+        });
       },
       redact: (text) => text.replaceAll(options.botToken, '[bot token]'),
     },

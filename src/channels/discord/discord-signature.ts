@@ -8,7 +8,11 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** An Ed25519 public key from its 64 hex characters; throws for anything else. */
 export function ed25519PublicKey(hex: string): KeyObject {
   if (!/^[0-9a-f]{64}$/i.test(hex)) throw new TypeError('an Ed25519 public key is 64 hex characters');
-  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+  return createPublicKey({
+    key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]),
+    format: 'der',
+    type: 'spki',
+  });
 }
 
 /** True when `signatureHex` (128 hex characters) is `key`'s Ed25519 signature of `message`. */

@@ -67,7 +67,10 @@ const ARGS_LIMIT = 20_000;
 
 function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): string[] {
   const { request } = card;
-  const blocks = [f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`), f.paragraph(f.escape(request.description))];
+  const blocks = [
+    f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`),
+    f.paragraph(f.escape(request.description)),
+  ];
   if (card.nudge !== undefined) blocks.unshift(f.paragraph(nudgeLine(card.nudge, f)));
   if (request.reason) blocks.push(f.paragraph(`Why this needs a person: ${f.escape(request.reason)}`));
   if (request.connector) blocks.push(f.paragraph(`Connector: ${f.code(f.escape(request.connector))}`));
@@ -75,12 +78,17 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
   if (claims !== '') blocks.push(f.paragraph(claims));
   const votes = votesLine(request, f);
   if (votes !== '') blocks.push(f.paragraph(votes));
-  if (request.outcomeUnknown) blocks.push(f.paragraph('⚠️ This call was interrupted before; it may already have had its effect.'));
+  if (request.outcomeUnknown)
+    blocks.push(f.paragraph('⚠️ This call was interrupted before; it may already have had its effect.'));
   const warnings = partitionWarnings(request);
   for (const warning of warnings.request) blocks.push(f.paragraph(f.strong(`⚠️ ${f.escape(warning.message)}`)));
   if (warnings.args.length > 0) {
     blocks.push(f.paragraph(f.strong('⚠️ Check the arguments carefully:')));
-    blocks.push(f.list(warnings.args.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`)));
+    blocks.push(
+      f.list(
+        warnings.args.map((warning) => `${f.escape(warning.path || '(arguments)')}: ${f.escape(warning.message)}`),
+      ),
+    );
   }
   blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
   // A vote on a quorum request is once: no run-wide approval to offer.
@@ -98,7 +106,10 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
 
 /** The mail asking for a decision: what will run, and the three links. */
 export function approvalMail(card: ApprovalCard, urls: DecisionUrls): MailBody {
-  return { text: plainFormat.document(approvalBlocks(card, urls, plainFormat)), html: htmlFormat.document(approvalBlocks(card, urls, htmlFormat)) };
+  return {
+    text: plainFormat.document(approvalBlocks(card, urls, plainFormat)),
+    html: htmlFormat.document(approvalBlocks(card, urls, htmlFormat)),
+  };
 }
 
 /** The follow-up saying how the approval (or the call it allowed) ended. */

@@ -2,7 +2,12 @@
 // who decided), its follow-ups threaded under it. Links open the approval app's confirmation page, so a mail
 // scanner that fetches them decides nothing.
 import { z } from 'zod';
-import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../channel-notifier.js';
+import {
+  createChannelNotifier,
+  type ApprovalCard,
+  type ChannelDriver,
+  type ChannelNotifier,
+} from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import { approvalLinkUrl } from '../../index.js';
 import { DeliveryError, functionSchema, optionsObject, parseOptions } from '../../kit/index.js';
@@ -10,7 +15,13 @@ import { ConfigError } from '../../errors.js';
 import { approvalMail, outcomeMail } from './email-content.js';
 import { approvalSubject, stableMessageId } from './email-headers.js';
 import { createRecipientProgress } from './recipient-progress.js';
-import { smtpFailure, smtpTransport, type EmailMessage, type EmailTransport, type SmtpOptions } from './smtp-transport.js';
+import {
+  smtpFailure,
+  smtpTransport,
+  type EmailMessage,
+  type EmailTransport,
+  type SmtpOptions,
+} from './smtp-transport.js';
 
 /**
  * Who is asked: one address, several, or a function of the card. A run
@@ -19,7 +30,10 @@ import { smtpFailure, smtpTransport, type EmailMessage, type EmailTransport, typ
  * @example
  * const to: EmailRecipients = (card) => (card.request.toolName === 'deploy' ? ['ops@example.com'] : 'alice@example.com');
  */
-export type EmailRecipients = string | readonly string[] | ((card: ApprovalCard) => string | readonly string[] | Promise<string | readonly string[]>);
+export type EmailRecipients =
+  | string
+  | readonly string[]
+  | ((card: ApprovalCard) => string | readonly string[] | Promise<string | readonly string[]>);
 
 /**
  * Options of `createEmailNotifier`: the shared channel options, where the links point, who sends to whom, and how.
@@ -56,12 +70,17 @@ const addressSchema = z.string().regex(ADDRESS, 'must be a bare address like ali
 
 const emailOptionsSchema = optionsObject({
   ...channelOptionsShape,
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be the public http(s) URL of the approval app, like https://approvals.example.com' }),
+  baseUrl: z.url({
+    protocol: /^https?$/,
+    error: 'must be the public http(s) URL of the approval app, like https://approvals.example.com',
+  }),
   from: z
     .string()
     .min(3)
     .regex(/^[^\r\n\p{Cc}]+$/u, 'must be one line, like Approvals <approvals@example.com>'),
-  to: z.union([addressSchema, z.array(addressSchema).min(1), functionSchema()], { error: 'must be an address, a list of addresses, or a function of the card returning them' }),
+  to: z.union([addressSchema, z.array(addressSchema).min(1), functionSchema()], {
+    error: 'must be an address, a list of addresses, or a function of the card returning them',
+  }),
   smtp: optionsObject({
     host: z.string().min(1),
     port: z.number().int().min(1).max(65_535),
@@ -71,13 +90,17 @@ const emailOptionsSchema = optionsObject({
     auth: optionsObject({ user: z.string().min(1), pass: z.string().min(1) }).optional(),
   }).optional(),
   transport: z
-    .custom<EmailTransport>((value) => typeof (value as EmailTransport | undefined)?.sendMail === 'function', 'must have a sendMail(message) method, like a nodemailer transport')
+    .custom<EmailTransport>(
+      (value) => typeof (value as EmailTransport | undefined)?.sendMail === 'function',
+      'must have a sendMail(message) method, like a nodemailer transport',
+    )
     .optional(),
 });
 
 /** The addresses `card` goes to, checked, each once. */
 async function recipientsOf(card: ApprovalCard, to: EmailRecipients): Promise<readonly string[]> {
-  const chosen = card.origin?.channel === 'email' ? card.origin.address : typeof to === 'function' ? await to(card) : to;
+  const chosen =
+    card.origin?.channel === 'email' ? card.origin.address : typeof to === 'function' ? await to(card) : to;
   const list = typeof chosen === 'string' ? [chosen] : chosen;
   const bad = list.find((address) => !ADDRESS.test(address));
   if (bad !== undefined || list.length === 0) {
@@ -143,7 +166,9 @@ export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotif
       const { runId, request } = card;
       const recipients = await recipientsOf(card, to);
       const subject = approvalSubject(request.toolName, card.agentName);
-      const messageIds = Object.fromEntries(recipients.map((recipient) => [recipient, stableMessageId(host, runId, request.approvalId, recipient)]));
+      const messageIds = Object.fromEntries(
+        recipients.map((recipient) => [recipient, stableMessageId(host, runId, request.approvalId, recipient)]),
+      );
       await progress.each(
         `post:${runId}:${request.approvalId}`,
         recipients,

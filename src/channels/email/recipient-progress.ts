@@ -7,7 +7,12 @@ const REMEMBERED = 1000;
 
 export interface RecipientProgress {
   /** Runs `send` for each recipient not yet done for `key`, in order; rethrows the first failure. */
-  each(key: string, recipients: readonly string[], send: (recipient: string) => Promise<void>, retryable: (error: unknown) => boolean): Promise<void>;
+  each(
+    key: string,
+    recipients: readonly string[],
+    send: (recipient: string) => Promise<void>,
+    retryable: (error: unknown) => boolean,
+  ): Promise<void>;
 }
 
 export function createRecipientProgress(): RecipientProgress {

@@ -82,7 +82,15 @@ export function smtpTransport(smtp: SmtpOptions, timeoutMs: number): EmailTransp
 }
 
 /** Codes nodemailer (and Node) give a connection that failed or was lost: worth another try. */
-const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+const CONNECTION_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+]);
 
 /** The wait a server's reply asks for ("try again in 30 seconds", "retry after 5 minutes"), in milliseconds. */
 export function askedWait(reply: string): number | undefined {
@@ -94,7 +102,12 @@ export function askedWait(reply: string): number | undefined {
 /** `error` of a send as a DeliveryError, every text passed through `redact`; countersign's own errors as they are. */
 export function smtpFailure(error: unknown, redact: (text: string) => string): unknown {
   if (isCountersignError(error)) return error;
-  const { responseCode, code, response, message } = (error ?? {}) as { responseCode?: unknown; code?: unknown; response?: unknown; message?: unknown };
+  const { responseCode, code, response, message } = (error ?? {}) as {
+    responseCode?: unknown;
+    code?: unknown;
+    response?: unknown;
+    message?: unknown;
+  };
   if (typeof responseCode === 'number') {
     // The server's reply (its code left out: the message names it), whitespace made single spaces.
     const said = redact(String(response ?? message ?? ''))
@@ -110,6 +123,10 @@ export function smtpFailure(error: unknown, redact: (text: string) => string): u
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
     });
   }
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return new DeliveryError(`The SMTP server could not be reached (${code})`, { retryable: true });
-  return new DeliveryError(`The mail could not be sent: ${redact(typeof message === 'string' ? message : String(error))}`, { retryable: false });
+  if (typeof code === 'string' && CONNECTION_CODES.has(code))
+    return new DeliveryError(`The SMTP server could not be reached (${code})`, { retryable: true });
+  return new DeliveryError(
+    `The mail could not be sent: ${redact(typeof message === 'string' ? message : String(error))}`,
+    { retryable: false },
+  );
 }

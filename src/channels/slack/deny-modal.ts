@@ -18,7 +18,11 @@ export interface DenyContext {
   readonly updated: boolean;
 }
 
-const contextSchema = z.object({ token: z.string().min(1).max(2000), responseUrl: z.string().max(2048).optional(), updated: z.boolean() });
+const contextSchema = z.object({
+  token: z.string().min(1).max(2000),
+  responseUrl: z.string().max(2048).optional(),
+  updated: z.boolean(),
+});
 
 /** The modal asking why, or undefined when its context does not fit Slack's private_metadata. */
 export function denyModal(context: DenyContext): Readonly<Record<string, unknown>> | undefined {
@@ -47,11 +51,17 @@ export function denyModal(context: DenyContext): Readonly<Record<string, unknown
 export const denySubmissionView = z.looseObject({
   callback_id: z.string().max(255).optional(),
   private_metadata: z.string().max(METADATA_LIMIT).optional(),
-  state: z.looseObject({ values: z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().max(3000).nullish() }))) }).optional(),
+  state: z
+    .looseObject({
+      values: z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().max(3000).nullish() }))),
+    })
+    .optional(),
 });
 
 /** The context and the typed reason (trimmed; undefined when left empty) of a submitted deny modal, or undefined for a metadata that is not ours. */
-export function readDenySubmission(view: z.output<typeof denySubmissionView>): { readonly context: DenyContext; readonly reason: string | undefined } | undefined {
+export function readDenySubmission(
+  view: z.output<typeof denySubmissionView>,
+): { readonly context: DenyContext; readonly reason: string | undefined } | undefined {
   let context: z.output<typeof contextSchema>;
   try {
     context = contextSchema.parse(JSON.parse(view.private_metadata ?? ''));
@@ -60,7 +70,11 @@ export function readDenySubmission(view: z.output<typeof denySubmissionView>): {
   }
   const reason = view.state?.values[REASON_ID]?.[REASON_ID]?.value?.trim();
   return {
-    context: { token: context.token, updated: context.updated, ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }) },
+    context: {
+      token: context.token,
+      updated: context.updated,
+      ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }),
+    },
     reason: reason || undefined,
   };
 }

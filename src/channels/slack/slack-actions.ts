@@ -74,7 +74,9 @@ export interface SlackActionsOptions {
   readonly onError?: (error: unknown, context: SlackActionsErrorContext) => void;
 }
 
-const signingSecretSchema = z.string().min(16, "must be the Slack app's signing secret (Basic Information → App Credentials)");
+const signingSecretSchema = z
+  .string()
+  .min(16, "must be the Slack app's signing secret (Basic Information → App Credentials)");
 const optionsSchema = optionsObject({
   ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
@@ -99,7 +101,15 @@ const blockActionsSchema = z.looseObject({
   user: slackUser,
   trigger_id: z.string().max(256).optional(),
   response_url: z.string().max(2048).optional(),
-  actions: z.array(z.looseObject({ action_id: z.string().max(255), block_id: z.string().max(255).optional(), value: z.string().max(4096).optional() })).max(25),
+  actions: z
+    .array(
+      z.looseObject({
+        action_id: z.string().max(255),
+        block_id: z.string().max(255).optional(),
+        value: z.string().max(4096).optional(),
+      }),
+    )
+    .max(25),
   message: z
     .looseObject({
       blocks: z
@@ -138,7 +148,8 @@ interface Click extends DenyContext {
 export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
   parseOptions(optionsSchema, options, 'createSlackActions');
   const interactions = new SlackInteractions(options);
-  const secrets: readonly string[] = typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
+  const secrets: readonly string[] =
+    typeof options.signingSecret === 'string' ? [options.signingSecret] : options.signingSecret;
   const clock = options.clock ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
   return {
@@ -150,7 +161,9 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
         if (Number(request.headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
         const raw = await readRawBody(request, maxBodyBytes);
         verifySignature(secrets, headers, raw);
-        const work = interactions.handle(raw)?.catch((error: unknown) => interactions.report(error, { operation: 'request' }));
+        const work = interactions
+          .handle(raw)
+          ?.catch((error: unknown) => interactions.report(error, { operation: 'request' }));
         // Serverless platforms keep the function alive for the background work; Node stays up anyway.
         if (work !== undefined) context?.waitUntil?.(work);
         // An empty 200 within Slack's 3 s is all it wants (and closes a submitted modal).
@@ -178,17 +191,29 @@ class SlackInteractions {
     this.#options = options;
     this.#resumeMode = resumeModeOf(options.resumeMode, options.runtime, 'createSlackActions');
     this.#responder = {
-      origins: new Set((options.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin)),
+      origins: new Set(
+        (options.responseUrlOrigins ?? ['https://hooks.slack.com']).map((origin) => new URL(origin).origin),
+      ),
       fetch: fetchImpl,
       timeoutMs: 10_000,
     };
-    this.#api = options.token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
+    this.#api =
+      options.token === undefined
+        ? undefined
+        : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
   }
 
   /** The background work a signed interaction asks for, or undefined for one that is not ours. */
   handle(raw: string): Promise<void> | undefined {
     const form = new URLSearchParams(raw).get('payload');
-    if (form === null) throw new HttpProblem(problem(400, 'invalid_body', 'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.'));
+    if (form === null)
+      throw new HttpProblem(
+        problem(
+          400,
+          'invalid_body',
+          'The body has no payload field; Slack sends application/x-www-form-urlencoded with payload=<JSON>.',
+        ),
+      );
     const payload = parseJsonBody(kindSchema, form);
     if (payload.type === 'block_actions') return this.#clicked(parseWith(blockActionsSchema, payload, 'body'));
     if (payload.type === 'view_submission') return this.#submitted(parseWith(viewSubmissionSchema, payload, 'body'));
@@ -207,7 +232,8 @@ class SlackInteractions {
     const action = clicked.actions.find((item) => OUR_ACTIONS.has(item.action_id));
     // Other apps' buttons are acknowledged and left alone.
     if (action === undefined) return undefined;
-    if (action.value === undefined) throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
+    if (action.value === undefined)
+      throw new HttpProblem(problem(400, 'invalid_body', "A block_actions payload needs the action's value."));
     const click: Click = {
       token: action.value,
       user: clicked.user.id,
@@ -222,7 +248,10 @@ class SlackInteractions {
   #submitted(submitted: z.infer<typeof viewSubmissionSchema>): Promise<void> | undefined {
     if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
     const read = readDenySubmission(submitted.view);
-    if (read === undefined) throw new HttpProblem(problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."));
+    if (read === undefined)
+      throw new HttpProblem(
+        problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."),
+      );
     return this.#decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
   }
 
@@ -236,7 +265,9 @@ class SlackInteractions {
     if (click.responseUrl === undefined) return;
     // A bot's card is edited in place by the notifier; an answer replacing it could land after that edit.
     const answer: Answer = { reply: { text: reply.text, replace: reply.replace && !click.updated }, kept: click.kept };
-    await respond(this.#responder, click.responseUrl, answer).catch((error: unknown) => this.#reportAbout(error, 'response', click.token));
+    await respond(this.#responder, click.responseUrl, answer).catch((error: unknown) =>
+      this.#reportAbout(error, 'response', click.token),
+    );
   }
 
   async #decide(click: Click, reason: string | undefined): Promise<void> {
@@ -254,13 +285,21 @@ class SlackInteractions {
   }
 
   async #askWhy(click: Click, triggerId: string | undefined): Promise<void> {
-    const view = denyModal({ token: click.token, updated: click.updated, ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }) });
-    if (this.#api === undefined || triggerId === undefined || view === undefined) return this.#decide(click, DEFAULT_REASON);
+    const view = denyModal({
+      token: click.token,
+      updated: click.updated,
+      ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }),
+    });
+    if (this.#api === undefined || triggerId === undefined || view === undefined)
+      return this.#decide(click, DEFAULT_REASON);
     try {
       await callSlack(this.#api, 'views.open', { trigger_id: triggerId, view });
     } catch (error) {
       await this.#reportAbout(error, 'modal', click.token);
-      await this.#tell(click, { text: 'The form asking why could not be opened; nothing was done. Click Deny again.', replace: false });
+      await this.#tell(click, {
+        text: 'The form asking why could not be opened; nothing was done. Click Deny again.',
+        replace: false,
+      });
     }
   }
 }

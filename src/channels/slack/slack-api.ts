@@ -19,7 +19,11 @@ export const DEFAULT_API_URL = 'https://slack.com/api';
 export const SLACK_TOKEN_PATTERN = /^xox[a-z]-[\x21-\x7e]{4,500}$/;
 
 /** Calls `method` with `body`; resolves with Slack's answer when it says `ok: true`, else throws a `DeliveryError`. */
-export async function callSlack(api: SlackApi, method: string, body: Readonly<Record<string, unknown>>): Promise<Readonly<Record<string, unknown>>> {
+export async function callSlack(
+  api: SlackApi,
+  method: string,
+  body: Readonly<Record<string, unknown>>,
+): Promise<Readonly<Record<string, unknown>>> {
   const answer = await sendJson(api.fetch, `${api.apiUrl.replace(/\/+$/, '')}/${method}`, {
     headers: { authorization: `Bearer ${api.token}` },
     body,
@@ -30,10 +34,17 @@ export async function callSlack(api: SlackApi, method: string, body: Readonly<Re
   try {
     parsed = JSON.parse(answer.text) as typeof parsed;
   } catch {
-    throw new DeliveryError(`Slack answered ${method} with a body that is not JSON`, { retryable: true, status: answer.status });
+    throw new DeliveryError(`Slack answered ${method} with a body that is not JSON`, {
+      retryable: true,
+      status: answer.status,
+    });
   }
   if (parsed.ok === true) return parsed as Record<string, unknown>;
   const code = typeof parsed.error === 'string' ? parsed.error.slice(0, 100) : 'unknown_error';
   const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
-  throw new DeliveryError(`Slack refused ${method}: ${code}`, { retryable: TRANSIENT.has(code), status: answer.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  throw new DeliveryError(`Slack refused ${method}: ${code}`, {
+    retryable: TRANSIENT.has(code),
+    status: answer.status,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
 }

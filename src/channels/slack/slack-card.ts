@@ -12,13 +12,20 @@ import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-
  * @example
  * const approve = blocks.flatMap((block) => block.elements ?? []).find((element) => element.action_id === SLACK_ACTION_IDS.approve);
  */
-export const SLACK_ACTION_IDS = { approve: 'countersign_approve', approveForRun: 'countersign_approve_run', deny: 'countersign_deny' } as const;
+export const SLACK_ACTION_IDS = {
+  approve: 'countersign_approve',
+  approveForRun: 'countersign_approve_run',
+  deny: 'countersign_deny',
+} as const;
 
 /**
  * The `block_id` of the buttons: `updated` on a card the notifier edits in place (bot mode), so a click is answered
  * to the clicker alone; `replaced` on a card only the click's answer can rewrite (an incoming webhook's).
  */
-export const DECISION_BLOCK_IDS = { updated: 'countersign_decision_updated', replaced: 'countersign_decision' } as const;
+export const DECISION_BLOCK_IDS = {
+  updated: 'countersign_decision_updated',
+  replaced: 'countersign_decision',
+} as const;
 
 /** Slack's limit on a button's value. */
 const BUTTON_VALUE_LIMIT = 2000;
@@ -36,7 +43,10 @@ export interface SlackMessage {
  * The card asking to decide `card`, and the summary to keep for its later updates. Throws a `ConfigError` when a
  * token is longer than a button may carry (Slack would refuse the whole message).
  */
-export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { readonly message: SlackMessage; readonly summary: string } {
+export function approvalCard(
+  card: ApprovalCard,
+  updatedInPlace: boolean,
+): { readonly message: SlackMessage; readonly summary: string } {
   const { request, tokens, runId } = card;
   if ([tokens.approve, tokens.approveForRun, tokens.deny].some((token) => token.length > BUTTON_VALUE_LIMIT)) {
     throw new ConfigError(
@@ -58,19 +68,44 @@ export function approvalCard(card: ApprovalCard, updatedInPlace: boolean): { rea
   const until = `<!date^${seconds}^{date_short_pretty} {time}|${new Date(tokens.expiresAt).toISOString()}>`;
   blocks.push({
     type: 'context',
-    elements: [mrkdwn(fitEscaped(`Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · buttons work once, until ${until}`, SECTION_LIMIT))],
+    elements: [
+      mrkdwn(
+        fitEscaped(
+          `Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · buttons work once, until ${until}`,
+          SECTION_LIMIT,
+        ),
+      ),
+    ],
   });
   blocks.push({
     type: 'actions',
     block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
     elements: [
-      { type: 'button', action_id: SLACK_ACTION_IDS.approve, text: plain('Approve'), style: 'primary', value: tokens.approve },
+      {
+        type: 'button',
+        action_id: SLACK_ACTION_IDS.approve,
+        text: plain('Approve'),
+        style: 'primary',
+        value: tokens.approve,
+      },
       // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
-      ...(wider === undefined ? [] : [{ type: 'button', action_id: SLACK_ACTION_IDS.approveForRun, text: plain(wider), value: tokens.approveForRun }]),
+      ...(wider === undefined
+        ? []
+        : [
+            {
+              type: 'button',
+              action_id: SLACK_ACTION_IDS.approveForRun,
+              text: plain(wider),
+              value: tokens.approveForRun,
+            },
+          ]),
       { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
     ],
   });
-  const text = fitEscaped(`Approval needed: ${slackEscape(request.toolName)}: ${slackEscape(request.description)}`, 300);
+  const text = fitEscaped(
+    `Approval needed: ${slackEscape(request.toolName)}: ${slackEscape(request.description)}`,
+    300,
+  );
   return { message: { text, blocks }, summary: fitEscaped(summary, KEPT_SUMMARY) };
 }
 

@@ -1,7 +1,12 @@
 // The Slack channel on the kit: a card per approval posted through an incoming webhook or a bot (chat.postMessage),
 // updated in place by the bot (chat.update) when the approval is decided elsewhere, expires, or its call ends.
 import { z } from 'zod';
-import { createChannelNotifier, type ChannelDriver, type ChannelNotifier, type CardUpdate } from '../channel-notifier.js';
+import {
+  createChannelNotifier,
+  type ChannelDriver,
+  type ChannelNotifier,
+  type CardUpdate,
+} from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import type { LinkedRuntime } from '../../index.js';
 import { outcomeLine, sendJson, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
@@ -37,7 +42,10 @@ interface SlackRef {
 
 const optionsSchema = optionsObject({
   ...channelOptionsShape,
-  webhookUrl: httpUrlSchema({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', credential: 'token (a bot token with chat:write)' }).optional(),
+  webhookUrl: httpUrlSchema({
+    example: 'https://hooks.slack.com/services/T000/B000/XXXX',
+    credential: 'token (a bot token with chat:write)',
+  }).optional(),
   token: z.string().regex(SLACK_TOKEN_PATTERN, 'must be a Slack bot token (xoxb-...)').optional(),
   channel: z
     .string()
@@ -91,17 +99,27 @@ export function createSlackNotifier(options: SlackNotifierOptions): ChannelNotif
     );
   }
   if (token !== undefined && channel === undefined) {
-    throw new ConfigError('createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".', 'missing_option');
+    throw new ConfigError(
+      'createSlackNotifier: token needs a channel to post to, e.g. channel: "C0123456789".',
+      'missing_option',
+    );
   }
   const settings = channelSettings(options);
   const { runtime } = settings;
-  const api: SlackApi | undefined = token === undefined ? undefined : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token, fetch: settings.fetch, timeoutMs: settings.timeoutMs };
+  const api: SlackApi | undefined =
+    token === undefined
+      ? undefined
+      : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token, fetch: settings.fetch, timeoutMs: settings.timeoutMs };
   // The webhook URL's path is its secret, quoted in full or alone.
   const secrets = [token, webhookUrl, webhookUrl === undefined ? undefined : new URL(webhookUrl).pathname].filter(
     (secret): secret is string => secret !== undefined && secret.length > 1,
   );
   const toWebhook = (body: SlackMessage) =>
-    sendJson(settings.fetch, webhookUrl!, { body: { ...body, unfurl_links: false, unfurl_media: false }, timeoutMs: settings.timeoutMs, service: 'Slack' });
+    sendJson(settings.fetch, webhookUrl!, {
+      body: { ...body, unfurl_links: false, unfurl_media: false },
+      timeoutMs: settings.timeoutMs,
+      service: 'Slack',
+    });
 
   const driver: ChannelDriver<SlackRef> = {
     name: 'slack',
@@ -120,16 +138,26 @@ export function createSlackNotifier(options: SlackNotifierOptions): ChannelNotif
         unfurl_links: false,
         unfurl_media: false,
       });
-      return { channel: typeof answer['channel'] === 'string' ? answer['channel'] : target, ts: String(answer['ts']), summary };
+      return {
+        channel: typeof answer['channel'] === 'string' ? answer['channel'] : target,
+        ts: String(answer['ts']),
+        summary,
+      };
     },
     async update(update) {
       const { ref } = update;
       if (api === undefined || ref === undefined) {
         const tool = update.outcome.kind === 'decided' ? update.outcome.entry.toolName : update.outcome.event.toolName;
-        await toWebhook({ text: `Approval \`${slackEscape(update.approvalId)}\` (*${slackEscape(tool)}*): ${outcomeLine(update.outcome, slackMarkup)}` });
+        await toWebhook({
+          text: `Approval \`${slackEscape(update.approvalId)}\` (*${slackEscape(tool)}*): ${outcomeLine(update.outcome, slackMarkup)}`,
+        });
         return;
       }
-      await callSlack(api, 'chat.update', { channel: ref.channel, ts: ref.ts, ...answeredCard(ref.summary, await outcomeLines(runtime, update)) });
+      await callSlack(api, 'chat.update', {
+        channel: ref.channel,
+        ts: ref.ts,
+        ...answeredCard(ref.summary, await outcomeLines(runtime, update)),
+      });
     },
     redact: (text) => secrets.reduce((clean, secret) => clean.split(secret).join('[redacted]'), text),
   };

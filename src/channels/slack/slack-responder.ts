@@ -16,7 +16,11 @@ export interface Answer {
 /** The response_url body for `answer`. */
 function bodyOf({ reply, kept }: Answer): Record<string, unknown> {
   if (!reply.replace) return { replace_original: false, response_type: 'ephemeral', text: reply.text };
-  return { replace_original: true, text: reply.text, ...(kept === undefined ? {} : { blocks: [...kept, { type: 'section', text: mrkdwn(reply.text) }] }) };
+  return {
+    replace_original: true,
+    text: reply.text,
+    ...(kept === undefined ? {} : { blocks: [...kept, { type: 'section', text: mrkdwn(reply.text) }] }),
+  };
 }
 
 /** Posts `answer` to `responseUrl`; throws (an Error naming no URL but its origin) when it is refused or fails. */
@@ -28,12 +32,17 @@ export async function respond(settings: ResponderSettings, responseUrl: string, 
     throw new Error('Slack sent a response_url that is not a URL; the answer was not posted.');
   }
   if (!settings.origins.has(url.origin) || url.username !== '' || url.password !== '') {
-    throw new Error(`Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...settings.origins].join(', ')}); the answer was not posted.`);
+    throw new Error(
+      `Slack sent a response_url on ${url.origin}, not on an allowed origin (${[...settings.origins].join(', ')}); the answer was not posted.`,
+    );
   }
   const body = bodyOf(answer);
-  await withRetries(() => sendJson(settings.fetch, url, { body, timeoutMs: settings.timeoutMs, service: 'Slack (response_url)' }), {
-    maxAttempts: 2,
-    backoffMs: 500,
-    maxBackoffMs: 2000,
-  });
+  await withRetries(
+    () => sendJson(settings.fetch, url, { body, timeoutMs: settings.timeoutMs, service: 'Slack (response_url)' }),
+    {
+      maxAttempts: 2,
+      backoffMs: 500,
+      maxBackoffMs: 2000,
+    },
+  );
 }

@@ -8,23 +8,37 @@ import { HttpProblem, problem } from '../../kit/index.js';
 const TOLERANCE_SECONDS = 300;
 
 function refused(detail: string, reason: string): HttpProblem {
-  return new HttpProblem(problem(401, 'invalid_slack_signature', `The Slack request signature was refused: ${detail}.`, { reason }));
+  return new HttpProblem(
+    problem(401, 'invalid_slack_signature', `The Slack request signature was refused: ${detail}.`, { reason }),
+  );
 }
 
 /** The signed headers of `request`, checked against the clock; throws a 401 problem. */
-export function signedHeaders(request: Request, nowSeconds: number): { readonly timestamp: string; readonly signature: string } {
+export function signedHeaders(
+  request: Request,
+  nowSeconds: number,
+): { readonly timestamp: string; readonly signature: string } {
   const timestamp = request.headers.get('x-slack-request-timestamp');
   const signature = request.headers.get('x-slack-signature');
-  if (!timestamp || !signature) throw refused('X-Slack-Request-Timestamp and X-Slack-Signature are both required', 'missing_headers');
-  if (!/^\d{1,15}$/.test(timestamp)) throw refused('X-Slack-Request-Timestamp must be whole seconds since the epoch', 'bad_timestamp');
+  if (!timestamp || !signature)
+    throw refused('X-Slack-Request-Timestamp and X-Slack-Signature are both required', 'missing_headers');
+  if (!/^\d{1,15}$/.test(timestamp))
+    throw refused('X-Slack-Request-Timestamp must be whole seconds since the epoch', 'bad_timestamp');
   if (Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) {
-    throw refused(`X-Slack-Request-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock`, 'stale_timestamp');
+    throw refused(
+      `X-Slack-Request-Timestamp is more than ${TOLERANCE_SECONDS} s away from the server clock`,
+      'stale_timestamp',
+    );
   }
   return { timestamp, signature };
 }
 
 /** Checks the signature over the raw body against every secret (two while one is regenerated); throws a 401 problem. */
-export function verifySignature(secrets: readonly string[], headers: { readonly timestamp: string; readonly signature: string }, body: string): void {
+export function verifySignature(
+  secrets: readonly string[],
+  headers: { readonly timestamp: string; readonly signature: string },
+  body: string,
+): void {
   const offered = /^v0=([0-9a-f]{64})$/.exec(headers.signature);
   const presented = Buffer.from(offered?.[1] ?? '0'.repeat(64), 'hex');
   let ok = false;

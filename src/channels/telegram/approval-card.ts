@@ -37,7 +37,9 @@ export function cardKeyboard(ids: ButtonIds, wider: string | undefined) {
     inline_keyboard: [
       [
         { text: '✅ Approve', callback_data: `${CALLBACK_PREFIX}${ids.approve}` },
-        ...(wider === undefined ? [] : [{ text: `✅ ${wider}`, callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }]),
+        ...(wider === undefined
+          ? []
+          : [{ text: `✅ ${wider}`, callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }]),
       ],
       [{ text: '❌ Deny', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }],
     ],
@@ -62,6 +64,10 @@ export function withLine(card: string, line: string): string {
   const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
   if (line.length <= room) return `${card}\n\n${line}`;
   const block = argsBlockOf(card);
-  if (block !== undefined) return withLine(`${card.slice(0, block[0])}\n<i>(arguments left out to make room)</i>${card.slice(block[1])}`, line);
+  if (block !== undefined)
+    return withLine(
+      `${card.slice(0, block[0])}\n<i>(arguments left out to make room)</i>${card.slice(block[1])}`,
+      line,
+    );
   return `${card}\n\n${fitEscaped(e(plainText(line)), Math.max(0, room))}`;
 }

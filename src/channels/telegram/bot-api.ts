@@ -33,7 +33,12 @@ function readAnswer(text: string): Answer | undefined {
 }
 
 /** A Bot API caller on `apiUrl` with `botToken`. */
-export function botApi(options: { readonly apiUrl: string; readonly botToken: string; readonly fetch: typeof fetch; readonly timeoutMs: number }): BotApi {
+export function botApi(options: {
+  readonly apiUrl: string;
+  readonly botToken: string;
+  readonly fetch: typeof fetch;
+  readonly timeoutMs: number;
+}): BotApi {
   const base = options.apiUrl.replace(/\/+$/, '');
   const redact = (text: string) =>
     text
@@ -52,24 +57,37 @@ export function botApi(options: { readonly apiUrl: string; readonly botToken: st
     async call(method, body) {
       let text: string;
       try {
-        ({ text } = await sendJson(options.fetch, `${base}/bot${options.botToken}/${method}`, { body, timeoutMs: options.timeoutMs, service: `Telegram ${method}` }));
+        ({ text } = await sendJson(options.fetch, `${base}/bot${options.botToken}/${method}`, {
+          body,
+          timeoutMs: options.timeoutMs,
+          service: `Telegram ${method}`,
+        }));
       } catch (error) {
         // Its cause could quote the URL, and the URL holds the token: only the redacted message goes on.
-        throw error instanceof DeliveryError ? refuse(error) : new DeliveryError(redact(`Telegram ${method} failed: ${String(error)}`), { retryable: false });
+        throw error instanceof DeliveryError
+          ? refuse(error)
+          : new DeliveryError(redact(`Telegram ${method} failed: ${String(error)}`), { retryable: false });
       }
       const answer = readAnswer(text);
       if (answer?.ok === true) return answer.result;
-      const description = typeof answer?.description === 'string' ? answer.description : 'an answer that is not a Bot API answer';
+      const description =
+        typeof answer?.description === 'string' ? answer.description : 'an answer that is not a Bot API answer';
       throw new DeliveryError(redact(`Telegram refused ${method}: ${description.slice(0, 200)}`), { retryable: false });
     },
   };
 }
 
-const messageSchema = z.looseObject({ message_id: z.number().int(), chat: z.looseObject({ id: z.number().int().safe() }) });
+const messageSchema = z.looseObject({
+  message_id: z.number().int(),
+  chat: z.looseObject({ id: z.number().int().safe() }),
+});
 
 /** The chat and id of a message the Bot API says it sent; a `DeliveryError` for an answer without them. */
 export function sentMessage(result: unknown): { readonly chatId: number; readonly messageId: number } {
   const parsed = messageSchema.safeParse(result);
-  if (!parsed.success) throw new DeliveryError('Telegram sent a message but its answer names no message_id and chat', { retryable: false });
+  if (!parsed.success)
+    throw new DeliveryError('Telegram sent a message but its answer names no message_id and chat', {
+      retryable: false,
+    });
   return { chatId: parsed.data.chat.id, messageId: parsed.data.message_id };
 }

@@ -15,7 +15,8 @@ import { decideFor, tryBotApi, type UpdateHandling } from './update-handling.js'
 const ANSWER_LIMIT = 200;
 
 /** Whether `query` is a click on one of countersign's buttons. */
-export const isOurButton = (query: CallbackQuery | undefined): query is CallbackQuery & { data: string } => query?.data?.startsWith(CALLBACK_PREFIX) === true;
+export const isOurButton = (query: CallbackQuery | undefined): query is CallbackQuery & { data: string } =>
+  query?.data?.startsWith(CALLBACK_PREFIX) === true;
 
 function claimOf(handling: UpdateHandling, token: string): LinkClaim | undefined {
   try {
@@ -28,7 +29,9 @@ function claimOf(handling: UpdateHandling, token: string): LinkClaim | undefined
 
 /** Tells the clicker `reply`: a toast when the card itself will read it, else an alert (the approval stays open). */
 async function tell(handling: UpdateHandling, query: CallbackQuery, reply: ClickReply): Promise<void> {
-  const answer = reply.replace ? { text: reply.short } : { text: plainText(reply.text).slice(0, ANSWER_LIMIT), show_alert: true };
+  const answer = reply.replace
+    ? { text: reply.short }
+    : { text: plainText(reply.text).slice(0, ANSWER_LIMIT), show_alert: true };
   await tryBotApi(handling, 'answerCallbackQuery', { callback_query_id: query.id, ...answer });
 }
 
@@ -54,8 +57,11 @@ export async function answerButton(handling: UpdateHandling, query: CallbackQuer
   const reply = await decideFor(handling, token, query.from.id);
   await tell(handling, query, reply);
   if (reply.replace && message !== undefined) {
-    await showOnCard(handling.api, handling.runtime.once, { chatId: message.chat.id, messageId: message.message_id }, reply.text).catch((error: unknown) =>
-      handling.report(error, { operation: 'bot-api' }),
-    );
+    await showOnCard(
+      handling.api,
+      handling.runtime.once,
+      { chatId: message.chat.id, messageId: message.message_id },
+      reply.text,
+    ).catch((error: unknown) => handling.report(error, { operation: 'bot-api' }));
   }
 }

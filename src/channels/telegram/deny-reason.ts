@@ -25,11 +25,16 @@ export async function askReason(
   expiresAt: number,
 ): Promise<void> {
   const { message, from } = query;
-  await tryBotApi(handling, 'answerCallbackQuery', { callback_query_id: query.id, text: 'Reply to the message below with a reason, or send /skip.' });
+  await tryBotApi(handling, 'answerCallbackQuery', {
+    callback_query_id: query.id,
+    text: 'Reply to the message below with a reason, or send /skip.',
+  });
   const asker = `<a href="tg://user?id=${from.id}">Telegram user ${from.id}</a>`;
   const sent = await handling.api.call('sendMessage', {
     chat_id: message.chat.id,
-    ...(message.is_topic_message === true && message.message_thread_id !== undefined ? { message_thread_id: message.message_thread_id } : {}),
+    ...(message.is_topic_message === true && message.message_thread_id !== undefined
+      ? { message_thread_id: message.message_thread_id }
+      : {}),
     text: `${asker}, why deny <b>${escapeMarkup(request.toolName)}</b>? Reply with a reason, or send /skip.`,
     parse_mode: 'HTML',
     reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
@@ -38,7 +43,11 @@ export async function askReason(
   });
   const prompt = sentMessage(sent);
   const pending: Pending = { token, userId: from.id, card: { chatId: message.chat.id, messageId: message.message_id } };
-  await handling.runtime.once.putIfAbsent(keyOf(prompt.chatId, prompt.messageId), JSON.stringify(pending), Math.max(1000, expiresAt - Date.now()));
+  await handling.runtime.once.putIfAbsent(
+    keyOf(prompt.chatId, prompt.messageId),
+    JSON.stringify(pending),
+    Math.max(1000, expiresAt - Date.now()),
+  );
 }
 
 /** Decides a deny whose prompt `message` replies to, when its sender pressed Deny; anything else is left alone. */
@@ -57,7 +66,9 @@ export async function answerReason(handling: UpdateHandling, message: TelegramMe
   const reason = /^\/skip(@\w+)?$/i.test(text) || text === '' ? undefined : text.slice(0, MAX_REASON);
   const reply = await decideFor(handling, pending.token, message.from.id, reason);
   if (reply.replace) {
-    await showOnCard(handling.api, once, pending.card, reply.text).catch((error: unknown) => handling.report(error, { operation: 'bot-api' }));
+    await showOnCard(handling.api, once, pending.card, reply.text).catch((error: unknown) =>
+      handling.report(error, { operation: 'bot-api' }),
+    );
     return;
   }
   await tryBotApi(handling, 'sendMessage', {

@@ -16,7 +16,12 @@ const MAX_TRIES = 5;
 
 const keyOf = (ref: TelegramCardRef) => `telegram:card-text:${ref.chatId}:${ref.messageId}`;
 
-export async function keepCardText(once: OnceStore, ref: TelegramCardRef, html: string, buttonsMs: number): Promise<void> {
+export async function keepCardText(
+  once: OnceStore,
+  ref: TelegramCardRef,
+  html: string,
+  buttonsMs: number,
+): Promise<void> {
   await once.putIfAbsent(keyOf(ref), html, Math.max(0, buttonsMs) + KEPT_AFTER_EXPIRY_MS);
 }
 

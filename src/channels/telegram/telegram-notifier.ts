@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { storeButtonIds } from '../button-ids.js';
-import { createChannelNotifier, type ApprovalCard, type ChannelDriver, type ChannelNotifier } from '../channel-notifier.js';
+import {
+  createChannelNotifier,
+  type ApprovalCard,
+  type ChannelDriver,
+  type ChannelNotifier,
+} from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import { outcomeLine, widerOffer, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { cardKeyboard, cardText } from './approval-card.js';
@@ -25,17 +30,28 @@ export interface TelegramNotifierOptions extends ChannelOptions {
 }
 
 /** Telegram's chat ids: a number, or `@channelusername`. */
-export const chatIdSchema = z.union([z.number().int().safe(), z.string().regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/, 'must be a chat id or @channelusername')]);
-export const botTokenSchema = z.string().regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)');
+export const chatIdSchema = z.union([
+  z.number().int().safe(),
+  z.string().regex(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/, 'must be a chat id or @channelusername'),
+]);
+export const botTokenSchema = z
+  .string()
+  .regex(TELEGRAM_BOT_TOKEN_PATTERN, 'must be a bot token from BotFather (123456:ABC...)');
 export const apiUrlSchema = httpUrlSchema({ example: 'https://api.telegram.org', credential: 'botToken' });
 
-const optionsSchema = optionsObject({ ...channelOptionsShape, botToken: botTokenSchema, chatId: chatIdSchema, apiUrl: apiUrlSchema.optional() });
+const optionsSchema = optionsObject({
+  ...channelOptionsShape,
+  botToken: botTokenSchema,
+  chatId: chatIdSchema,
+  apiUrl: apiUrlSchema.optional(),
+});
 
 /** Where a card goes: the Telegram chat (and forum topic) its run came from, else the default chat. */
 function destination(card: ApprovalCard, chatId: string | number): Record<string, unknown> {
   const { origin } = card;
   if (origin?.channel !== 'telegram') return { chat_id: chatId };
-  const topic = origin.thread !== undefined && /^\d{1,20}$/.test(origin.thread) ? { message_thread_id: Number(origin.thread) } : {};
+  const topic =
+    origin.thread !== undefined && /^\d{1,20}$/.test(origin.thread) ? { message_thread_id: Number(origin.thread) } : {};
   return { chat_id: origin.address, ...topic };
 }
 
@@ -61,7 +77,12 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
   parseOptions(optionsSchema, options, 'createTelegramNotifier');
   const settings = channelSettings(options);
   const { once } = settings.runtime;
-  const api = botApi({ apiUrl: options.apiUrl ?? 'https://api.telegram.org', botToken: options.botToken, fetch: settings.fetch, timeoutMs: settings.timeoutMs });
+  const api = botApi({
+    apiUrl: options.apiUrl ?? 'https://api.telegram.org',
+    botToken: options.botToken,
+    fetch: settings.fetch,
+    timeoutMs: settings.timeoutMs,
+  });
 
   const driver: ChannelDriver<TelegramCardRef> = {
     name: 'telegram',

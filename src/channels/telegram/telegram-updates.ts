@@ -60,7 +60,12 @@ const optionsSchema = optionsObject({
   ...answerOptionsShape,
   runtime: linkedRuntimeSchema,
   botToken: botTokenSchema,
-  secretToken: z.string().regex(SECRET_TOKEN_PATTERN, "must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)"),
+  secretToken: z
+    .string()
+    .regex(
+      SECRET_TOKEN_PATTERN,
+      "must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule for secret_token)",
+    ),
   apiUrl: apiUrlSchema.optional(),
   fetch: functionSchema().optional(),
   onError: functionSchema().optional(),
@@ -93,7 +98,12 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
   parseOptions(optionsSchema, options, 'createTelegramUpdates');
   const { runtime } = options;
   const botId = options.botToken.split(':')[0]!;
-  const api = botApi({ apiUrl: options.apiUrl ?? 'https://api.telegram.org', botToken: options.botToken, fetch: options.fetch ?? globalThis.fetch, timeoutMs: 10_000 });
+  const api = botApi({
+    apiUrl: options.apiUrl ?? 'https://api.telegram.org',
+    botToken: options.botToken,
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: 10_000,
+  });
   const handling: UpdateHandling = {
     runtime,
     api,
@@ -114,7 +124,11 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
     // Other updates (messages, other bots' buttons) are left alone, without a store write.
     if (!isOurButton(query) && reply === undefined) return;
     // A value of its own, so a resend of this claim after a lost reply counts as this claim (OnceStore.putIfAbsent).
-    if ((await runtime.once.putIfAbsent(`telegram:update:${botId}:${update.update_id}`, randomUUID(), UPDATE_KEPT_MS)) !== undefined) return;
+    if (
+      (await runtime.once.putIfAbsent(`telegram:update:${botId}:${update.update_id}`, randomUUID(), UPDATE_KEPT_MS)) !==
+      undefined
+    )
+      return;
     if (isOurButton(query)) await answerButton(handling, query);
     else if (reply !== undefined) await answerReason(handling, reply);
   };
@@ -124,7 +138,13 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
     path: '/telegram/webhook',
     async fetch(request, context) {
       if (!sameSecret(request.headers.get('x-telegram-bot-api-secret-token'), options.secretToken)) {
-        return problemResponse(problem(401, 'invalid_telegram_secret', "The X-Telegram-Bot-Api-Secret-Token header is missing or does not match the webhook's secret_token."));
+        return problemResponse(
+          problem(
+            401,
+            'invalid_telegram_secret',
+            "The X-Telegram-Bot-Api-Secret-Token header is missing or does not match the webhook's secret_token.",
+          ),
+        );
       }
       let update: z.output<typeof updateSchema>;
       try {

@@ -25,7 +25,12 @@ export interface UpdateHandling {
 }
 
 /** Decides `token` for Telegram user `userId` (with the denier's `reason`), in the words every channel shares. */
-export function decideFor(handling: UpdateHandling, token: string, userId: number, reason?: string): Promise<ClickReply> {
+export function decideFor(
+  handling: UpdateHandling,
+  token: string,
+  userId: number,
+  reason?: string,
+): Promise<ClickReply> {
   return answerClick(handling.runtime, {
     token,
     clicker: `telegram:${userId}`,
@@ -39,7 +44,11 @@ export function decideFor(handling: UpdateHandling, token: string, userId: numbe
 }
 
 /** Runs one Bot API call whose failure is reported, not thrown: the decision it follows stands either way. */
-export async function tryBotApi(handling: UpdateHandling, method: string, body: Readonly<Record<string, unknown>>): Promise<unknown> {
+export async function tryBotApi(
+  handling: UpdateHandling,
+  method: string,
+  body: Readonly<Record<string, unknown>>,
+): Promise<unknown> {
   try {
     return await handling.api.call(method, body);
   } catch (error) {

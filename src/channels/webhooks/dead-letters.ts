@@ -27,7 +27,10 @@ export interface DeadLetterSettings {
   /** How many `list()` keeps, the oldest dropped first. */
   readonly keep: number;
   readonly onDeadLetter?: (entry: WebhookDeadLetter) => void | Promise<void>;
-  readonly onError?: (error: unknown, context: { readonly operation: 'dead-letter'; readonly webhookId: string }) => void;
+  readonly onError?: (
+    error: unknown,
+    context: { readonly operation: 'dead-letter'; readonly webhookId: string },
+  ) => void;
 }
 
 /** The dead letters of one notifier. */

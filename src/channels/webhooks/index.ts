@@ -2,5 +2,18 @@
 export { createWebhookNotifier, type WebhookNotifier } from './webhook-notifier.js';
 export type { WebhookNotifierOptions } from './webhook-options.js';
 export type { WebhookDeadLetter } from './dead-letters.js';
-export type { WebhookEvent, WebhookEventType, WebhookNudge, WebhookRunRef, WebhookSession, WebhookToolFinished } from './webhook-events.js';
-export { signWebhook, verifyWebhook, webhookSignature, type WebhookHeaders, type WebhookRejection } from '../../kit/index.js';
+export type {
+  WebhookEvent,
+  WebhookEventType,
+  WebhookNudge,
+  WebhookRunRef,
+  WebhookSession,
+  WebhookToolFinished,
+} from './webhook-events.js';
+export {
+  signWebhook,
+  verifyWebhook,
+  webhookSignature,
+  type WebhookHeaders,
+  type WebhookRejection,
+} from '../../kit/index.js';

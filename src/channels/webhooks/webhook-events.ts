@@ -1,7 +1,16 @@
 // What a webhook says about a run event: the JSON body of each type, chosen field by field, and the webhook-id
 // that names the fact (so every retry and every process sends the same id for it).
 import { createHash } from 'node:crypto';
-import type { RunEvent, VoteTally, ApprovalRequest, AuditEntry, EscalationTarget, InterruptedCall, RunError, Vote } from '../../index.js';
+import type {
+  RunEvent,
+  VoteTally,
+  ApprovalRequest,
+  AuditEntry,
+  EscalationTarget,
+  InterruptedCall,
+  RunError,
+  Vote,
+} from '../../index.js';
 
 /** Every event type, in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -83,12 +92,22 @@ export interface WebhookToolFinished {
  * if (event.type === 'approval.requested') await slack.ask(event.data.runId, event.data.approvalId, event.data.args);
  */
 export type WebhookEvent =
-  | { readonly type: 'approval.requested'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookSession & ApprovalRequest }
-  | { readonly type: 'approval.reminder'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly reminder: number } }
+  | {
+      readonly type: 'approval.requested';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & WebhookSession & ApprovalRequest;
+    }
+  | {
+      readonly type: 'approval.reminder';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly reminder: number };
+    }
   | {
       readonly type: 'approval.escalated';
       readonly timestamp: string;
-      readonly data: WebhookRunRef & WebhookSession & ApprovalRequest & { readonly step: number; readonly to: EscalationTarget };
+      readonly data: WebhookRunRef &
+        WebhookSession &
+        ApprovalRequest & { readonly step: number; readonly to: EscalationTarget };
     }
   | {
       readonly type: 'approval.voted';
@@ -97,9 +116,21 @@ export type WebhookEvent =
     }
   | { readonly type: 'approval.resolved'; readonly timestamp: string; readonly data: WebhookRunRef & AuditEntry }
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
-  | { readonly type: 'run.completed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly output: string } }
-  | { readonly type: 'run.failed'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly error: RunError } }
-  | { readonly type: 'run.cancelled'; readonly timestamp: string; readonly data: WebhookRunRef & { readonly reason: string; readonly interrupted?: readonly InterruptedCall[] } };
+  | {
+      readonly type: 'run.completed';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & { readonly output: string };
+    }
+  | {
+      readonly type: 'run.failed';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & { readonly error: RunError };
+    }
+  | {
+      readonly type: 'run.cancelled';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & { readonly reason: string; readonly interrupted?: readonly InterruptedCall[] };
+    };
 
 /** Copies only the named fields that are set: what leaves the process is chosen field by field, never spread. */
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
@@ -156,7 +187,13 @@ const AUDIT_FIELDS = [
   'votes',
   'signature',
 ] as const satisfies readonly (keyof AuditEntry)[];
-const FINISHED_FIELDS = ['approvalId', 'toolCallId', 'toolName', 'status', 'result'] as const satisfies readonly (keyof WebhookToolFinished)[];
+const FINISHED_FIELDS = [
+  'approvalId',
+  'toolCallId',
+  'toolName',
+  'status',
+  'result',
+] as const satisfies readonly (keyof WebhookToolFinished)[];
 type ToolFinishedEvent = Extract<RunEvent, { type: 'tool-finished' }>;
 // A field added to ApprovalRequest, AuditEntry or tool-finished fails to compile here until someone decides whether it may leave the process.
 type Unlisted<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]>;
@@ -168,7 +205,10 @@ const everyFieldDecided: [Undecided] extends [never] ? true : never = true;
 void everyFieldDecided;
 
 /** The webhook event for a run event, with the identity its `webhook-id` derives from; undefined when none is sent. */
-export function toWebhookEvent(event: RunEvent, timestamp: string): { event: WebhookEvent; identity: string } | undefined {
+export function toWebhookEvent(
+  event: RunEvent,
+  timestamp: string,
+): { event: WebhookEvent; identity: string } | undefined {
   const ref: WebhookRunRef = { runId: event.runId, agentName: event.agentName };
   switch (event.type) {
     case 'approval-requested':
@@ -176,38 +216,78 @@ export function toWebhookEvent(event: RunEvent, timestamp: string): { event: Web
         event: {
           type: 'approval.requested',
           timestamp,
-          data: { ...ref, ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }), ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest) },
+          data: {
+            ...ref,
+            ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
+            ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest),
+          },
         },
         identity: event.request.approvalId,
       };
     case 'approval-reminder':
     case 'approval-escalated': {
-      const data = { ...ref, ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }), ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest) };
+      const data = {
+        ...ref,
+        ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
+        ...(pick(event.request, REQUEST_FIELDS) as ApprovalRequest),
+      };
       return event.type === 'approval-reminder'
-        ? { event: { type: 'approval.reminder', timestamp, data: { ...data, reminder: event.reminder } }, identity: `${event.request.approvalId}:reminder:${event.reminder}` }
-        : { event: { type: 'approval.escalated', timestamp, data: { ...data, step: event.step, to: event.to } }, identity: `${event.request.approvalId}:escalation:${event.step}` };
+        ? {
+            event: { type: 'approval.reminder', timestamp, data: { ...data, reminder: event.reminder } },
+            identity: `${event.request.approvalId}:reminder:${event.reminder}`,
+          }
+        : {
+            event: { type: 'approval.escalated', timestamp, data: { ...data, step: event.step, to: event.to } },
+            identity: `${event.request.approvalId}:escalation:${event.step}`,
+          };
     }
     case 'approval-resolved':
       // Calls a rule or run memory decided without asking anyone are in the audit log, not news for an approver.
       if (event.entry.approvalId === undefined) return undefined;
       return {
-        event: { type: 'approval.resolved', timestamp, data: { ...ref, ...(pick(event.entry, AUDIT_FIELDS) as AuditEntry) } },
+        event: {
+          type: 'approval.resolved',
+          timestamp,
+          data: { ...ref, ...(pick(event.entry, AUDIT_FIELDS) as AuditEntry) },
+        },
         identity: `${event.entry.approvalId}:${event.entry.toolCallId}`,
       };
     case 'approval-voted':
       return {
-        event: { type: 'approval.voted', timestamp, data: { ...ref, approvalId: event.approvalId, vote: event.vote, tally: event.tally } },
+        event: {
+          type: 'approval.voted',
+          timestamp,
+          data: { ...ref, approvalId: event.approvalId, vote: event.vote, tally: event.tally },
+        },
         identity: `${event.approvalId}:${event.vote.by ?? ''}:${event.vote.at}`,
       };
     case 'tool-finished':
-      return { event: { type: 'tool.finished', timestamp, data: { ...ref, ...pick(event, FINISHED_FIELDS) } }, identity: `${event.approvalId}:${event.toolCallId}` };
+      return {
+        event: { type: 'tool.finished', timestamp, data: { ...ref, ...pick(event, FINISHED_FIELDS) } },
+        identity: `${event.approvalId}:${event.toolCallId}`,
+      };
     case 'run-completed':
       return { event: { type: 'run.completed', timestamp, data: { ...ref, output: event.output } }, identity: '' };
     case 'run-failed':
-      return { event: { type: 'run.failed', timestamp, data: { ...ref, error: { code: event.error.code, message: event.error.message } } }, identity: '' };
+      return {
+        event: {
+          type: 'run.failed',
+          timestamp,
+          data: { ...ref, error: { code: event.error.code, message: event.error.message } },
+        },
+        identity: '',
+      };
     case 'run-cancelled':
       return {
-        event: { type: 'run.cancelled', timestamp, data: { ...ref, reason: event.reason, ...(event.interrupted === undefined ? {} : { interrupted: event.interrupted }) } },
+        event: {
+          type: 'run.cancelled',
+          timestamp,
+          data: {
+            ...ref,
+            reason: event.reason,
+            ...(event.interrupted === undefined ? {} : { interrupted: event.interrupted }),
+          },
+        },
         identity: '',
       };
     default:

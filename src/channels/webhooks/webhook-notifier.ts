@@ -44,7 +44,9 @@ interface Delivery {
 
 /** `text` without any of `secrets`, nor the key inside a `whsec_` one: a receiver's error body may echo them. */
 function withoutSecrets(text: string, secrets: readonly string[]): string {
-  const needles = secrets.flatMap((secret) => [secret, secret.slice('whsec_'.length)]).filter((needle) => needle.length >= 8);
+  const needles = secrets
+    .flatMap((secret) => [secret, secret.slice('whsec_'.length)])
+    .filter((needle) => needle.length >= 8);
   return needles.reduce((clean, needle) => clean.split(needle).join('[secret]'), text);
 }
 
@@ -79,9 +81,23 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   const { url } = options;
   const secrets: readonly string[] = typeof options.secret === 'string' ? [options.secret] : options.secret;
   // Reminders, escalations and votes by default too: they happen only where a tool or rule asks for them, and a receiver that asks people needs them.
-  const wanted = new Set<WebhookEventType>(options.events ?? ['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.voted', 'approval.resolved']);
+  const wanted = new Set<WebhookEventType>(
+    options.events ?? [
+      'approval.requested',
+      'approval.reminder',
+      'approval.escalated',
+      'approval.voted',
+      'approval.resolved',
+    ],
+  );
   // The webhook notifier's own defaults: more tries, and longer waits, than a channel's.
-  const { retry, timeoutMs, concurrency, fetch: fetchImpl, clock } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
+  const {
+    retry,
+    timeoutMs,
+    concurrency,
+    fetch: fetchImpl,
+    clock,
+  } = deliverySettings(options, { maxAttempts: 8, maxBackoffMs: 300_000 });
   const queue = createDeliveryQueue({ concurrency });
   const dead = createDeadLetters({
     keep: options.deadLetters ?? 1000,
@@ -92,7 +108,9 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   /** Signed with the time of this try, so a late retry is not stale; one `v1,` signature per secret. */
   const headersFor = (delivery: Delivery): Record<string, string> => {
     const signed = signWebhook(secrets[0]!, delivery.webhookId, Math.floor(clock() / 1000), delivery.body);
-    const others = secrets.slice(1).map((secret) => webhookSignature(secret, signed['webhook-id'], signed['webhook-timestamp'], delivery.body));
+    const others = secrets
+      .slice(1)
+      .map((secret) => webhookSignature(secret, signed['webhook-id'], signed['webhook-timestamp'], delivery.body));
     return {
       ...signed,
       'webhook-signature': [signed['webhook-signature'], ...others].join(' '),
@@ -107,13 +125,21 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       await withRetries(
         (tryNumber) => {
           attempts = tryNumber;
-          return sendJson(fetchImpl, url, { rawBody: delivery.body, headers: headersFor(delivery), timeoutMs, maxBodyBytes: 512, service: 'The webhook receiver', clock });
+          return sendJson(fetchImpl, url, {
+            rawBody: delivery.body,
+            headers: headersFor(delivery),
+            timeoutMs,
+            maxBodyBytes: 512,
+            service: 'The webhook receiver',
+            clock,
+          });
         },
         // A delivery waiting between tries holds no concurrency slot.
         freeingSlot(retry, slot),
       );
     } catch (error) {
-      const reason = error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);
+      const reason =
+        error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);
       await dead.add({
         webhookId: delivery.webhookId,
         event: delivery.event,
@@ -135,7 +161,11 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       for (const runEvent of events) {
         const built = toWebhookEvent(runEvent, timestamp);
         if (!built || !wanted.has(built.event.type)) continue;
-        enqueue({ webhookId: webhookIdOf(built.event.type, runEvent.runId, built.identity), event: built.event, body: JSON.stringify(built.event) });
+        enqueue({
+          webhookId: webhookIdOf(built.event.type, runEvent.runId, built.identity),
+          event: built.event,
+          body: JSON.stringify(built.event),
+        });
       }
     },
     flush: () => queue.flush(),

@@ -1,7 +1,13 @@
 // The options of createWebhookNotifier and their schema: where to send, how to sign, which events, and the
 // delivery kit's options (tries, backoff, timeout, concurrency) read with the same checks as every channel's.
 import { z } from 'zod';
-import { deliveryOptionsShape, type DeliveryOptions, functionSchema, httpUrlSchema, optionsObject } from '../../kit/index.js';
+import {
+  deliveryOptionsShape,
+  type DeliveryOptions,
+  functionSchema,
+  httpUrlSchema,
+  optionsObject,
+} from '../../kit/index.js';
 import type { WebhookDeadLetter } from './dead-letters.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events.js';
 
@@ -34,14 +40,20 @@ export interface WebhookNotifierOptions extends DeliveryOptions {
   /** Told of every delivery that failed its last try, e.g. to persist it; may return a promise (`flush()` waits for it). */
   readonly onDeadLetter?: (entry: WebhookDeadLetter) => void | Promise<void>;
   /** Failures of `onDeadLetter` itself, which have nowhere else to go. */
-  readonly onError?: (error: unknown, context: { readonly operation: 'dead-letter'; readonly webhookId: string }) => void;
+  readonly onError?: (
+    error: unknown,
+    context: { readonly operation: 'dead-letter'; readonly webhookId: string },
+  ) => void;
 }
 
 const SECRET_HINT = ' Use the whsec_ secret your receiver was given (whsec_ then 24 to 64 bytes in base64).';
 
 const secretSchema = z
   .string('must be a string')
-  .refine((value) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value), { message: `must be a whsec_ secret.${SECRET_HINT}`, abort: true })
+  .refine((value) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value), {
+    message: `must be a whsec_ secret.${SECRET_HINT}`,
+    abort: true,
+  })
   .refine((value) => {
     const bytes = Buffer.from(value.slice('whsec_'.length), 'base64').length;
     return bytes >= 24 && bytes <= 64;
@@ -49,8 +61,14 @@ const secretSchema = z
 
 // An option misspelt (maxAttempt) is refused, not ignored without a word.
 export const webhookOptionsSchema = optionsObject({
-  url: httpUrlSchema({ example: 'https://hooks.example.com/countersign', credential: 'secret (every delivery is signed with it)' }),
-  secret: z.union([secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')], `must be a whsec_ secret or a list of them.${SECRET_HINT}`),
+  url: httpUrlSchema({
+    example: 'https://hooks.example.com/countersign',
+    credential: 'secret (every delivery is signed with it)',
+  }),
+  secret: z.union(
+    [secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')],
+    `must be a whsec_ secret or a list of them.${SECRET_HINT}`,
+  ),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`))
     .min(1, 'is empty; leave it out to send approval.requested and approval.resolved')

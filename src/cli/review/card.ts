@@ -16,11 +16,24 @@ export interface CardPosition {
  * (tool, description, run, session, times, connector, the tool's claims, why, warnings), then the redacted arguments
  * cut at `CARD_ARGUMENT_LINES` unless `full`. Everything is made inert before it is coloured.
  */
-export function formatCard(item: PendingApprovalEntry, position: CardPosition, now: number, paint: Paint, full = false): string {
+export function formatCard(
+  item: PendingApprovalEntry,
+  position: CardPosition,
+  now: number,
+  paint: Paint,
+  full = false,
+): string {
   const header = paint.key(`${position.index} of ${position.total}`) + paint.muted(inert(`  agent ${item.agentName}`));
-  const about = requestLines(item, item.request, now).map((line) => (line.tone === undefined ? inert(line.text) : paint[line.tone](inert(line.text))));
+  const about = requestLines(item, item.request, now).map((line) =>
+    line.tone === undefined ? inert(line.text) : paint[line.tone](inert(line.text)),
+  );
   const args = argumentLines(item.request.args);
   const shown = full || args.length <= CARD_ARGUMENT_LINES ? args : args.slice(0, CARD_ARGUMENT_LINES);
   const cut = args.length - shown.length;
-  return [header, ...about, ...shown.map(inert), ...(cut > 0 ? [paint.muted(`  | … ${cut} more line${cut === 1 ? '' : 's'} (v to view all)`)] : [])].join('\n');
+  return [
+    header,
+    ...about,
+    ...shown.map(inert),
+    ...(cut > 0 ? [paint.muted(`  | … ${cut} more line${cut === 1 ? '' : 's'} (v to view all)`)] : []),
+  ].join('\n');
 }

@@ -9,7 +9,11 @@ import { splitCommandLine } from '../command-line.js';
  * `code --wait` works) on the terminal the CLI runs in, and returns the file as the editor left it. Rejects when the
  * editor cannot start or exits with an error, which the reviewer reads as a cancelled edit.
  */
-export async function editInEditor(text: string, name: string, env: Record<string, string | undefined>): Promise<string> {
+export async function editInEditor(
+  text: string,
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<string> {
   const [command, ...args] = splitCommandLine(env['VISUAL'] || env['EDITOR'] || 'vi', '$EDITOR');
   const dir = await mkdtemp(join(tmpdir(), 'countersign-edit-'));
   const file = join(dir, `${name}.json`);

@@ -1,11 +1,20 @@
 import type { RequestLine } from '../format.js';
 
 /** How the reviewer colours text it has already made inert: ANSI on a terminal, nothing otherwise. */
-export type Paint = Readonly<Record<NonNullable<RequestLine['tone']> | 'good' | 'bad' | 'key', (text: string) => string>>;
+export type Paint = Readonly<
+  Record<NonNullable<RequestLine['tone']> | 'good' | 'bad' | 'key', (text: string) => string>
+>;
 
 const sgr = (open: string) => (text: string) => `\u001b[${open}m${text}\u001b[0m`;
 
-const colours: Paint = { title: sgr('1'), warning: sgr('33'), muted: sgr('2'), good: sgr('32'), bad: sgr('31'), key: sgr('1;36') };
+const colours: Paint = {
+  title: sgr('1'),
+  warning: sgr('33'),
+  muted: sgr('2'),
+  good: sgr('32'),
+  bad: sgr('31'),
+  key: sgr('1;36'),
+};
 const plain: Paint = { title: String, warning: String, muted: String, good: String, bad: String, key: String };
 
 /**

@@ -17,7 +17,8 @@ export async function runReview(approvals: Approvals, io: ReviewIo, options: Rev
   });
   const total = page.items.length;
   if (options.json) {
-    for (const [index, item] of page.items.entries()) io.stdout.write(`${inert(JSON.stringify({ position: index + 1, total, ...item }))}\n`);
+    for (const [index, item] of page.items.entries())
+      io.stdout.write(`${inert(JSON.stringify({ position: index + 1, total, ...item }))}\n`);
     return 0;
   }
   const session = new ReviewSession(approvals, io, options);

@@ -22,7 +22,9 @@ const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const
 /** The wider approval the card offers, as every surface asks `widerOffer`: none on a quorum request or, for the run, on a one-call run. */
 const widerScope = (item: PendingApprovalEntry) => {
   const scope = item.sessionId === undefined ? FOR_THE_RUN : FOR_THE_SESSION;
-  return widerOffer(item.request, { wider: item.sessionId === undefined ? 'run' : 'session' }) === undefined ? undefined : scope;
+  return widerOffer(item.request, { wider: item.sessionId === undefined ? 'run' : 'session' }) === undefined
+    ? undefined
+    : scope;
 };
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
@@ -93,7 +95,9 @@ export class ReviewSession {
       }
       const wider = widerScope(item);
       if (!['y', 'n', 'e', ...(wider === undefined ? [] : ['s']), ...(dismissable(item) ? ['d'] : [])].includes(key)) {
-        this.say(`${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, ${dismissable(item) ? 'd, ' : ''}e, v, j or q`);
+        this.say(
+          `${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, ${dismissable(item) ? 'd, ' : ''}e, v, j or q`,
+        );
         continue;
       }
       try {
@@ -120,7 +124,10 @@ export class ReviewSession {
       const reason = await this.#reader.line();
       if (reason === undefined) return 'quit';
       const why = reason.trim();
-      this.#report(`denied${why ? ` (${why})` : ''}`, await this.#respond(item, { approved: false, ...(why ? { reason: why } : {}) }));
+      this.#report(
+        `denied${why ? ` (${why})` : ''}`,
+        await this.#respond(item, { approved: false, ...(why ? { reason: why } : {}) }),
+      );
     } else {
       const wider = widerScope(item);
       const { scope, label } = key === 's' && wider !== undefined ? wider : ({ scope: 'once', label: 'once' } as const);
@@ -177,7 +184,9 @@ export class ReviewSession {
 
   #report(what: string, result: Decided): void {
     const tone = what.startsWith('approved') ? 'good' : 'bad';
-    this.#write(`${this.#paint[tone](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`);
+    this.#write(
+      `${this.#paint[tone](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`,
+    );
   }
 
   /** Edits in `$EDITOR` until the runtime takes the arguments (the result) or the reviewer cancels (undefined). */
@@ -196,7 +205,12 @@ export class ReviewSession {
       const problem = await this.#tryEdit(item, text);
       if (typeof problem !== 'string') return problem;
       this.#write(`${this.#paint.bad(inert(problem))}\n`);
-      if ((await this.#ask(`${this.#paint.key('e')} edit again · ${this.#paint.key('c')} cancel the edit${this.#prompt()}`)) !== 'e') return undefined;
+      if (
+        (await this.#ask(
+          `${this.#paint.key('e')} edit again · ${this.#paint.key('c')} cancel the edit${this.#prompt()}`,
+        )) !== 'e'
+      )
+        return undefined;
     }
   }
 

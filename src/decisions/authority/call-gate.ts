@@ -30,7 +30,14 @@ function quorumOf(config: DeciderConfig, entry: AuditEntry): Quorum | undefined 
 }
 
 /** Why the votes of `entry` do not make its quorum: signatures, distinct allowed voters, count. */
-function quorumProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEntry, target: ApproverTarget, quorum: Quorum, secret: string | undefined): string | undefined {
+function quorumProblem(
+  config: DeciderConfig,
+  run: AgentSnapshot,
+  entry: AuditEntry,
+  target: ApproverTarget,
+  quorum: Quorum,
+  secret: string | undefined,
+): string | undefined {
   const votes = entry.votes;
   if (votes === undefined) return `it needs ${quorum.required} approvals and its decision carries no votes`;
   if (secret !== undefined && entry.approvalId !== undefined) {
@@ -38,9 +45,16 @@ function quorumProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEn
     if (problem !== undefined) return problem;
   }
   // Counted as every surface counts them (each person once), over the approvals of people allowed to vote.
-  const allowed = votes.filter((vote) => vote.approved && voteRefusal(config, run, target, quorum, vote.by) === undefined && mayDecide(config, target, vote.by));
+  const allowed = votes.filter(
+    (vote) =>
+      vote.approved &&
+      voteRefusal(config, run, target, quorum, vote.by) === undefined &&
+      mayDecide(config, target, vote.by),
+  );
   const { approvals } = tallyVotes(quorum, allowed, run.requestedBy);
-  return approvals >= quorum.required ? undefined : `it needs ${quorum.required} approvals from distinct allowed voters and its votes hold ${approvals}`;
+  return approvals >= quorum.required
+    ? undefined
+    : `it needs ${quorum.required} approvals from distinct allowed voters and its votes hold ${approvals}`;
 }
 
 /**
@@ -51,19 +65,34 @@ function quorumProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEn
  * the entry's own signature (checked before this) vouches for every field read here, and votes are checked as a
  * signed chain.
  */
-function coverageProblem(config: DeciderConfig, run: AgentSnapshot, entry: AuditEntry, secret: string | undefined, lookup: TurnLookup): string | undefined {
+function coverageProblem(
+  config: DeciderConfig,
+  run: AgentSnapshot,
+  entry: AuditEntry,
+  secret: string | undefined,
+  lookup: TurnLookup,
+): string | undefined {
   if (entry.decision !== 'approved') return 'its decision is a denial';
   if (!PERSONAL.has(entry.source)) {
-    return entry.source === 'rule' || entry.source === 'tool' || entry.source === 'default' ? undefined : `a ${entry.source} decision never approves a call`;
+    return entry.source === 'rule' || entry.source === 'tool' || entry.source === 'default'
+      ? undefined
+      : `a ${entry.source} decision never approves a call`;
   }
-  const target: ApproverTarget = { toolName: entry.toolName, ruleId: entry.ruleId, approvers: entry.approvers, history: entry.history };
+  const target: ApproverTarget = {
+    toolName: entry.toolName,
+    ruleId: entry.ruleId,
+    approvers: entry.approvers,
+    history: entry.history,
+  };
   const quorum = quorumOf(config, entry);
   if (quorum !== undefined) {
-    if (entry.source !== 'human') return `it needs ${quorum.required} approvals, and a ${entry.source === 'memory' ? 'run-wide approval' : 'grant'} is one person's word`;
+    if (entry.source !== 'human')
+      return `it needs ${quorum.required} approvals, and a ${entry.source === 'memory' ? 'run-wide approval' : 'grant'} is one person's word`;
     return quorumProblem(config, run, entry, target, quorum, secret);
   }
   if (!mayDecide(config, target, entry.by)) return `${entry.by ?? 'an anonymous approver'} may not decide it`;
-  const sameGrantor = (grant: RunGrant) => (grant.by === undefined ? entry.by === undefined : samePerson(grant.by, entry.by));
+  const sameGrantor = (grant: RunGrant) =>
+    grant.by === undefined ? entry.by === undefined : samePerson(grant.by, entry.by);
   if (entry.source === 'memory' && !lookup.runGrantors(entry.toolName).some(sameGrantor)) {
     return `no run-wide approval of ${entry.toolName} by ${entry.by ?? 'an anonymous approver'} is recorded in this run`;
   }
@@ -110,11 +139,19 @@ export function turnLookup(snapshot: AgentSnapshot, secret: string | undefined):
 
 /** The decision a record runs on: the one recorded for its own approval, or the automatic one for its call. */
 function decisionFor(lookup: TurnLookup, record: ToolCallRecord): AuditEntry | undefined {
-  return record.approvalId === undefined ? lookup.automatic.get(record.toolCallId) : lookup.byApproval.get(record.approvalId);
+  return record.approvalId === undefined
+    ? lookup.automatic.get(record.toolCallId)
+    : lookup.byApproval.get(record.approvalId);
 }
 
 /** With a secret: the decision must be validly signed, approve this very call, and the arguments about to run must be the approved ones. */
-function verifySignedDecision(secret: string, snapshot: AgentSnapshot, record: ToolCallRecord, entry: AuditEntry | undefined, lookup: TurnLookup): asserts entry is AuditEntry {
+function verifySignedDecision(
+  secret: string,
+  snapshot: AgentSnapshot,
+  record: ToolCallRecord,
+  entry: AuditEntry | undefined,
+  lookup: TurnLookup,
+): asserts entry is AuditEntry {
   const label = record.approvalId ?? record.toolCallId;
   // A v1 signature still covers the call, tool, verdict and arguments: enough to run the call it names, never to widen memory.
   const approvesThisCall =
@@ -124,13 +161,22 @@ function verifySignedDecision(secret: string, snapshot: AgentSnapshot, record: T
     entry.toolName === record.toolName &&
     decisionSignatureOf(secret, snapshot, entry) !== undefined;
   if (!approvesThisCall) {
-    throw new ApprovalSignatureError(label, `call ${record.toolCallId} has no validly signed approval; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`);
+    throw new ApprovalSignatureError(
+      label,
+      `call ${record.toolCallId} has no validly signed approval; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
+    );
   }
   const call = lookup.calls.get(record.toolCallId);
   const argsMatch = call !== undefined && call.name === entry.toolName && digestOf(call.args) === entry.argsDigest;
-  const editMatch = record.editedArgs === undefined ? entry.editedArgsDigest === undefined : digestOf(record.editedArgs) === entry.editedArgsDigest;
+  const editMatch =
+    record.editedArgs === undefined
+      ? entry.editedArgsDigest === undefined
+      : digestOf(record.editedArgs) === entry.editedArgsDigest;
   if (!argsMatch || !editMatch) {
-    throw new ApprovalSignatureError(label, `the arguments of call ${record.toolCallId} are not the ones approved; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`);
+    throw new ApprovalSignatureError(
+      label,
+      `the arguments of call ${record.toolCallId} are not the ones approved; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was run.`,
+    );
   }
 }
 
@@ -139,17 +185,24 @@ function verifySignedDecision(secret: string, snapshot: AgentSnapshot, record: T
  * secret), not revoked, an approval of this tool by the entry's person, live when it decided, and hold the
  * (signed) use this very call spent.
  */
-async function grantProblem(store: GrantStore, secret: string | undefined, run: AgentSnapshot, entry: AuditEntry): Promise<string | undefined> {
+async function grantProblem(
+  store: GrantStore,
+  secret: string | undefined,
+  run: AgentSnapshot,
+  entry: AuditEntry,
+): Promise<string | undefined> {
   const grantId = entry.grantId!;
   const record = await store.get(grantId);
   if (record === undefined) return `the grant it names (${grantId}) is not in the grant store`;
   const { grant } = record;
-  if (secret !== undefined && !grantSignatureHolds(secret, grant)) return `the grant it names (${grantId}) does not match its signature: ${GRANT_ALTERED_OR_OTHER_SECRET}`;
+  if (secret !== undefined && !grantSignatureHolds(secret, grant))
+    return `the grant it names (${grantId}) does not match its signature: ${GRANT_ALTERED_OR_OTHER_SECRET}`;
   if (record.revoked) return `the grant it names (${grantId}) was revoked`;
   if (grant.decision !== 'approved' || grant.toolName !== entry.toolName || grant.agentName !== run.agentName)
     return `the grant it names (${grantId}) does not approve ${entry.toolName}`;
   if (grant.grantedBy !== entry.by) return `the grant it names (${grantId}) was given by someone else`;
-  if (grant.expiresAt !== undefined && entry.at >= grant.expiresAt) return `the grant it names (${grantId}) had expired when it decided`;
+  if (grant.expiresAt !== undefined && entry.at >= grant.expiresAt)
+    return `the grant it names (${grantId}) had expired when it decided`;
   const useKey = useKeyOf(run.runId, entry.toolCallId);
   const use = await store.useOf(grantId, useKey);
   if (use === undefined || (secret !== undefined && !useSignatureHolds(secret, use, grantId, useKey)))
@@ -177,6 +230,7 @@ export async function assertCallMayRun(
     throw new CallNotCoveredError(record.toolCallId, record.approvalId, 'no decision for this call is recorded');
   }
   const problem =
-    coverageProblem(config, snapshot, entry, secret, lookup) ?? (entry.source === 'grant' ? await grantProblem(config.settings.grantStore, secret, snapshot, entry) : undefined);
+    coverageProblem(config, snapshot, entry, secret, lookup) ??
+    (entry.source === 'grant' ? await grantProblem(config.settings.grantStore, secret, snapshot, entry) : undefined);
   if (problem !== undefined) throw new CallNotCoveredError(record.toolCallId, record.approvalId, problem);
 }

@@ -6,7 +6,9 @@ import type { ApprovalRequest, AuditEntry } from '../../run/types.js';
  * allowed to decide it from the signed entry alone: its rule, approvers, quorum and escalations. Every path that
  * records a decision for a request spreads this into the entry.
  */
-export function coverageFields(request: ApprovalRequest): Pick<AuditEntry, 'ruleId' | 'approvers' | 'quorum' | 'history'> {
+export function coverageFields(
+  request: ApprovalRequest,
+): Pick<AuditEntry, 'ruleId' | 'approvers' | 'quorum' | 'history'> {
   return {
     ...(request.ruleId === undefined ? {} : { ruleId: request.ruleId }),
     ...(request.approvers === undefined ? {} : { approvers: request.approvers }),

@@ -12,7 +12,14 @@ import { listsPerson, personKey } from './person-name.js';
 const CHAINED = 'v2.';
 
 /** The HMAC of the vote at `index`, bound to its run, approval, place and the signature of the vote before it. */
-function chainedVoteMac(secret: string, run: RunIdentity, approvalId: string, index: number, previous: string, vote: Vote): string {
+function chainedVoteMac(
+  secret: string,
+  run: RunIdentity,
+  approvalId: string,
+  index: number,
+  previous: string,
+  vote: Vote,
+): string {
   const { signature: _signature, ...fields } = vote;
   return `${CHAINED}${hmac(secret, ['countersign.vote.v2', canonicalJson({ ...signedIdentity(run), approvalId, index, previous, vote: fields })])}`;
 }
@@ -24,21 +31,34 @@ function singleVoteMac(secret: string, run: RunIdentity, approvalId: string, vot
 }
 
 /** `vote` appended to `votes`, signed as the next link of their chain when there is a secret. */
-export function appendVote(secret: string | undefined, run: RunIdentity, approvalId: string, votes: readonly Vote[], vote: Vote): readonly Vote[] {
+export function appendVote(
+  secret: string | undefined,
+  run: RunIdentity,
+  approvalId: string,
+  votes: readonly Vote[],
+  vote: Vote,
+): readonly Vote[] {
   if (secret === undefined) return [...votes, vote];
   const previous = votes.at(-1)?.signature ?? '';
   return [...votes, { ...vote, signature: chainedVoteMac(secret, run, approvalId, votes.length, previous, vote) }];
 }
 
 /** Why the votes do not verify with `secret` (a link missing, forged, copied or moved), or undefined when every one does. */
-export function voteChainProblem(secret: string, run: RunIdentity, approvalId: string, votes: readonly Vote[]): string | undefined {
+export function voteChainProblem(
+  secret: string,
+  run: RunIdentity,
+  approvalId: string,
+  votes: readonly Vote[],
+): string | undefined {
   let chained = false;
   for (const [index, vote] of votes.entries()) {
     const who = vote.by ?? 'an anonymous voter';
     const signature = vote.signature ?? '';
     if (signature.startsWith(CHAINED)) {
       chained = true;
-      if (!safeEqual(signature, chainedVoteMac(secret, run, approvalId, index, votes[index - 1]?.signature ?? '', vote))) {
+      if (
+        !safeEqual(signature, chainedVoteMac(secret, run, approvalId, index, votes[index - 1]?.signature ?? '', vote))
+      ) {
         return `the vote recorded for ${who} does not match its signature or its place among the votes (vote ${index + 1})`;
       }
     } else if (chained || signature === '' || !safeEqual(signature, singleVoteMac(secret, run, approvalId, vote))) {
@@ -49,11 +69,19 @@ export function voteChainProblem(secret: string, run: RunIdentity, approvalId: s
 }
 
 /** With a decision secret, every vote on the request must verify as a link of its chain; throws `ApprovalSignatureError`. */
-export function verifyVotes(secret: string | undefined, run: RunIdentity, approvalId: string, votes: readonly Vote[]): void {
+export function verifyVotes(
+  secret: string | undefined,
+  run: RunIdentity,
+  approvalId: string,
+  votes: readonly Vote[],
+): void {
   if (secret === undefined) return;
   const problem = voteChainProblem(secret, run, approvalId, votes);
   if (problem !== undefined) {
-    throw new ApprovalSignatureError(approvalId, `${problem}; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was counted and nothing was run.`);
+    throw new ApprovalSignatureError(
+      approvalId,
+      `${problem}; ${SNAPSHOT_ALTERED_OR_OTHER_SECRET}. Nothing was counted and nothing was run.`,
+    );
   }
 }
 
@@ -85,7 +113,9 @@ export function tallyVotes(quorum: Quorum, votes: readonly Vote[], requestedBy: 
   const approvals = countOf(quorum, votes, true);
   const voters = votes.flatMap((vote) => (vote.by === undefined ? [] : [vote.by]));
   const mayStillVote = quorum.from?.filter(
-    (id) => !(quorum.distinctPeople && listsPerson(voters, id)) && !(quorum.excludeRequester && requestedBy !== undefined && listsPerson([requestedBy], id)),
+    (id) =>
+      !(quorum.distinctPeople && listsPerson(voters, id)) &&
+      !(quorum.excludeRequester && requestedBy !== undefined && listsPerson([requestedBy], id)),
   );
   return {
     approvals,
@@ -98,5 +128,9 @@ export function tallyVotes(quorum: Quorum, votes: readonly Vote[], requestedBy: 
 
 /** True when the approvals still possible cannot reach the quorum: only a finite list of distinct voters can run out. */
 export function quorumOutOfReach(quorum: Quorum, tally: VoteTally): boolean {
-  return quorum.distinctPeople && tally.mayStillVote !== undefined && tally.approvals + tally.mayStillVote.length < quorum.required;
+  return (
+    quorum.distinctPeople &&
+    tally.mayStillVote !== undefined &&
+    tally.approvals + tally.mayStillVote.length < quorum.required
+  );
 }

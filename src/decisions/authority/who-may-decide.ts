@@ -10,7 +10,10 @@ import { listsPerson, samePerson } from './person-name.js';
 
 /** Where the approver and quorum predicates of a call are found: the agent's tools and its configured rules. */
 export interface DeciderConfig {
-  readonly tools: ReadonlyMap<string, { readonly approvers?: Approvers | undefined; readonly approvals?: QuorumOptions | undefined }>;
+  readonly tools: ReadonlyMap<
+    string,
+    { readonly approvers?: Approvers | undefined; readonly approvals?: QuorumOptions | undefined }
+  >;
   readonly settings: { readonly rules: Pick<RuleSet, 'find'> };
 }
 
@@ -26,7 +29,10 @@ export interface ApproverTarget {
  * The approver list a call carries: the rule's when it names one, else the
  * tool's. A rule that names no list does not lift the tool's.
  */
-export function approverListOf(rule: CompiledRule | undefined, tool: { readonly approvers?: Approvers | undefined }): readonly string[] | undefined {
+export function approverListOf(
+  rule: CompiledRule | undefined,
+  tool: { readonly approvers?: Approvers | undefined },
+): readonly string[] | undefined {
   for (const approvers of [rule?.rule.approvers, tool.approvers]) {
     if (Array.isArray(approvers)) return approvers as readonly string[];
   }
@@ -37,7 +43,8 @@ export function approverListOf(rule: CompiledRule | undefined, tool: { readonly 
 export function escalatedApprovers(target: Pick<ApproverTarget, 'history'>): readonly string[] {
   const ids: string[] = [];
   for (const escalation of target.history?.escalations ?? []) {
-    if (Array.isArray(escalation.to)) for (const id of escalation.to as readonly string[]) if (!listsPerson(ids, id)) ids.push(id);
+    if (Array.isArray(escalation.to))
+      for (const id of escalation.to as readonly string[]) if (!listsPerson(ids, id)) ids.push(id);
   }
   return ids;
 }
@@ -74,29 +81,43 @@ export function mayDecide(config: DeciderConfig, target: ApproverTarget, by: str
   const list = approversNow(target);
   if (list && !listsPerson(list, by)) return false;
   if (by !== undefined && listsPerson(escalatedApprovers(target), by)) return true;
-  return admits(config.tools.get(target.toolName)?.approvers, by) && admits(config.settings.rules.find(target.ruleId)?.rule.approvers, by);
+  return (
+    admits(config.tools.get(target.toolName)?.approvers, by) &&
+    admits(config.settings.rules.find(target.ruleId)?.rule.approvers, by)
+  );
 }
 
 /** True when a function of the call's tool or rule (its `approvers`, or its quorum's `from`) says who may decide it. */
 export function hasApproverFunction(config: DeciderConfig, toolName: string, ruleId: string | undefined): boolean {
   const tool = config.tools.get(toolName);
   const rule = config.settings.rules.find(ruleId)?.rule;
-  return [tool?.approvers, rule?.approvers, fromPredicate(config, { toolName, ruleId })].some((check) => typeof check === 'function');
+  return [tool?.approvers, rule?.approvers, fromPredicate(config, { toolName, ruleId })].some(
+    (check) => typeof check === 'function',
+  );
 }
 
 /** The `from` predicate of the rule (or else the tool) a call's quorum came from; a list travels in the request itself. */
 function fromPredicate(config: DeciderConfig, target: ApproverTarget): QuorumOptions['from'] | undefined {
-  const options = config.settings.rules.find(target.ruleId)?.rule.approvals ?? config.tools.get(target.toolName)?.approvals;
+  const options =
+    config.settings.rules.find(target.ruleId)?.rule.approvals ?? config.tools.get(target.toolName)?.approvals;
   return typeof options?.from === 'function' ? options.from : undefined;
 }
 
 /** Why `by` may not vote on a call that needs `quorum`, or undefined when they may (their earlier votes aside). */
-export function voteRefusal(config: DeciderConfig, run: Pick<RunIdentity, 'requestedBy'>, target: ApproverTarget, quorum: Quorum, by: string | undefined): string | undefined {
+export function voteRefusal(
+  config: DeciderConfig,
+  run: Pick<RunIdentity, 'requestedBy'>,
+  target: ApproverTarget,
+  quorum: Quorum,
+  by: string | undefined,
+): string | undefined {
   if (by === undefined && (quorum.distinctPeople || quorum.excludeRequester || quorum.from !== undefined)) {
     return 'a vote on this request must say who cast it (approvedBy), so votes can be told apart';
   }
-  if (quorum.excludeRequester && samePerson(by, run.requestedBy)) return `${by} asked for this run and may not approve their own request`;
+  if (quorum.excludeRequester && samePerson(by, run.requestedBy))
+    return `${by} asked for this run and may not approve their own request`;
   if (quorum.from !== undefined && !listsPerson(quorum.from, by)) return `only ${quorum.from.join(', ')} may vote`;
-  if (!admits(fromPredicate(config, target), by)) return `${by ?? 'an anonymous voter'} is not among those the approvals name`;
+  if (!admits(fromPredicate(config, target), by))
+    return `${by ?? 'an anonymous voter'} is not among those the approvals name`;
   return undefined;
 }

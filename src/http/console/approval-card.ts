@@ -27,7 +27,8 @@ function votesParagraph(request: ApprovalRequest, requestedBy: string | undefine
 }
 
 function badges(request: ApprovalRequest): string {
-  const connector = request.connector === undefined ? '' : `<span class="badge">connector ${e(request.connector)}</span>`;
+  const connector =
+    request.connector === undefined ? '' : `<span class="badge">connector ${e(request.connector)}</span>`;
   return (
     connector +
     annotationBadges(request.annotations)
@@ -43,7 +44,8 @@ function badges(request: ApprovalRequest): string {
  */
 function widerApprovals(request: ApprovalRequest, sessionId: string | undefined): string {
   if (widerOffer(request, { wider: sessionId === undefined ? 'run' : 'session' }) === undefined) return '';
-  if (sessionId === undefined) return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
+  if (sessionId === undefined)
+    return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
   return (
     '<button type="submit" name="decision" value="session" data-action="approve-session">Approve for this session</button>' +
     '<fieldset class="grant"><legend>Bounds of Approve for this session (optional)</legend>' +
@@ -52,12 +54,15 @@ function widerApprovals(request: ApprovalRequest, sessionId: string | undefined)
   );
 }
 
-export const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`);
+export const hidden = (name: string, value: string | undefined) =>
+  value === undefined ? '' : `<input type="hidden" name="${name}" value="${e(value)}">`;
 
 /** What led to the call: the user's request and the agent's words, as text (newlines kept), or nothing when neither is known. */
 function contextHtml(context: TurnContext | undefined): string {
   const passage = (label: string, text: string | undefined) =>
-    text === undefined ? '' : `<figure class="said"><figcaption>${label}</figcaption><blockquote class="text">${e(text)}</blockquote></figure>`;
+    text === undefined
+      ? ''
+      : `<figure class="said"><figcaption>${label}</figcaption><blockquote class="text">${e(text)}</blockquote></figure>`;
   const html = passage('The request', context?.request) + passage('The agent said', context?.said);
   return html === '' ? '' : `<div class="context">${html}</div>`;
 }
@@ -72,10 +77,15 @@ function contextHtml(context: TurnContext | undefined): string {
 export function approvalCard(entry: PendingApprovalEntry, options: CardOptions): string {
   const { request, runId, agentName, sessionId } = entry;
   const id = `card-${request.approvalId}`;
-  const why = request.reason ?? (request.ruleId === undefined ? 'the tool asks for approval' : 'a rule asks for approval');
+  const why =
+    request.reason ?? (request.ruleId === undefined ? 'the tool asks for approval' : 'a rule asks for approval');
   const rule = request.ruleId === undefined ? '' : ` (rule <code>${e(request.ruleId)}</code>)`;
-  const expires = request.expiresAt === undefined ? ' · no expiry' : ` · expires ${timeHtml(request.expiresAt)} <span class="countdown" data-until="${request.expiresAt}"></span>`;
-  const approvers = request.approvers === undefined ? '' : `<p>Only ${e(request.approvers.join(', '))} may decide this one.</p>`;
+  const expires =
+    request.expiresAt === undefined
+      ? ' · no expiry'
+      : ` · expires ${timeHtml(request.expiresAt)} <span class="countdown" data-until="${request.expiresAt}"></span>`;
+  const approvers =
+    request.approvers === undefined ? '' : `<p>Only ${e(request.approvers.join(', '))} may decide this one.</p>`;
   return (
     `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${cardAttributes(entry)}>` +
     `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
@@ -83,7 +93,9 @@ export function approvalCard(entry: PendingApprovalEntry, options: CardOptions):
     `<p class="description">${e(request.description)}</p>` +
     contextHtml(options.context) +
     `<p>Why a person: ${e(why)}${rule}</p>` +
-    (request.outcomeUnknown ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>' : '') +
+    (request.outcomeUnknown
+      ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>'
+      : '') +
     warningList(request) +
     argsHtml(request.args) +
     votesParagraph(request, entry.requestedBy) +
@@ -135,8 +147,12 @@ function decideForm({ request, runId, sessionId }: PendingApprovalEntry, options
     widerApprovals(request, sessionId) +
     '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
     // A dismissal is one person's closing of the request, not a vote: a quorum request takes approve or deny only.
-    (request.quorum === undefined ? '<button type="submit" name="decision" value="dismiss" data-action="dismiss">Dismiss</button>' : '') +
-    (options.edit === false ? '' : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
+    (request.quorum === undefined
+      ? '<button type="submit" name="decision" value="dismiss" data-action="dismiss">Dismiss</button>'
+      : '') +
+    (options.edit === false
+      ? ''
+      : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
     '</form>'
   );
 }
@@ -149,7 +165,9 @@ function decideAllForm({ request, runId }: PendingApprovalEntry, options: CardOp
     '<form method="post" action="console/decide-all" class="actions all">' +
     hidden('csrf', options.csrf) +
     hidden('runId', runId) +
-    options.runPending.map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature)).join('') +
+    options.runPending
+      .map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature))
+      .join('') +
     `<span>${options.runPending.length} pending in this run:</span>` +
     `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
     `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`

@@ -9,9 +9,16 @@ import type { ArgsEdit } from './audit-history.js';
  * @example
  * const edit = argsEdit(recorded.snapshot, approvalId, { path: '/tmp/b' }, agent.settings.display);
  */
-export function argsEdit(run: AgentSnapshot, approvalId: string, edited: unknown, display: PresentOptions): ArgsEdit | undefined {
+export function argsEdit(
+  run: AgentSnapshot,
+  approvalId: string,
+  edited: unknown,
+  display: PresentOptions,
+): ArgsEdit | undefined {
   const toolCallId = run.audit.find((entry) => entry.approvalId === approvalId)?.toolCallId;
-  const call = run.messages.flatMap((message) => message.toolCalls ?? []).find((candidate) => candidate.id === toolCallId);
+  const call = run.messages
+    .flatMap((message) => message.toolCalls ?? [])
+    .find((candidate) => candidate.id === toolCallId);
   if (call === undefined) return undefined;
   return { before: presentArgs(call.args, display).display, after: presentArgs(edited, display).display };
 }

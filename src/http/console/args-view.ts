@@ -4,7 +4,8 @@ import { stringifyArgs } from '../link-pages.js';
 /** A top-level argument that is text of several lines (a file's contents, a message): shown as text, not a JSON string. */
 const isTextBlock = (value: unknown): value is string => typeof value === 'string' && value.includes('\n');
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The arguments split into the ones shown as JSON and the multi-line texts shown as text blocks. */
 function split(args: unknown): { readonly json: unknown; readonly texts: readonly (readonly [string, string])[] } {
@@ -13,7 +14,8 @@ function split(args: unknown): { readonly json: unknown; readonly texts: readonl
   if (texts.length === 0) return { json: args, texts };
   // Keys are defined, never assigned, so a `__proto__` argument stays an argument (as `presentArgs` keeps it).
   const json: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) if (!isTextBlock(value)) Object.defineProperty(json, key, { value, enumerable: true });
+  for (const [key, value] of Object.entries(args))
+    if (!isTextBlock(value)) Object.defineProperty(json, key, { value, enumerable: true });
   return { json, texts };
 }
 
@@ -29,7 +31,10 @@ const lineCount = (text: string) => text.split('\n').length;
  */
 export function argsHtml(args: unknown): string {
   const { json, texts } = split(args);
-  const shownJson = texts.length > 0 && Object.keys(json as object).length === 0 ? '' : `<pre class="args" aria-label="Arguments">${e(stringifyArgs(json))}</pre>`;
+  const shownJson =
+    texts.length > 0 && Object.keys(json as object).length === 0
+      ? ''
+      : `<pre class="args" aria-label="Arguments">${e(stringifyArgs(json))}</pre>`;
   return (
     shownJson +
     texts
@@ -51,5 +56,8 @@ export function argsHtml(args: unknown): string {
  */
 export function argLines(args: unknown): string[] {
   const { json, texts } = split(args);
-  return [...stringifyArgs(json).split('\n'), ...texts.flatMap(([name, text]) => [`${name}:`, ...text.split('\n').map((line) => `| ${line}`)])];
+  return [
+    ...stringifyArgs(json).split('\n'),
+    ...texts.flatMap(([name, text]) => [`${name}:`, ...text.split('\n').map((line) => `| ${line}`)]),
+  ];
 }

@@ -55,7 +55,8 @@ export function auditHistory(feed: EventFeed, limit: number) {
   };
   const lower = (text: string | undefined) => text?.toLowerCase();
   const withEdit = (entry: HistoryEntry): HistoryEntry => {
-    const edit = entry.approvalId === undefined || entry.editedArgsDigest === undefined ? undefined : edits.get(entry.approvalId);
+    const edit =
+      entry.approvalId === undefined || entry.editedArgsDigest === undefined ? undefined : edits.get(entry.approvalId);
     return edit === undefined ? entry : { ...entry, edit };
   };
   return {

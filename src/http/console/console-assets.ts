@@ -22,7 +22,8 @@ const TYPESCRIPT = 'typescript';
  */
 export async function consoleAsset(name: string): Promise<{ readonly type: string; readonly text: string }> {
   if (name === 'console.css') return { type: 'text/css; charset=utf-8', text: CONSOLE_CSS };
-  if (!/^[a-z][a-z-]{0,40}\.js$/.test(name)) throw new HttpProblem(problem(404, 'not_found', `No console asset ${name}.`));
+  if (!/^[a-z][a-z-]{0,40}\.js$/.test(name))
+    throw new HttpProblem(problem(404, 'not_found', `No console asset ${name}.`));
   const cached = cache.get(name);
   if (cached !== undefined) return { type: 'text/javascript; charset=utf-8', text: cached };
   let text: string;
@@ -36,7 +37,9 @@ export async function consoleAsset(name: string): Promise<{ readonly type: strin
       throw new HttpProblem(problem(404, 'not_found', `No console asset ${name}.`));
     }
     const ts = (await import(TYPESCRIPT)) as typeof import('typescript');
-    text = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022 } }).outputText;
+    text = ts.transpileModule(source, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022 },
+    }).outputText;
   }
   cache.set(name, text);
   return { type: 'text/javascript; charset=utf-8', text };

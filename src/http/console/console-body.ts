@@ -13,7 +13,11 @@ const optionalText = (max: number) =>
     .transform((text) => (text === undefined || text.trim() === '' ? undefined : text));
 
 /** A whole number from a form field or JSON, empty meaning not given. */
-const optionalCount = (max: number) => z.preprocess((value) => (value === '' || value === null ? undefined : value), z.coerce.number().int().min(1).max(max).optional());
+const optionalCount = (max: number) =>
+  z.preprocess(
+    (value) => (value === '' || value === null ? undefined : value),
+    z.coerce.number().int().min(1).max(max).optional(),
+  );
 
 /**
  * A console decision: the card's form (or the script's JSON). `run` approves the tool for the rest of the run;
@@ -57,7 +61,9 @@ export function consoleResponse(fields: z.output<typeof consoleDecision>, review
     approvedBy: reviewer,
     ...(fields.reason === undefined ? {} : { reason: fields.reason }),
     ...(fields.decision === 'run' ? { scope: 'run' as const } : {}),
-    ...(fields.decision === 'session' ? { scope: 'session' as const, ...(Object.keys(grant).length === 0 ? {} : { grant }) } : {}),
+    ...(fields.decision === 'session'
+      ? { scope: 'session' as const, ...(Object.keys(grant).length === 0 ? {} : { grant }) }
+      : {}),
     ...(fields.args === undefined ? {} : { args: fields.args }),
     ...(fields.signature === undefined ? {} : { signature: fields.signature }),
   };
@@ -100,9 +106,14 @@ const LISTS = new Set(['approvalIds', 'signatures']);
  * @example
  * const { fields, json } = await readConsoleBody(c, consoleDecision, 64 * 1024);
  */
-export async function readConsoleBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S, maxBodyBytes: number): Promise<{ readonly fields: z.output<S>; readonly json: boolean }> {
+export async function readConsoleBody<S extends z.ZodType>(
+  c: Context<AppEnv>,
+  schema: S,
+  maxBodyBytes: number,
+): Promise<{ readonly fields: z.output<S>; readonly json: boolean }> {
   const raw = await readRawBody(c.req.raw, maxBodyBytes);
-  if (/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) return { fields: parseJsonBody(schema, raw), json: true };
+  if (/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? ''))
+    return { fields: parseJsonBody(schema, raw), json: true };
   const form = new URLSearchParams(raw);
   const value: Record<string, unknown> = {};
   for (const key of new Set(form.keys())) value[key] = LISTS.has(key) ? form.getAll(key) : form.get(key);

@@ -13,7 +13,11 @@ export function consoleEventView(event: RunEvent): RunEvent {
       const { by, reason } = event.entry;
       return {
         ...event,
-        entry: { ...event.entry, ...(by === undefined ? {} : { by: shownName(by) }), ...(reason === undefined ? {} : { reason: shownText(reason) }) },
+        entry: {
+          ...event.entry,
+          ...(by === undefined ? {} : { by: shownName(by) }),
+          ...(reason === undefined ? {} : { reason: shownText(reason) }),
+        },
       };
     }
     case 'tool-finished':

@@ -13,12 +13,20 @@ const shown = (text: string) => e(shownName(text));
 function covers(grant: GrantState): string {
   const entries = Object.entries(grant.argsMatch ?? {});
   if (entries.length === 0) return 'any arguments';
-  return entries.map(([path, value]) => `<code>${shown(path)}</code> ${typeof value === 'string' ? 'matches' : 'is'} <code>${shown(JSON.stringify(value))}</code>`).join(', ');
+  return entries
+    .map(
+      ([path, value]) =>
+        `<code>${shown(path)}</code> ${typeof value === 'string' ? 'matches' : 'is'} <code>${shown(JSON.stringify(value))}</code>`,
+    )
+    .join(', ');
 }
 
 /** What is left of a grant: its uses and its time. */
 function bounds(grant: GrantState): string {
-  const uses = grant.uses === undefined ? `used ${grant.used} times, no limit` : `${grant.uses - grant.used} of ${grant.uses} uses left`;
+  const uses =
+    grant.uses === undefined
+      ? `used ${grant.used} times, no limit`
+      : `${grant.uses - grant.used} of ${grant.uses} uses left`;
   const until = grant.expiresAt === undefined ? 'until revoked' : `until ${timeHtml(grant.expiresAt)}`;
   return `${uses}, ${until}`;
 }

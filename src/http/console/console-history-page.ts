@@ -13,7 +13,9 @@ const escapedName = (text: string) => e(shownName(text));
 /** An edit as a diff of the arguments' lines: removed lines marked `-`, added ones `+`. */
 function editDiff(edit: ArgsEdit): string {
   const lines = lineDiff(argLines(edit.before), argLines(edit.after))
-    .map(({ kind, line }) => (kind === 'same' ? `  ${e(line)}\n` : kind === 'removed' ? `<del>- ${e(line)}</del>` : `<ins>+ ${e(line)}</ins>`))
+    .map(({ kind, line }) =>
+      kind === 'same' ? `  ${e(line)}\n` : kind === 'removed' ? `<del>- ${e(line)}</del>` : `<ins>+ ${e(line)}</ins>`,
+    )
     .join('');
   return `<pre class="diff" aria-label="Arguments as edited: - the original, + the edit">${lines}</pre>`;
 }
@@ -34,7 +36,12 @@ const day = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).to
  * @example
  * const html = historyPage(session, history.search(query), query, 'history.jsonl?decision=denied');
  */
-export function historyPage(session: ConsoleSession, entries: readonly HistoryEntry[], query: HistoryQuery, exportHref: string): string {
+export function historyPage(
+  session: ConsoleSession,
+  entries: readonly HistoryEntry[],
+  query: HistoryQuery,
+  exportHref: string,
+): string {
   const rows = entries
     .map(
       (entry) =>
@@ -43,8 +50,10 @@ export function historyPage(session: ConsoleSession, entries: readonly HistoryEn
         `<td>${e(shownText(entry.reason ?? ''))}</td><td>${escapedName(entry.agentName)} · <code>${escapedName(entry.runId)}</code></td></tr>`,
     )
     .join('');
-  const input = (name: keyof HistoryQuery, label: string, value: string, type = 'text') => `<label>${label}<input type="${type}" name="${name}" value="${e(value)}"></label>`;
-  const decision = (value: string, label: string) => `<option value="${value}"${(query.decision ?? '') === value ? ' selected' : ''}>${label}</option>`;
+  const input = (name: keyof HistoryQuery, label: string, value: string, type = 'text') =>
+    `<label>${label}<input type="${type}" name="${name}" value="${e(value)}"></label>`;
+  const decision = (value: string, label: string) =>
+    `<option value="${value}"${(query.decision ?? '') === value ? ' selected' : ''}>${label}</option>`;
   return page(
     'History · countersign',
     signedInHeader(session, '../') +

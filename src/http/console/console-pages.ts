@@ -31,7 +31,11 @@ export interface ConsoleFilter {
 const e = escapeHtml;
 
 /** A console page; `root` leads from the page's URL back to the app's root ('' at `/`, `'../'` under `/console/`). */
-export function page(title: string, body: string, options: { readonly script: boolean; readonly root?: string }): string {
+export function page(
+  title: string,
+  body: string,
+  options: { readonly script: boolean; readonly root?: string },
+): string {
   const root = options.root ?? '';
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
@@ -47,10 +51,16 @@ export function page(title: string, body: string, options: { readonly script: bo
  * @example
  * const html = signInPage({ error: 'That token is not right.', token: true, inbox: true });
  */
-export function signInPage(options: { readonly error?: string; readonly token: boolean; readonly inbox: boolean }): string {
+export function signInPage(options: {
+  readonly error?: string;
+  readonly token: boolean;
+  readonly inbox: boolean;
+}): string {
   const tokenForm =
     '<form method="post" action="console/session"><fieldset><legend>With the API token</legend>' +
-    (options.token ? '<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>' : '') +
+    (options.token
+      ? '<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>'
+      : '') +
     '<label for="name">Your name (recorded with each decision)</label><input id="name" name="name" type="text" autocomplete="username" required maxlength="128">' +
     '<p><button type="submit" class="approve">Sign in</button></p></fieldset></form>';
   const inboxForm = options.inbox
@@ -71,7 +81,10 @@ export function signInPage(options: { readonly error?: string; readonly token: b
 
 /** Soonest expiry first (no expiry last), then oldest first. */
 export function byExpiry(a: PendingApprovalEntry, b: PendingApprovalEntry): number {
-  return (a.request.expiresAt ?? Number.POSITIVE_INFINITY) - (b.request.expiresAt ?? Number.POSITIVE_INFINITY) || a.request.requestedAt - b.request.requestedAt;
+  return (
+    (a.request.expiresAt ?? Number.POSITIVE_INFINITY) - (b.request.expiresAt ?? Number.POSITIVE_INFINITY) ||
+    a.request.requestedAt - b.request.requestedAt
+  );
 }
 
 /** The entries `filter` keeps. */
@@ -86,7 +99,11 @@ export function filtered(entries: readonly PendingApprovalEntry[], filter: Conso
 }
 
 /** The cards of `entries` (already filtered and sorted) with what led to each call (`contexts`, by approval id), or a line saying nothing waits. */
-export function cardList(entries: readonly PendingApprovalEntry[], session: Pick<ConsoleSession, 'csrf' | 'via'>, contexts: ReadonlyMap<string, TurnContext>): string {
+export function cardList(
+  entries: readonly PendingApprovalEntry[],
+  session: Pick<ConsoleSession, 'csrf' | 'via'>,
+  contexts: ReadonlyMap<string, TurnContext>,
+): string {
   if (entries.length === 0) return '<p class="empty">Nothing is waiting for a decision.</p>';
   const byRun = new Map<string, ApprovalRequest[]>();
   for (const entry of entries) byRun.set(entry.runId, [...(byRun.get(entry.runId) ?? []), entry.request]);
@@ -144,7 +161,9 @@ export function signedInHeader(session: ConsoleSession, root: string): string {
   return (
     `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a>` +
     // History, grants and rules are for a token session: an inbox session sees what the inbox shows.
-    (session.via === 'token' ? `<a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a>` : '') +
+    (session.via === 'token'
+      ? `<a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a>`
+      : '') +
     '</nav>' +
     `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +
     `${hidden('csrf', session.csrf)}<button type="submit">Sign out</button></form></header>`
@@ -157,7 +176,12 @@ export function signedInHeader(session: ConsoleSession, root: string): string {
  * @example
  * const html = consolePage(session, (await runtime.pending({ limit: 500 })).items, {}, new Map());
  */
-export function consolePage(session: ConsoleSession, entries: readonly PendingApprovalEntry[], filter: ConsoleFilter, contexts: ReadonlyMap<string, TurnContext>): string {
+export function consolePage(
+  session: ConsoleSession,
+  entries: readonly PendingApprovalEntry[],
+  filter: ConsoleFilter,
+  contexts: ReadonlyMap<string, TurnContext>,
+): string {
   const shown = filtered(entries, filter).sort(byExpiry);
   return page(
     'Pending approvals · countersign',

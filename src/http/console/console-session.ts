@@ -29,7 +29,11 @@ const CSRF_SHAPE = /^[A-Za-z0-9_-]{0,100}$/;
 /** The 403 for an inbox session where only a token session may go (`what` names what it asked for). */
 export const inboxSessionNotAllowed = (what = 'history, grants and rules') =>
   new HttpProblem(
-    problem(403, 'inbox_session_not_allowed', `Signed in with an inbox link, the console shows and decides pending approvals only; sign in with the API token for ${what}.`),
+    problem(
+      403,
+      'inbox_session_not_allowed',
+      `Signed in with an inbox link, the console shows and decides pending approvals only; sign in with the API token for ${what}.`,
+    ),
   );
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
@@ -51,8 +55,22 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
   const mac = (text: string) => createHmac('sha256', key).update(text).digest('base64url');
 
   /** Sets the session cookie; an inbox session carries its link's token (`inboxToken`). */
-  const issue = (c: Context<AppEnv>, reviewer: string, via: ConsoleSession['via'], expiresAt: number, inboxToken?: string): void => {
-    const payload = b64(JSON.stringify({ r: reviewer, v: via, e: expiresAt, n: randomBytes(12).toString('base64url'), ...(inboxToken === undefined ? {} : { t: inboxToken }) }));
+  const issue = (
+    c: Context<AppEnv>,
+    reviewer: string,
+    via: ConsoleSession['via'],
+    expiresAt: number,
+    inboxToken?: string,
+  ): void => {
+    const payload = b64(
+      JSON.stringify({
+        r: reviewer,
+        v: via,
+        e: expiresAt,
+        n: randomBytes(12).toString('base64url'),
+        ...(inboxToken === undefined ? {} : { t: inboxToken }),
+      }),
+    );
     const value = `v1.${payload}.${mac(payload)}`;
     setCookie(c, SESSION_COOKIE, value, {
       path: '/',
@@ -76,7 +94,13 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
     } catch {
       return undefined;
     }
-    if (typeof data.r !== 'string' || (data.v !== 'token' && data.v !== 'inbox') || typeof data.e !== 'number' || typeof data.n !== 'string') return undefined;
+    if (
+      typeof data.r !== 'string' ||
+      (data.v !== 'token' && data.v !== 'inbox') ||
+      typeof data.e !== 'number' ||
+      typeof data.n !== 'string'
+    )
+      return undefined;
     if (data.e <= clock()) return undefined;
     if (data.v === 'inbox') {
       // The inbox link is the credential: forged, expired or sealed with a links secret rotated out, the session ends.
@@ -89,7 +113,10 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
   /** The session, required: a 401 telling the person to sign in again otherwise. */
   const require = (c: Context<AppEnv>): ConsoleSession => {
     const session = read(c);
-    if (session === undefined) throw new HttpProblem(problem(401, 'console_signed_out', 'The console session is missing or expired; open / and sign in again.'));
+    if (session === undefined)
+      throw new HttpProblem(
+        problem(401, 'console_signed_out', 'The console session is missing or expired; open / and sign in again.'),
+      );
     return session;
   };
 
@@ -109,10 +136,18 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
     const sent = c.req.header('x-csrf-token') ?? fields.csrf ?? '';
     // A token is base64url: anything else is a malformed request, refused before its bytes are compared.
     if (!CSRF_SHAPE.test(sent)) {
-      throw new HttpProblem(problem(400, 'malformed_csrf_token', 'The CSRF token must be the base64url text the console page gave; reload the console and try again.'));
+      throw new HttpProblem(
+        problem(
+          400,
+          'malformed_csrf_token',
+          'The CSRF token must be the base64url text the console page gave; reload the console and try again.',
+        ),
+      );
     }
     if (sent.length !== session.csrf.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrf))) {
-      throw new HttpProblem(problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'));
+      throw new HttpProblem(
+        problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'),
+      );
     }
     return session;
   };

@@ -21,7 +21,8 @@ export function lineDiff(before: readonly string[], after: readonly string[]): D
   const common = Array.from({ length: before.length + 1 }, () => new Uint32Array(after.length + 1));
   for (let i = before.length - 1; i >= 0; i--) {
     for (let j = after.length - 1; j >= 0; j--) {
-      common[i]![j] = before[i] === after[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
+      common[i]![j] =
+        before[i] === after[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
     }
   }
   const diff: DiffLine[] = [];

@@ -18,7 +18,9 @@ export interface TurnContext {
  * turnContext(run, request.toolCallId); // { request: 'Tidy up /tmp', said: 'I will delete the old logs.' }
  */
 export function turnContext(run: AgentSnapshot, toolCallId: string): TurnContext {
-  const at = run.messages.findLastIndex((message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.id === toolCallId) === true);
+  const at = run.messages.findLastIndex(
+    (message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.id === toolCallId) === true,
+  );
   if (at === -1) return {};
   const said = run.messages[at]!.content.trim();
   const asked =
@@ -26,7 +28,10 @@ export function turnContext(run: AgentSnapshot, toolCallId: string): TurnContext
       .slice(0, at)
       .findLast((message) => message.role === 'user')
       ?.content.trim() ?? '';
-  return { ...(asked === '' ? {} : { request: shownPassage(asked) }), ...(said === '' ? {} : { said: shownPassage(said) }) };
+  return {
+    ...(asked === '' ? {} : { request: shownPassage(asked) }),
+    ...(said === '' ? {} : { said: shownPassage(said) }),
+  };
 }
 
 /**
@@ -36,7 +41,10 @@ export function turnContext(run: AgentSnapshot, toolCallId: string): TurnContext
  * @example
  * const contexts = await turnContexts(runtime, (await runtime.pending({ limit: 500 })).items);
  */
-export async function turnContexts(runtime: Pick<Runtime, 'get'>, entries: readonly PendingApprovalEntry[]): Promise<ReadonlyMap<string, TurnContext>> {
+export async function turnContexts(
+  runtime: Pick<Runtime, 'get'>,
+  entries: readonly PendingApprovalEntry[],
+): Promise<ReadonlyMap<string, TurnContext>> {
   const runIds = [...new Set(entries.map((entry) => entry.runId))];
   const runs = new Map<string, AgentSnapshot>();
   await Promise.all(

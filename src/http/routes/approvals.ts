@@ -31,7 +31,10 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
   app.post('/runs/:runId/approvals/:approvalId', ...decide, async (c) => {
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
-    const response: ApprovalResponse = { approvalId: c.req.param('approvalId'), ...(body as Omit<ApprovalResponse, 'approvalId'>) };
+    const response: ApprovalResponse = {
+      approvalId: c.req.param('approvalId'),
+      ...(body as Omit<ApprovalResponse, 'approvalId'>),
+    };
     return decideAndAnswer(c, runId, response);
   });
 
@@ -43,11 +46,17 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     if ('decisions' in body) {
       items = body.decisions.map((decision) => decision as ApprovalResponse);
     } else {
-      items = blanketDecisions(run, { ...body, approved: 'approveAll' in body }, runtime.agent(run.agentName).settings.decisionSecret !== undefined);
+      items = blanketDecisions(
+        run,
+        { ...body, approved: 'approveAll' in body },
+        runtime.agent(run.agentName).settings.decisionSecret !== undefined,
+      );
     }
     // Each decision is recorded on its own, then the run resumes once: here (inline), on a worker (enqueue: only the
     // decision that makes the run ready puts it on the queue), or in the process that follows it (record).
-    const batch = await recordBatch(runtime, run, items, recordMode, (error) => report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path }));
+    const batch = await recordBatch(runtime, run, items, recordMode, (error) =>
+      report(error, { operation: 'request', runId, method: c.req.method, path: c.req.path }),
+    );
     const { results, recorded } = batch;
     let latest = batch.latest;
     if (recorded && latest.status === 'running' && resumeMode !== 'inline') return accepted(c, runId, { results });

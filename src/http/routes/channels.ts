@@ -17,7 +17,10 @@ function platformWaitUntil(c: Context<AppEnv>): ((work: Promise<unknown>) => voi
 function patternServes(pattern: string, path: string): boolean {
   const expected = pattern.split('/');
   const actual = path.split('/');
-  return expected.length === actual.length && expected.every((segment, index) => segment.startsWith(':') || segment === actual[index]);
+  return (
+    expected.length === actual.length &&
+    expected.every((segment, index) => segment.startsWith(':') || segment === actual[index])
+  );
 }
 
 /**
@@ -26,12 +29,18 @@ function patternServes(pattern: string, path: string): boolean {
  * answers still apply. A path two channels share, or one a route of the app already serves (`taken`), is a
  * `ConfigError` naming it.
  */
-export function channelRoutes(channels: readonly ChannelRoute[], taken: readonly { readonly method: string; readonly path: string }[]): Hono<AppEnv> {
+export function channelRoutes(
+  channels: readonly ChannelRoute[],
+  taken: readonly { readonly method: string; readonly path: string }[],
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const mounted = new Set<string>();
   for (const channel of channels) {
     if (mounted.has(channel.path)) {
-      throw new ConfigError(`createApprovalApp: two channels are mounted at ${channel.path}; give one of them another path.`, 'invalid_config');
+      throw new ConfigError(
+        `createApprovalApp: two channels are mounted at ${channel.path}; give one of them another path.`,
+        'invalid_config',
+      );
     }
     const clash = taken.find((route) => patternServes(route.path, channel.path));
     if (clash !== undefined) {

@@ -10,11 +10,16 @@ import type { RouteSettings } from './route-settings.js';
  * The console's grants: `GET /console/grants` lists the live grants of the runtime's agents, and
  * `POST /console/grants/:grantId` (a form, CSRF checked) revokes one and goes back to the list.
  */
-export function consoleGrantRoutes({ runtime }: RouteSettings, own: { readonly sessions: ConsoleSessions; readonly maxBodyBytes: number }): Hono<AppEnv> {
+export function consoleGrantRoutes(
+  { runtime }: RouteSettings,
+  own: { readonly sessions: ConsoleSessions; readonly maxBodyBytes: number },
+): Hono<AppEnv> {
   const { sessions } = own;
   const app = new Hono<AppEnv>();
 
-  app.get('/console/grants', async (c) => c.newResponse(grantsPage(sessions.requireToken(c), await runtime.grants()), 200, CONSOLE_HEADERS));
+  app.get('/console/grants', async (c) =>
+    c.newResponse(grantsPage(sessions.requireToken(c), await runtime.grants()), 200, CONSOLE_HEADERS),
+  );
 
   app.post('/console/grants/:grantId', async (c) => {
     sessions.requireToken(c);

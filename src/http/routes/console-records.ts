@@ -25,7 +25,8 @@ const instant = z.preprocess(
     .transform((text, context) => {
       const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`);
       // Epoch ms past what a Date can hold (±8.64e15) would be a RangeError when the page shows it.
-      if (Number.isNaN(ms) || Math.abs(ms) > MAX_DATE_MS) context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
+      if (Number.isNaN(ms) || Math.abs(ms) > MAX_DATE_MS)
+        context.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-11-25T21:50' });
       return ms;
     })
     .optional(),
@@ -56,11 +57,17 @@ const ruleChange = z.object({ csrf: z.string().max(100).optional(), op: z.enum([
  */
 export function consoleRecordRoutes(
   { read }: RouteSettings,
-  own: { readonly sessions: ConsoleSessions; readonly history: AuditHistory; readonly rules: RuleStore | undefined; readonly maxBodyBytes: number },
+  own: {
+    readonly sessions: ConsoleSessions;
+    readonly history: AuditHistory;
+    readonly rules: RuleStore | undefined;
+    readonly maxBodyBytes: number;
+  },
 ): Hono<AppEnv> {
   const { sessions, history, rules } = own;
   const app = new Hono<AppEnv>();
-  const html = (c: Context<AppEnv>, status: number, text: string) => c.newResponse(text, status as 200, CONSOLE_HEADERS);
+  const html = (c: Context<AppEnv>, status: number, text: string) =>
+    c.newResponse(text, status as 200, CONSOLE_HEADERS);
   const queryOf = (c: Context<AppEnv>): HistoryQuery => parseWith(historyQuery, c.req.query(), 'query');
 
   app.get('/console/history', (c) => {
@@ -73,7 +80,10 @@ export function consoleRecordRoutes(
 
   app.get('/console/history.jsonl', read, (c) => {
     const lines = history.search(queryOf(c)).map((entry) => `${JSON.stringify(entry)}\n`);
-    return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8', 'content-disposition': 'attachment; filename="countersign-history.jsonl"' });
+    return c.body(lines.join(''), 200, {
+      'content-type': 'application/jsonl; charset=utf-8',
+      'content-disposition': 'attachment; filename="countersign-history.jsonl"',
+    });
   });
 
   app.get('/console/rules', async (c) => html(c, 200, rulesPage(sessions.requireToken(c), await rules?.list())));
@@ -110,7 +120,8 @@ export function consoleRecordRoutes(
     const { fields } = await readConsoleBody(c, ruleChange, own.maxBodyBytes);
     sessions.requireWrite(c, fields);
     const id = c.req.param('ruleId');
-    if (rules === undefined || !(await rules.list()).some((rule) => rule.id === id)) return refused(c, ruleNotFound(id));
+    if (rules === undefined || !(await rules.list()).some((rule) => rule.id === id))
+      return refused(c, ruleNotFound(id));
     if (fields.op === 'delete') await rules.remove(id);
     else await rules.setEnabled(id, fields.op === 'enable');
     return c.newResponse(null, 303, { location: '../rules', 'cache-control': 'no-store' });

@@ -8,9 +8,30 @@ import { blanketDecisions } from '../blanket-decisions.js';
 import type { AuditHistory } from '../console/audit-history.js';
 import { argsEdit } from '../console/args-edit.js';
 import { consoleAsset } from '../console/console-assets.js';
-import { consoleBlanket, consoleCancel, consoleDecision, consoleResponse, consoleSignIn, readConsoleBody } from '../console/console-body.js';
-import { byExpiry, CONSOLE_HEADERS, cardList, type ConsoleFilter, consolePage, filtered, consoleMessagePage, signInPage } from '../console/console-pages.js';
-import { type ConsoleSession, type ConsoleSessions, inboxSessionNotAllowed, SESSION_TTL_MS } from '../console/console-session.js';
+import {
+  consoleBlanket,
+  consoleCancel,
+  consoleDecision,
+  consoleResponse,
+  consoleSignIn,
+  readConsoleBody,
+} from '../console/console-body.js';
+import {
+  byExpiry,
+  CONSOLE_HEADERS,
+  cardList,
+  type ConsoleFilter,
+  consolePage,
+  filtered,
+  consoleMessagePage,
+  signInPage,
+} from '../console/console-pages.js';
+import {
+  type ConsoleSession,
+  type ConsoleSessions,
+  inboxSessionNotAllowed,
+  SESSION_TTL_MS,
+} from '../console/console-session.js';
 import { inboxLinkToken } from '../console/inbox-link-token.js';
 import { checkSignInOrigin } from '../console/sign-in-origin.js';
 import { type TurnContext, turnContexts } from '../console/turn-context.js';
@@ -37,7 +58,8 @@ const CONSOLE_PAGE = 500;
 const html = (c: Context<AppEnv>, status: number, text: string) => c.newResponse(text, status as 200, CONSOLE_HEADERS);
 
 /** Where a form post goes back to: the console at the app's root, relative so the app can be mounted under a prefix. */
-const back = (c: Context<AppEnv>, to = '../') => c.newResponse(null, 303, { location: to, 'cache-control': 'no-store' });
+const back = (c: Context<AppEnv>, to = '../') =>
+  c.newResponse(null, 303, { location: to, 'cache-control': 'no-store' });
 
 /** The run's view in a decision's answer: a token session's only (an inbox shows no run's audit or output). */
 const runOf = (session: ConsoleSession, run: AgentSnapshot) => (session.via === 'token' ? { run: runView(run) } : {});
@@ -66,7 +88,8 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     own,
     signInOptions: { token: !own.insecure, inbox: isLinkedRuntime(runtime) },
     pending: async () => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items],
-    contextsFor: (session, shown) => (session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map())),
+    contextsFor: (session, shown) =>
+      session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map()),
   };
   pageRoutes(app, ctx);
   decisionRoutes(app, ctx);
@@ -74,7 +97,9 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
 }
 
 /** What the console's routes share: the route settings, how a decision is recorded and carried on, and the pending approvals. */
-interface ConsoleContext extends RouteSettings, Pick<ReturnType<typeof recordThenAnswer>, 'recordMode' | 'carryOn' | 'late'> {
+interface ConsoleContext
+  extends RouteSettings,
+    Pick<ReturnType<typeof recordThenAnswer>, 'recordMode' | 'carryOn' | 'late'> {
   readonly own: ConsoleSettings;
   readonly signInOptions: { readonly token: boolean; readonly inbox: boolean };
   readonly pending: () => Promise<PendingApprovalEntry[]>;
@@ -82,7 +107,10 @@ interface ConsoleContext extends RouteSettings, Pick<ReturnType<typeof recordThe
    * What led to each shown call, for a token session. An inbox session gets none: the inbox shows no model or user
    * text, and a session it signed in sees no more than the inbox does.
    */
-  readonly contextsFor: (session: ConsoleSession, shown: readonly PendingApprovalEntry[]) => Promise<ReadonlyMap<string, TurnContext>>;
+  readonly contextsFor: (
+    session: ConsoleSession,
+    shown: readonly PendingApprovalEntry[],
+  ) => Promise<ReadonlyMap<string, TurnContext>>;
 }
 
 /** The pages, their assets, signing in and out, and the cards fragment. */
@@ -93,7 +121,11 @@ function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     ctx.own.history.start();
     const entries = await ctx.pending();
     const filter = filterOf(c);
-    return html(c, 200, consolePage(session, entries, filter, await ctx.contextsFor(session, filtered(entries, filter))));
+    return html(
+      c,
+      200,
+      consolePage(session, entries, filter, await ctx.contextsFor(session, filtered(entries, filter))),
+    );
   });
 
   app.get('/console/assets/:name', async (c) => {
@@ -108,10 +140,17 @@ function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     const refuse = (error: string) => html(c, 401, signInPage({ ...ctx.signInOptions, error }));
     if (fields.inbox !== undefined) {
       const token = inboxLinkToken(fields.inbox);
-      if (token === undefined || !isLinkedRuntime(ctx.runtime)) return refuse('That is not an inbox link of this server.');
+      if (token === undefined || !isLinkedRuntime(ctx.runtime))
+        return refuse('That is not an inbox link of this server.');
       try {
         const inbox = await ctx.runtime.reviewInbox(token, { limit: 1 });
-        ctx.own.sessions.issue(c, inbox.reviewer, 'inbox', Math.min(inbox.expiresAt, ctx.own.clock() + SESSION_TTL_MS), token);
+        ctx.own.sessions.issue(
+          c,
+          inbox.reviewer,
+          'inbox',
+          Math.min(inbox.expiresAt, ctx.own.clock() + SESSION_TTL_MS),
+          token,
+        );
       } catch (error) {
         if (problemFor(error).unexpected) throw error;
         return refuse('That inbox link is expired or not valid; ask for a new one.');
@@ -119,7 +158,8 @@ function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
       return back(c);
     }
     if (fields.name === undefined) return refuse('Enter your name: it is recorded with each decision.');
-    if (!ctx.own.insecure && (fields.token === undefined || !bearerMatches(fields.token, ctx.own.bearerTokens))) return refuse('That API token is not right.');
+    if (!ctx.own.insecure && (fields.token === undefined || !bearerMatches(fields.token, ctx.own.bearerTokens)))
+      return refuse('That API token is not right.');
     ctx.own.sessions.issue(c, fields.name, 'token', ctx.own.clock() + SESSION_TTL_MS);
     return back(c);
   });
@@ -149,14 +189,20 @@ function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
     const response = consoleResponse(fields, session.reviewer);
     try {
-      const recorded = await ctx.runtime.decide(fields.runId, response, { mode: ctx.resumeMode, waitMs: ctx.resumeTimeoutMs, onLateError: ctx.late('resume') });
+      const recorded = await ctx.runtime.decide(fields.runId, response, {
+        mode: ctx.resumeMode,
+        waitMs: ctx.resumeTimeoutMs,
+        onLateError: ctx.late('resume'),
+      });
       const run = recorded.snapshot;
       if (fields.args !== undefined && !recorded.duplicate) {
         const edit = argsEdit(run, fields.approvalId, fields.args, ctx.runtime.agent(run.agentName).settings.display);
         if (edit !== undefined) ctx.own.history.noteEdit(fields.approvalId, edit);
       }
       const vote = recorded.vote === undefined ? {} : { vote: recorded.vote };
-      return json ? c.json({ status: run.status, duplicate: recorded.duplicate, ...vote, ...runOf(session, run) }) : back(c);
+      return json
+        ? c.json({ status: run.status, duplicate: recorded.duplicate, ...vote, ...runOf(session, run) })
+        : back(c);
     } catch (error) {
       if (json) throw error;
       return refusedPage(c, session, error);
@@ -171,7 +217,13 @@ function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
       const run = await ctx.runtime.get(fields.runId);
       const items = blanketDecisions(
         run,
-        { approved: fields.decision === 'approve', approvedBy: session.reviewer, reason: fields.reason, signatures: fields.signatures, approvalIds: fields.approvalIds },
+        {
+          approved: fields.decision === 'approve',
+          approvedBy: session.reviewer,
+          reason: fields.reason,
+          signatures: fields.signatures,
+          approvalIds: fields.approvalIds,
+        },
         ctx.runtime.agent(run.agentName).settings.decisionSecret !== undefined,
       );
       const batch = await recordBatch(ctx.runtime, run, items, ctx.recordMode, (error) =>
@@ -196,7 +248,10 @@ function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     // An inbox decides pending approvals only; stopping a run is the operator's, as `POST /runs/:runId/cancel` is.
     if (session.via !== 'token') throw inboxSessionNotAllowed('cancelling a run');
     try {
-      const run = await ctx.runtime.cancel(fields.runId, fields.reason ?? `cancelled from the console by ${session.reviewer}`);
+      const run = await ctx.runtime.cancel(
+        fields.runId,
+        fields.reason ?? `cancelled from the console by ${session.reviewer}`,
+      );
       return json ? c.json({ status: run.status, ...runOf(session, run) }) : back(c);
     } catch (error) {
       if (json) throw error;

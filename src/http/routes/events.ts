@@ -7,7 +7,10 @@ import { inboxEventView } from '../console/inbox-event-view.js';
 import type { RouteSettings } from './route-settings.js';
 
 /** `GET /events`: run events as server-sent events, read from `feed`, with a heartbeat comment every `heartbeatMs`. */
-export function eventRoutes({ readPending, report }: RouteSettings, { feed, heartbeatMs }: { readonly feed: EventFeed; readonly heartbeatMs: number }): Hono<AppEnv> {
+export function eventRoutes(
+  { readPending, report }: RouteSettings,
+  { feed, heartbeatMs }: { readonly feed: EventFeed; readonly heartbeatMs: number },
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/events', readPending, (c) => {
     const { caller } = c.var;

@@ -13,7 +13,12 @@ export function grantRoutes(settings: RouteSettings): Hono<AppEnv> {
 
   app.get('/grants', read, async (c) => {
     const { sessionId, agent } = parseWith(grantsQuery, c.req.query(), 'query');
-    return c.json({ grants: await runtime.grants({ ...(sessionId === undefined ? {} : { sessionId }), ...(agent === undefined ? {} : { agent }) }) });
+    return c.json({
+      grants: await runtime.grants({
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(agent === undefined ? {} : { agent }),
+      }),
+    });
   });
 
   app.delete('/grants/:grantId', ...write, async (c) => {

@@ -19,7 +19,9 @@ export function inboxRoutes({ runtime, report }: RouteSettings): Hono<AppEnv> {
         ...(agent === undefined ? {} : { agent }),
       });
       const next =
-        page.cursor === undefined ? undefined : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
+        page.cursor === undefined
+          ? undefined
+          : `./${token}?cursor=${encodeURIComponent(page.cursor)}${agent === undefined ? '' : `&agent=${encodeURIComponent(agent)}`}`;
       // Relative form targets, like the link pages', so the app can be mounted under a prefix.
       const linkPath = (linkToken: string) => `../links/${linkToken}`;
       return linkPage(c, 200, inboxPage(page, { ...(next === undefined ? {} : { next }), linkPath }));

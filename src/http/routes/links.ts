@@ -22,7 +22,12 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
         return linkPage(
           c,
           410,
-          messagePage('Nothing left to decide', decided ? settledText(decided, pageMarkup) : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`),
+          messagePage(
+            'Nothing left to decide',
+            decided
+              ? settledText(decided, pageMarkup)
+              : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
+          ),
         );
       }
       return linkPage(
@@ -49,13 +54,18 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
         resumeTimeoutMs,
         onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
       });
-      if (carryingOn) return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
+      if (carryingOn)
+        return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
       const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
       // On a quorum request still short of approvals the click was a vote, not the decision.
       const voted = result.vote !== undefined && result.vote.remaining > 0;
       const verb = voted ? 'Vote recorded' : entry?.decision === 'denied' ? 'Denied' : 'Approved';
       const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;
-      return linkPage(c, 200, messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`));
+      return linkPage(
+        c,
+        200,
+        messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`),
+      );
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }

@@ -12,7 +12,12 @@ export const approverList = z
   .array(z.string().min(1).max(256).regex(/\S/, 'must not be blank'))
   .min(1, 'must name at least one approver; leave approvers out to let anyone who may decide the tool decide')
   .max(100);
-const ruleTarget = z.string().min(1).max(256).optional().describe('The rule of the URL; required in a Standard-Webhooks-signed body.');
+const ruleTarget = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .describe('The rule of the URL; required in a Standard-Webhooks-signed body.');
 
 /** `POST /rules`: a rule to add (`NewRule`). */
 export const newRuleBody = newRuleSchema.extend({ approvers: approverList.optional() }).strict();
@@ -22,13 +27,16 @@ export const ruleStateBody = z.strictObject({ enabled: z.boolean(), ruleId: rule
 export const removeRuleBody = z.strictObject({ ruleId: ruleTarget });
 
 /** The 404 for a rule id the store does not hold. */
-export const ruleNotFound = (id: string) => new HttpProblem(problem(404, 'rule_not_found', `No stored rule ${id}; GET /rules lists their ids.`, { ruleId: id }));
+export const ruleNotFound = (id: string) =>
+  new HttpProblem(problem(404, 'rule_not_found', `No stored rule ${id}; GET /rules lists their ids.`, { ruleId: id }));
 
 /** `GET /rules`, `POST /rules`, `POST /rules/:ruleId` (enable or disable) and `DELETE /rules/:ruleId`: the stored rules of the app's `rules` store. */
 export function ruleRoutes({ read, write }: RouteSettings, rules: RuleStore): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/rules', read, async (c) => c.json({ items: await rules.list() }));
-  app.post('/rules', ...write, async (c) => answerJson(c, { rule: await rules.add(parseJsonBody(newRuleBody, c.var.rawBody) as NewRule) }, 201));
+  app.post('/rules', ...write, async (c) =>
+    answerJson(c, { rule: await rules.add(parseJsonBody(newRuleBody, c.var.rawBody) as NewRule) }, 201),
+  );
   app.post('/rules/:ruleId', ...write, async (c) => {
     const id = c.req.param('ruleId');
     const { enabled, ruleId } = parseJsonBody(ruleStateBody, c.var.rawBody);

@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ExecuteInput, Message, AgentSnapshot } from '../../index.js';
-import { type Outcome, idempotencyKeySchema, runIdForKey, HttpProblem, problem, parseJsonBody } from '../../kit/index.js';
+import {
+  type Outcome,
+  idempotencyKeySchema,
+  runIdForKey,
+  HttpProblem,
+  problem,
+  parseJsonBody,
+} from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
 import { recordThenAnswer } from '../record-then-answer.js';

@@ -9,7 +9,10 @@
  * parseRetryAfter(1.5); // 1500
  * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')); // 60000
  */
-export function parseRetryAfter(value: string | number | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | number | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.ceil(value * 1000) : undefined;
   const trimmed = value.trim();
@@ -32,7 +35,10 @@ export function bodyRetryAfter(text: string): number | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const body = value as { readonly retry_after?: unknown; readonly parameters?: { readonly retry_after?: unknown } | null };
+  const body = value as {
+    readonly retry_after?: unknown;
+    readonly parameters?: { readonly retry_after?: unknown } | null;
+  };
   const seconds = body.retry_after ?? body.parameters?.retry_after;
   return typeof seconds === 'number' ? parseRetryAfter(seconds) : undefined;
 }

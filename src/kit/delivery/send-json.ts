@@ -74,16 +74,25 @@ export async function sendJson(fetchImpl: typeof fetch, url: string | URL, optio
   try {
     response = await fetchImpl(url, {
       method: options.method ?? 'POST',
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }), ...options.headers },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+        ...options.headers,
+      },
       ...(body === undefined ? {} : { body }),
       redirect: 'manual',
-      signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal
+        ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+        : AbortSignal.timeout(options.timeoutMs),
     });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : networkReason(error);
-    throw new DeliveryError(`${options.service} ${timedOut ? reason : `could not be reached: ${reason}`}`, { retryable: true, reason, cause: error });
+    throw new DeliveryError(`${options.service} ${timedOut ? reason : `could not be reached: ${reason}`}`, {
+      retryable: true,
+      reason,
+      cause: error,
+    });
   }
   const text = await bodyStart(response, options.maxBodyBytes ?? 65_536);
   const { status } = response;
@@ -97,7 +106,8 @@ export async function sendJson(fetchImpl: typeof fetch, url: string | URL, optio
   const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   const reason = `HTTP ${status}${hint}${excerpt ? `: ${excerpt}` : ''}`;
   // A JSON body's retry_after is preferred: Discord's has fractions of a second, its header only whole seconds.
-  const retryAfterMs = bodyRetryAfter(text) ?? parseRetryAfter(response.headers.get('retry-after'), (options.clock ?? Date.now)());
+  const retryAfterMs =
+    bodyRetryAfter(text) ?? parseRetryAfter(response.headers.get('retry-after'), (options.clock ?? Date.now)());
   throw new DeliveryError(`${options.service} answered ${reason}`, {
     retryable: status === 408 || status === 429 || status >= 500,
     status,

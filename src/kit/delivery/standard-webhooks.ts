@@ -24,7 +24,9 @@ const SECRET_PREFIX = 'whsec_';
 
 /** The HMAC key of a `whsec_` secret (base64 after the prefix); other strings are used as raw UTF-8. */
 export function webhookKey(secret: string): Buffer {
-  return secret.startsWith(SECRET_PREFIX) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
+  return secret.startsWith(SECRET_PREFIX)
+    ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')
+    : Buffer.from(secret, 'utf8');
 }
 
 /**
@@ -69,7 +71,11 @@ interface WebhookHeaderValues {
  * if (early) return new Response(early, { status: 401 });
  */
 export function checkWebhookHeaders(
-  headers: { readonly id: string | undefined; readonly timestamp: string | undefined; readonly signature: string | undefined },
+  headers: {
+    readonly id: string | undefined;
+    readonly timestamp: string | undefined;
+    readonly signature: string | undefined;
+  },
   nowSeconds: number,
   toleranceSeconds = 300,
 ): WebhookRejection | undefined {
@@ -93,7 +99,11 @@ export function checkWebhookHeaders(
  */
 export function verifyWebhook(
   secrets: readonly string[],
-  headers: { readonly id: string | undefined; readonly timestamp: string | undefined; readonly signature: string | undefined },
+  headers: {
+    readonly id: string | undefined;
+    readonly timestamp: string | undefined;
+    readonly signature: string | undefined;
+  },
   body: string,
   nowSeconds: number,
   toleranceSeconds = 300,
@@ -107,7 +117,8 @@ export function verifyWebhook(
     .map((entry) => Buffer.from(entry.slice(3), 'base64'));
   for (const secret of secrets) {
     const expected = createHmac('sha256', webhookKey(secret)).update(`${id}.${timestamp}.${body}`).digest();
-    if (offered.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected))) return undefined;
+    if (offered.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected)))
+      return undefined;
   }
   return 'bad_signature';
 }

@@ -44,21 +44,32 @@ interface PostShape {
 }
 
 /** One try: the answer for a 2xx; a retryable DeliveryError for what another try could fix; a ModelProviderError otherwise. */
-async function tryOnce(endpoint: ModelEndpoint, body: string, { streamed, signal }: PostShape, failures: { detail: string }): Promise<Response> {
+async function tryOnce(
+  endpoint: ModelEndpoint,
+  body: string,
+  { streamed, signal }: PostShape,
+  failures: { detail: string },
+): Promise<Response> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), endpoint.timeoutMs).unref();
   let response: Response;
   try {
     response = await endpoint.fetch(endpoint.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(streamed ? { accept: 'text/event-stream' } : {}), ...endpoint.headers },
+      headers: {
+        'content-type': 'application/json',
+        ...(streamed ? { accept: 'text/event-stream' } : {}),
+        ...endpoint.headers,
+      },
       body,
       signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
     });
   } catch (error) {
     clearTimeout(timer);
     if (signal?.aborted) throw signal.reason;
-    const reason = timeout.signal.aborted ? `did not answer within ${endpoint.timeoutMs} ms` : `could not be reached (${networkReason(error)})`;
+    const reason = timeout.signal.aborted
+      ? `did not answer within ${endpoint.timeoutMs} ms`
+      : `could not be reached (${networkReason(error)})`;
     throw new DeliveryError(`${nameOf(endpoint)} ${reason}.`, { retryable: true, reason });
   }
   if (streamed) clearTimeout(timer);
@@ -68,7 +79,11 @@ async function tryOnce(endpoint: ModelEndpoint, body: string, { streamed, signal
   const message = `${nameOf(endpoint)} answered ${httpStatusText(response.status)}.`;
   if (response.status === 408 || response.status === 429 || response.status >= 500) {
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-    throw new DeliveryError(message, { retryable: true, status: response.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    throw new DeliveryError(message, {
+      retryable: true,
+      status: response.status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
   }
   throw new ModelProviderError(message, response.status, failures.detail);
 }
@@ -101,12 +116,21 @@ async function post(endpoint: ModelEndpoint, body: string, shape: PostShape): Pr
 }
 
 /** The JSON answer read with `schema`, or a ModelProviderError saying it is not `what` (the answer on `detail` only). */
-export async function readModelAnswer<S extends z.ZodType>(response: Response, schema: S, what: string, provider = 'The model provider'): Promise<z.output<S>> {
+export async function readModelAnswer<S extends z.ZodType>(
+  response: Response,
+  schema: S,
+  what: string,
+  provider = 'The model provider',
+): Promise<z.output<S>> {
   const text = await response.text();
   try {
     return schema.parse(JSON.parse(text));
   } catch {
-    throw new ModelProviderError(`${provider} answered HTTP ${response.status} with something that is not ${what}.`, response.status, text.slice(0, DETAIL_CHARS));
+    throw new ModelProviderError(
+      `${provider} answered HTTP ${response.status} with something that is not ${what}.`,
+      response.status,
+      text.slice(0, DETAIL_CHARS),
+    );
   }
 }
 
@@ -117,22 +141,42 @@ export async function readModelAnswer<S extends z.ZodType>(response: Response, s
  * begun, a break is a `ModelProviderError` (nothing is replayed), and
  * `signal` stops the reading with its reason.
  */
-export async function* streamFromModel(endpoint: ModelEndpoint, body: string, signal?: AbortSignal): AsyncGenerator<ServerSentEvent> {
+export async function* streamFromModel(
+  endpoint: ModelEndpoint,
+  body: string,
+  signal?: AbortSignal,
+): AsyncGenerator<ServerSentEvent> {
   const response = await post(endpoint, body, { streamed: true, signal });
-  if (!response.body) throw new ModelProviderError(`${nameOf(endpoint)} answered HTTP ${response.status} with no body to stream.`, response.status);
+  if (!response.body)
+    throw new ModelProviderError(
+      `${nameOf(endpoint)} answered HTTP ${response.status} with no body to stream.`,
+      response.status,
+    );
   try {
     yield* serverSentEvents(response.body);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw new ModelProviderError(`${nameOf(endpoint)} broke off its stream (${networkReason(error)}).`, response.status);
+    throw new ModelProviderError(
+      `${nameOf(endpoint)} broke off its stream (${networkReason(error)}).`,
+      response.status,
+    );
   }
 }
 
 /** The JSON data of a streamed event read with `schema`, or a ModelProviderError saying it is not `what` (the data on `detail` only). */
-export function readEventData<S extends z.ZodType>(event: ServerSentEvent, schema: S, what: string, provider = 'The model provider'): z.output<S> {
+export function readEventData<S extends z.ZodType>(
+  event: ServerSentEvent,
+  schema: S,
+  what: string,
+  provider = 'The model provider',
+): z.output<S> {
   try {
     return schema.parse(JSON.parse(event.data));
   } catch {
-    throw new ModelProviderError(`${provider} streamed a "${event.event}" event that is not ${what}.`, undefined, event.data.slice(0, DETAIL_CHARS));
+    throw new ModelProviderError(
+      `${provider} streamed a "${event.event}" event that is not ${what}.`,
+      undefined,
+      event.data.slice(0, DETAIL_CHARS),
+    );
   }
 }

@@ -49,7 +49,10 @@ export interface Click extends Omit<LinkDecisionSettings, 'approvedBy' | 'onLate
   readonly channel: string;
   readonly markup: Markup;
   /** A failure nobody was told about in the reply (an unexpected error, a run that failed after the reply), with its run when known. */
-  readonly onError: (error: unknown, context: { readonly operation: 'click' | 'resume'; readonly runId?: string }) => void;
+  readonly onError: (
+    error: unknown,
+    context: { readonly operation: 'click' | 'resume'; readonly runId?: string },
+  ) => void;
 }
 
 /**
@@ -68,7 +71,9 @@ export async function answerClick(runtime: LinkedRuntime, click: Click): Promise
   } catch (error) {
     const refusal = await classifyRefusal(runtime, error);
     if (refusal.kind === 'unexpected')
-      void linkRun(runtime, click.token).then(({ runId }) => click.onError(error, { operation: 'click', ...(runId === undefined ? {} : { runId }) }));
+      void linkRun(runtime, click.token).then(({ runId }) =>
+        click.onError(error, { operation: 'click', ...(runId === undefined ? {} : { runId }) }),
+      );
     return refusalReply(refusal, click.clicker, click.channel, click.markup);
   }
 }

@@ -44,14 +44,19 @@ export async function classifyRefusal(runtime: Runtime, error: unknown): Promise
     const snapshot = runId === undefined ? undefined : await runtime.get(runId).catch(() => undefined);
     const entry = snapshot?.audit.find((item) => item.approvalId === approvalId);
     // A spent vote on a quorum request still pending: the clicker is told where the votes stand.
-    const vote = entry === undefined && snapshot !== undefined && approvalId !== undefined ? voteProgress(snapshot, approvalId) : undefined;
+    const vote =
+      entry === undefined && snapshot !== undefined && approvalId !== undefined
+        ? voteProgress(snapshot, approvalId)
+        : undefined;
     return { kind: 'used', entry, ...(vote === undefined ? {} : { vote }) };
   }
   if (code === 'invalid_link_token' && reason === 'expired') return { kind: 'expired' };
   if (code === 'invalid_link_token') return { kind: 'invalid' };
-  if (code === 'decision_conflict') return { kind: 'conflict', winner: (error as { winner?: { decision?: string; by?: string } }).winner };
+  if (code === 'decision_conflict')
+    return { kind: 'conflict', winner: (error as { winner?: { decision?: string; by?: string } }).winner };
   if (code === 'approval_expired') return { kind: 'approval_expired' };
-  if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found') return { kind: 'gone' };
+  if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found')
+    return { kind: 'gone' };
   if (code === 'approver_not_allowed') return { kind: 'not_allowed' };
   if (code === 'store_unavailable') return { kind: 'store' };
   return { kind: 'unexpected', config: code === 'invalid_config' };

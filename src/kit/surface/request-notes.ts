@@ -25,9 +25,15 @@ const EMOJI_MARKS: NoteMarks = { claims: '🏷️ ', warning: '⚠️ ' };
  * annotationLine({ annotations: { title: 'Delete repository', destructiveHint: true } }, plain);
  * // '🏷️ The tool says: Delete repository · ⚠️ destructive (its own hints, not verified)'
  */
-export function annotationLine(request: Pick<ApprovalRequest, 'annotations'>, m: Markup, marks: NoteMarks = EMOJI_MARKS): string {
+export function annotationLine(
+  request: Pick<ApprovalRequest, 'annotations'>,
+  m: Markup,
+  marks: NoteMarks = EMOJI_MARKS,
+): string {
   const title = request.annotations?.title;
-  const badges = annotationBadges(request.annotations).map((badge) => (badge === 'destructive' ? m.strong(`${marks.warning}destructive`) : badge));
+  const badges = annotationBadges(request.annotations).map((badge) =>
+    badge === 'destructive' ? m.strong(`${marks.warning}destructive`) : badge,
+  );
   const claims = [...(title === undefined || title === '' ? [] : [m.strong(m.escape(title))]), ...badges];
   return claims.length === 0 ? '' : `${marks.claims}The tool says: ${claims.join(' · ')} (its own hints, not verified)`;
 }
@@ -41,7 +47,12 @@ export function annotationLine(request: Pick<ApprovalRequest, 'annotations'>, m:
  * votesLine({ quorum: { required: 2, from: ['ana', 'bo', 'cy'], distinctPeople: true, excludeRequester: true, anyDenyDenies: true }, votes: [{ by: 'ana', approved: true, at: 0 }] }, plain);
  * // '🗳️ Needs 2 approvals: 1 so far (ana), 1 more needed; may still vote: bo, cy'
  */
-export function votesLine(request: Pick<ApprovalRequest, 'quorum' | 'votes'>, m: Markup, requestedBy?: string, mark = '🗳️ '): string {
+export function votesLine(
+  request: Pick<ApprovalRequest, 'quorum' | 'votes'>,
+  m: Markup,
+  requestedBy?: string,
+  mark = '🗳️ ',
+): string {
   if (request.quorum === undefined) return '';
   const votes = request.votes ?? [];
   const tally = tallyVotes(request.quorum, votes, requestedBy);
@@ -50,7 +61,9 @@ export function votesLine(request: Pick<ApprovalRequest, 'quorum' | 'votes'>, m:
   return (
     `${mark}Needs ${tally.required} approvals: ${tally.approvals} so far${approvers.length === 0 ? '' : ` (${approvers.join(', ')})`}, ${tally.remaining} more needed` +
     (deniers.length === 0 ? '' : `; denied by ${deniers.join(', ')}`) +
-    (tally.mayStillVote === undefined ? '' : `; may still vote: ${tally.mayStillVote.length === 0 ? 'nobody' : tally.mayStillVote.map((id) => m.escape(id)).join(', ')}`)
+    (tally.mayStillVote === undefined
+      ? ''
+      : `; may still vote: ${tally.mayStillVote.length === 0 ? 'nobody' : tally.mayStillVote.map((id) => m.escape(id)).join(', ')}`)
   );
 }
 
@@ -62,7 +75,10 @@ export function votesLine(request: Pick<ApprovalRequest, 'quorum' | 'votes'>, m:
  * @example
  * const { request: aboutRequest, args } = partitionWarnings(request);
  */
-export function partitionWarnings(request: Pick<ApprovalRequest, 'warnings'>): { readonly request: readonly ArgsWarning[]; readonly args: readonly ArgsWarning[] } {
+export function partitionWarnings(request: Pick<ApprovalRequest, 'warnings'>): {
+  readonly request: readonly ArgsWarning[];
+  readonly args: readonly ArgsWarning[];
+} {
   const aboutRequest = request.warnings.filter((warning) => warning.code === 'connector-disconnected');
   return { request: aboutRequest, args: request.warnings.filter((warning) => !aboutRequest.includes(warning)) };
 }

@@ -23,14 +23,25 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
   const progress = result.vote;
   if (progress !== undefined && progress.remaining > 0) {
     const more = moreNeeded(progress.remaining);
-    const what = progress.recorded ? `Vote by ${m.who(clicker)} recorded` : `${m.who(clicker)} already voted; nothing was done again`;
-    return reply(`${progress.recorded ? 'Vote recorded' : 'Already voted'}: ${more}.`, `${what}: ${progress.approvals} of ${progress.required} approvals, ${more}.`, false);
+    const what = progress.recorded
+      ? `Vote by ${m.who(clicker)} recorded`
+      : `${m.who(clicker)} already voted; nothing was done again`;
+    return reply(
+      `${progress.recorded ? 'Vote recorded' : 'Already voted'}: ${more}.`,
+      `${what}: ${progress.approvals} of ${progress.required} approvals, ${more}.`,
+      false,
+    );
   }
-  if (carryingOn) return reply('Decision recorded.', `Decision by ${m.who(clicker)} recorded; the run is carrying on.`, true);
+  if (carryingOn)
+    return reply('Decision recorded.', `Decision by ${m.who(clicker)} recorded; the run is carrying on.`, true);
   const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
   const tool = entry ? ` ${m.strong(m.escape(entry.toolName))},` : '';
   if (result.duplicate) {
-    return reply('Already decided; nothing was done again.', `Already ${entry?.decision ?? 'decided'} by ${m.who(entry?.by)}:${tool} run is ${result.status}.`, true);
+    return reply(
+      'Already decided; nothing was done again.',
+      `Already ${entry?.decision ?? 'decided'} by ${m.who(entry?.by)}:${tool} run is ${result.status}.`,
+      true,
+    );
   }
   const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
   return reply(`${verb}.`, `${verb} by ${m.who(entry?.by ?? clicker)}:${tool} run is ${result.status}.`, true);
@@ -61,7 +72,10 @@ export function widerLabel(tokens: Pick<ApprovalLinkTokens, 'wider'>): string {
  * const wider = widerOffer(request, tokens);
  * if (wider !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
  */
-export function widerOffer(request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun'>, tokens: Pick<ApprovalLinkTokens, 'wider'>): string | undefined {
+export function widerOffer(
+  request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun'>,
+  tokens: Pick<ApprovalLinkTokens, 'wider'>,
+): string | undefined {
   if (request.quorum !== undefined || (request.oneCallRun === true && tokens.wider === 'run')) return undefined;
   return widerLabel(tokens);
 }
@@ -87,28 +101,58 @@ export function refusalReply(refusal: Refusal, clicker: string, channel: string,
       return reply('Already used; nothing was done again.', `${text} This button was used before.`, true);
     }
     case 'expired':
-      return reply('These buttons have expired.', 'These buttons have expired; nothing was done. Ask the agent again.', true);
+      return reply(
+        'These buttons have expired.',
+        'These buttons have expired; nothing was done. Ask the agent again.',
+        true,
+      );
     case 'invalid':
-      return reply('This button is not valid; nothing was done.', 'This button is not valid (its token does not verify); nothing was done.', false);
+      return reply(
+        'This button is not valid; nothing was done.',
+        'This button is not valid (its token does not verify); nothing was done.',
+        false,
+      );
     case 'conflict':
-      return reply('Already decided.', `Already ${refusal.winner?.decision ?? 'decided'} by ${m.who(refusal.winner?.by)}; your click changed nothing.`, true);
+      return reply(
+        'Already decided.',
+        `Already ${refusal.winner?.decision ?? 'decided'} by ${m.who(refusal.winner?.by)}; your click changed nothing.`,
+        true,
+      );
     case 'approval_expired':
       return reply('This approval expired.', 'This approval expired before the click; nothing was done.', true);
     case 'gone':
       return reply('No longer pending.', 'This approval is no longer pending; nothing was done.', true);
     case 'not_allowed':
-      return reply('You may not decide this approval.', `${m.who(clicker)} may not decide this approval; nothing was done. Ask one of its approvers.`, false);
+      return reply(
+        'You may not decide this approval.',
+        `${m.who(clicker)} may not decide this approval; nothing was done. Ask one of its approvers.`,
+        false,
+      );
     case 'store':
-      return reply('Not recorded; click again in a moment.', 'Your decision could not be recorded just now; click again in a moment.', false);
+      return reply(
+        'Not recorded; click again in a moment.',
+        'Your decision could not be recorded just now; click again in a moment.',
+        false,
+      );
     case 'unexpected':
       return refusal.config
-        ? reply('Not set up on this server.', `Approvals from ${channel} are not set up on this server; nothing was done.`, false)
-        : reply('Something went wrong; try again.', 'Something went wrong; your decision may not be recorded. Try again.', false);
+        ? reply(
+            'Not set up on this server.',
+            `Approvals from ${channel} are not set up on this server; nothing was done.`,
+            false,
+          )
+        : reply(
+            'Something went wrong; try again.',
+            'Something went wrong; your decision may not be recorded. Try again.',
+            false,
+          );
   }
 }
 
 /** How an approval ended, or how the call it allowed ended: what a card reads once it is no longer a question. */
-export type CardOutcome = { readonly kind: 'decided'; readonly entry: AuditEntry } | { readonly kind: 'finished'; readonly event: Extract<RunEvent, { type: 'tool-finished' }> };
+export type CardOutcome =
+  | { readonly kind: 'decided'; readonly entry: AuditEntry }
+  | { readonly kind: 'finished'; readonly event: Extract<RunEvent, { type: 'tool-finished' }> };
 
 /** The line a card shows for `outcome`, at most `excerpt` characters of a tool's result. */
 export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): string {
@@ -123,8 +167,11 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
   if (entry.source === 'expiry') return `⌛ Nobody decided in time: the approval expired and was ${entry.decision}.`;
   if (entry.source === 'dismissed') return `➖ Closed without a decision by ${m.who(entry.by)}; the call did not run.`;
   const reason = entry.decision === 'denied' && entry.reason ? `: ${m.escape(entry.reason)}` : '';
-  const scope = entry.scope === 'run' ? ' for the rest of this run' : entry.scope === 'session' ? ' for this session' : '';
-  return entry.decision === 'approved' ? `✅ Approved${scope} by ${m.who(entry.by)}.` : `❌ Denied by ${m.who(entry.by)}${reason}.`;
+  const scope =
+    entry.scope === 'run' ? ' for the rest of this run' : entry.scope === 'session' ? ' for this session' : '';
+  return entry.decision === 'approved'
+    ? `✅ Approved${scope} by ${m.who(entry.by)}.`
+    : `❌ Denied by ${m.who(entry.by)}${reason}.`;
 }
 
 /**
@@ -133,7 +180,9 @@ export function outcomeLine(outcome: CardOutcome, m: Markup, excerpt = 300): str
  * @example
  * const nudge: CardNudge = { kind: 'escalation', to: ['carol'] };
  */
-export type CardNudge = { readonly kind: 'reminder'; readonly reminder: number } | { readonly kind: 'escalation'; readonly to: EscalationTarget };
+export type CardNudge =
+  | { readonly kind: 'reminder'; readonly reminder: number }
+  | { readonly kind: 'escalation'; readonly to: EscalationTarget };
 
 /**
  * The line a re-posted card opens with: "Still waiting…" for a reminder, who was brought in for an escalation.
@@ -143,7 +192,9 @@ export type CardNudge = { readonly kind: 'reminder'; readonly reminder: number }
  */
 export function nudgeLine(nudge: CardNudge, m: Markup): string {
   if (nudge.kind === 'reminder') return `⏰ ${m.strong('Still waiting')} for a decision (reminder ${nudge.reminder}).`;
-  const to = Array.isArray(nudge.to) ? (nudge.to as readonly string[]).map((id) => m.who(id)).join(', ') : `this channel (${m.escape((nudge.to as { channel: string }).channel)})`;
+  const to = Array.isArray(nudge.to)
+    ? (nudge.to as readonly string[]).map((id) => m.who(id)).join(', ')
+    : `this channel (${m.escape((nudge.to as { channel: string }).channel)})`;
   return `📣 ${m.strong('Escalated')} to ${to}: nobody has decided yet.`;
 }
 
@@ -152,7 +203,13 @@ export function nudgeLine(nudge: CardNudge, m: Markup): string {
  * model's description, why a person decides, and an interrupted call's note, after the line saying why it is asked
  * again (`nudge`), if it is; escaped and marked up, at most `limit` characters.
  */
-export function cardHead(request: ApprovalRequest, agentName: string, m: Markup, limit: number, nudge?: CardNudge): string {
+export function cardHead(
+  request: ApprovalRequest,
+  agentName: string,
+  m: Markup,
+  limit: number,
+  nudge?: CardNudge,
+): string {
   const connector = request.connector === undefined ? '' : ` through ${m.strong(m.escape(request.connector))}`;
   const claims = annotationLine(request, m);
   return fitEscaped(
@@ -175,7 +232,12 @@ export function cardWarnings(request: ApprovalRequest, m: Markup, limit: number)
   const { request: aboutRequest, args } = partitionWarnings(request);
   const lines = [
     ...aboutRequest.map((warning) => `⚠️ ${m.escape(warning.message)}`),
-    ...(args.length === 0 ? [] : ['⚠️ Check the arguments carefully:', ...args.map((warning) => `• ${m.escape(warning.path || '(arguments)')}: ${m.escape(warning.message)}`)]),
+    ...(args.length === 0
+      ? []
+      : [
+          '⚠️ Check the arguments carefully:',
+          ...args.map((warning) => `• ${m.escape(warning.path || '(arguments)')}: ${m.escape(warning.message)}`),
+        ]),
   ];
   return lines.length === 0 ? '' : fitEscaped(lines.join('\n'), limit);
 }

@@ -37,8 +37,19 @@ export function problemType(code: string): string {
  * @example
  * problem(404, 'not_found', 'No route GET /nope.'); // { type: 'urn:countersign:problem:not_found', title: 'Not Found', status: 404, ... }
  */
-export function problem(status: number, code: string, detail: string, data: Readonly<Record<string, unknown>> = {}): Problem {
-  const body: Record<string, unknown> = { type: problemType(code), title: titles[status] ?? 'Error', status, code, detail };
+export function problem(
+  status: number,
+  code: string,
+  detail: string,
+  data: Readonly<Record<string, unknown>> = {},
+): Problem {
+  const body: Record<string, unknown> = {
+    type: problemType(code),
+    title: titles[status] ?? 'Error',
+    status,
+    code,
+    detail,
+  };
   for (const [key, value] of Object.entries(data)) if (!(key in body)) body[key] = value;
   return body as Problem;
 }
@@ -49,34 +60,60 @@ export const STORE_RETRY_AFTER_SECONDS = 2;
 type Field<E> = (error: E) => Record<string, unknown>;
 
 /** Status and the extra, non-secret fields of each countersign error code. */
-// biome-ignore lint/suspicious/noExplicitAny: each entry reads the fields of its own error class
-const byCode: Readonly<Record<string, { readonly status: number | ((error: CountersignError) => number); readonly data?: Field<any> }>> = {
+const byCode: Readonly<
+  // biome-ignore lint/suspicious/noExplicitAny: each entry reads the fields of its own error class
+  Record<string, { readonly status: number | ((error: CountersignError) => number); readonly data?: Field<any> }>
+> = {
   invalid_config: { status: 400 },
-  unknown_approval: { status: 404, data: (e: { runId: string; approvalId: string }) => ({ runId: e.runId, approvalId: e.approvalId }) },
+  unknown_approval: {
+    status: 404,
+    data: (e: { runId: string; approvalId: string }) => ({ runId: e.runId, approvalId: e.approvalId }),
+  },
   run_not_found: { status: 404, data: (e: { runId: string }) => ({ runId: e.runId }) },
   agent_not_found: { status: 404, data: (e: { agentName: string }) => ({ agentName: e.agentName }) },
   approver_not_allowed: { status: 403, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
-  decision_conflict: { status: 409, data: (e: { approvalId: string; winner: unknown }) => ({ approvalId: e.approvalId, winner: e.winner }) },
+  decision_conflict: {
+    status: 409,
+    data: (e: { approvalId: string; winner: unknown }) => ({ approvalId: e.approvalId, winner: e.winner }),
+  },
   run_not_awaiting_approval: {
     status: 409,
-    data: (e: { runId: string; approvalId: string; status: string }) => ({ runId: e.runId, approvalId: e.approvalId, runStatus: e.status }),
+    data: (e: { runId: string; approvalId: string; status: string }) => ({
+      runId: e.runId,
+      approvalId: e.approvalId,
+      runStatus: e.status,
+    }),
   },
   version_conflict: { status: 409, data: (e: { runId: string }) => ({ runId: e.runId }) },
   run_exists: { status: 409, data: (e: { runId: string }) => ({ runId: e.runId }) },
   tool_not_found: { status: 409, data: (e: { toolName: string }) => ({ toolName: e.toolName }) },
   approval_expired: {
     status: 410,
-    data: (e: { approvalId: string; expiresAt: number; respondedAt: number }) => ({ approvalId: e.approvalId, expiresAt: e.expiresAt, respondedAt: e.respondedAt }),
+    data: (e: { approvalId: string; expiresAt: number; respondedAt: number }) => ({
+      approvalId: e.approvalId,
+      expiresAt: e.expiresAt,
+      respondedAt: e.respondedAt,
+    }),
   },
   invalid_link_token: {
-    status: (e) => ((e as unknown as { reason: string }).reason === 'expired' || (e as unknown as { reason: string }).reason === 'used' ? 410 : 401),
+    status: (e) =>
+      (e as unknown as { reason: string }).reason === 'expired' ||
+      (e as unknown as { reason: string }).reason === 'used'
+        ? 410
+        : 401,
     data: (e: { reason: string }) => ({ reason: e.reason }),
   },
-  invalid_edit: { status: 422, data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }) },
+  invalid_edit: {
+    status: 422,
+    data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }),
+  },
   invalid_signature: { status: 400, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
   call_not_covered: {
     status: 403,
-    data: (e: { toolCallId: string; approvalId: string | undefined }) => ({ toolCallId: e.toolCallId, ...(e.approvalId === undefined ? {} : { approvalId: e.approvalId }) }),
+    data: (e: { toolCallId: string; approvalId: string | undefined }) => ({
+      toolCallId: e.toolCallId,
+      ...(e.approvalId === undefined ? {} : { approvalId: e.approvalId }),
+    }),
   },
   value_too_deep: { status: 422, data: (e: { maxDepth: number }) => ({ maxDepth: e.maxDepth }) },
   store_unavailable: { status: 503 },
@@ -106,8 +143,13 @@ export function problemFor(error: unknown): ProblemAnswer & { readonly unexpecte
     const entry = byCode[error.code];
     if (entry) {
       const status = typeof entry.status === 'function' ? entry.status(error) : entry.status;
-      const headers: Record<string, string> = status === 503 ? { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } : {};
-      return { problem: problem(status, error.code, error.message, entry.data?.(error) ?? {}), headers, unexpected: false };
+      const headers: Record<string, string> =
+        status === 503 ? { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) } : {};
+      return {
+        problem: problem(status, error.code, error.message, entry.data?.(error) ?? {}),
+        headers,
+        unexpected: false,
+      };
     }
   }
   return {

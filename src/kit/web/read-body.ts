@@ -12,7 +12,11 @@ export { MAX_JSON_DEPTH } from '../../run/argument-shape.js';
  * throw tooLarge(65_536);
  */
 export function tooLarge(maxBytes: number): HttpProblem {
-  return new HttpProblem(problem(413, 'body_too_large', `The body is larger than ${maxBytes} bytes; send at most ${maxBytes}.`, { maxBytes }));
+  return new HttpProblem(
+    problem(413, 'body_too_large', `The body is larger than ${maxBytes} bytes; send at most ${maxBytes}.`, {
+      maxBytes,
+    }),
+  );
 }
 
 /**
@@ -35,7 +39,13 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<s
       chunk = await reader.read();
     } catch {
       // The only way a request body fails mid-read is the client going away (or the server's request timeout): the client's doing.
-      throw new HttpProblem(problem(400, 'body_aborted', 'The request body ended before it was complete (the connection closed); send the whole request again.'));
+      throw new HttpProblem(
+        problem(
+          400,
+          'body_aborted',
+          'The request body ended before it was complete (the connection closed); send the whole request again.',
+        ),
+      );
     }
     const { done, value } = chunk;
     if (done) break;
@@ -81,7 +91,8 @@ export function parseJsonBody<S extends z.ZodType>(schema: S, raw: string): z.ou
   }
   const refused = findShapeProblem(value);
   if (refused) {
-    const why = describeShapeProblem(refused) + (refused.kind === 'forbidden-key' ? '; it is refused anywhere in a body' : '');
+    const why =
+      describeShapeProblem(refused) + (refused.kind === 'forbidden-key' ? '; it is refused anywhere in a body' : '');
     throw new HttpProblem(problem(400, 'invalid_body', `The body ${why}.`));
   }
   return parseWith(schema, value, 'body');
@@ -96,7 +107,16 @@ export function parseJsonBody<S extends z.ZodType>(schema: S, raw: string): z.ou
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 'body' | 'query'): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  const issues = parsed.error.issues
+    .slice(0, 20)
+    .map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
   const first = issues[0]!;
-  throw new HttpProblem(problem(400, what === 'body' ? 'invalid_body' : 'invalid_query', `The ${what} is invalid: ${first.path || '(root)'}: ${first.message}.`, { issues }));
+  throw new HttpProblem(
+    problem(
+      400,
+      what === 'body' ? 'invalid_body' : 'invalid_query',
+      `The ${what} is invalid: ${first.path || '(root)'}: ${first.message}.`,
+      { issues },
+    ),
+  );
 }

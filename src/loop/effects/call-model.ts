@@ -32,7 +32,11 @@ export async function callModel(run: Run): Promise<EffectOutcome> {
         // The reporter's own failure has nowhere left to go.
       }
     } else printModelError(error, run.snapshot.runId);
-    answered = { type: 'FAIL', at: settings.clock(), error: { code: 'model_error', message: modelFailureText(error, onError ? 'onError' : 'console') } };
+    answered = {
+      type: 'FAIL',
+      at: settings.clock(),
+      error: { code: 'model_error', message: modelFailureText(error, onError ? 'onError' : 'console') },
+    };
   }
   run.advance(answered);
   return 'next';

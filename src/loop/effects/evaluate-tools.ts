@@ -5,12 +5,17 @@ import { GrantSignatureError, type RuleSignatureError } from '../../errors.js';
 /** A forged grant or stored rule was ignored: said to `onError`, or, with none, to the console, never in silence. */
 function reportRefused(run: Run, error: GrantSignatureError | RuleSignatureError): void {
   const { onError } = run.options;
-  if (onError) onError(error, { operation: error instanceof GrantSignatureError ? 'grant' : 'rule', runId: run.snapshot.runId });
+  if (onError)
+    onError(error, { operation: error instanceof GrantSignatureError ? 'grant' : 'rule', runId: run.snapshot.runId });
   else console.warn(`countersign: ${error.message}`);
 }
 
 /** `evaluatingTools`: runs the policy over the calls the model asked for: each runs, waits for a person, or is settled. */
 export async function evaluateTools(run: Run): Promise<EffectOutcome> {
-  run.advance({ type: 'TOOLS_EVALUATED', at: run.settings.clock(), evaluations: await evaluateCalls(run.agent, run.snapshot, (error) => reportRefused(run, error)) });
+  run.advance({
+    type: 'TOOLS_EVALUATED',
+    at: run.settings.clock(),
+    evaluations: await evaluateCalls(run.agent, run.snapshot, (error) => reportRefused(run, error)),
+  });
   return 'next';
 }

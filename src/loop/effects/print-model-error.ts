@@ -9,9 +9,14 @@ const MAX_PRINTED = 20_000;
 /** The error as Node shows it (stack, fields, cause), with `detail` too: a `ModelProviderError` keeps the provider's words there, hidden from loggers. */
 function fullText(error: unknown): string {
   const shown = inspect(error, { depth: 4, breakLength: 120 });
-  const detail = typeof error === 'object' && error !== null && !Object.keys(error).includes('detail') ? (error as { detail?: unknown }).detail : undefined;
+  const detail =
+    typeof error === 'object' && error !== null && !Object.keys(error).includes('detail')
+      ? (error as { detail?: unknown }).detail
+      : undefined;
   const text = typeof detail === 'string' && detail !== '' ? `${shown}\ndetail: ${detail}` : shown;
-  return text.length > MAX_PRINTED ? `${text.slice(0, MAX_PRINTED)}… (${text.length - MAX_PRINTED} more characters)` : text;
+  return text.length > MAX_PRINTED
+    ? `${text.slice(0, MAX_PRINTED)}… (${text.length - MAX_PRINTED} more characters)`
+    : text;
 }
 
 /** Prints `error` of run `runId`'s model call with console.error, secrets redacted, saying how to receive it instead. */

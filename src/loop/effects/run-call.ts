@@ -18,10 +18,20 @@ import type { Run } from './run.js';
  * The event that puts a call whose outcome is unknown (its process died, or it was cut off mid-call) to a person
  * again, asked of the same approvers the policy names for it.
  */
-async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: unknown, reason: string): Promise<AgentEvent> {
+async function askAgain(
+  run: Run,
+  record: ToolCallRecord,
+  tool: AnyTool,
+  args: unknown,
+  reason: string,
+): Promise<AgentEvent> {
   const { settings, snapshot } = run;
   const now = settings.clock();
-  const { approvers, ruleId, nudges, quorum } = await approversOfCall(run.agent, snapshot, { id: record.toolCallId, name: record.toolName, args });
+  const { approvers, ruleId, nudges, quorum } = await approversOfCall(run.agent, snapshot, {
+    id: record.toolCallId,
+    name: record.toolName,
+    args,
+  });
   const request = buildApprovalRequest(
     {
       run: snapshot,
@@ -47,10 +57,15 @@ async function askAgain(run: Run, record: ToolCallRecord, tool: AnyTool, args: u
  * The arguments a record runs with: the approved edit, else what the model asked for (and the call that asked, unless edited). Records are made one per
  * call, in the model's order, so the call is at the record's own position; a search covers anything else.
  */
-function callFor(snapshot: AgentSnapshot, record: ToolCallRecord, position: number): { readonly args: unknown; readonly call?: ToolCall; readonly calls?: readonly ToolCall[] } {
+function callFor(
+  snapshot: AgentSnapshot,
+  record: ToolCallRecord,
+  position: number,
+): { readonly args: unknown; readonly call?: ToolCall; readonly calls?: readonly ToolCall[] } {
   if (record.editedArgs !== undefined) return { args: record.editedArgs };
   const calls = currentToolCalls(snapshot);
-  const call = calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
+  const call =
+    calls[position]?.id === record.toolCallId ? calls[position] : calls.find((item) => item.id === record.toolCallId);
   return call === undefined ? { args: undefined } : { args: call.args, call, calls };
 }
 
@@ -71,7 +86,12 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
     return [await askAgain(run, record, tool, args, reason)];
   }
   const startedAt = settings.clock();
-  const started: AgentEvent = { type: 'TOOL_STARTED', at: startedAt, toolCallId: record.toolCallId, lease: { owner: run.leaseOwner, until: startedAt + settings.leaseMs } };
+  const started: AgentEvent = {
+    type: 'TOOL_STARTED',
+    at: startedAt,
+    toolCallId: record.toolCallId,
+    lease: { owner: run.leaseOwner, until: startedAt + settings.leaseMs },
+  };
   // With a checkpoint the start is recorded before the tool runs (at most once across processes). Without one nobody
   // can see the snapshot in between, so the start and the result are applied together, as one snapshot.
   if (options.checkpoint) {
@@ -83,7 +103,10 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
   const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
   let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
   if (!parsed.success) {
-    outcome = { ok: false, result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`) };
+    outcome = {
+      ok: false,
+      result: errorResult(`Invalid arguments for ${tool.name}: ${parsed.error.issues[0]!.message}.`),
+    };
   } else {
     const { runId, messages } = run.snapshot;
     try {
@@ -100,7 +123,9 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
         }),
       );
       const rich = richResultOf(value);
-      outcome = rich ? { ok: true, result: rich.text, extras: rich.extras } : { ok: true, result: resultContent(value) };
+      outcome = rich
+        ? { ok: true, result: rich.text, extras: rich.extras }
+        : { ok: true, result: resultContent(value) };
     } catch (error) {
       if (error instanceof OutcomeUnknownError && !tool.idempotent) {
         // Cut off after it may have reached the other side: as after a crash, a person decides whether to run it again.
@@ -108,10 +133,18 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
         const interrupted = await askAgain(run, record, tool, args, reason);
         return options.checkpoint ? [interrupted] : [started, interrupted];
       }
-      const text = error instanceof ToolTimeoutError ? `${error.message}.` : `${tool.name} failed: ${(error as Error)?.message ?? String(error)}`;
+      const text =
+        error instanceof ToolTimeoutError
+          ? `${error.message}.`
+          : `${tool.name} failed: ${(error as Error)?.message ?? String(error)}`;
       outcome = { ok: false, result: errorResult(text) };
     }
   }
-  const finished: AgentEvent = { type: 'TOOL_FINISHED', at: settings.clock(), toolCallId: record.toolCallId, ...outcome };
+  const finished: AgentEvent = {
+    type: 'TOOL_FINISHED',
+    at: settings.clock(),
+    toolCallId: record.toolCallId,
+    ...outcome,
+  };
   return options.checkpoint ? [finished] : [started, finished];
 }

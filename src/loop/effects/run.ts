@@ -106,7 +106,11 @@ export class Run {
   /** Why the run was aborted, as the cancellation records it. */
   cancelReason(): string {
     const reason = this.signal.reason;
-    return typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'cancelled';
+    return typeof reason === 'string'
+      ? reason
+      : reason instanceof Error && reason.name !== 'AbortError'
+        ? reason.message
+        : 'cancelled';
   }
 
   /** Stops listening to the caller's signal and leaves the agent's inflight runs. */

@@ -39,10 +39,22 @@ export function fromGenerateResult(result: GenerateResult, dialect: SpecDialect)
   const toolCalls: ToolCall[] = [];
   for (const item of result.content as readonly LanguageModelV3Content[]) {
     if (item.type === 'text') parts.push({ type: 'text', text: item.text, ...metadata(item.providerMetadata) });
-    else if (item.type === 'reasoning') parts.push({ type: 'reasoning', text: item.text, ...metadata(item.providerMetadata) });
-    else if (item.type === 'file') parts.push({ type: 'file', mediaType: item.mediaType, data: base64(item.data), ...metadata(item.providerMetadata) });
+    else if (item.type === 'reasoning')
+      parts.push({ type: 'reasoning', text: item.text, ...metadata(item.providerMetadata) });
+    else if (item.type === 'file')
+      parts.push({
+        type: 'file',
+        mediaType: item.mediaType,
+        data: base64(item.data),
+        ...metadata(item.providerMetadata),
+      });
     else if (item.type === 'tool-call' && !item.providerExecuted) {
-      toolCalls.push({ id: item.toolCallId, name: item.toolName, args: parseInput(item.input), ...metadata(item.providerMetadata) });
+      toolCalls.push({
+        id: item.toolCallId,
+        name: item.toolName,
+        args: parseInput(item.input),
+        ...metadata(item.providerMetadata),
+      });
     }
   }
   const usage = dialect.usage(result.usage);

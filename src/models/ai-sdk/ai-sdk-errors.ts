@@ -3,12 +3,16 @@
 // that names the status only, and a model that cannot stream told apart from one that failed.
 import { DeliveryError, parseRetryAfter, httpStatusText, ModelProviderError } from '../../kit/index.js';
 
-const isAiSdkError = (error: unknown, marker: string): boolean => typeof error === 'object' && error !== null && Symbol.for(marker) in error;
+const isAiSdkError = (error: unknown, marker: string): boolean =>
+  typeof error === 'object' && error !== null && Symbol.for(marker) in error;
 
 /** The wait a provider asked for: `retry-after-ms` (Anthropic, OpenAI), else `Retry-After`. */
 function askedWait(headers: Record<string, string | undefined>): { retryAfterMs?: number } {
   const milliseconds = headers['retry-after-ms'];
-  const asked = milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds.trim()) ? Number(milliseconds) : parseRetryAfter(headers['retry-after']);
+  const asked =
+    milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds.trim())
+      ? Number(milliseconds)
+      : parseRetryAfter(headers['retry-after']);
   return asked === undefined ? {} : { retryAfterMs: asked };
 }
 
@@ -32,7 +36,9 @@ export function asDelivery(error: unknown): unknown {
  */
 export function cannotStream(error: unknown): boolean {
   if (error instanceof DeliveryError) return false;
-  return isAiSdkError(error, 'vercel.ai.error.AI_UnsupportedFunctionalityError') || !isAiSdkError(error, 'vercel.ai.error');
+  return (
+    isAiSdkError(error, 'vercel.ai.error.AI_UnsupportedFunctionalityError') || !isAiSdkError(error, 'vercel.ai.error')
+  );
 }
 
 /**
@@ -42,10 +48,18 @@ export function cannotStream(error: unknown): boolean {
 export function providerError(error: unknown): unknown {
   const failure = error instanceof DeliveryError ? error.cause : error;
   if (!isAiSdkError(failure, 'vercel.ai.error')) return error;
-  const { statusCode, responseBody, message } = failure as { statusCode?: number; responseBody?: string; message?: string };
+  const { statusCode, responseBody, message } = failure as {
+    statusCode?: number;
+    responseBody?: string;
+    message?: string;
+  };
   const detail = (responseBody ?? message ?? '').slice(0, 2000);
   return statusCode === undefined
-    ? new ModelProviderError('The model provider could not be called, or its answer could not be read.', undefined, detail)
+    ? new ModelProviderError(
+        'The model provider could not be called, or its answer could not be read.',
+        undefined,
+        detail,
+      )
     : new ModelProviderError(`The model provider answered ${httpStatusText(statusCode)}.`, statusCode, detail);
 }
 
@@ -57,5 +71,9 @@ export function streamError(error: unknown): Error {
   const mapped = providerError(error);
   if (mapped instanceof ModelProviderError) return mapped;
   const detail = error instanceof Error ? error.message : (JSON.stringify(error) ?? String(error));
-  return new ModelProviderError('The model provider stopped its answer with an error.', undefined, detail.slice(0, 2000));
+  return new ModelProviderError(
+    'The model provider stopped its answer with an error.',
+    undefined,
+    detail.slice(0, 2000),
+  );
 }

@@ -1,8 +1,20 @@
-import type { LanguageModelV2, LanguageModelV3, LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV2,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart, JsonValue } from '../../index.js';
-import { wait, withRetries, optionsObject, parseOptions, streamOptionShape, streamingAsAsked } from '../../kit/index.js';
+import {
+  wait,
+  withRetries,
+  optionsObject,
+  parseOptions,
+  streamOptionShape,
+  streamingAsAsked,
+} from '../../kit/index.js';
 import { fromGenerateResult, type GenerateResult } from './ai-sdk-answer.js';
 import { asDelivery, cannotStream, providerError } from './ai-sdk-errors.js';
 import { fromStream } from './ai-sdk-stream.js';
@@ -24,7 +36,10 @@ export interface AiSdkModelOptions {
 
 const optionsSchema = optionsObject({
   model: z.custom<LanguageModelV3>(
-    (value) => typeof value === 'object' && value !== null && typeof (value as { doGenerate?: unknown }).doGenerate === 'function',
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { doGenerate?: unknown }).doGenerate === 'function',
     'must be an AI SDK language model, e.g. anthropic("claude-sonnet-4-5") from @ai-sdk/anthropic',
   ),
   providerOptions: z.record(z.string(), z.record(z.string(), z.json())).optional(),
@@ -74,11 +89,18 @@ export function createAiSdkModel(options: AiSdkModelOptions): Model {
   });
   /** A provider call, retried while refused with a retryable status (429, 5xx), honouring the wait it asked for. */
   const withProviderRetries = <T>(request: ModelRequest, call: () => PromiseLike<T>): Promise<T> =>
-    withRetries(() => Promise.resolve(call()).catch((error: unknown) => Promise.reject(request.signal?.aborted ? error : asDelivery(error))), {
-      ...policy,
-      sleep: (ms) => wait(ms, request.signal),
-    });
-  const failure = (request: ModelRequest, error: unknown): unknown => (request.signal?.aborted ? error : providerError(error));
+    withRetries(
+      () =>
+        Promise.resolve(call()).catch((error: unknown) =>
+          Promise.reject(request.signal?.aborted ? error : asDelivery(error)),
+        ),
+      {
+        ...policy,
+        sleep: (ms) => wait(ms, request.signal),
+      },
+    );
+  const failure = (request: ModelRequest, error: unknown): unknown =>
+    request.signal?.aborted ? error : providerError(error);
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     try {

@@ -17,7 +17,8 @@ import type { SpecDialect } from './spec-versions.js';
 type AssistantContent = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'];
 type UserContent = Extract<LanguageModelV3Message, { role: 'user' }>['content'];
 
-const withOptions = (metadata: ProviderMetadata | undefined) => (metadata ? { providerOptions: metadata as SharedV3ProviderOptions } : {});
+const withOptions = (metadata: ProviderMetadata | undefined) =>
+  metadata ? { providerOptions: metadata as SharedV3ProviderOptions } : {};
 
 /** A file part as the AI SDK takes it: base64 data as a string, a link as a URL. */
 function filePart(part: Extract<MessagePart, { type: 'file' }>): UserContent[number] {
@@ -36,9 +37,11 @@ function contentParts(message: Message): AssistantContent {
   for (const part of message.parts ?? []) {
     if (part.type === 'text') content.push({ type: 'text', text: part.text, ...withOptions(part.providerMetadata) });
     else if (part.type === 'file') content.push(filePart(part));
-    else if (part.type === 'reasoning' && message.role === 'assistant') content.push({ type: 'reasoning', text: part.text, ...withOptions(part.providerMetadata) });
+    else if (part.type === 'reasoning' && message.role === 'assistant')
+      content.push({ type: 'reasoning', text: part.text, ...withOptions(part.providerMetadata) });
   }
-  if (message.content !== '' && !message.parts?.some((part) => part.type === 'text')) content.push({ type: 'text', text: message.content });
+  if (message.content !== '' && !message.parts?.some((part) => part.type === 'text'))
+    content.push({ type: 'text', text: message.content });
   return content;
 }
 
@@ -61,23 +64,39 @@ function assistantMessage(message: Message): LanguageModelV3Message {
  * How a call ended, from its `tool-result` part; a tool message without one (older runs) ended well. A result with
  * files is `content`: its text, then the files; one with a structured output and no files is that `json`.
  */
-function toolOutput(message: Message, result: Extract<MessagePart, { type: 'tool-result' }> | undefined, dialect: SpecDialect): LanguageModelV3ToolResultOutput {
+function toolOutput(
+  message: Message,
+  result: Extract<MessagePart, { type: 'tool-result' }> | undefined,
+  dialect: SpecDialect,
+): LanguageModelV3ToolResultOutput {
   const structured = result?.output as JSONValue | undefined;
   const files = filesOf(message);
   if (files.length > 0 && (result?.outcome ?? 'ok') === 'ok') {
-    return { type: 'content', value: [...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]), ...files.map(dialect.file)] };
+    return {
+      type: 'content',
+      value: [
+        ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+        ...files.map(dialect.file),
+      ],
+    };
   }
   switch (result?.outcome ?? 'ok') {
     case 'denied':
       return dialect.denied(message.content);
     case 'error':
-      return structured === undefined ? { type: 'error-text', value: message.content } : { type: 'error-json', value: structured };
+      return structured === undefined
+        ? { type: 'error-text', value: message.content }
+        : { type: 'error-json', value: structured };
     default:
       return structured === undefined ? { type: 'text', value: message.content } : { type: 'json', value: structured };
   }
 }
 
-function toolResult(message: Message, toolNames: ReadonlyMap<string, string>, dialect: SpecDialect): LanguageModelV3ToolResultPart {
+function toolResult(
+  message: Message,
+  toolNames: ReadonlyMap<string, string>,
+  dialect: SpecDialect,
+): LanguageModelV3ToolResultPart {
   const result = message.parts?.find((part) => part.type === 'tool-result');
   const toolCallId = result?.toolCallId ?? message.toolCallId ?? '';
   return {
@@ -102,7 +121,11 @@ export function toPrompt(messages: readonly Message[], dialect: SpecDialect): La
         prompt.push({ role: 'system', content: message.content, ...withOptions(message.providerMetadata) });
         break;
       case 'user':
-        prompt.push({ role: 'user', content: contentParts(message) as UserContent, ...withOptions(message.providerMetadata) });
+        prompt.push({
+          role: 'user',
+          content: contentParts(message) as UserContent,
+          ...withOptions(message.providerMetadata),
+        });
         break;
       case 'assistant':
         for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.name);
@@ -122,5 +145,10 @@ export function toPrompt(messages: readonly Message[], dialect: SpecDialect): La
 
 /** Our tool specs as AI SDK function tools. */
 export function toFunctionTools(tools: readonly ToolSpec[]): LanguageModelV3FunctionTool[] {
-  return tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.parameters }));
+  return tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.parameters,
+  }));
 }

@@ -27,7 +27,11 @@ class Answer {
   extend(id: string, text: string, providerMetadata: unknown): void {
     const block = this.blocks.get(id);
     if (!block)
-      throw new ModelProviderError("The model provider's answer could not be read.", undefined, `a stream part continued a text or reasoning part (${id}) that never started`);
+      throw new ModelProviderError(
+        "The model provider's answer could not be read.",
+        undefined,
+        `a stream part continued a text or reasoning part (${id}) that never started`,
+      );
     block.text += text;
     if (providerMetadata !== undefined) block.providerMetadata = providerMetadata;
   }
@@ -81,7 +85,10 @@ function take(answer: Answer, part: LanguageModelV3StreamPart): ModelStreamPart 
  * Reads `stream` to its end, yielding each delta and then `finish`; throws a `ModelProviderError` when the
  * provider reports an error or the stream ends without its `finish` part.
  */
-export async function* fromStream(stream: ReadableStream<unknown>, dialect: SpecDialect): AsyncGenerator<ModelStreamPart> {
+export async function* fromStream(
+  stream: ReadableStream<unknown>,
+  dialect: SpecDialect,
+): AsyncGenerator<ModelStreamPart> {
   const answer = new Answer();
   const reader = stream.getReader();
   try {

@@ -20,12 +20,18 @@ function zodInput(name: string, schema: unknown): z.ZodType {
   if (typeof schema === 'object' && schema !== null && Symbol.for('vercel.ai.schema') in schema) {
     const json = (schema as { jsonSchema: unknown }).jsonSchema;
     if (typeof (json as { then?: unknown } | null)?.then === 'function') {
-      throw new ConfigError(`${where} is a JSON Schema that resolves later; pass the schema object itself to jsonSchema().`, 'invalid_config');
+      throw new ConfigError(
+        `${where} is a JSON Schema that resolves later; pass the schema object itself to jsonSchema().`,
+        'invalid_config',
+      );
     }
     try {
       return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
     } catch {
-      throw new ConfigError(`${where} is a JSON Schema that zod cannot read; write the input as a zod 4 schema instead.`, 'invalid_config');
+      throw new ConfigError(
+        `${where} is a JSON Schema that zod cannot read; write the input as a zod 4 schema instead.`,
+        'invalid_config',
+      );
     }
   }
   const vendor = (schema as { '~standard'?: { vendor?: unknown } } | null)?.['~standard']?.vendor;
@@ -78,12 +84,18 @@ function asToolResult(output: unknown): unknown {
  */
 export function fromAiSdkTools(tools: Readonly<Record<string, AnyAiSdkTool>>): AnyTool[] {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
-    throw new ConfigError('fromAiSdkTools: tools must be an object of AI SDK tools keyed by name, as generateText takes them.', 'invalid_config');
+    throw new ConfigError(
+      'fromAiSdkTools: tools must be an object of AI SDK tools keyed by name, as generateText takes them.',
+      'invalid_config',
+    );
   }
   return Object.entries(tools).map(([name, aiTool]) => {
     const { execute, needsApproval } = aiTool;
     if (typeof execute !== 'function') {
-      throw new ConfigError(`fromAiSdkTools: tool ${JSON.stringify(name)} has no execute; countersign runs the tools it gates, so give it one.`, 'missing_option');
+      throw new ConfigError(
+        `fromAiSdkTools: tool ${JSON.stringify(name)} has no execute; countersign runs the tools it gates, so give it one.`,
+        'missing_option',
+      );
     }
     return defineTool({
       name,
@@ -91,10 +103,19 @@ export function fromAiSdkTools(tools: Readonly<Record<string, AnyAiSdkTool>>): A
       input: zodInput(name, aiTool.inputSchema),
       needsApproval:
         typeof needsApproval === 'function'
-          ? async (input, context) => Boolean(await needsApproval(input, { toolCallId: context.toolCallId, messages: modelMessages(context) }))
+          ? async (input, context) =>
+              Boolean(await needsApproval(input, { toolCallId: context.toolCallId, messages: modelMessages(context) }))
           : (needsApproval ?? true),
       execute: async (input, context) =>
-        asToolResult(await finalOutput(await execute(input, { toolCallId: context.toolCallId, messages: modelMessages(context), abortSignal: context.signal }))),
+        asToolResult(
+          await finalOutput(
+            await execute(input, {
+              toolCallId: context.toolCallId,
+              messages: modelMessages(context),
+              abortSignal: context.signal,
+            }),
+          ),
+        ),
     });
   });
 }

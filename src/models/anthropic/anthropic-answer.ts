@@ -19,7 +19,10 @@ const knownBlockSchema = z.discriminatedUnion('type', [
 const KNOWN_TYPES: ReadonlySet<string> = new Set(knownBlockSchema.options.map((option) => option.shape.type.value));
 
 // A block of a tool countersign does not offer (a server tool) has nothing to map: read as undefined.
-const blockSchema = z.union([knownBlockSchema, z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type)) }).transform(() => undefined)]);
+const blockSchema = z.union([
+  knownBlockSchema,
+  z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type)) }).transform(() => undefined),
+]);
 
 /** A Messages API answer (`type: 'message'`), as far as countersign reads it. */
 export const anthropicAnswerSchema = z.object({
@@ -59,7 +62,13 @@ export function responseOf(answer: AnthropicAnswer): ModelResponse {
   const toolCalls: ToolCall[] = [];
   for (const block of answer.content) {
     if (block?.type === 'thinking') parts.push({ type: 'reasoning', text: block.thinking, signature: block.signature });
-    if (block?.type === 'redacted_thinking') parts.push({ type: 'reasoning', text: '', encryptedContent: block.data, providerMetadata: { anthropic: { redacted: true } } });
+    if (block?.type === 'redacted_thinking')
+      parts.push({
+        type: 'reasoning',
+        text: '',
+        encryptedContent: block.data,
+        providerMetadata: { anthropic: { redacted: true } },
+      });
     if (block?.type === 'text') parts.push({ type: 'text', text: block.text });
     if (block?.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, args: block.input ?? {} });
   }
@@ -67,7 +76,14 @@ export function responseOf(answer: AnthropicAnswer): ModelResponse {
   const usage = usageOf(answer.usage);
   const finishReason = finishReasonOf(answer.stop_reason);
   return {
-    message: { role: 'assistant', content, ...(parts.length > 0 ? { parts } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}), usage, finishReason },
+    message: {
+      role: 'assistant',
+      content,
+      ...(parts.length > 0 ? { parts } : {}),
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      usage,
+      finishReason,
+    },
     usage,
     finishReason,
   };

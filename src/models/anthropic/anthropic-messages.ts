@@ -18,7 +18,9 @@ export interface AnthropicConversation {
 type Part<Type extends MessagePart['type']> = Extract<MessagePart, { type: Type }>;
 
 /** Anthropic's own metadata on a message, part or call: `{ anthropic: { cacheControl, redacted } }`. */
-const anthropicOf = (carrier: { readonly providerMetadata?: ProviderMetadata }): { readonly [key: string]: JsonValue } | undefined => carrier.providerMetadata?.['anthropic'];
+const anthropicOf = (carrier: {
+  readonly providerMetadata?: ProviderMetadata;
+}): { readonly [key: string]: JsonValue } | undefined => carrier.providerMetadata?.['anthropic'];
 
 /** The prompt-caching marker a part or message carries, as the API spells it. */
 function cacheControlOf(carrier: { readonly providerMetadata?: ProviderMetadata }): { cache_control?: JsonValue } {
@@ -47,17 +49,25 @@ function fileBlock(part: Part<'file'>): AnthropicBlock {
  * Anthropic's (another provider's, or a summary without a signature) cannot be checked by the API and is left out.
  */
 function reasoningBlock(part: Part<'reasoning'>): AnthropicBlock | undefined {
-  if (anthropicOf(part)?.['redacted'] === true && part.encryptedContent !== undefined) return { type: 'redacted_thinking', data: part.encryptedContent };
+  if (anthropicOf(part)?.['redacted'] === true && part.encryptedContent !== undefined)
+    return { type: 'redacted_thinking', data: part.encryptedContent };
   if (part.signature !== undefined) return { type: 'thinking', thinking: part.text, signature: part.signature };
   return undefined;
 }
 
-const toolUseBlock = (call: ToolCall): AnthropicBlock => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args ?? {}, ...cacheControlOf(call) });
+const toolUseBlock = (call: ToolCall): AnthropicBlock => ({
+  type: 'tool_use',
+  id: call.id,
+  name: call.name,
+  input: call.args ?? {},
+  ...cacheControlOf(call),
+});
 
 /** Text parts when the message has them (they may carry cache markers), else its `content`; never an empty block. */
 function textBlocks(message: Message): AnthropicBlock[] {
   const texts = (message.parts ?? []).filter((part): part is Part<'text'> => part.type === 'text');
-  const sources: readonly { readonly text: string; readonly providerMetadata?: ProviderMetadata }[] = texts.length > 0 ? texts : [{ text: message.content }];
+  const sources: readonly { readonly text: string; readonly providerMetadata?: ProviderMetadata }[] =
+    texts.length > 0 ? texts : [{ text: message.content }];
   return sources.filter((source) => source.text !== '').map((source) => textBlock(source.text, source));
 }
 
@@ -66,7 +76,9 @@ function userBlocks(message: Message): AnthropicBlock[] {
 }
 
 function assistantBlocks(message: Message): AnthropicBlock[] {
-  const thinking = (message.parts ?? []).flatMap((part) => (part.type === 'reasoning' ? (reasoningBlock(part) ?? []) : []));
+  const thinking = (message.parts ?? []).flatMap((part) =>
+    part.type === 'reasoning' ? (reasoningBlock(part) ?? []) : [],
+  );
   return [...thinking, ...textBlocks(message), ...(message.toolCalls ?? []).map(toolUseBlock)];
 }
 
@@ -75,7 +87,10 @@ function assistantBlocks(message: Message): AnthropicBlock[] {
  * text, so the model knows the tool returned one.
  */
 function toolFileBlock(part: Part<'file'>): AnthropicBlock {
-  const taken = part.mediaType.startsWith('image/') || part.mediaType === 'application/pdf' || (part.mediaType === 'text/plain' && part.data !== undefined);
+  const taken =
+    part.mediaType.startsWith('image/') ||
+    part.mediaType === 'application/pdf' ||
+    (part.mediaType === 'text/plain' && part.data !== undefined);
   return taken ? fileBlock(part) : textBlock(fileLabel(part));
 }
 
@@ -89,7 +104,10 @@ function toolResultBlock(message: Message): AnthropicBlock {
   return {
     type: 'tool_result',
     tool_use_id: message.toolCallId ?? result?.toolCallId,
-    content: files.length === 0 ? message.content : [...(message.content === '' ? [] : [textBlock(message.content)]), ...files.map(toolFileBlock)],
+    content:
+      files.length === 0
+        ? message.content
+        : [...(message.content === '' ? [] : [textBlock(message.content)]), ...files.map(toolFileBlock)],
     ...(result && result.outcome !== 'ok' ? { is_error: true } : {}),
     ...cacheControlOf(result ?? {}),
   };
@@ -97,7 +115,12 @@ function toolResultBlock(message: Message): AnthropicBlock {
 
 /** A message's blocks, the message's own cache marker on the last one. */
 function blocksOf(message: Message): AnthropicBlock[] {
-  const blocks = message.role === 'assistant' ? assistantBlocks(message) : message.role === 'tool' ? [toolResultBlock(message)] : userBlocks(message);
+  const blocks =
+    message.role === 'assistant'
+      ? assistantBlocks(message)
+      : message.role === 'tool'
+        ? [toolResultBlock(message)]
+        : userBlocks(message);
   const marker = cacheControlOf(message);
   const last = blocks.at(-1);
   if (last && marker.cache_control !== undefined) blocks[blocks.length - 1] = { ...last, ...marker };

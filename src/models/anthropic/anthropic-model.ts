@@ -44,7 +44,14 @@ const optionsSchema = optionsObject({
   model: z.string().min(1, 'names no model, e.g. claude-sonnet-4-5'),
   apiKey: z.string().min(1, 'is empty: pass your Anthropic API key, e.g. apiKey: process.env.ANTHROPIC_API_KEY'),
   baseUrl: httpUrlSchema({ example: 'https://api.anthropic.com', credential: 'apiKey or headers' }).optional(),
-  thinking: z.union([optionsObject({ budgetTokens: z.number().int().min(1024, 'must be at least 1024, the least the Messages API accepts') }), z.literal(false)]).optional(),
+  thinking: z
+    .union([
+      optionsObject({
+        budgetTokens: z.number().int().min(1024, 'must be at least 1024, the least the Messages API accepts'),
+      }),
+      z.literal(false),
+    ])
+    .optional(),
   maxTokens: positiveInteger.optional(),
   headers: z.record(z.string(), z.string()).optional(),
   fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function').optional(),
@@ -52,10 +59,15 @@ const optionsSchema = optionsObject({
   timeoutMs: positiveInteger.optional(),
   anthropicVersion: z.string().min(1).optional(),
   ...streamOptionShape,
-}).refine((options) => !options.thinking || options.maxTokens === undefined || options.maxTokens > options.thinking.budgetTokens, {
-  message: 'must be above thinking.budgetTokens: the answer has to fit after the thinking. Raise maxTokens or lower the budget.',
-  path: ['maxTokens'],
-});
+}).refine(
+  (options) =>
+    !options.thinking || options.maxTokens === undefined || options.maxTokens > options.thinking.budgetTokens,
+  {
+    message:
+      'must be above thinking.budgetTokens: the answer has to fit after the thinking. Raise maxTokens or lower the budget.',
+    path: ['maxTokens'],
+  },
+);
 
 /**
  * A `Model` over Anthropic's Messages API, with plain `fetch`: no SDK to
@@ -75,12 +87,20 @@ const optionsSchema = optionsObject({
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
   parseOptions(optionsSchema, options, 'createAnthropicModel');
   const thinkingBudget = options.thinking ? options.thinking.budgetTokens : undefined;
-  const settings = { model: options.model, maxTokens: options.maxTokens ?? (thinkingBudget ?? 0) + 4096, thinkingBudget };
+  const settings = {
+    model: options.model,
+    maxTokens: options.maxTokens ?? (thinkingBudget ?? 0) + 4096,
+    thinkingBudget,
+  };
   const url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
   const endpoint: ModelEndpoint = {
     provider: 'Anthropic',
     url,
-    headers: { 'x-api-key': options.apiKey, 'anthropic-version': options.anthropicVersion ?? '2023-06-01', ...options.headers },
+    headers: {
+      'x-api-key': options.apiKey,
+      'anthropic-version': options.anthropicVersion ?? '2023-06-01',
+      ...options.headers,
+    },
     fetch: options.fetch ?? fetch,
     maxRetries: options.maxRetries ?? 2,
     timeoutMs: options.timeoutMs ?? 600_000,
@@ -89,8 +109,14 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   return streamingAsAsked(
     {
       async generate(request: ModelRequest): Promise<ModelResponse> {
-        const response = await postToModel(endpoint, JSON.stringify(anthropicRequestBody(settings, request)), request.signal);
-        return responseOf(await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'));
+        const response = await postToModel(
+          endpoint,
+          JSON.stringify(anthropicRequestBody(settings, request)),
+          request.signal,
+        );
+        return responseOf(
+          await readModelAnswer(response, anthropicAnswerSchema, 'a Messages API message', 'Anthropic'),
+        );
       },
       stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
         const body = JSON.stringify({ ...anthropicRequestBody(settings, request), stream: true });

@@ -9,10 +9,17 @@ export interface AnthropicRequestSettings {
   readonly thinkingBudget: number | undefined;
 }
 
-const toolToWire = (tool: ToolSpec) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters });
+const toolToWire = (tool: ToolSpec) => ({
+  name: tool.name,
+  description: tool.description,
+  input_schema: tool.parameters,
+});
 
 /** The JSON body for `POST /v1/messages`. */
-export function anthropicRequestBody(settings: AnthropicRequestSettings, request: ModelRequest): Record<string, unknown> {
+export function anthropicRequestBody(
+  settings: AnthropicRequestSettings,
+  request: ModelRequest,
+): Record<string, unknown> {
   const { system, messages } = toAnthropicConversation(request.messages);
   return {
     model: settings.model,
@@ -20,6 +27,8 @@ export function anthropicRequestBody(settings: AnthropicRequestSettings, request
     ...(system.length > 0 ? { system } : {}),
     messages,
     ...(request.tools.length > 0 ? { tools: request.tools.map(toolToWire) } : {}),
-    ...(settings.thinkingBudget === undefined ? {} : { thinking: { type: 'enabled', budget_tokens: settings.thinkingBudget } }),
+    ...(settings.thinkingBudget === undefined
+      ? {}
+      : { thinking: { type: 'enabled', budget_tokens: settings.thinkingBudget } }),
   };
 }

@@ -10,9 +10,17 @@ const block = z.looseObject({ type: z.string() });
 const counts = z.looseObject({});
 
 /** A schema for `known`, with any other `type` (added after this adapter was written) read as undefined. */
-function orUnknown<const Options extends readonly [z.ZodObject<{ type: z.ZodLiteral<string> }>, ...z.ZodObject<{ type: z.ZodLiteral<string> }>[]]>(known: Options) {
+function orUnknown<
+  const Options extends readonly [
+    z.ZodObject<{ type: z.ZodLiteral<string> }>,
+    ...z.ZodObject<{ type: z.ZodLiteral<string> }>[],
+  ],
+>(known: Options) {
   const types: ReadonlySet<unknown> = new Set(known.map((option) => option.shape.type.value));
-  return z.union([z.discriminatedUnion('type', known), z.looseObject({ type: z.string().refine((type) => !types.has(type)) }).transform(() => undefined)]);
+  return z.union([
+    z.discriminatedUnion('type', known),
+    z.looseObject({ type: z.string().refine((type) => !types.has(type)) }).transform(() => undefined),
+  ]);
 }
 
 const eventSchema = orUnknown([
@@ -30,7 +38,11 @@ const eventSchema = orUnknown([
     ]),
   }),
   z.object({ type: z.literal('content_block_stop'), index: z.number() }),
-  z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }), usage: counts.nullish() }),
+  z.object({
+    type: z.literal('message_delta'),
+    delta: z.object({ stop_reason: z.string().nullish() }),
+    usage: counts.nullish(),
+  }),
   z.object({ type: z.literal('message_stop') }),
   z.object({ type: z.literal('ping') }),
   z.object({ type: z.literal('error'), error: z.object({ type: z.string() }) }),
@@ -67,7 +79,10 @@ class AnthropicAnswerBuilder {
   end(stopReason: string | null | undefined, usage: Record<string, unknown> | null | undefined): void {
     this.stopReason = stopReason;
     // message_delta's counts are cumulative; those it leaves out (or sends as null) stay as message_start said.
-    this.usage = { ...this.usage, ...Object.fromEntries(Object.entries(usage ?? {}).filter((entry) => entry[1] != null)) };
+    this.usage = {
+      ...this.usage,
+      ...Object.fromEntries(Object.entries(usage ?? {}).filter((entry) => entry[1] != null)),
+    };
   }
 
   /** The whole answer, as a non-streamed call would have had it. */
@@ -101,10 +116,16 @@ export async function* anthropicStreamParts(events: AsyncIterable<ServerSentEven
       else if (delta?.type === 'input_json_delta') {
         builder.append(index, 'partial_json', delta.partial_json);
         const tool = builder.toolOf(index);
-        if (tool) yield { type: 'tool-call-delta', toolCallId: tool.id, toolName: tool.name, argsDelta: delta.partial_json };
+        if (tool)
+          yield { type: 'tool-call-delta', toolCallId: tool.id, toolName: tool.name, argsDelta: delta.partial_json };
       }
     } else if (data?.type === 'message_delta') builder.end(data.delta.stop_reason, data.usage);
-    else if (data?.type === 'error') throw new ModelProviderError(`${PROVIDER} ended its stream with an error (${data.error.type}).`, undefined, event.data);
+    else if (data?.type === 'error')
+      throw new ModelProviderError(
+        `${PROVIDER} ended its stream with an error (${data.error.type}).`,
+        undefined,
+        event.data,
+      );
     else if (data?.type === 'message_stop') {
       yield { type: 'finish', response: responseOf(finalAnswer(builder)) };
       return;

@@ -29,7 +29,9 @@ function filePart(part: FilePart): Wire {
 function filesMessage(tools: readonly Message[]): Wire | undefined {
   const content = tools.flatMap((message) => {
     const files = filesOf(message);
-    return files.length === 0 ? [] : [{ type: 'text', text: `Files the tool call ${message.toolCallId ?? ''} returned:` }, ...files.map(filePart)];
+    return files.length === 0
+      ? []
+      : [{ type: 'text', text: `Files the tool call ${message.toolCallId ?? ''} returned:` }, ...files.map(filePart)];
   });
   return content.length === 0 ? undefined : { role: 'user', content };
 }

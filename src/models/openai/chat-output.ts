@@ -20,7 +20,9 @@ export const completionSchema = z.object({
       z.object({
         message: z.object({
           content: z.string().nullish(),
-          tool_calls: z.array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) })).nullish(),
+          tool_calls: z
+            .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) }))
+            .nullish(),
         }),
         finish_reason: z.string().nullish(),
       }),
@@ -41,7 +43,11 @@ const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
 /** The assistant message, usage and finish reason of a completion's first choice. */
 export function chatAnswer(completion: ChatCompletion): ModelResponse {
   const choice = completion.choices[0]!;
-  const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }));
+  const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({
+    id: call.id,
+    name: call.function.name,
+    args: parseArguments(call.function.arguments),
+  }));
   const usage = usageOf({
     inputTokens: completion.usage?.prompt_tokens,
     outputTokens: completion.usage?.completion_tokens,
@@ -50,7 +56,11 @@ export function chatAnswer(completion: ChatCompletion): ModelResponse {
   });
   const finishReason = choice.finish_reason ? (FINISH_REASONS[choice.finish_reason] ?? 'other') : undefined;
   return {
-    message: { role: 'assistant', content: choice.message.content ?? '', ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+    message: {
+      role: 'assistant',
+      content: choice.message.content ?? '',
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    },
     ...(usage === undefined ? {} : { usage }),
     ...(finishReason === undefined ? {} : { finishReason }),
   };

@@ -38,16 +38,26 @@ export async function* chatStreamParts(events: AsyncIterable<ServerSentEvent>): 
   for await (const event of events) {
     if (event.data === '[DONE]') {
       const completion = completionSchema.safeParse({
-        choices: [{ message: { content, tool_calls: calls.map(({ id, ...call }) => ({ id, function: call })) }, finish_reason: finishReason }],
+        choices: [
+          {
+            message: { content, tool_calls: calls.map(({ id, ...call }) => ({ id, function: call })) },
+            finish_reason: finishReason,
+          },
+        ],
         usage,
       });
-      if (!completion.success) throw new ModelProviderError('The model provider streamed chunks that do not add up to a chat completion.');
+      if (!completion.success)
+        throw new ModelProviderError('The model provider streamed chunks that do not add up to a chat completion.');
       yield { type: 'finish', response: chatAnswer(completion.data) };
       return;
     }
     const chunk = readEventData(event, chunkSchema, 'a chat completion chunk');
     if ('error' in chunk) {
-      throw new ModelProviderError(`The model provider ended its stream with an error (${chunk.error.code ?? chunk.error.type ?? 'no code'}).`, undefined, event.data);
+      throw new ModelProviderError(
+        `The model provider ended its stream with an error (${chunk.error.code ?? chunk.error.type ?? 'no code'}).`,
+        undefined,
+        event.data,
+      );
     }
     usage = chunk.usage ?? usage;
     for (const choice of chunk.choices.filter((each) => each.index === 0)) {
@@ -62,7 +72,13 @@ export async function* chatStreamParts(events: AsyncIterable<ServerSentEvent>): 
         call.id ||= delta.id ?? '';
         call.name ||= delta.function?.name ?? '';
         call.arguments += delta.function?.arguments ?? '';
-        if (delta.function?.arguments) yield { type: 'tool-call-delta', toolCallId: call.id, toolName: call.name, argsDelta: delta.function.arguments };
+        if (delta.function?.arguments)
+          yield {
+            type: 'tool-call-delta',
+            toolCallId: call.id,
+            toolName: call.name,
+            argsDelta: delta.function.arguments,
+          };
       }
     }
   }

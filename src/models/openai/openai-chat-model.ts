@@ -1,5 +1,12 @@
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec } from '../../index.js';
-import { optionsObject, parseOptions, postToModel, readModelAnswer, streamFromModel, streamingAsAsked } from '../../kit/index.js';
+import {
+  optionsObject,
+  parseOptions,
+  postToModel,
+  readModelAnswer,
+  streamFromModel,
+  streamingAsAsked,
+} from '../../kit/index.js';
 import { chatAnswer, completionSchema } from './chat-output.js';
 import { chatStreamParts } from './chat-stream.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
@@ -16,7 +23,10 @@ export type OpenAIChatModelOptions = OpenAIEndpointOptions;
 const optionsSchema = optionsObject(openAIEndpointShape);
 
 function toolsToWire(tools: readonly ToolSpec[]): Record<string, unknown>[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
 }
 
 /**

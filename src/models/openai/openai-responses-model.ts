@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../../index.js';
-import { optionsObject, parseOptions, postToModel, readModelAnswer, streamFromModel, streamingAsAsked } from '../../kit/index.js';
+import {
+  optionsObject,
+  parseOptions,
+  postToModel,
+  readModelAnswer,
+  streamFromModel,
+  streamingAsAsked,
+} from '../../kit/index.js';
 import { openAIEndpoint, openAIEndpointShape, type OpenAIEndpointOptions } from './openai-endpoint.js';
 import { responsesRequestBody } from './responses-input.js';
 import { responseSchema, responsesAnswer } from './responses-output.js';
@@ -33,7 +40,10 @@ export interface OpenAIResponsesModelOptions extends OpenAIEndpointOptions {
    */
   readonly previousResponseId?: 'off' | 'auto';
   /** How hard a reasoning model thinks, and whether it summarizes its reasoning (the summaries become reasoning parts). */
-  readonly reasoning?: { readonly effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'; readonly summary?: 'auto' | 'concise' | 'detailed' };
+  readonly reasoning?: {
+    readonly effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+    readonly summary?: 'auto' | 'concise' | 'detailed';
+  };
 }
 
 const optionsSchema = optionsObject({
@@ -47,7 +57,8 @@ const optionsSchema = optionsObject({
   }).optional(),
 }).refine((options) => options.previousResponseId !== 'auto' || options.store === true, {
   path: ['previousResponseId'],
-  message: "'auto' needs store: true (OpenAI keeps no response to continue from otherwise). Set store: true, or leave previousResponseId out.",
+  message:
+    "'auto' needs store: true (OpenAI keeps no response to continue from otherwise). Set store: true, or leave previousResponseId out.",
 });
 
 /**
@@ -80,7 +91,11 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
   return streamingAsAsked(
     {
       async generate(request: ModelRequest): Promise<ModelResponse> {
-        const response = await postToModel(endpoint, JSON.stringify(responsesRequestBody(settings, request)), request.signal);
+        const response = await postToModel(
+          endpoint,
+          JSON.stringify(responsesRequestBody(settings, request)),
+          request.signal,
+        );
         return responsesAnswer(await readModelAnswer(response, responseSchema, 'a response'));
       },
       stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {

@@ -13,8 +13,18 @@ export interface ResponsesRequestSettings {
 }
 
 type Item = Record<string, unknown>;
-type ReasoningItem = { type: 'reasoning'; id?: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content?: string };
-type MessageItem = { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[]; id?: string };
+type ReasoningItem = {
+  type: 'reasoning';
+  id?: string;
+  summary: { type: 'summary_text'; text: string }[];
+  encrypted_content?: string;
+};
+type MessageItem = {
+  type: 'message';
+  role: 'assistant';
+  content: { type: 'output_text'; text: string }[];
+  id?: string;
+};
 
 /** The OpenAI item id an adapter kept on a part or a call. */
 function itemIdOf(carrier: MessagePart | ToolCall): string | undefined {
@@ -58,16 +68,25 @@ function assistantItems(message: Message, store: boolean): Item[] {
   for (const part of parts) {
     const id = itemIdOf(part);
     const last = items.at(-1);
-    const sameItem = id !== undefined && last?.['id'] === id && last['type'] === (part.type === 'text' ? 'message' : part.type);
+    const sameItem =
+      id !== undefined && last?.['id'] === id && last['type'] === (part.type === 'text' ? 'message' : part.type);
     if (part.type === 'reasoning') {
       if (!sameItem && part.encryptedContent === undefined && !(store && id !== undefined)) continue;
-      const item = sameItem ? (last as ReasoningItem) : ({ type: 'reasoning', ...(id === undefined ? {} : { id }), summary: [] } as ReasoningItem);
+      const item = sameItem
+        ? (last as ReasoningItem)
+        : ({ type: 'reasoning', ...(id === undefined ? {} : { id }), summary: [] } as ReasoningItem);
       if (part.text !== '') item.summary.push({ type: 'summary_text', text: part.text });
       if (part.encryptedContent !== undefined) item.encrypted_content = part.encryptedContent;
       if (!sameItem) items.push(item);
     } else if (part.type === 'text') {
       if (sameItem) (last as MessageItem).content.push({ type: 'output_text', text: part.text });
-      else items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: part.text }], ...(id === undefined ? {} : { id }) });
+      else
+        items.push({
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: part.text }],
+          ...(id === undefined ? {} : { id }),
+        });
     }
   }
   if (!parts.some((part) => part.type === 'text') && message.content !== '') {
@@ -75,7 +94,13 @@ function assistantItems(message: Message, store: boolean): Item[] {
   }
   for (const call of message.toolCalls ?? []) {
     const id = itemIdOf(call);
-    items.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentsText(call.args), ...(id === undefined ? {} : { id }) });
+    items.push({
+      type: 'function_call',
+      call_id: call.id,
+      name: call.name,
+      arguments: argumentsText(call.args),
+      ...(id === undefined ? {} : { id }),
+    });
   }
   return items;
 }
@@ -103,11 +128,20 @@ function inputItems(message: Message, store: boolean): Item[] {
 }
 
 function toolsToWire(tools: readonly ToolSpec[]): Item[] {
-  return tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+  return tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
 }
 
 /** The request body for `request`: the adapter's own fields win over `settings.body`. */
-export function responsesRequestBody(settings: ResponsesRequestSettings, request: Pick<ModelRequest, 'messages' | 'tools'>): Record<string, unknown> {
+export function responsesRequestBody(
+  settings: ResponsesRequestSettings,
+  request: Pick<ModelRequest, 'messages' | 'tools'>,
+): Record<string, unknown> {
   const { messages } = request;
   const leading = messages.findIndex((message) => message.role !== 'system');
   const systemCount = leading === -1 ? messages.length : leading;
@@ -116,13 +150,18 @@ export function responsesRequestBody(settings: ResponsesRequestSettings, request
     .map((message) => message.content)
     .join('\n\n');
   // What the server holds already: everything up to the last assistant turn it answered with.
-  const lastAnswered = settings.previousResponseId === 'auto' ? messages.findLastIndex((message) => message.role === 'assistant' && responseIdOf(message) !== undefined) : -1;
+  const lastAnswered =
+    settings.previousResponseId === 'auto'
+      ? messages.findLastIndex((message) => message.role === 'assistant' && responseIdOf(message) !== undefined)
+      : -1;
   const previousResponseId = lastAnswered === -1 ? undefined : responseIdOf(messages[lastAnswered]!);
   return {
     ...settings.body,
     model: settings.model,
     ...(instructions === '' ? {} : { instructions }),
-    input: messages.slice(Math.max(systemCount, lastAnswered + 1)).flatMap((message) => inputItems(message, settings.store)),
+    input: messages
+      .slice(Math.max(systemCount, lastAnswered + 1))
+      .flatMap((message) => inputItems(message, settings.store)),
     ...(request.tools.length > 0 ? { tools: toolsToWire(request.tools) } : {}),
     store: settings.store,
     ...(settings.encryptedReasoning ? { include: ['reasoning.encrypted_content'] } : {}),

@@ -16,11 +16,24 @@ const reasoningItem = z.object({
 const messageItem = z.object({
   type: z.literal('message'),
   id: z.string(),
-  content: z.array(z.union([z.object({ type: z.literal('output_text'), text: z.string() }), z.object({ type: z.literal('refusal'), refusal: z.string() })])),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal('output_text'), text: z.string() }),
+      z.object({ type: z.literal('refusal'), refusal: z.string() }),
+    ]),
+  ),
 });
-const functionCallItem = z.object({ type: z.literal('function_call'), id: z.string().nullish(), call_id: z.string(), name: z.string(), arguments: z.string() });
+const functionCallItem = z.object({
+  type: z.literal('function_call'),
+  id: z.string().nullish(),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
 /** Items for tools this adapter does not offer (web search, ...): read past. */
-const otherItem = z.object({ type: z.string().refine((type) => !['reasoning', 'message', 'function_call'].includes(type)) });
+const otherItem = z.object({
+  type: z.string().refine((type) => !['reasoning', 'message', 'function_call'].includes(type)),
+});
 
 /** The parts of a Responses API answer this adapter reads. */
 export const responseSchema = z.object({
@@ -67,9 +80,19 @@ export function responsesAnswer(answer: ResponsesAnswer): ModelResponse {
   for (const item of answer.output) {
     if (item.type === 'reasoning' && 'summary' in item) parts.push(...reasoningParts(item));
     else if (item.type === 'message' && 'content' in item) {
-      for (const content of item.content) parts.push({ type: 'text', text: content.type === 'refusal' ? content.refusal : content.text, providerMetadata: openai(item.id) });
+      for (const content of item.content)
+        parts.push({
+          type: 'text',
+          text: content.type === 'refusal' ? content.refusal : content.text,
+          providerMetadata: openai(item.id),
+        });
     } else if (item.type === 'function_call' && 'call_id' in item) {
-      toolCalls.push({ id: item.call_id, name: item.name, args: parseArguments(item.arguments), ...(item.id ? { providerMetadata: openai(item.id) } : {}) });
+      toolCalls.push({
+        id: item.call_id,
+        name: item.name,
+        args: parseArguments(item.arguments),
+        ...(item.id ? { providerMetadata: openai(item.id) } : {}),
+      });
     }
   }
   const message: AssistantMessage = {
@@ -85,5 +108,9 @@ export function responsesAnswer(answer: ResponsesAnswer): ModelResponse {
     reasoningTokens: answer.usage?.output_tokens_details?.reasoning_tokens,
     cachedInputTokens: answer.usage?.input_tokens_details?.cached_tokens,
   });
-  return { message, ...(usage === undefined ? {} : { usage }), finishReason: finishReasonOf(answer, toolCalls.length > 0) };
+  return {
+    message,
+    ...(usage === undefined ? {} : { usage }),
+    finishReason: finishReasonOf(answer, toolCalls.length > 0),
+  };
 }

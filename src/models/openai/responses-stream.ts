@@ -7,19 +7,35 @@ import { ModelProviderError, readEventData, type ServerSentEvent } from '../../k
 import { responseSchema, responsesAnswer } from './responses-output.js';
 
 const ITEM_ADDED = 'response.output_item.added';
-const DELTA_TYPES = ['response.output_text.delta', 'response.refusal.delta', 'response.reasoning_summary_text.delta', 'response.function_call_arguments.delta'] as const;
+const DELTA_TYPES = [
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.reasoning_summary_text.delta',
+  'response.function_call_arguments.delta',
+] as const;
 const FINAL_TYPES = ['response.completed', 'response.incomplete', 'response.failed'] as const;
 const KNOWN_TYPES: ReadonlySet<string> = new Set([ITEM_ADDED, ...DELTA_TYPES, ...FINAL_TYPES, 'error']);
 
 const knownEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal(ITEM_ADDED), item: z.looseObject({ type: z.string(), id: z.string().nullish(), call_id: z.string().nullish(), name: z.string().nullish() }) }),
+  z.object({
+    type: z.literal(ITEM_ADDED),
+    item: z.looseObject({
+      type: z.string(),
+      id: z.string().nullish(),
+      call_id: z.string().nullish(),
+      name: z.string().nullish(),
+    }),
+  }),
   z.object({ type: z.enum(DELTA_TYPES), item_id: z.string(), delta: z.string() }),
   z.object({ type: z.enum(FINAL_TYPES), response: responseSchema }),
   z.object({ type: z.literal('error'), code: z.string().nullish() }),
 ]);
 
 // response.created, .in_progress, content_part and the .done events, and what comes later: read past.
-const eventSchema = z.union([knownEventSchema, z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type)) }).transform(() => undefined)]);
+const eventSchema = z.union([
+  knownEventSchema,
+  z.looseObject({ type: z.string().refine((type) => !KNOWN_TYPES.has(type)) }).transform(() => undefined),
+]);
 
 /** The stream parts of a Responses API event stream; throws ModelProviderError for an `error` event or a stream that stops short. */
 export async function* responsesStreamParts(events: AsyncIterable<ServerSentEvent>): AsyncGenerator<ModelStreamPart> {
@@ -47,7 +63,11 @@ export async function* responsesStreamParts(events: AsyncIterable<ServerSentEven
         break;
       }
       case 'error':
-        throw new ModelProviderError(`The model provider ended its stream with an error (${data.code ?? 'no code'}).`, undefined, event.data);
+        throw new ModelProviderError(
+          `The model provider ended its stream with an error (${data.code ?? 'no code'}).`,
+          undefined,
+          event.data,
+        );
       default:
         yield { type: 'finish', response: responsesAnswer(data.response) };
         return;

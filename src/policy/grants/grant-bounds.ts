@@ -3,7 +3,9 @@ import { ConfigError } from '../../errors.js';
 import { jsonSchema } from '../../run/message-schema.js';
 
 /** `ApprovalResponse.scope`: once (default), the rest of the run, every run of the session, every run of the agent. */
-export const scopeSchema = z.enum(['once', 'run', 'session', 'agent'], { error: "must be 'once', 'run', 'session' or 'agent'" });
+export const scopeSchema = z.enum(['once', 'run', 'session', 'agent'], {
+  error: "must be 'once', 'run', 'session' or 'agent'",
+});
 
 /** `ApprovalResponse.grant` as stored: positive whole bounds, argument patterns as JSON. */
 export const grantBoundsSchema = z.strictObject({
@@ -18,7 +20,10 @@ export const grantBoundsSchema = z.strictObject({
  */
 export function assertArgsMatchIsData(argsMatch: unknown, where: string): void {
   const functions =
-    typeof argsMatch === 'function' || (typeof argsMatch === 'object' && argsMatch !== null && Object.values(argsMatch).some((value) => typeof value === 'function'));
+    typeof argsMatch === 'function' ||
+    (typeof argsMatch === 'object' &&
+      argsMatch !== null &&
+      Object.values(argsMatch).some((value) => typeof value === 'function'));
   if (functions) {
     throw new ConfigError(
       `${where}: grant.argsMatch must be data (a dotted argument path mapped to a string glob or an exact JSON value), not a function: grants are stored and signed, and a function can be neither. For a predicate over the arguments, add a policy rule with \`when\`.`,

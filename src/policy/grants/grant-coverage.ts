@@ -27,7 +27,15 @@ export type GrantRefusal = (error: GrantSignatureError) => void;
  * approver the call accepts. Whether a use is left is the store's to say when it is spent: a call that already spent
  * one (a re-evaluation after a crash) is covered by it again.
  */
-function mayCover(agent: GrantAgent, grant: GrantState, call: ToolCall, input: unknown, target: ApproverTarget, now: number, refuse: GrantRefusal): boolean {
+function mayCover(
+  agent: GrantAgent,
+  grant: GrantState,
+  call: ToolCall,
+  input: unknown,
+  target: ApproverTarget,
+  now: number,
+  refuse: GrantRefusal,
+): boolean {
   if (grant.agentName !== agent.name || grant.toolName !== call.name) return false;
   if (grant.expiresAt !== undefined && now >= grant.expiresAt) return false;
   const secret = agent.settings.decisionSecret;
@@ -71,12 +79,21 @@ export class TurnGrants {
    * evaluated); undefined when no live grant matches, or none still has a use when it is spent (then the call is
    * decided as if there were no grant).
    */
-  async decide(call: ToolCall, input: unknown, target: ApproverTarget, decision: Grant['decision']): Promise<Grant | undefined> {
+  async decide(
+    call: ToolCall,
+    input: unknown,
+    target: ApproverTarget,
+    decision: Grant['decision'],
+  ): Promise<Grant | undefined> {
     const agent = this.#agent;
     const now = agent.settings.clock();
     for (const grant of await this.#list(now)) {
       if (grant.decision !== decision || !mayCover(agent, grant, call, input, target, now, this.#refuse)) continue;
-      const use = signUse(agent.settings.decisionSecret, { grantId: grant.id, useKey: useKeyOf(this.#snapshot.runId, call.id), at: now });
+      const use = signUse(agent.settings.decisionSecret, {
+        grantId: grant.id,
+        useKey: useKeyOf(this.#snapshot.runId, call.id),
+        at: now,
+      });
       if ((await agent.settings.grantStore.consume(use)) === 'used') return grant;
     }
     return undefined;

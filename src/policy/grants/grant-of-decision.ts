@@ -15,8 +15,17 @@ export function grantIdOf(runId: string, approvalId: string): string {
  * other entry. With a secret only a decision validly signed in the v2 format (which binds scope and bounds) makes
  * one, so an entry altered in storage cannot mint a signed grant.
  */
-export function grantOfDecision(snapshot: AgentSnapshot, entry: AuditEntry, secret: string | undefined): Grant | undefined {
-  if ((entry.scope !== 'session' && entry.scope !== 'agent') || entry.source !== 'human' || entry.approvalId === undefined) return undefined;
+export function grantOfDecision(
+  snapshot: AgentSnapshot,
+  entry: AuditEntry,
+  secret: string | undefined,
+): Grant | undefined {
+  if (
+    (entry.scope !== 'session' && entry.scope !== 'agent') ||
+    entry.source !== 'human' ||
+    entry.approvalId === undefined
+  )
+    return undefined;
   if (entry.scope === 'session' && snapshot.sessionId === undefined) return undefined;
   if (secret !== undefined && decisionSignatureOf(secret, snapshot, entry) !== 'v2') return undefined;
   const bounds = entry.grant ?? {};
@@ -45,14 +54,21 @@ export function grantOfDecision(snapshot: AgentSnapshot, entry: AuditEntry, secr
  * however long ago, is left as it is). The calls of the same turn the decision covered (siblings) are its first uses,
  * each recorded as a receipt under the call's key, so evaluating one of them again spends nothing more.
  */
-export async function recordGrants(store: GrantStore, snapshot: AgentSnapshot, approvalIds: ReadonlySet<string>, secret: string | undefined): Promise<void> {
+export async function recordGrants(
+  store: GrantStore,
+  snapshot: AgentSnapshot,
+  approvalIds: ReadonlySet<string>,
+  secret: string | undefined,
+): Promise<void> {
   for (const entry of snapshot.audit) {
     if (entry.approvalId === undefined || !approvalIds.has(entry.approvalId)) continue;
     const grant = grantOfDecision(snapshot, entry, secret);
     if (grant === undefined) continue;
     const uses = snapshot.audit
       .filter((other) => other.grantId === grant.id)
-      .map((other) => signUse(secret, { grantId: grant.id, useKey: useKeyOf(snapshot.runId, other.toolCallId), at: other.at }));
+      .map((other) =>
+        signUse(secret, { grantId: grant.id, useKey: useKeyOf(snapshot.runId, other.toolCallId), at: other.at }),
+      );
     await store.put(grant, uses);
   }
 }

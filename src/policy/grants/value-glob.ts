@@ -7,7 +7,10 @@
 const SAFE = /^[A-Za-z0-9._+@=,:~-]$/;
 
 /** One step of a compiled pattern: a literal character, one safe character (`?`), or a run of them (`*`, `**`). */
-type Step = { readonly kind: 'char'; readonly char: string } | { readonly kind: 'one' } | { readonly kind: 'star'; readonly deep: boolean };
+type Step =
+  | { readonly kind: 'char'; readonly char: string }
+  | { readonly kind: 'one' }
+  | { readonly kind: 'star'; readonly deep: boolean };
 
 /** True when `value` has a `..` path segment (`..`, `../x`, `x/..`, `x/../y`): a way out of the directory a pattern names. */
 function climbs(value: string): boolean {
@@ -75,7 +78,9 @@ export class ValueGlob {
       for (const index of reached) {
         const step = steps[index];
         if (step === undefined) continue;
-        if (step.kind === 'char' ? step.char === char : step.kind === 'one' ? safe : safe || (step.deep && char === '/')) {
+        if (
+          step.kind === 'char' ? step.char === char : step.kind === 'one' ? safe : safe || (step.deep && char === '/')
+        ) {
           next.add(step.kind === 'star' ? index : index + 1);
         }
       }

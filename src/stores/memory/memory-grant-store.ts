@@ -32,7 +32,9 @@ export function createMemoryGrantStore(): GrantStore {
   return {
     async put(grant, uses = []) {
       if (entries.has(grant.id)) return false;
-      const spent = new Map(uses.filter((use) => use.grantId === grant.id).map((use) => [use.useKey, Object.freeze({ ...use })]));
+      const spent = new Map(
+        uses.filter((use) => use.grantId === grant.id).map((use) => [use.useKey, Object.freeze({ ...use })]),
+      );
       entries.set(grant.id, { grant: Object.freeze({ ...grant }), uses: spent, revoked: false });
       return true;
     },

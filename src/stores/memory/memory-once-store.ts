@@ -6,7 +6,8 @@ const SWEEP_ABOVE = 100_000;
 
 /** Refuses a TTL that would keep nothing: a caller bug, not a value to store. */
 export function checkTtl(ttlMs: number, where: string): void {
-  if (!(Number.isFinite(ttlMs) && ttlMs >= 1)) throw new ConfigError(`${where}: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
+  if (!(Number.isFinite(ttlMs) && ttlMs >= 1))
+    throw new ConfigError(`${where}: ttlMs must be at least 1 millisecond, got ${ttlMs}.`);
 }
 
 /**

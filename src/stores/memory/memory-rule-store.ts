@@ -30,7 +30,12 @@ const addedRuleSchema = optionsObject(newRuleSchema.shape);
  */
 export function toStoredRule(rule: NewRule, now: number, secret: string | undefined): StoredRule {
   const { enabled, ...fields } = parseOptions(addedRuleSchema, rule, 'RuleStore.add', { subject: 'rule' });
-  return signRule(secret, { ...fields, id: `rule_${randomUUID()}`, createdAt: now, enabled: enabled ?? true } as StoredRule);
+  return signRule(secret, {
+    ...fields,
+    id: `rule_${randomUUID()}`,
+    createdAt: now,
+    enabled: enabled ?? true,
+  } as StoredRule);
 }
 
 /**

@@ -4,7 +4,13 @@ import { heldKeys } from './memory-once-store.js';
 import type { CancelSignal } from '../../ports/cancel-signal.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import type { RunEvent } from '../../run/run-events.js';
-import type { CommitWrite, ListPendingOptions, PendingApprovalEntry, PendingPage, SnapshotStore } from '../../ports/snapshot-store.js';
+import type {
+  CommitWrite,
+  ListPendingOptions,
+  PendingApprovalEntry,
+  PendingPage,
+  SnapshotStore,
+} from '../../ports/snapshot-store.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import { runNextNudgeAt } from '../../policy/nudge.js';
 
@@ -39,7 +45,12 @@ const appliesAtomically = (write: CommitWrite): boolean => write.kind !== 'enque
 function checkWrites(runId: string, writes: readonly CommitWrite[]): void {
   let keyWrites = 0;
   for (const write of writes) {
-    if (!appliesAtomically(write)) throw new UnsupportedCommitWriteError(runId, write.kind, 'a job on a queue cannot be queued in the same step as a run kept in memory');
+    if (!appliesAtomically(write))
+      throw new UnsupportedCommitWriteError(
+        runId,
+        write.kind,
+        'a job on a queue cannot be queued in the same step as a run kept in memory',
+      );
     keyWrites += 1;
     if (keyWrites > 1) throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one key');
   }
@@ -50,7 +61,8 @@ function pendingPage(runs: Iterable<AgentSnapshot>, listOptions: ListPendingOpti
   const limit = pageLimit(listOptions.limit);
   const entries: { key: string; entry: PendingApprovalEntry }[] = [];
   for (const run of runs) {
-    if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent)) continue;
+    if (run.status !== 'awaitingApproval' || (listOptions.agent !== undefined && run.agentName !== listOptions.agent))
+      continue;
     if (listOptions.sessionId !== undefined && run.sessionId !== listOptions.sessionId) continue;
     for (const request of run.pendingApprovals) {
       const entry = {
@@ -121,7 +133,8 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
 
   return {
     async create(snapshot, events) {
-      if (runs.has(snapshot.runId)) throw new VersionConflictError(snapshot.runId, snapshot.version, runs.get(snapshot.runId)!.version);
+      if (runs.has(snapshot.runId))
+        throw new VersionConflictError(snapshot.runId, snapshot.version, runs.get(snapshot.runId)!.version);
       runs.set(snapshot.runId, snapshot);
       publish(events);
     },
@@ -133,7 +146,8 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       const writes = commitOptions?.writes ?? [];
       checkWrites(next.runId, writes);
       const stored = runs.get(next.runId);
-      if (!stored || stored.version !== expectedVersion) throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
+      if (!stored || stored.version !== expectedVersion)
+        throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
       if (next.messages.length < stored.messages.length) {
         throw new VersionConflictError(next.runId, expectedVersion, stored.version);
       }
@@ -142,20 +156,30 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
       if (held !== undefined) return { replaced: false, held };
       runs.set(next.runId, next);
       const replace = writes.find((write) => write.kind === 'replaceIf');
-      const replaced = replace === undefined ? claim !== undefined : keys.replace(replace.key, replace.expected, replace.value, replace.ttlMs);
+      const replaced =
+        replace === undefined
+          ? claim !== undefined
+          : keys.replace(replace.key, replace.expected, replace.value, replace.ttlMs);
       publish(events);
       return { replaced };
     },
     appliesAtomically,
     listPending: async (listOptions = {}) => pendingPage(runs.values(), listOptions),
     expiredRuns: async (now, limit = 100) =>
-      dueRuns(runs.values(), limit, (run) => run.status === 'awaitingApproval' && run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now)),
+      dueRuns(
+        runs.values(),
+        limit,
+        (run) =>
+          run.status === 'awaitingApproval' &&
+          run.pendingApprovals.some((r) => r.expiresAt !== undefined && r.expiresAt <= now),
+      ),
     nudgeDueRuns: async (now, limit = 100) =>
       dueRuns(runs.values(), limit, (run) => {
         const at = runNextNudgeAt(run);
         return at !== undefined && at <= now;
       }),
-    runsToRecover: async (now, staleBefore, limit = 100) => dueRuns(runs.values(), limit, (run) => abandoned(run, now, staleBefore)),
+    runsToRecover: async (now, staleBefore, limit = 100) =>
+      dueRuns(runs.values(), limit, (run) => abandoned(run, now, staleBefore)),
     async delete(runId) {
       runs.delete(runId);
     },

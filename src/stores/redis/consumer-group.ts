@@ -15,7 +15,9 @@ export function defaultConsumerName(): string {
 export function checkTiming(name: string, values: Record<string, number | undefined>): void {
   for (const [option, value] of Object.entries(values)) {
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-      throw new ConfigError(`${name}: ${option} must be a positive number of milliseconds or a positive count, got ${String(value)}.`);
+      throw new ConfigError(
+        `${name}: ${option} must be a positive number of milliseconds or a positive count, got ${String(value)}.`,
+      );
     }
   }
 }
@@ -27,7 +29,9 @@ export async function ensureGroup(redis: RedisClient, key: string, group: string
   } catch (error) {
     if (error instanceof Error && /BUSYGROUP/.test(error.message)) return;
     if (error instanceof Error && /WRONGTYPE/.test(error.message)) {
-      throw new ConfigError(`Cannot create consumer group ${group} on ${key}: ${error.message} The key must be a Redis Stream (or absent).`);
+      throw new ConfigError(
+        `Cannot create consumer group ${group} on ${key}: ${error.message} The key must be a Redis Stream (or absent).`,
+      );
     }
     // Anything else (refused, closed, LOADING, CLUSTERDOWN) is worth retrying.
     throw toStoreError(`create consumer group ${group} on ${key}`, error);

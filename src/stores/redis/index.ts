@@ -5,7 +5,13 @@ export { createRedisGrantStore, type RedisGrantStoreOptions } from './redis-gran
 export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
 export type { RedisKeys } from './keys.js';
 export { createStreamNotifier } from './stream-notifier.js';
-export type { StreamNotifier, StreamNotifierOptions, StreamEventHandler, StreamEventListener, StreamEventMeta } from './stream-notifier-options.js';
+export type {
+  StreamNotifier,
+  StreamNotifierOptions,
+  StreamEventHandler,
+  StreamEventListener,
+  StreamEventMeta,
+} from './stream-notifier-options.js';
 export { createRedisResumeQueue, type RedisResumeQueue, type RedisResumeQueueOptions } from './resume-queue.js';
 export { createWorker, type Worker, type WorkerOptions, type WorkerErrorInfo } from './worker.js';
 export type { StreamErrorInfo } from './stream-error-info.js';

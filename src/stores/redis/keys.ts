@@ -117,16 +117,38 @@ function pad(expiresAt: number): string {
  * member, so a sweep that finds it stale (its run's keys expired) removes it
  * from all of them. Members written before the session was added have none.
  */
-export function pendingMember(expiresAt: number | undefined, approvalId: string, runId: string, agentName: string, sessionId?: string): string {
+export function pendingMember(
+  expiresAt: number | undefined,
+  approvalId: string,
+  runId: string,
+  agentName: string,
+  sessionId?: string,
+): string {
   const member = `${pad(expiresAt ?? NO_EXPIRY)}|${approvalId}\u0000${runId}\u0000${agentName}`;
   return sessionId === undefined ? member : `${member}\u0000${sessionId}`;
 }
 
-export function parsePendingMember(member: string): { expiry: string; approvalId: string; runId: string; agentName: string; sessionId?: string } | undefined {
+export function parsePendingMember(
+  member: string,
+): { expiry: string; approvalId: string; runId: string; agentName: string; sessionId?: string } | undefined {
   const bar = member.indexOf('|');
   const [approvalId, runId, agentName, sessionId, extra] = member.slice(bar + 1).split('\u0000');
-  if (bar !== 16 || approvalId === undefined || runId === undefined || agentName === undefined || sessionId === '' || extra !== undefined) return undefined;
-  return { expiry: member.slice(0, bar), approvalId, runId, agentName, ...(sessionId === undefined ? {} : { sessionId }) };
+  if (
+    bar !== 16 ||
+    approvalId === undefined ||
+    runId === undefined ||
+    agentName === undefined ||
+    sessionId === '' ||
+    extra !== undefined
+  )
+    return undefined;
+  return {
+    expiry: member.slice(0, bar),
+    approvalId,
+    runId,
+    agentName,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  };
 }
 
 /** The exclusive upper bound (ZRANGEBYLEX) of members expiring at or before `now`. */

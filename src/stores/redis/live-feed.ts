@@ -56,7 +56,12 @@ export function createLiveFeed(options: LiveFeedOptions): LiveFeed {
 }
 
 /** Reads the stream from entries written at `sinceMs` on, for the live listeners, until `signal` aborts. */
-async function runTail(options: LiveFeedOptions, listeners: ReadonlySet<StreamEventListener>, signal: AbortSignal, sinceMs: number): Promise<void> {
+async function runTail(
+  options: LiveFeedOptions,
+  listeners: ReadonlySet<StreamEventListener>,
+  signal: AbortSignal,
+  sinceMs: number,
+): Promise<void> {
   const { key, batch, blockMs, report } = options;
   const connection = asClient(options.redis).duplicate();
   connection.on('error', () => {});
@@ -89,7 +94,11 @@ async function runTail(options: LiveFeedOptions, listeners: ReadonlySet<StreamEv
 }
 
 /** Tells every listener of the event in `entry`; a malformed entry and a throwing listener are reported. */
-function tell(listeners: ReadonlySet<StreamEventListener>, entry: Entry, report: (info: StreamErrorInfo) => void): void {
+function tell(
+  listeners: ReadonlySet<StreamEventListener>,
+  entry: Entry,
+  report: (info: StreamErrorInfo) => void,
+): void {
   if (entry.fields === null) return;
   const event = parseEventEntry(entry.fields);
   if (event instanceof Error) {

@@ -15,7 +15,10 @@ export interface PendingEntries {
   /** Copies an entry delivered more than `maxDeliveries` times to `${key}:dead`, then acknowledges it. */
   deadLetter(entry: HeldEntry): Promise<void>;
   /** Takes over at most `count` entries idle for `claimIdleMs`, skipping those `isHeld`; undefined when none or on failure. */
-  claimIdle(count: number, isHeld: (id: string) => boolean): Promise<{ readonly entries: readonly Entry[]; readonly deliveries: ReadonlyMap<string, number> } | undefined>;
+  claimIdle(
+    count: number,
+    isHeld: (id: string) => boolean,
+  ): Promise<{ readonly entries: readonly Entry[]; readonly deliveries: ReadonlyMap<string, number> } | undefined>;
   /** Resets the idle time of the held entries still this consumer's. */
   refresh(ids: readonly string[], isHeld: (id: string) => boolean): Promise<void>;
   /** Creates the group again after Redis said it is gone. */
@@ -83,20 +86,36 @@ class ConsumerPendingEntries implements PendingEntries {
       );
       await this.ack(entry.id);
       this.#report({
-        error: new Error(`Entry ${entry.id} of ${key} was delivered ${entry.deliveries} times (maxDeliveries ${maxDeliveries}); moved to ${key}:dead and acknowledged.`),
+        error: new Error(
+          `Entry ${entry.id} of ${key} was delivered ${entry.deliveries} times (maxDeliveries ${maxDeliveries}); moved to ${key}:dead and acknowledged.`,
+        ),
         phase: 'dead-letter',
         entryId: entry.id,
         deliveries: entry.deliveries,
       });
     } catch (error) {
-      this.#report({ error: toStoreError(`dead-letter ${entry.id} of ${key}`, error), phase: 'dead-letter', entryId: entry.id, deliveries: entry.deliveries });
+      this.#report({
+        error: toStoreError(`dead-letter ${entry.id} of ${key}`, error),
+        phase: 'dead-letter',
+        entryId: entry.id,
+        deliveries: entry.deliveries,
+      });
     }
   }
 
   async claimIdle(count: number, isHeld: (id: string) => boolean): Promise<Claimed | undefined> {
     const { key, group, consumer } = this.#options;
     try {
-      const reply = await this.#redis.call('XAUTOCLAIM', key, group, consumer, this.#options.claimIdleMs, this.#cursor, 'COUNT', count);
+      const reply = await this.#redis.call(
+        'XAUTOCLAIM',
+        key,
+        group,
+        consumer,
+        this.#options.claimIdleMs,
+        this.#cursor,
+        'COUNT',
+        count,
+      );
       if (!Array.isArray(reply)) return undefined;
       this.#cursor = text(reply[0]) ?? '0-0';
       const entries = parseEntries(reply[1]).filter((entry) => !isHeld(entry.id));
@@ -130,7 +149,15 @@ class ConsumerPendingEntries implements PendingEntries {
     const sorted = [...ids].sort(compareIds);
     // One range query instead of one per id; the range may also hold this
     // consumer's failed entries waiting to be claimed again, hence the slack.
-    const reply = await this.#redis.call('XPENDING', key, group, sorted[0]!, sorted[sorted.length - 1]!, Math.max(ids.length * 4, 1_000), consumer);
+    const reply = await this.#redis.call(
+      'XPENDING',
+      key,
+      group,
+      sorted[0]!,
+      sorted[sorted.length - 1]!,
+      Math.max(ids.length * 4, 1_000),
+      consumer,
+    );
     if (Array.isArray(reply)) {
       for (const row of reply) {
         if (!Array.isArray(row)) continue;

@@ -1,7 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
 
 /** A command sent in a batch: an index update (`countersignIndexMember`, see `INDEX_MEMBER`), an event for the stream, a head read. */
-export type BatchCommand = readonly [name: 'zrem' | 'zadd' | 'countersignIndexMember' | 'xadd' | 'hmget', key: string, ...args: (string | number)[]];
+export type BatchCommand = readonly [
+  name: 'zrem' | 'zadd' | 'countersignIndexMember' | 'xadd' | 'hmget',
+  key: string,
+  ...args: (string | number)[],
+];
 
 /**
  * Sends a batch of commands and returns their replies: on one server as one
@@ -11,7 +15,11 @@ export type BatchCommand = readonly [name: 'zrem' | 'zadd' | 'countersignIndexMe
 export async function sendBatch(redis: Redis | Cluster, commands: readonly BatchCommand[]): Promise<unknown[]> {
   if (commands.length === 0) return [];
   if (redis.isCluster) {
-    return Promise.all(commands.map(([name, ...args]) => (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!(...args)));
+    return Promise.all(
+      commands.map(([name, ...args]) =>
+        (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!(...args),
+      ),
+    );
   }
   const results = (await (redis as Redis).pipeline(commands.map((command) => [...command])).exec()) ?? [];
   const failure = results.find(([error]) => error);

@@ -17,7 +17,11 @@ export const DEFAULT_CANCEL_HEARTBEAT_MS = 10_000;
  * went quiet without closing (half-open), so it is dropped and made again, and listeners are told they may have
  * missed notices.
  */
-export function createRedisCancelSignal(redis: RedisClient, channel: string, heartbeatMs = DEFAULT_CANCEL_HEARTBEAT_MS): CancelSignal {
+export function createRedisCancelSignal(
+  redis: RedisClient,
+  channel: string,
+  heartbeatMs = DEFAULT_CANCEL_HEARTBEAT_MS,
+): CancelSignal {
   const listeners = new Set<(notice: CancelNotice) => void>();
   const gapListeners = new Set<() => void>();
   let session: Subscriber | undefined;
@@ -41,7 +45,9 @@ export function createRedisCancelSignal(redis: RedisClient, channel: string, hea
 
   return {
     async publish(notice) {
-      await guarded('publish a cancel', () => redis.publish(channel, JSON.stringify({ runId: notice.runId, reason: notice.reason })));
+      await guarded('publish a cancel', () =>
+        redis.publish(channel, JSON.stringify({ runId: notice.runId, reason: notice.reason })),
+      );
     },
     async listen(listener, missed) {
       const entry = (notice: CancelNotice) => listener(notice);
@@ -100,11 +106,18 @@ function callEach<Listener>(listeners: ReadonlySet<Listener>, call: (listener: L
  * Opens a subscribed connection to `channel`: `on.message` gets its messages, `on.missed` runs after a reconnect
  * once subscribed again (confirmed), since notices may have gone by meanwhile.
  */
-function openSubscriber(redis: RedisClient, channel: string, heartbeatMs: number, on: { message: (from: string, message: string) => void; missed: () => void }): Subscriber {
+function openSubscriber(
+  redis: RedisClient,
+  channel: string,
+  heartbeatMs: number,
+  on: { message: (from: string, message: string) => void; missed: () => void },
+): Subscriber {
   // Same options as the store's connection (keyPrefix too); on one server named after it, so an operator can tell it apart.
   const single = redis as Redis;
   const connection = (
-    redis.isCluster ? (redis as Cluster).duplicate() : single.duplicate({ connectionName: `${single.options.connectionName ?? 'countersign'}-cancels` })
+    redis.isCluster
+      ? (redis as Cluster).duplicate()
+      : single.duplicate({ connectionName: `${single.options.connectionName ?? 'countersign'}-cancels` })
   ) as Redis;
   connection.on('error', () => {});
   connection.on('message', on.message);

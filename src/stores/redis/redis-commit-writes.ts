@@ -28,18 +28,24 @@ export function redisCommitWrites({ redis, folds, connectionPrefix, rememberKey 
     return folds && stream?.redis === redis ? `${connectionPrefix}${stream.key}` : '';
   };
 
-  const appliesAtomically = (write: CommitWrite): boolean => folds && (write.kind !== 'enqueue' || jobStream(write.queue) !== '');
+  const appliesAtomically = (write: CommitWrite): boolean =>
+    folds && (write.kind !== 'enqueue' || jobStream(write.queue) !== '');
 
   /**
    * ARGV 16 to 21 of the write script for `writes`, and the remembered key among them. Refuses, before anything is
    * written, a write the script cannot make: one it does not apply atomically, a second job, a second key.
    */
-  const fold = (runId: string, writes: readonly CommitWrite[]): { readonly folded: readonly string[]; readonly remembered: Remembered | undefined } => {
+  const fold = (
+    runId: string,
+    writes: readonly CommitWrite[],
+  ): { readonly folded: readonly string[]; readonly remembered: Remembered | undefined } => {
     let stream = '';
     let remembered: Remembered | undefined;
     for (const write of writes) {
       if (!appliesAtomically(write)) {
-        const why = folds ? 'its queue is not on the connection of the store' : 'the store publishes through an outbox or waits for replicas after its script';
+        const why = folds
+          ? 'its queue is not on the connection of the store'
+          : 'the store publishes through an outbox or waits for replicas after its script';
         throw new UnsupportedCommitWriteError(runId, write.kind, why);
       }
       if (write.kind === 'enqueue') {
@@ -47,14 +53,20 @@ export function redisCommitWrites({ redis, folds, connectionPrefix, rememberKey 
         stream = jobStream(write.queue);
         continue;
       }
-      if (remembered !== undefined) throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one remembered key');
+      if (remembered !== undefined)
+        throw new UnsupportedCommitWriteError(runId, write.kind, 'a commit claims or replaces one remembered key');
       // A claim is a replace that expects the key absent (checked by the script before it writes anything).
       remembered = write.kind === 'putIfAbsent' ? { ...write, expected: '' } : write;
     }
     const key =
       remembered === undefined
         ? ['', '', '', '']
-        : [`${connectionPrefix}${rememberKey(remembered.key)}`, remembered.expected, remembered.value, String(Math.ceil(remembered.ttlMs))];
+        : [
+            `${connectionPrefix}${rememberKey(remembered.key)}`,
+            remembered.expected,
+            remembered.value,
+            String(Math.ceil(remembered.ttlMs)),
+          ];
     return { folded: [stream, runId, ...key], remembered };
   };
 

@@ -22,13 +22,23 @@ export interface Durability {
 
 export function createDurability(redis: Redis | Cluster, wanted: RedisStoreOptions['durability']): Durability {
   const fsyncAlways = wanted !== undefined && 'appendfsync' in wanted;
-  if (fsyncAlways && wanted.appendfsync !== 'always') throw new ConfigError(`createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`);
-  const durability = wanted === undefined || 'appendfsync' in wanted ? undefined : { replicas: wanted.replicas, timeoutMs: wanted.timeoutMs ?? 1_000 };
+  if (fsyncAlways && wanted.appendfsync !== 'always')
+    throw new ConfigError(
+      `createRedisStore: durability.appendfsync can only be 'always', got ${String(wanted.appendfsync)}.`,
+    );
+  const durability =
+    wanted === undefined || 'appendfsync' in wanted
+      ? undefined
+      : { replicas: wanted.replicas, timeoutMs: wanted.timeoutMs ?? 1_000 };
   if (durability) {
     if (!(Number.isInteger(durability.replicas) && durability.replicas >= 1))
-      throw new ConfigError(`createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`);
+      throw new ConfigError(
+        `createRedisStore: durability.replicas must be a whole number of at least 1, got ${durability.replicas}.`,
+      );
     if (!(Number.isInteger(durability.timeoutMs) && durability.timeoutMs >= 1))
-      throw new ConfigError(`createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`);
+      throw new ConfigError(
+        `createRedisStore: durability.timeoutMs must be a whole number of milliseconds, at least 1, got ${durability.timeoutMs}.`,
+      );
     // WAIT counts the writes of the connection it is sent on; a Cluster sends it to any node.
     if (redis.isCluster)
       throw new ConfigError(

@@ -15,7 +15,10 @@ import { parsePendingMember, pendingMember } from './keys.js';
 export type IndexEntry = readonly [key: string, score: number, member: string, keysTtlMs?: number];
 
 /** The part of a head the indexes are checked against. */
-export type IndexedHead = Pick<SnapshotHead, 'runId' | 'agentName' | 'sessionId' | 'requestedBy' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'>;
+export type IndexedHead = Pick<
+  SnapshotHead,
+  'runId' | 'agentName' | 'sessionId' | 'requestedBy' | 'status' | 'pendingApprovals' | 'toolCalls' | 'updatedAt'
+>;
 
 /** A run's head hash as read for an index check: its version, head and index entries. */
 export interface StoredHead {
@@ -58,7 +61,8 @@ export function indexEntries(snapshot: Omit<AgentSnapshot, 'messages'>, keysTtlM
   } else if (snapshot.status === 'running') {
     const leased = snapshot.toolCalls.filter((record) => record.status === 'executing');
     const member = runningMember(snapshot.runId, snapshot.version);
-    if (leased.length > 0) entries.push(['running:lease', Math.max(...leased.map((record) => record.lease?.until ?? 0)), member]);
+    if (leased.length > 0)
+      entries.push(['running:lease', Math.max(...leased.map((record) => record.lease?.until ?? 0)), member]);
     else entries.push(['running:idle', snapshot.updatedAt, member]);
   }
   return entries;
@@ -91,7 +95,11 @@ export function decodeStoredHead(text: string, audit: readonly string[] = []): S
     // The audit list is kept apart from the head (it grows per decision); put it back before validating the whole head once.
     if (encoded.json) encoded.json['audit'] = audit.length === 0 ? [] : JSON.parse(`[${audit.join(',')}]`);
   } catch (error) {
-    throw new SnapshotError('Invalid snapshot in Redis: the head or audit list is not JSON.', { path: 'head', supportedVersions: SUPPORTED_SCHEMA_VERSIONS, cause: error });
+    throw new SnapshotError('Invalid snapshot in Redis: the head or audit list is not JSON.', {
+      path: 'head',
+      supportedVersions: SUPPORTED_SCHEMA_VERSIONS,
+      cause: error,
+    });
   }
   return decodeHead(encoded);
 }
@@ -120,7 +128,9 @@ export function indexedHead(text: string): IndexedHead {
     typeof head.updatedAt === 'number' &&
     Array.isArray(head.toolCalls) &&
     Array.isArray(head.pendingApprovals) &&
-    head.pendingApprovals.every((request: unknown) => typeof (request as { approvalId?: unknown } | null)?.approvalId === 'string');
+    head.pendingApprovals.every(
+      (request: unknown) => typeof (request as { approvalId?: unknown } | null)?.approvalId === 'string',
+    );
   return plain ? deepFreeze(head as IndexedHead) : decodeStoredHead(text);
 }
 
@@ -130,7 +140,10 @@ export function encodeCursor(member: string): string {
 
 export function decodeCursor(cursor: string): string {
   const member = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!parsePendingMember(member)) throw new ConfigError('listPending: this cursor was not returned by this store; pass back the cursor of the previous page, or none.');
+  if (!parsePendingMember(member))
+    throw new ConfigError(
+      'listPending: this cursor was not returned by this store; pass back the cursor of the previous page, or none.',
+    );
   return member;
 }
 

@@ -103,7 +103,9 @@ interface Grants {
 
 /** One grant as stored, or undefined; what this process saw revoked or spent stays so. */
 async function readOne({ keys, scripts, seen }: Grants, id: string): Promise<GrantRecord | undefined> {
-  const row = (await guarded('read a grant', () => scripts.countersignReadGrant(keys.grant(id)))) as [string, number, number] | null;
+  const row = (await guarded('read a grant', () => scripts.countersignReadGrant(keys.grant(id)))) as
+    | [string, number, number]
+    | null;
   if (row == null) return undefined;
   let grant: Grant;
   try {
@@ -113,7 +115,11 @@ async function readOne({ keys, scripts, seen }: Grants, id: string): Promise<Gra
     return undefined;
   }
   if (row[2] === 1) seen.revoke(id);
-  return Object.freeze({ grant: Object.freeze(grant), used: seen.spent(id, Number(row[1])), revoked: seen.revoked.has(id) });
+  return Object.freeze({
+    grant: Object.freeze(grant),
+    used: seen.spent(id, Number(row[1])),
+    revoked: seen.revoked.has(id),
+  });
 }
 
 /** The grants an index names, as stored; ids whose hash has expired are dropped from the index on the way. */
@@ -123,7 +129,11 @@ async function readIndex(grants: Grants, index: string): Promise<{ state: GrantS
   const records = await Promise.all(ids.map((id) => readOne(grants, id)));
   const gone = ids.filter((_, index) => records[index] === undefined);
   if (gone.length > 0) await guarded('tidy the grant index', () => redis.zrem(index, ...gone));
-  return records.flatMap((record) => (record === undefined ? [] : [{ state: Object.freeze({ ...record.grant, used: record.used }), revoked: record.revoked }]));
+  return records.flatMap((record) =>
+    record === undefined
+      ? []
+      : [{ state: Object.freeze({ ...record.grant, used: record.used }), revoked: record.revoked }],
+  );
 }
 
 function indexOf(keys: RedisKeys, filter: GrantFilter): string {
@@ -135,12 +145,17 @@ function indexOf(keys: RedisKeys, filter: GrantFilter): string {
 }
 
 async function revokeOne({ keys, scripts, seen }: Grants, id: string): Promise<boolean> {
-  const revoked = (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id), randomUUID()))) === 1;
+  const revoked =
+    (await guarded('revoke a grant', () => scripts.countersignRevokeGrant(keys.grant(id), randomUUID()))) === 1;
   if (revoked) seen.revoke(id);
   return revoked;
 }
 
-async function putGrant({ redis, keys, scripts, seen }: Grants, grant: Grant, uses: readonly GrantUse[]): Promise<boolean> {
+async function putGrant(
+  { redis, keys, scripts, seen }: Grants,
+  grant: Grant,
+  uses: readonly GrantUse[],
+): Promise<boolean> {
   if (seen.revoked.has(grant.id)) return false;
   const ttlMs = grant.expiresAt === undefined ? 0 : Math.max(1, grant.expiresAt - grant.grantedAt);
   const own = grant.scope === 'session' ? keys.grantsSession(grant.sessionId!) : keys.grantsAgent(grant.agentName);
@@ -148,9 +163,17 @@ async function putGrant({ redis, keys, scripts, seen }: Grants, grant: Grant, us
   await guarded('index a grant', () => redis.zadd(keys.grantsAll, grant.grantedAt, grant.id));
   // A session's or an agent's index may never be listed again: it lives as long as its longest-lived grant, no longer.
   await guarded('index a grant', () => scripts.countersignIndexMember(own, grant.grantedAt, grant.id, ttlMs));
-  const receipts = uses.filter((use) => use.grantId === grant.id).flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
+  const receipts = uses
+    .filter((use) => use.grantId === grant.id)
+    .flatMap((use) => [useField(use.useKey), JSON.stringify(use)]);
   const written = await guarded('write a grant', () =>
-    scripts.countersignPutGrant(keys.grant(grant.id), JSON.stringify(grant), ttlMs === 0 ? '' : String(ttlMs), randomUUID(), ...receipts),
+    scripts.countersignPutGrant(
+      keys.grant(grant.id),
+      JSON.stringify(grant),
+      ttlMs === 0 ? '' : String(ttlMs),
+      randomUUID(),
+      ...receipts,
+    ),
   );
   return written === 1;
 }
@@ -159,7 +182,13 @@ async function consumeUse({ keys, scripts, seen }: Grants, use: GrantUse): Promi
   if (seen.revoked.has(use.grantId)) return 'revoked';
   const floor = String(seen.used.get(use.grantId) ?? 0);
   const outcome = (await guarded('spend a grant use', () =>
-    scripts.countersignConsumeGrant(keys.grant(use.grantId), String(use.at), useField(use.useKey), JSON.stringify(use), floor),
+    scripts.countersignConsumeGrant(
+      keys.grant(use.grantId),
+      String(use.at),
+      useField(use.useKey),
+      JSON.stringify(use),
+      floor,
+    ),
   )) as ConsumeOutcome;
   if (outcome === 'revoked') seen.revoke(use.grantId);
   return OUTCOMES.has(outcome) ? outcome : 'missing';

@@ -8,7 +8,16 @@ import type { ListPendingOptions, PendingApprovalEntry, PendingPage } from '../.
 import { runNextNudgeAt } from '../../kit/index.js';
 import { expiredBound, padExpiry, parsePendingMember, type RedisKeys } from './keys.js';
 import { sendBatch, type BatchCommand } from './redis-batch.js';
-import { decodeCursor, decodeIndex, encodeCursor, indexedHead, pageLimit, parseRunningMember, type IndexedHead, type StoredHead } from './redis-encoding.js';
+import {
+  decodeCursor,
+  decodeIndex,
+  encodeCursor,
+  indexedHead,
+  pageLimit,
+  parseRunningMember,
+  type IndexedHead,
+  type StoredHead,
+} from './redis-encoding.js';
 import type { Outbox } from './redis-outbox.js';
 import { guarded } from './unavailable.js';
 
@@ -22,7 +31,11 @@ export interface IndexReads {
   nudgeDueRuns(now: number, limit: number): Promise<string[]>;
 }
 
-export function createIndexReads(redis: Redis | Cluster, keys: RedisKeys, outbox: Pick<Outbox, 'applyIndex'>): IndexReads {
+export function createIndexReads(
+  redis: Redis | Cluster,
+  keys: RedisKeys,
+  outbox: Pick<Outbox, 'applyIndex'>,
+): IndexReads {
   return new RedisIndexReads(redis, keys, outbox);
 }
 
@@ -34,7 +47,13 @@ function pendingRequest(member: string, heads: Map<string, StoredHead | undefine
   const request = stored.head.pendingApprovals.find((item) => item.approvalId === parsed.approvalId);
   if (!request || padExpiry(request.expiresAt ?? Number.MAX_SAFE_INTEGER) !== parsed.expiry) return undefined;
   const { runId, agentName, sessionId, requestedBy } = stored.head;
-  return { runId, agentName, ...(sessionId === undefined ? {} : { sessionId }), ...(requestedBy === undefined ? {} : { requestedBy }), request };
+  return {
+    runId,
+    agentName,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(requestedBy === undefined ? {} : { requestedBy }),
+    request,
+  };
 }
 
 /** The index reads over one client, its keys, and the outbox that says what a run's commit indexes. */
@@ -55,8 +74,14 @@ class RedisIndexReads implements IndexReads {
     const limit = pageLimit(listOptions.limit);
     const { agent, sessionId } = listOptions;
     // A session's index is the smallest; with an agent too, its members are filtered by the agent their member names.
-    const key = sessionId !== undefined ? keys.pendingSession(sessionId) : agent !== undefined ? keys.pendingAgent(agent) : keys.pending;
-    const wanted = (member: string) => sessionId === undefined || agent === undefined || parsePendingMember(member)?.agentName === agent;
+    const key =
+      sessionId !== undefined
+        ? keys.pendingSession(sessionId)
+        : agent !== undefined
+          ? keys.pendingAgent(agent)
+          : keys.pending;
+    const wanted = (member: string) =>
+      sessionId === undefined || agent === undefined || parsePendingMember(member)?.agentName === agent;
     let start = listOptions.cursor === undefined ? '-' : `(${decodeCursor(listOptions.cursor)}`;
     const items: { member: string; entry: PendingApprovalEntry }[] = [];
     const stale: string[] = [];
@@ -66,7 +91,9 @@ class RedisIndexReads implements IndexReads {
     for (let round = 0; round < 8 && items.length <= limit; round++) {
       // Read a little ahead, more each round, so a run of stale entries costs a few round trips, not one per entry.
       const want = round === 0 ? limit + 1 : Math.min(Math.max(limit + 1 - items.length, 25 << round), 1000);
-      const members = await guarded('list pending approvals', () => redis.zrangebylex(key, start, '+', 'LIMIT', 0, want));
+      const members = await guarded('list pending approvals', () =>
+        redis.zrangebylex(key, start, '+', 'LIMIT', 0, want),
+      );
       if (members.length === 0) {
         exhausted = true;
         break;
@@ -97,13 +124,21 @@ class RedisIndexReads implements IndexReads {
     let start = '-';
     for (let round = 0; round < 8 && due.length < limit; round++) {
       const batch = Math.max(limit - due.length, 50);
-      const members = await guarded('list expired approvals', () => this.#redis.zrangebylex(this.#keys.pending, start, expiredBound(now), 'LIMIT', 0, batch));
+      const members = await guarded('list expired approvals', () =>
+        this.#redis.zrangebylex(this.#keys.pending, start, expiredBound(now), 'LIMIT', 0, batch),
+      );
       if (members.length === 0) break;
       const heads = await this.#readHeads(members.flatMap((member) => parsePendingMember(member)?.runId ?? []));
       for (const member of members) {
         const entry = pendingRequest(member, heads);
         if (!entry) stale.push(member);
-        else if (entry.request.expiresAt !== undefined && entry.request.expiresAt <= now && !due.includes(entry.runId) && due.length < limit) due.push(entry.runId);
+        else if (
+          entry.request.expiresAt !== undefined &&
+          entry.request.expiresAt <= now &&
+          !due.includes(entry.runId) &&
+          due.length < limit
+        )
+          due.push(entry.runId);
       }
       start = `(${members.at(-1)!}`;
       if (members.length < batch) break;
@@ -116,7 +151,9 @@ class RedisIndexReads implements IndexReads {
     const due: string[] = [];
     const abandoned = (head: IndexedHead) => {
       const leased = head.toolCalls.filter((record) => record.status === 'executing');
-      return leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : head.updatedAt < staleBefore;
+      return leased.length > 0
+        ? leased.every((record) => (record.lease?.until ?? 0) <= now)
+        : head.updatedAt < staleBefore;
     };
     await this.#scoredRuns(this.#keys.runningLease, String(now), 'running', abandoned, due, limit);
     await this.#scoredRuns(this.#keys.runningIdle, `(${staleBefore}`, 'running', abandoned, due, limit);
@@ -125,7 +162,14 @@ class RedisIndexReads implements IndexReads {
 
   async nudgeDueRuns(now: number, limit: number): Promise<string[]> {
     const due: string[] = [];
-    await this.#scoredRuns(this.#keys.nudges, String(now), 'awaitingApproval', (head) => (runNextNudgeAt(head) ?? Number.POSITIVE_INFINITY) <= now, due, limit);
+    await this.#scoredRuns(
+      this.#keys.nudges,
+      String(now),
+      'awaitingApproval',
+      (head) => (runNextNudgeAt(head) ?? Number.POSITIVE_INFINITY) <= now,
+      due,
+      limit,
+    );
     return due;
   }
 
@@ -135,14 +179,18 @@ class RedisIndexReads implements IndexReads {
 
   async #readHeads(runIds: Iterable<string>): Promise<Map<string, StoredHead | undefined>> {
     const unique = [...new Set(runIds)];
-    const replies = (await guarded('read run heads', () => this.#send(unique.map((runId): BatchCommand => ['hmget', this.#keys.head(runId), 'v', 'h', 'x'])))) as (
-      | string
-      | null
-    )[][];
+    const replies = (await guarded('read run heads', () =>
+      this.#send(unique.map((runId): BatchCommand => ['hmget', this.#keys.head(runId), 'v', 'h', 'x'])),
+    )) as (string | null)[][];
     const heads = new Map<string, StoredHead | undefined>();
     unique.forEach((runId, index) => {
       const [version, head, indexText] = replies[index]!;
-      heads.set(runId, version == null || head == null ? undefined : { version: Number(version), head: indexedHead(head), index: indexText ?? '' });
+      heads.set(
+        runId,
+        version == null || head == null
+          ? undefined
+          : { version: Number(version), head: indexedHead(head), index: indexText ?? '' },
+      );
     });
     return heads;
   }
@@ -156,7 +204,12 @@ class RedisIndexReads implements IndexReads {
     const byKey = new Map<string, string[]>();
     for (const member of stale) {
       const parsed = parsePendingMember(member);
-      const named = parsed ? [keys.pendingAgent(parsed.agentName), ...(parsed.sessionId === undefined ? [] : [keys.pendingSession(parsed.sessionId)])] : [];
+      const named = parsed
+        ? [
+            keys.pendingAgent(parsed.agentName),
+            ...(parsed.sessionId === undefined ? [] : [keys.pendingSession(parsed.sessionId)]),
+          ]
+        : [];
       const from = new Set([keys.pending, ...named, ...(scanned === undefined ? [] : [scanned])]);
       for (const key of from) byKey.set(key, [...(byKey.get(key) ?? []), member]);
     }
@@ -168,11 +221,20 @@ class RedisIndexReads implements IndexReads {
    * `max` whose head is at the member's version, in `status`, and `isDue`; a member from an older commit is dropped
    * and what the run's current commit indexes is put back.
    */
-  async #scoredRuns(key: string, max: string, status: IndexedHead['status'], isDue: (head: IndexedHead) => boolean, due: string[], limit: number): Promise<void> {
+  async #scoredRuns(
+    key: string,
+    max: string,
+    status: IndexedHead['status'],
+    isDue: (head: IndexedHead) => boolean,
+    due: string[],
+    limit: number,
+  ): Promise<void> {
     let offset = 0;
     for (let round = 0; round < 8 && due.length < limit; round++) {
       const batch = Math.max(limit - due.length, 50);
-      const members = await guarded('list indexed runs', () => this.#redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch));
+      const members = await guarded('list indexed runs', () =>
+        this.#redis.zrangebyscore(key, '-inf', max, 'LIMIT', offset, batch),
+      );
       if (members.length === 0) break;
       const parsed = members.map((member) => ({ member, run: parseRunningMember(member) }));
       const heads = await this.#readHeads(parsed.flatMap((item) => item.run?.runId ?? []));

@@ -35,7 +35,9 @@ export function createRedisOnceStore(options: RedisOnceStoreOptions): OnceStore 
   return {
     async putIfAbsent(key, value, ttlMs) {
       checkTtl(ttlMs, 'putIfAbsent');
-      const held = (await guarded('remember a key', () => scripts.countersignRemember(keys.remember(key), value, Math.ceil(ttlMs)))) as string | null;
+      const held = (await guarded('remember a key', () =>
+        scripts.countersignRemember(keys.remember(key), value, Math.ceil(ttlMs)),
+      )) as string | null;
       return held ?? undefined;
     },
     async get(key) {
@@ -46,7 +48,14 @@ export function createRedisOnceStore(options: RedisOnceStoreOptions): OnceStore 
       checkTtl(ttlMs, 'replace');
       const replaced = await guarded('replace a remembered key', () =>
         // The call's own id marks a drop as this call's, so a resend after a lost reply is told it succeeded.
-        scripts.countersignReplaceRemembered(keys.remember(key), expected, value === undefined ? '0' : '1', value ?? '', Math.ceil(ttlMs), randomUUID()),
+        scripts.countersignReplaceRemembered(
+          keys.remember(key),
+          expected,
+          value === undefined ? '0' : '1',
+          value ?? '',
+          Math.ceil(ttlMs),
+          randomUUID(),
+        ),
       );
       return Number(replaced) === 1;
     },

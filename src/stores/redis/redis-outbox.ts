@@ -38,12 +38,19 @@ export interface OutboxOptions {
 
 export function createOutbox(options: OutboxOptions): Outbox {
   const { redis, keys, report } = options;
-  const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): BatchCommand[] => indexCommands(keys, previous, next);
+  const applyIndex = (previous: readonly IndexEntry[], next: readonly IndexEntry[]): BatchCommand[] =>
+    indexCommands(keys, previous, next);
 
   const finish = async (runId: string, field: string, events: readonly RunEvent[], previous: string, index: string) => {
-    const failed = (error: unknown) => report(toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error));
+    const failed = (error: unknown) =>
+      report(
+        toStoreError('finish a commit (its events and index updates stay in the outbox for drainOutboxes)', error),
+      );
     try {
-      await sendBatch(redis, [...applyIndex(decodeIndex(previous), decodeIndex(index)), ...events.map((event) => addEventCommand(keys.events, event))]);
+      await sendBatch(redis, [
+        ...applyIndex(decodeIndex(previous), decodeIndex(index)),
+        ...events.map((event) => addEventCommand(keys.events, event)),
+      ]);
     } catch (error) {
       failed(error);
       return;
@@ -56,7 +63,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
     let finished = 0;
     for await (const found of scanOutboxes(options)) {
       for (const key of found) {
-        if (key.startsWith(head) && key.endsWith('}:outbox')) finished += await drainRun(options, key.slice(head.length, -'}:outbox'.length), cutoff);
+        if (key.startsWith(head) && key.endsWith('}:outbox'))
+          finished += await drainRun(options, key.slice(head.length, -'}:outbox'.length), cutoff);
       }
     }
     return finished;
@@ -72,13 +80,15 @@ function indexCommands(keys: RedisKeys, previous: readonly IndexEntry[], next: r
   const previousExact = new Set(previous.map((entry) => `${id(entry)}\u0000${entry[1]}`));
   const removals = new Map<string, string[]>();
   const additions = new Map<string, (string | number)[]>();
-  for (const entry of previous) if (!nextIds.has(id(entry))) removals.set(entry[0], [...(removals.get(entry[0]) ?? []), entry[2]]);
+  for (const entry of previous)
+    if (!nextIds.has(id(entry))) removals.set(entry[0], [...(removals.get(entry[0]) ?? []), entry[2]]);
   const keptAlive: BatchCommand[] = [];
   for (const entry of next) {
     const [key, score, member, keysTtlMs] = entry;
     // Every time, like the commit script: the run's keys may now live longer than when the member was added.
     if (keysTtlMs !== undefined) keptAlive.push(['countersignIndexMember', keys.full(key), score, member, keysTtlMs]);
-    else if (!previousExact.has(`${id(entry)}\u0000${score}`)) additions.set(key, [...(additions.get(key) ?? []), score, member]);
+    else if (!previousExact.has(`${id(entry)}\u0000${score}`))
+      additions.set(key, [...(additions.get(key) ?? []), score, member]);
   }
   return [
     ...[...removals].map(([key, members]): BatchCommand => ['zrem', keys.full(key), ...members]),
@@ -89,7 +99,9 @@ function indexCommands(keys: RedisKeys, previous: readonly IndexEntry[], next: r
 
 /** Finishes one run's outbox entries written at or before `cutoff`, oldest first; returns how many. */
 async function drainRun({ redis, keys }: OutboxOptions, runId: string, cutoff: number): Promise<number> {
-  const [outbox, currentIndex] = await guarded('read an outbox', () => Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]));
+  const [outbox, currentIndex] = await guarded('read an outbox', () =>
+    Promise.all([redis.hgetall(keys.outbox(runId)), redis.hget(keys.head(runId), 'x')]),
+  );
   let finished = 0;
   for (const field of Object.keys(outbox).sort()) {
     const [metaText = '', index = '', previous = ''] = outbox[field]!.split('\n');
@@ -102,13 +114,17 @@ async function drainRun({ redis, keys }: OutboxOptions, runId: string, cutoff: n
     if ((meta.t ?? 0) > cutoff) break;
     const events = meta.events ?? [];
     await guarded('publish an outbox', () =>
-      sendBatch(redis, [...indexCommands(keys, decodeIndex(previous), decodeIndex(index)), ...events.map((event) => addEventCommand(keys.events, event))]),
+      sendBatch(redis, [
+        ...indexCommands(keys, decodeIndex(previous), decodeIndex(index)),
+        ...events.map((event) => addEventCommand(keys.events, event)),
+      ]),
     );
     await guarded('clear an outbox', () => redis.hdel(keys.outbox(runId), field));
     finished++;
   }
   // Put back what the run's latest commit indexes, in case an older entry just removed it (a stale extra is only a hint).
-  if (finished > 0) await guarded('repair the indexes', () => sendBatch(redis, indexCommands(keys, [], decodeIndex(currentIndex))));
+  if (finished > 0)
+    await guarded('repair the indexes', () => sendBatch(redis, indexCommands(keys, [], decodeIndex(currentIndex))));
   return finished;
 }
 
@@ -119,7 +135,9 @@ async function* scanOutboxes({ redis, keys, connectionPrefix }: OutboxOptions): 
   for (const node of nodes) {
     let cursor = '0';
     do {
-      const [nextCursor, found] = await guarded('scan the outboxes', () => (node as Redis).scan(cursor, 'MATCH', pattern, 'COUNT', 1000, 'TYPE', 'hash'));
+      const [nextCursor, found] = await guarded('scan the outboxes', () =>
+        (node as Redis).scan(cursor, 'MATCH', pattern, 'COUNT', 1000, 'TYPE', 'hash'),
+      );
       cursor = nextCursor;
       if (found.length > 0) yield found.map((key) => key.slice(connectionPrefix.length));
     } while (cursor !== '0');

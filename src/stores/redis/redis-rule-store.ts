@@ -34,7 +34,9 @@ function decodeRule(id: string, value: string): StoredRule {
     const rest = JSON.parse(value.slice(1)) as Omit<StoredRule, 'enabled'>;
     return Object.freeze({ ...rest, enabled: value.startsWith('1') });
   } catch (error) {
-    throw new ConfigError(`Stored rule ${id} in Redis is not valid JSON (${String(error)}); remove it and add it again.`);
+    throw new ConfigError(
+      `Stored rule ${id} in Redis is not valid JSON (${String(error)}); remove it and add it again.`,
+    );
   }
 }
 
@@ -78,10 +80,14 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
         const value = await guarded('read a rule', () => redis.hget(key, id));
         if (value == null) throw unknownRule(id);
         const updated = withEnabled(decodeRule(id, value), enabled, secret);
-        const written = (await guarded('change a rule', () => scripts.countersignSetRuleEnabled(key, id, value, encodeRule(updated)))) as number;
+        const written = (await guarded('change a rule', () =>
+          scripts.countersignSetRuleEnabled(key, id, value, encodeRule(updated)),
+        )) as number;
         if (written === 1) return updated;
       }
-      throw new ConfigError(`Stored rule ${id} kept changing while it was being ${enabled ? 'enabled' : 'disabled'}; try again.`);
+      throw new ConfigError(
+        `Stored rule ${id} kept changing while it was being ${enabled ? 'enabled' : 'disabled'}; try again.`,
+      );
     },
     async remove(id) {
       return (await guarded('remove a rule', () => redis.hdel(key, id))) > 0;

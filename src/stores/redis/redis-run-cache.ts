@@ -68,7 +68,12 @@ export class RunCache {
   remember(snapshot: AgentSnapshot, commit: string): void {
     const { runId } = snapshot;
     this.#known.delete(runId);
-    this.#known.set(runId, { version: snapshot.version, messages: snapshot.messages.length, audit: snapshot.audit.length, commit });
+    this.#known.set(runId, {
+      version: snapshot.version,
+      messages: snapshot.messages.length,
+      audit: snapshot.audit.length,
+      commit,
+    });
     if (this.#known.size > KNOWN_RUNS) this.#known.delete(this.#known.keys().next().value!);
     this.#drop(runId);
     if (this.#maxBytes === 0) return;

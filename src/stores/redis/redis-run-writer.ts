@@ -64,7 +64,12 @@ export class RunWriter {
     throw new VersionConflictError(snapshot.runId, snapshot.version, Number(reply[1]));
   }
 
-  async commit(next: AgentSnapshot, expectedVersion: number, events: readonly RunEvent[], commitOptions: CommitOptions): Promise<CommitReceipt> {
+  async commit(
+    next: AgentSnapshot,
+    expectedVersion: number,
+    events: readonly RunEvent[],
+    commitOptions: CommitOptions,
+  ): Promise<CommitReceipt> {
     const { runs, redis, keys } = this.#parts;
     if (next.version <= expectedVersion) {
       throw new ConfigError(
@@ -88,7 +93,9 @@ export class RunWriter {
         const replaced =
           reply[0] === 1
             ? reply[3] === 1
-            : remembered !== undefined && (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) === remembered.value;
+            : remembered !== undefined &&
+              (await guarded('read a remembered key', () => redis.get(keys.remember(remembered.key)))) ===
+                remembered.value;
         return { replaced };
       }
       const actual = Number(reply[1]);
@@ -99,7 +106,8 @@ export class RunWriter {
       seenMessages = Number(reply[2]);
       seenAudit = Number(reply[3]);
       // History is append-only: a snapshot with fewer messages than stored is not a successor of the stored run.
-      if (seenMessages > next.messages.length || seenAudit > next.audit.length) throw new VersionConflictError(next.runId, expectedVersion, actual);
+      if (seenMessages > next.messages.length || seenAudit > next.audit.length)
+        throw new VersionConflictError(next.runId, expectedVersion, actual);
     }
     throw new VersionConflictError(next.runId, expectedVersion, undefined);
   }
@@ -178,10 +186,12 @@ export class RunWriter {
     runs.remember(snapshot, prepared.field);
     if (durability.waitsForReplicas) await durability.afterWrite(snapshot);
     if (reply[0] === 1) {
-      if (reply[2] === 1) await outbox.finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
+      if (reply[2] === 1)
+        await outbox.finish(snapshot.runId, prepared.field, prepared.events, String(reply[1]), prepared.index);
       return;
     }
     const entry = reply[1];
-    if (typeof entry === 'string') await outbox.finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
+    if (typeof entry === 'string')
+      await outbox.finish(snapshot.runId, prepared.field, prepared.events, entry.split('\n')[2] ?? '', prepared.index);
   }
 }

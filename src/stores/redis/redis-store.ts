@@ -80,11 +80,29 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const runs = new RunCache(peekCacheBytes);
   const inline = !redis.isCluster && options.publish !== 'outbox';
   const connectionPrefix = connectionPrefixOf(redis);
-  const commitWrites = redisCommitWrites({ redis, folds: inline && !durability.waitsForReplicas, connectionPrefix, rememberKey: (key) => keys.remember(key) });
+  const commitWrites = redisCommitWrites({
+    redis,
+    folds: inline && !durability.waitsForReplicas,
+    connectionPrefix,
+    rememberKey: (key) => keys.remember(key),
+  });
   const outbox = createOutbox({ redis, keys, connectionPrefix, report });
   const indexes = createIndexReads(redis, keys, outbox);
   const fullPrefix = `${connectionPrefix}${keys.prefix}`;
-  const writer = new RunWriter({ redis, keys, scripts, durability, runs, outbox, commitWrites, inline, fullPrefix, clock, retentionMs, graceMs });
+  const writer = new RunWriter({
+    redis,
+    keys,
+    scripts,
+    durability,
+    runs,
+    outbox,
+    commitWrites,
+    inline,
+    fullPrefix,
+    clock,
+    retentionMs,
+    graceMs,
+  });
 
   const store: RedisStore = {
     keys,
@@ -92,7 +110,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     create: (snapshot, events = []) => writer.create(snapshot, events),
     load: (runId) => loadRun(scripts, keys, runs, runId),
     peek: (runId) => runs.peek(runId),
-    commit: (next, expectedVersion, events = [], commitOptions = {}) => writer.commit(next, expectedVersion, events, commitOptions),
+    commit: (next, expectedVersion, events = [], commitOptions = {}) =>
+      writer.commit(next, expectedVersion, events, commitOptions),
     listPending: (listOptions = {}) => indexes.listPending(listOptions),
     expiredRuns: (now, limit = 100) => indexes.expiredRuns(now, limit),
     nudgeDueRuns: (now, limit = 100) => indexes.nudgeDueRuns(now, limit),
@@ -103,9 +122,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
     async delete(runId) {
       runs.forget(runId);
-      const previous = (await guarded('delete a run', () => scripts.countersignDeleteRun(...keys.run(runId)))) as string | null;
+      const previous = (await guarded('delete a run', () => scripts.countersignDeleteRun(...keys.run(runId)))) as
+        | string
+        | null;
       const entries = decodeIndex(previous);
-      if (entries.length > 0) await guarded('remove a run from the indexes', () => sendBatch(redis, outbox.applyIndex(entries, [])));
+      if (entries.length > 0)
+        await guarded('remove a run from the indexes', () => sendBatch(redis, outbox.applyIndex(entries, [])));
     },
     once: createRedisOnceStore({ redis, prefix: keys.prefix }),
     cancels: createRedisCancelSignal(redis, keys.cancels, cancelHeartbeatMs),
@@ -118,7 +140,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         ),
       );
     },
-    drainOutboxes: (drainOptions: DrainOptions = {}) => outbox.drain(drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS)),
+    drainOutboxes: (drainOptions: DrainOptions = {}) =>
+      outbox.drain(drainOptions.before ?? clock() - (drainOptions.minAgeMs ?? DEFAULT_DRAIN_AGE_MS)),
   };
   return store;
 }
@@ -127,32 +150,49 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 function checkedSettings(options: RedisStoreOptions) {
   const retentionMs = options.retentionMs ?? 7 * DAY;
   const graceMs = options.graceMs ?? DAY;
-  if (!(Number.isFinite(retentionMs) && retentionMs >= 1)) throw new ConfigError(`createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`);
-  if (!(Number.isFinite(graceMs) && graceMs >= 0)) throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
+  if (!(Number.isFinite(retentionMs) && retentionMs >= 1))
+    throw new ConfigError(
+      `createRedisStore: retentionMs must be a positive number of milliseconds, got ${retentionMs}.`,
+    );
+  if (!(Number.isFinite(graceMs) && graceMs >= 0))
+    throw new ConfigError(`createRedisStore: graceMs must be zero or more milliseconds, got ${graceMs}.`);
   if (options.publish !== undefined && options.publish !== 'inline' && options.publish !== 'outbox') {
     throw new ConfigError(`createRedisStore: publish must be 'inline' or 'outbox', got ${String(options.publish)}.`);
   }
   const cancelHeartbeatMs = options.cancelHeartbeatMs ?? DEFAULT_CANCEL_HEARTBEAT_MS;
   if (!(Number.isInteger(cancelHeartbeatMs) && cancelHeartbeatMs >= 1)) {
-    throw new ConfigError(`createRedisStore: cancelHeartbeatMs must be a whole number of milliseconds, at least 1, got ${cancelHeartbeatMs}.`);
+    throw new ConfigError(
+      `createRedisStore: cancelHeartbeatMs must be a whole number of milliseconds, at least 1, got ${cancelHeartbeatMs}.`,
+    );
   }
   const peekCacheBytes = options.peekCacheBytes ?? DEFAULT_PEEK_CACHE_BYTES;
   if (!(Number.isInteger(peekCacheBytes) && peekCacheBytes >= 0)) {
-    throw new ConfigError(`createRedisStore: peekCacheBytes must be a whole number of bytes, 0 or more, got ${peekCacheBytes}.`);
+    throw new ConfigError(
+      `createRedisStore: peekCacheBytes must be a whole number of bytes, 0 or more, got ${peekCacheBytes}.`,
+    );
   }
   return { retentionMs, graceMs, cancelHeartbeatMs, peekCacheBytes };
 }
 
 /** ioredis adds a connection's keyPrefix to command keys but not to SCAN patterns or SCAN results. */
 function connectionPrefixOf(redis: Redis | Cluster): string {
-  return String((redis.isCluster ? ((redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix) : (redis as Redis).options.keyPrefix) ?? '');
+  return String(
+    (redis.isCluster
+      ? ((redis as Cluster).options.redisOptions?.keyPrefix ?? (redis as Cluster).options.keyPrefix)
+      : (redis as Redis).options.keyPrefix) ?? '',
+  );
 }
 
 /** A run as stored, checked and frozen; undefined when it is not there. */
-async function loadRun(scripts: ScriptCommands, keys: ReturnType<typeof redisKeys>, runs: RunCache, runId: string): Promise<AgentSnapshot | undefined> {
-  const reply = (await guarded('load a run', () => scripts.countersignLoadRun(...(keys.run(runId).slice(0, 3) as [string, string, string])))) as
-    | [string, string, string[], string[], string]
-    | null;
+async function loadRun(
+  scripts: ScriptCommands,
+  keys: ReturnType<typeof redisKeys>,
+  runs: RunCache,
+  runId: string,
+): Promise<AgentSnapshot | undefined> {
+  const reply = (await guarded('load a run', () =>
+    scripts.countersignLoadRun(...(keys.run(runId).slice(0, 3) as [string, string, string])),
+  )) as [string, string, string[], string[], string] | null;
   if (!reply) {
     runs.forget(runId);
     return undefined;

@@ -50,7 +50,8 @@ export function createRedisResumeQueue(options: RedisResumeQueueOptions): RedisR
   const queue: RedisResumeQueue = {
     key,
     async enqueue(runId) {
-      if (typeof runId !== 'string' || runId.length === 0) throw new ConfigError('enqueue: runId must be a non-empty string.');
+      if (typeof runId !== 'string' || runId.length === 0)
+        throw new ConfigError('enqueue: runId must be a non-empty string.');
       await guarded(`queue the resume of run ${runId}`, () => redis.call('XADD', key, '*', 'runId', runId));
     },
   };

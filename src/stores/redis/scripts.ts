@@ -16,7 +16,14 @@ export interface ScriptCommands {
   countersignLoadRun(head: string, msgs: string, audit: string): Reply;
   countersignDeleteRun(head: string, msgs: string, audit: string, outbox: string): Reply;
   countersignRemember(key: string, value: string, ttlMs: number): Reply;
-  countersignReplaceRemembered(key: string, expected: string, set: '1' | '0', value: string, ttlMs: number, callId: string): Reply;
+  countersignReplaceRemembered(
+    key: string,
+    expected: string,
+    set: '1' | '0',
+    value: string,
+    ttlMs: number,
+    callId: string,
+  ): Reply;
   countersignIndexMember(index: string, score: number, member: string, ttlMs: number): Reply;
   countersignSetRuleEnabled(rules: string, id: string, expected: string, value: string): Reply;
   countersignPutGrant(grant: string, json: string, ttlMs: string, token: string, ...uses: string[]): Reply;
@@ -26,7 +33,9 @@ export interface ScriptCommands {
 }
 
 /** Every script, by the command `registerScripts` defines for it (the lost-reply test has a case for each). */
-export const SCRIPT_DEFINITIONS: Readonly<Record<keyof ScriptCommands, { readonly lua: string; readonly numberOfKeys: number; readonly readOnly?: boolean }>> = {
+export const SCRIPT_DEFINITIONS: Readonly<
+  Record<keyof ScriptCommands, { readonly lua: string; readonly numberOfKeys: number; readonly readOnly?: boolean }>
+> = {
   countersignWriteRun: { lua: WRITE_RUN, numberOfKeys: 4 },
   countersignLoadRun: { lua: LOAD_RUN, numberOfKeys: 3, readOnly: true },
   countersignDeleteRun: { lua: DELETE_RUN, numberOfKeys: 4 },

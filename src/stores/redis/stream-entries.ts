@@ -54,7 +54,8 @@ export function entriesOfReadReply(reply: unknown): Entry[] {
   if (reply === null || reply === undefined) return [];
   if (Array.isArray(reply)) {
     if (reply.length === 0) return [];
-    if (Array.isArray(reply[0])) return reply.flatMap((pair: unknown) => (Array.isArray(pair) ? parseEntries(pair[1]) : []));
+    if (Array.isArray(reply[0]))
+      return reply.flatMap((pair: unknown) => (Array.isArray(pair) ? parseEntries(pair[1]) : []));
     const entries: Entry[] = [];
     for (let i = 0; i + 1 < reply.length; i += 2) entries.push(...parseEntries(reply[i + 1]));
     return entries;

@@ -15,7 +15,20 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<RunEvent['type']>([
 
 /** The XADD that writes `event` to the stream `key`, trimmed as the commit script trims it. */
 export function addEventCommand(key: string, event: RunEvent): BatchCommand {
-  return ['xadd', key, 'MAXLEN', '~', STREAM_MAXLEN, '*', 'type', event.type, 'runId', event.runId, 'event', JSON.stringify(event)];
+  return [
+    'xadd',
+    key,
+    'MAXLEN',
+    '~',
+    STREAM_MAXLEN,
+    '*',
+    'type',
+    event.type,
+    'runId',
+    event.runId,
+    'event',
+    JSON.stringify(event),
+  ];
 }
 
 /**
@@ -43,7 +56,9 @@ export function parseEventEntry(fields: Readonly<Record<string, string>>): RunEv
   if (typeof event !== 'object' || event === null) return new Error('The `event` field is not a JSON object.');
   const { type, runId } = event as { type?: unknown; runId?: unknown };
   if (typeof type !== 'string' || !EVENT_TYPES.has(type)) {
-    return new Error(`Unknown event type ${JSON.stringify(type)}; known: ${[...EVENT_TYPES].join(', ')}. Upgrade countersign where this reader runs.`);
+    return new Error(
+      `Unknown event type ${JSON.stringify(type)}; known: ${[...EVENT_TYPES].join(', ')}. Upgrade countersign where this reader runs.`,
+    );
   }
   if (typeof runId !== 'string') return new Error('The event has no string `runId`.');
   if (fields['runId'] !== undefined && fields['runId'] !== runId) {

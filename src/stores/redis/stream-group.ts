@@ -27,7 +27,11 @@ export async function runGroupReader(options: GroupReaderOptions, signal: AbortS
 }
 
 /** Group setup retries while Redis is unreachable; a wrong key type is thrown. */
-async function setUpGroup(options: GroupReaderOptions, signal: AbortSignal, report: (info: StreamErrorInfo) => void): Promise<void> {
+async function setUpGroup(
+  options: GroupReaderOptions,
+  signal: AbortSignal,
+  report: (info: StreamErrorInfo) => void,
+): Promise<void> {
   for (let attempt = 0; !signal.aborted; attempt++) {
     try {
       await ensureGroup(options.redis, options.key, options.group, options.startId);
@@ -116,7 +120,19 @@ class GroupReader {
       }
       let reply: unknown;
       try {
-        reply = await blocking.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', room, 'BLOCK', this.#options.blockMs, 'STREAMS', key, '>');
+        reply = await blocking.call(
+          'XREADGROUP',
+          'GROUP',
+          group,
+          consumer,
+          'COUNT',
+          room,
+          'BLOCK',
+          this.#options.blockMs,
+          'STREAMS',
+          key,
+          '>',
+        );
         failures = 0;
       } catch (error) {
         if (this.#signal.aborted) break;

@@ -55,19 +55,27 @@ export function createStreamNotifier(options: StreamNotifierOptions): StreamNoti
   let consuming: { controller: AbortController; done: Promise<void> } | undefined;
 
   let closed = false;
-  const closedError = () => new ConfigError(`This notifier (group ${group}, consumer ${consumer}) is closed; create a new one.`);
+  const closedError = () =>
+    new ConfigError(`This notifier (group ${group}, consumer ${consumer}) is closed; create a new one.`);
 
   const consume: StreamNotifier['consume'] = (handler, consumeOptions = {}) => {
     if (closed) return Promise.reject(closedError());
     if (consuming) {
-      return Promise.reject(new ConfigError(`This notifier (consumer ${consumer}) is already consuming; create another notifier with its own consumer name to read in parallel.`));
+      return Promise.reject(
+        new ConfigError(
+          `This notifier (consumer ${consumer}) is already consuming; create another notifier with its own consumer name to read in parallel.`,
+        ),
+      );
     }
     const controller = new AbortController();
     const outer = consumeOptions.signal;
     const abort = () => controller.abort();
     if (outer?.aborted) controller.abort();
     outer?.addEventListener('abort', abort, { once: true });
-    const done = runGroupReader({ ...settings, onError: report, handle: eventHandler(handler, report) }, controller.signal).finally(() => {
+    const done = runGroupReader(
+      { ...settings, onError: report, handle: eventHandler(handler, report) },
+      controller.signal,
+    ).finally(() => {
       outer?.removeEventListener('abort', abort);
       if (consuming?.controller === controller) consuming = undefined;
     });
@@ -101,7 +109,8 @@ function readerSettings(options: StreamNotifierOptions): Omit<GroupReaderOptions
   // The same key the Redis store writes its events to, with the same default prefix.
   const key = redisKeys(options.prefix).events;
   const { group } = options;
-  if (typeof group !== 'string' || group.length === 0) throw new ConfigError('createStreamNotifier: `group` must be a non-empty string, e.g. "slack".');
+  if (typeof group !== 'string' || group.length === 0)
+    throw new ConfigError('createStreamNotifier: `group` must be a non-empty string, e.g. "slack".');
   const consumer = options.consumer ?? defaultConsumerName();
   const blockMs = options.blockMs ?? 5_000;
   const claimIdleMs = options.claimIdleMs ?? 30_000;
@@ -110,11 +119,26 @@ function readerSettings(options: StreamNotifierOptions): Omit<GroupReaderOptions
   const maxDeliveries = options.maxDeliveries ?? 20;
   checkTiming('createStreamNotifier', { blockMs, claimIdleMs, batch, concurrency, maxDeliveries });
   const startId = options.from === 'earliest' ? '0' : '$';
-  return { redis: options.redis, key, group, consumer, startId, blockMs, claimIdleMs, batch, concurrency, maxDeliveries, deleteOnAck: false };
+  return {
+    redis: options.redis,
+    key,
+    group,
+    consumer,
+    startId,
+    blockMs,
+    claimIdleMs,
+    batch,
+    concurrency,
+    maxDeliveries,
+    deleteOnAck: false,
+  };
 }
 
 /** Hands each entry's event to `handler`; an entry that is not an event is reported and acked. */
-function eventHandler(handler: Parameters<StreamNotifier['consume']>[0], report: (info: StreamErrorInfo) => void): GroupReaderOptions['handle'] {
+function eventHandler(
+  handler: Parameters<StreamNotifier['consume']>[0],
+  report: (info: StreamErrorInfo) => void,
+): GroupReaderOptions['handle'] {
   return async (entry) => {
     const event = parseEventEntry(entry.fields);
     if (event instanceof Error) {

@@ -22,10 +22,14 @@ export function toStoreError(what: string, error: unknown): Error {
   if (isCountersignError(error)) return error;
   const detail = error instanceof Error ? error.message : String(error);
   if (/^WRONGTYPE\b/.test(detail)) {
-    return new ConfigError(`Redis could not ${what}: ${detail} A key under this store's prefix holds another type; give countersign a prefix of its own.`);
+    return new ConfigError(
+      `Redis could not ${what}: ${detail} A key under this store's prefix holds another type; give countersign a prefix of its own.`,
+    );
   }
   if (/^NOPERM\b/.test(detail)) {
-    return new ConfigError(`Redis could not ${what}: ${detail} Allow this Redis user EVALSHA, EVAL, SCAN and the hash, list, sorted set and stream commands on the prefix.`);
+    return new ConfigError(
+      `Redis could not ${what}: ${detail} Allow this Redis user EVALSHA, EVAL, SCAN and the hash, list, sorted set and stream commands on the prefix.`,
+    );
   }
   return new StoreUnavailableError(`Redis could not ${what}: ${detail.replace(/\.?$/, '.')}`, error);
 }

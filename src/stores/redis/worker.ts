@@ -127,7 +127,10 @@ function defaultOnError(info: WorkerErrorInfo): void {
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { runtime } = options;
-  if (typeof runtime?.resume !== 'function') throw new ConfigError('createWorker: `runtime` must have a resume(runId) method; pass the object createRuntime returned.');
+  if (typeof runtime?.resume !== 'function')
+    throw new ConfigError(
+      'createWorker: `runtime` must have a resume(runId) method; pass the object createRuntime returned.',
+    );
   const settings = workerSettings(options);
   const report = guardedHook<WorkerErrorInfo>(options.onError ?? defaultOnError);
 
@@ -149,7 +152,10 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   const controller = new AbortController();
-  const done = runGroupReader(jobReaderOptions(options.redis, settings, runLanes(resumeOnce), report), controller.signal);
+  const done = runGroupReader(
+    jobReaderOptions(options.redis, settings, runLanes(resumeOnce), report),
+    controller.signal,
+  );
   done.catch((error: unknown) => report({ error, phase: 'group' }));
   const recovery = startRecovering(runtime, settings.recoverEveryMs, report);
 
@@ -186,8 +192,15 @@ function workerSettings(options: WorkerOptions): WorkerSettings {
   const claimIdleMs = options.claimIdleMs ?? 30_000;
   const maxDeliveries = options.maxDeliveries ?? 20;
   const recoverEveryMs = options.recoverEveryMs ?? 60_000;
-  checkTiming('createWorker', { concurrency, blockMs, claimIdleMs, maxDeliveries, ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }) });
-  if (!Number.isInteger(concurrency)) throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
+  checkTiming('createWorker', {
+    concurrency,
+    blockMs,
+    claimIdleMs,
+    maxDeliveries,
+    ...(recoverEveryMs === 0 ? {} : { recoverEveryMs }),
+  });
+  if (!Number.isInteger(concurrency))
+    throw new ConfigError(`createWorker: concurrency must be a whole number, got ${concurrency}.`);
   return { key, consumer, concurrency, blockMs, claimIdleMs, maxDeliveries, recoverEveryMs };
 }
 
@@ -218,7 +231,12 @@ function jobReaderOptions(
     handle: async (entry) => {
       const runId = entry.fields['runId'];
       if (runId === undefined || runId.length === 0) {
-        report({ error: new Error(`Job ${entry.id} of ${key} has no runId field.`), phase: 'malformed', entryId: entry.id, deliveries: entry.deliveries });
+        report({
+          error: new Error(`Job ${entry.id} of ${key} has no runId field.`),
+          phase: 'malformed',
+          entryId: entry.id,
+          deliveries: entry.deliveries,
+        });
         return true;
       }
       return schedule(runId, entry.id, entry.deliveries);
@@ -230,7 +248,11 @@ function jobReaderOptions(
  * A decision recorded whose job was never queued has no job to find: the worker looks for such runs itself, every
  * `recoverEveryMs` (never when 0 or when the runtime has no `recover`). `running` is the pass under way, if any.
  */
-function startRecovering(runtime: WorkerOptions['runtime'], recoverEveryMs: number, report: (info: WorkerErrorInfo) => void) {
+function startRecovering(
+  runtime: WorkerOptions['runtime'],
+  recoverEveryMs: number,
+  report: (info: WorkerErrorInfo) => void,
+) {
   let recovering: Promise<void> | undefined;
   const recover = runtime.recover?.bind(runtime);
   const recoverTimer =

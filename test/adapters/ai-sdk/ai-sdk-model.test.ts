@@ -15,13 +15,22 @@ const ANTHROPIC_KEY = 'sk-ant-api03-secret-key';
 const deleteFile: ToolSpec = {
   name: 'delete_file',
   description: 'Delete a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
 };
 const SIGNATURE = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/=';
 const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP';
 
 /** An Anthropic Messages API answer (https://docs.anthropic.com/en/api/messages). */
-const anthropicMessage = (content: unknown[], stopReason: string, usage: Record<string, number> = { input_tokens: 1, output_tokens: 1 }) => ({
+const anthropicMessage = (
+  content: unknown[],
+  stopReason: string,
+  usage: Record<string, number> = { input_tokens: 1, output_tokens: 1 },
+) => ({
   body: {
     id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
     type: 'message',
@@ -79,7 +88,11 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
 
     expect(answer.message.content).toBe('Deleting the three files.');
     expect(answer.message.parts).toEqual([
-      { type: 'reasoning', text: 'The user wants three files gone; /etc needs care.', providerMetadata: { anthropic: { signature: SIGNATURE } } },
+      {
+        type: 'reasoning',
+        text: 'The user wants three files gone; /etc needs care.',
+        providerMetadata: { anthropic: { signature: SIGNATURE } },
+      },
       { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: REDACTED } } },
       { type: 'text', text: 'Deleting the three files.' },
     ]);
@@ -97,7 +110,12 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
       JSON.stringify([
         ...start,
         answer.message,
-        { role: 'tool', toolCallId: 'toolu_01A', content: 'deleted /tmp/a', parts: [{ type: 'tool-result', toolCallId: 'toolu_01A', toolName: 'delete_file', outcome: 'ok' }] },
+        {
+          role: 'tool',
+          toolCallId: 'toolu_01A',
+          content: 'deleted /tmp/a',
+          parts: [{ type: 'tool-result', toolCallId: 'toolu_01A', toolName: 'delete_file', outcome: 'ok' }],
+        },
         {
           role: 'tool',
           toolCallId: 'toolu_01B',
@@ -108,15 +126,27 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
           role: 'tool',
           toolCallId: 'toolu_01C',
           content: '{"error":"EACCES"}',
-          parts: [{ type: 'tool-result', toolCallId: 'toolu_01C', toolName: 'delete_file', outcome: 'error', output: { error: 'EACCES' } }],
+          parts: [
+            {
+              type: 'tool-result',
+              toolCallId: 'toolu_01C',
+              toolName: 'delete_file',
+              outcome: 'error',
+              output: { error: 'EACCES' },
+            },
+          ],
         },
       ]),
     ) as Message[];
-    apis.current.script(anthropicMessage([{ type: 'text', text: 'Deleted /tmp/a; /etc/b was refused; /tmp/c failed.' }], 'end_turn'));
+    apis.current.script(
+      anthropicMessage([{ type: 'text', text: 'Deleted /tmp/a; /etc/b was refused; /tmp/c failed.' }], 'end_turn'),
+    );
     const final = await model.generate({ messages: stored, tools: [deleteFile] });
 
     const second = apis.current.requests[1]!;
-    expect(second.body).toContain(`{"type":"thinking","thinking":"The user wants three files gone; /etc needs care.","signature":"${SIGNATURE}"}`);
+    expect(second.body).toContain(
+      `{"type":"thinking","thinking":"The user wants three files gone; /etc needs care.","signature":"${SIGNATURE}"}`,
+    );
     expect(second.body).toContain(`{"type":"redacted_thinking","data":"${REDACTED}"}`);
     expect(second.json.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Delete /tmp/a, /etc/b and /tmp/c' }] },
@@ -146,7 +176,14 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
 
   it('retries a 429 after the wait its retry-after asks for, then answers', async () => {
     apis.current.script(
-      { status: 429, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } },
+      {
+        status: 429,
+        headers: { 'retry-after': '0' },
+        body: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' },
+        },
+      },
       anthropicMessage([{ type: 'text', text: 'Hello.' }], 'end_turn'),
     );
     const answer = await anthropicModel().generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] });
@@ -156,7 +193,11 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
   });
 
   it('gives up after maxRetries with a ModelProviderError that names the status', async () => {
-    const overloaded = { status: 529, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+    const overloaded = {
+      status: 529,
+      headers: { 'retry-after': '0' },
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    };
     apis.current.script(overloaded, overloaded);
     const failure = await anthropicModel({ maxRetries: 1 })
       .generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] })
@@ -167,7 +208,10 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
   });
 
   it('does not retry a 401, and its error holds neither the API key nor the request in its message or its serialized fields', async () => {
-    const refusal = { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${ANTHROPIC_KEY}` } };
+    const refusal = {
+      type: 'error',
+      error: { type: 'authentication_error', message: `invalid x-api-key ${ANTHROPIC_KEY}` },
+    };
     apis.current.script({ status: 401, body: refusal });
     const failure = (await anthropicModel()
       .generate({ messages: [{ role: 'user', content: 'the secret plan' }], tools: [] })
@@ -184,10 +228,20 @@ describe('createAiSdkModel over @ai-sdk/anthropic', () => {
   });
 
   it('reports a provider it cannot reach as a ModelProviderError without a status', async () => {
-    const model = createAiSdkModel({ model: createAnthropic({ baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: ANTHROPIC_KEY })('claude-sonnet-4-5'), maxRetries: 0 });
-    const failure = await model.generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }).catch((error: unknown) => error);
+    const model = createAiSdkModel({
+      model: createAnthropic({ baseURL: `http://127.0.0.1:${await freePort()}/v1`, apiKey: ANTHROPIC_KEY })(
+        'claude-sonnet-4-5',
+      ),
+      maxRetries: 0,
+    });
+    const failure = await model
+      .generate({ messages: [{ role: 'user', content: 'Hi' }], tools: [] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelProviderError);
-    expect(failure).toMatchObject({ status: undefined, message: 'The model provider could not be called, or its answer could not be read.' });
+    expect(failure).toMatchObject({
+      status: undefined,
+      message: 'The model provider could not be called, or its answer could not be read.',
+    });
   });
 
   it('passes an abort through as it is, without a retry', async () => {
@@ -214,38 +268,78 @@ describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
         error: null,
         incomplete_details: null,
         output: [
-          { type: 'reasoning', id: 'rs_1', encrypted_content: 'gAAAAABo-encrypted', summary: [{ type: 'summary_text', text: 'Deleting a temp file.' }] },
-          { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'On it.', annotations: [] }] },
-          { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'delete_file', arguments: '{"path":"/tmp/a"}', status: 'completed' },
+          {
+            type: 'reasoning',
+            id: 'rs_1',
+            encrypted_content: 'gAAAAABo-encrypted',
+            summary: [{ type: 'summary_text', text: 'Deleting a temp file.' }],
+          },
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'On it.', annotations: [] }],
+          },
+          {
+            type: 'function_call',
+            id: 'fc_1',
+            call_id: 'call_1',
+            name: 'delete_file',
+            arguments: '{"path":"/tmp/a"}',
+            status: 'completed',
+          },
         ],
-        usage: { input_tokens: 40, input_tokens_details: { cached_tokens: 8 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 70 },
+        usage: {
+          input_tokens: 40,
+          input_tokens_details: { cached_tokens: 8 },
+          output_tokens: 30,
+          output_tokens_details: { reasoning_tokens: 20 },
+          total_tokens: 70,
+        },
       },
     });
     const model = createAiSdkModel({
       model: createOpenAI({ baseURL: apis.current.baseURL, apiKey: 'sk-proj-secret' }).responses('gpt-5'),
       providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
     });
-    const answer = await model.generate({ messages: [{ role: 'user', content: 'Delete /tmp/a' }], tools: [deleteFile] });
+    const answer = await model.generate({
+      messages: [{ role: 'user', content: 'Delete /tmp/a' }],
+      tools: [deleteFile],
+    });
     expect(apis.current.requests[0]!.path).toBe('/v1/responses');
     expect(apis.current.requests[0]!.json).toEqual({
       model: 'gpt-5',
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'Delete /tmp/a' }] }],
       store: false,
       include: ['reasoning.encrypted_content'],
-      tools: [{ type: 'function', name: 'delete_file', description: 'Delete a file', parameters: deleteFile.parameters }],
+      tools: [
+        { type: 'function', name: 'delete_file', description: 'Delete a file', parameters: deleteFile.parameters },
+      ],
     });
     expect(answer.message.parts).toEqual([
-      { type: 'reasoning', text: 'Deleting a temp file.', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAAABo-encrypted' } } },
+      {
+        type: 'reasoning',
+        text: 'Deleting a temp file.',
+        providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAAABo-encrypted' } },
+      },
       { type: 'text', text: 'On it.', providerMetadata: { openai: { itemId: 'msg_1' } } },
     ]);
-    expect(answer.message.toolCalls).toEqual([{ id: 'call_1', name: 'delete_file', args: { path: '/tmp/a' }, providerMetadata: { openai: { itemId: 'fc_1' } } }]);
+    expect(answer.message.toolCalls).toEqual([
+      { id: 'call_1', name: 'delete_file', args: { path: '/tmp/a' }, providerMetadata: { openai: { itemId: 'fc_1' } } },
+    ]);
     expect(answer.usage).toEqual({ inputTokens: 40, outputTokens: 30, reasoningTokens: 20, cachedInputTokens: 8 });
 
     const stored = JSON.parse(
       JSON.stringify([
         { role: 'user', content: 'Delete /tmp/a' },
         answer.message,
-        { role: 'tool', toolCallId: 'call_1', content: 'EACCES', parts: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'delete_file', outcome: 'error' }] },
+        {
+          role: 'tool',
+          toolCallId: 'call_1',
+          content: 'EACCES',
+          parts: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'delete_file', outcome: 'error' }],
+        },
       ]),
     ) as Message[];
     apis.current.script({
@@ -257,14 +351,27 @@ describe('createAiSdkModel over @ai-sdk/openai (Responses API)', () => {
         model: 'gpt-5',
         error: null,
         incomplete_details: null,
-        output: [{ type: 'message', id: 'msg_2', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'It failed.', annotations: [] }] }],
+        output: [
+          {
+            type: 'message',
+            id: 'msg_2',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'It failed.', annotations: [] }],
+          },
+        ],
         usage: { input_tokens: 60, output_tokens: 4, total_tokens: 64 },
       },
     });
     await model.generate({ messages: stored, tools: [] });
     expect(apis.current.requests[1]!.json.input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'Delete /tmp/a' }] },
-      { type: 'reasoning', id: 'rs_1', encrypted_content: 'gAAAAABo-encrypted', summary: [{ type: 'summary_text', text: 'Deleting a temp file.' }] },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        encrypted_content: 'gAAAAABo-encrypted',
+        summary: [{ type: 'summary_text', text: 'Deleting a temp file.' }],
+      },
       { role: 'assistant', content: [{ type: 'output_text', text: 'On it.' }], id: 'msg_1' },
       { type: 'function_call', call_id: 'call_1', name: 'delete_file', arguments: '{"path":"/tmp/a"}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'EACCES' },
@@ -321,22 +428,44 @@ describe('createAiSdkModel with specification v2 and others', () => {
     expect(calls[0]).toEqual({
       prompt: [
         { role: 'user', content: [{ type: 'text', text: 'Delete /etc/b' }] },
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'delete_file', input: { path: '/etc/b' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'delete_file', output: { type: 'error-text', value: 'The approver denied this call.' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'delete_file', input: { path: '/etc/b' } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'delete_file',
+              output: { type: 'error-text', value: 'The approver denied this call.' },
+            },
+          ],
+        },
       ],
-      tools: [{ type: 'function', name: 'delete_file', description: 'Delete a file', inputSchema: deleteFile.parameters }],
+      tools: [
+        { type: 'function', name: 'delete_file', description: 'Delete a file', inputSchema: deleteFile.parameters },
+      ],
       temperature: 0.2,
     });
     expect(answer.usage).toEqual({ inputTokens: 12, outputTokens: 7, reasoningTokens: 3, cachedInputTokens: 2 });
     expect(answer.finishReason).toBe('other');
-    expect(answer.message.parts?.[0]).toEqual({ type: 'reasoning', text: 'Thinking.', providerMetadata: { anthropic: { signature: 'sig-v2' } } });
+    expect(answer.message.parts?.[0]).toEqual({
+      type: 'reasoning',
+      text: 'Thinking.',
+      providerMetadata: { anthropic: { signature: 'sig-v2' } },
+    });
   });
 
   it('finds the tool name of a result without a tool-result part from the call it answers, and tells it as text', async () => {
     const { model, calls } = handMadeModel('v3', {
       content: [],
       finishReason: { unified: 'stop', raw: 'stop' },
-      usage: { inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } },
+      usage: {
+        inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 0, text: 0, reasoning: undefined },
+      },
       warnings: [],
     });
     await createAiSdkModel({ model: model as never }).generate({
@@ -348,7 +477,14 @@ describe('createAiSdkModel with specification v2 and others', () => {
     });
     expect((calls[0]!['prompt'] as unknown[])[1]).toEqual({
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: 'contents of a' } }],
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'read_file',
+          output: { type: 'text', value: 'contents of a' },
+        },
+      ],
     });
   });
 
@@ -359,7 +495,9 @@ describe('createAiSdkModel with specification v2 and others', () => {
   });
 
   it('refuses what is not a language model, and unknown options by name', () => {
-    expect(() => createAiSdkModel({ model: 'claude-sonnet-4-5' as never })).toThrow(/model must be an AI SDK language model/);
+    expect(() => createAiSdkModel({ model: 'claude-sonnet-4-5' as never })).toThrow(
+      /model must be an AI SDK language model/,
+    );
     const { model } = handMadeModel('v3', {});
     expect(() => createAiSdkModel({ model: model as never, temprature: 1 } as never)).toThrow(
       expect.objectContaining({ code: 'unknown_option', message: expect.stringContaining('temprature') }),

@@ -67,7 +67,13 @@ describe('a run over createAiSdkModel and fromAiSdkTools', () => {
 
     const stored = deserialize(serialize(paused));
     const approvalId = stored.pendingApprovals[0]!.approvalId;
-    const done = await agent.execute(withApprovalResponse(stored, { approvalId, approved: false, reason: 'system file', approvedBy: 'alice' }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(
+        stored,
+        { approvalId, approved: false, reason: 'system file', approvedBy: 'alice' },
+        { agent },
+      ),
+    );
 
     expect(done.status).toBe('completed');
     expect(done.output).toBe('Deleted /tmp/cache; /etc/hosts was kept.');
@@ -76,7 +82,9 @@ describe('a run over createAiSdkModel and fromAiSdkTools', () => {
     expect(done.usage).toEqual({ inputTokens: 220, outputTokens: 72, cachedInputTokens: 0 });
 
     const second = api.requests[1]!;
-    expect(second.body).toContain(`{"type":"thinking","thinking":${JSON.stringify(THINKING)},"signature":"${SIGNATURE}"}`);
+    expect(second.body).toContain(
+      `{"type":"thinking","thinking":${JSON.stringify(THINKING)},"signature":"${SIGNATURE}"}`,
+    );
     const [user, assistant, results] = second.json.messages;
     expect(user).toEqual({ role: 'user', content: [{ type: 'text', text: 'Delete /tmp/cache and /etc/hosts' }] });
     expect(assistant).toEqual({
@@ -91,9 +99,16 @@ describe('a run over createAiSdkModel and fromAiSdkTools', () => {
     const toolMessages = done.messages.filter((entry) => entry.role === 'tool');
     expect(results).toEqual({
       role: 'user',
-      content: toolMessages.map((entry) => ({ type: 'tool_result', tool_use_id: entry.toolCallId, content: entry.content })),
+      content: toolMessages.map((entry) => ({
+        type: 'tool_result',
+        tool_use_id: entry.toolCallId,
+        content: entry.content,
+      })),
     });
-    expect(results.content.map((block: { tool_use_id: string }) => block.tool_use_id)).toEqual(['toolu_tmp', 'toolu_etc']);
+    expect(results.content.map((block: { tool_use_id: string }) => block.tool_use_id)).toEqual([
+      'toolu_tmp',
+      'toolu_etc',
+    ]);
     expect(toolMessages.map((entry) => entry.parts?.[0])).toMatchObject([{ outcome: 'ok' }, { outcome: 'denied' }]);
     expect(second.json.system).toEqual([{ type: 'text', text: 'You manage files.' }]);
   });

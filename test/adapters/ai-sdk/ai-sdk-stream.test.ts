@@ -4,7 +4,15 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, defineTool, type Message, type ModelResponse, type ModelStreamPart, type RunEvent, type ToolSpec } from 'countersign';
+import {
+  createAgent,
+  defineTool,
+  type Message,
+  type ModelResponse,
+  type ModelStreamPart,
+  type RunEvent,
+  type ToolSpec,
+} from 'countersign';
 import { createAiSdkModel, ModelProviderError } from 'countersign/ai-sdk';
 import { type AnthropicAnswer, anthropicEvents, anthropicMessage } from './anthropic-wire.js';
 import { startFakeProviderApi } from './fake-provider-api.js';
@@ -18,7 +26,12 @@ const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3q
 const deleteFile: ToolSpec = {
   name: 'delete_file',
   description: 'Delete a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
 };
 const messages: Message[] = [
   { role: 'system', content: 'You manage files.' },
@@ -77,7 +90,11 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     const finish = streamed.at(-1) as { type: 'finish'; response: ModelResponse };
     expect(finish.type).toBe('finish');
     expect(finish.response.message.parts).toEqual([
-      { type: 'reasoning', text: 'Two files; /etc needs a person.', providerMetadata: { anthropic: { signature: SIGNATURE } } },
+      {
+        type: 'reasoning',
+        text: 'Two files; /etc needs a person.',
+        providerMetadata: { anthropic: { signature: SIGNATURE } },
+      },
       { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: REDACTED } } },
       { type: 'text', text: 'Deleting both files.' },
     ]);
@@ -94,12 +111,20 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
 
   it('sends the streamed thinking back byte for byte after a JSON round trip of the history', async () => {
     apis.current.script(anthropicEvents(answer), anthropicMessage(text('msg_02', 'Done.')));
-    const finish = (await collect(model().stream!({ messages, tools: [deleteFile] }))).at(-1) as { type: 'finish'; response: ModelResponse };
+    const finish = (await collect(model().stream!({ messages, tools: [deleteFile] }))).at(-1) as {
+      type: 'finish';
+      response: ModelResponse;
+    };
     const history = JSON.parse(
       JSON.stringify([
         ...messages,
         finish.response.message,
-        { role: 'tool', toolCallId: 'toolu_01A', content: 'deleted /tmp/a', parts: [{ type: 'tool-result', toolCallId: 'toolu_01A', toolName: 'delete_file', outcome: 'ok' }] },
+        {
+          role: 'tool',
+          toolCallId: 'toolu_01A',
+          content: 'deleted /tmp/a',
+          parts: [{ type: 'tool-result', toolCallId: 'toolu_01A', toolName: 'delete_file', outcome: 'ok' }],
+        },
         {
           role: 'tool',
           toolCallId: 'toolu_01B',
@@ -111,7 +136,9 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     await model().generate({ messages: history, tools: [deleteFile] });
 
     const next = apis.current.requests[1]!;
-    expect(next.body).toContain(`{"type":"thinking","thinking":"Two files; /etc needs a person.","signature":"${SIGNATURE}"},{"type":"redacted_thinking","data":"${REDACTED}"}`);
+    expect(next.body).toContain(
+      `{"type":"thinking","thinking":"Two files; /etc needs a person.","signature":"${SIGNATURE}"},{"type":"redacted_thinking","data":"${REDACTED}"}`,
+    );
     expect(next.json.messages[1]).toEqual({
       role: 'assistant',
       content: [
@@ -126,7 +153,14 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
 
   it('retries a refused opening after the wait it asks for, then streams', async () => {
     apis.current.script(
-      { status: 429, headers: { 'retry-after': '0' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } } },
+      {
+        status: 429,
+        headers: { 'retry-after': '0' },
+        body: {
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' },
+        },
+      },
       anthropicEvents(text('msg_02', 'Hello there.')),
     );
     const parts = await collect(model().stream!({ messages, tools: [] }));
@@ -137,7 +171,12 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
 
   it('ends with a ModelProviderError, without the key, when the provider reports an error mid-answer', async () => {
     const { events } = anthropicEvents(text('msg_03', 'Deleting both files.'));
-    apis.current.script({ events: [...events.slice(0, 4), { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }] });
+    apis.current.script({
+      events: [
+        ...events.slice(0, 4),
+        { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
+      ],
+    });
     const seen: ModelStreamPart[] = [];
     const failure = await (async () => {
       for await (const part of model(0).stream!({ messages, tools: [] })) seen.push(part);
@@ -148,7 +187,8 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
     const error = failure as ModelProviderError;
     expect(error.message).toBe('The model provider stopped its answer with an error.');
     expect(error.detail).toContain('overloaded_error');
-    for (const shown of [error.message, JSON.stringify(error), error.stack ?? '', error.detail]) expect(shown).not.toContain(KEY);
+    for (const shown of [error.message, JSON.stringify(error), error.stack ?? '', error.detail])
+      expect(shown).not.toContain(KEY);
     expect(apis.current.requests).toHaveLength(1);
   });
 
@@ -177,7 +217,15 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
       name: 'streamed-files',
       instructions: 'You manage files.',
       model: model(),
-      tools: [defineTool({ name: 'delete_file', description: 'Delete a file', input: z.object({ path: z.string() }), needsApproval: true, execute: async () => 'deleted' })],
+      tools: [
+        defineTool({
+          name: 'delete_file',
+          description: 'Delete a file',
+          input: z.object({ path: z.string() }),
+          needsApproval: true,
+          execute: async () => 'deleted',
+        }),
+      ],
       onEvent: (event) => {
         events.push(event);
       },
@@ -198,7 +246,11 @@ describe('createAiSdkModel streaming over @ai-sdk/anthropic', () => {
       ['tool-call', ''],
     ]);
     const assistant = paused.messages.find((entry) => entry.role === 'assistant');
-    expect(assistant?.parts?.[0]).toEqual({ type: 'reasoning', text: 'Two files; /etc needs a person.', providerMetadata: { anthropic: { signature: SIGNATURE } } });
+    expect(assistant?.parts?.[0]).toEqual({
+      type: 'reasoning',
+      text: 'Two files; /etc needs a person.',
+      providerMetadata: { anthropic: { signature: SIGNATURE } },
+    });
   });
 });
 
@@ -208,9 +260,17 @@ describe('createAiSdkModel streaming a v2 model', () => {
       { type: 'stream-start', warnings: [] },
       { type: 'response-metadata', id: 'resp-1', modelId: 'm-1' },
       { type: 'raw', rawValue: { anything: true } },
-      { type: 'reasoning-start', id: 'r1', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: null } } },
+      {
+        type: 'reasoning-start',
+        id: 'r1',
+        providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: null } },
+      },
       { type: 'reasoning-delta', id: 'r1', delta: 'Checking.' },
-      { type: 'reasoning-end', id: 'r1', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } } },
+      {
+        type: 'reasoning-end',
+        id: 'r1',
+        providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } },
+      },
       { type: 'tool-input-start', id: 'ws_1', toolName: 'web_search', providerExecuted: true },
       { type: 'tool-input-delta', id: 'ws_1', delta: '{"query":"x"}' },
       { type: 'tool-input-end', id: 'ws_1' },
@@ -223,10 +283,16 @@ describe('createAiSdkModel streaming a v2 model', () => {
       { type: 'tool-input-delta', id: 'call_1', delta: '{"path":"/tmp/a"}' },
       { type: 'tool-input-end', id: 'call_1' },
       { type: 'tool-call', toolCallId: 'call_1', toolName: 'delete_file', input: '{"path":"/tmp/a"}' },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, reasoningTokens: 3 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 12, outputTokens: 7, totalTokens: 19, reasoningTokens: 3 },
+      },
     ];
     const model = handMadeV2(parts);
-    const streamed = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [deleteFile] }));
+    const streamed = await collect(
+      createAiSdkModel({ model: model as never }).stream!({ messages, tools: [deleteFile] }),
+    );
 
     expect(streamed.slice(0, -1)).toEqual([
       { type: 'reasoning-delta', delta: 'Checking.' },
@@ -240,7 +306,11 @@ describe('createAiSdkModel streaming a v2 model', () => {
           role: 'assistant',
           content: 'Here it is.',
           parts: [
-            { type: 'reasoning', text: 'Checking.', providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } } },
+            {
+              type: 'reasoning',
+              text: 'Checking.',
+              providerMetadata: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA-encrypted' } },
+            },
             { type: 'text', text: 'Here it is.' },
             { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
           ],
@@ -259,7 +329,9 @@ describe('createAiSdkModel streaming a v2 model', () => {
       { type: 'text-start', id: 't1' },
       { type: 'text-delta', id: 't1', delta: 'Half an ans' },
     ]);
-    const failure = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [] })).catch((error: unknown) => error);
+    const failure = await collect(createAiSdkModel({ model: model as never }).stream!({ messages, tools: [] })).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ModelProviderError);
     expect((failure as ModelProviderError).message).toBe("The model provider's answer ended before it was finished.");
   });

@@ -28,16 +28,25 @@ const message = (answer: AnthropicAnswer, content: readonly AnthropicBlock[]) =>
 });
 
 /** The answer as the JSON body of a plain call. */
-export const anthropicMessage = (answer: AnthropicAnswer): ScriptedAnswer => ({ body: message(answer, answer.content) });
+export const anthropicMessage = (answer: AnthropicAnswer): ScriptedAnswer => ({
+  body: message(answer, answer.content),
+});
 
 /** Halves of `text`, so every block streams in more than one delta. */
-export const halves = (text: string): string[] => [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))];
+export const halves = (text: string): string[] => [
+  text.slice(0, Math.ceil(text.length / 2)),
+  text.slice(Math.ceil(text.length / 2)),
+];
 
 function deltas(block: AnthropicBlock): object[] {
   if (block.type === 'thinking')
-    return [...halves(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }];
+    return [
+      ...halves(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })),
+      { type: 'signature_delta', signature: block.signature },
+    ];
   if (block.type === 'text') return halves(block.text).map((text) => ({ type: 'text_delta', text }));
-  if (block.type === 'tool_use') return halves(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+  if (block.type === 'tool_use')
+    return halves(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
   return [];
 }
 
@@ -53,14 +62,25 @@ export function anthropicEvents(answer: AnthropicAnswer): { events: ScriptedEven
   const event = (data: { type: string } & Record<string, unknown>): ScriptedEvent => ({ event: data.type, data });
   return {
     events: [
-      event({ type: 'message_start', message: { ...message(answer, []), stop_reason: null, usage: { input_tokens: answer.usage.input_tokens, output_tokens: 1 } } }),
+      event({
+        type: 'message_start',
+        message: {
+          ...message(answer, []),
+          stop_reason: null,
+          usage: { input_tokens: answer.usage.input_tokens, output_tokens: 1 },
+        },
+      }),
       event({ type: 'ping' }),
       ...answer.content.flatMap((block, index) => [
         event({ type: 'content_block_start', index, content_block: opened(block) }),
         ...deltas(block).map((delta) => event({ type: 'content_block_delta', index, delta })),
         event({ type: 'content_block_stop', index }),
       ]),
-      event({ type: 'message_delta', delta: { stop_reason: answer.stopReason, stop_sequence: null }, usage: { output_tokens: answer.usage.output_tokens } }),
+      event({
+        type: 'message_delta',
+        delta: { stop_reason: answer.stopReason, stop_sequence: null },
+        usage: { output_tokens: answer.usage.output_tokens },
+      }),
       event({ type: 'message_stop' }),
     ],
   };

@@ -49,13 +49,26 @@ export async function startFakeProviderApi(): Promise<FakeProviderApi> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const recorded: ProviderRequest = { path: request.url ?? '', headers: request.headers, body, json: body === '' ? undefined : JSON.parse(body) };
+      const recorded: ProviderRequest = {
+        path: request.url ?? '',
+        headers: request.headers,
+        body,
+        json: body === '' ? undefined : JSON.parse(body),
+      };
       requests.push(recorded);
-      const next = answers.shift() ?? { status: 500, body: { type: 'error', error: { type: 'api_error', message: 'no answer scripted' } } };
+      const next = answers.shift() ?? {
+        status: 500,
+        body: { type: 'error', error: { type: 'api_error', message: 'no answer scripted' } },
+      };
       const answer = typeof next === 'function' ? next(recorded) : next;
       if ('events' in answer) {
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...answer.headers });
-        for (const { event, data } of answer.events) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        response.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          ...answer.headers,
+        });
+        for (const { event, data } of answer.events)
+          response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
         if (!answer.open) response.end();
         return;
       }

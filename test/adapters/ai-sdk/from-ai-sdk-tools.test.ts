@@ -10,10 +10,18 @@ import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing
 describe('fromAiSdkTools', () => {
   it('gates each call as its needsApproval says (a function of the input, false, or left out: gated), and runs it with the AI SDK execute options', async () => {
     const ran: { tool: string; input: unknown; toolCallId: string; aborts: boolean; firstMessage: unknown }[] = [];
-    const record = (name: string) => async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal; messages: unknown[] }) => {
-      ran.push({ tool: name, input, toolCallId: options.toolCallId, aborts: options.abortSignal instanceof AbortSignal, firstMessage: options.messages[0] });
-      return { ok: true };
-    };
+    const record =
+      (name: string) =>
+      async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal; messages: unknown[] }) => {
+        ran.push({
+          tool: name,
+          input,
+          toolCallId: options.toolCallId,
+          aborts: options.abortSignal instanceof AbortSignal,
+          firstMessage: options.messages[0],
+        });
+        return { ok: true };
+      };
     const tools = fromAiSdkTools({
       delete_file: tool({
         description: 'Delete a file',
@@ -21,8 +29,17 @@ describe('fromAiSdkTools', () => {
         needsApproval: async ({ path }) => path.startsWith('/etc/'),
         execute: record('delete_file'),
       }),
-      read_file: tool({ description: 'Read a file', inputSchema: z.object({ path: z.string() }), needsApproval: false, execute: record('read_file') }),
-      write_file: tool({ description: 'Write a file', inputSchema: z.object({ path: z.string(), text: z.string() }), execute: record('write_file') }),
+      read_file: tool({
+        description: 'Read a file',
+        inputSchema: z.object({ path: z.string() }),
+        needsApproval: false,
+        execute: record('read_file'),
+      }),
+      write_file: tool({
+        description: 'Write a file',
+        inputSchema: z.object({ path: z.string(), text: z.string() }),
+        execute: record('write_file'),
+      }),
     });
     const agent = createAgent({
       name: 'ai-sdk-tools',
@@ -55,12 +72,21 @@ describe('fromAiSdkTools', () => {
     const [lookup] = fromAiSdkTools({
       lookup: tool({
         description: 'Look a user up',
-        inputSchema: jsonSchema<{ id: number }>({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false }),
+        inputSchema: jsonSchema<{ id: number }>({
+          type: 'object',
+          properties: { id: { type: 'integer' } },
+          required: ['id'],
+          additionalProperties: false,
+        }),
         needsApproval: false,
         execute: async ({ id }) => `user ${id}`,
       }),
     });
-    expect(lookup!.spec.parameters).toMatchObject({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] });
+    expect(lookup!.spec.parameters).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+    });
     expect(lookup!.input.safeParse({ id: 7 }).success).toBe(true);
     expect(lookup!.input.safeParse({ id: 'seven' }).success).toBe(false);
   });
@@ -78,18 +104,28 @@ describe('fromAiSdkTools', () => {
         },
       }),
     });
-    const output = await progress!.execute({}, { runId: 'r', toolCallId: 'c', messages: [], idempotencyKey: 'r:c', signal: new AbortController().signal });
+    const output = await progress!.execute(
+      {},
+      { runId: 'r', toolCallId: 'c', messages: [], idempotencyKey: 'r:c', signal: new AbortController().signal },
+    );
     expect(output).toBe('three');
   });
 
   it('refuses a tool without execute, and an input schema that is not zod 4, saying what to write instead', () => {
-    expect(() => fromAiSdkTools({ client_side: tool({ description: 'Asks the browser', inputSchema: z.object({}) }) })).toThrow(
-      expect.objectContaining({ code: 'missing_option', message: expect.stringContaining('"client_side" has no execute') }),
+    expect(() =>
+      fromAiSdkTools({ client_side: tool({ description: 'Asks the browser', inputSchema: z.object({}) }) }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'missing_option',
+        message: expect.stringContaining('"client_side" has no execute'),
+      }),
     );
     const valibotLike = { '~standard': { version: 1, vendor: 'valibot', validate: () => ({ value: {} }) } };
-    expect(() => fromAiSdkTools({ other: { description: 'x', inputSchema: valibotLike, execute: () => 1 } as never })).toThrow(ConfigError);
-    expect(() => fromAiSdkTools({ other: { description: 'x', inputSchema: valibotLike, execute: () => 1 } as never })).toThrow(
-      /a valibot schema that is not zod 4.*import \{ z \} from 'zod'/,
-    );
+    expect(() =>
+      fromAiSdkTools({ other: { description: 'x', inputSchema: valibotLike, execute: () => 1 } as never }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      fromAiSdkTools({ other: { description: 'x', inputSchema: valibotLike, execute: () => 1 } as never }),
+    ).toThrow(/a valibot schema that is not zod 4.*import \{ z \} from 'zod'/);
   });
 });

@@ -18,7 +18,12 @@ const answers = {
     usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
     warnings: [],
   },
-  v2: { content: [{ type: 'text', text: 'Seen.' }], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, warnings: [] },
+  v2: {
+    content: [{ type: 'text', text: 'Seen.' }],
+    finishReason: 'stop',
+    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    warnings: [],
+  },
 };
 
 /** A hand-made model of `version` that records the prompts it is given. */
@@ -44,7 +49,12 @@ const toolMessage = (shot: unknown[], report: unknown[]) => ({
   role: 'tool',
   content: [
     { type: 'tool-result', toolCallId: 'call_shot', toolName: 'screenshot', output: { type: 'content', value: shot } },
-    { type: 'tool-result', toolCallId: 'call_report', toolName: 'fetch_report', output: { type: 'content', value: report } },
+    {
+      type: 'tool-result',
+      toolCallId: 'call_report',
+      toolName: 'fetch_report',
+      output: { type: 'content', value: report },
+    },
   ],
 });
 
@@ -87,17 +97,35 @@ describe('createAiSdkModel: a tool result with files', () => {
 
   it('a structured output without files is a json output', async () => {
     const { model, prompts } = recordingModel('v3');
-    const withoutFiles = (await richToolHistory()).map((message): Message => ({ ...message, parts: (message.parts ?? []).filter((part) => part.type !== 'file') }));
+    const withoutFiles = (await richToolHistory()).map(
+      (message): Message => ({ ...message, parts: (message.parts ?? []).filter((part) => part.type !== 'file') }),
+    );
     await model.generate({ messages: withoutFiles.slice(0, 3), tools: [] });
     expect(prompts[0]).toEqual({
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'call_shot', toolName: 'screenshot', output: { type: 'json', value: { width: 800, height: 600 } } }],
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'call_shot',
+          toolName: 'screenshot',
+          output: { type: 'json', value: { width: 800, height: 600 } },
+        },
+      ],
     });
   });
 
   it('over @ai-sdk/anthropic the files reach the Messages API as image and document blocks in the tool_result', async () => {
-    apis.current.script(anthropicMessage({ id: 'msg_1', content: [{ type: 'text', text: 'Seen.' }], stopReason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }));
-    const model = createAiSdkModel({ model: createAnthropic({ baseURL: apis.current.baseURL, apiKey: 'sk-ant-test' })('claude-sonnet-4-5') });
+    apis.current.script(
+      anthropicMessage({
+        id: 'msg_1',
+        content: [{ type: 'text', text: 'Seen.' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      }),
+    );
+    const model = createAiSdkModel({
+      model: createAnthropic({ baseURL: apis.current.baseURL, apiKey: 'sk-ant-test' })('claude-sonnet-4-5'),
+    });
     await model.generate({ messages: await richToolHistory(), tools: [] });
     expect(apis.current.requests[0]!.json.messages.at(-1)).toEqual(anthropicToolResults);
   });

@@ -14,15 +14,26 @@ const model = (options: Partial<Parameters<typeof createAnthropicModel>[0]> = {}
 // Text a JSON round trip could disturb if anything re-encoded it: quotes, escapes, astral and line-separator characters.
 const thinkingBlock = {
   type: 'thinking',
-  thinking: 'Two deletions asked: "/tmp/a" and /etc/b.\nThe second is a system path ⚠️ 🧹 \u2028 — both can go in parallel.\\n',
+  thinking:
+    'Two deletions asked: "/tmp/a" and /etc/b.\nThe second is a system path ⚠️ 🧹 \u2028 — both can go in parallel.\\n',
   signature: 'EqQBCkYIBxgCKkDxQ3l0ZXN+/9dGhpbmtpbmc=AbCdEf0123456789+/==',
 };
 const redactedBlock = {
   type: 'redacted_thinking',
   data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj+cO/ty==',
 };
-const toolUseA = { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'delete_file', input: { path: '/tmp/a' } };
-const toolUseB = { type: 'tool_use', id: 'toolu_01B7x8y9z0ab12cd34ef56gh', name: 'delete_file', input: { path: '/etc/b' } };
+const toolUseA = {
+  type: 'tool_use',
+  id: 'toolu_01A09q90qw90lq917835lq9',
+  name: 'delete_file',
+  input: { path: '/tmp/a' },
+};
+const toolUseB = {
+  type: 'tool_use',
+  id: 'toolu_01B7x8y9z0ab12cd34ef56gh',
+  name: 'delete_file',
+  input: { path: '/etc/b' },
+};
 
 describe('createAnthropicModel', () => {
   it('keeps thinking, redacted thinking and parallel tool calls through a snapshot round trip and sends them back unchanged', async () => {
@@ -45,7 +56,12 @@ describe('createAnthropicModel', () => {
       content: "I'll delete both.",
       parts: [
         { type: 'reasoning', text: thinkingBlock.thinking, signature: thinkingBlock.signature },
-        { type: 'reasoning', text: '', encryptedContent: redactedBlock.data, providerMetadata: { anthropic: { redacted: true } } },
+        {
+          type: 'reasoning',
+          text: '',
+          encryptedContent: redactedBlock.data,
+          providerMetadata: { anthropic: { redacted: true } },
+        },
         { type: 'text', text: "I'll delete both." },
       ],
       toolCalls: [
@@ -60,7 +76,11 @@ describe('createAnthropicModel', () => {
 
     // The run pauses for approval: its history is stored as JSON and read back, as a snapshot's would be.
     const stored = JSON.parse(JSON.stringify([...opening, first.message])) as Message[];
-    const denied = JSON.stringify({ status: 'denied', reason: 'not /etc', message: 'A person reviewing this call denied it, so it did not run.' });
+    const denied = JSON.stringify({
+      status: 'denied',
+      reason: 'not /etc',
+      message: 'A person reviewing this call denied it, so it did not run.',
+    });
     const history: Message[] = [
       ...stored,
       {
@@ -69,7 +89,12 @@ describe('createAnthropicModel', () => {
         content: '{"status":"error","error":"EACCES: permission denied"}',
         parts: [{ type: 'tool-result', toolCallId: toolUseA.id, toolName: 'delete_file', outcome: 'error' }],
       },
-      { role: 'tool', toolCallId: toolUseB.id, content: denied, parts: [{ type: 'tool-result', toolCallId: toolUseB.id, toolName: 'delete_file', outcome: 'denied' }] },
+      {
+        role: 'tool',
+        toolCallId: toolUseB.id,
+        content: denied,
+        parts: [{ type: 'tool-result', toolCallId: toolUseB.id, toolName: 'delete_file', outcome: 'denied' }],
+      },
     ];
     const second = await thinking.generate({ messages: history, tools: [deleteSpec] });
     expect(second.message.content).toBe('Could not delete either file.');
@@ -80,11 +105,19 @@ describe('createAnthropicModel', () => {
       system: [{ type: 'text', text: 'You manage files.' }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'remove /tmp/a and /etc/b' }] },
-        { role: 'assistant', content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both." }, toolUseA, toolUseB] },
+        {
+          role: 'assistant',
+          content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both." }, toolUseA, toolUseB],
+        },
         {
           role: 'user',
           content: [
-            { type: 'tool_result', tool_use_id: toolUseA.id, content: '{"status":"error","error":"EACCES: permission denied"}', is_error: true },
+            {
+              type: 'tool_result',
+              tool_use_id: toolUseA.id,
+              content: '{"status":"error","error":"EACCES: permission denied"}',
+              is_error: true,
+            },
             { type: 'tool_result', tool_use_id: toolUseB.id, content: denied, is_error: true },
           ],
         },
@@ -101,7 +134,10 @@ describe('createAnthropicModel', () => {
 
   it('sends the key and version headers, and no thinking unless asked', async () => {
     fakes.current.answer(messageAnswer([{ type: 'text', text: 'hi' }]));
-    await model({ maxTokens: 1000, headers: { 'anthropic-beta': 'test-beta-2025-01-01' } }).generate({ messages: [{ role: 'user', content: 'hello' }], tools: [] });
+    await model({ maxTokens: 1000, headers: { 'anthropic-beta': 'test-beta-2025-01-01' } }).generate({
+      messages: [{ role: 'user', content: 'hello' }],
+      tools: [],
+    });
     const [request] = fakes.current.requests;
     expect(request!.headers).toMatchObject({
       'x-api-key': ANTHROPIC_API_KEY,
@@ -109,7 +145,13 @@ describe('createAnthropicModel', () => {
       'anthropic-beta': 'test-beta-2025-01-01',
       'content-type': 'application/json',
     });
-    expect(request!.body).toBe(JSON.stringify({ model: 'claude-test', max_tokens: 1000, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] }));
+    expect(request!.body).toBe(
+      JSON.stringify({
+        model: 'claude-test',
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+      }),
+    );
   });
 
   it('passes prompt-caching markers through and sends images and documents as blocks', async () => {
@@ -117,13 +159,22 @@ describe('createAnthropicModel', () => {
     const ephemeral = { type: 'ephemeral' };
     await model().generate({
       messages: [
-        { role: 'system', content: 'A long, stable system prompt.', providerMetadata: { anthropic: { cacheControl: ephemeral } } },
+        {
+          role: 'system',
+          content: 'A long, stable system prompt.',
+          providerMetadata: { anthropic: { cacheControl: ephemeral } },
+        },
         {
           role: 'user',
           content: 'What is in these?',
           parts: [
             { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-            { type: 'file', mediaType: 'application/pdf', url: 'https://example.com/report.pdf', providerMetadata: { anthropic: { cacheControl: ephemeral } } },
+            {
+              type: 'file',
+              mediaType: 'application/pdf',
+              url: 'https://example.com/report.pdf',
+              providerMetadata: { anthropic: { cacheControl: ephemeral } },
+            },
           ],
         },
       ],
@@ -136,7 +187,11 @@ describe('createAnthropicModel', () => {
           role: 'user',
           content: [
             { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-            { type: 'document', source: { type: 'url', url: 'https://example.com/report.pdf' }, cache_control: ephemeral },
+            {
+              type: 'document',
+              source: { type: 'url', url: 'https://example.com/report.pdf' },
+              cache_control: ephemeral,
+            },
             { type: 'text', text: 'What is in these?' },
           ],
         },
@@ -150,7 +205,11 @@ describe('createAnthropicModel', () => {
       messages: [
         { role: 'user', content: 'first' },
         { role: 'user', content: 'second' },
-        { role: 'assistant', content: 'answer', parts: [{ type: 'reasoning', text: '', encryptedContent: 'gAAAA-openai-item' }] },
+        {
+          role: 'assistant',
+          content: 'answer',
+          parts: [{ type: 'reasoning', text: '', encryptedContent: 'gAAAA-openai-item' }],
+        },
         { role: 'user', content: 'third' },
       ],
       tools: [],
@@ -175,7 +234,10 @@ describe('createAnthropicModel', () => {
     ['pause_turn', 'other'],
   ] as const)('maps stop_reason %s to finishReason %s', async (stopReason, finishReason) => {
     fakes.current.answer(messageAnswer([{ type: 'text', text: 'cut' }], { stop_reason: stopReason }));
-    const { finishReason: got, message } = await model().generate({ messages: [{ role: 'user', content: 'go' }], tools: [] });
+    const { finishReason: got, message } = await model().generate({
+      messages: [{ role: 'user', content: 'go' }],
+      tools: [],
+    });
     expect(got).toBe(finishReason);
     expect(message.finishReason).toBe(finishReason);
   });
@@ -183,7 +245,13 @@ describe('createAnthropicModel', () => {
   it('retries a 429 after the Retry-After the API asked for, then answers', async () => {
     fakes.current.answer({
       status: 429,
-      body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } },
+      body: {
+        type: 'error',
+        error: {
+          type: 'rate_limit_error',
+          message: 'Number of request tokens has exceeded your per-minute rate limit',
+        },
+      },
       headers: { 'retry-after': '0' },
     });
     fakes.current.answer(messageAnswer([{ type: 'text', text: 'after the wait' }]));
@@ -194,13 +262,21 @@ describe('createAnthropicModel', () => {
   });
 
   it('gives up after maxRetries on an overloaded API with a ModelProviderError carrying the status', async () => {
-    const overloaded = { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } };
+    const overloaded = {
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      headers: { 'retry-after': '0' },
+    };
     fakes.current.answer(overloaded, overloaded);
     const error = await model({ maxRetries: 1 })
       .generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
-    expect(error).toMatchObject({ status: 529, code: 'model_provider_error', message: 'Anthropic answered HTTP 529 (provider error).' });
+    expect(error).toMatchObject({
+      status: 529,
+      code: 'model_provider_error',
+      message: 'Anthropic answered HTTP 529 (provider error).',
+    });
     expect(fakes.current.requests).toHaveLength(2);
   });
 
@@ -213,7 +289,12 @@ describe('createAnthropicModel', () => {
     const providerError = error as ModelProviderError;
     expect(providerError.status).toBe(401);
     expect(providerError.message).toBe('Anthropic answered HTTP 401 (authentication).');
-    for (const shown of [providerError.message, String(providerError), JSON.stringify(providerError), providerError.stack ?? '']) {
+    for (const shown of [
+      providerError.message,
+      String(providerError),
+      JSON.stringify(providerError),
+      providerError.stack ?? '',
+    ]) {
       expect(shown).not.toContain(wrongKey);
       expect(shown).not.toContain('the private prompt');
     }
@@ -228,20 +309,34 @@ describe('createAnthropicModel', () => {
       .generate({ messages: [{ role: 'user', content: 'hi' }], tools: [] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
-    expect((error as Error).message).toBe('Anthropic answered HTTP 200 with something that is not a Messages API message.');
+    expect((error as Error).message).toBe(
+      'Anthropic answered HTTP 200 with something that is not a Messages API message.',
+    );
   });
 
   it('stops when the request is aborted, while waiting for the answer or between tries', async () => {
     fakes.current.answer('hold');
     const waiting = new AbortController();
-    const pending = model().generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: waiting.signal });
+    const pending = model().generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      signal: waiting.signal,
+    });
     await expect.poll(() => fakes.current.requests.length).toBe(1);
     waiting.abort(new Error('the run was cancelled'));
     await expect(pending).rejects.toThrow('the run was cancelled');
 
-    fakes.current.answer({ status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '600' } });
+    fakes.current.answer({
+      status: 429,
+      body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+      headers: { 'retry-after': '600' },
+    });
     const between = new AbortController();
-    const retrying = model().generate({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: between.signal });
+    const retrying = model().generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      signal: between.signal,
+    });
     await expect.poll(() => fakes.current.requests.length).toBe(2);
     between.abort(new Error('cancelled during the wait'));
     await expect(retrying).rejects.toThrow('cancelled during the wait');
@@ -257,8 +352,18 @@ describe('createAnthropicModel', () => {
       code: 'invalid_config',
       message: expect.stringContaining('thinking.budgetTokens must be at least 1024'),
     });
-    expect(thrown(() => createAnthropicModel({ ...base, maxToken: 10 } as never))).toMatchObject({ code: 'unknown_option', message: expect.stringContaining('maxToken') });
-    expect(thrown(() => createAnthropicModel({ model: 'claude-test' } as never))).toMatchObject({ code: 'missing_option', message: expect.stringContaining('apiKey') });
-    expectCredentialsRefused(() => createAnthropicModel({ ...base, baseUrl: withCredentials('https://api.anthropic.com') }), 'baseUrl', /apiKey or headers/);
+    expect(thrown(() => createAnthropicModel({ ...base, maxToken: 10 } as never))).toMatchObject({
+      code: 'unknown_option',
+      message: expect.stringContaining('maxToken'),
+    });
+    expect(thrown(() => createAnthropicModel({ model: 'claude-test' } as never))).toMatchObject({
+      code: 'missing_option',
+      message: expect.stringContaining('apiKey'),
+    });
+    expectCredentialsRefused(
+      () => createAnthropicModel({ ...base, baseUrl: withCredentials('https://api.anthropic.com') }),
+      'baseUrl',
+      /apiKey or headers/,
+    );
   });
 });

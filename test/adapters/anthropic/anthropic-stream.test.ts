@@ -2,27 +2,55 @@ import { describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Message, ModelRequest, ModelStreamPart } from 'countersign';
 import { createAnthropicModel, ModelProviderError } from 'countersign/anthropic';
-import { ANTHROPIC_API_KEY, type AnthropicReply, messageAnswer, startFakeAnthropic } from '../../support/fake-anthropic.js';
+import {
+  ANTHROPIC_API_KEY,
+  type AnthropicReply,
+  messageAnswer,
+  startFakeAnthropic,
+} from '../../support/fake-anthropic.js';
 import { deleteSpec, useFake } from '../../support/model-fixtures.js';
 
 const fakes = useFake(startFakeAnthropic);
 
 const model = (options: Partial<Parameters<typeof createAnthropicModel>[0]> = {}) =>
-  createAnthropicModel({ model: 'claude-test', apiKey: ANTHROPIC_API_KEY, baseUrl: fakes.current.baseUrl, thinking: { budgetTokens: 2048 }, maxRetries: 0, ...options });
+  createAnthropicModel({
+    model: 'claude-test',
+    apiKey: ANTHROPIC_API_KEY,
+    baseUrl: fakes.current.baseUrl,
+    thinking: { budgetTokens: 2048 },
+    maxRetries: 0,
+    ...options,
+  });
 
 const thinkingBlock = {
   type: 'thinking',
   thinking: 'Two deletions: "/tmp/a" and /etc/b ⚠️ 🧹 \u2028 both now.\\n',
   signature: 'EqQBCkYIBxgCKkDxQ3l0ZXN+/9dGhpbmtpbmc=AbCdEf0123456789+/==',
 };
-const redactedBlock = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2==' };
-const toolUseA = { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'delete_file', input: { path: '/tmp/a', note: 'the "first" one' } };
-const toolUseB = { type: 'tool_use', id: 'toolu_01B7x8y9z0ab12cd34ef56gh', name: 'delete_file', input: { path: '/etc/b' } };
+const redactedBlock = {
+  type: 'redacted_thinking',
+  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2==',
+};
+const toolUseA = {
+  type: 'tool_use',
+  id: 'toolu_01A09q90qw90lq917835lq9',
+  name: 'delete_file',
+  input: { path: '/tmp/a', note: 'the "first" one' },
+};
+const toolUseB = {
+  type: 'tool_use',
+  id: 'toolu_01B7x8y9z0ab12cd34ef56gh',
+  name: 'delete_file',
+  input: { path: '/etc/b' },
+};
 const answer = (): AnthropicReply =>
-  messageAnswer([thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB], {
-    stop_reason: 'tool_use',
-    usage: { input_tokens: 120, output_tokens: 80, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
-  });
+  messageAnswer(
+    [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB],
+    {
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 120, output_tokens: 80, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
+    },
+  );
 const request: ModelRequest = {
   messages: [
     { role: 'system', content: 'You manage files.' },
@@ -45,14 +73,20 @@ describe('createAnthropicModel stream', () => {
 
     const finish = parts.at(-1);
     expect(finish).toEqual({ type: 'finish', response: generated });
-    const deltas = (type: ModelStreamPart['type']) => parts.flatMap((part) => (part.type === type && 'delta' in part ? [part.delta] : []));
+    const deltas = (type: ModelStreamPart['type']) =>
+      parts.flatMap((part) => (part.type === type && 'delta' in part ? [part.delta] : []));
     expect(deltas('text-delta').join('')).toBe("I'll delete both of them.");
     expect(deltas('reasoning-delta').join('')).toBe(thinkingBlock.thinking);
     expect(deltas('text-delta').length).toBeGreaterThan(1);
-    const args = (id: string) => parts.flatMap((part) => (part.type === 'tool-call-delta' && part.toolCallId === id ? [part.argsDelta] : [])).join('');
+    const args = (id: string) =>
+      parts
+        .flatMap((part) => (part.type === 'tool-call-delta' && part.toolCallId === id ? [part.argsDelta] : []))
+        .join('');
     expect(JSON.parse(args(toolUseA.id))).toEqual(toolUseA.input);
     expect(JSON.parse(args(toolUseB.id))).toEqual(toolUseB.input);
-    expect(parts.filter((part) => part.type === 'tool-call-delta').every((part) => part.toolName === 'delete_file')).toBe(true);
+    expect(
+      parts.filter((part) => part.type === 'tool-call-delta').every((part) => part.toolName === 'delete_file'),
+    ).toBe(true);
 
     const [plain, streamed] = fakes.current.requests;
     expect(streamed!.body).toBe(JSON.stringify({ ...JSON.parse(plain!.body), stream: true }));
@@ -65,17 +99,37 @@ describe('createAnthropicModel stream', () => {
     const finish = parts.at(-1)!;
     if (finish.type !== 'finish') throw new Error('no finish');
     const stored = JSON.parse(JSON.stringify([...request.messages, finish.response.message])) as Message[];
-    const results: Message[] = [toolUseA, toolUseB].map((use) => ({ role: 'tool', toolCallId: use.id, content: 'deleted' }));
+    const results: Message[] = [toolUseA, toolUseB].map((use) => ({
+      role: 'tool',
+      toolCallId: use.id,
+      content: 'deleted',
+    }));
     await collect(model().stream!({ messages: [...stored, ...results], tools: [deleteSpec] }));
 
     const sent = fakes.current.requests[1]!.json.messages[1]!;
     expect(JSON.stringify(sent)).toBe(
-      JSON.stringify({ role: 'assistant', content: [thinkingBlock, redactedBlock, { type: 'text', text: "I'll delete both of them." }, toolUseA, toolUseB] }),
+      JSON.stringify({
+        role: 'assistant',
+        content: [
+          thinkingBlock,
+          redactedBlock,
+          { type: 'text', text: "I'll delete both of them." },
+          toolUseA,
+          toolUseB,
+        ],
+      }),
     );
   });
 
   it('retries a refusal before the stream begins, honouring Retry-After', async () => {
-    fakes.current.answer({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after': '0' } }, answer());
+    fakes.current.answer(
+      {
+        status: 529,
+        body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+        headers: { 'retry-after': '0' },
+      },
+      answer(),
+    );
     const parts = await collect(model({ maxRetries: 1 }).stream!(request));
     expect(parts.at(-1)?.type).toBe('finish');
     expect(fakes.current.requests).toHaveLength(2);

@@ -13,7 +13,10 @@ const harness: ChannelHarness = {
   name: 'discord',
   secrets: [DISCORD_BOT_TOKEN],
   async setup(runtime: LinkedRuntime, { faults, echoSecretsInErrors }) {
-    const fake = await startFakeDiscord({ ...(faults ? { faults } : {}), ...(echoSecretsInErrors ? { echoSecretsInErrors } : {}) });
+    const fake = await startFakeDiscord({
+      ...(faults ? { faults } : {}),
+      ...(echoSecretsInErrors ? { echoSecretsInErrors } : {}),
+    });
     const sleeps: number[] = [];
     const errors: unknown[] = [];
     const notifier = () =>
@@ -25,34 +28,58 @@ const harness: ChannelHarness = {
         sleep: async (ms) => void sleeps.push(ms),
         onError: (error) => void errors.push(error),
       });
-    const app = await startDiscordApp((publicKey) => createDiscordInteractions({ runtime, publicKey, applicationId: APPLICATION_ID, apiUrl: fake.apiUrl }));
+    const app = await startDiscordApp((publicKey) =>
+      createDiscordInteractions({ runtime, publicKey, applicationId: APPLICATION_ID, apiUrl: fake.apiUrl }),
+    );
     let interactions = 0;
     const interact = async (body: Record<string, unknown>, user: string) => {
       const token = `interaction-token-${++interactions}`;
-      const response = await app.send({ ...body, id: String(interactions), application_id: APPLICATION_ID, token, member: { user: { id: userId(user) } } });
+      const response = await app.send({
+        ...body,
+        id: String(interactions),
+        application_id: APPLICATION_ID,
+        token,
+        member: { user: { id: userId(user) } },
+      });
       await app.settle();
       return { answer: (await response.json()) as { type: number; data?: { custom_id: string } }, token };
     };
-    const told = (token: string) => renderMessage(fake.requests.find((request) => request.path.startsWith(`/webhooks/${APPLICATION_ID}/${token}`))?.json ?? {}).visible;
+    const told = (token: string) =>
+      renderMessage(
+        fake.requests.find((request) => request.path.startsWith(`/webhooks/${APPLICATION_ID}/${token}`))?.json ?? {},
+      ).visible;
     return {
       notifier: notifier(),
       another: notifier,
       deliveries: () =>
         fake.requests
           .filter((request) => fake.posts().includes(request) || request.method === 'PATCH')
-          .map((request): Delivery => ({ kind: request.method === 'POST' ? 'post' : 'update', ...renderMessage(request.json) })),
+          .map(
+            (request): Delivery => ({
+              kind: request.method === 'POST' ? 'post' : 'update',
+              ...renderMessage(request.json),
+            }),
+          ),
       sleeps,
       errors,
       async click(index, button, user) {
-        const { components } = (fake.posts()[index]!.json as { components: { components: { custom_id: string }[] }[] }).components[0]!;
-        const customId = components[button === 'approve' ? 0 : button === 'wider' ? 1 : components.length - 1]!.custom_id;
+        const { components } = (fake.posts()[index]!.json as { components: { components: { custom_id: string }[] }[] })
+          .components[0]!;
+        const customId =
+          components[button === 'approve' ? 0 : button === 'wider' ? 1 : components.length - 1]!.custom_id;
         const clicked = await interact({ type: 3, data: { custom_id: customId, component_type: 2 } }, user);
         if (clicked.answer.type !== 9) return told(clicked.token);
         const reason = { type: 1, components: [{ type: 4, custom_id: 'reason', value: 'not today' }] };
-        const submitted = await interact({ type: 5, data: { custom_id: clicked.answer.data!.custom_id, components: [reason] } }, user);
+        const submitted = await interact(
+          { type: 5, data: { custom_id: clicked.answer.data!.custom_id, components: [reason] } },
+          user,
+        );
         return told(submitted.token);
       },
-      buttons: (index) => (fake.posts()[index]!.json as { components: { components: { label: string }[] }[] }).components[0]!.components.map((item) => item.label),
+      buttons: (index) =>
+        (
+          fake.posts()[index]!.json as { components: { components: { label: string }[] }[] }
+        ).components[0]!.components.map((item) => item.label),
       decider: (user) => `discord:${userId(user)}`,
       async close() {
         await app.close();

@@ -6,8 +6,15 @@ import { serve } from '@hono/node-server';
 import type { ChannelRoute } from 'countersign/channels';
 
 /** Text a Discord client shows for `markdown` (escapes decoded, fences and bold dropped, mentions as @id), and what would be live in it. */
-export function renderDiscord(markdown: string, allowedMentions?: unknown): { readonly visible: string; readonly active: string[] } {
-  const pingsEveryone = !(allowedMentions && Array.isArray((allowedMentions as { parse?: unknown }).parse) && !(allowedMentions as { parse: string[] }).parse.includes('everyone'));
+export function renderDiscord(
+  markdown: string,
+  allowedMentions?: unknown,
+): { readonly visible: string; readonly active: string[] } {
+  const pingsEveryone = !(
+    allowedMentions &&
+    Array.isArray((allowedMentions as { parse?: unknown }).parse) &&
+    !(allowedMentions as { parse: string[] }).parse.includes('everyone')
+  );
   const active: string[] = [];
   let visible = '';
   for (let i = 0; i < markdown.length; ) {
@@ -49,7 +56,12 @@ export function renderMessage(json: Record<string, unknown>): { readonly visible
   const embeds = (json['embeds'] ?? []) as { title?: string; description?: string; footer?: { text?: string } }[];
   const content = renderDiscord(String(json['content'] ?? ''), json['allowed_mentions']);
   const described = embeds.map((embed) => renderDiscord(embed.description ?? '', json['allowed_mentions']));
-  const visible = [content.visible, ...embeds.flatMap((embed, index) => [embed.title ?? '', described[index]!.visible, embed.footer?.text ?? ''])].filter(Boolean).join('\n');
+  const visible = [
+    content.visible,
+    ...embeds.flatMap((embed, index) => [embed.title ?? '', described[index]!.visible, embed.footer?.text ?? '']),
+  ]
+    .filter(Boolean)
+    .join('\n');
   return { visible, active: [...content.active, ...described.flatMap((part) => part.active)] };
 }
 
@@ -61,7 +73,10 @@ export interface DiscordApp {
   /** Sends `interaction` signed (at `timestamp` seconds, default now); `tamper` changes the body or the timestamp header after signing. */
   send(
     interaction: unknown,
-    options?: { readonly timestamp?: number; readonly tamper?: { readonly body?: (body: string) => string; readonly timestamp?: string } },
+    options?: {
+      readonly timestamp?: number;
+      readonly tamper?: { readonly body?: (body: string) => string; readonly timestamp?: string };
+    },
   ): Promise<Response>;
   /** Waits for the work the route left running after its answers. */
   settle(): Promise<void>;
@@ -74,7 +89,11 @@ export async function startDiscordApp(makeRoute: (publicKey: string) => ChannelR
   const publicHex = publicKey.export({ format: 'der', type: 'spki' }).subarray(12).toString('hex');
   const route = makeRoute(publicHex);
   const pending: Promise<unknown>[] = [];
-  const server = serve({ fetch: (request) => route.fetch(request, { waitUntil: (work) => void pending.push(work) }), port: 0, hostname: '127.0.0.1' });
+  const server = serve({
+    fetch: (request) => route.fetch(request, { waitUntil: (work) => void pending.push(work) }),
+    port: 0,
+    hostname: '127.0.0.1',
+  });
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${route.path}`;
   return {
@@ -86,7 +105,11 @@ export async function startDiscordApp(makeRoute: (publicKey: string) => ChannelR
       const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
       return fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': options.tamper?.timestamp ?? timestamp },
+        headers: {
+          'content-type': 'application/json',
+          'x-signature-ed25519': signature,
+          'x-signature-timestamp': options.tamper?.timestamp ?? timestamp,
+        },
         body: options.tamper?.body ? options.tamper.body(body) : body,
       });
     },

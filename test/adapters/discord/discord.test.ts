@@ -2,12 +2,28 @@ import { type IncomingMessage, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, type LinkedRuntime, type ResumeMode, type RunEvent } from 'countersign';
+import {
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  type LinkedRuntime,
+  type ResumeMode,
+  type RunEvent,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { createDiscordInteractions, createDiscordNotifier, escapeDiscord } from 'countersign/discord';
 import { ed25519PublicKey, verifyEd25519 } from '../../../src/channels/discord/discord-signature.js';
 import { renderDiscord, renderMessage, startDiscordApp, type DiscordApp } from './discord-client.js';
-import { APPLICATION_ID, CHANNEL_ID, DISCORD_BOT_TOKEN, FIRST_MESSAGE_ID, startFakeDiscord, type DiscordFault, type FakeDiscord } from './fake-discord.js';
+import {
+  APPLICATION_ID,
+  CHANNEL_ID,
+  DISCORD_BOT_TOKEN,
+  FIRST_MESSAGE_ID,
+  startFakeDiscord,
+  type DiscordFault,
+  type FakeDiscord,
+} from './fake-discord.js';
 
 const ALICE = '1000000000000000001';
 const open: { close(): Promise<void> }[] = [];
@@ -22,15 +38,25 @@ interface World {
   readonly sleeps: number[];
   readonly executed: string[];
   /** Starts a run whose deploy call waits for approval and posts its card; resolves with the run and the card's buttons. */
-  ask(options?: { readonly origin?: { channel: string; address: string } }): Promise<{ runId: string; buttons: { approve: string; approveForRun: string; deny: string } }>;
+  ask(options?: {
+    readonly origin?: { channel: string; address: string };
+  }): Promise<{ runId: string; buttons: { approve: string; approveForRun: string; deny: string } }>;
   /** Clicks (or submits) as `user`, waits for the work left running; the interaction's token names its webhook. */
   /** Waits for the cards the notifier is posting or editing. */
   flush(): Promise<void>;
-  interact(body: Record<string, unknown>, user?: string): Promise<{ answer: { type: number; data?: Record<string, unknown> }; token: string }>;
+  interact(
+    body: Record<string, unknown>,
+    user?: string,
+  ): Promise<{ answer: { type: number; data?: Record<string, unknown> }; token: string }>;
 }
 
 async function world(
-  options: { readonly faults?: DiscordFault[]; readonly approvers?: string[]; readonly notes?: string[]; readonly resumeMode?: ResumeMode } = {},
+  options: {
+    readonly faults?: DiscordFault[];
+    readonly approvers?: string[];
+    readonly notes?: string[];
+    readonly resumeMode?: ResumeMode;
+  } = {},
 ): Promise<World> {
   const executed: string[] = [];
   const deploy = defineTool({
@@ -45,7 +71,9 @@ async function world(
     },
   });
   const model = createScriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web', ...(options.notes ? { notes: options.notes } : {}) } }]),
+    messages.at(-1)?.role === 'tool'
+      ? textTurn('done')
+      : toolCallTurn([{ name: 'deploy', args: { target: 'web', ...(options.notes ? { notes: options.notes } : {}) } }]),
   );
   const runtime = createRuntime({
     agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
@@ -56,10 +84,22 @@ async function world(
   runtime.subscribe((event) => void events.push(event));
   const fake = await startFakeDiscord(options.faults ? { faults: options.faults } : {});
   const sleeps: number[] = [];
-  const notifier = createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: CHANNEL_ID, apiUrl: fake.apiUrl, sleep: async (ms) => void sleeps.push(ms) });
+  const notifier = createDiscordNotifier({
+    runtime,
+    botToken: DISCORD_BOT_TOKEN,
+    channelId: CHANNEL_ID,
+    apiUrl: fake.apiUrl,
+    sleep: async (ms) => void sleeps.push(ms),
+  });
   runtime.subscribe((event) => void notifier.publish([event]));
   const app = await startDiscordApp((publicKey) =>
-    createDiscordInteractions({ runtime, publicKey, applicationId: APPLICATION_ID, apiUrl: fake.apiUrl, ...(options.resumeMode ? { resumeMode: options.resumeMode } : {}) }),
+    createDiscordInteractions({
+      runtime,
+      publicKey,
+      applicationId: APPLICATION_ID,
+      apiUrl: fake.apiUrl,
+      ...(options.resumeMode ? { resumeMode: options.resumeMode } : {}),
+    }),
   );
   open.push(app, fake);
   let interactions = 0;
@@ -73,13 +113,23 @@ async function world(
       const run = await runtime.start('ops', { input: 'go', ...start });
       await notifier.flush();
       const card = fake.posts().at(-1)!.json as { components: { components: { custom_id: string }[] }[] };
-      const [approve, approveForRun, deny] = card.components[0]!.components.map((button) => button.custom_id) as [string, string, string];
+      const [approve, approveForRun, deny] = card.components[0]!.components.map((button) => button.custom_id) as [
+        string,
+        string,
+        string,
+      ];
       return { runId: run.runId, buttons: { approve, approveForRun, deny } };
     },
     flush: () => notifier.flush(),
     async interact(body, user = ALICE) {
       const token = `interaction-token-${++interactions}`;
-      const response = await app.send({ id: String(interactions), application_id: APPLICATION_ID, token, member: { user: { id: user } }, ...body });
+      const response = await app.send({
+        id: String(interactions),
+        application_id: APPLICATION_ID,
+        token,
+        member: { user: { id: user } },
+        ...body,
+      });
       expect(response.status).toBe(200);
       await app.settle();
       await notifier.flush();
@@ -88,7 +138,8 @@ async function world(
   };
 }
 
-const webhookCalls = (fake: FakeDiscord, token: string) => fake.requests.filter((request) => request.path.startsWith(`/webhooks/${APPLICATION_ID}/${token}`));
+const webhookCalls = (fake: FakeDiscord, token: string) =>
+  fake.requests.filter((request) => request.path.startsWith(`/webhooks/${APPLICATION_ID}/${token}`));
 
 describe('the signature check', () => {
   // RFC 8032, section 7.1: TEST 1, 2 and 3 (public key, message, signature). Discord signs with plain Ed25519.
@@ -128,7 +179,9 @@ describe('the signature check', () => {
       await app.send({ type: 1 }, { timestamp: Math.floor(Date.now() / 1000) - 301 }),
     ];
     // An app that signs with its own key, sending to a route that expects RFC 8032's TEST 1 key.
-    const stranger = await startDiscordApp(() => createDiscordInteractions({ runtime, publicKey: vectors[0][0], applicationId: APPLICATION_ID }));
+    const stranger = await startDiscordApp(() =>
+      createDiscordInteractions({ runtime, publicKey: vectors[0][0], applicationId: APPLICATION_ID }),
+    );
     open.push(stranger);
     refusals.push(await stranger.send({ type: 1 }));
     for (const response of refusals) {
@@ -143,13 +196,30 @@ describe('the signature check', () => {
     const now = Math.floor(Date.now() / 1000);
     const signature = 'ab'.repeat(64);
     const cases = [
-      { headers: { 'x-signature-timestamp': String(now - 301), 'x-signature-ed25519': signature, 'content-length': '1000' }, status: 401 },
+      {
+        headers: {
+          'x-signature-timestamp': String(now - 301),
+          'x-signature-ed25519': signature,
+          'content-length': '1000',
+        },
+        status: 401,
+      },
       { headers: { 'x-signature-timestamp': String(now), 'content-length': '1000' }, status: 401 },
-      { headers: { 'x-signature-timestamp': String(now), 'x-signature-ed25519': signature, 'content-length': String(10 * 1024 * 1024) }, status: 413 },
+      {
+        headers: {
+          'x-signature-timestamp': String(now),
+          'x-signature-ed25519': signature,
+          'content-length': String(10 * 1024 * 1024),
+        },
+        status: 413,
+      },
     ];
     for (const { headers, status } of cases) {
       // Headers and the first bytes of a body that never ends: an answer can only come from the headers.
-      const request = httpRequest(app.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } });
+      const request = httpRequest(app.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+      });
       request.on('error', () => undefined);
       const answered = new Promise<IncomingMessage>((resolve) => request.once('response', resolve));
       request.write('{"type":1,');
@@ -168,7 +238,11 @@ describe('buttons', () => {
     const { answer, token } = await w.interact({ type: 3, data: { custom_id: buttons.approve, component_type: 2 } });
     expect(answer).toEqual({ type: 6 });
     const [edit] = webhookCalls(w.fake, token);
-    expect(edit).toMatchObject({ method: 'PATCH', path: `/webhooks/${APPLICATION_ID}/${token}/messages/@original`, json: { components: [], allowed_mentions: { parse: [] } } });
+    expect(edit).toMatchObject({
+      method: 'PATCH',
+      path: `/webhooks/${APPLICATION_ID}/${token}/messages/@original`,
+      json: { components: [], allowed_mentions: { parse: [] } },
+    });
     expect(edit!.headers.authorization).toBeUndefined();
     expect(renderMessage(edit!.json).visible).toBe(`Approved by @${ALICE}: deploy, run is completed.`);
     expect(w.executed).toEqual(['web']);
@@ -179,29 +253,51 @@ describe('buttons', () => {
     const w = await world({ resumeMode: 'record' });
     const { runId, buttons } = await w.ask();
     const { token } = await w.interact({ type: 3, data: { custom_id: buttons.approve, component_type: 2 } });
-    expect(renderMessage(webhookCalls(w.fake, token)[0]!.json).visible).toBe(`Decision by @${ALICE} recorded; the run is carrying on.`);
+    expect(renderMessage(webhookCalls(w.fake, token)[0]!.json).visible).toBe(
+      `Decision by @${ALICE} recorded; the run is carrying on.`,
+    );
     expect(w.executed).toEqual([]);
-    expect(await w.runtime.get(runId)).toMatchObject({ status: 'running', audit: [{ decision: 'approved', by: `discord:${ALICE}` }] });
+    expect(await w.runtime.get(runId)).toMatchObject({
+      status: 'running',
+      audit: [{ decision: 'approved', by: `discord:${ALICE}` }],
+    });
   });
 
   it('approves for the rest of the run from a DM click (user instead of member)', async () => {
     const w = await world();
     const { runId, buttons } = await w.ask();
-    await w.interact({ type: 3, member: undefined, user: { id: ALICE }, data: { custom_id: buttons.approveForRun, component_type: 2 } });
-    expect((await w.runtime.get(runId)).audit).toMatchObject([{ decision: 'approved', scope: 'run', by: `discord:${ALICE}` }]);
+    await w.interact({
+      type: 3,
+      member: undefined,
+      user: { id: ALICE },
+      data: { custom_id: buttons.approveForRun, component_type: 2 },
+    });
+    expect((await w.runtime.get(runId)).audit).toMatchObject([
+      { decision: 'approved', scope: 'run', by: `discord:${ALICE}` },
+    ]);
   });
 
   it('denies through a modal asking why, and records the reason', async () => {
     const w = await world();
     const { runId, buttons } = await w.ask();
     const clicked = await w.interact({ type: 3, data: { custom_id: buttons.deny, component_type: 2 } });
-    expect(clicked.answer).toMatchObject({ type: 9, data: { custom_id: buttons.deny, components: [{ type: 1, components: [{ type: 4, label: 'Why deny?', required: false }] }] } });
+    expect(clicked.answer).toMatchObject({
+      type: 9,
+      data: {
+        custom_id: buttons.deny,
+        components: [{ type: 1, components: [{ type: 4, label: 'Why deny?', required: false }] }],
+      },
+    });
     expect((await w.runtime.get(runId)).status).toBe('awaitingApproval');
     const input = { type: 1, components: [{ type: 4, custom_id: 'reason', value: '  not on a Friday  ' }] };
     const submitted = await w.interact({ type: 5, data: { custom_id: buttons.deny, components: [input] } });
     expect(submitted.answer).toEqual({ type: 6 });
-    expect(renderMessage(webhookCalls(w.fake, submitted.token)[0]!.json).visible).toBe(`Denied by @${ALICE}: deploy, run is completed.`);
-    expect((await w.runtime.get(runId)).audit).toMatchObject([{ decision: 'denied', by: `discord:${ALICE}`, reason: 'not on a Friday' }]);
+    expect(renderMessage(webhookCalls(w.fake, submitted.token)[0]!.json).visible).toBe(
+      `Denied by @${ALICE}: deploy, run is completed.`,
+    );
+    expect((await w.runtime.get(runId)).audit).toMatchObject([
+      { decision: 'denied', by: `discord:${ALICE}`, reason: 'not on a Friday' },
+    ]);
     expect(w.executed).toEqual([]);
   });
 
@@ -211,15 +307,25 @@ describe('buttons', () => {
     const { token } = await w.interact({ type: 3, data: { custom_id: buttons.approve, component_type: 2 } });
     const [reply] = webhookCalls(w.fake, token);
     expect(reply).toMatchObject({ method: 'POST', path: `/webhooks/${APPLICATION_ID}/${token}`, json: { flags: 64 } });
-    expect(renderMessage(reply!.json).visible).toBe(`@${ALICE} may not decide this approval; nothing was done. Ask one of its approvers.`);
+    expect(renderMessage(reply!.json).visible).toBe(
+      `@${ALICE} may not decide this approval; nothing was done. Ask one of its approvers.`,
+    );
     expect((await w.runtime.get(runId)).status).toBe('awaitingApproval');
   });
 
   it('answers a button it does not know privately, and refuses interactions that are not its buttons', async () => {
     const w = await world();
     const unknown = await w.interact({ type: 3, data: { custom_id: 'cs:AAAAAAAAAAAAAAAAAAAAAA', component_type: 2 } });
-    expect(unknown.answer).toMatchObject({ type: 4, data: { flags: 64, content: 'These buttons have expired; nothing was done. Ask the agent again.' } });
-    const command = await w.app.send({ type: 2, token: 't', member: { user: { id: ALICE } }, data: { name: 'deploy' } });
+    expect(unknown.answer).toMatchObject({
+      type: 4,
+      data: { flags: 64, content: 'These buttons have expired; nothing was done. Ask the agent again.' },
+    });
+    const command = await w.app.send({
+      type: 2,
+      token: 't',
+      member: { user: { id: ALICE } },
+      data: { name: 'deploy' },
+    });
     expect(command.status).toBe(400);
     expect(((await command.json()) as { code: string }).code).toBe('unsupported_interaction');
   });
@@ -234,12 +340,20 @@ describe('the notifier', () => {
     expect(post).toMatchObject({ path: `/channels/${elsewhere}/messages`, json: { allowed_mentions: { parse: [] } } });
     expect(post!.headers.authorization).toBe(`Bot ${DISCORD_BOT_TOKEN}`);
     const approvalId = (await w.runtime.get(runId)).pendingApprovals[0]!.approvalId;
-    await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'bob@example.com', reason: 'use *staging*' });
+    await w.runtime.respond(runId, {
+      approvalId,
+      approved: false,
+      approvedBy: 'bob@example.com',
+      reason: 'use *staging*',
+    });
     await w.flush();
     const edits = w.fake.requests.filter((request) => request.method === 'PATCH');
     expect(edits.map((edit) => edit.path)).toEqual([`/channels/${elsewhere}/messages/${FIRST_MESSAGE_ID}`]);
     expect(edits[0]!.json).toMatchObject({ components: [], allowed_mentions: { parse: [] } });
-    expect(renderMessage(edits[0]!.json)).toEqual({ visible: '❌ Denied by bob@example.com: use *staging*.', active: [] });
+    expect(renderMessage(edits[0]!.json)).toEqual({
+      visible: '❌ Denied by bob@example.com: use *staging*.',
+      active: [],
+    });
   });
 
   it("cuts long arguments visibly inside the code block, so the card stays within Discord's 4096 characters", async () => {
@@ -268,12 +382,30 @@ describe('the notifier', () => {
       }
       throw new Error('expected a refusal');
     };
-    const token = refusal(() => createDiscordNotifier({ runtime, botToken: `Bot ${DISCORD_BOT_TOKEN}`, channelId: CHANNEL_ID }));
-    expect(token).toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/^createDiscordNotifier: botToken must be the bot token .*without "Bot "/) });
+    const token = refusal(() =>
+      createDiscordNotifier({ runtime, botToken: `Bot ${DISCORD_BOT_TOKEN}`, channelId: CHANNEL_ID }),
+    );
+    expect(token).toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringMatching(/^createDiscordNotifier: botToken must be the bot token .*without "Bot "/),
+    });
     expect(token.message).not.toContain(DISCORD_BOT_TOKEN);
-    expect(refusal(() => createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: '#general' })).message).toMatch(/channelId must be a Discord id/);
-    expect(refusal(() => createDiscordInteractions({ runtime, publicKey: 'zz', applicationId: APPLICATION_ID })).message).toMatch(/publicKey must be the application's public key/);
-    expect(refusal(() => createDiscordInteractions({ runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, resumeMode: 'enqueue' }))).toMatchObject({
+    expect(
+      refusal(() => createDiscordNotifier({ runtime, botToken: DISCORD_BOT_TOKEN, channelId: '#general' })).message,
+    ).toMatch(/channelId must be a Discord id/);
+    expect(
+      refusal(() => createDiscordInteractions({ runtime, publicKey: 'zz', applicationId: APPLICATION_ID })).message,
+    ).toMatch(/publicKey must be the application's public key/);
+    expect(
+      refusal(() =>
+        createDiscordInteractions({
+          runtime,
+          publicKey: '00'.repeat(32),
+          applicationId: APPLICATION_ID,
+          resumeMode: 'enqueue',
+        }),
+      ),
+    ).toMatchObject({
       code: 'missing_option',
     });
     const extra = { runtime, publicKey: '00'.repeat(32), applicationId: APPLICATION_ID, botToken: DISCORD_BOT_TOKEN };
@@ -283,8 +415,14 @@ describe('the notifier', () => {
 
 describe('escapeDiscord', () => {
   it.each([
-    ['*bold* _it_ ~~gone~~ `code` ||spoiler|| [link](https://x.example)', '\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~ \\`code\\` \\|\\|spoiler\\|\\| \\[link\\](https://x.example)'],
-    ['> quote\n# Title\n-# small\n  - item\n+ plus\n12. twelve\nnot # a heading', '\\> quote\n\\# Title\n\\-# small\n  \\- item\n\\+ plus\n12\\. twelve\nnot # a heading'],
+    [
+      '*bold* _it_ ~~gone~~ `code` ||spoiler|| [link](https://x.example)',
+      '\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~ \\`code\\` \\|\\|spoiler\\|\\| \\[link\\](https://x.example)',
+    ],
+    [
+      '> quote\n# Title\n-# small\n  - item\n+ plus\n12. twelve\nnot # a heading',
+      '\\> quote\n\\# Title\n\\-# small\n  \\- item\n\\+ plus\n12\\. twelve\nnot # a heading',
+    ],
     [
       '@everyone @here <@123> <@!123> <@&456> <#789> <:emoji:1> <t:0>',
       '@\u200beveryone @\u200bhere <\u200b@123\\> <\u200b@!123\\> <\u200b@&456\\> <\u200b#789\\> <\u200b:emoji:1\\> <\u200bt:0\\>',
@@ -295,7 +433,29 @@ describe('escapeDiscord', () => {
   });
 
   it('any text reads as written and nothing in it is live', () => {
-    const piece = fc.constantFrom('*', '_', '~', '`', '|', '>', '<', '@everyone', '@here', '<@1>', '<#2>', '\\', '\n', '# ', '- ', '1. ', '[', ']', ' ', 'a', '**');
+    const piece = fc.constantFrom(
+      '*',
+      '_',
+      '~',
+      '`',
+      '|',
+      '>',
+      '<',
+      '@everyone',
+      '@here',
+      '<@1>',
+      '<#2>',
+      '\\',
+      '\n',
+      '# ',
+      '- ',
+      '1. ',
+      '[',
+      ']',
+      ' ',
+      'a',
+      '**',
+    );
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string()), { maxLength: 20 }), (pieces) => {
         const text = pieces.join('');

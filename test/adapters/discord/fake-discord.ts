@@ -32,7 +32,9 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
-export async function startFakeDiscord(options: { readonly faults?: readonly DiscordFault[]; readonly echoSecretsInErrors?: boolean } = {}): Promise<FakeDiscord> {
+export async function startFakeDiscord(
+  options: { readonly faults?: readonly DiscordFault[]; readonly echoSecretsInErrors?: boolean } = {},
+): Promise<FakeDiscord> {
   const requests: DiscordRequest[] = [];
   const succeeded: DiscordRequest[] = [];
   const faults = [...(options.faults ?? [])];
@@ -43,7 +45,12 @@ export async function startFakeDiscord(options: { readonly faults?: readonly Dis
     incoming.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const path = (incoming.url ?? '').replace(/^\/api\/v10/, '');
-      const request: DiscordRequest = { method: incoming.method ?? '', path, headers: incoming.headers, json: body === '' ? {} : (JSON.parse(body) as Record<string, unknown>) };
+      const request: DiscordRequest = {
+        method: incoming.method ?? '',
+        path,
+        headers: incoming.headers,
+        json: body === '' ? {} : (JSON.parse(body) as Record<string, unknown>),
+      };
       requests.push(request);
       const reply = (status: number, value: unknown, headers: Record<string, string> = {}) =>
         response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
@@ -51,15 +58,22 @@ export async function startFakeDiscord(options: { readonly faults?: readonly Dis
       const post = /^\/channels\/(\d+)\/messages$/.exec(path);
       const edit = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
       const hook = /^\/webhooks\/(\d+)\/([\w.-]+)(\/messages\/@original)?$/.exec(path);
-      if ((post || edit) && incoming.headers.authorization !== `Bot ${DISCORD_BOT_TOKEN}`) return reply(401, { message: '401: Unauthorized', code: 0 });
+      if ((post || edit) && incoming.headers.authorization !== `Bot ${DISCORD_BOT_TOKEN}`)
+        return reply(401, { message: '401: Unauthorized', code: 0 });
       if (post && request.method === 'POST') {
         const fault = faults.shift();
         if (fault?.status === 429) {
           const seconds = fault.retryAfterSeconds ?? 1;
-          return reply(429, { message: 'You are being rate limited.', retry_after: seconds, global: false }, { 'retry-after': String(Math.ceil(seconds)) });
+          return reply(
+            429,
+            { message: 'You are being rate limited.', retry_after: seconds, global: false },
+            { 'retry-after': String(Math.ceil(seconds)) },
+          );
         }
         if (fault) {
-          const echoed = options.echoSecretsInErrors ? ` (${incoming.headers.authorization ?? ''} at ${incoming.url ?? ''})` : '';
+          const echoed = options.echoSecretsInErrors
+            ? ` (${incoming.headers.authorization ?? ''} at ${incoming.url ?? ''})`
+            : '';
           return reply(fault.status, { message: `Missing Permissions${echoed}`, code: 50013 });
         }
         succeeded.push(request);

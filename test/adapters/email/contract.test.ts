@@ -17,7 +17,10 @@ const USERS = ['U1', 'U2', 'U3'];
 /** A service fault as an SMTP server says it: a temporary 451 (with the wait it asks for) or a final 550. */
 function smtpFault(fault: FaultPlan[number], echoSecrets: boolean): SmtpFault {
   if (fault.status === 429 || fault.status >= 500) {
-    return { code: 451, message: `4.7.1 Try again later${fault.retryAfterSeconds === undefined ? '' : `; try again in ${fault.retryAfterSeconds} seconds`}` };
+    return {
+      code: 451,
+      message: `4.7.1 Try again later${fault.retryAfterSeconds === undefined ? '' : `; try again in ${fault.retryAfterSeconds} seconds`}`,
+    };
   }
   return { code: 550, message: `5.7.1 Relaying denied${echoSecrets ? ` for ${SMTP_USER}:${SMTP_PASSWORD}` : ''}` };
 }
@@ -36,11 +39,18 @@ channelContract({
       baseUrl: server.url,
       from: 'Approvals <approvals@example.test>',
       to: USERS.map(addressOf),
-      smtp: { host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true, auth: { user: SMTP_USER, pass: SMTP_PASSWORD } },
+      smtp: {
+        host: '127.0.0.1',
+        port: smtp.port,
+        secure: false,
+        ignoreTLS: true,
+        auth: { user: SMTP_USER, pass: SMTP_PASSWORD },
+      },
       sleep: async (ms) => void sleeps.push(ms),
       onError: (error) => void errors.push(error),
     };
-    const posts = (user: string) => smtp.inbox(addressOf(user)).filter((mail) => mail.mail.header('in-reply-to') === undefined);
+    const posts = (user: string) =>
+      smtp.inbox(addressOf(user)).filter((mail) => mail.mail.header('in-reply-to') === undefined);
     return {
       notifier: createEmailNotifier(options),
       another: () => createEmailNotifier(options),

@@ -2,7 +2,15 @@
 // socket serves the links they carry.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryStore, createRuntime, defineTool, isCountersignError, type LinkedRuntime, type RunEvent } from 'countersign';
+import {
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  isCountersignError,
+  type LinkedRuntime,
+  type RunEvent,
+} from 'countersign';
 import { createEmailNotifier, type EmailNotifierOptions } from 'countersign/email';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
@@ -38,7 +46,9 @@ async function world(options: { readonly description?: string; readonly auth?: b
     approvalPrompt: () => options.description ?? 'Deploy the web service',
     execute: async ({ target }) => `deployed ${target}`,
   });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web' } }])));
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: { target: 'web' } }]),
+  );
   const runtime = createRuntime({
     agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
     store: createMemoryStore(),
@@ -64,7 +74,13 @@ async function world(options: { readonly description?: string; readonly auth?: b
         baseUrl: server.url,
         from: 'Approvals <approvals@example.test>',
         to: [ALICE, BOB],
-        smtp: { host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true, ...(auth === undefined ? {} : { auth }) },
+        smtp: {
+          host: '127.0.0.1',
+          port: smtp.port,
+          secure: false,
+          ignoreTLS: true,
+          ...(auth === undefined ? {} : { auth }),
+        },
         sleep: async (ms) => void sleeps.push(ms),
         onError: (error) => void errors.push(error),
         ...overrides,
@@ -107,7 +123,9 @@ describe('createEmailNotifier', () => {
     expect((await fetch(link)).status).toBe(200);
     expect((await w.runtime.get(run.runId)).status).toBe('awaitingApproval');
     expect(await clickLink(link)).toMatch(/^Approved: /);
-    const entry = (await w.runtime.get(run.runId)).audit.find((item) => item.approvalId === run.pendingApprovals[0]!.approvalId);
+    const entry = (await w.runtime.get(run.runId)).audit.find(
+      (item) => item.approvalId === run.pendingApprovals[0]!.approvalId,
+    );
     expect(entry).toMatchObject({ decision: 'approved', by: BOB, scope: 'run' });
     expect(await clickLink(linkOf(alice[0]!, 'Deny'))).toContain('Already approved by bob@example.test');
   });
@@ -128,7 +146,9 @@ describe('createEmailNotifier', () => {
     expect(head).not.toMatch(/mallory|evil/i);
     expect(received!.mail.header('bcc')).toBeUndefined();
     expect(activeInHtml(received!.mail.html!)).toEqual([]);
-    expect(received!.mail.html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &lt;a href=&#39;https://evil.test&#39;&gt;');
+    expect(received!.mail.html).toContain(
+      '&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &lt;a href=&#39;https://evil.test&#39;&gt;',
+    );
     expect(visibleText(received!)).toContain(`<img src=x onerror="alert(1)"> <a href='https://evil.test'>'quoted'</a>`);
   });
 
@@ -166,7 +186,11 @@ describe('createEmailNotifier', () => {
     const notifier = w.notifier({ to: ALICE });
     const run = await ask(w, notifier);
     const first = w.smtp.inbox(ALICE)[0]!.mail;
-    await w.runtime.respond(run.runId, { approvalId: run.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'dave@example.test' });
+    await w.runtime.respond(run.runId, {
+      approvalId: run.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'dave@example.test',
+    });
     await notifier.publish(w.events.splice(0));
     await notifier.flush();
     const followUps = w.smtp
@@ -196,9 +220,18 @@ describe('createEmailNotifier', () => {
         return isCountersignError(error) ? [error.code, error.message] : error;
       }
     };
-    expect(attempt({ to: 'Alice <alice@example.test>' })).toEqual(['invalid_config', 'createEmailNotifier: to must be a bare address like alice@example.com.']);
-    expect(attempt({ transport: { sendMail: async () => undefined } })).toEqual(['invalid_config', expect.stringContaining('either smtp')]);
-    expect(attempt({ baseUrl: 'ftp://example.test' })).toEqual(['invalid_config', expect.stringContaining('baseUrl must be the public http(s) URL')]);
+    expect(attempt({ to: 'Alice <alice@example.test>' })).toEqual([
+      'invalid_config',
+      'createEmailNotifier: to must be a bare address like alice@example.com.',
+    ]);
+    expect(attempt({ transport: { sendMail: async () => undefined } })).toEqual([
+      'invalid_config',
+      expect.stringContaining('either smtp'),
+    ]);
+    expect(attempt({ baseUrl: 'ftp://example.test' })).toEqual([
+      'invalid_config',
+      expect.stringContaining('baseUrl must be the public http(s) URL'),
+    ]);
     expect(attempt({ smtpHost: 'x' })).toEqual(['unknown_option', expect.stringContaining('smtpHost')]);
   });
 });

@@ -27,9 +27,12 @@ export function htmlVisible(html: string): string {
 export function activeInHtml(html: string): string[] {
   const active: string[] = [];
   for (const [tag, name = '', attributes = ''] of html.matchAll(/<\/?([^\s>/]+)([^>]*)>/g)) {
-    const attributeNames = [...attributes.matchAll(/([^\s=]+)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)|([^\s=/]+)/g)].map((match) => (match[1] ?? match[2])!.toLowerCase());
+    const attributeNames = [...attributes.matchAll(/([^\s=]+)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)|([^\s=/]+)/g)].map(
+      (match) => (match[1] ?? match[2])!.toLowerCase(),
+    );
     const allowed = name === 'a' ? ['href'] : [];
-    if (!TEMPLATE_TAGS.has(name.toLowerCase()) || attributeNames.some((attribute) => !allowed.includes(attribute))) active.push(tag);
+    if (!TEMPLATE_TAGS.has(name.toLowerCase()) || attributeNames.some((attribute) => !allowed.includes(attribute)))
+      active.push(tag);
   }
   return active;
 }
@@ -73,7 +76,11 @@ export async function clickLink(url: string): Promise<string> {
   const html = await page.text();
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (action === undefined) return htmlVisible(html).trim();
-  const answer = await fetch(new URL(decodeEntities(action), url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const answer = await fetch(new URL(decodeEntities(action), url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   const body = await answer.text();
   const title = /<h1>(.*?)<\/h1>/s.exec(body)?.[1] ?? '';
   const message = /<p>(.*?)<\/p>/s.exec(body)?.[1] ?? '';

@@ -10,8 +10,16 @@ vi.mock('nodemailer', () => {
 });
 
 it('reports a missing nodemailer as a missing_option ConfigError naming npm install nodemailer', async () => {
-  const deploy = defineTool({ name: 'deploy', description: 'Deploy', input: z.object({}), needsApproval: true, execute: async () => 'ok' });
-  const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: {} }])));
+  const deploy = defineTool({
+    name: 'deploy',
+    description: 'Deploy',
+    input: z.object({}),
+    needsApproval: true,
+    execute: async () => 'ok',
+  });
+  const model = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'deploy', args: {} }]),
+  );
   const runtime = createRuntime({
     agents: [createAgent({ name: 'ops', model, tools: [deploy] })],
     store: createMemoryStore(),
@@ -32,5 +40,8 @@ it('reports a missing nodemailer as a missing_option ConfigError naming npm inst
   await notifier.publish(events);
   await notifier.flush();
   expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatchObject({ code: 'missing_option', message: expect.stringContaining('npm install nodemailer') });
+  expect(errors[0]).toMatchObject({
+    code: 'missing_option',
+    message: expect.stringContaining('npm install nodemailer'),
+  });
 });

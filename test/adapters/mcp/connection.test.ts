@@ -26,7 +26,9 @@ describe('connectMcpServer over stdio', () => {
     const connection = await connect({ name: 'fixture', ...stdioFixture(log.file) });
     expect(connection.status).toBe('connected');
     expect(connection.serverTools.map((tool) => tool.name)).toContain('delete_file');
-    expect(await connection.callTool('read_file', { path: '/a' })).toEqual({ content: [{ type: 'text', text: 'contents of /a' }] });
+    expect(await connection.callTool('read_file', { path: '/a' })).toEqual({
+      content: [{ type: 'text', text: 'contents of /a' }],
+    });
     expect(log.calls()).toEqual([{ tool: 'read_file', args: { path: '/a' } }]);
     await connection.close();
     expect(connection.status).toBe('disconnected');
@@ -41,11 +43,18 @@ describe('connectMcpServer over stdio', () => {
     await statusReached(connection, 'disconnected');
     await statusReached(connection, 'connected');
     expect(seen).toEqual(['disconnected', 'connecting', 'connected']);
-    expect((await connection.callTool('read_file', { path: '/b' })).content).toEqual([{ type: 'text', text: 'contents of /b' }]);
+    expect((await connection.callTool('read_file', { path: '/b' })).content).toEqual([
+      { type: 'text', text: 'contents of /b' },
+    ]);
   });
 
   it('a first connection that fails is a ConnectorUnavailableError naming the server', async () => {
-    const failed = connectMcpServer({ name: 'nowhere', command: process.execPath, args: ['-e', 'process.exit(3)'], ...fast });
+    const failed = connectMcpServer({
+      name: 'nowhere',
+      command: process.execPath,
+      args: ['-e', 'process.exit(3)'],
+      ...fast,
+    });
     await expect(failed).rejects.toBeInstanceOf(ConnectorUnavailableError);
     await expect(failed).rejects.toThrow(/could not connect to MCP server nowhere/);
   });
@@ -56,19 +65,34 @@ describe('connectMcpServer over HTTP', () => {
     const log = callLog();
     const server = await httpFixture(log.file);
     servers.push(server);
-    const connection = await connect({ name: 'remote', url: server.url, headers: { authorization: 'Bearer t0ken' }, ...fast });
-    expect((await connection.callTool('read_file', { path: '/a' })).content).toEqual([{ type: 'text', text: 'contents of /a' }]);
-    expect(log.calls().find((entry) => entry['authorization'])).toEqual({ method: 'POST', authorization: 'Bearer t0ken' });
+    const connection = await connect({
+      name: 'remote',
+      url: server.url,
+      headers: { authorization: 'Bearer t0ken' },
+      ...fast,
+    });
+    expect((await connection.callTool('read_file', { path: '/a' })).content).toEqual([
+      { type: 'text', text: 'contents of /a' },
+    ]);
+    expect(log.calls().find((entry) => entry['authorization'])).toEqual({
+      method: 'POST',
+      authorization: 'Bearer t0ken',
+    });
 
     await server.kill();
     await statusReached(connection, 'disconnected');
     const failure = await connection.callTool('delete_file', { path: '/a' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConnectorUnavailableError);
-    expect(failure).toMatchObject({ connector: 'remote', message: expect.stringMatching(/^connector remote is disconnected: it did not come back within 300 ms/) });
+    expect(failure).toMatchObject({
+      connector: 'remote',
+      message: expect.stringMatching(/^connector remote is disconnected: it did not come back within 300 ms/),
+    });
 
     await server.start();
     await statusReached(connection, 'connected');
-    expect((await connection.callTool('read_file', { path: '/c' })).content).toEqual([{ type: 'text', text: 'contents of /c' }]);
+    expect((await connection.callTool('read_file', { path: '/c' })).content).toEqual([
+      { type: 'text', text: 'contents of /c' },
+    ]);
     expect(log.calls().flatMap((call) => (call['tool'] ? [call['tool']] : []))).toEqual(['read_file', 'read_file']);
   });
 
@@ -76,7 +100,12 @@ describe('connectMcpServer over HTTP', () => {
     const log = callLog();
     const server = await httpFixture(log.file);
     servers.push(server);
-    const connection = await connect({ name: 'remote', url: server.url, callTimeoutMs: 10_000, reconnect: { initialDelayMs: 10, maxDelayMs: 50 } });
+    const connection = await connect({
+      name: 'remote',
+      url: server.url,
+      callTimeoutMs: 10_000,
+      reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
+    });
     await server.kill();
     await statusReached(connection, 'disconnected');
     const call = connection.callTool('read_file', { path: '/later' });
@@ -87,10 +116,18 @@ describe('connectMcpServer over HTTP', () => {
   it('gives up after reconnect.maxAttempts: failed, and calls fail at once', async () => {
     const server = await httpFixture(callLog().file);
     servers.push(server);
-    const connection = await connect({ name: 'remote', url: server.url, callTimeoutMs: 10_000, reconnect: { initialDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 } });
+    const connection = await connect({
+      name: 'remote',
+      url: server.url,
+      callTimeoutMs: 10_000,
+      reconnect: { initialDelayMs: 1, maxDelayMs: 5, maxAttempts: 2 },
+    });
     await server.kill();
     await statusReached(connection, 'failed');
-    await expect(connection.callTool('read_file', { path: '/a' })).rejects.toMatchObject({ status: 'failed', message: expect.stringMatching(/reconnecting gave up/) });
+    await expect(connection.callTool('read_file', { path: '/a' })).rejects.toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/reconnecting gave up/),
+    });
   });
 
   it('falls back to the old HTTP+SSE transport for a server that has only that', async () => {
@@ -98,7 +135,9 @@ describe('connectMcpServer over HTTP', () => {
     const server = await httpFixture(log.file, '--sse');
     servers.push(server);
     const connection = await connect({ name: 'legacy', url: server.url, headers: { authorization: 'Bearer old' } });
-    expect((await connection.callTool('read_file', { path: '/old' })).content).toEqual([{ type: 'text', text: 'contents of /old' }]);
+    expect((await connection.callTool('read_file', { path: '/old' })).content).toEqual([
+      { type: 'text', text: 'contents of /old' },
+    ]);
     expect(log.calls().filter((entry) => entry['authorization'])).toEqual([
       { method: 'POST', authorization: 'Bearer old' },
       { method: 'GET', authorization: 'Bearer old' },

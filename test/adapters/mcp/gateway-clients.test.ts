@@ -4,7 +4,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve } from 'countersign/http';
-import { clientOf, closeGateways, gatewayWithClient, httpClientOf, pausedCall, textOf } from '../../support/mcp-gateway-kit.js';
+import {
+  clientOf,
+  closeGateways,
+  gatewayWithClient,
+  httpClientOf,
+  pausedCall,
+  textOf,
+} from '../../support/mcp-gateway-kit.js';
 
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -12,7 +19,8 @@ afterEach(async () => {
   await closeGateways();
 });
 
-const callOf = (client: Awaited<ReturnType<typeof clientOf>>) => (path: string) => client.callTool({ name: 'delete_file', arguments: { path } }) as Promise<CallToolResult>;
+const callOf = (client: Awaited<ReturnType<typeof clientOf>>) => (path: string) =>
+  client.callTool({ name: 'delete_file', arguments: { path } }) as Promise<CallToolResult>;
 
 describe('createMcpGateway keys calls by client', () => {
   it("never gives another client's identical call the outcome approved for the first: each asks on its own, and the first client's retry gets its result without running the tool again", async () => {
@@ -21,8 +29,15 @@ describe('createMcpGateway keys calls by client', () => {
     const mallory = callOf(await clientOf(gateway, 'mallory'));
     expect(textOf(await pausedCall(gateway.runtime, () => alice('/z')))).toMatch(/^Approval pending/);
     const [asked] = (await gateway.runtime.pending()).items;
-    expect(asked).toMatchObject({ requestedBy: 'mcp:alice', request: { toolName: 'delete_file', args: { path: '/z' } } });
-    await gateway.runtime.respond(asked!.runId, { approvalId: asked!.request.approvalId, approved: true, approvedBy: 'paula' });
+    expect(asked).toMatchObject({
+      requestedBy: 'mcp:alice',
+      request: { toolName: 'delete_file', args: { path: '/z' } },
+    });
+    await gateway.runtime.respond(asked!.runId, {
+      approvalId: asked!.request.approvalId,
+      approved: true,
+      approvedBy: 'paula',
+    });
     expect(log.calls('delete_file')).toHaveLength(1);
 
     // The same call from another client is another call: asked about on its own, never answered with alice's result.
@@ -46,13 +61,24 @@ describe('createMcpGateway keys calls by client', () => {
     const endpoint = new URL(`${server.url}/mcp`);
     const alice = await httpClientOf(endpoint, tokens.alice);
     const bob = await httpClientOf(endpoint, tokens.bob);
-    expect(textOf((await pausedCall(gateway.runtime, () => alice.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }))) as CallToolResult)).toMatch(
-      /^Approval pending/,
-    );
-    expect(textOf((await pausedCall(gateway.runtime, () => bob.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }))) as CallToolResult)).toMatch(
-      /^Approval pending/,
-    );
-    expect((await gateway.runtime.pending()).items.map((item) => item.requestedBy).sort()).toEqual(['mcp:alice', 'mcp:bob']);
+    expect(
+      textOf(
+        (await pausedCall(gateway.runtime, () =>
+          alice.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }),
+        )) as CallToolResult,
+      ),
+    ).toMatch(/^Approval pending/);
+    expect(
+      textOf(
+        (await pausedCall(gateway.runtime, () =>
+          bob.client.callTool({ name: 'delete_file', arguments: { path: '/h' } }),
+        )) as CallToolResult,
+      ),
+    ).toMatch(/^Approval pending/);
+    expect((await gateway.runtime.pending()).items.map((item) => item.requestedBy).sort()).toEqual([
+      'mcp:alice',
+      'mcp:bob',
+    ]);
     const intruding = await fetch(endpoint, {
       method: 'POST',
       headers: {

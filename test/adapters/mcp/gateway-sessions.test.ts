@@ -22,7 +22,9 @@ async function servedGateway(settings: McpGatewaySettings) {
   closing.push(() => server.close());
   const endpoint = new URL(`${server.url}/mcp`);
   const httpClient = async () => {
-    const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(endpoint, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'http-client', version: '1.0.0' });
     await client.connect(transport);
     closing.push(() => client.close());
@@ -34,8 +36,17 @@ async function servedGateway(settings: McpGatewaySettings) {
 const initialize = (endpoint: URL) =>
   fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,7 +60,12 @@ describe('createMcpGateway HTTP sessions', () => {
     const probe = () =>
       fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, authorization: `Bearer ${token}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          authorization: `Bearer ${token}`,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
       });
     // A probe is a request and keeps the session alive: look only after more than an idle period without one.
@@ -60,9 +76,13 @@ describe('createMcpGateway HTTP sessions', () => {
       await pause(1_600);
       answer = await probe();
     }
-    expect(await answer.json()).toMatchObject({ error: { message: 'Session not found (it was closed or expired); initialize a new session.' } });
+    expect(await answer.json()).toMatchObject({
+      error: { message: 'Session not found (it was closed or expired); initialize a new session.' },
+    });
     const { client: again } = await httpClient();
-    expect(textOf((await again.callTool({ name: 'read_file', arguments: { path: '/s' } })) as CallToolResult)).toBe('contents of /s');
+    expect(textOf((await again.callTool({ name: 'read_file', arguments: { path: '/s' } })) as CallToolResult)).toBe(
+      'contents of /s',
+    );
   });
 
   it('keeps a session with a call in flight, however long the call waits for its decision', async () => {
@@ -93,6 +113,8 @@ describe('createMcpGateway HTTP sessions', () => {
     await expect(httpClient()).rejects.toThrow(/HTTP 503|maxSessions/);
     await transport.terminateSession();
     const { client } = await httpClient();
-    expect(textOf((await client.callTool({ name: 'read_file', arguments: { path: '/m' } })) as CallToolResult)).toBe('contents of /m');
+    expect(textOf((await client.callTool({ name: 'read_file', arguments: { path: '/m' } })) as CallToolResult)).toBe(
+      'contents of /m',
+    );
   });
 });

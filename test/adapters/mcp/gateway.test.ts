@@ -24,14 +24,21 @@ describe('createMcpGateway', () => {
     await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'alice' });
     expect(await answer).toEqual({ content: [{ type: 'text', text: 'deleted /a' }] });
     expect(log.calls('delete_file')).toEqual([{ tool: 'delete_file', args: { path: '/a' } }]);
-    expect((await gateway.runtime.get(runId)).audit).toMatchObject([{ decision: 'approved', by: 'alice', source: 'human' }]);
+    expect((await gateway.runtime.get(runId)).audit).toMatchObject([
+      { decision: 'approved', by: 'alice', source: 'human' },
+    ]);
   });
 
   it('never forwards a denied call, and tells the client who denied it and why', async () => {
     const { gateway, log, call } = await gatewayWithClient({ waitMs: 10_000 });
     const answer = call('delete_file', { path: '/etc' });
     const { runId, request } = await nextPending(gateway.runtime);
-    await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: false, approvedBy: 'bob', reason: 'not the system folder' });
+    await gateway.runtime.respond(runId, {
+      approvalId: request.approvalId,
+      approved: false,
+      approvedBy: 'bob',
+      reason: 'not the system folder',
+    });
     const result = await answer;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Denied by bob: not the system folder\. The call was not made\. Do not retry it/);
@@ -40,7 +47,9 @@ describe('createMcpGateway', () => {
 
   it('answers "pending" when the decision takes longer than waitMs; a retried identical call asks no second time and gets the decision', async () => {
     const { gateway, log, call } = await gatewayWithClient({ waitMs: 100 });
-    const [first, concurrent] = await pausedCall(gateway.runtime, () => Promise.all([call('delete_file', { path: '/b' }), call('delete_file', { path: '/b' })]));
+    const [first, concurrent] = await pausedCall(gateway.runtime, () =>
+      Promise.all([call('delete_file', { path: '/b' }), call('delete_file', { path: '/b' })]),
+    );
     const { items } = await gateway.runtime.pending();
     expect(items).toHaveLength(1);
     const { runId, request } = items[0]!;
@@ -50,7 +59,11 @@ describe('createMcpGateway', () => {
     expect(textOf(await call('delete_file', { path: '/b' }))).toBe(pendingText);
     expect((await gateway.runtime.pending()).items).toHaveLength(1);
     // Recorded only, as a process without the upstream records it: the retry carries the run on here.
-    await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: true, approvedBy: 'carol' }, { mode: 'record' });
+    await gateway.runtime.respond(
+      runId,
+      { approvalId: request.approvalId, approved: true, approvedBy: 'carol' },
+      { mode: 'record' },
+    );
     expect(log.calls('delete_file')).toEqual([]);
     expect(await call('delete_file', { path: '/b' })).toEqual({ content: [{ type: 'text', text: 'deleted /b' }] });
     expect(log.calls('delete_file')).toHaveLength(1);
@@ -83,11 +96,18 @@ describe('createMcpGateway', () => {
     const { gateway, log, call } = await gatewayWithClient({ waitMs: 10_000 });
     const dismiss = async () => {
       const { runId, request } = await nextPending(gateway.runtime);
-      await gateway.runtime.respond(runId, { approvalId: request.approvalId, approved: false, dismissed: true, approvedBy: 'carol' });
+      await gateway.runtime.respond(runId, {
+        approvalId: request.approvalId,
+        approved: false,
+        dismissed: true,
+        approvedBy: 'carol',
+      });
     };
     const [result] = await Promise.all([call('delete_file', { path: '/e' }), dismiss()]);
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^Nobody decided on this call: carol closed the request without approving or denying it\..*Do not retry it/);
+    expect(textOf(result)).toMatch(
+      /^Nobody decided on this call: carol closed the request without approving or denying it\..*Do not retry it/,
+    );
     expect(log.calls('delete_file')).toEqual([]);
   });
 
@@ -130,7 +150,9 @@ describe('createMcpGateway', () => {
   it('refuses a tool the upstream does not offer, and follows its list_changed', async () => {
     const { client, call } = await gatewayWithClient({ policy: { default: 'allow' } });
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool nope/);
-    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
     expect(textOf(await call('add_tool', { name: 'echo_x' }))).toBe('added');
     await changed;
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo_x');
@@ -157,12 +179,18 @@ describe('createMcpGateway', () => {
   });
 
   it('refuses unknown options by name before connecting', async () => {
-    const error = await createMcpGateway({ name: 'x', command: 'does-not-exist', waitMS: 5 } as never).catch((caught: unknown) => caught);
+    const error = await createMcpGateway({ name: 'x', command: 'does-not-exist', waitMS: 5 } as never).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/^createMcpGateway: options has an unknown option waitMS\./);
-    const zero = await createMcpGateway({ name: 'x', command: 'does-not-exist', maxSessions: 0 }).catch((caught: unknown) => caught);
+    const zero = await createMcpGateway({ name: 'x', command: 'does-not-exist', maxSessions: 0 }).catch(
+      (caught: unknown) => caught,
+    );
     expect(zero).toBeInstanceOf(ConfigError);
     expect((zero as Error).message).toContain('maxSessions');
-    expect(() => mcpGatewayAgent({ name: 'files', secret: 'x' } as never)).toThrow(/^mcpGatewayAgent: options has an unknown option secret\./);
+    expect(() => mcpGatewayAgent({ name: 'files', secret: 'x' } as never)).toThrow(
+      /^mcpGatewayAgent: options has an unknown option secret\./,
+    );
   });
 });

@@ -28,7 +28,8 @@ async function remoteServer(options: Partial<McpServerOptions> = {}) {
   return { log, server, connection };
 }
 
-const toolTexts = (messages: readonly Message[]) => messages.filter((message) => message.role === 'tool').map((message) => message.content);
+const toolTexts = (messages: readonly Message[]) =>
+  messages.filter((message) => message.role === 'tool').map((message) => message.content);
 
 describe('an MCP server killed mid-run', () => {
   it('warns on the request, fails the approved call with the disconnected error after callTimeoutMs, and works again after a restart', async () => {
@@ -42,11 +43,20 @@ describe('an MCP server killed mid-run', () => {
     expect(runtime.connectors()).toEqual([{ name: 'remote', status: 'disconnected', agents: [agent.name] }]);
     const paused = await agent.execute({ input: 'go' });
     const request = paused.pendingApprovals[0]!;
-    expect(request.warnings).toEqual([expect.objectContaining({ code: 'connector-disconnected', message: expect.stringMatching(/Connector remote is disconnected/) })]);
+    expect(request.warnings).toEqual([
+      expect.objectContaining({
+        code: 'connector-disconnected',
+        message: expect.stringMatching(/Connector remote is disconnected/),
+      }),
+    ]);
 
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: request.approvalId, approved: true }, { agent }),
+    );
     expect(done.status).toBe('completed');
-    expect(toolTexts(done.messages)[0]).toMatch(/delete_file failed: connector remote is disconnected: it did not come back within 300 ms; the call was not sent/);
+    expect(toolTexts(done.messages)[0]).toMatch(
+      /delete_file failed: connector remote is disconnected: it did not come back within 300 ms; the call was not sent/,
+    );
     expect(log.calls('delete_file')).toEqual([]);
 
     await server.start();
@@ -58,18 +68,32 @@ describe('an MCP server killed mid-run', () => {
 
   it('a call cut off by the kill may have run: a person is asked again', async () => {
     const { log, server, connection } = await remoteServer({ requireApproval: false });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]), tools: [connection] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]),
+      tools: [connection],
+    });
     const running = agent.execute({ input: 'go' });
     await vi.waitFor(() => expect(log.calls('slow')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     await server.kill();
     const paused = await running;
     expect(paused.status).toBe('awaitingApproval');
-    expect(paused.pendingApprovals[0]).toMatchObject({ toolName: 'slow', outcomeUnknown: true, reason: expect.stringMatching(/connector remote disconnected during the call/) });
+    expect(paused.pendingApprovals[0]).toMatchObject({
+      toolName: 'slow',
+      outcomeUnknown: true,
+      reason: expect.stringMatching(/connector remote disconnected during the call/),
+    });
   });
 
   it('a tool trusted as idempotent is sent again once the server is back, within callTimeoutMs', async () => {
-    const { log, server, connection } = await remoteServer({ requireApproval: false, trustAnnotations: true, callTimeoutMs: 20_000 });
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('sync', { key: 'k1', ms: 60_000 }), textTurn('done')]), tools: [connection] });
+    const { log, server, connection } = await remoteServer({
+      requireApproval: false,
+      trustAnnotations: true,
+      callTimeoutMs: 20_000,
+    });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('sync', { key: 'k1', ms: 60_000 }), textTurn('done')]),
+      tools: [connection],
+    });
     const running = agent.execute({ input: 'go' });
     await vi.waitFor(() => expect(log.calls('sync')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     await server.kill();

@@ -23,16 +23,26 @@ const fixtureTools = (options: Partial<McpToolOptions> = {}) => mcpTools(client,
 
 /** The first stop of a run in which the model calls `tool` with `args` once. */
 async function callOnce(connection: McpConnection, tool: string, args: Record<string, unknown>, policy?: PolicyConfig) {
-  const agent = testAgent({ model: createScriptedModel([toolCallTurn(tool, args), textTurn('done')]), tools: [connection], ...(policy ? { policy } : {}) });
+  const agent = testAgent({
+    model: createScriptedModel([toolCallTurn(tool, args), textTurn('done')]),
+    tools: [connection],
+    ...(policy ? { policy } : {}),
+  });
   return { agent, snapshot: await agent.execute({ input: 'go' }) };
 }
 
 const toolMessages = (messages: readonly Message[]) => messages.filter((message) => message.role === 'tool');
 
 describe('requireApproval, per server', () => {
-  const stops = async (options: Partial<McpToolOptions>, calls: [string, Record<string, unknown>][], policy?: PolicyConfig) => {
+  const stops = async (
+    options: Partial<McpToolOptions>,
+    calls: [string, Record<string, unknown>][],
+    policy?: PolicyConfig,
+  ) => {
     const connection = await fixtureTools(options);
-    return Promise.all(calls.map(async ([tool, args]) => (await callOnce(connection, tool, args, policy)).snapshot.status));
+    return Promise.all(
+      calls.map(async ([tool, args]) => (await callOnce(connection, tool, args, policy)).snapshot.status),
+    );
   };
   const read: [string, Record<string, unknown>] = ['read_file', { path: '/a' }];
   const remove: [string, Record<string, unknown>] = ['delete_file', { path: '/a' }];
@@ -49,8 +59,16 @@ describe('requireApproval, per server', () => {
   });
 
   it('a list: the listed tools ask, the others run without asking, unless a policy rule says otherwise', async () => {
-    expect(await stops({ requireApproval: ['delete_file'] }, [read, remove, flag])).toEqual(['completed', 'awaitingApproval', 'completed']);
-    expect(await stops({ requireApproval: ['delete_file'] }, [flag], { rules: [{ connector: 'fixture', tool: 'set_*', action: 'ask' }] })).toEqual(['awaitingApproval']);
+    expect(await stops({ requireApproval: ['delete_file'] }, [read, remove, flag])).toEqual([
+      'completed',
+      'awaitingApproval',
+      'completed',
+    ]);
+    expect(
+      await stops({ requireApproval: ['delete_file'] }, [flag], {
+        rules: [{ connector: 'fixture', tool: 'set_*', action: 'ask' }],
+      }),
+    ).toEqual(['awaitingApproval']);
   });
 
   it('{ always, never }: those ask / run, the policy decides for the rest', async () => {
@@ -61,7 +79,10 @@ describe('requireApproval, per server', () => {
 
   it('a function of the server listing and the arguments, with a reason the approver reads', async () => {
     const connection = await fixtureTools({
-      requireApproval: (tool, args) => (tool.annotations?.destructiveHint === true ? { required: true, reason: `${tool.name} destroys ${String(args['path'])}` } : false),
+      requireApproval: (tool, args) =>
+        tool.annotations?.destructiveHint === true
+          ? { required: true, reason: `${tool.name} destroys ${String(args['path'])}` }
+          : false,
     });
     expect((await callOnce(connection, ...read)).snapshot.status).toBe('completed');
     const { snapshot } = await callOnce(connection, ...remove);
@@ -77,10 +98,22 @@ describe('toolNames and the subset check', () => {
   });
 
   it.each([
-    [{ toolNames: ['read_file'], requireApproval: ['delete_file'] }, /requireApproval names delete_file, which is not in toolNames/],
-    [{ requireApproval: ['drop_database'] }, /requireApproval names drop_database, which the server does not offer \(it offers: read_file, /],
-    [{ requireApproval: { always: ['read_file'], never: ['nope'] } }, /requireApproval names nope, which the server does not offer/],
-    [{ requireApproval: { always: ['read_file'], never: ['read_file'] } }, /lists read_file under both always and never/],
+    [
+      { toolNames: ['read_file'], requireApproval: ['delete_file'] },
+      /requireApproval names delete_file, which is not in toolNames/,
+    ],
+    [
+      { requireApproval: ['drop_database'] },
+      /requireApproval names drop_database, which the server does not offer \(it offers: read_file, /,
+    ],
+    [
+      { requireApproval: { always: ['read_file'], never: ['nope'] } },
+      /requireApproval names nope, which the server does not offer/,
+    ],
+    [
+      { requireApproval: { always: ['read_file'], never: ['read_file'] } },
+      /lists read_file under both always and never/,
+    ],
     [{ toolNames: ['read_flie'] }, /toolNames names read_flie, which the server does not offer/],
   ])('%j is a ConfigError naming the tool', async (options, message) => {
     const failure = await fixtureTools(options as Partial<McpToolOptions>).catch((error: unknown) => error);
@@ -89,7 +122,9 @@ describe('toolNames and the subset check', () => {
   });
 
   it('unknown options are refused by name', async () => {
-    await expect(fixtureTools({ requireAproval: true } as never)).rejects.toThrow(/mcpTools: options has an unknown option requireAproval/);
+    await expect(fixtureTools({ requireAproval: true } as never)).rejects.toThrow(
+      /mcpTools: options has an unknown option requireAproval/,
+    );
   });
 });
 
@@ -118,14 +153,20 @@ describe('names, schemas and annotations', () => {
     expect(toolMessages(empty.messages)[0]!.content).toMatch(/Invalid arguments for delete_file/);
     const large = (await callOnce(connection, 'order', { size: 'large' })).snapshot;
     expect(toolMessages(large.messages)[0]!.content).toMatch(/Invalid arguments for order: .*slices/);
-    expect((await callOnce(connection, 'order', { size: 'large', slices: 8 })).snapshot.status).toBe('awaitingApproval');
+    expect((await callOnce(connection, 'order', { size: 'large', slices: 8 })).snapshot.status).toBe(
+      'awaitingApproval',
+    );
     expect(log.calls().length).toBe(before);
   });
 
   it('the request carries the annotations and the connector; untrusted hints change nothing', async () => {
     const connection = await fixtureTools();
     const request = (await callOnce(connection, 'delete_file', { path: '/a' })).snapshot.pendingApprovals[0]!;
-    expect(request).toMatchObject({ connector: 'fixture', annotations: { title: 'Delete a file', destructiveHint: true, readOnlyHint: false }, warnings: [] });
+    expect(request).toMatchObject({
+      connector: 'fixture',
+      annotations: { title: 'Delete a file', destructiveHint: true, readOnlyHint: false },
+      warnings: [],
+    });
     const readOnly = { rules: presets.readOnlyAutoApprove() };
     expect((await callOnce(connection, 'screenshot', {}, readOnly)).snapshot.status).toBe('awaitingApproval');
     expect(connection.tools.find((tool) => tool.name === 'set_flag')!.idempotent).toBeUndefined();
@@ -154,7 +195,9 @@ describe('results', () => {
   it('structuredContent is the structured output, its text what the model reads', async () => {
     const message = await run('weather', { city: 'Oslo' });
     expect(message.content).toBe('{"city":"Oslo","tempC":21}');
-    expect(message.parts).toContainEqual(expect.objectContaining({ type: 'tool-result', outcome: 'ok', output: { city: 'Oslo', tempC: 21 } }));
+    expect(message.parts).toContainEqual(
+      expect.objectContaining({ type: 'tool-result', outcome: 'ok', output: { city: 'Oslo', tempC: 21 } }),
+    );
   });
 
   it('embedded text resources are text, resource links one line each, binary resources and audio files', async () => {
@@ -184,11 +227,15 @@ describe('mcpTools: a client the app owns', () => {
     connection.on('status', (status) => statuses.push(status));
     await own.close();
     expect([statuses, connection.status, closedByApp.mock.calls.length]).toEqual([['disconnected'], 'disconnected', 1]);
-    await expect(connection.callTool('read_file', { path: '/a' })).rejects.toThrow(/connector mine is disconnected: its client is closed; the call was not sent/);
+    await expect(connection.callTool('read_file', { path: '/a' })).rejects.toThrow(
+      /connector mine is disconnected: its client is closed; the call was not sent/,
+    );
   });
 
   it('refuses a client that is not connected', async () => {
-    await expect(mcpTools(new Client({ name: 'app', version: '1.0.0' }), { name: 'mine' })).rejects.toThrow(/mcpTools: the client is not connected/);
+    await expect(mcpTools(new Client({ name: 'app', version: '1.0.0' }), { name: 'mine' })).rejects.toThrow(
+      /mcpTools: the client is not connected/,
+    );
   });
 });
 
@@ -198,7 +245,11 @@ describe('list_changed', () => {
 
   it('a tool the server adds is offered to the model at the next turn; one it removes answers a clear error to the run paused on it', async () => {
     const own = callLog();
-    const connection = await connectMcpServer({ name: 'fixture', ...stdioFixture(own.file), requireApproval: ['delete_file'] });
+    const connection = await connectMcpServer({
+      name: 'fixture',
+      ...stdioFixture(own.file),
+      requireApproval: ['delete_file'],
+    });
     open.push(connection);
     const offered: string[][] = [];
     const model = createScriptedModel([
@@ -220,9 +271,13 @@ describe('list_changed', () => {
     await connection.callTool('remove_tool', { name: 'fresh' });
     await removed;
     expect(connection.tools.map((tool) => tool.name)).not.toContain('fresh');
-    const done = await agent.execute(withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }));
+    const done = await agent.execute(
+      withApprovalResponse(paused, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true }, { agent }),
+    );
     expect(done.status).toBe('completed');
-    expect(toolMessages(done.messages)[0]!.content).toMatch(/fresh failed: MCP server fixture no longer offers tool fresh/);
+    expect(toolMessages(done.messages)[0]!.content).toMatch(
+      /fresh failed: MCP server fixture no longer offers tool fresh/,
+    );
     expect(own.calls('fresh')).toEqual([]);
   });
 
@@ -230,12 +285,18 @@ describe('list_changed', () => {
     const own = callLog();
     const connection = await connectMcpServer({ name: 'fixture', ...stdioFixture(own.file), requireApproval: false });
     open.push(connection);
-    const agent = testAgent({ model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]), tools: [connection] });
+    const agent = testAgent({
+      model: createScriptedModel([toolCallTurn('slow', { ms: 60_000 }), textTurn('done')]),
+      tools: [connection],
+    });
     const controller = new AbortController();
     const running = agent.execute({ input: 'go' }, { signal: controller.signal });
     await vi.waitFor(() => expect(own.calls('slow')).toHaveLength(1), { timeout: 30_000, interval: 20 });
     controller.abort(new Error('stop'));
     expect((await running).status).toBe('cancelled');
-    await vi.waitFor(() => expect(own.calls('slow')).toContainEqual({ tool: 'slow', cancelled: true }), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(() => expect(own.calls('slow')).toContainEqual({ tool: 'slow', cancelled: true }), {
+      timeout: 30_000,
+      interval: 20,
+    });
   });
 });

@@ -1,10 +1,31 @@
 // The channel contract for Slack, once with a bot (cards edited with chat.update, Deny asking why in a modal) and
 // once with an incoming webhook (outcomes posted as lines, a click's answer replacing the card), against a fake
 // Slack on loopback.
-import { createSlackActions, createSlackNotifier, SLACK_ACTION_IDS, type SlackNotifierOptions } from 'countersign/slack';
+import {
+  createSlackActions,
+  createSlackNotifier,
+  SLACK_ACTION_IDS,
+  type SlackNotifierOptions,
+} from 'countersign/slack';
 import { channelContract, HOSTILE_TEXT, type ChannelHarness, type Delivery } from '../../support/channel-contract.js';
-import { activeMrkdwn, blockTexts, BOT_TOKEN, renderMrkdwn, startFakeSlack, type SlackRequest } from '../../support/fake-slack.js';
-import { blockActions, button, buttonsOf, interact, NOW_MS, signedRequest, SIGNING_SECRET, viewSubmission } from './interactions.js';
+import {
+  activeMrkdwn,
+  blockTexts,
+  BOT_TOKEN,
+  renderMrkdwn,
+  startFakeSlack,
+  type SlackRequest,
+} from '../../support/fake-slack.js';
+import {
+  blockActions,
+  button,
+  buttonsOf,
+  interact,
+  NOW_MS,
+  signedRequest,
+  SIGNING_SECRET,
+  viewSubmission,
+} from './interactions.js';
 
 function harness(mode: 'bot' | 'webhook'): ChannelHarness {
   return {
@@ -19,14 +40,24 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
         const fault = posting ? faults[next++] : undefined;
         if (fault === undefined) return undefined;
         faulted.add(request);
-        const body = echoSecretsInErrors ? (mode === 'bot' ? `invalid token ${BOT_TOKEN}` : `no_service for ${slack.webhookUrl} (path /services/T000/B000/secretpath)`) : 'refused';
-        return { status: fault.status, body, headers: fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) } };
+        const body = echoSecretsInErrors
+          ? mode === 'bot'
+            ? `invalid token ${BOT_TOKEN}`
+            : `no_service for ${slack.webhookUrl} (path /services/T000/B000/secretpath)`
+          : 'refused';
+        return {
+          status: fault.status,
+          body,
+          headers: fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) },
+        };
       });
       const sleeps: number[] = [];
       const errors: unknown[] = [];
       const options: SlackNotifierOptions = {
         runtime,
-        ...(mode === 'bot' ? { token: BOT_TOKEN, channel: 'C0APPROVALS', apiUrl: slack.apiUrl } : { webhookUrl: slack.webhookUrl }),
+        ...(mode === 'bot'
+          ? { token: BOT_TOKEN, channel: 'C0APPROVALS', apiUrl: slack.apiUrl }
+          : { webhookUrl: slack.webhookUrl }),
         sleep: async (ms) => void sleeps.push(ms),
         onError: (error) => errors.push(error),
       };
@@ -40,9 +71,14 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
       });
       const sent = () =>
         slack.requests.filter(
-          (request) => !faulted.has(request) && (request.path === '/api/chat.postMessage' || request.path === '/api/chat.update' || request.path.startsWith('/services/')),
+          (request) =>
+            !faulted.has(request) &&
+            (request.path === '/api/chat.postMessage' ||
+              request.path === '/api/chat.update' ||
+              request.path.startsWith('/services/')),
         );
-      const isCard = (request: SlackRequest) => request.path !== '/api/chat.update' && Array.isArray(request.json['blocks']);
+      const isCard = (request: SlackRequest) =>
+        request.path !== '/api/chat.update' && Array.isArray(request.json['blocks']);
       const send = (payload: unknown) => interact(route, signedRequest(`${slack.origin}/slack/actions`, payload));
       return {
         notifier,
@@ -53,7 +89,9 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
             return {
               kind: isCard(request) ? 'post' : 'update',
               visible: texts.map(renderMrkdwn).join('\n'),
-              active: [...texts, String(request.json['text'] ?? '')].flatMap((text) => activeMrkdwn(text, HOSTILE_TEXT)),
+              active: [...texts, String(request.json['text'] ?? '')].flatMap((text) =>
+                activeMrkdwn(text, HOSTILE_TEXT),
+              ),
             };
           }),
         sleeps,
@@ -74,7 +112,8 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
             }),
           );
           const modal = slack.calls('views.open').at(-1);
-          if (which === 'deny' && mode === 'bot') await send(viewSubmission(modal!.json['view'] as Record<string, unknown>, user, null));
+          if (which === 'deny' && mode === 'bot')
+            await send(viewSubmission(modal!.json['view'] as Record<string, unknown>, user, null));
           return renderMrkdwn(String(slack.responses()[before]!.json['text']));
         },
         buttons: (index) => buttonsOf(sent().filter(isCard)[index]!).buttons.map((item) => item.text.text),

@@ -25,7 +25,10 @@ export function buttonsOf(card: SlackRequest): { readonly blockId: string; reado
 }
 
 /** A button of a card by its kind. */
-export function button(card: SlackRequest, which: keyof typeof SLACK_ACTION_IDS): Button & { readonly blockId: string } {
+export function button(
+  card: SlackRequest,
+  which: keyof typeof SLACK_ACTION_IDS,
+): Button & { readonly blockId: string } {
   const { blockId, buttons } = buttonsOf(card);
   return { ...buttons.find((item) => item.action_id === SLACK_ACTION_IDS[which])!, blockId };
 }
@@ -63,12 +66,20 @@ export function blockActions(input: {
 }
 
 /** The view_submission of a deny modal that was opened with `view`, its reason typed as `reason`. */
-export function viewSubmission(view: Record<string, unknown>, user: string, reason: string | null): Record<string, unknown> {
+export function viewSubmission(
+  view: Record<string, unknown>,
+  user: string,
+  reason: string | null,
+): Record<string, unknown> {
   return {
     type: 'view_submission',
     user: { id: user, username: 'bob', team_id: 'T000' },
     api_app_id: 'A000',
-    view: { ...view, id: 'V000', state: { values: { reason: { reason: { type: 'plain_text_input', value: reason } } } } },
+    view: {
+      ...view,
+      id: 'V000',
+      state: { values: { reason: { reason: { type: 'plain_text_input', value: reason } } } },
+    },
   };
 }
 
@@ -76,7 +87,12 @@ export function viewSubmission(view: Record<string, unknown>, user: string, reas
 export function signedRequest(
   url: string,
   payload: unknown,
-  options: { readonly at?: number; readonly secret?: string; readonly headers?: Record<string, string>; readonly body?: string } = {},
+  options: {
+    readonly at?: number;
+    readonly secret?: string;
+    readonly headers?: Record<string, string>;
+    readonly body?: string;
+  } = {},
 ): Request {
   const body = options.body ?? new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const at = String(options.at ?? NOW_S);
@@ -85,7 +101,12 @@ export function signedRequest(
     .digest('hex')}`;
   return new Request(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': at, 'x-slack-signature': signature, ...options.headers },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': at,
+      'x-slack-signature': signature,
+      ...options.headers,
+    },
     body,
   });
 }

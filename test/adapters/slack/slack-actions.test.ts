@@ -18,9 +18,25 @@ import { blockActions, button, NOW_S, signedRequest, SIGNING_SECRET, viewSubmiss
 import { afterThis, LINK_SECRET, paused, send, state, world, type World } from './slack-world.js';
 
 /** Clicks `which` on `card` as `user`, as Slack sends it (with the card's blocks), and waits for the answer. */
-async function click(w: World, card: Awaited<ReturnType<typeof paused>>['card'], which: keyof typeof SLACK_ACTION_IDS, user = 'U123', responseUrl = w.slack.responseUrl()) {
+async function click(
+  w: World,
+  card: Awaited<ReturnType<typeof paused>>['card'],
+  which: keyof typeof SLACK_ACTION_IDS,
+  user = 'U123',
+  responseUrl = w.slack.responseUrl(),
+) {
   const pressed = button(card, which);
-  return send(w, blockActions({ value: pressed.value, actionId: pressed.action_id, blockId: pressed.blockId, user, responseUrl, message: { blocks: card.json['blocks'] } }));
+  return send(
+    w,
+    blockActions({
+      value: pressed.value,
+      actionId: pressed.action_id,
+      blockId: pressed.blockId,
+      user,
+      responseUrl,
+      message: { blocks: card.json['blocks'] },
+    }),
+  );
 }
 
 const lastAnswer = (w: World) => w.slack.responses().at(-1)!.json;
@@ -30,37 +46,60 @@ describe('createSlackActions: clicks', () => {
     const w = await world();
     const { runId, approvalId, card } = await paused(w);
     const pending: Promise<unknown>[] = [];
-    const server = serve({ fetch: (request) => w.route.fetch(request, { waitUntil: (work) => void pending.push(work) }), port: 0, hostname: '127.0.0.1' });
+    const server = serve({
+      fetch: (request) => w.route.fetch(request, { waitUntil: (work) => void pending.push(work) }),
+      port: 0,
+      hostname: '127.0.0.1',
+    });
     afterThis(() => new Promise((resolve) => server.close(() => resolve())));
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as { port: number };
     const approve = button(card, 'approve');
-    const payload = blockActions({ value: approve.value, blockId: approve.blockId, user: 'U123', responseUrl: w.slack.responseUrl(), message: { blocks: card.json['blocks'] } });
+    const payload = blockActions({
+      value: approve.value,
+      blockId: approve.blockId,
+      user: 'U123',
+      responseUrl: w.slack.responseUrl(),
+      message: { blocks: card.json['blocks'] },
+    });
     const res = await fetch(signedRequest(`http://127.0.0.1:${port}/slack/actions`, payload));
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
     await Promise.all(pending);
 
     const answer = lastAnswer(w);
-    expect(answer).toMatchObject({ replace_original: true, text: 'Approved by <@U123>: *delete_file*, run is completed.' });
+    expect(answer).toMatchObject({
+      replace_original: true,
+      text: 'Approved by <@U123>: *delete_file*, run is completed.',
+    });
     const blocks = answer['blocks'] as { type: string; text?: { text: string } }[];
     expect(blocks.map((block) => block.type)).toEqual(['header', 'section', 'section', 'context', 'section']);
     expect(blocks.at(-1)!.text!.text).toBe('Approved by <@U123>: *delete_file*, run is completed.');
     expect(w.executed).toEqual(['/tmp/x']);
     const run = await w.runtime.get(runId);
     expect(run.status).toBe('completed');
-    expect(run.audit.find((entry) => entry.approvalId === approvalId)).toMatchObject({ decision: 'approved', by: 'slack:U123', scope: 'once' });
+    expect(run.audit.find((entry) => entry.approvalId === approvalId)).toMatchObject({
+      decision: 'approved',
+      by: 'slack:U123',
+      scope: 'once',
+    });
 
     // The same button again (by anyone): refused, nothing runs again.
     const before = await state(w, runId);
     expect((await click(w, card, 'approve', 'U999')).status).toBe(200);
-    expect(lastAnswer(w)['text']).toBe('Already approved by <@U123>; nothing was done again. This button was used before.');
+    expect(lastAnswer(w)['text']).toBe(
+      'Already approved by <@U123>; nothing was done again. This button was used before.',
+    );
     expect(w.executed).toEqual(['/tmp/x']);
     expect(await state(w, runId)).toBe(before);
     expect(w.routeErrors).toEqual([]);
     // The click already rewrote the webhook's card: no line about it.
     await w.notifier.flush();
-    expect(w.slack.messages().filter((message) => message.json['blocks'] === undefined && /Approved/.test(String(message.json['text'])))).toEqual([]);
+    expect(
+      w.slack
+        .messages()
+        .filter((message) => message.json['blocks'] === undefined && /Approved/.test(String(message.json['text']))),
+    ).toEqual([]);
   });
 
   it('answers before the approved tool has run, and tells the clicker once the run settles', async () => {
@@ -70,9 +109,15 @@ describe('createSlackActions: clicks', () => {
     const { runId, card } = await paused(w);
     const approve = button(card, 'approve');
     const pending: Promise<unknown>[] = [];
-    const res = await w.route.fetch(signedRequest(`${w.slack.origin}/slack/actions`, blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() })), {
-      waitUntil: (work) => void pending.push(work),
-    });
+    const res = await w.route.fetch(
+      signedRequest(
+        `${w.slack.origin}/slack/actions`,
+        blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() }),
+      ),
+      {
+        waitUntil: (work) => void pending.push(work),
+      },
+    );
     expect(res.status).toBe(200);
     // The tool is still held: the answer did not wait for it, and nothing was posted yet.
     expect(w.executed).toEqual([]);
@@ -87,7 +132,11 @@ describe('createSlackActions: clicks', () => {
     const w = await world();
     const { runId, card } = await paused(w);
     await click(w, card, 'approveForRun', 'U0RUN');
-    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'approved', by: 'slack:U0RUN', scope: 'run' });
+    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({
+      decision: 'approved',
+      by: 'slack:U0RUN',
+      scope: 'run',
+    });
     expect(lastAnswer(w)['text']).toBe('Approved by <@U0RUN>: *delete_file*, run is completed.');
   });
 
@@ -98,9 +147,16 @@ describe('createSlackActions: clicks', () => {
     expect(lastAnswer(w)['text']).toBe('Denied by <@U456>: *delete_file*, run is completed.');
     expect(w.slack.calls('views.open')).toEqual([]);
     expect(w.executed).toEqual([]);
-    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'denied', by: 'slack:U456', reason: 'denied in Slack' });
+    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({
+      decision: 'denied',
+      by: 'slack:U456',
+      reason: 'denied in Slack',
+    });
     await click(w, card, 'approve', 'U123');
-    expect(lastAnswer(w)).toMatchObject({ replace_original: true, text: expect.stringContaining('Already denied by <@U456>') });
+    expect(lastAnswer(w)).toMatchObject({
+      replace_original: true,
+      text: expect.stringContaining('Already denied by <@U456>'),
+    });
     expect(w.executed).toEqual([]);
   });
 
@@ -108,7 +164,11 @@ describe('createSlackActions: clicks', () => {
     const w = await world({ bot: true });
     const { card } = await paused(w);
     await click(w, card, 'approve', 'U123');
-    expect(lastAnswer(w)).toEqual({ replace_original: false, response_type: 'ephemeral', text: 'Approved by <@U123>: *delete_file*, run is completed.' });
+    expect(lastAnswer(w)).toEqual({
+      replace_original: false,
+      response_type: 'ephemeral',
+      text: 'Approved by <@U123>: *delete_file*, run is completed.',
+    });
     await w.notifier.flush();
     const edits = w.slack.calls('chat.update').map((update) => renderMrkdwn(JSON.stringify(update.json['blocks'])));
     expect(edits.some((edit) => edit.includes('✅ Approved by @U123.'))).toBe(true);
@@ -117,7 +177,9 @@ describe('createSlackActions: clicks', () => {
   it('records the decision but never calls a response_url on another origin, nor follows a redirect', async () => {
     const other = await startFakeSlack();
     afterThis(() => other.close());
-    const redirecting = await startFakeSlack((request) => (request.path.startsWith('/actions/') ? { status: 302, headers: { location: other.responseUrl() } } : undefined));
+    const redirecting = await startFakeSlack((request) =>
+      request.path.startsWith('/actions/') ? { status: 302, headers: { location: other.responseUrl() } } : undefined,
+    );
     afterThis(() => redirecting.close());
     const w = await world({ actions: { responseUrlOrigins: [redirecting.origin] } });
     const first = await paused(w, '/tmp/a');
@@ -141,7 +203,11 @@ describe('createSlackActions: clicks', () => {
     const before = await state(w, runId);
     const [payload] = button(card, 'approve').value.split('.');
     await send(w, blockActions({ value: `${payload}.${'A'.repeat(43)}`, responseUrl: w.slack.responseUrl() }));
-    expect(lastAnswer(w)).toEqual({ replace_original: false, response_type: 'ephemeral', text: 'This button is not valid (its token does not verify); nothing was done.' });
+    expect(lastAnswer(w)).toEqual({
+      replace_original: false,
+      response_type: 'ephemeral',
+      text: 'This button is not valid (its token does not verify); nothing was done.',
+    });
     expect(await state(w, runId)).toBe(before);
     expect(w.executed).toEqual([]);
   });
@@ -166,7 +232,10 @@ describe('createSlackActions: clicks', () => {
     const w = await world();
     const { runId, approvalId } = await paused(w);
     const links = await linkUrls(w.runtime, runId, approvalId, { approvedBy: 'alice@example.com' });
-    await send(w, blockActions({ value: links.approve.split('/links/')[1]!, user: 'U777', responseUrl: w.slack.responseUrl() }));
+    await send(
+      w,
+      blockActions({ value: links.approve.split('/links/')[1]!, user: 'U777', responseUrl: w.slack.responseUrl() }),
+    );
     expect(lastAnswer(w)['text']).toBe('Approved by alice@example.com: *delete_file*, run is completed.');
     expect((await w.runtime.get(runId)).audit[0]!.by).toBe('alice@example.com');
   });
@@ -176,9 +245,25 @@ describe('createSlackActions: clicks', () => {
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
     const approve = button(card, 'approve');
-    expect((await send(w, { ...blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() }), type: 'message_action' })).status).toBe(200);
-    expect((await send(w, blockActions({ value: approve.value, actionId: 'other_app_button', responseUrl: w.slack.responseUrl() }))).status).toBe(200);
-    expect((await send(w, viewSubmission({ callback_id: 'other_app_modal', private_metadata: '{}' }, 'U1', 'x'))).status).toBe(200);
+    expect(
+      (
+        await send(w, {
+          ...blockActions({ value: approve.value, responseUrl: w.slack.responseUrl() }),
+          type: 'message_action',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await send(
+          w,
+          blockActions({ value: approve.value, actionId: 'other_app_button', responseUrl: w.slack.responseUrl() }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await send(w, viewSubmission({ callback_id: 'other_app_modal', private_metadata: '{}' }, 'U1', 'x'))).status,
+    ).toBe(200);
     expect(await state(w, runId)).toBe(before);
     expect(w.slack.responses()).toEqual([]);
   });
@@ -196,14 +281,23 @@ describe('createSlackActions: deny with a reason', () => {
     expect(opened!.json['trigger_id']).toBe('123.456.abc');
     const view = opened!.json['view'] as Record<string, unknown>;
     expect(view).toMatchObject({ type: 'modal', callback_id: 'countersign_deny_reason', submit: { text: 'Deny' } });
-    expect(view['blocks']).toMatchObject([{ type: 'input', optional: true, element: { type: 'plain_text_input', multiline: true } }]);
+    expect(view['blocks']).toMatchObject([
+      { type: 'input', optional: true, element: { type: 'plain_text_input', multiline: true } },
+    ]);
 
     const res = await send(w, viewSubmission(view, 'U456', '  wrong <!channel> account  '));
     // An empty 200 closes the modal.
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
-    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'denied', by: 'slack:U456', reason: 'wrong <!channel> account' });
-    expect(lastAnswer(w)).toMatchObject({ response_type: 'ephemeral', text: 'Denied by <@U456>: *delete_file*, run is completed.' });
+    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({
+      decision: 'denied',
+      by: 'slack:U456',
+      reason: 'wrong <!channel> account',
+    });
+    expect(lastAnswer(w)).toMatchObject({
+      response_type: 'ephemeral',
+      text: 'Denied by <@U456>: *delete_file*, run is completed.',
+    });
     await w.notifier.flush();
     const edit = w.slack.calls('chat.update').at(-1)!;
     expect(JSON.stringify(edit.json['blocks'])).toContain('❌ Denied by <@U456>: wrong &lt;!channel&gt; account.');
@@ -214,19 +308,27 @@ describe('createSlackActions: deny with a reason', () => {
     const w = await world({ bot: true });
     const { runId, card } = await paused(w);
     await click(w, card, 'deny', 'U456');
-    await send(w, viewSubmission(w.slack.calls('views.open')[0]!.json['view'] as Record<string, unknown>, 'U456', null));
+    await send(
+      w,
+      viewSubmission(w.slack.calls('views.open')[0]!.json['view'] as Record<string, unknown>, 'U456', null),
+    );
     expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'denied', reason: 'denied in Slack' });
   });
 
   it('tells the clicker when the modal cannot be opened, and decides nothing', async () => {
     const slack = await startFakeSlack((request) =>
-      request.path === '/api/views.open' ? { status: 200, body: JSON.stringify({ ok: false, error: 'expired_trigger_id' }) } : undefined,
+      request.path === '/api/views.open'
+        ? { status: 200, body: JSON.stringify({ ok: false, error: 'expired_trigger_id' }) }
+        : undefined,
     );
     afterThis(() => slack.close());
     const w = await world({ slack, bot: true });
     const { runId, card } = await paused(w);
     await click(w, card, 'deny', 'U456');
-    expect(lastAnswer(w)).toMatchObject({ response_type: 'ephemeral', text: 'The form asking why could not be opened; nothing was done. Click Deny again.' });
+    expect(lastAnswer(w)).toMatchObject({
+      response_type: 'ephemeral',
+      text: 'The form asking why could not be opened; nothing was done. Click Deny again.',
+    });
     expect(w.routeErrors.map((item) => item.operation)).toEqual(['modal']);
     expect(String(w.routeErrors[0]!.error)).toContain('expired_trigger_id');
     expect((await w.runtime.get(runId)).status).toBe('awaitingApproval');
@@ -241,12 +343,20 @@ describe("createSlackActions: Slack's signature", () => {
     ['a timestamp 301 s in the past', { at: NOW_S - 301 }, 'stale_timestamp'],
     ['a timestamp 301 s in the future', { at: NOW_S + 301 }, 'stale_timestamp'],
     ['a timestamp that is not a number', { headers: { 'x-slack-request-timestamp': 'soon' } }, 'bad_timestamp'],
-    ['a bearer token instead', { headers: { 'x-slack-signature': '', authorization: 'Bearer test-bearer-token-0123456789' } }, 'missing_headers'],
+    [
+      'a bearer token instead',
+      { headers: { 'x-slack-signature': '', authorization: 'Bearer test-bearer-token-0123456789' } },
+      'missing_headers',
+    ],
   ])('refuses %s with 401 and changes nothing', async (_name, options, reason) => {
     const w = await world();
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
-    const res = await send(w, blockActions({ value: button(card, 'approve').value, responseUrl: w.slack.responseUrl() }), options);
+    const res = await send(
+      w,
+      blockActions({ value: button(card, 'approve').value, responseUrl: w.slack.responseUrl() }),
+      options,
+    );
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(await res.json()).toMatchObject({ code: 'invalid_slack_signature', reason });
@@ -264,14 +374,27 @@ describe("createSlackActions: Slack's signature", () => {
   });
 
   it("verifies Slack's own worked example (docs: verifying requests from Slack)", async () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
-    const route = createSlackActions({ runtime, signingSecret: '8f742231b10e8888abcd99yyyzzz85a5', clock: () => 1531420618_000 });
+    const runtime = createRuntime({
+      agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })],
+      links: { secret: LINK_SECRET },
+    });
+    const route = createSlackActions({
+      runtime,
+      signingSecret: '8f742231b10e8888abcd99yyyzzz85a5',
+      clock: () => 1531420618_000,
+    });
     const body =
       'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner' +
       '&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN' +
       '&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
     const post = (signature: string) =>
-      route.fetch(new Request('http://127.0.0.1/slack/actions', { method: 'POST', headers: { 'x-slack-request-timestamp': '1531420618', 'x-slack-signature': signature }, body }));
+      route.fetch(
+        new Request('http://127.0.0.1/slack/actions', {
+          method: 'POST',
+          headers: { 'x-slack-request-timestamp': '1531420618', 'x-slack-signature': signature },
+          body,
+        }),
+      );
     // The signature verifies; a slash command has no payload field, so the body is refused after it.
     const good = await post('v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
     expect(good.status).toBe(400);
@@ -296,7 +419,11 @@ describe("createSlackActions: Slack's signature", () => {
             port,
             path: '/slack/actions',
             method: 'POST',
-            headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
+            headers: {
+              ...headers,
+              'content-type': 'application/x-www-form-urlencoded',
+              'transfer-encoding': 'chunked',
+            },
           },
           (res) => {
             let body = '';
@@ -325,7 +452,10 @@ describe("createSlackActions: Slack's signature", () => {
 
 describe('createSlackActions: options', () => {
   it('refuses bad options with a ConfigError naming the option, never repeating the secret', () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
+    const runtime = createRuntime({
+      agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })],
+      links: { secret: LINK_SECRET },
+    });
     const refusal = (create: () => unknown) => {
       try {
         create();
@@ -338,13 +468,25 @@ describe('createSlackActions: options', () => {
     const short = refusal(() => createSlackActions({ runtime, signingSecret: 'SHORTSECRET' }));
     expect(short.message).toMatch(/^createSlackActions: signingSecret/);
     expect(short.message).not.toContain('SHORTSECRET');
-    expect(refusal(() => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, token: 'not-a-token-SECRET' })).message).not.toContain('SECRET');
-    // @ts-expect-error a misspelt option
-    expect(refusal(() => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigin: ['https://x.example'] })).code).toBe('unknown_option');
+    expect(
+      refusal(() => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, token: 'not-a-token-SECRET' }))
+        .message,
+    ).not.toContain('SECRET');
+    expect(
+      refusal(() =>
+        // @ts-expect-error a misspelt option
+        createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigin: ['https://x.example'] }),
+      ).code,
+    ).toBe('unknown_option');
     // @ts-expect-error the signing secret is required
     expect(refusal(() => createSlackActions({ runtime })).message).toMatch(/^createSlackActions: signingSecret/);
     expectCredentialsRefused(
-      () => createSlackActions({ runtime, signingSecret: SIGNING_SECRET, responseUrlOrigins: [withCredentials('https://hooks.slack.com')] }),
+      () =>
+        createSlackActions({
+          runtime,
+          signingSecret: SIGNING_SECRET,
+          responseUrlOrigins: [withCredentials('https://hooks.slack.com')],
+        }),
       'responseUrlOrigins.0',
       /Put the credential in signingSecret/,
     );
@@ -397,7 +539,9 @@ describe.skipIf(!redisUrl)('Slack approvals with the Redis store', () => {
     expect((await createRedisStore({ redis, prefix }).load(runId))?.audit).toEqual([]);
     await proxy.restore();
     await click(w, card, 'approve', 'U123');
-    expect(lastAnswer(w)['text']).toMatch(/^(Approved by <@U123>: \*delete_file\*, run is completed\.|Decision by <@U123> recorded; the run is carrying on\.)$/);
+    expect(lastAnswer(w)['text']).toMatch(
+      /^(Approved by <@U123>: \*delete_file\*, run is completed\.|Decision by <@U123> recorded; the run is carrying on\.)$/,
+    );
     await until(async () => (await w.runtime.get(runId)).status === 'completed', 'the run completed');
     expect(w.executed).toEqual(['/tmp/x']);
   });

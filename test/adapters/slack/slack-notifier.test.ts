@@ -16,7 +16,11 @@ interface Block {
   readonly elements?: readonly { readonly text?: string }[];
 }
 
-const bare = () => createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })], links: { secret: LINK_SECRET } });
+const bare = () =>
+  createRuntime({
+    agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })],
+    links: { secret: LINK_SECRET },
+  });
 
 describe('createSlackNotifier: the card', () => {
   it('posts a Block Kit card with the redacted, escaped arguments, the connector, and three buttons carrying link tokens', async () => {
@@ -33,9 +37,17 @@ describe('createSlackNotifier: the card', () => {
     expect(card.json).toMatchObject({ unfurl_links: false, unfurl_media: false });
 
     const blocks = card.json['blocks'] as Block[];
-    expect(blocks.map((block) => block.type)).toEqual(['header', 'section', 'section', 'section', 'context', 'actions']);
+    expect(blocks.map((block) => block.type)).toEqual([
+      'header',
+      'section',
+      'section',
+      'section',
+      'context',
+      'actions',
+    ]);
     for (const text of blockTexts(card.json)) expect(text.length).toBeLessThanOrEqual(3000);
-    for (const block of blocks.filter((item) => item.type === 'section')) expect(block.text).toMatchObject({ type: 'mrkdwn', verbatim: true });
+    for (const block of blocks.filter((item) => item.type === 'section'))
+      expect(block.text).toMatchObject({ type: 'mrkdwn', verbatim: true });
     const summary = renderMrkdwn(blocks[1]!.text!.text);
     expect(summary).toContain('delete_file wants to run for agent files through files-prod.');
     expect(summary).toContain('Delete <!channel><script>alert(1)</script>&');
@@ -82,7 +94,9 @@ describe('createSlackNotifier: the card', () => {
     await w.notifier.flush();
     const line = w.slack.messages().at(-1)!;
     expect(line.json['blocks']).toBeUndefined();
-    expect(renderMrkdwn(String(line.json['text']))).toBe(`Approval ${approvalId} (delete_file): ⌛ Nobody decided in time: the approval expired and was denied.`);
+    expect(renderMrkdwn(String(line.json['text']))).toBe(
+      `Approval ${approvalId} (delete_file): ⌛ Nobody decided in time: the approval expired and was denied.`,
+    );
     expect(w.executed).toEqual([]);
   });
 });
@@ -94,7 +108,11 @@ describe('createSlackNotifier, a dismissed request', () => {
     await w.runtime.respond(runId, { approvalId, approved: false, dismissed: true, approvedBy: 'bob' });
     await w.notifier.flush();
     const text = renderMrkdwn(String(w.slack.messages().at(-1)!.json['text']));
-    expect(text).toMatch(new RegExp(`^Approval ${approvalId} \\(delete_file\\): ➖ Closed without a decision by .*bob.*; the call did not run\\.$`));
+    expect(text).toMatch(
+      new RegExp(
+        `^Approval ${approvalId} \\(delete_file\\): ➖ Closed without a decision by .*bob.*; the call did not run\\.$`,
+      ),
+    );
     expect(w.executed).toEqual([]);
   });
 });
@@ -115,10 +133,20 @@ describe('createSlackNotifier with a bot', () => {
       ['C0DEFAULT', '1700000000.000001'],
       ['C0DEFAULT', '1700000000.000001'],
     ]);
-    expect(updates.map((update) => update.json['blocks'] as Block[]).every((blocks) => blocks.every((block) => block.type !== 'actions'))).toBe(true);
+    expect(
+      updates
+        .map((update) => update.json['blocks'] as Block[])
+        .every((blocks) => blocks.every((block) => block.type !== 'actions')),
+    ).toBe(true);
     const [decided, finished] = updates.map((update) => blockTexts(update.json).map(renderMrkdwn));
-    expect(decided).toEqual(['delete_file wants to run for agent files.\nDelete /tmp/x?', '✅ Approved by bob <b@x> *boss*.']);
-    expect(finished).toEqual(['delete_file wants to run for agent files.\nDelete /tmp/x?', '✅ Approved by bob <b@x> *boss*.\n▶️ delete_file ran: {"deleted":"/tmp/x"}']);
+    expect(decided).toEqual([
+      'delete_file wants to run for agent files.\nDelete /tmp/x?',
+      '✅ Approved by bob <b@x> *boss*.',
+    ]);
+    expect(finished).toEqual([
+      'delete_file wants to run for agent files.\nDelete /tmp/x?',
+      '✅ Approved by bob <b@x> *boss*.\n▶️ delete_file ran: {"deleted":"/tmp/x"}',
+    ]);
     expect(w.slack.messages().filter((item) => item.path === '/api/chat.postMessage')).toHaveLength(1);
     expect(w.notifierErrors).toEqual([]);
   });
@@ -134,13 +162,21 @@ describe('createSlackNotifier with a bot', () => {
 
   it('asks in the Slack channel (and thread) a run came from, and in its own channel for runs from elsewhere', async () => {
     const w = await world({ bot: true });
-    const fromSlack = await paused(w, '/tmp/a', { channel: 'slack', address: 'C0FROMRUN', thread: '1699999999.000100' });
+    const fromSlack = await paused(w, '/tmp/a', {
+      channel: 'slack',
+      address: 'C0FROMRUN',
+      thread: '1699999999.000100',
+    });
     expect(fromSlack.card.json).toMatchObject({ channel: 'C0FROMRUN', thread_ts: '1699999999.000100' });
     const fromTelegram = await paused(w, '/tmp/b', { channel: 'telegram', address: '12345' });
     expect(fromTelegram.card.json['channel']).toBe('C0DEFAULT');
     expect(fromTelegram.card.json['thread_ts']).toBeUndefined();
     // The card is edited where it was posted.
-    await w.runtime.respond(fromSlack.runId, { approvalId: fromSlack.approvalId, approved: false, approvedBy: 'carol' });
+    await w.runtime.respond(fromSlack.runId, {
+      approvalId: fromSlack.approvalId,
+      approved: false,
+      approvedBy: 'carol',
+    });
     await w.notifier.flush();
     expect(w.slack.calls('chat.update')[0]!.json['channel']).toBe('C0FROMRUN');
   });
@@ -148,9 +184,15 @@ describe('createSlackNotifier with a bot', () => {
   it('honours a 429\'s Retry-After, retries Slack\'s own "ratelimited", and does not retry a refusal', async () => {
     let limited = 2;
     const slack = await startFakeSlack((request) => {
-      if (request.json['channel'] === 'C-missing') return { status: 200, body: JSON.stringify({ ok: false, error: 'channel_not_found' }) };
+      if (request.json['channel'] === 'C-missing')
+        return { status: 200, body: JSON.stringify({ ok: false, error: 'channel_not_found' }) };
       if (limited === 2 && limited--) return { status: 429, headers: { 'retry-after': '7' } };
-      if (limited === 1 && limited--) return { status: 200, body: JSON.stringify({ ok: false, error: 'ratelimited' }), headers: { 'retry-after': '3' } };
+      if (limited === 1 && limited--)
+        return {
+          status: 200,
+          body: JSON.stringify({ ok: false, error: 'ratelimited' }),
+          headers: { 'retry-after': '3' },
+        };
       return undefined;
     });
     afterThis(() => slack.close());
@@ -173,14 +215,18 @@ describe('createSlackNotifier with a bot', () => {
     const w = await world({ slack, bot: true });
     await w.runtime.start('files', { input: '/tmp/x' });
     await w.notifier.flush();
-    expect(String(w.notifierErrors[0]!.error)).toBe('DeliveryError: Slack answered HTTP 401: invalid_auth for [redacted]');
+    expect(String(w.notifierErrors[0]!.error)).toBe(
+      'DeliveryError: Slack answered HTTP 401: invalid_auth for [redacted]',
+    );
   });
 });
 
 describe('createSlackNotifier: delivery through a webhook', () => {
   it('retries a Slack 500 with backoff, does not retry a refusal, and reports failures to onError, never to the run', async () => {
     let failures = 1;
-    const slack = await startFakeSlack((request) => (request.path.startsWith('/services/') && failures-- > 0 ? { status: 500, body: 'oops' } : undefined));
+    const slack = await startFakeSlack((request) =>
+      request.path.startsWith('/services/') && failures-- > 0 ? { status: 500, body: 'oops' } : undefined,
+    );
     afterThis(() => slack.close());
     const w = await world({ slack, notifier: { backoffMs: 100, random: () => 0.999 } });
     await paused(w);
@@ -205,7 +251,9 @@ describe('createSlackNotifier: delivery through a webhook', () => {
     // As HTTP clients like ky or got word it: the method and the full URL, and the path alone.
     const quoting: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
-      throw new Error(`Request failed with status code ${response.status}: POST ${String(input)} (${new URL(String(input)).pathname})`);
+      throw new Error(
+        `Request failed with status code ${response.status}: POST ${String(input)} (${new URL(String(input)).pathname})`,
+      );
     };
     const w = await world({ slack, notifier: { fetch: quoting, maxAttempts: 1 } });
     await w.runtime.start('files', { input: '/tmp/x' });
@@ -222,7 +270,13 @@ describe('createSlackNotifier: delivery through a webhook', () => {
       new Proxy(runtime, {
         get: (target, key) =>
           key === 'links'
-            ? { ...target.links, mint: (input: Parameters<LinkedRuntime['links']['mint']>[0]) => ({ ...target.links.mint(input), approveForRun: 'x'.repeat(2001) }) }
+            ? {
+                ...target.links,
+                mint: (input: Parameters<LinkedRuntime['links']['mint']>[0]) => ({
+                  ...target.links.mint(input),
+                  approveForRun: 'x'.repeat(2001),
+                }),
+              }
             : Reflect.get(target, key),
       });
     const w = await world({ wrap: long });
@@ -238,9 +292,13 @@ describe('createSlackNotifier: delivery through a webhook', () => {
 
 describe('createSlackNotifier: options', () => {
   it('refuses a runtime without links where the notifier is made (a type error in TypeScript), naming the fix', () => {
-    const runtime = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
-    // @ts-expect-error a runtime made without links cannot mint the buttons' tokens
-    expect(() => createSlackNotifier({ runtime, webhookUrl: 'https://hooks.slack.com/services/T000/B000/XXXX' })).toThrow(/createRuntime\(\{ agents, links \}\)/);
+    const runtime = createRuntime({
+      agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })],
+    });
+    expect(() =>
+      // @ts-expect-error a runtime made without links cannot mint the buttons' tokens
+      createSlackNotifier({ runtime, webhookUrl: 'https://hooks.slack.com/services/T000/B000/XXXX' }),
+    ).toThrow(/createRuntime\(\{ agents, links \}\)/);
   });
 
   it('refuses bad options with a ConfigError naming the option, never repeating a secret', () => {
@@ -265,18 +323,30 @@ describe('createSlackNotifier: options', () => {
     expect(badToken.message).toMatch(/^createSlackNotifier: token must be a Slack bot token/);
     expect(badToken.message).not.toContain('SECRET');
     expect(refusal({ webhookUrl: 'https://hooks.slack.com/x', annouceResolved: true }).code).toBe('unknown_option');
-    expect(() => createSlackNotifier({ runtime: {} as LinkedRuntime, webhookUrl: 'https://hooks.slack.com/x' })).toThrow(/runtime/);
+    expect(() =>
+      createSlackNotifier({ runtime: {} as LinkedRuntime, webhookUrl: 'https://hooks.slack.com/x' }),
+    ).toThrow(/runtime/);
   });
 
   it('refuses webhook and API URLs with a user name and password, pointing at the token instead', () => {
     const runtime = bare();
     expectCredentialsRefused(
-      () => createSlackNotifier({ runtime, webhookUrl: withCredentials('https://hooks.slack.com/services/T000/B000/XXXX') }),
+      () =>
+        createSlackNotifier({
+          runtime,
+          webhookUrl: withCredentials('https://hooks.slack.com/services/T000/B000/XXXX'),
+        }),
       'webhookUrl',
       /Put the credential in token/,
     );
     expectCredentialsRefused(
-      () => createSlackNotifier({ runtime, token: 'xoxb-123456789', channel: 'C1', apiUrl: withCredentials('https://slack.com/api') }),
+      () =>
+        createSlackNotifier({
+          runtime,
+          token: 'xoxb-123456789',
+          channel: 'C1',
+          apiUrl: withCredentials('https://slack.com/api'),
+        }),
       'apiUrl',
       /Put the credential in token/,
     );

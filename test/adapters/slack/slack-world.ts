@@ -3,7 +3,12 @@
 import { afterEach, expect } from 'vitest';
 import { createMemoryStore, createRuntime, type LinkedRuntime, type RunOrigin, type SnapshotStore } from 'countersign';
 import type { ChannelNotifier, ChannelRoute } from 'countersign/channels';
-import { createSlackActions, createSlackNotifier, type SlackActionsOptions, type SlackNotifierOptions } from 'countersign/slack';
+import {
+  createSlackActions,
+  createSlackNotifier,
+  type SlackActionsOptions,
+  type SlackNotifierOptions,
+} from 'countersign/slack';
 import { fileAgent } from '../../support/file-agent.js';
 import { BOT_TOKEN, startFakeSlack, type FakeSlack, type SlackRequest } from '../../support/fake-slack.js';
 import { interact, NOW_MS, signedRequest, SIGNING_SECRET } from './interactions.js';
@@ -69,7 +74,9 @@ export async function world(options: WorldOptions = {}): Promise<World> {
   });
   const notifier = createSlackNotifier({
     runtime: options.wrap?.(runtime) ?? runtime,
-    ...(options.bot ? { token: BOT_TOKEN, channel: 'C0DEFAULT', apiUrl: slack.apiUrl } : { webhookUrl: slack.webhookUrl }),
+    ...(options.bot
+      ? { token: BOT_TOKEN, channel: 'C0DEFAULT', apiUrl: slack.apiUrl }
+      : { webhookUrl: slack.webhookUrl }),
     sleep: async (ms) => void waits.push(ms),
     onError: (error, context) => notifierErrors.push({ error, operation: context.operation }),
     ...options.notifier,
@@ -98,7 +105,8 @@ export async function paused(w: World, path = '/tmp/x', origin?: RunOrigin) {
     .messages()
     .slice(before)
     .find((message) => Array.isArray(message.json['blocks']));
-  if (!card) throw new Error(`no Slack card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
+  if (!card)
+    throw new Error(`no Slack card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
   return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, card };
 }
 

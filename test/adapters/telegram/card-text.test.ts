@@ -18,7 +18,8 @@ const ARGS_BLOCK = /\n<pre>[\s\S]*?<\/pre>/;
 function referenceWithLine(card: string, line: string): string {
   const room = TELEGRAM_TEXT_LIMIT - card.length - 2;
   if (line.length <= room) return `${card}\n\n${line}`;
-  if (ARGS_BLOCK.test(card)) return referenceWithLine(card.replace(ARGS_BLOCK, '\n<i>(arguments left out to make room)</i>'), line);
+  if (ARGS_BLOCK.test(card))
+    return referenceWithLine(card.replace(ARGS_BLOCK, '\n<i>(arguments left out to make room)</i>'), line);
   return `${card}\n\n${fitEscaped(escapeMarkup(referencePlainText(line)), Math.max(0, room))}`;
 }
 
@@ -36,7 +37,9 @@ describe('Telegram card text', () => {
   });
 
   it('withLine leaves out the arguments block as the regular expression did, on random cards too long for the line', () => {
-    const padded = fc.tuple(html, html, fc.integer({ min: 3_000, max: 4_100 })).map(([head, tail, pad]) => `${head}${'x'.repeat(pad)}${tail}`);
+    const padded = fc
+      .tuple(html, html, fc.integer({ min: 3_000, max: 4_100 }))
+      .map(([head, tail, pad]) => `${head}${'x'.repeat(pad)}${tail}`);
     fc.assert(
       fc.property(padded, html, (card, line) => {
         const long = `${line}${'y'.repeat(1_200)}`;

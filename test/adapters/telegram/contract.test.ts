@@ -2,7 +2,13 @@
 // the webhook route as Updates (Deny answered with /skip by the same user, as a person would).
 import { createTelegramNotifier, createTelegramUpdates } from 'countersign/telegram';
 import { channelContract, type Delivery, type FaultPlan } from '../../support/channel-contract.js';
-import { renderHtml, startFakeTelegram, TELEGRAM_BOT_TOKEN, CHAT_ID, type TelegramRequest } from '../../support/fake-telegram.js';
+import {
+  renderHtml,
+  startFakeTelegram,
+  TELEGRAM_BOT_TOKEN,
+  CHAT_ID,
+  type TelegramRequest,
+} from '../../support/fake-telegram.js';
 import { cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } from './telegram-world.js';
 
 /** The tags the card and the outcome lines are written with; any other tag came from someone else's text. */
@@ -10,12 +16,18 @@ const TEMPLATE_TAGS = new Set(['<b>', '</b>', '<i>', '</i>', '<pre>', '</pre>', 
 
 /** A card Telegram took (sendMessage with buttons) or an edit; refused posts, prompts and callback answers are not deliveries. */
 function delivery(request: TelegramRequest): Delivery | undefined {
-  const posted = request.messageId !== undefined && (request.json['reply_markup'] as { inline_keyboard?: unknown } | undefined)?.inline_keyboard !== undefined;
+  const posted =
+    request.messageId !== undefined &&
+    (request.json['reply_markup'] as { inline_keyboard?: unknown } | undefined)?.inline_keyboard !== undefined;
   const kind = request.method === 'editMessageText' ? 'update' : posted ? 'post' : undefined;
   if (kind === undefined) return undefined;
   const { visible, tags, error } = renderHtml(String(request.json['text'] ?? ''));
   // Text Telegram refuses to parse is active markup too: it would not reach anyone as written.
-  return { kind, visible, active: [...tags.filter((tag) => !TEMPLATE_TAGS.has(tag)), ...(error === undefined ? [] : [error])] };
+  return {
+    kind,
+    visible,
+    active: [...tags.filter((tag) => !TEMPLATE_TAGS.has(tag)), ...(error === undefined ? [] : [error])],
+  };
 }
 
 /** Channel users of the contract (`U1`) as Telegram user ids. */
@@ -30,9 +42,16 @@ channelContract({
       if (request.method !== 'sendMessage') return undefined;
       const fault = plan.shift();
       if (!fault) return undefined;
-      const description = echoSecretsInErrors ? `Forbidden: bot${TELEGRAM_BOT_TOKEN} was blocked at /bot${TELEGRAM_BOT_TOKEN}/sendMessage` : 'Too Many Requests';
-      const parameters = fault.retryAfterSeconds === undefined ? {} : { parameters: { retry_after: fault.retryAfterSeconds } };
-      return { status: fault.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: false, error_code: fault.status, description, ...parameters }) };
+      const description = echoSecretsInErrors
+        ? `Forbidden: bot${TELEGRAM_BOT_TOKEN} was blocked at /bot${TELEGRAM_BOT_TOKEN}/sendMessage`
+        : 'Too Many Requests';
+      const parameters =
+        fault.retryAfterSeconds === undefined ? {} : { parameters: { retry_after: fault.retryAfterSeconds } };
+      return {
+        status: fault.status,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ok: false, error_code: fault.status, description, ...parameters }),
+      };
     });
     const sleeps: number[] = [];
     const errors: unknown[] = [];
@@ -46,7 +65,13 @@ channelContract({
         random: () => 0.5,
         onError: (error) => errors.push(error),
       });
-    const route = createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: SECRET_TOKEN, apiUrl: telegram.apiUrl, onError: (error) => errors.push(error) });
+    const route = createTelegramUpdates({
+      runtime,
+      botToken: TELEGRAM_BOT_TOKEN,
+      secretToken: SECRET_TOKEN,
+      apiUrl: telegram.apiUrl,
+      onError: (error) => errors.push(error),
+    });
     const deliver = async (update: unknown) => {
       const work: Promise<unknown>[] = [];
       const request = new Request('http://approvals.test/telegram/webhook', {
@@ -72,11 +97,19 @@ channelContract({
       deliveries: () => telegram.requests.map(delivery).filter((item) => item !== undefined),
       sleeps,
       errors,
-      buttons: (index) => (cards(telegram)[index]!.request.json['reply_markup'] as { inline_keyboard: { text: string }[][] }).inline_keyboard.flat().map((item) => item.text),
+      buttons: (index) =>
+        (
+          cards(telegram)[index]!.request.json['reply_markup'] as { inline_keyboard: { text: string }[][] }
+        ).inline_keyboard
+          .flat()
+          .map((item) => item.text),
       decider: (user) => `telegram:${userId(user)}`,
       async click(index, button, user) {
         const card = cards(telegram)[index]!;
-        if (button !== 'deny') return told(() => deliver(clickUpdate(card, button === 'approve' ? card.approve : card.approveForRun, userId(user))));
+        if (button !== 'deny')
+          return told(() =>
+            deliver(clickUpdate(card, button === 'approve' ? card.approve : card.approveForRun, userId(user))),
+          );
         return told(async () => {
           await deliver(clickUpdate(card, card.deny, userId(user)));
           const prompt = prompts(telegram).at(-1)!;

@@ -16,7 +16,11 @@ describe('createTelegramNotifier: the card', () => {
     const { card, runId, approvalId } = await paused(w, '<script>alert(1)</script>&\u202Etxt.exe');
     const { request } = card;
     expect(request.token).toBe(TELEGRAM_BOT_TOKEN);
-    expect(request.json).toMatchObject({ chat_id: CHAT_ID, parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    expect(request.json).toMatchObject({
+      chat_id: CHAT_ID,
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: true },
+    });
     expect(request.body).not.toContain(SECRET_VALUE);
     expect(request.body).not.toContain('abc123SECRET');
     const text = request.json['text'] as string;
@@ -29,7 +33,11 @@ describe('createTelegramNotifier: the card', () => {
     expect(visible).toContain(runId);
     expect(tags.every((tag) => ['<b>', '</b>', '<i>', '</i>', '<pre>', '</pre>'].includes(tag))).toBe(true);
 
-    expect([card.approve.text, card.approveForRun.text, card.deny.text]).toEqual(['✅ Approve', '✅ Approve for this run', '❌ Deny']);
+    expect([card.approve.text, card.approveForRun.text, card.deny.text]).toEqual([
+      '✅ Approve',
+      '✅ Approve for this run',
+      '❌ Deny',
+    ]);
     const ids = [card.approve, card.approveForRun, card.deny].map((button) => button.callback_data);
     for (const data of ids) {
       expect(data).toMatch(/^cs:[A-Za-z0-9_-]{22}$/);
@@ -37,7 +45,12 @@ describe('createTelegramNotifier: the card', () => {
     }
     expect(new Set(ids).size).toBe(3);
     // Each short id stands for its one-click token, kept in the runtime's OnceStore.
-    const claims = await Promise.all(ids.map(async (data) => (await w.runtime.inspectLink((await w.runtime.once.get(`telegram:button:${data.slice(3)}`))!)).claim));
+    const claims = await Promise.all(
+      ids.map(
+        async (data) =>
+          (await w.runtime.inspectLink((await w.runtime.once.get(`telegram:button:${data.slice(3)}`))!)).claim,
+      ),
+    );
     expect(claims.map((claim) => [claim.runId, claim.approvalId, claim.decision, claim.scope])).toEqual([
       [runId, approvalId, 'approve', undefined],
       [runId, approvalId, 'approve', 'run'],
@@ -54,7 +67,12 @@ describe('createTelegramNotifier: the card', () => {
     expect(text).toContain('… (cut:');
     expect(text).not.toMatch(/&[a-z]{0,3}\n… \(cut/);
     expect(renderHtml(text).error).toBeUndefined();
-    await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'ops', reason: `${'r'.repeat(1500)} why` });
+    await w.runtime.respond(runId, {
+      approvalId,
+      approved: false,
+      approvedBy: 'ops',
+      reason: `${'r'.repeat(1500)} why`,
+    });
     await w.notifier.flush();
     const [edit] = w.telegram.calls('editMessageText');
     const edited = edit!.json['text'] as string;
@@ -108,7 +126,12 @@ describe('createTelegramNotifier: the card once the approval ends', () => {
   it("shows a denier's reason from elsewhere, escaped", async () => {
     const w = await world();
     const { runId, approvalId } = await paused(w);
-    await w.runtime.respond(runId, { approvalId, approved: false, approvedBy: 'carol', reason: 'not <b>now</b> & never' });
+    await w.runtime.respond(runId, {
+      approvalId,
+      approved: false,
+      approvedBy: 'carol',
+      reason: 'not <b>now</b> & never',
+    });
     await w.notifier.flush();
     const [edit] = w.telegram.calls('editMessageText');
     expect(edit!.json['text']).toMatch(/❌ Denied by carol: not &lt;b&gt;now&lt;\/b&gt; &amp; never\.$/);
@@ -154,9 +177,18 @@ describe('createTelegramNotifier: failures', () => {
   it("waits a 429's retry_after (from the body, as Telegram sends it) and does not follow a redirect", async () => {
     let limited = 1;
     const telegram = await startFakeTelegram((request) => {
-      if (request.json['chat_id'] === '@redirected') return { status: 302, headers: { location: 'http://example.invalid/' } };
+      if (request.json['chat_id'] === '@redirected')
+        return { status: 302, headers: { location: 'http://example.invalid/' } };
       return limited-- > 0
-        ? { status: 429, body: JSON.stringify({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } }) }
+        ? {
+            status: 429,
+            body: JSON.stringify({
+              ok: false,
+              error_code: 429,
+              description: 'Too Many Requests: retry after 3',
+              parameters: { retry_after: 3 },
+            }),
+          }
         : undefined;
     });
     closers.push(() => telegram.close());
@@ -177,19 +209,33 @@ describe('createTelegramNotifier: failures', () => {
 
 describe('createTelegramNotifier: options', () => {
   it('refuses a runtime without links (a type error in TypeScript), a bad token without quoting it, and an apiUrl with credentials', async () => {
-    const plain = createRuntime({ agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })] });
+    const plain = createRuntime({
+      agents: [createAgent({ name: 'a', model: createScriptedModel(() => textTurn('x')), tools: [] })],
+    });
     // @ts-expect-error a runtime made without links cannot mint the buttons' tokens
-    expect(() => createTelegramNotifier({ runtime: plain, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID })).toThrow(/createRuntime\(\{ agents, links \}\)/);
+    expect(() => createTelegramNotifier({ runtime: plain, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID })).toThrow(
+      /createRuntime\(\{ agents, links \}\)/,
+    );
     const { runtime } = await world();
     const bad = () => createTelegramNotifier({ runtime, botToken: 'not a token secret-value', chatId: CHAT_ID });
     expect(bad).toThrow(ConfigError);
     expect(bad).toThrow(/createTelegramNotifier: botToken must be a bot token from BotFather/);
     expect(bad).not.toThrow(/secret-value/);
-    expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: 'general' })).toThrow(/chatId must be a chat id or @channelusername/);
+    expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: 'general' })).toThrow(
+      /chatId must be a chat id or @channelusername/,
+    );
     // @ts-expect-error a misspelt option is refused by name
-    expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, chat: 1 })).toThrow(/unknown option chat/);
+    expect(() => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, chat: 1 })).toThrow(
+      /unknown option chat/,
+    );
     expectCredentialsRefused(
-      () => createTelegramNotifier({ runtime, botToken: TELEGRAM_BOT_TOKEN, chatId: CHAT_ID, apiUrl: withCredentials('https://api.telegram.org') }),
+      () =>
+        createTelegramNotifier({
+          runtime,
+          botToken: TELEGRAM_BOT_TOKEN,
+          chatId: CHAT_ID,
+          apiUrl: withCredentials('https://api.telegram.org'),
+        }),
       'apiUrl',
       /Put the credential in botToken/,
     );

@@ -1,11 +1,29 @@
 // A runtime whose tool needs approval, a fake Bot API on loopback, the Telegram notifier subscribed to the runtime,
 // and the webhook route, called as Telegram calls it (secret-token header, Update JSON), its background work awaited.
 import { afterEach } from 'vitest';
-import { createMemoryStore, createRuntime, type LinkedRuntime, type OnceStore, type RunOrigin, type SnapshotStore } from 'countersign';
+import {
+  createMemoryStore,
+  createRuntime,
+  type LinkedRuntime,
+  type OnceStore,
+  type RunOrigin,
+  type SnapshotStore,
+} from 'countersign';
 import type { ChannelNotifier } from 'countersign/channels';
-import { createTelegramNotifier, createTelegramUpdates, type TelegramNotifierOptions, type TelegramUpdatesOptions } from 'countersign/telegram';
+import {
+  createTelegramNotifier,
+  createTelegramUpdates,
+  type TelegramNotifierOptions,
+  type TelegramUpdatesOptions,
+} from 'countersign/telegram';
 import { fileAgent } from '../../support/file-agent.js';
-import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram, type TelegramRequest } from '../../support/fake-telegram.js';
+import {
+  CHAT_ID,
+  startFakeTelegram,
+  TELEGRAM_BOT_TOKEN,
+  type FakeTelegram,
+  type TelegramRequest,
+} from '../../support/fake-telegram.js';
 
 export const SECRET_TOKEN = 'webhook_secret-0123456789';
 export { SECRET_VALUE } from '../../support/file-agent.js';
@@ -43,9 +61,17 @@ export async function telegramWorld(
 ): Promise<TelegramWorld> {
   const telegram = options.telegram ?? (await startFakeTelegram());
   // The connector carries markup of its own, so every card shows it escaped.
-  const { agent, executed } = fileAgent({ connector: 'files <prod>', ...(options.approvers ? { approvers: options.approvers } : {}) });
+  const { agent, executed } = fileAgent({
+    connector: 'files <prod>',
+    ...(options.approvers ? { approvers: options.approvers } : {}),
+  });
   const store = createMemoryStore();
-  const runtime = createRuntime({ agents: [agent], store, ...(options.once ? { once: options.once } : {}), links: { secret: 'link-secret-0123456789abcdef' } });
+  const runtime = createRuntime({
+    agents: [agent],
+    store,
+    ...(options.once ? { once: options.once } : {}),
+    links: { secret: 'link-secret-0123456789abcdef' },
+  });
   const notifierErrors: Reported[] = [];
   const updateErrors: Reported[] = [];
   const notifier = createTelegramNotifier({
@@ -80,7 +106,10 @@ export async function telegramWorld(
       const response = await route.fetch(
         new Request('http://approvals.test/telegram/webhook', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+          headers: {
+            'content-type': 'application/json',
+            ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }),
+          },
           body: typeof update === 'string' ? update : JSON.stringify(update),
         }),
         { waitUntil: (promise) => void work.push(promise) },
@@ -120,7 +149,14 @@ export function cards(telegram: FakeTelegram): Card[] {
     if (!keyboard || messageId === undefined) continue;
     const [approve, approveForRun, deny] = keyboard.flat();
     const chat = request.json['chat_id'];
-    found.push({ request, messageId, chatId: typeof chat === 'string' ? Number(chat) : (chat as number), approve: approve!, approveForRun: approveForRun!, deny: deny! });
+    found.push({
+      request,
+      messageId,
+      chatId: typeof chat === 'string' ? Number(chat) : (chat as number),
+      approve: approve!,
+      approveForRun: approveForRun!,
+      deny: deny!,
+    });
   }
   return found;
 }
@@ -130,7 +166,8 @@ export async function paused(w: TelegramWorld, path = '/tmp/x', origin?: RunOrig
   const run = await w.runtime.start('files', { input: path, ...(origin === undefined ? {} : { origin }) });
   await w.notifier.flush();
   const card = cards(w.telegram).at(-1);
-  if (!card) throw new Error(`no card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
+  if (!card)
+    throw new Error(`no card; notifier errors: ${w.notifierErrors.map((item) => String(item.error)).join('; ')}`);
   return { runId: run.runId, approvalId: run.pendingApprovals[0]!.approvalId, card };
 }
 
@@ -141,7 +178,12 @@ export function clickUpdate(card: Card, button: Button, userId: number) {
     callback_query: {
       id: `cq-${nextUpdateId}`,
       from: { id: userId, is_bot: false, first_name: 'Alice' },
-      message: { message_id: card.messageId, date: 1_700_000_000, chat: { id: card.chatId, type: 'supergroup' }, text: 'Approval needed' },
+      message: {
+        message_id: card.messageId,
+        date: 1_700_000_000,
+        chat: { id: card.chatId, type: 'supergroup' },
+        text: 'Approval needed',
+      },
       chat_instance: '-123456789',
       data: button.callback_data,
     },
@@ -158,7 +200,12 @@ export function replyUpdate(chatId: number, replyTo: number, text: string, userI
       chat: { id: chatId, type: 'supergroup' },
       from: { id: userId, is_bot: false, first_name: 'Bob' },
       text,
-      reply_to_message: { message_id: replyTo, date: 1_700_000_000, chat: { id: chatId, type: 'supergroup' }, text: 'why deny?' },
+      reply_to_message: {
+        message_id: replyTo,
+        date: 1_700_000_000,
+        chat: { id: chatId, type: 'supergroup' },
+        text: 'why deny?',
+      },
     },
   };
 }
@@ -167,7 +214,11 @@ export function replyUpdate(chatId: number, replyTo: number, text: string, userI
 export function prompts(telegram: FakeTelegram): { readonly request: TelegramRequest; readonly messageId: number }[] {
   return telegram
     .calls('sendMessage')
-    .filter((request) => (request.json['reply_markup'] as { force_reply?: boolean } | undefined)?.force_reply === true && request.messageId !== undefined)
+    .filter(
+      (request) =>
+        (request.json['reply_markup'] as { force_reply?: boolean } | undefined)?.force_reply === true &&
+        request.messageId !== undefined,
+    )
     .map((request) => ({ request, messageId: request.messageId! }));
 }
 

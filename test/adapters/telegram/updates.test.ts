@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { createTelegramUpdates } from 'countersign/telegram';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
 import { renderHtml, startFakeTelegram, TELEGRAM_BOT_TOKEN } from '../../support/fake-telegram.js';
-import { clickUpdate, paused, prompts, replyUpdate, SECRET_TOKEN, telegramWorlds, type TelegramWorld } from './telegram-world.js';
+import {
+  clickUpdate,
+  paused,
+  prompts,
+  replyUpdate,
+  SECRET_TOKEN,
+  telegramWorlds,
+  type TelegramWorld,
+} from './telegram-world.js';
 
 const { world, closers } = telegramWorlds();
 
@@ -19,7 +27,11 @@ const lastLine = (text: unknown) => visible(text).split('\n\n').at(-1);
 /** Serves the route on loopback, collecting the background work it starts. */
 async function served(w: TelegramWorld) {
   const work: Promise<unknown>[] = [];
-  const server = serve({ fetch: (request) => w.route.fetch(request, { waitUntil: (promise) => void work.push(promise) }), port: 0, hostname: '127.0.0.1' });
+  const server = serve({
+    fetch: (request) => w.route.fetch(request, { waitUntil: (promise) => void work.push(promise) }),
+    port: 0,
+    hostname: '127.0.0.1',
+  });
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, settled: () => Promise.all(work) };
@@ -43,8 +55,12 @@ describe('POST /telegram/webhook over a socket', () => {
     expect(run.status).toBe('completed');
     expect(run.audit[0]).toMatchObject({ decision: 'approved', by: 'telegram:4242' });
     expect(w.executed).toEqual(['/tmp/x']);
-    expect(w.telegram.calls('answerCallbackQuery').map((call) => call.json)).toEqual([{ callback_query_id: expect.stringMatching(/^cq-/), text: 'Approved.' }]);
-    const clickEdit = w.telegram.calls('editMessageText').find((edit) => lastLine(edit.json['text'])!.startsWith('Approved by'));
+    expect(w.telegram.calls('answerCallbackQuery').map((call) => call.json)).toEqual([
+      { callback_query_id: expect.stringMatching(/^cq-/), text: 'Approved.' },
+    ]);
+    const clickEdit = w.telegram
+      .calls('editMessageText')
+      .find((edit) => lastLine(edit.json['text'])!.startsWith('Approved by'));
     expect(clickEdit!.json).toMatchObject({ chat_id: card.chatId, message_id: card.messageId, parse_mode: 'HTML' });
     expect(clickEdit!.json['reply_markup']).toBeUndefined();
     expect(lastLine(clickEdit!.json['text'])).toBe('Approved by Telegram user 4242: delete_file, run is completed.');
@@ -59,7 +75,10 @@ describe('POST /telegram/webhook over a socket', () => {
     for (const secret of ['wrong-secret', null, `${SECRET_TOKEN}x`, '']) {
       const response = await fetch(`${base}/telegram/webhook`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+        headers: {
+          'content-type': 'application/json',
+          ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }),
+        },
         body: JSON.stringify(clickUpdate(card, card.approve, 1)),
       });
       expect(response.status).toBe(401);
@@ -76,7 +95,9 @@ describe('POST /telegram/webhook over a socket', () => {
       headers: { 'transfer-encoding': 'chunked', 'x-telegram-bot-api-secret-token': 'wrong' },
     });
     held.write('{"update_id":');
-    const status = await new Promise<number | undefined>((resolve) => held.on('response', (res) => resolve(res.statusCode)));
+    const status = await new Promise<number | undefined>((resolve) =>
+      held.on('response', (res) => resolve(res.statusCode)),
+    );
     held.destroy();
     expect(status).toBe(401);
     expect(await state(w, runId)).toBe(before);
@@ -89,7 +110,11 @@ describe('POST /telegram/webhook: buttons', () => {
     const w = await world();
     const { runId, card } = await paused(w);
     await w.deliver(clickUpdate(card, card.approveForRun, 7));
-    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({ decision: 'approved', by: 'telegram:7', scope: 'run' });
+    expect((await w.runtime.get(runId)).audit[0]).toMatchObject({
+      decision: 'approved',
+      by: 'telegram:7',
+      scope: 'run',
+    });
   });
 
   it('handles a redelivered update once', async () => {
@@ -129,10 +154,12 @@ describe('POST /telegram/webhook: buttons', () => {
     const before = await state(w, runId);
     await w.deliver(clickUpdate(card, { text: '?', callback_data: 'cs:AAAAAAAAAAAAAAAAAAAAAA' }, 1));
     await w.deliver(clickUpdate(card, card.approve, 2));
-    expect(w.telegram.calls('answerCallbackQuery').map((call) => [call.json['show_alert'], call.json['text']])).toEqual([
-      [true, 'This button is no longer valid (unknown or expired); nothing was done.'],
-      [true, 'Telegram user 2 may not decide this approval; nothing was done. Ask one of its approvers.'],
-    ]);
+    expect(w.telegram.calls('answerCallbackQuery').map((call) => [call.json['show_alert'], call.json['text']])).toEqual(
+      [
+        [true, 'This button is no longer valid (unknown or expired); nothing was done.'],
+        [true, 'Telegram user 2 may not decide this approval; nothing was done. Ask one of its approvers.'],
+      ],
+    );
     expect(w.telegram.calls('editMessageText')).toHaveLength(0);
     expect(await state(w, runId)).toBe(before);
     await w.deliver(clickUpdate(card, card.approve, 1));
@@ -143,7 +170,14 @@ describe('POST /telegram/webhook: buttons', () => {
     const w = await world();
     const { runId, card } = await paused(w);
     const before = await state(w, runId);
-    expect((await w.deliver({ update_id: 1, message: { message_id: 5, chat: { id: card.chatId, type: 'supergroup' }, text: '/start' } })).status).toBe(200);
+    expect(
+      (
+        await w.deliver({
+          update_id: 1,
+          message: { message_id: 5, chat: { id: card.chatId, type: 'supergroup' }, text: '/start' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await w.deliver(clickUpdate(card, { text: 'x', callback_data: 'other-bot:123' }, 1))).status).toBe(200);
     expect((await w.deliver('not json')).status).toBe(400);
     expect(await state(w, runId)).toBe(before);
@@ -154,7 +188,14 @@ describe('POST /telegram/webhook: buttons', () => {
     const telegram = await startFakeTelegram((request) =>
       request.method === 'sendMessage'
         ? undefined
-        : { status: 400, body: JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: bot${TELEGRAM_BOT_TOKEN} message is not modified` }) },
+        : {
+            status: 400,
+            body: JSON.stringify({
+              ok: false,
+              error_code: 400,
+              description: `Bad Request: bot${TELEGRAM_BOT_TOKEN} message is not modified`,
+            }),
+          },
     );
     closers.push(() => telegram.close());
     const w = await world({ telegram });
@@ -174,14 +215,18 @@ describe('POST /telegram/webhook: deny with a reason', () => {
     const w = await world();
     const { runId, card } = await paused(w);
     await w.deliver(clickUpdate(card, card.deny, 77));
-    expect(w.telegram.calls('answerCallbackQuery').at(-1)!.json['text']).toBe('Reply to the message below with a reason, or send /skip.');
+    expect(w.telegram.calls('answerCallbackQuery').at(-1)!.json['text']).toBe(
+      'Reply to the message below with a reason, or send /skip.',
+    );
     const [prompt] = prompts(w.telegram);
     expect(prompt!.request.json).toMatchObject({
       chat_id: card.chatId,
       reply_parameters: { message_id: card.messageId },
       reply_markup: { force_reply: true, selective: true },
     });
-    expect(prompt!.request.json['text']).toBe('<a href="tg://user?id=77">Telegram user 77</a>, why deny <b>delete_file</b>? Reply with a reason, or send /skip.');
+    expect(prompt!.request.json['text']).toBe(
+      '<a href="tg://user?id=77">Telegram user 77</a>, why deny <b>delete_file</b>? Reply with a reason, or send /skip.',
+    );
     expect((await w.runtime.get(runId)).status).toBe('awaitingApproval');
 
     // Someone else's reply is ignored, and leaves the prompt for the denier.
@@ -194,7 +239,9 @@ describe('POST /telegram/webhook: deny with a reason', () => {
     const run = await w.runtime.get(runId);
     expect(run.audit[0]).toMatchObject({ decision: 'denied', by: 'telegram:77', reason: 'too risky <now>' });
     expect(w.executed).toEqual([]);
-    const lines = w.telegram.calls('editMessageText').map((edit) => [edit.json['message_id'], lastLine(edit.json['text'])]);
+    const lines = w.telegram
+      .calls('editMessageText')
+      .map((edit) => [edit.json['message_id'], lastLine(edit.json['text'])]);
     expect(lines).toContainEqual([card.messageId, `Denied by Telegram user 77: delete_file, run is ${run.status}.`]);
     expect(lines).toContainEqual([card.messageId, '❌ Denied by Telegram user 77: too risky <now>.']);
 
@@ -218,15 +265,23 @@ describe('POST /telegram/webhook: deny with a reason', () => {
 describe('createTelegramUpdates: options', () => {
   it('refuses a secret token Telegram would refuse and an apiUrl with credentials, never quoting a secret', async () => {
     const { runtime } = await world();
-    expect(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'has spaces and !' })).toThrow(
-      /createTelegramUpdates: secretToken must be 1 to 256 characters/,
-    );
-    expect(() => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'x'.repeat(257) })).toThrow(/secretToken/);
+    expect(() =>
+      createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'has spaces and !' }),
+    ).toThrow(/createTelegramUpdates: secretToken must be 1 to 256 characters/);
+    expect(() =>
+      createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: 'x'.repeat(257) }),
+    ).toThrow(/secretToken/);
     const badToken = () => createTelegramUpdates({ runtime, botToken: 'nope secret-value', secretToken: SECRET_TOKEN });
     expect(badToken).toThrow(/createTelegramUpdates: botToken must be a bot token/);
     expect(badToken).not.toThrow(/secret-value/);
     expectCredentialsRefused(
-      () => createTelegramUpdates({ runtime, botToken: TELEGRAM_BOT_TOKEN, secretToken: SECRET_TOKEN, apiUrl: withCredentials('https://api.telegram.org') }),
+      () =>
+        createTelegramUpdates({
+          runtime,
+          botToken: TELEGRAM_BOT_TOKEN,
+          secretToken: SECRET_TOKEN,
+          apiUrl: withCredentials('https://api.telegram.org'),
+        }),
       'apiUrl',
       /Put the credential in botToken/,
     );

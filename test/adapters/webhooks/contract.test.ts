@@ -14,7 +14,12 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 /** A receiver URL often carries a token in its path (a Slack webhook's does). */
 const URL_TOKEN = 'url-token-Zq81xT0kP';
 
-const plain: Markup = { escape: (text) => text, strong: (text) => text, code: (text) => text, who: (by) => by ?? 'someone' };
+const plain: Markup = {
+  escape: (text) => text,
+  strong: (text) => text,
+  code: (text) => text,
+  who: (by) => by ?? 'someone',
+};
 
 function read(event: WebhookEvent): Delivery | undefined {
   switch (event.type) {
@@ -47,7 +52,11 @@ channelContract({
         return 200;
       }
       const echo = echoSecretsInErrors ? `refused ${url} signed with ${SECRET}` : '';
-      return { status: fault.status, body: echo, headers: fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) } };
+      return {
+        status: fault.status,
+        body: echo,
+        headers: fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) },
+      };
     });
     const url = `${receiver.url}/T0/${URL_TOKEN}`;
     const sleeps: number[] = [];
@@ -71,8 +80,16 @@ channelContract({
         for (const delivery of receiver.deliveries) {
           if (!accepted.has(delivery)) continue;
           const id = String(delivery.headers['webhook-id']);
-          const headers = { id, timestamp: String(delivery.headers['webhook-timestamp']), signature: String(delivery.headers['webhook-signature']) };
-          if (verifyWebhook([SECRET], headers, delivery.body, Math.floor(Date.now() / 1000)) !== undefined || seen.has(id)) continue;
+          const headers = {
+            id,
+            timestamp: String(delivery.headers['webhook-timestamp']),
+            signature: String(delivery.headers['webhook-signature']),
+          };
+          if (
+            verifyWebhook([SECRET], headers, delivery.body, Math.floor(Date.now() / 1000)) !== undefined ||
+            seen.has(id)
+          )
+            continue;
           seen.add(id);
           let event: WebhookEvent;
           try {

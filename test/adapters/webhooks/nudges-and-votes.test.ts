@@ -40,9 +40,16 @@ describe('webhooks: approval.reminder, approval.escalated and approval.voted', (
       approvals: { required: 2 },
       execute: async () => 'refunded',
     });
-    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: { cents: 500 } }])));
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn([{ name: 'refund', args: { cents: 500 } }]),
+    );
     const notifier = createWebhookNotifier({ url: receiver.url, secret: SECRET });
-    const runtime = createRuntime({ agents: [testAgent({ name: 'billing', model, tools: [refund], clock })], store: createMemoryStore(), clock, notifier });
+    const runtime = createRuntime({
+      agents: [testAgent({ name: 'billing', model, tools: [refund], clock })],
+      store: createMemoryStore(),
+      clock,
+      notifier,
+    });
 
     const run = await runtime.start('billing', { input: 'refund', sessionId: 'chat-1' });
     const request = run.pendingApprovals[0]!;
@@ -59,13 +66,32 @@ describe('webhooks: approval.reminder, approval.escalated and approval.voted', (
     await notifier.flush();
 
     const events = receiver.deliveries.map(verified);
-    const nudgesAndVotes = events.filter((event) => event.type !== 'approval.requested' && event.type !== 'approval.resolved');
-    expect(nudgesAndVotes.map((event) => event.type)).toEqual(['approval.reminder', 'approval.escalated', 'approval.voted']);
+    const nudgesAndVotes = events.filter(
+      (event) => event.type !== 'approval.requested' && event.type !== 'approval.resolved',
+    );
+    expect(nudgesAndVotes.map((event) => event.type)).toEqual([
+      'approval.reminder',
+      'approval.escalated',
+      'approval.voted',
+    ]);
     const [reminder, escalated, voted] = nudgesAndVotes;
-    expect(reminder!.data).toMatchObject({ runId: run.runId, approvalId: request.approvalId, toolName: 'refund', sessionId: 'chat-1', reminder: 1 });
+    expect(reminder!.data).toMatchObject({
+      runId: run.runId,
+      approvalId: request.approvalId,
+      toolName: 'refund',
+      sessionId: 'chat-1',
+      reminder: 1,
+    });
     expect(escalated!.data).toMatchObject({ runId: run.runId, approvalId: request.approvalId, step: 0, to: ['carol'] });
-    expect(voted!.data).toMatchObject({ runId: run.runId, approvalId: request.approvalId, vote: { by: 'alice', approved: true }, tally: { approvals: 1, required: 2 } });
+    expect(voted!.data).toMatchObject({
+      runId: run.runId,
+      approvalId: request.approvalId,
+      vote: { by: 'alice', approved: true },
+      tally: { approvals: 1, required: 2 },
+    });
     // Each delivery has its own id, so a receiver can drop a retried one.
-    expect(new Set(receiver.deliveries.map((delivery) => delivery.headers['webhook-id'])).size).toBe(receiver.deliveries.length);
+    expect(new Set(receiver.deliveries.map((delivery) => delivery.headers['webhook-id'])).size).toBe(
+      receiver.deliveries.length,
+    );
   });
 });

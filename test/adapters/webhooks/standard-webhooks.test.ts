@@ -39,7 +39,8 @@ describe('Standard Webhooks signatures', () => {
   });
 
   it('refuses missing, wrong, truncated and stale signatures', () => {
-    const check = (headers: ReturnType<typeof headersOf>, now = vector.timestamp) => verifyWebhook([vector.secret], headers, vector.body, now);
+    const check = (headers: ReturnType<typeof headersOf>, now = vector.timestamp) =>
+      verifyWebhook([vector.secret], headers, vector.body, now);
     expect(check(headersOf(''))).toBe('missing_headers');
     expect(check({ ...headersOf(vector.signature), id: undefined })).toBe('missing_headers');
     expect(check(headersOf(`v1,${Buffer.alloc(32).toString('base64')}`))).toBe('bad_signature');
@@ -49,6 +50,8 @@ describe('Standard Webhooks signatures', () => {
     expect(check(headersOf(vector.signature), vector.timestamp + 301)).toBe('stale_timestamp');
     expect(check(headersOf(vector.signature), vector.timestamp - 301)).toBe('stale_timestamp');
     expect(check(headersOf(vector.signature), vector.timestamp + 300)).toBeUndefined();
-    expect(verifyWebhook([vector.secret], headersOf(vector.signature), `${vector.body} `, vector.timestamp)).toBe('bad_signature');
+    expect(verifyWebhook([vector.secret], headersOf(vector.signature), `${vector.body} `, vector.timestamp)).toBe(
+      'bad_signature',
+    );
   });
 });

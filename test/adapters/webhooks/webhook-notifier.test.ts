@@ -2,11 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, createAgent, createMemoryStore, createRuntime, defineTool, type ApprovalRequest, type AuditEntry, type RunEvent } from 'countersign';
-import { createWebhookNotifier, type WebhookDeadLetter, type WebhookEvent, type WebhookNotifierOptions } from 'countersign/webhooks';
+import {
+  ConfigError,
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+  type ApprovalRequest,
+  type AuditEntry,
+  type RunEvent,
+} from 'countersign';
+import {
+  createWebhookNotifier,
+  type WebhookDeadLetter,
+  type WebhookEvent,
+  type WebhookNotifierOptions,
+} from 'countersign/webhooks';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { expectCredentialsRefused, withCredentials } from '../../support/credential-urls.js';
-import { startReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../../support/webhook-receiver.js';
+import {
+  startReceiver,
+  type ReceivedDelivery,
+  type ReceiverAnswer,
+  type WebhookReceiver,
+} from '../../support/webhook-receiver.js';
 
 // The Standard Webhooks known-answer secret; any whsec_ secret of 24+ bytes would do.
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -95,7 +114,11 @@ describe('createWebhookNotifier options', () => {
   });
 
   it('refuses a URL with a user name and password, pointing at the signing secret instead', () => {
-    expectCredentialsRefused(() => createWebhookNotifier({ ...base, url: withCredentials(base.url) }), 'url', /Put the credential in secret/);
+    expectCredentialsRefused(
+      () => createWebhookNotifier({ ...base, url: withCredentials(base.url) }),
+      'url',
+      /Put the credential in secret/,
+    );
   });
 
   it('never repeats a secret in its error message', () => {
@@ -140,9 +163,14 @@ describe('deliveries', () => {
   it("carries the run's session on approval.requested, so a receiver can group a conversation's requests", async () => {
     const target = await receiver();
     const notifier = notifierFor(target);
-    await notifier.publish([{ type: 'approval-requested', runId: 'run_1', agentName: 'payments', request, sessionId: 'chat-42' }]);
+    await notifier.publish([
+      { type: 'approval-requested', runId: 'run_1', agentName: 'payments', request, sessionId: 'chat-42' },
+    ]);
     await notifier.flush();
-    expect(verified(target.deliveries[0]!)).toMatchObject({ type: 'approval.requested', data: { runId: 'run_1', sessionId: 'chat-42', approvalId: 'appr_1' } });
+    expect(verified(target.deliveries[0]!)).toMatchObject({
+      type: 'approval.requested',
+      data: { runId: 'run_1', sessionId: 'chat-42', approvalId: 'appr_1' },
+    });
   });
 
   it('sends approval.resolved and, only when asked, the run events; skips decisions no one was asked for', async () => {
@@ -157,7 +185,13 @@ describe('deliveries', () => {
       },
       { type: 'run-completed', runId: 'run_1', agentName: 'payments', output: 'paid' },
       { type: 'run-failed', runId: 'run_2', agentName: 'payments', error: { code: 'model_error', message: 'boom' } },
-      { type: 'run-cancelled', runId: 'run_3', agentName: 'payments', reason: 'operator', interrupted: [{ toolCallId: 'call_9', toolName: 'pay' }] },
+      {
+        type: 'run-cancelled',
+        runId: 'run_3',
+        agentName: 'payments',
+        reason: 'operator',
+        interrupted: [{ toolCallId: 'call_9', toolName: 'pay' }],
+      },
     ];
     const defaults = notifierFor(target);
     await defaults.publish(runEvents);
@@ -171,7 +205,11 @@ describe('deliveries', () => {
     await everything.flush();
     const events = target.deliveries.map((delivery) => verified(delivery));
     expect(events.map((event) => event.type).sort()).toEqual(['run.cancelled', 'run.completed', 'run.failed']);
-    expect(events.find((event) => event.type === 'run.failed')?.data).toEqual({ runId: 'run_2', agentName: 'payments', error: { code: 'model_error', message: 'boom' } });
+    expect(events.find((event) => event.type === 'run.failed')?.data).toEqual({
+      runId: 'run_2',
+      agentName: 'payments',
+      error: { code: 'model_error', message: 'boom' },
+    });
     expect(events.find((event) => event.type === 'run.cancelled')?.data).toEqual({
       runId: 'run_3',
       agentName: 'payments',
@@ -215,7 +253,9 @@ describe('deliveries', () => {
 
 describe('retries', () => {
   it('retries a 500 with growing, jittered waits and delivers on the 3rd try with the same webhook-id and body', async () => {
-    const target = await receiver((delivery) => (delivery.seq <= 2 ? { status: 500, body: 'down for maintenance' } : 200));
+    const target = await receiver((delivery) =>
+      delivery.seq <= 2 ? { status: 500, body: 'down for maintenance' } : 200,
+    );
     const sleep = recordingSleep();
     const notifier = notifierFor(target, { sleep, backoffMs: 1000 });
     await notifier.publish([requested()]);
@@ -238,7 +278,14 @@ describe('retries', () => {
     const target = await receiver(() => ({ status: 500, body: 'database\n  unavailable' }));
     const onDeadLetter = vi.fn<(entry: WebhookDeadLetter) => void>();
     const sleep = recordingSleep();
-    const notifier = notifierFor(target, { sleep, maxAttempts: 4, backoffMs: 100, maxBackoffMs: 250, random: () => 0.999999, onDeadLetter });
+    const notifier = notifierFor(target, {
+      sleep,
+      maxAttempts: 4,
+      backoffMs: 100,
+      maxBackoffMs: 250,
+      random: () => 0.999999,
+      onDeadLetter,
+    });
     await notifier.publish([requested()]);
     await notifier.flush();
 
@@ -271,11 +318,17 @@ describe('retries', () => {
 
   it('keeps URLs out of a dead letter: a receiver body or a redirect quoting one names only its host', async () => {
     const hook = 'https://hooks.slack.com/services/T0/B0/XXXXsecretXXXX';
-    const echoing = await receiver(() => ({ status: 404, body: `no_service for ${hook} (see hooks.slack.com/services/T0/B0/XXXXsecretXXXX)` }));
+    const echoing = await receiver(() => ({
+      status: 404,
+      body: `no_service for ${hook} (see hooks.slack.com/services/T0/B0/XXXXsecretXXXX)`,
+    }));
     const first = notifierFor(echoing);
     await first.publish([requested()]);
     await first.flush();
-    const redirecting = await receiver(() => ({ status: 302, headers: { location: `https://user:pw@elsewhere.example/hooks?token=XXXXsecretXXXX` } }));
+    const redirecting = await receiver(() => ({
+      status: 302,
+      headers: { location: `https://user:pw@elsewhere.example/hooks?token=XXXXsecretXXXX` },
+    }));
     const second = notifierFor(redirecting);
     await second.publish([requested()]);
     await second.flush();
@@ -306,7 +359,13 @@ describe('retries', () => {
     ];
     const target = await receiver((delivery) => answers[delivery.seq - 1]!);
     const sleep = recordingSleep();
-    const notifier = notifierFor(target, { sleep, clock: () => now, backoffMs: 10, maxBackoffMs: 60_000, random: () => 0 });
+    const notifier = notifierFor(target, {
+      sleep,
+      clock: () => now,
+      backoffMs: 10,
+      maxBackoffMs: 60_000,
+      random: () => 0,
+    });
     await notifier.publish([requested()]);
     await notifier.flush();
     expect(target.deliveries).toHaveLength(5);
@@ -355,11 +414,19 @@ describe('retries', () => {
     const sleep = async (ms: number) => {
       now += ms;
     };
-    const notifier = notifierFor(target, { sleep, clock: () => now, backoffMs: 3_600_000, maxBackoffMs: 3_600_000, random: () => 0.999999 });
+    const notifier = notifierFor(target, {
+      sleep,
+      clock: () => now,
+      backoffMs: 3_600_000,
+      maxBackoffMs: 3_600_000,
+      random: () => 0.999999,
+    });
     await notifier.publish([requested()]);
     await notifier.flush();
     const [first, second] = target.deliveries;
-    expect(Number(second!.headers['webhook-timestamp']) - Number(first!.headers['webhook-timestamp'])).toBeGreaterThan(3_599);
+    expect(Number(second!.headers['webhook-timestamp']) - Number(first!.headers['webhook-timestamp'])).toBeGreaterThan(
+      3_599,
+    );
     expect(() => verified(first!)).toThrow();
     expect(verified(second!).type).toBe('approval.requested');
   });
@@ -379,7 +446,9 @@ describe('retries', () => {
     ]);
     releaseSleep();
     await notifier.flush();
-    expect(target.deliveries.slice(2).map((delivery) => [verified(delivery).type, verified(delivery).data.runId])).toEqual([
+    expect(
+      target.deliveries.slice(2).map((delivery) => [verified(delivery).type, verified(delivery).data.runId]),
+    ).toEqual([
       ['approval.requested', 'run_1'],
       ['approval.resolved', 'run_1'],
     ]);
@@ -463,7 +532,9 @@ describe('through createRuntime', () => {
       },
     });
     const model = createScriptedModel(({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? textTurn('paid') : toolCallTurn('send_payment', { to: 'acct-9', cents: 500, apiKey: 'sk-live-do-not-leak' }),
+      messages.at(-1)?.role === 'tool'
+        ? textTurn('paid')
+        : toolCallTurn('send_payment', { to: 'acct-9', cents: 500, apiKey: 'sk-live-do-not-leak' }),
     );
     const agent = createAgent({ name: `payments-${randomUUID().slice(0, 8)}`, model, tools: [tool] });
     const onError = vi.fn();
@@ -486,12 +557,24 @@ describe('through createRuntime', () => {
     });
     expect(target.deliveries[0]!.body).not.toContain('sk-live-do-not-leak');
 
-    const { status } = await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: true, approvedBy: 'alice' });
+    const { status } = await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
     expect(status).toBe('completed');
     await notifier.flush();
     const later = target.deliveries.slice(1).map((delivery) => verified(delivery));
     expect(later.map((event) => event.type)).toEqual(['approval.resolved', 'run.completed']);
-    expect(later[0]).toMatchObject({ data: { runId: paused.runId, approvalId: paused.pendingApprovals[0]!.approvalId, decision: 'approved', by: 'alice', source: 'human' } });
+    expect(later[0]).toMatchObject({
+      data: {
+        runId: paused.runId,
+        approvalId: paused.pendingApprovals[0]!.approvalId,
+        decision: 'approved',
+        by: 'alice',
+        source: 'human',
+      },
+    });
     expect(later[1]).toMatchObject({ data: { runId: paused.runId, output: 'paid' } });
     expect(target.deliveries.some((delivery) => delivery.body.includes('sk-live-do-not-leak'))).toBe(false);
     expect(executed).toEqual(['acct-9']);
@@ -501,8 +584,16 @@ describe('through createRuntime', () => {
   it('sends tool.finished, when listed, with how the approved call ended', async () => {
     const target = await receiver();
     const notifier = notifierFor(target, { events: ['tool.finished'] });
-    const tool = defineTool({ name: 'wipe', description: 'Wipe', input: z.object({ path: z.string() }), needsApproval: true, execute: ({ path }) => `wiped ${path}` });
-    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('wipe', { path: '/tmp/x' })));
+    const tool = defineTool({
+      name: 'wipe',
+      description: 'Wipe',
+      input: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: ({ path }) => `wiped ${path}`,
+    });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('wipe', { path: '/tmp/x' }),
+    );
     const agent = createAgent({ name: `wipe-${randomUUID().slice(0, 8)}`, model, tools: [tool] });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore(), notifier });
     const paused = await runtime.start(agent.name, { input: 'wipe' });
@@ -529,12 +620,24 @@ describe('through createRuntime', () => {
   it('lets a run finish while the receiver is down; the events end as dead letters, not run errors', async () => {
     const target = await receiver(() => 503);
     const notifier = notifierFor(target, { maxAttempts: 2 });
-    const model = createScriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('wipe', { path: '/tmp/x' })));
-    const tool = defineTool({ name: 'wipe', description: 'Wipe', input: z.object({ path: z.string() }), needsApproval: true, execute: () => 'wiped' });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('wipe', { path: '/tmp/x' }),
+    );
+    const tool = defineTool({
+      name: 'wipe',
+      description: 'Wipe',
+      input: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: () => 'wiped',
+    });
     const agent = createAgent({ name: `wipe-${randomUUID().slice(0, 8)}`, model, tools: [tool] });
     const runtime = createRuntime({ agents: [agent], store: createMemoryStore(), notifier });
     const paused = await runtime.start(agent.name, { input: 'wipe' });
-    const { status } = await runtime.respond(paused.runId, { approvalId: paused.pendingApprovals[0]!.approvalId, approved: false, reason: 'no' });
+    const { status } = await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: false,
+      reason: 'no',
+    });
     expect(status).toBe('completed');
     await notifier.flush();
     expect(notifier.deadLetters().map((letter) => [letter.event.type, letter.attempts])).toEqual([

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { policyOptionsShape } from '../policy/policy-options.js';
 import { functionSchema } from '../run/function-schema.js';
 import { ConfigError } from '../errors.js';
 import type { Tool } from '../tools/define-tool.js';
@@ -8,7 +9,6 @@ import type { ExecuteOptions } from '../loop/execute-options.js';
 import type { ExecuteInput } from '../loop/execute-input.js';
 import { InflightRuns } from '../loop/inflight.js';
 import { compileRules } from '../policy/policy.js';
-import type { RuleStore } from '../ports/rule-store.js';
 import type { GrantStore } from '../ports/grant-store.js';
 import { createMemoryGrantStore } from '../stores/memory/memory-grant-store.js';
 import { StoredRuleCache } from '../policy/stored-rules.js';
@@ -38,16 +38,7 @@ const configSchema = optionsObject({
   onExpire: z.enum(['deny', 'keep']).optional(),
   remindAfterMs: remindAfterMsSchema.optional(),
   clock: functionSchema().optional(),
-  policy: optionsObject({
-    rules: z.array(z.unknown()).optional(),
-    default: z.enum(['allow', 'ask', 'deny']).optional(),
-  }).optional(),
-  ruleStore: z
-    .custom<RuleStore>(
-      (value) => typeof (value as RuleStore | undefined)?.list === 'function',
-      'must implement RuleStore',
-    )
-    .optional(),
+  ...policyOptionsShape,
   grantStore: z
     .custom<GrantStore>(
       (value) => typeof (value as GrantStore | undefined)?.consume === 'function',

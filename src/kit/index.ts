@@ -71,6 +71,7 @@ export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body
 export { approversNow } from '../decisions/authority/who-may-decide.js';
 export { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
 export { runNextNudgeAt } from '../policy/nudge.js';
+export { policyOptionsShape } from '../policy/policy-options.js';
 /** @internal */
 export { expiryDecisions } from '../policy/expiry.js';
 export { presentText } from '../presentation/display-text.js';

@@ -10,7 +10,13 @@ import type {
   SnapshotStore,
   RuntimeOptions,
 } from '../index.js';
-import { optionsObject, parseOptions, runtimeOptionsSchema, maxBodyBytesSchema } from '../kit/index.js';
+import {
+  optionsObject,
+  parseOptions,
+  policyOptionsShape,
+  runtimeOptionsSchema,
+  maxBodyBytesSchema,
+} from '../kit/index.js';
 import type { McpConnection } from './mcp-connection.js';
 import { type McpServerOptions, serverSchema } from './mcp-options.js';
 
@@ -93,16 +99,7 @@ export const clientName = z
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, dashes or underscores');
 
 const settingsShape = {
-  policy: optionsObject({
-    rules: z.array(z.unknown()).optional(),
-    default: z.enum(['allow', 'ask', 'deny']).optional(),
-  }).optional(),
-  ruleStore: z
-    .custom<RuleStore>(
-      (value) => typeof (value as RuleStore | undefined)?.list === 'function',
-      'must implement RuleStore',
-    )
-    .optional(),
+  ...policyOptionsShape,
   store: runtimeOptionsSchema.shape.store,
   notifier: runtimeOptionsSchema.shape.notifier,
   links: runtimeOptionsSchema.shape.links,

@@ -168,6 +168,26 @@ class ChannelCards<Ref> {
     return Math.min(now + this.#settings.linkTtlMs, request.expiresAt ?? Number.POSITIVE_INFINITY);
   }
 
+  /** The card asking for an event's request, its buttons' tokens minted to expire at `expiresAt`. */
+  #cardOf(event: AskEvent, expiresAt: number, nudge?: CardNudge): ApprovalCard {
+    const { runId, request } = event;
+    const tokens = this.#settings.runtime.links.mint({
+      runId,
+      approvalId: request.approvalId,
+      expiresAt,
+      ...sessionOf(event),
+    });
+    return {
+      runId,
+      agentName: event.agentName,
+      request,
+      tokens,
+      ...(nudge === undefined ? {} : { nudge }),
+      ...sessionOf(event),
+      ...originOf(event),
+    };
+  }
+
   #report(error: unknown, context: Omit<ChannelErrorContext, 'channel'>): void {
     try {
       this.#settings.onError?.(publicError(error, this.#driver.redact), { channel: this.#driver.name, ...context });
@@ -178,7 +198,7 @@ class ChannelCards<Ref> {
 
   async #ask(event: Extract<RunEvent, { type: 'approval-requested' }>, slot: LaneSlot): Promise<void> {
     const { runId, request } = event;
-    const { once, links } = this.#settings.runtime;
+    const { once } = this.#settings.runtime;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
     const now = this.#settings.clock();
     const expiresAt = this.#buttonsExpireAt(request, now);
@@ -193,15 +213,7 @@ class ChannelCards<Ref> {
       this.#report(error, context);
       return;
     }
-    const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
-    const card: ApprovalCard = {
-      runId,
-      agentName: event.agentName,
-      request,
-      tokens,
-      ...sessionOf(event),
-      ...originOf(event),
-    };
+    const card = this.#cardOf(event, expiresAt);
     try {
       const ref = await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
@@ -221,7 +233,7 @@ class ChannelCards<Ref> {
     slot: LaneSlot,
   ): Promise<void> {
     const { runId, request } = event;
-    const { once, links } = this.#settings.runtime;
+    const { once } = this.#settings.runtime;
     const context = { operation: 'post' as const, runId, approvalId: request.approvalId };
     const nudge: CardNudge =
       event.type === 'approval-reminder'
@@ -235,16 +247,7 @@ class ChannelCards<Ref> {
     try {
       // A value of its own: a resend of this claim after a lost reply finds it and counts as this claim, not another's.
       if ((await once.putIfAbsent(key, randomUUID(), expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
-      const tokens = links.mint({ runId, approvalId: request.approvalId, expiresAt, ...sessionOf(event) });
-      const card: ApprovalCard = {
-        runId,
-        agentName: event.agentName,
-        request,
-        tokens,
-        nudge,
-        ...sessionOf(event),
-        ...originOf(event),
-      };
+      const card = this.#cardOf(event, expiresAt, nudge);
       await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
     } catch (error) {
       this.#report(error, context);

@@ -14,7 +14,7 @@ import { createMemoryGrantStore } from '../stores/memory/memory-grant-store.js';
 import { StoredRuleCache } from '../policy/stored-rules.js';
 import type { Model } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import type { Agent, AgentConfig, AgentSettings } from './agent-types.js';
 import { remindAfterMsSchema } from '../policy/nudge-plan.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { PolicyRule } from '../policy/policy.js';
-import { optionsObject } from '../kit/options.js';
+import { optionsObject } from '../options.js';
 import { newRuleSchema } from '../stores/memory/memory-rule-store.js';
 import { UsageError } from '../errors.js';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { agentOfRun, agentOption } from '../agent/create-agent.js';
 import type { Agent } from '../agent/agent-types.js';
-import { step } from '../loop/step.js';
+import { step } from '../machine/step.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 
 const finished = new Set(['completed', 'failed', 'cancelled']);
 

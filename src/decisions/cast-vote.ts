@@ -6,7 +6,7 @@ import { appendVote, quorumOutOfReach, tallyVotes, verifyVotes } from './authori
 import { type DeciderConfig, voteRefusal } from './authority/who-may-decide.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { signDecision } from './decision-signature.js';
-import { step } from '../loop/step.js';
+import { step } from '../machine/step.js';
 import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry, Quorum, Vote } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';

@@ -1,5 +1,5 @@
 import { decisionSignatureOf } from './decision-signature.js';
-import { step } from '../loop/step.js';
+import { step } from '../machine/step.js';
 import type { AuditEntry } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 

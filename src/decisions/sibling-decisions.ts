@@ -1,6 +1,6 @@
 // The other calls of a turn a person's decision covers too: the tool's other calls for a run-wide approval (run
 // memory), and those a session or agent grant covers, each decided with its own signed entry.
-import type { Decision } from '../loop/agent-machine.js';
+import type { Decision } from '../machine/agent-machine.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { mayDecide } from './authority/who-may-decide.js';
 import { isQuorumRequest } from './cast-vote.js';

@@ -16,10 +16,10 @@ import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import { isPlainJson } from '../run/plain-json.js';
 import { idSchema } from '../run/run-identity.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
-import { step } from '../loop/step.js';
+import { step } from '../machine/step.js';
 import type { ApprovalRequest, Quorum, ToolCallRecord } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 
 /**
  * A request to add to a waiting run (`withApprovalRequest`): the call a person is asked to approve, and optionally

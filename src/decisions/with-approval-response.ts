@@ -13,7 +13,7 @@ import { agentOfRun, agentOption } from '../agent/create-agent.js';
 import type { Agent } from '../agent/agent-types.js';
 import { compileRules } from '../policy/policy.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
-import type { Decision } from '../loop/agent-machine.js';
+import type { Decision } from '../machine/agent-machine.js';
 import { coverageFields } from './authority/coverage-fields.js';
 import { personNameSchema } from './authority/person-name.js';
 import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
@@ -30,11 +30,11 @@ import {
   verifyRequestIntegrity,
 } from './response-checks.js';
 import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
-import { step } from '../loop/step.js';
+import { step } from '../machine/step.js';
 import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 
 /**
  * Options of `withApprovalResponse`, `approveAll` and `denyAll`.

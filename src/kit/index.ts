@@ -40,7 +40,7 @@ export { usageOf } from './model/model-usage.js';
 export type { ServerSentEvent } from './model/server-sent-events.js';
 export { streamOptionShape, streamingAsAsked } from './model/streaming-option.js';
 export { dataUrl, fileLabel, filesOf, type FilePart } from './model/tool-result-files.js';
-export { optionsObject, parseOptions } from './options.js';
+export { optionsObject, parseOptions } from '../options.js';
 export type { ChannelRoute } from './surface/channel-route.js';
 export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import {
   mintInboxToken,
   mintLinkTokens,

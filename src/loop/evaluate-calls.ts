@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from '../agent/agent-types.js';
-import type { CallEvaluation } from './agent-machine.js';
+import type { CallEvaluation } from '../machine/agent-machine.js';
 import { buildApprovalRequest, requestSettingsOf } from '../decisions/approval-request.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import type { ToolContext } from '../tools/define-tool.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { functionSchema } from '../run/function-schema.js';
 import type { Agent } from '../agent/agent-types.js';
-import type { AgentEvent, EffectName } from './agent-machine.js';
+import type { AgentEvent, EffectName } from '../machine/agent-machine.js';
 import { awaitApproval } from './effects/await-approval.js';
 import { callModel } from './effects/call-model.js';
 import { evaluateTools } from './effects/evaluate-tools.js';
@@ -14,7 +14,7 @@ import type { ExecuteInput } from './execute-input.js';
 import type { RunEvent } from '../run/run-events.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import type { ExecuteOptions } from './execute-options.js';
-import { effectOf } from './step.js';
+import { effectOf } from '../machine/step.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
@@ -37,7 +37,7 @@ const optionsSchema = optionsObject({
 });
 
 /**
- * What `execute` does in each state that names an effect (the chart's `meta.effect`, src/loop/agent-machine.ts).
+ * What `execute` does in each state that names an effect (the chart's `meta.effect`, src/machine/agent-machine.ts).
  * Each advances the run by what came of it and tells the loop whether to go on.
  */
 const effects: Readonly<Record<EffectName, (run: Run) => Promise<EffectOutcome>>> = {

@@ -1,9 +1,9 @@
 // One model call of the loop: `generate`, or `stream` when the model has it (its deltas announced as they come),
 // and what the loop makes of the answer either way: one event, `MODEL_RESPONDED` or `FAIL`.
-import type { AgentEvent } from './agent-machine.js';
+import type { AgentEvent } from '../machine/agent-machine.js';
 import { clampDepth } from '../run/argument-shape.js';
 import { assistantSchema } from '../run/message-schema.js';
-import { compiled } from '../kit/options.js';
+import { compiled } from '../options.js';
 import type { ModelDeltaEvent } from '../run/run-events.js';
 import type { AssistantMessage, Model, ModelRequest, ModelResponse, ModelStreamPart } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';

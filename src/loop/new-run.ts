@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import type { Agent } from '../agent/agent-types.js';
-import type { AgentEvent } from './agent-machine.js';
+import type { AgentEvent } from '../machine/agent-machine.js';
 import { findShapeProblem, MAX_JSON_DEPTH } from '../run/argument-shape.js';
 import { checkMessageList } from '../run/check-messages.js';
 import { originSchema } from '../run/origin-schema.js';
 import { idSchema } from '../run/run-identity.js';
-import { initialSnapshot, step } from './step.js';
+import { initialSnapshot, step } from '../machine/step.js';
 import type { Message } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { personNameSchema } from '../decisions/authority/person-name.js';

@@ -1,4 +1,4 @@
-import type { Decision } from '../loop/agent-machine.js';
+import type { Decision } from '../machine/agent-machine.js';
 import { historyOf } from './nudge.js';
 import { denialResult } from '../run/tool-results.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';

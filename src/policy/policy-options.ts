@@ -1,6 +1,6 @@
 // The `policy` and `ruleStore` options, checked the same way wherever an agent is made (createAgent, the MCP gateway).
 import { z } from 'zod';
-import { optionsObject } from '../kit/options.js';
+import { optionsObject } from '../options.js';
 import type { RuleStore } from '../ports/rule-store.js';
 
 /**

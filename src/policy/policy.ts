@@ -5,7 +5,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import type { Approvers } from './approvers.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
 import type { EscalationStep, ToolAnnotations } from '../run/types.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';

@@ -1,5 +1,5 @@
 import type { StateValueFrom } from 'xstate';
-import type { agentMachine } from '../loop/agent-machine.js';
+import type { agentMachine } from '../machine/agent-machine.js';
 import type { RunContext, RunStatus, StopReason } from './types.js';
 
 /** The statechart's states, as stored in a snapshot: read from the machine, not written out again. */

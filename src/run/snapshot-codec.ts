@@ -11,7 +11,7 @@ import { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
-import { compiled } from '../kit/options.js';
+import { compiled } from '../options.js';
 
 /** The wire format versions `deserialize` reads. */
 // 2: signatures cover the whole request and the whole decision (v1 ones are still read, see docs/decisions.md, "Signed decisions").

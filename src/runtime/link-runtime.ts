@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, LinkTokenError, UnknownApprovalError } from '../errors.js';
 import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-service.js';
-import { parseOptions } from '../kit/options.js';
+import { parseOptions } from '../options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
 import { decideAndResume, type DecideParts } from './decide-and-resume.js';

@@ -1,6 +1,6 @@
 // How the runtime's operations check what a caller passed: one zod parse whose refusal names the argument.
 import { z } from 'zod';
-import { parseOptions } from '../kit/options.js';
+import { parseOptions } from '../options.js';
 
 export const runIdSchema = z.string().min(1, 'is empty').max(256, 'is longer than 256 characters');
 

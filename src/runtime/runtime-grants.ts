@@ -3,7 +3,7 @@ import type { Agent } from '../agent/agent-types.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { idSchema } from '../run/run-identity.js';
-import { parseOptions } from '../kit/options.js';
+import { parseOptions } from '../options.js';
 import type { GrantState, GrantStore } from '../ports/grant-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Agent } from '../agent/agent-types.js';
 import { functionSchema } from '../run/function-schema.js';
-import { optionsObject } from '../kit/options.js';
+import { optionsObject } from '../options.js';
 import { linkOptionsSchema, type ApprovalLinkOptions } from '../links/link-service.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';

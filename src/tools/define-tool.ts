@@ -3,7 +3,7 @@ import { toolAnnotationsSchema } from '../run/tool-annotations.js';
 import { functionSchema } from '../run/function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from '../policy/nudge-plan.js';
 import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from '../run/types.js';
-import { optionsObject, parseOptions } from '../kit/options.js';
+import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from '../policy/quorum.js';
 import type { Approvers } from '../policy/approvers.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions } from '../kit/options.js';
+import { parseOptions } from '../options.js';
 import { filePartSchema } from '../run/message-schema.js';
 import { isPlainJson } from '../run/plain-json.js';
 import type { MessagePart } from '../run/types.js';

@@ -2,7 +2,7 @@
 // for each state; every simple path of that graph (no vertex twice) is walked, each step replayed
 // through the real pure `step` and checked against the invariants a snapshot must keep.
 // Each step is also taken by xstate's own `transition` on the same state, and the two must agree:
-// `step` runs the machine compiled into a table (src/loop/compile-machine.ts), this proves the
+// `step` runs the machine compiled into a table (src/machine/compile-machine.ts), this proves the
 // table is the chart, on every path and for every event a state does not take.
 // (@xstate/graph's getSimplePaths lists the same paths but takes minutes here, so the walk is a
 // depth-first search over its adjacency map; getShortestPaths checks coverage.)
@@ -20,9 +20,9 @@ import {
   type MachineState,
   type RunStatus,
 } from 'countersign';
-import { agentMachine, type AgentEvent, type CallEvaluation, type Decision } from '../../src/loop/agent-machine.js';
+import { agentMachine, type AgentEvent, type CallEvaluation, type Decision } from '../../src/machine/agent-machine.js';
 import type { RunContext } from '../../src/run/types.js';
-import { initialSnapshot, step } from '../../src/loop/step.js';
+import { initialSnapshot, step } from '../../src/machine/step.js';
 
 // One turn keeps the number of simple paths in the thousands (two turns: about 3 x 10^8) and still
 // reaches every state and stop reason, max_turns included.

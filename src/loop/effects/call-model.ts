@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../agent-machine.js';
+import type { AgentEvent } from '../../machine/agent-machine.js';
 import { answerEvent, callModel as askModel } from '../model-call.js';
 import { modelFailureText } from '../../presentation/public-text.js';
 import { printModelError } from './print-model-error.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { OutcomeUnknownError, ToolNotFoundError, ToolTimeoutError } from '../../errors.js';
 import type { AnyTool } from '../../tools/define-tool.js';
-import type { AgentEvent } from '../agent-machine.js';
+import type { AgentEvent } from '../../machine/agent-machine.js';
 import { buildApprovalRequest, requestSettingsOf } from '../../decisions/approval-request.js';
 import { currentToolCalls } from '../../run/current-tool-calls.js';
 import { hasApproverFunction } from '../../decisions/authority/who-may-decide.js';

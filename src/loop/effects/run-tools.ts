@@ -1,6 +1,6 @@
 import { assertCallMayRun, turnLookup } from '../../decisions/authority/call-gate.js';
 import { firstRunnable, isRunnable } from '../../run/tool-call-index.js';
-import type { AgentEvent } from '../agent-machine.js';
+import type { AgentEvent } from '../../machine/agent-machine.js';
 import { runCall } from './run-call.js';
 import type { EffectOutcome, Run } from './run.js';
 

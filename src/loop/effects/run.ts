@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentSettings } from '../../agent/agent-types.js';
-import type { AgentEvent } from '../agent-machine.js';
+import type { AgentEvent } from '../../machine/agent-machine.js';
 import type { ExecuteOptions } from '../execute-options.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../../run/run-events.js';
-import { step, stepAll } from '../step.js';
+import { step, stepAll } from '../../machine/step.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 
 /** What an effect tells the loop: go on to the next state's effect, or stop (the run waits for people, or has ended). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import type { NewRule, RuleStore, StoredRule } from '../../ports/rule-store.js';
-import { optionsObject, parseOptions } from '../../kit/options.js';
+import { optionsObject, parseOptions } from '../../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../../policy/nudge-plan.js';
 import { storedQuorumSchema } from '../../policy/quorum.js';
 import { RuleSignatureError } from '../../errors.js';

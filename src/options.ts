@@ -2,7 +2,7 @@
 // first problem turned into a ConfigError that names the option and the fix.
 // Never the value: options hold secrets (tokens, webhook URLs, keys).
 import { z } from 'zod';
-import { ConfigError, type ConfigErrorCode } from '../errors.js';
+import { ConfigError, type ConfigErrorCode } from './errors.js';
 
 /** Edits (insert, delete, replace, swap two neighbours) between two names, ignoring case. */
 function editDistance(a: string, b: string): number {

@@ -19,7 +19,7 @@ import { personNameSchema } from './authority/person-name.js';
 import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
 import { signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from '../run/digest.js';
-import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
+import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from '../run/grant-bounds.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import {
   checkApprover,

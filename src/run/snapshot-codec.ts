@@ -7,7 +7,7 @@ import { isPlainJson } from './plain-json.js';
 import type { Message } from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 import { checkMessageList } from './check-messages.js';
-import { grantBoundsSchema, scopeSchema } from '../policy/grants/grant-bounds.js';
+import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ConfigError } from '../../errors.js';
-import { jsonSchema } from '../../run/message-schema.js';
+import { ConfigError } from '../errors.js';
+import { jsonSchema } from './message-schema.js';
 
 /** `ApprovalResponse.scope`: once (default), the rest of the run, every run of the session, every run of the agent. */
 export const scopeSchema = z.enum(['once', 'run', 'session', 'agent'], {

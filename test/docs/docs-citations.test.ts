@@ -237,7 +237,7 @@ describe('the TypeScript in the manual', () => {
     }
   });
 
-  it('every ```ts block typechecks against the package (the sources its subpaths export)', async () => {
+  it('every ```ts block typechecks against the package as published (its built types, @internal names stripped)', async () => {
     const checked = blocks.filter(({ info }) => !info.includes('no-check'));
     expect(checked.length).toBeGreaterThan(20);
     mkdirSync(dir, { recursive: true });
@@ -248,8 +248,37 @@ describe('the TypeScript in the manual', () => {
       writeFileSync(join(dir, name), `${block.code}\nexport {};\n`);
       return name;
     });
-    // The repository's compiler options and its paths (countersign and countersign/* to src/, as the tests import
-    // it); only reading process.env.NAME is let through, as every example reads its settings that way.
+    // The types as a user gets them: the build's declarations (tsconfig.build.json, so @internal names are stripped),
+    // emitted into this run's folder, with countersign and countersign/* pointed at them.
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const types = join(dir, 'types');
+    await promisify(execFile)(
+      process.execPath,
+      [
+        tsc,
+        '-p',
+        join(root, 'tsconfig.build.json'),
+        '--emitDeclarationOnly',
+        '--declarationMap',
+        'false',
+        '--outDir',
+        types,
+      ],
+      { cwd: root },
+    );
+    const repoPaths = (
+      JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as {
+        compilerOptions: { paths: Record<string, string[]> };
+      }
+    ).compilerOptions.paths;
+    const paths = Object.fromEntries(
+      Object.entries(repoPaths).map(([name, [source]]) => [
+        name,
+        [join(types, source!.replace(/^\.\/src\//, '').replace(/\.ts$/, '.d.ts'))],
+      ]),
+    );
+    // The repository's compiler options; only reading process.env.NAME is let through, as every example reads its
+    // settings that way.
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -259,11 +288,11 @@ describe('the TypeScript in the manual', () => {
           noPropertyAccessFromIndexSignature: false,
           sourceMap: false,
           declaration: false,
+          paths,
         },
         include: ['*.ts'],
       }),
     );
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const output = await promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], {
       cwd: root,
     }).then(

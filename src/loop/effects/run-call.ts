@@ -5,7 +5,7 @@ import type { AgentEvent } from '../../machine/agent-machine.js';
 import { buildApprovalRequest, requestSettingsOf } from '../../decisions/approval-request.js';
 import { currentToolCalls } from '../../run/current-tool-calls.js';
 import { hasApproverFunction } from '../../decisions/authority/who-may-decide.js';
-import { approversOfCall } from '../evaluate-calls.js';
+import { approversOfCall } from '../call-verdict.js';
 import { parsedInputOf } from '../../tools/parsed-inputs.js';
 import { richResultOf, type ToolResultExtras } from '../../tools/rich-tool-result.js';
 import { withinTimeLimit } from '../time-limit.js';

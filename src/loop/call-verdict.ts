@@ -1,0 +1,212 @@
+// What the policy says of one call: the strongest rule (the agent's and the rule store's), then a grant that denies,
+// run memory, the rule or the tool's own needsApproval, and a grant that approves; and who may decide a call asked again.
+import type { Agent } from '../agent/agent-types.js';
+import type { ToolContext } from '../tools/define-tool.js';
+import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from '../policy/policy.js';
+import { approverListOf, type ApproverTarget, mayDecide } from '../decisions/authority/who-may-decide.js';
+import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
+import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
+import { runGrantors } from '../decisions/run-memory.js';
+import type { DecisionSource, Quorum, ToolCall } from '../run/types.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import type { Grant } from '../ports/grant-store.js';
+import type { TurnGrants } from '../policy/grants/grant-coverage.js';
+import type { RuleRefusal } from '../policy/stored-rules.js';
+
+export interface Verdict {
+  readonly action: PolicyAction;
+  readonly source: DecisionSource;
+  readonly ruleId?: string;
+  readonly reason?: string;
+  readonly approvers?: readonly string[];
+  /** When several people must approve (`approvals` on the rule or tool). */
+  readonly quorum?: Quorum;
+  /** Who granted the run memory or the grant that decided the call. */
+  readonly by?: string;
+  readonly grantId?: string;
+  /** How a request it asks for is nudged while it waits. */
+  readonly nudges?: NudgePlan;
+}
+
+const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
+async function ruleFor(
+  agent: Agent,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+): Promise<CompiledRule | undefined> {
+  // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
+  if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
+  const tool = agent.tools.get(call.name)!;
+  const policyCtx: PolicyContext = {
+    ...ctx,
+    tool: {
+      name: tool.name,
+      description: tool.description,
+      ...(tool.connector === undefined ? {} : { connector: tool.connector }),
+      ...(tool.readOnly === undefined ? {} : { readOnly: tool.readOnly }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    },
+  };
+  const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
+  const fromConfig = await agent.settings.rules.strongest(target);
+  const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
+  return fromConfig && fromStore
+    ? rank[fromStore.rule.action] > rank[fromConfig.rule.action]
+      ? fromStore
+      : fromConfig
+    : (fromConfig ?? fromStore);
+}
+
+/** The rule store's rules, compiled; undefined, with nothing to wait for, when the agent has no rule store. */
+export function storedRulesOf(agent: Agent, refuse?: RuleRefusal): Promise<RuleSet> | undefined {
+  const store = agent.settings.ruleStore;
+  return store
+    ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules, refuse))
+    : undefined;
+}
+
+/**
+ * Who may decide a call that is put to a person again (its process died
+ * mid-call): the rule, approvers and quorum the policy names for it, as for any
+ * call that asks, so asking again never widens who may answer.
+ */
+export async function approversOfCall(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan; quorum?: Quorum }> {
+  const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
+  const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
+  const tool = agent.tools.get(call.name)!;
+  const approvers = approverListOf(rule, tool);
+  const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  return {
+    ...(rule === undefined ? {} : { ruleId: rule.id }),
+    ...(approvers === undefined ? {} : { approvers }),
+    nudges,
+    ...(quorum === undefined ? {} : { quorum }),
+  };
+}
+
+/** Who may decide a call, as its decision entry records it for the gate: the rule that asked and its approver list. */
+function whoMayDecide(target: ApproverTarget): Pick<Verdict, 'ruleId' | 'approvers'> {
+  return {
+    ...(target.ruleId === undefined ? {} : { ruleId: target.ruleId }),
+    ...(target.approvers === undefined ? {} : { approvers: target.approvers }),
+  };
+}
+
+/** A grant's verdict on a call, standing in for the person who gave it. */
+function grantVerdict(grant: Grant, action: PolicyAction, target: ApproverTarget): Verdict {
+  const reach = grant.scope === 'session' ? 'this session' : `agent ${grant.agentName}`;
+  return {
+    action,
+    source: 'grant',
+    ...whoMayDecide(target),
+    grantId: grant.id,
+    reason: `${grant.toolName} was ${grant.decision} for ${reach}`,
+    ...(grant.grantedBy === undefined ? {} : { by: grant.grantedBy }),
+  };
+}
+
+export async function verdictOf(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+  grants: TurnGrants,
+): Promise<Verdict> {
+  const tool = agent.tools.get(call.name)!;
+  const settings = agent.settings;
+  const rule = await ruleFor(agent, call, input, ctx, storedRules);
+  if (rule?.rule.action === 'deny')
+    return {
+      action: 'deny',
+      source: 'rule',
+      ruleId: rule.id,
+      ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+    };
+
+  const list = approverListOf(rule, tool);
+  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
+  const target: ApproverTarget = {
+    toolName: call.name,
+    ruleId: rule?.id,
+    ...(list === undefined ? {} : { approvers: list }),
+  };
+  const denial = await grants.decide(call, input, target, 'denied');
+  if (denial !== undefined) return grantVerdict(denial, 'deny', target);
+  // Memory and approval grants stand in for the person who gave them, so they cover only calls that person may
+  // decide, and never a call that needs several people: one person's word is not a quorum.
+  const grantor =
+    quorum === undefined
+      ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by))
+      : undefined;
+  if (grantor !== undefined) {
+    return {
+      action: 'allow',
+      source: 'memory',
+      ...whoMayDecide(target),
+      reason: `${call.name} was approved for the rest of this run`,
+      ...(grantor.by === undefined ? {} : { by: grantor.by }),
+    };
+  }
+  const verdict = await policyVerdict(agent, rule, input, ctx, tool, approvers);
+  // Only a call that would be put to one person spends a use of an approval grant: never one that needs several.
+  if (verdict.action !== 'ask' || quorum !== undefined) return verdict;
+  const approval = await grants.decide(call, input, target, 'approved');
+  return approval === undefined ? verdict : grantVerdict(approval, 'allow', target);
+}
+
+/** What the rule, else the tool's `needsApproval`, else the agent's default says of a call. */
+async function policyVerdict(
+  agent: Agent,
+  rule: CompiledRule | undefined,
+  input: unknown,
+  ctx: ToolContext,
+  tool: AnyTool,
+  approvers: { approvers?: readonly string[] },
+): Promise<Verdict> {
+  if (rule) {
+    const nudges = nudgePlanOf(rule.rule, tool, agent.settings.remindAfterMs);
+    return {
+      action: rule.rule.action,
+      source: 'rule',
+      ruleId: rule.id,
+      ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+      ...approvers,
+      nudges,
+    };
+  }
+
+  const needsApproval = tool.needsApproval;
+  if (needsApproval === undefined) return { action: agent.settings.defaultAction, source: 'default', ...approvers };
+  try {
+    const answer = typeof needsApproval === 'function' ? await needsApproval(input, ctx) : needsApproval;
+    const required = typeof answer === 'boolean' ? answer : answer.required;
+    const reason = typeof answer === 'object' ? answer.reason : undefined;
+    return {
+      action: required ? 'ask' : 'allow',
+      source: 'tool',
+      ...(reason === undefined ? {} : { reason }),
+      ...approvers,
+    };
+  } catch (error) {
+    // A check that cannot decide must not let the call through unasked.
+    return {
+      action: 'ask',
+      source: 'tool',
+      reason: `needsApproval threw: ${(error as Error)?.message ?? String(error)}`,
+      ...approvers,
+    };
+  }
+}

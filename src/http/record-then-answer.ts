@@ -15,6 +15,34 @@ import { voteOf } from './vote-of.js';
 import type { RouteSettings } from './routes/route-settings.js';
 
 /**
+ * The answer to a decision whose run goes on elsewhere (enqueue, record): "accepted" once it made the run ready (a
+ * worker, or the process following the run, carries it on), else the run as it stands.
+ */
+function elsewhereAnswer(runId: string, snapshot: AgentSnapshot, duplicate: boolean, vote: ReturnType<typeof voteOf>) {
+  return snapshot.status === 'running' && !duplicate
+    ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate, ...vote } }
+    : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot), ...vote } };
+}
+
+/** The answer stored with the commit that records a response, so its vote (if any) is recorded. */
+function storedAnswer(runId: string, approvalId: string, next: AgentSnapshot) {
+  const progress = voteProgress(next, approvalId);
+  const vote =
+    progress === undefined
+      ? {}
+      : {
+          vote: {
+            recorded: true,
+            approvals: progress.approvals,
+            required: progress.required,
+            remaining: progress.remaining,
+          },
+        };
+  const answer = elsewhereAnswer(runId, next, false, vote);
+  return [answer.status, JSON.stringify(answer.body)] as const;
+}
+
+/**
  * How the write routes answer once a decision or a start is recorded: the run goes on here (inline) for up to
  * `resumeTimeoutMs`, on a worker (enqueue) or in another process following it (record); a run still going is a 202
  * pointing at it.
@@ -38,20 +66,6 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
     answerJson(c, { status: 'running', accepted: true, runId, ...extra }, 202, {
       location: `/runs/${encodeURIComponent(runId)}`,
     });
-
-  /**
-   * The answer to a decision whose run goes on elsewhere (enqueue, record): "accepted" once it made the run ready (a
-   * worker, or the process following the run, carries it on), else the run as it stands.
-   */
-  const elsewhereAnswer = (
-    runId: string,
-    snapshot: AgentSnapshot,
-    duplicate: boolean,
-    vote: ReturnType<typeof voteOf>,
-  ) =>
-    snapshot.status === 'running' && !duplicate
-      ? { status: 202 as const, body: { status: 'running', accepted: true, runId, duplicate, ...vote } }
-      : { status: 200 as const, body: { status: snapshot.status, duplicate, run: runView(snapshot), ...vote } };
 
   /** The answer to a decision: 202 while the run goes on (here past the wait, on a worker, or elsewhere), else the run. */
   const answerDecided = (c: Context<AppEnv>, runId: string, decided: DecideResult) => {
@@ -89,23 +103,7 @@ export function recordThenAnswer({ runtime, resumeMode, resumeTimeoutMs, report,
       if (repeat !== undefined) return repeatOf(() => repeat);
       inCommit = false;
     }
-    // The answer stored with the commit that records this response, so its vote (if any) is recorded.
-    const answerOf = (next: AgentSnapshot) => {
-      const progress = voteProgress(next, response.approvalId);
-      const vote =
-        progress === undefined
-          ? {}
-          : {
-              vote: {
-                recorded: true,
-                approvals: progress.approvals,
-                required: progress.required,
-                remaining: progress.remaining,
-              },
-            };
-      const answer = elsewhereAnswer(runId, next, false, vote);
-      return [answer.status, JSON.stringify(answer.body)] as const;
-    };
+    const answerOf = (next: AgentSnapshot) => storedAnswer(runId, response.approvalId, next);
     // In the decision's commit: the id claimed with its answer, or (where the store can) its claim settled with it.
     const writes = (next: AgentSnapshot): readonly CommitWrite[] => {
       if (delivery === undefined) return [];

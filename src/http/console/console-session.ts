@@ -82,33 +82,8 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
   };
 
   /** The session the request's cookie carries, or undefined when it has none or a forged or expired one. */
-  const read = (c: Context<AppEnv>): ConsoleSession | undefined => {
-    const cookie = getCookie(c, SESSION_COOKIE);
-    const match = cookie === undefined ? null : /^v1\.([A-Za-z0-9_-]{1,3500})\.([A-Za-z0-9_-]{43})$/.exec(cookie);
-    if (match === null) return undefined;
-    const [, payload, signature] = match as unknown as [string, string, string];
-    if (!timingSafeEqual(Buffer.from(signature), Buffer.from(mac(payload)))) return undefined;
-    let data: { r?: unknown; v?: unknown; e?: unknown; n?: unknown; t?: unknown };
-    try {
-      data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      return undefined;
-    }
-    if (
-      typeof data.r !== 'string' ||
-      (data.v !== 'token' && data.v !== 'inbox') ||
-      typeof data.e !== 'number' ||
-      typeof data.n !== 'string'
-    )
-      return undefined;
-    if (data.e <= clock()) return undefined;
-    if (data.v === 'inbox') {
-      // The inbox link is the credential: forged, expired or sealed with a links secret rotated out, the session ends.
-      const claim = typeof data.t === 'string' ? inbox?.(data.t) : undefined;
-      if (claim === undefined || claim.reviewer !== data.r) return undefined;
-    }
-    return { reviewer: data.r, via: data.v, expiresAt: data.e, csrf: mac(`csrf\0${data.n}`) };
-  };
+  const read = (c: Context<AppEnv>): ConsoleSession | undefined =>
+    sessionOf(getCookie(c, SESSION_COOKIE), mac, clock, inbox);
 
   /** The session, required: a 401 telling the person to sign in again otherwise. */
   const require = (c: Context<AppEnv>): ConsoleSession => {
@@ -133,22 +108,7 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
   /** The session of a write: its CSRF token (form field or `x-csrf-token` header) must match, or the write is refused. */
   const requireWrite = (c: Context<AppEnv>, fields: { readonly csrf?: string | undefined }): ConsoleSession => {
     const session = require(c);
-    const sent = c.req.header('x-csrf-token') ?? fields.csrf ?? '';
-    // A token is base64url: anything else is a malformed request, refused before its bytes are compared.
-    if (!CSRF_SHAPE.test(sent)) {
-      throw new HttpProblem(
-        problem(
-          400,
-          'malformed_csrf_token',
-          'The CSRF token must be the base64url text the console page gave; reload the console and try again.',
-        ),
-      );
-    }
-    if (sent.length !== session.csrf.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrf))) {
-      throw new HttpProblem(
-        problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'),
-      );
-    }
+    checkCsrf(c.req.header('x-csrf-token') ?? fields.csrf ?? '', session);
     return session;
   };
 
@@ -158,3 +118,51 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
 }
 
 export type ConsoleSessions = ReturnType<typeof consoleSessions>;
+
+/** The session a cookie carries, checked: signed with this app's key, well formed, unexpired, its inbox link still good. */
+function sessionOf(cookie: string | undefined, mac: (text: string) => string, clock: () => number, inbox?: InboxCheck) {
+  const match = cookie === undefined ? null : /^v1\.([A-Za-z0-9_-]{1,3500})\.([A-Za-z0-9_-]{43})$/.exec(cookie);
+  if (match === null) return undefined;
+  const [, payload, signature] = match as unknown as [string, string, string];
+  if (!timingSafeEqual(Buffer.from(signature), Buffer.from(mac(payload)))) return undefined;
+  let data: { r?: unknown; v?: unknown; e?: unknown; n?: unknown; t?: unknown };
+  try {
+    data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (
+    typeof data.r !== 'string' ||
+    (data.v !== 'token' && data.v !== 'inbox') ||
+    typeof data.e !== 'number' ||
+    typeof data.n !== 'string'
+  )
+    return undefined;
+  if (data.e <= clock()) return undefined;
+  if (data.v === 'inbox') {
+    // The inbox link is the credential: forged, expired or sealed with a links secret rotated out, the session ends.
+    const claim = typeof data.t === 'string' ? inbox?.(data.t) : undefined;
+    if (claim === undefined || claim.reviewer !== data.r) return undefined;
+  }
+  const session: ConsoleSession = { reviewer: data.r, via: data.v, expiresAt: data.e, csrf: mac(`csrf\0${data.n}`) };
+  return session;
+}
+
+/** A write's CSRF token must be the session's: a malformed one is a 400, a wrong or missing one a 403. */
+function checkCsrf(sent: string, session: ConsoleSession): void {
+  // A token is base64url: anything else is a malformed request, refused before its bytes are compared.
+  if (!CSRF_SHAPE.test(sent)) {
+    throw new HttpProblem(
+      problem(
+        400,
+        'malformed_csrf_token',
+        'The CSRF token must be the base64url text the console page gave; reload the console and try again.',
+      ),
+    );
+  }
+  if (sent.length !== session.csrf.length || !timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrf))) {
+    throw new HttpProblem(
+      problem(403, 'invalid_csrf_token', 'The CSRF token is missing or wrong; reload the console and try again.'),
+    );
+  }
+}

@@ -105,19 +105,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
 
-  /** Signed with the time of this try, so a late retry is not stale; one `v1,` signature per secret. */
-  const headersFor = (delivery: Delivery): Record<string, string> => {
-    const signed = signWebhook(secrets[0]!, delivery.webhookId, Math.floor(clock() / 1000), delivery.body);
-    const others = secrets
-      .slice(1)
-      .map((secret) => webhookSignature(secret, signed['webhook-id'], signed['webhook-timestamp'], delivery.body));
-    return {
-      ...signed,
-      'webhook-signature': [signed['webhook-signature'], ...others].join(' '),
-      'content-type': 'application/json',
-      'user-agent': 'countersign-webhooks',
-    };
-  };
+  const headersFor = (delivery: Delivery) => signedHeaders(delivery, secrets, clock());
 
   const deliver = async (delivery: Delivery, slot: LaneSlot) => {
     let attempts = 0;
@@ -138,18 +126,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
         freeingSlot(retry, slot),
       );
     } catch (error) {
-      const reason =
-        error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);
-      await dead.add({
-        webhookId: delivery.webhookId,
-        event: delivery.event,
-        body: delivery.body,
-        attempts,
-        ...(error instanceof DeliveryError && error.status !== undefined ? { lastStatus: error.status } : {}),
-        // Dead letters are stored and logged: the receiver's answer and a redirect's target may quote a URL or a secret.
-        lastError: publicText(withoutSecrets(reason, secrets)),
-        failedAt: new Date(clock()).toISOString(),
-      });
+      await dead.add(deadLetterOf(delivery, error, attempts, secrets, clock()));
     }
   };
 
@@ -174,5 +151,34 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
       dead.remove(entry.webhookId);
       enqueue({ webhookId: entry.webhookId, event: entry.event, body: entry.body });
     },
+  };
+}
+
+/** Signed with the time of this try, so a late retry is not stale; one `v1,` signature per secret. */
+function signedHeaders(delivery: Delivery, secrets: readonly string[], now: number): Record<string, string> {
+  const signed = signWebhook(secrets[0]!, delivery.webhookId, Math.floor(now / 1000), delivery.body);
+  const others = secrets
+    .slice(1)
+    .map((secret) => webhookSignature(secret, signed['webhook-id'], signed['webhook-timestamp'], delivery.body));
+  return {
+    ...signed,
+    'webhook-signature': [signed['webhook-signature'], ...others].join(' '),
+    'content-type': 'application/json',
+    'user-agent': 'countersign-webhooks',
+  };
+}
+
+/** What is kept of a delivery that failed its last try. */
+function deadLetterOf(delivery: Delivery, error: unknown, attempts: number, secrets: readonly string[], now: number) {
+  const reason = error instanceof DeliveryError ? error.reason : error instanceof Error ? error.message : String(error);
+  return {
+    webhookId: delivery.webhookId,
+    event: delivery.event,
+    body: delivery.body,
+    attempts,
+    ...(error instanceof DeliveryError && error.status !== undefined ? { lastStatus: error.status } : {}),
+    // Dead letters are stored and logged: the receiver's answer and a redirect's target may quote a URL or a secret.
+    lastError: publicText(withoutSecrets(reason, secrets)),
+    failedAt: new Date(now).toISOString(),
   };
 }

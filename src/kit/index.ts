@@ -81,14 +81,8 @@ export { deepFreeze } from '../run/freeze.js';
 export { functionSchema } from '../run/function-schema.js';
 export { isPlainJson } from '../run/plain-json.js';
 export { idSchema } from '../run/run-identity.js';
-export {
-  auditSchema,
-  checkMessages,
-  decodeHead,
-  encodeHead,
-  requestSchema,
-  type SnapshotHead,
-} from '../run/snapshot-codec.js';
+export { checkMessages, decodeHead, encodeHead, type SnapshotHead } from '../run/snapshot-codec.js';
+export { auditSchema, requestSchema } from '../run/snapshot-schema.js';
 export { httpUrlSchema } from '../run/url-schema.js';
 export { awaitRun, type Outcome } from '../runtime/await-run.js';
 export { idempotencyKeySchema, runIdForKey } from '../runtime/idempotent-start.js';

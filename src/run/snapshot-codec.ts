@@ -1,17 +1,12 @@
 import { SuperJSON } from 'superjson';
-import { z } from 'zod';
-import { toolAnnotationsSchema } from './tool-annotations.js';
 import { SnapshotError } from '../errors.js';
 import { deepFreeze } from './freeze.js';
 import { isPlainJson } from './plain-json.js';
 import type { Message } from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
 import { checkMessageList } from './check-messages.js';
-import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
-import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
-import { originSchema } from './origin-schema.js';
-import { idSchema } from './run-identity.js';
 import { compiled } from '../options.js';
+import { headSchema } from './snapshot-schema.js';
 
 /** The wire format versions `deserialize` reads. */
 // 2: signatures cover the whole request and the whole decision (v1 ones are still read, see docs/decisions.md, "Signed decisions").
@@ -20,151 +15,6 @@ export const CURRENT_SCHEMA_VERSION = 2;
 
 // A private instance: registrations users make on the global superjson cannot change our format.
 const codec = new SuperJSON();
-
-const warningSchema = z.object({
-  code: z.enum([
-    'bidi-control',
-    'zero-width',
-    'invisible',
-    'escape-lookalike',
-    'mixed-script',
-    'truncated',
-    'connector-disconnected',
-  ]),
-  path: z.string(),
-  message: z.string(),
-});
-
-const escalationTargetSchema = z.union([z.array(z.string()), z.object({ channel: z.string() })]);
-
-/** A request's reminders and escalations as stored (`RequestHistory`; the audit keeps it without its signature). */
-const historySchema = z.object({
-  reminders: z.number(),
-  lastRemindedAt: z.number().optional(),
-  escalations: z.array(z.object({ at: z.number(), to: escalationTargetSchema })),
-});
-
-const quorumSchema = z.object({
-  required: z.number().int().positive(),
-  from: z.array(z.string()).optional(),
-  distinctPeople: z.boolean(),
-  excludeRequester: z.boolean(),
-  anyDenyDenies: z.boolean(),
-});
-
-const voteSchema = z.object({
-  by: z.string().optional(),
-  approved: z.boolean(),
-  at: z.number(),
-  reason: z.string().optional(),
-  signature: z.string().optional(),
-});
-
-/** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
-export const requestSchema = z.object({
-  approvalId: z.string(),
-  toolCallId: z.string(),
-  toolName: z.string(),
-  args: z.unknown(),
-  argsDigest: z.string(),
-  description: z.string(),
-  reason: z.string().optional(),
-  requestedAt: z.number(),
-  expiresAt: z.number().optional(),
-  onExpire: z.enum(['deny', 'keep']).optional(),
-  connector: z.string().optional(),
-  annotations: toolAnnotationsSchema.optional(),
-  warnings: z.array(warningSchema),
-  ruleId: z.string().optional(),
-  approvers: z.array(z.string()).optional(),
-  approverFunction: z.literal(true).optional(),
-  oneCallRun: z.literal(true).optional(),
-  signature: z.string().optional(),
-  outcomeUnknown: z.boolean().optional(),
-  remindAfterMs: z.number().optional(),
-  escalate: z.array(z.object({ afterMs: z.number(), to: escalationTargetSchema })).optional(),
-  history: historySchema.extend({ signature: z.string().optional() }).optional(),
-  quorum: quorumSchema.optional(),
-  votes: z.array(voteSchema).optional(),
-});
-
-/** An `AuditEntry` as stored. */
-export const auditSchema = z.object({
-  approvalId: z.string().optional(),
-  toolCallId: z.string(),
-  toolName: z.string(),
-  decision: z.enum(['approved', 'denied']),
-  source: z.enum(['human', 'dismissed', 'rule', 'memory', 'grant', 'expiry', 'tool', 'default']),
-  scope: scopeSchema,
-  at: z.number(),
-  by: z.string().optional(),
-  reason: z.string().optional(),
-  ruleId: z.string().optional(),
-  argsDigest: z.string(),
-  editedArgsDigest: z.string().optional(),
-  grant: grantBoundsSchema.optional(),
-  approvers: z.array(z.string()).optional(),
-  quorum: quorumSchema.optional(),
-  grantId: z.string().optional(),
-  claimedAt: z.number().optional(),
-  history: historySchema.optional(),
-  votes: z.array(voteSchema).optional(),
-  signature: z.string().optional(),
-});
-
-const recordSchema = z.object({
-  toolCallId: z.string(),
-  toolName: z.string(),
-  status: z.enum(['pending', 'approved', 'denied', 'executing', 'succeeded', 'failed', 'expired']),
-  approvalId: z.string().optional(),
-  editedArgs: z.unknown().optional(),
-  result: z.string().optional(),
-  resultFiles: z.array(filePartSchema).optional(),
-  resultOutput: jsonSchema.optional(),
-  lease: z.object({ owner: z.string(), until: z.number() }).optional(),
-  attempts: z.number().int().nonnegative(),
-  added: z.object({ args: z.unknown() }).optional(),
-});
-
-/** Everything in a snapshot except its message history. */
-export const headSchema = z.object({
-  runId: z.string().min(1),
-  agentName: z.string().min(1),
-  state: z.enum([
-    'idle',
-    'callingModel',
-    'evaluatingTools',
-    'executingTools',
-    'awaitingApproval',
-    'completed',
-    'failed',
-    'cancelled',
-  ]),
-  status: z.enum(['running', 'awaitingApproval', 'completed', 'failed', 'cancelled']),
-  stopReason: z.enum(['completed', 'awaiting_approval', 'max_turns', 'error', 'cancelled']).optional(),
-  pendingApprovals: z.array(requestSchema),
-  toolCalls: z.array(recordSchema),
-  audit: z.array(auditSchema),
-  runApprovals: z.array(z.string()),
-  runApprovalsSince: z.number().int().nonnegative().optional(),
-  turns: z.number().int().nonnegative(),
-  maxTurns: z.number().int().positive(),
-  origin: originSchema.optional(),
-  sessionId: idSchema.optional(),
-  requestedBy: z.string().optional(),
-  usage: usageSchema.optional(),
-  version: z.number().int().nonnegative(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  output: z.string().optional(),
-  error: z
-    .object({
-      code: z.string(),
-      message: z.string(),
-      interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
-    })
-    .optional(),
-});
 
 export type SnapshotHead = Omit<AgentSnapshot, 'messages'>;
 

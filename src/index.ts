@@ -12,7 +12,8 @@ export {
 export type { Approvers } from './policy/approvers.js';
 export type { ExecuteOptions } from './loop/execute-options.js';
 export type { ExecuteInput } from './loop/execute-input.js';
-export { withApprovalResponse, approveAll, denyAll, type DecideOptions } from './decisions/with-approval-response.js';
+export { withApprovalResponse, approveAll, denyAll } from './decisions/with-approval-response.js';
+export type { DecideOptions } from './decisions/decider-of.js';
 export {
   withApprovalRequest,
   type NewApprovalRequest,

@@ -3,6 +3,7 @@
 import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './authority/signature-mismatch.js';
 import { ApprovalSignatureError, ApproverNotAllowedError, ConfigError } from '../errors.js';
 import type { Agent } from '../agent/agent-types.js';
+import type { RuleSet } from '../policy/policy.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
 import { approversNow, mayDecide } from './authority/who-may-decide.js';
 import { historyVerifies } from '../policy/nudge.js';
@@ -14,10 +15,13 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /**
  * What a decision reads of the agent: its name, its tools (edits, grant bounds, approver predicates), its rules, clock and secret.
- * @internal
  */
 export type Decider = Pick<Agent, 'name' | 'tools'> & {
-  readonly settings: Pick<Agent['settings'], 'rules' | 'clock' | 'decisionSecret'>;
+  readonly settings: {
+    readonly rules: RuleSet;
+    readonly clock: () => number;
+    readonly decisionSecret: string | undefined;
+  };
 };
 
 /** Same outcome: same verdict (a dismissal is its own), same scope and bounds, same edit. Who and when do not matter. */

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   ApprovalExpiredError,
   ApprovalSignatureError,
@@ -9,17 +8,13 @@ import {
   ToolNotFoundError,
   UnknownApprovalError,
 } from '../errors.js';
-import { agentOfRun, agentOption } from '../agent/create-agent.js';
-import type { Agent } from '../agent/agent-types.js';
-import { compileRules } from '../policy/policy.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import type { Decision } from '../machine/agent-machine.js';
 import { coverageFields } from './authority/coverage-fields.js';
-import { personNameSchema } from './authority/person-name.js';
 import { castVote, isQuorumRequest, voteAfterOutcome } from './cast-vote.js';
 import { signDecision } from './decision-signature.js';
 import { digestOf, safeEqual } from '../run/digest.js';
-import { assertArgsMatchIsData, grantBoundsSchema, scopeSchema } from '../run/grant-bounds.js';
+import { assertArgsMatchIsData } from '../run/grant-bounds.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import {
   checkApprover,
@@ -30,73 +25,12 @@ import {
   verifyRequestIntegrity,
 } from './response-checks.js';
 import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
+import { type DecideOptions, decideSchema, deciderOf, responseSchema } from './decider-of.js';
 import { step } from '../machine/step.js';
 import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse, AuditEntry } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import { optionsObject, parseOptions } from '../options.js';
-
-/**
- * Options of `withApprovalResponse`, `approveAll` and `denyAll`.
- *
- * @example
- * const options: DecideOptions = { agent };
- * const next = withApprovalResponse(snap, { approvalId, approved: true }, options);
- */
-export interface DecideOptions {
-  /**
-   * The agent the run belongs to (`snapshot.agentName`), as `createAgent` returned it: its tools, clock, secret and
-   * approvers decide. Needed only where the agent's own knowledge is: to sign with its `decisionSecret`, to check an
-   * edit against the tool's schema, and to run a function that says who may decide (`approverFunction` on the
-   * request); the request itself carries everything else.
-   */
-  readonly agent?: Agent;
-}
-
-const decideSchema = optionsObject({ agent: agentOption.optional() });
-
-const NO_RULES = compileRules([]);
-
-/**
- * The agent a decision reads, or, without one, the request's own word: no tools, no rules, the process clock and no
- * secret. Refused, naming the fix, where only the agent knows: a signed request, an edit, an approver function.
- */
-function deciderOf(snapshot: AgentSnapshot, response: ApprovalResponse, agent: Agent | undefined): Decider {
-  if (agent !== undefined) return agentOfRun(snapshot, agent, 'withApprovalResponse');
-  const request = snapshot.pendingApprovals.find((item) => item.approvalId === response.approvalId);
-  const needs =
-    request?.signature !== undefined
-      ? `its request is signed with agent ${snapshot.agentName}'s decisionSecret, which the decision must be signed with too`
-      : response.args !== undefined
-        ? `an edit is checked against the tool's input schema, which only the agent has`
-        : request?.approverFunction === true
-          ? `a function of agent ${snapshot.agentName}'s tool or rule says who may decide this call`
-          : undefined;
-  if (needs !== undefined) {
-    throw new ConfigError(
-      `withApprovalResponse (approval ${response.approvalId}): ${needs}; pass the agent as the third argument: withApprovalResponse(snapshot, response, { agent }).`,
-      'missing_option',
-    );
-  }
-  return {
-    name: snapshot.agentName,
-    tools: new Map(),
-    settings: { rules: NO_RULES, clock: Date.now, decisionSecret: undefined },
-  };
-}
-
-const responseSchema = optionsObject({
-  approvalId: z.string().min(1, 'names no approval; copy approvalId from snapshot.pendingApprovals'),
-  approved: z.boolean({ error: 'must be true or false' }),
-  reason: z.string().max(4000).optional(),
-  approvedBy: personNameSchema.optional(),
-  respondedAt: z.number().finite().optional(),
-  args: z.unknown().optional(),
-  scope: scopeSchema.optional(),
-  grant: grantBoundsSchema.optional(),
-  signature: z.string().optional(),
-  dismissed: z.boolean().optional(),
-});
+import { parseOptions } from '../options.js';
 
 /**
  * Records a decision and returns the new snapshot; the input is untouched.

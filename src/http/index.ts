@@ -1,4 +1,5 @@
-export { createApprovalApp, type ApprovalAppOptions, type ApprovalAppErrorContext } from './create-approval-app.js';
+export { createApprovalApp, type ApprovalAppErrorContext } from './create-approval-app.js';
+export type { ApprovalAppOptions } from './app-options.js';
 export { serve, type ServeHandle, type ServeOptions } from './serve.js';
 export type { EventFeed } from './events-route.js';
 export { openApiDocument } from './openapi.js';

@@ -14,11 +14,8 @@ export type { ExecuteOptions } from './loop/execute-options.js';
 export type { ExecuteInput } from './loop/execute-input.js';
 export { withApprovalResponse, approveAll, denyAll } from './decisions/with-approval-response.js';
 export type { DecideOptions } from './decisions/decider-of.js';
-export {
-  withApprovalRequest,
-  type NewApprovalRequest,
-  type AddRequestOptions,
-} from './decisions/with-approval-request.js';
+export { withApprovalRequest } from './decisions/with-approval-request.js';
+export type { NewApprovalRequest, AddRequestOptions } from './decisions/new-approval-request.js';
 export { cancel, type CancelOptions } from './decisions/cancel.js';
 export { hasPendingApprovals } from './run/has-pending-approvals.js';
 export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSION } from './run/snapshot-codec.js';

@@ -1,6 +1,7 @@
 // `runtime.addRequest`'s change of a stored run: `withApprovalRequest` with the run's agent, or nothing for a resend.
 import type { Agent } from '../agent/agent-types.js';
-import { type NewApprovalRequest, withApprovalRequest } from '../decisions/with-approval-request.js';
+import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
+import { withApprovalRequest } from '../decisions/with-approval-request.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { digestOf } from '../run/digest.js';
 

@@ -21,7 +21,7 @@ import type { OnceStore } from '../ports/once-store.js';
 import type { ListPendingOptions, SnapshotStore } from '../ports/snapshot-store.js';
 import { z } from 'zod';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
+import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import { withAddedRequest } from './add-request.js';
 import { pendingAnnouncer } from './announce-pending.js';
 import { createAnnouncer, type ReportError } from './announcer.js';

@@ -17,7 +17,7 @@ import type {
 } from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { NewApprovalRequest } from '../decisions/with-approval-request.js';
+import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import type { AnnounceReport } from './announce-pending.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */

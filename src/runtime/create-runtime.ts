@@ -20,9 +20,7 @@ import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ListPendingOptions, SnapshotStore } from '../ports/snapshot-store.js';
 import { z } from 'zod';
-import type { AgentSnapshot } from '../run/agent-snapshot.js';
-import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
-import { withAddedRequest } from './add-request.js';
+import { addRequestOperation } from './add-request.js';
 import { pendingAnnouncer } from './announce-pending.js';
 import { createAnnouncer, type ReportError } from './announcer.js';
 import { createCarrier, type Carrier } from './carry-on.js';
@@ -166,13 +164,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     modeOf: carrier.modeOf,
   };
 
-  const addRequest = async (runId: string, request: NewApprovalRequest): Promise<AgentSnapshot> => {
-    const { next } = await ledger.update(runId, (current) => {
-      const added = withAddedRequest(current, request, agentNamed(current.agentName));
-      return added === current ? { unchanged: undefined } : { next: added, result: undefined };
-    });
-    return next;
-  };
   const announcePending = pendingAnnouncer({
     store,
     once,
@@ -200,7 +191,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         'decide',
       );
     },
-    addRequest,
+    addRequest: addRequestOperation(ledger, agentNamed),
     announcePending,
     resume: carrier.resume,
     async pending(listOptions: ListPendingOptions = {}) {

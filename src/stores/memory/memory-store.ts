@@ -5,6 +5,7 @@ import type { CancelSignal } from '../../ports/cancel-signal.js';
 import type { OnceStore } from '../../ports/once-store.js';
 import type { RunEvent } from '../../run/run-events.js';
 import type {
+  CommitReceipt,
   CommitWrite,
   ListPendingOptions,
   PendingApprovalEntry,
@@ -101,6 +102,33 @@ function abandoned(run: AgentSnapshot, now: number, staleBefore: number): boolea
   return leased.length > 0 ? leased.every((record) => (record.lease?.until ?? 0) <= now) : run.updatedAt < staleBefore;
 }
 
+/** A commit in memory: the version checked, a claim made or a remembered key replaced with the run, in one step. */
+function commitTo(
+  runs: Map<string, AgentSnapshot>,
+  keys: ReturnType<typeof heldKeys>,
+  next: AgentSnapshot,
+  expectedVersion: number,
+  writes: readonly CommitWrite[],
+): CommitReceipt {
+  checkWrites(next.runId, writes);
+  const stored = runs.get(next.runId);
+  if (!stored || stored.version !== expectedVersion)
+    throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
+  if (next.messages.length < stored.messages.length) {
+    throw new VersionConflictError(next.runId, expectedVersion, stored.version);
+  }
+  const claim = writes.find((write) => write.kind === 'putIfAbsent');
+  const held = claim === undefined ? undefined : keys.putIfAbsent(claim.key, claim.value, claim.ttlMs);
+  if (held !== undefined) return { replaced: false, held };
+  runs.set(next.runId, next);
+  const replace = writes.find((write) => write.kind === 'replaceIf');
+  const replaced =
+    replace === undefined
+      ? claim !== undefined
+      : keys.replace(replace.key, replace.expected, replace.value, replace.ttlMs);
+  return { replaced };
+}
+
 /**
  * The embedded store: runs live in this process's memory. Nothing to
  * install, nothing survives a restart; use `createRedisStore` for that.
@@ -143,25 +171,9 @@ export function createMemoryStore(options: { clock?: () => number } = {}): Memor
     },
     // Nothing awaits between the checks and the writes, so the run and its key writes land in one step.
     async commit(next, expectedVersion, events, commitOptions) {
-      const writes = commitOptions?.writes ?? [];
-      checkWrites(next.runId, writes);
-      const stored = runs.get(next.runId);
-      if (!stored || stored.version !== expectedVersion)
-        throw new VersionConflictError(next.runId, expectedVersion, stored?.version);
-      if (next.messages.length < stored.messages.length) {
-        throw new VersionConflictError(next.runId, expectedVersion, stored.version);
-      }
-      const claim = writes.find((write) => write.kind === 'putIfAbsent');
-      const held = claim === undefined ? undefined : keys.putIfAbsent(claim.key, claim.value, claim.ttlMs);
-      if (held !== undefined) return { replaced: false, held };
-      runs.set(next.runId, next);
-      const replace = writes.find((write) => write.kind === 'replaceIf');
-      const replaced =
-        replace === undefined
-          ? claim !== undefined
-          : keys.replace(replace.key, replace.expected, replace.value, replace.ttlMs);
-      publish(events);
-      return { replaced };
+      const receipt = commitTo(runs, keys, next, expectedVersion, commitOptions?.writes ?? []);
+      if (receipt.held === undefined) publish(events);
+      return receipt;
     },
     appliesAtomically,
     listPending: async (listOptions = {}) => pendingPage(runs.values(), listOptions),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, auditSchema, requestSchema, grantBoundsSchema, scopeSchema } from '../kit/index.js';
+import { idSchema, auditSchema, requestSchema, grantBoundsSchema, runErrorSchema, scopeSchema } from '../kit/index.js';
 
 // Request schemas validate at the boundary; the same schemas (with the
 // response schemas below) make the OpenAPI document. Bodies are strict:
@@ -170,12 +170,7 @@ export const runViewSchema = z.object({
   pendingApprovals: z.array(approvalRequestSchema),
   audit: z.array(auditSchema),
   output: z.string().optional(),
-  error: z
-    .object({
-      code: z.string(),
-      message: z.string(),
-      interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
-    })
+  error: runErrorSchema
     .describe('Why the run failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running.')
     .optional(),
   version: z.number(),

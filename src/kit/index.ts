@@ -82,7 +82,7 @@ export { functionSchema } from '../run/function-schema.js';
 export { isPlainJson } from '../run/plain-json.js';
 export { idSchema } from '../run/run-identity.js';
 export { checkMessages, decodeHead, encodeHead, type SnapshotHead } from '../run/snapshot-codec.js';
-export { auditSchema, requestSchema } from '../run/snapshot-schema.js';
+export { auditSchema, requestSchema, runErrorSchema } from '../run/snapshot-schema.js';
 export { httpUrlSchema } from '../run/url-schema.js';
 export { awaitRun, type Outcome } from '../runtime/await-run.js';
 export { idempotencyKeySchema, runIdForKey } from '../runtime/idempotent-start.js';

@@ -113,6 +113,13 @@ const recordSchema = z.object({
 });
 
 /** Everything in a snapshot except its message history. */
+/** A run's `error`: why it failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running. */
+export const runErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
+});
+
 export const headSchema = z.object({
   runId: z.string().min(1),
   agentName: z.string().min(1),
@@ -143,11 +150,5 @@ export const headSchema = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   output: z.string().optional(),
-  error: z
-    .object({
-      code: z.string(),
-      message: z.string(),
-      interrupted: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })).optional(),
-    })
-    .optional(),
+  error: runErrorSchema.optional(),
 });

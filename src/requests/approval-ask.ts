@@ -50,17 +50,20 @@ export interface ApprovalAsk {
   readonly key?: string;
 }
 
-const argsSchema = z
-  .record(z.string(), z.unknown(), { error: 'must be an object of the arguments, e.g. { path: "/tmp/x" }' })
-  .superRefine((args, context) => {
-    const problem = findShapeProblem(args);
-    if (problem) context.addIssue({ code: 'custom', path: problem.path.split('.'), message: shapeIssue(problem) });
-    else if (!isPlainJson(args))
-      context.addIssue({
-        code: 'custom',
-        message: 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)',
-      });
-  });
+// Checked as given: a record schema's copy would drop a "__proto__" key before a check could see it.
+const argsSchema = z.unknown().superRefine((args, context) => {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    context.addIssue({ code: 'custom', message: 'must be an object of the arguments, e.g. { path: "/tmp/x" }' });
+    return;
+  }
+  const problem = findShapeProblem(args);
+  if (problem) context.addIssue({ code: 'custom', path: problem.path.split('.'), message: shapeIssue(problem) });
+  else if (!isPlainJson(args))
+    context.addIssue({
+      code: 'custom',
+      message: 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)',
+    });
+});
 
 export const approvalAskSchema = optionsObject({
   tool: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),

@@ -2,6 +2,7 @@
 // agent (recorded first, idempotent by its key), carried here until a person is asked or the policy decided it.
 import { createHash, randomUUID } from 'node:crypto';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import { canonicalJson } from '../run/digest.js';
 import type { ExecuteInput } from '../loop/execute-input.js';
 import { type ApprovalAsk, approvalAskSchema } from '../requests/approval-ask.js';
 import { oneCallInput } from '../requests/one-call-model.js';
@@ -24,7 +25,8 @@ export function requestApprovalOperation(start: Start, runs: RequestRuns) {
     const { tool, args, key, sessionId, requestedBy, origin, ...terms } = ask;
     const runId = key === undefined ? `req_${randomUUID()}` : requestIdForKey(key);
     await start(REQUEST_AGENT_NAME, {
-      input: oneCallInput({ tool, arguments: args }, { ask: terms }),
+      // Keys in one order, so a retry that lists them in another is the same ask.
+      input: oneCallInput({ tool, arguments: JSON.parse(canonicalJson(args)) }, { ask: terms }),
       runId,
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(requestedBy === undefined ? {} : { requestedBy }),

@@ -37,7 +37,7 @@ function fieldOf(name: string, property: Property, required: boolean): Record<st
     required,
   });
   const strings = (values: readonly unknown[] | undefined) =>
-    values !== undefined && values.every((value) => typeof value === 'string') ? (values as string[]) : undefined;
+    values?.every((value) => typeof value === 'string') ? (values as string[]) : undefined;
   const choices = strings(property.enum);
   if (choices !== undefined) return { ...common, kind: 'choice', options: choices };
   switch (property.type) {

@@ -122,7 +122,8 @@ function decisionPaths() {
     '/runs/{runId}/approvals/{approvalId}': {
       post: {
         operationId: 'decide',
-        summary: 'Approve or deny one approval; answers once the run pauses again or ends.',
+        summary:
+          'Approve or deny one approval (a question: answer it with `answer`, or deny to decline); answers once the run pauses again or ends.',
         security: writeSecurity(),
         parameters: [pathParameter('runId'), pathParameter('approvalId')],
         requestBody: { required: true, content: json(ref('Decision')) },

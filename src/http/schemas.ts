@@ -30,6 +30,12 @@ export const startRunBody = z.strictObject({
     .describe('Who asked for the run; a quorum that excludes the requester refuses their vote.'),
 });
 
+/** An answer as JSON: a value per field; its fit to the form is the runtime's check (`answerIssues`), not the schema's. */
+const answerSchema = z.record(
+  z.string().max(64),
+  z.union([z.string(), z.number(), z.boolean(), z.array(z.string()).max(100)]),
+);
+
 const decisionFields = {
   approved: z.boolean(),
   reason: z.string().max(4000).optional(),
@@ -55,6 +61,11 @@ const decisionFields = {
     .optional()
     .describe(
       "With approved: false, the request was closed without a decision (a dismissed dialog): recorded with source 'dismissed', not as a denial.",
+    ),
+  answer: answerSchema
+    .optional()
+    .describe(
+      'The answer to a question request (one with `question`), with approved: true: a value per field of its form. Checked against the form: one that does not fit is refused with 422 invalid_answer and its `issues`, and nothing is recorded. Deny to decline.',
     ),
 };
 

@@ -42,11 +42,18 @@ export { streamOptionShape, streamingAsAsked } from './model/streaming-option.js
 export { dataUrl, fileLabel, filesOf, type FilePart } from './model/tool-result-files.js';
 export { optionsObject, parseOptions } from '../options.js';
 export type { ChannelRoute } from './surface/channel-route.js';
+export {
+  answerInputName,
+  formAnswerEntries,
+  readAnswer,
+  type AnswerEntries,
+} from './surface/answer-form.js';
 export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */
 export { decideWithLink } from './surface/decide-click.js';
 export { classifyRefusal, linkRun, type Refusal } from './surface/refusal.js';
 export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
+export { answerRefusal, fieldHint } from './surface/question-wording.js';
 export {
   cardHead,
   cardWarnings,

@@ -6,6 +6,7 @@ import { ConfigError, LinkTokenError, UnknownApprovalError } from '../errors.js'
 import { createApprovalLinks, type ApprovalLinkOptions } from '../links/link-service.js';
 import { parseOptions } from '../options.js';
 import type { ListPendingOptions } from '../ports/snapshot-store.js';
+import type { Answer } from '../run/question.js';
 import type { LinkedRuntime, RespondMode, Runtime } from './runtime.js';
 import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { listsPerson } from '../decisions/authority/person-name.js';
@@ -44,8 +45,12 @@ export function withLinks(
     linkTokens: (runId, approvalId, linkOptions = {}) => linkTokens(context, runId, approvalId, linkOptions),
     respondWithLink: (token, linkOptions = {}) => respondWithLink(context, token, linkOptions),
     decideWithLink: (token, decideOptions = {}) => {
-      const { approvedBy, reason } = decideOptions;
-      const who = { ...(approvedBy === undefined ? {} : { approvedBy }), ...(reason === undefined ? {} : { reason }) };
+      const { approvedBy, reason, answer } = decideOptions;
+      const who = {
+        ...(approvedBy === undefined ? {} : { approvedBy }),
+        ...(reason === undefined ? {} : { reason }),
+        ...(answer === undefined ? {} : { answer }),
+      };
       return decideAndResume(
         decideParts,
         (mode) => respondWithLink(context, token, { mode, ...who }),
@@ -101,8 +106,9 @@ async function respondWithLink(
   const {
     approvedBy: caller,
     reason,
+    answer,
     ...modeOptions
-  } = linkOptions as { mode?: RespondMode; approvedBy?: string; reason?: string };
+  } = linkOptions as { mode?: RespondMode; approvedBy?: string; reason?: string; answer?: Answer };
   const claim = links.verify(parse(tokenSchema, token, 'respondWithLink: token'));
   if (reason !== undefined) parse(reasonSchema, reason, 'respondWithLink: reason');
   const snapshot = await runtime.get(claim.runId);
@@ -118,6 +124,8 @@ async function respondWithLink(
       ...(claim.scope === undefined ? {} : { scope: claim.scope }),
       ...(request?.signature === undefined ? {} : { signature: request.signature }),
       ...(claim.decision === 'deny' ? { reason: reason ?? 'denied from an approval link' } : {}),
+      // Checked against the request's form where it is recorded (a deny or wider token with an answer is refused there).
+      ...(answer === undefined ? {} : { answer }),
     },
     modeOptions,
   );

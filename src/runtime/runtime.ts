@@ -16,6 +16,7 @@ import type {
   SnapshotStore,
 } from '../ports/snapshot-store.js';
 import type { ApprovalResponse, RunStatus } from '../run/types.js';
+import type { Answer } from '../run/question.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import type { AnnounceReport } from './announce-pending.js';
@@ -296,11 +297,12 @@ export interface LinkedRuntime extends Runtime {
   /**
    * Spends a one-click link token once and records its decision; throws `LinkTokenError` when it is forged, expired or used.
    * `approvedBy` names who used it (e.g. `slack:U123`) when the token was minted without one; a token's own `approvedBy` wins.
-   * `reason` is the denier's own words (a deny token only).
+   * `reason` is the denier's own words (a deny token only). `answer` answers a question (`request.question`) with its
+   * approve token, checked against the form like `ApprovalResponse.answer`; the token is spent only once it is recorded.
    */
   respondWithLink(
     token: string,
-    options?: { mode?: RespondMode; approvedBy?: string; reason?: string },
+    options?: { mode?: RespondMode; approvedBy?: string; reason?: string; answer?: Answer },
   ): Promise<LinkRespondResult>;
   /**
    * Spends a one-click link token and records its decision (as `respondWithLink`), then carries the run on as
@@ -312,7 +314,7 @@ export interface LinkedRuntime extends Runtime {
    */
   decideWithLink(
     token: string,
-    options?: Omit<RuntimeDecideOptions, 'writes'> & { approvedBy?: string; reason?: string },
+    options?: Omit<RuntimeDecideOptions, 'writes'> & { approvedBy?: string; reason?: string; answer?: Answer },
   ): Promise<LinkRespondResult & DecideResult>;
   /** Checks a one-click link token without spending it and returns what it grants and the run it names (for a confirmation page); throws `LinkTokenError` when it is forged or expired. */
   inspectLink(token: string): Promise<{ readonly claim: LinkClaim; readonly snapshot: AgentSnapshot }>;

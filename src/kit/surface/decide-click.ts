@@ -1,6 +1,7 @@
 // A click on a one-click link or a chat button: its decision is recorded first (awaited, however long the store
 // takes; a failure is thrown and answered as a refusal), and only then does the run go on, here for up to
 // resumeTimeoutMs. answerClick turns the outcome into the words every channel shares.
+import type { Answer } from '../../run/question.js';
 import type { LinkedRuntime, LinkRespondResult } from '../../runtime/runtime.js';
 import type { ResumeMode } from '../web/answer-options.js';
 import type { Markup } from '../markup.js';
@@ -15,6 +16,8 @@ export interface LinkDecisionSettings {
   readonly approvedBy?: string;
   /** The denier's own words (a deny token only). */
   readonly reason?: string;
+  /** The answer to a question (an approve token of a request with `question`), checked where it is recorded. */
+  readonly answer?: Answer;
   /** A run that went on after the answer and failed later. */
   readonly onLateError: (error: unknown, runId: string) => void;
 }
@@ -37,6 +40,7 @@ export async function decideWithLink(
     onLateError: settings.onLateError,
     ...(settings.approvedBy === undefined ? {} : { approvedBy: settings.approvedBy }),
     ...(settings.reason === undefined ? {} : { reason: settings.reason }),
+    ...(settings.answer === undefined ? {} : { answer: settings.answer }),
   });
   return { result, carryingOn: result.outcome === 'continuing' && result.where !== 'worker' };
 }
@@ -67,7 +71,7 @@ export async function answerClick(runtime: LinkedRuntime, click: Click): Promise
       approvedBy: click.clicker,
       onLateError: (error, runId) => click.onError(error, { operation: 'resume', runId }),
     });
-    return decidedReply(result, carryingOn, click.clicker, click.markup);
+    return decidedReply(result, carryingOn, click.clicker, click.markup, click.answer !== undefined);
   } catch (error) {
     const refusal = await classifyRefusal(runtime, error);
     if (refusal.kind === 'unexpected')

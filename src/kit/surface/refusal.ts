@@ -4,6 +4,7 @@
 import { isCountersignError } from '../../errors.js';
 import type { VoteTally } from '../../decisions/authority/vote-count.js';
 import { voteProgress } from '../../policy/quorum.js';
+import type { AnswerIssue } from '../../run/question.js';
 import type { AuditEntry } from '../../run/types.js';
 import type { LinkedRuntime, Runtime } from '../../runtime/runtime.js';
 
@@ -22,7 +23,7 @@ export async function linkRun(runtime: LinkedRuntime, token: string): Promise<{ 
 /**
  * Why `respondWithLink` refused a click. `used`, `expired`, `conflict`,
  * `approval_expired` and `gone` leave nothing to decide; `invalid`,
- * `not_allowed`, `store` and `unexpected` leave the approval open.
+ * `not_allowed`, `store`, `invalid_answer` and `unexpected` leave the approval open.
  */
 export type Refusal =
   | { readonly kind: 'used'; readonly entry: AuditEntry | undefined; readonly vote?: VoteTally }
@@ -33,6 +34,7 @@ export type Refusal =
   | { readonly kind: 'gone' }
   | { readonly kind: 'not_allowed' }
   | { readonly kind: 'store' }
+  | { readonly kind: 'invalid_answer'; readonly issues: readonly AnswerIssue[] }
   | { readonly kind: 'unexpected'; readonly config: boolean };
 
 /** Classifies an error thrown by `respondWithLink(token)`; for a used token, finds who decided. */
@@ -59,5 +61,6 @@ export async function classifyRefusal(runtime: Runtime, error: unknown): Promise
     return { kind: 'gone' };
   if (code === 'approver_not_allowed') return { kind: 'not_allowed' };
   if (code === 'store_unavailable') return { kind: 'store' };
+  if (code === 'invalid_answer') return { kind: 'invalid_answer', issues: (error as { issues: AnswerIssue[] }).issues };
   return { kind: 'unexpected', config: code === 'invalid_config' };
 }

@@ -6,6 +6,7 @@ import type { RunEvent } from '../../run/run-events.js';
 import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../../run/types.js';
 import type { LinkRespondResult } from '../../runtime/runtime.js';
 import { fitEscaped, type Markup } from '../markup.js';
+import { answerRefusal } from './question-wording.js';
 import type { Refusal } from './refusal.js';
 import { annotationLine, partitionWarnings, votesLine } from './request-notes.js';
 
@@ -18,8 +19,17 @@ export interface ClickReply {
 
 const reply = (short: string, text: string, replace: boolean): ClickReply => ({ short, text, replace });
 
-/** The reply to a click whose decision was recorded (`carryingOn`: the run was still going when the reply was due). */
-export function decidedReply(result: LinkRespondResult, carryingOn: boolean, clicker: string, m: Markup): ClickReply {
+/**
+ * The reply to a click whose decision was recorded (`carryingOn`: the run was still going when the reply was due;
+ * `answered`: the click answered a question).
+ */
+export function decidedReply(
+  result: LinkRespondResult,
+  carryingOn: boolean,
+  clicker: string,
+  m: Markup,
+  answered = false,
+): ClickReply {
   const progress = result.vote;
   if (progress !== undefined && progress.remaining > 0) {
     const more = moreNeeded(progress.remaining);
@@ -32,8 +42,9 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
       false,
     );
   }
+  const what = answered ? 'Answer' : 'Decision';
   if (carryingOn)
-    return reply('Decision recorded.', `Decision by ${m.who(clicker)} recorded; the run is carrying on.`, true);
+    return reply(`${what} recorded.`, `${what} by ${m.who(clicker)} recorded; the run is carrying on.`, true);
   const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
   const tool = entry ? ` ${m.strong(m.escape(entry.toolName))},` : '';
   if (result.duplicate) {
@@ -43,7 +54,7 @@ export function decidedReply(result: LinkRespondResult, carryingOn: boolean, cli
       true,
     );
   }
-  const verb = entry?.decision === 'denied' ? 'Denied' : 'Approved';
+  const verb = answered ? 'Answered' : entry?.decision === 'denied' ? 'Denied' : 'Approved';
   return reply(`${verb}.`, `${verb} by ${m.who(entry?.by ?? clicker)}:${tool} run is ${result.status}.`, true);
 }
 
@@ -134,6 +145,8 @@ export function refusalReply(refusal: Refusal, clicker: string, channel: string,
         'Your decision could not be recorded just now; click again in a moment.',
         false,
       );
+    case 'invalid_answer':
+      return reply('Answer not recorded; correct it.', answerRefusal(undefined, refusal.issues, m), false);
     case 'unexpected':
       return refusal.config
         ? reply(

@@ -110,7 +110,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure, maxBodyBytes, clock, history }))
     .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', consoleGrantRoutes(settings, { sessions, maxBodyBytes }))
-    .route('/', linkRoutes(settings));
+    .route('/', linkRoutes(settings, { maxBodyBytes }));
   if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).
   return app.route(

@@ -30,9 +30,14 @@ const STYLE =
   'pre{background:#f4f4f4;padding:1rem;overflow:auto;white-space:pre-wrap;word-break:break-word}' +
   '.warn{background:#fff4e5;border-left:4px solid #f59e0b;padding:.5rem 1rem}' +
   'button{font-size:1rem;padding:.6rem 1.4rem;border:0;border-radius:4px;color:#fff;cursor:pointer}' +
-  '.approve{background:#15803d}.deny{background:#b91c1c}.item{border-top:1px solid #ddd;padding:.5rem 0 1rem}';
+  '.approve{background:#15803d}.deny{background:#b91c1c}.item{border-top:1px solid #ddd;padding:.5rem 0 1rem}' +
+  '.field{border:0;margin:0 0 1rem;padding:0}.field label,.field legend{display:block;font-weight:600}' +
+  '.option{display:block;font-weight:400!important}.hint{display:block;color:#555;font-size:.9rem}' +
+  '.field input[type=text],.field input[type=number],.field input[type=date],.field select,.field textarea' +
+  '{font:inherit;padding:.3rem;width:100%;box-sizing:border-box}.field-error{display:block;color:#b91c1c;font-weight:600}';
 
-function layout(title: string, body: string): string {
+/** A link page: its title, the shared style, and `body` (already HTML). */
+export function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
@@ -96,7 +101,13 @@ export function confirmationPage(input: {
 }): string {
   const { claim, request, action } = input;
   const approve = claim.decision === 'approve';
-  const verb = !approve ? 'Deny' : claim.scope === undefined ? 'Approve' : widerLabel({ wider: claim.scope });
+  const verb = !approve
+    ? request.question === undefined
+      ? 'Deny'
+      : 'Decline'
+    : claim.scope === undefined
+      ? 'Approve'
+      : widerLabel({ wider: claim.scope });
   const warnings = warningList(request);
   const expires =
     request.expiresAt === undefined
@@ -136,7 +147,7 @@ export function messagePage(title: string, message: string): string {
  * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
  * page with what it will run (tool, its annotations, redacted arguments, warnings, expiry)
  * and Approve, Approve for this run (or session; not on a quorum request) and Deny buttons that post its one-click links as the
- * reviewer. Showing it changes nothing.
+ * reviewer; a question offers an Answer link to its form and Decline. Showing it changes nothing.
  *
  * @example
  * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
@@ -150,13 +161,17 @@ export function inboxPage(
     const expires =
       request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
     const wider = widerOffer(request, entry.tokens);
-    const buttons = entry.mayDecide
-      ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
-        (wider === undefined
-          ? ''
-          : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${wider}</button></form> `) +
-        `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
-      : `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`;
+    const buttons = !entry.mayDecide
+      ? `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`
+      : request.question !== undefined
+        ? // A question is answered on its link's page, where its form is.
+          `<a class="answer" href="${escapeHtml(options.linkPath(entry.tokens.approve))}">Answer</a> ` +
+          `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Decline</button></form>`
+        : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
+          (wider === undefined
+            ? ''
+            : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${wider}</button></form> `) +
+          `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`;
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
       claimsParagraph(request) +

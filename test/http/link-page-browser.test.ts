@@ -9,6 +9,7 @@ import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { linkUrls, inboxLinkUrl } from '../support/link-urls.js';
 import { hasChromium, launchChromium } from '../support/chromium.js';
+import { WHOLE_FORM } from '../support/question-world.js';
 
 describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
   let browser: Browser;
@@ -90,6 +91,50 @@ describe.skipIf(!hasChromium)('one-click approval links in Chromium', () => {
     // The same link again, in the browser: already used.
     const again = await page.goto(links.approve);
     expect(again?.status()).toBe(410);
+    await page.close();
+  });
+
+  it('answers a question on its link page from the keyboard: the typed values arrive typed', async () => {
+    const handle = await runtime.requestInput({ question: 'Where should <b>blue</b> run?', answer: WHOLE_FORM });
+    const { request } = (await handle.status()) as { request: { approvalId: string } };
+    const links = await linkUrls(
+      runtime,
+      handle.id,
+      request.approvalId,
+      { approvedBy: 'carol@example.com' },
+      server.url,
+    );
+    const page = await browser.newPage();
+    expect((await page.goto(links.approve))?.status()).toBe(200);
+    expect(await page.locator('h1').innerText()).toBe('Where should <b>blue</b> run?');
+    // Radios move with the arrow keys; boxes tick with Space; the rest is typed.
+    await page.getByLabel('eu-west-1').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByLabel('a', { exact: true }).focus();
+    await page.keyboard.press('Space');
+    await page.getByLabel('c', { exact: true }).focus();
+    await page.keyboard.press('Space');
+    await page.getByLabel('note').fill('first of many');
+    await page.getByLabel('nodes').fill('4');
+    await page.getByLabel('Yes').focus();
+    await page.keyboard.press('Space');
+    await page.getByLabel('launch').fill('2026-04-01');
+    await page.getByLabel('Cluster name').fill('blue');
+    await Promise.all([page.waitForLoadState('load'), page.keyboard.press('Enter')]);
+    await page.waitForFunction(() => document.body.innerText.includes('Answered'));
+    expect(await handle.status()).toMatchObject({
+      status: 'approved',
+      by: 'carol@example.com',
+      answer: {
+        region: 'us-east-1',
+        zones: ['a', 'c'],
+        name: 'blue',
+        note: 'first of many',
+        nodes: 4,
+        public: true,
+        launch: '2026-04-01',
+      },
+    });
     await page.close();
   });
 

@@ -3,6 +3,7 @@
 // extra fields, a choice outside the options, an oversized text, an answer to a request that asks nothing, the same
 // answer twice and a different one after it.
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { createApprovalApp } from 'countersign/http';
 import { ONE_CHOICE, questionWorld, WHOLE_FORM } from '../support/question-world.js';
 import { bearer, harness, json, startPaused, TOKEN } from './harness.js';
@@ -16,7 +17,7 @@ const GOOD = {
   launch: '2026-03-01',
 };
 
-async function asked(form = WHOLE_FORM) {
+async function asked(form: z.ZodObject = WHOLE_FORM) {
   const world = questionWorld();
   const app = createApprovalApp(world.runtime, { bearerToken: TOKEN });
   const { runId, approvalId } = await world.ask(form);

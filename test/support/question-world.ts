@@ -7,9 +7,9 @@ export const QUESTION_LINK_SECRET = 'question-link-secret-0123456789abcdef';
 
 /** Every kind of field a person can be asked for. */
 export const WHOLE_FORM = z.object({
-  region: z.enum(['eu-west-1', 'us-east-1', 'ap-south-1']).describe('Where the cluster runs'),
+  region: z.enum(['eu-west-1', 'us-east-1', 'ap-south-1']).meta({ title: 'Region', description: 'Where it runs' }),
   zones: z.array(z.enum(['a', 'b', 'c'])).min(1),
-  name: z.string().max(40),
+  name: z.string().max(40).meta({ title: 'Cluster name' }),
   note: z.string().max(2000).optional(),
   nodes: z.number().int().min(1).max(9),
   public: z.boolean(),

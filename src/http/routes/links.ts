@@ -1,23 +1,55 @@
+import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { decideWithLink, requireLinks, decidedReply, settledText } from '../../kit/index.js';
+import type { AgentSnapshot, Answer, LinkClaim } from '../../index.js';
+import {
+  decideWithLink,
+  requireLinks,
+  decidedReply,
+  settledText,
+  formAnswerEntries,
+  readAnswer,
+  readRawBody,
+} from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
+import { typedValues } from '../question-form.js';
+import { questionPage } from '../question-page.js';
 import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
 import type { RouteSettings } from './route-settings.js';
 
+/** The pending request a link names, when its run still waits for it. */
+const pendingOf = (claim: LinkClaim, snapshot: AgentSnapshot) =>
+  snapshot.status === 'awaitingApproval'
+    ? snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId)
+    : undefined;
+
+/** A wider approve link cannot answer a question (an answer is for that question only). */
+const widerOnQuestion = (c: Context<AppEnv>) =>
+  linkPage(
+    c,
+    400,
+    messagePage(
+      'This link cannot answer a question',
+      'It approves more than one call, and an answer is for this question only; open the Answer link instead.',
+    ),
+  );
+
 /**
- * `GET /links/:token` (a confirmation page that changes nothing, so a link scanner decides nothing) and
- * `POST /links/:token` (the decision); the token is the credential.
+ * `GET /links/:token` (a confirmation page, or a question's form, that changes nothing, so a link scanner decides
+ * nothing) and `POST /links/:token` (the decision, or the answer: read from the form, checked against the question,
+ * the page shown again with each field's problem when it does not fit, the token spent only once one is recorded);
+ * the token is the credential.
  */
-export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: RouteSettings): Hono<AppEnv> {
+export function linkRoutes(settings: RouteSettings, own: { readonly maxBodyBytes: number }): Hono<AppEnv> {
+  const { runtime, report } = settings;
   const app = new Hono<AppEnv>();
 
   app.get('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
       const { claim, snapshot } = await requireLinks(runtime, 'GET /links').inspectLink(token);
-      const request = snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
-      if (!request || snapshot.status !== 'awaitingApproval') {
+      const request = pendingOf(claim, snapshot);
+      if (!request) {
         const decided = snapshot.audit.find((entry) => entry.approvalId === claim.approvalId);
         return linkPage(
           c,
@@ -29,6 +61,11 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
               : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
           ),
         );
+      }
+      const { question } = request;
+      if (question !== undefined && claim.decision === 'approve') {
+        if (claim.scope !== undefined) return widerOnQuestion(c);
+        return linkPage(c, 200, questionPage({ claim, request, question, action: `./${token}` }));
       }
       return linkPage(
         c,
@@ -49,27 +86,73 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
   app.post('/links/:token', async (c) => {
     try {
       const token = linkToken(c);
-      const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, {
-        resumeMode,
-        resumeTimeoutMs,
-        onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
-      });
-      if (carryingOn)
-        return linkPage(c, 202, messagePage('Decision recorded', 'The agent is carrying on; you can close this page.'));
-      const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
-      // On a quorum request still short of approvals the click was a vote, not the decision.
-      const voted = result.vote !== undefined && result.vote.remaining > 0;
-      const verb = voted ? 'Vote recorded' : entry?.decision === 'denied' ? 'Denied' : 'Approved';
-      const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup).text;
-      return linkPage(
-        c,
-        200,
-        messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`),
-      );
+      const asked = await answerOfPost(c, settings, token, own.maxBodyBytes);
+      if (asked instanceof Response) return asked;
+      return await decideLink(c, settings, token, asked);
     } catch (error) {
       return linkFailure(c, error, { report, runtime });
     }
   });
 
   return app;
+}
+
+/**
+ * The answer a POST on a question's approve link carries (undefined on any other link, or once the question is no
+ * longer pending: deciding then says why), or the page to answer with instead: the form again with each field's
+ * problem (422, nothing recorded, the token not spent), or the refusal of a wider link.
+ */
+async function answerOfPost(
+  c: Context<AppEnv>,
+  { runtime }: RouteSettings,
+  token: string,
+  maxBodyBytes: number,
+): Promise<Answer | Response | undefined> {
+  const form = new URLSearchParams(await readRawBody(c.req.raw, maxBodyBytes));
+  // Only the question page's form says it answers: any other post decides as it always did, with no extra read.
+  if (form.get('form') !== 'answer') return undefined;
+  const { claim, snapshot } = await requireLinks(runtime, 'POST /links').inspectLink(token);
+  const request = pendingOf(claim, snapshot);
+  const question = request?.question;
+  if (request === undefined || question === undefined || claim.decision !== 'approve') return undefined;
+  if (claim.scope !== undefined) return widerOnQuestion(c);
+  const entries = formAnswerEntries(form);
+  const { answer, issues } = readAnswer(question, entries);
+  if (issues.length === 0) return answer;
+  const state = { values: typedValues(entries), issues };
+  return linkPage(c, 422, questionPage({ claim, request, question, action: `./${token}`, state }));
+}
+
+/** Spends the link's token with its decision (and answer) and tells how it went. */
+async function decideLink(
+  c: Context<AppEnv>,
+  { runtime, resumeMode, resumeTimeoutMs, report }: RouteSettings,
+  token: string,
+  answer: Answer | undefined,
+): Promise<Response> {
+  const { result, carryingOn } = await decideWithLink(requireLinks(runtime, 'POST /links'), token, {
+    resumeMode,
+    resumeTimeoutMs,
+    onLateError: (error, runId) => report(error, { operation: 'resume', runId }),
+    ...(answer === undefined ? {} : { answer }),
+  });
+  const what = answer === undefined ? 'Decision' : 'Answer';
+  if (carryingOn)
+    return linkPage(c, 202, messagePage(`${what} recorded`, 'The agent is carrying on; you can close this page.'));
+  const entry = result.snapshot.audit.find((item) => item.approvalId === result.approvalId);
+  // On a quorum request still short of approvals the click was a vote, not the decision.
+  const voted = result.vote !== undefined && result.vote.remaining > 0;
+  const verb = voted
+    ? 'Vote recorded'
+    : answer !== undefined
+      ? 'Answered'
+      : entry?.decision === 'denied'
+        ? 'Denied'
+        : 'Approved';
+  const said = decidedReply(result, false, entry?.by ?? 'you', pageMarkup, answer !== undefined).text;
+  return linkPage(
+    c,
+    200,
+    messagePage(result.duplicate && !voted ? 'Already recorded' : verb, `${said} You can close this page.`),
+  );
 }

@@ -15,14 +15,15 @@ function failed(card: HTMLElement, error: unknown): void {
 }
 
 /** The signed-in reviewer, who the page's own decisions are recorded as. */
-const reviewer = () => document.querySelector<HTMLElement>('main[data-reviewer]')?.dataset['reviewer'];
+export const reviewer = () => document.querySelector<HTMLElement>('main[data-reviewer]')?.dataset['reviewer'];
 
 /** The state a decision leaves its card in once the server answered, unless an event already moved it further. */
 function settle(card: HTMLElement, decision: ConsoleDecision): void {
   if (card.dataset['state'] !== 'pending') return;
   if (decision === 'dismiss')
     setCardState(card, 'dismissed', 'Dismissed: closed without a decision; the call does not run.');
-  else if (decision === 'deny') setCardState(card, 'denied', 'Denied.');
+  else if (decision === 'deny')
+    setCardState(card, 'denied', card.dataset['question'] === undefined ? 'Denied.' : 'Declined.');
   else markApproved(card, reviewer());
 }
 

@@ -6,6 +6,13 @@ import type { JsonSchema } from './schema-check.js';
  */
 export class ConsoleRequestError extends Error {
   override readonly name = 'ConsoleRequestError';
+  /** On a refused answer (`invalid_answer`): the problem of each field. */
+  readonly issues: readonly { readonly path: string; readonly message: string }[];
+
+  constructor(message: string, issues: ConsoleRequestError['issues'] = []) {
+    super(message);
+    this.issues = issues;
+  }
 }
 
 const csrf = () => document.querySelector<HTMLElement>('main[data-csrf]')?.dataset['csrf'] ?? '';
@@ -31,6 +38,7 @@ export async function postJson(
   if (!response.ok)
     throw new ConsoleRequestError(
       typeof answer['detail'] === 'string' ? answer['detail'] : `The server answered ${response.status}.`,
+      Array.isArray(answer['issues']) ? (answer['issues'] as ConsoleRequestError['issues']) : [],
     );
   return answer;
 }

@@ -50,7 +50,7 @@ export const cardsOfRun = (runId: string) =>
  */
 export function approvedText(card: HTMLElement): string {
   const by = card.dataset['approvedBy'];
-  const head = `Approved${by === undefined ? '' : ` by ${by}`}`;
+  const head = `${card.dataset['question'] === undefined ? 'Approved' : 'Answered'}${by === undefined ? '' : ` by ${by}`}`;
   const waiting = cardsOfRun(card.dataset['run'] ?? '')
     .filter((other) => other !== card && other.dataset['state'] === 'pending')
     .map((other) => other.dataset['tool'] ?? '');

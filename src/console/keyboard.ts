@@ -2,9 +2,10 @@ import { askDenyReason, cancelDeny, decide } from './actions.js';
 import { confirmApproveAll } from './approve-all-dialog.js';
 import { editArguments } from './editor.js';
 import { isSettled, visibleCards } from './live.js';
+import { focusAnswer } from './question.js';
 
 const HELP =
-  'j or ↓: next card · k or ↑: previous card · Enter: approve · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
+  'j or ↓: next card · k or ↑: previous card · Enter: approve (on a question: go to its form; Enter in a field answers) · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
   'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
 
 function current(): HTMLElement | undefined {
@@ -67,7 +68,9 @@ export function bindKeyboard(): void {
       ArrowUp: () => move(-1),
       '?': toggleHelp,
       Enter: () => {
-        if (card !== undefined && isSettled(card)) void decide(card, 'approve');
+        // A question is answered with its form, never approved bare: Enter goes to its first field.
+        if (card?.dataset['question'] !== undefined) focusAnswer(card);
+        else if (card !== undefined && isSettled(card)) void decide(card, 'approve');
       },
       Escape: () => card !== undefined && askDenyReason(card),
       // A quorum request's card has no Dismiss button (a dismissal is not a vote), so the key does nothing there.

@@ -4,6 +4,7 @@ import { type ConsoleDecision, cancelRun, decide, decideAll } from './actions.js
 import { confirmApproveAll } from './approve-all-dialog.js';
 import { cardsOfRun } from './card-state.js';
 import { editArguments } from './editor.js';
+import { answerQuestion } from './question.js';
 import { bindKeyboard, select } from './keyboard.js';
 import { applyFilters, arrivedAt, followEvents, tickCountdowns } from './live.js';
 import { showLocalTimes } from './local-times.js';
@@ -32,6 +33,7 @@ if (main !== null) {
         'deny',
       );
     else if (form.classList.contains('all')) confirmApproveAll(card);
+    else if (form.classList.contains('question') && decision === 'answer') void answerQuestion(card, form);
     else void decide(card, DECISIONS.has(decision) ? (decision as ConsoleDecision) : 'approve');
   });
   main.addEventListener('click', (event) => {

@@ -33,6 +33,14 @@ const turnsModel = createScriptedModel(({ messages }) => {
   return next === undefined ? textTurn('done') : toolCallTurn(next);
 });
 
+/** A question's form: one choice, a number, a yes/no and an optional note. */
+const CLUSTER = z.object({
+  region: z.enum(['eu-west-1', 'us-east-1', 'ap-south-1']).meta({ title: 'Region' }),
+  nodes: z.number().int().min(1).max(9).meta({ title: 'Nodes' }),
+  public: z.boolean().meta({ title: 'Public' }),
+  note: z.string().max(2000).optional().meta({ title: 'Note' }),
+});
+
 describe.skipIf(!hasChromium)('the console in Chromium', () => {
   let browser: Browser;
   let server: ServeHandle;
@@ -320,6 +328,66 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       .toContain('Expired');
     expect(await card(page, run.runId).getByRole('button', { name: 'Approve', exact: true }).isVisible()).toBe(false);
     await page.screenshot({ path: `${shots}/expired.png` });
+    await context.close();
+  });
+
+  it('answers a question card from the keyboard: a refused answer shows under its field, the corrected one is recorded', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const asked = await runtime.requestInput({ question: 'How many nodes for blue?', answer: CLUSTER });
+    const question = card(page, asked.id);
+    await question.waitFor();
+    expect(await question.innerText()).toContain('How many nodes for blue?');
+    await focusSettled(page, asked.id);
+    // Enter on a question card goes to its form; arrows pick a radio, Space ticks a box, the rest is typed.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toBe('eu-west-1');
+    await page.keyboard.press('ArrowDown');
+    await question.getByLabel('Nodes').fill('12');
+    await question.getByLabel('Public').check();
+    await question.getByLabel('Note').fill('first of many');
+    // The browser's own checks would stop 12 before it is sent: the server's are the ones that count.
+    await question.locator('form.question').evaluate((form) => ((form as HTMLFormElement).noValidate = true));
+    await question.getByLabel('Nodes').press('Enter');
+    await expect
+      .poll(() => question.locator('.field[data-field=nodes] .field-error').innerText())
+      .toBe('Nodes must be at most 9');
+    expect(await question.locator('.state').innerText()).toMatch(/^Not recorded: /);
+    expect((await runtime.get(asked.id)).audit).toEqual([]);
+    await question.getByLabel('Nodes').fill('4');
+    await page.keyboard.press('Enter');
+    // Answered, then (the request's run ends at once) completed.
+    await expect.poll(() => question.getAttribute('data-state')).toMatch(/^(approved|completed)$/);
+    expect(await question.locator('.field-error').count()).toBe(0);
+    expect(await asked.status()).toMatchObject({
+      status: 'approved',
+      by: 'alice@example.com',
+      answer: { region: 'us-east-1', nodes: 4, public: true, note: 'first of many' },
+    });
+    await context.close();
+  });
+
+  it('answers and declines questions without JavaScript, through the form', async () => {
+    const answered = await runtime.requestInput({ question: 'Nodes?', answer: CLUSTER });
+    const declined = await runtime.requestInput({ question: 'Nodes again?', answer: CLUSTER });
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await signIn(context, 'dora@example.com');
+    const posted = () => page.waitForResponse((response) => response.url().endsWith('/console/decide'));
+    await card(page, answered.id).getByLabel('ap-south-1').check();
+    await card(page, answered.id).getByLabel('Nodes').fill('2');
+    await Promise.all([posted(), card(page, answered.id).getByRole('button', { name: 'Answer', exact: true }).click()]);
+    await page.waitForLoadState();
+    expect(await answered.status()).toMatchObject({
+      status: 'approved',
+      by: 'dora@example.com',
+      answer: { region: 'ap-south-1', nodes: 2, public: false },
+    });
+    await Promise.all([
+      posted(),
+      card(page, declined.id).getByRole('button', { name: 'Decline', exact: true }).click(),
+    ]);
+    await page.waitForLoadState();
+    expect(await declined.status()).toMatchObject({ status: 'denied', by: 'dora@example.com' });
     await context.close();
   });
 

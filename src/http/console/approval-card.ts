@@ -1,7 +1,8 @@
 // One pending approval as the console shows it: a card with what will run, why it asks, and the forms that decide it.
-import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry } from '../../index.js';
+import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry, type Question } from '../../index.js';
 import { escapeHtml, htmlMarkup, votesLine, widerOffer } from '../../kit/index.js';
 import { warningList } from '../link-pages.js';
+import { questionFields } from '../question-form.js';
 import { argsHtml } from './args-view.js';
 import { timeHtml } from './time-html.js';
 import type { TurnContext } from './turn-context.js';
@@ -101,8 +102,9 @@ export function approvalCard(entry: PendingApprovalEntry, options: CardOptions):
     votesParagraph(request, entry.requestedBy) +
     approvers +
     `<p class="times">Requested ${timeHtml(request.requestedAt)}${expires}</p>` +
-    decideForm(entry, options) +
-    decideAllForm(entry, options) +
+    (request.question === undefined
+      ? decideForm(entry, options) + decideAllForm(entry, options)
+      : questionForm(entry, request.question, options)) +
     // Shown by the stylesheet once the card is approved and its run goes on (the script moves it there); a token session's only.
     (options.cancel === false
       ? ''
@@ -127,6 +129,7 @@ function cardAttributes({ request, runId, agentName, sessionId }: PendingApprova
     'data-requested': String(request.requestedAt),
     'data-expires': request.expiresAt === undefined ? undefined : String(request.expiresAt),
     'data-args': JSON.stringify(request.args) ?? 'null',
+    'data-question': request.question === undefined ? undefined : 'true',
   };
   return Object.entries(attributes)
     .filter(([, value]) => value !== undefined)
@@ -153,6 +156,26 @@ function decideForm({ request, runId, sessionId }: PendingApprovalEntry, options
     (options.edit === false
       ? ''
       : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
+    '</form>'
+  );
+}
+
+/**
+ * The form that answers a question (its fields, `questionFields`) or declines it: a keyboard-first form that posts
+ * `answer.<field>` pairs without the script, and that the script sends as JSON.
+ */
+function questionForm({ request, runId }: PendingApprovalEntry, question: Question, options: CardOptions): string {
+  return (
+    '<form method="post" action="console/decide" class="actions one question">' +
+    hidden('csrf', options.csrf) +
+    hidden('runId', runId) +
+    hidden('approvalId', request.approvalId) +
+    hidden('signature', request.signature) +
+    questionFields(question, { idPrefix: `card-${request.approvalId}` }) +
+    '<div class="buttons"><label>Reason (sent when you decline)<input type="text" name="reason" maxlength="4000"></label>' +
+    '<button type="submit" name="decision" value="answer" class="approve" data-action="answer">Answer</button>' +
+    // Declining needs no answer, so the form's own checks of its fields do not stop it.
+    '<button type="submit" name="decision" value="deny" class="deny" data-action="deny" formnovalidate>Decline</button></div>' +
     '</form>'
   );
 }

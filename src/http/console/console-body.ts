@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { ApprovalResponse } from '../../index.js';
+import type { Answer, ApprovalResponse } from '../../index.js';
 import { parseJsonBody, parseWith, readRawBody } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 
@@ -28,7 +28,7 @@ export const consoleDecision = z.object({
   csrf: z.string().max(100).optional(),
   runId: id,
   approvalId: id,
-  decision: z.enum(['approve', 'run', 'session', 'deny', 'dismiss']),
+  decision: z.enum(['approve', 'run', 'session', 'deny', 'dismiss', 'answer']),
   /** A session grant ends after this many minutes (at most a week). */
   ttlMinutes: optionalCount(7 * 24 * 60),
   /** A session grant covers this many later calls. */
@@ -37,6 +37,11 @@ export const consoleDecision = z.object({
   signature: z.string().max(512).optional(),
   /** Edited arguments (the script's editor; JSON only). */
   args: z.unknown().optional(),
+  /** A question's form as typed: its `answer.<field>` pairs (a form post's, or the script's), read by `readAnswer`. */
+  answerFields: z
+    .array(z.tuple([z.string().max(80), z.string()]))
+    .max(500)
+    .optional(),
 });
 
 /**
@@ -49,7 +54,11 @@ export const consoleDecision = z.object({
  * const grant = consoleResponse({ runId, approvalId, decision: 'session', ttlMinutes: 15, uses: 2 }, 'alice');
  * // scope: 'session', grant: { ttlMs: 900_000, uses: 2 }
  */
-export function consoleResponse(fields: z.output<typeof consoleDecision>, reviewer: string): ApprovalResponse {
+export function consoleResponse(
+  fields: z.output<typeof consoleDecision>,
+  reviewer: string,
+  answer?: Answer,
+): ApprovalResponse {
   const grant = {
     ...(fields.ttlMinutes === undefined ? {} : { ttlMs: fields.ttlMinutes * 60_000 }),
     ...(fields.uses === undefined ? {} : { uses: fields.uses }),
@@ -65,6 +74,7 @@ export function consoleResponse(fields: z.output<typeof consoleDecision>, review
       ? { scope: 'session' as const, ...(Object.keys(grant).length === 0 ? {} : { grant }) }
       : {}),
     ...(fields.args === undefined ? {} : { args: fields.args }),
+    ...(answer === undefined ? {} : { answer }),
     ...(fields.signature === undefined ? {} : { signature: fields.signature }),
   };
 }
@@ -116,6 +126,9 @@ export async function readConsoleBody<S extends z.ZodType>(
     return { fields: parseJsonBody(schema, raw), json: true };
   const form = new URLSearchParams(raw);
   const value: Record<string, unknown> = {};
-  for (const key of new Set(form.keys())) value[key] = LISTS.has(key) ? form.getAll(key) : form.get(key);
+  for (const key of new Set(form.keys()))
+    if (!key.startsWith('answer.')) value[key] = LISTS.has(key) ? form.getAll(key) : form.get(key);
+  const answered = [...form].filter(([key]) => key.startsWith('answer.'));
+  if (answered.length > 0) value['answerFields'] = answered;
   return { fields: parseWith(schema, value, 'body'), json: false };
 }

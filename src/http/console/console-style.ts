@@ -43,6 +43,16 @@ pre.diff ins{display:block;text-decoration:none;background:#dcfce7;color:#14532d
 .actions fieldset.grant label{flex:1 1 6rem}
 .actions fieldset.grant input{width:100%}
 .state{font-weight:600;margin:.5rem 0 0}
+.question{display:block}
+.question .field{margin:0 0 .75rem;padding:.5rem .75rem}
+.question div.field{border:0;padding:0}
+.question .field>label,.question .field>legend{font-weight:600}
+.question .option{display:block}
+.question .hint{display:block;color:var(--muted);font-size:.9rem}
+.question .field textarea{font-family:inherit;min-height:5rem}
+.question .field input[type=text],.question .field textarea{width:100%}
+.field-error{display:block;color:var(--no);font-weight:600}
+.question .buttons{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .card[data-state=approved],.card[data-state=completed]{border-left-color:var(--ok)}
 .card[data-state=denied],.card[data-state=dismissed],.card[data-state=failed],.card[data-state=expired]{border-left-color:var(--no)}
 .card[data-state]:not([data-state=pending]) form,.card[data-state]:not([data-state=pending]) .js-only{display:none}

@@ -7,6 +7,7 @@ import { bearerMatches } from '../authenticate.js';
 import { blanketDecisions } from '../blanket-decisions.js';
 import type { AuditHistory } from '../console/audit-history.js';
 import { argsEdit } from '../console/args-edit.js';
+import { consoleAnswer } from '../console/console-answer.js';
 import { consoleAsset } from '../console/console-assets.js';
 import {
   consoleBlanket,
@@ -187,8 +188,9 @@ function decisionRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
     const session = ctx.own.sessions.requireWrite(c, fields);
     // The inbox offers no edit, so a session it signed in cannot change what runs.
     if (session.via === 'inbox' && fields.args !== undefined) throw inboxSessionNotAllowed('editing arguments');
-    const response = consoleResponse(fields, session.reviewer);
     try {
+      const answer = fields.decision === 'answer' ? await consoleAnswer(ctx.runtime, fields) : undefined;
+      const response = consoleResponse(fields, session.reviewer, answer);
       const recorded = await ctx.runtime.decide(fields.runId, response, {
         mode: ctx.resumeMode,
         waitMs: ctx.resumeTimeoutMs,

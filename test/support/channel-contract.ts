@@ -55,6 +55,13 @@ export interface ChannelFixture {
   buttons?(index: number): readonly string[];
   /** How a decider named `user` in this channel is recorded (`slack:U1`). */
   readonly decider?: (user: string) => string;
+  /**
+   * Answers the one-field question of the `index`th posted card as `user` with `value` (an option as picked, or text
+   * as typed; an option the form does not offer is sent as a forged pick), through the channel's own form: a modal, a
+   * button per option, a reply, the link page. Resolves with what the form showed (its visible text) and what the
+   * person was told after it. Absent for a channel that takes no answers (webhooks; Slack without a bot token).
+   */
+  answer?(index: number, value: string, user: string): Promise<{ readonly form: string; readonly told: string }>;
   close(): Promise<void>;
 }
 
@@ -131,7 +138,27 @@ function world(
   return { runtime, events, executed };
 }
 
+/** A runtime asked questions (`requestInput`) with one field each: one of two regions, or a name of up to 40 characters. */
+function questionWorld() {
+  const runtime = createRuntime({ store: createMemoryStore(), links: { secret: CONTRACT_LINK_SECRET } });
+  const events: RunEvent[] = [];
+  runtime.subscribe((event) => void events.push(event));
+  const forms = {
+    region: z.object({ region: z.enum(['eu-west-1', 'us-east-1']).meta({ title: 'Region' }) }),
+    name: z.object({ name: z.string().max(40).meta({ title: 'Cluster name' }) }),
+  };
+  return {
+    runtime,
+    events,
+    ask: (form: keyof typeof forms) => runtime.requestInput({ question: QUESTION, answer: forms[form] }),
+  };
+}
+
+/** The question the contract asks, with markup every channel must show as plain text. */
+export const QUESTION = 'Which <b>region</b> should *blue* run in? @everyone';
+
 export function channelContract(harness: ChannelHarness): void {
+  questionContract(harness);
   describe(`the channel contract: ${harness.name}`, () => {
     const open: ChannelFixture[] = [];
     const setup = async (runtime: LinkedRuntime, options: Parameters<ChannelHarness['setup']>[1] = {}) => {
@@ -354,6 +381,83 @@ export function channelContract(harness: ChannelHarness): void {
       expect(fixture.buttons(0).some((label) => /for this (run|session)/.test(label))).toBe(false);
       expect(fixture.buttons(0).some((label) => /Approve/.test(label))).toBe(true);
       expect(fixture.buttons(1).some((label) => label.includes('Approve for this session'))).toBe(true);
+    });
+  });
+}
+
+/** Questions with a typed answer: rendered with their field, answered through the channel's form, a bad answer refused. */
+function questionContract(harness: ChannelHarness): void {
+  describe(`the channel contract, questions: ${harness.name}`, () => {
+    const open: ChannelFixture[] = [];
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((fixture) => fixture.close()));
+    });
+    const asked = async (form: 'region' | 'name') => {
+      const w = questionWorld();
+      const fixture = await harness.setup(w.runtime, {});
+      open.push(fixture);
+      const handle = await w.ask(form);
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      return { w, fixture, handle };
+    };
+
+    it('shows a question with its field and options as plain text, offering Decline and no plain Approve', async () => {
+      const { fixture } = await asked('region');
+      const [post] = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
+      expect(post!.visible).toContain(QUESTION);
+      expect(post!.active).toEqual([]);
+      for (const shown of ['Region', 'eu-west-1', 'us-east-1']) expect(post!.visible).toContain(shown);
+      if (fixture.buttons === undefined) return expect(harness.name).toBe('webhooks');
+      expect(fixture.buttons(0).some((label) => /Decline/.test(label))).toBe(true);
+      expect(fixture.buttons(0).some((label) => /Approve/.test(label))).toBe(false);
+    });
+
+    it("records a good answer given through the channel's form, as the person who gave it", async () => {
+      const { fixture, handle } = await asked('region');
+      if (!fixture.answer || !fixture.decider) return;
+      const { form, told } = await fixture.answer(0, 'us-east-1', 'U1');
+      for (const shown of ['Region', 'eu-west-1', 'us-east-1']) expect(form).toContain(shown);
+      expect(told).toMatch(/Answered by /);
+      expect(await handle.status()).toMatchObject({
+        status: 'approved',
+        by: fixture.decider('U1'),
+        answer: { region: 'us-east-1' },
+      });
+    });
+
+    it('refuses a choice outside the options and an oversized text with a clear message, recording nothing', async () => {
+      const choice = await asked('region');
+      if (!choice.fixture.answer) return;
+      const forged = await choice.fixture.answer(0, 'mars-1', 'U1');
+      expect(forged.told).toMatch(/Region must be one of eu-west-1, us-east-1/);
+      expect(await choice.handle.status()).toMatchObject({ status: 'pending' });
+      expect((await choice.w.runtime.get(choice.handle.id)).audit).toEqual([]);
+
+      const text = await asked('name');
+      const long = await text.fixture.answer!(0, 'x'.repeat(41), 'U1');
+      expect(long.told).toMatch(/Cluster name is longer than 40 characters/);
+      expect((await text.w.runtime.get(text.handle.id)).audit).toEqual([]);
+      // Nothing was spent: the corrected answer is recorded.
+      expect((await text.fixture.answer!(0, 'blue', 'U1')).told).toMatch(/Answered by /);
+      expect(await text.handle.status()).toMatchObject({ status: 'approved', answer: { name: 'blue' } });
+    });
+
+    it('records one answer: a second, the same or another, decides nothing again', async () => {
+      const { w, fixture, handle } = await asked('region');
+      if (!fixture.answer) return;
+      await fixture.answer(0, 'us-east-1', 'U1');
+      const again = await fixture.answer(0, 'eu-west-1', 'U2');
+      expect(again.told).toMatch(/nothing was done|changed nothing|no longer pending/);
+      expect((await w.runtime.get(handle.id)).audit).toHaveLength(1);
+      expect(await handle.status()).toMatchObject({ answer: { region: 'us-east-1' } });
+    });
+
+    it('declines a question with Decline: the request is denied, nothing answered', async () => {
+      const { fixture, handle } = await asked('region');
+      if (!fixture.click || !fixture.decider) return;
+      expect(await fixture.click(0, 'deny', 'U2')).toMatch(/Denied by /);
+      expect(await handle.status()).toMatchObject({ status: 'denied', by: fixture.decider('U2') });
     });
   });
 }

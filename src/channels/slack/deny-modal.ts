@@ -62,19 +62,23 @@ export const denySubmissionView = z.looseObject({
 export function readDenySubmission(
   view: z.output<typeof denySubmissionView>,
 ): { readonly context: DenyContext; readonly reason: string | undefined } | undefined {
+  const context = modalContext(view.private_metadata);
+  if (context === undefined) return undefined;
+  const reason = view.state?.values[REASON_ID]?.[REASON_ID]?.value?.trim();
+  return { context, reason: reason || undefined };
+}
+
+/** The context a modal of ours carried in its private_metadata, or undefined for one that is not ours. */
+export function modalContext(metadata: string | undefined): DenyContext | undefined {
   let context: z.output<typeof contextSchema>;
   try {
-    context = contextSchema.parse(JSON.parse(view.private_metadata ?? ''));
+    context = contextSchema.parse(JSON.parse(metadata ?? ''));
   } catch {
     return undefined;
   }
-  const reason = view.state?.values[REASON_ID]?.[REASON_ID]?.value?.trim();
   return {
-    context: {
-      token: context.token,
-      updated: context.updated,
-      ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }),
-    },
-    reason: reason || undefined,
+    token: context.token,
+    updated: context.updated,
+    ...(context.responseUrl === undefined ? {} : { responseUrl: context.responseUrl }),
   };
 }

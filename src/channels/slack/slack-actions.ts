@@ -2,7 +2,13 @@
 // modal's submissions. Signed requests only, checked before the body is parsed; answered 200 at once, decided in the
 // background, and the clicker told through the payload's response_url.
 import { z } from 'zod';
-import type { ResumeMode } from '../../index.js';
+import {
+  isCountersignError,
+  type Answer as AnswerValues,
+  type ApprovalRequest,
+  type LinkedRuntime,
+  type ResumeMode,
+} from '../../index.js';
 import {
   type ChannelRoute,
   answerClick,
@@ -17,8 +23,17 @@ import {
   readRawBody,
   tooLarge,
   resumeModeOf,
+  readAnswer,
 } from '../../kit/index.js';
-import { denyModal, denySubmissionView, DENY_MODAL_ID, readDenySubmission, type DenyContext } from './deny-modal.js';
+import { ANSWER_MODAL_ID, answerErrors, answerModal, answerSubmissionView, submittedEntries } from './answer-modal.js';
+import {
+  denyModal,
+  denySubmissionView,
+  DENY_MODAL_ID,
+  modalContext,
+  readDenySubmission,
+  type DenyContext,
+} from './deny-modal.js';
 import { callSlack, DEFAULT_API_URL, type SlackApi } from './slack-api.js';
 import { DECISION_BLOCK_IDS, SLACK_ACTION_IDS } from './slack-card.js';
 import { slackMarkup } from './slack-markup.js';
@@ -53,7 +68,16 @@ const blockActionsSchema = z.looseObject({
     })
     .optional(),
 });
-const viewSubmissionSchema = z.looseObject({ user: slackUser, view: denySubmissionView });
+const viewSubmissionSchema = z.looseObject({
+  user: slackUser,
+  view: z.looseObject({ callback_id: z.string().max(255).optional() }),
+});
+
+/** What a signed interaction asks for: background work (a decision, a modal), and the body Slack wants back, if any. */
+interface Handled {
+  readonly work?: Promise<void> | undefined;
+  readonly reply?: Readonly<Record<string, unknown>>;
+}
 
 /** A click on one of the card's buttons, as far as deciding it and answering goes. */
 interface Click extends DenyContext {
@@ -68,7 +92,9 @@ interface Click extends DenyContext {
  * (v0, ±300 s, constant time) before reading the payload, answers 200 at once
  * and decides in the background, as `slack:<user id>`: Approve and Approve for
  * this run spend the button's one-click token; Deny opens a modal asking why
- * when `token` is given (else it denies at once, "denied in Slack"). The answer
+ * when `token` is given (else it denies at once, "denied in Slack"). On a question's card, Answer opens its form in a
+ * modal (`token` needed), checked on submission (a refused answer stays in the modal, each problem under its field)
+ * and recorded with the approve token; Decline denies. The answer
  * goes to the payload's `response_url` (allowed origins only, no redirects):
  * it replaces a webhook's card, and is shown to the clicker alone on a bot's
  * card, which the notifier edits in place.
@@ -95,13 +121,13 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
         if (Number(request.headers.get('content-length') ?? 0) > maxBodyBytes) throw tooLarge(maxBodyBytes);
         const raw = await readRawBody(request, maxBodyBytes);
         verifySignature(secrets, headers, raw);
-        const work = interactions
-          .handle(raw)
-          ?.catch((error: unknown) => interactions.report(error, { operation: 'request' }));
+        const handled = await interactions.handle(raw);
+        const work = handled.work?.catch((error: unknown) => interactions.report(error, { operation: 'request' }));
         // Serverless platforms keep the function alive for the background work; Node stays up anyway.
         if (work !== undefined) context?.waitUntil?.(work);
-        // An empty 200 within Slack's 3 s is all it wants (and closes a submitted modal).
-        return new Response(null, { status: 200 });
+        // An empty 200 within Slack's 3 s is all it wants (and closes a submitted modal); a refused answer keeps the
+        // modal open with its errors.
+        return handled.reply === undefined ? new Response(null, { status: 200 }) : Response.json(handled.reply);
       } catch (error) {
         const answer = problemFor(error);
         if (answer.unexpected) interactions.report(error, { operation: 'request' });
@@ -112,6 +138,9 @@ export function createSlackActions(options: SlackActionsOptions): ChannelRoute {
 }
 
 const OUR_ACTIONS = new Set<string>(Object.values(SLACK_ACTION_IDS));
+
+const notOurs = (form: 'deny' | 'answer') =>
+  new HttpProblem(problem(400, 'invalid_body', `The ${form} form's private_metadata is not the one countersign set.`));
 
 /** What a signed interaction asks for, done in the background: a click decided, a modal opened, the clicker told. */
 class SlackInteractions {
@@ -137,8 +166,8 @@ class SlackInteractions {
         : { apiUrl: options.apiUrl ?? DEFAULT_API_URL, token: options.token, fetch: fetchImpl, timeoutMs: 10_000 };
   }
 
-  /** The background work a signed interaction asks for, or undefined for one that is not ours. */
-  handle(raw: string): Promise<void> | undefined {
+  /** What a signed interaction asks for: nothing for one that is not ours. */
+  async handle(raw: string): Promise<Handled> {
     const form = new URLSearchParams(raw).get('payload');
     if (form === null)
       throw new HttpProblem(
@@ -149,9 +178,13 @@ class SlackInteractions {
         ),
       );
     const payload = parseJsonBody(kindSchema, form);
-    if (payload.type === 'block_actions') return this.#clicked(parseWith(blockActionsSchema, payload, 'body'));
-    if (payload.type === 'view_submission') return this.#submitted(parseWith(viewSubmissionSchema, payload, 'body'));
-    return undefined;
+    if (payload.type === 'block_actions')
+      return { work: this.#clicked(parseWith(blockActionsSchema, payload, 'body')) };
+    if (payload.type !== 'view_submission') return {};
+    const submitted = parseWith(viewSubmissionSchema, payload, 'body');
+    if (submitted.view.callback_id === ANSWER_MODAL_ID)
+      return this.#answered(submitted.user.id, parseWith(answerSubmissionView, submitted.view, 'body'));
+    return { work: this.#submitted(submitted.user.id, parseWith(denySubmissionView, submitted.view, 'body')) };
   }
 
   report(error: unknown, context: SlackActionsErrorContext): void {
@@ -175,18 +208,77 @@ class SlackInteractions {
       kept: clicked.message?.blocks?.filter((block) => block.type !== 'actions'),
       ...(clicked.response_url === undefined ? {} : { responseUrl: clicked.response_url }),
     };
+    if (action.action_id === SLACK_ACTION_IDS.answer) return this.#askAnswer(click, clicked.trigger_id);
     if (action.action_id !== SLACK_ACTION_IDS.deny) return this.#decide(click, undefined);
     return this.#api === undefined ? this.#decide(click, DEFAULT_REASON) : this.#askWhy(click, clicked.trigger_id);
   }
 
-  #submitted(submitted: z.infer<typeof viewSubmissionSchema>): Promise<void> | undefined {
-    if (submitted.view.callback_id !== DENY_MODAL_ID) return undefined;
-    const read = readDenySubmission(submitted.view);
-    if (read === undefined)
-      throw new HttpProblem(
-        problem(400, 'invalid_body', "The deny form's private_metadata is not the one countersign set."),
-      );
-    return this.#decide({ ...read.context, user: submitted.user.id }, read.reason ?? DEFAULT_REASON);
+  #submitted(user: string, view: z.output<typeof denySubmissionView>): Promise<void> | undefined {
+    if (view.callback_id !== DENY_MODAL_ID) return undefined;
+    const read = readDenySubmission(view);
+    if (read === undefined) throw notOurs('deny');
+    return this.#decide({ ...read.context, user }, read.reason ?? DEFAULT_REASON);
+  }
+
+  /**
+   * A submitted answer modal, read and checked against the question while Slack waits: a refused answer goes back as
+   * the modal's errors (nothing recorded), a good one closes it and is decided in the background. A question no
+   * longer pending is decided as it stands (saying why nothing was done); a request that asks nothing is not answered.
+   */
+  async #answered(user: string, view: z.output<typeof answerSubmissionView>): Promise<Handled> {
+    const context = modalContext(view.private_metadata);
+    if (context === undefined) throw notOurs('answer');
+    const click: Click = { ...context, user };
+    const asked = await this.#pendingOf(context.token);
+    if (asked?.question === undefined)
+      return {
+        work:
+          asked === undefined
+            ? this.#decide(click, undefined)
+            : this.#tell(click, { text: 'This approval asks no question; nothing was done.', replace: false }),
+      };
+    const { answer, issues } = readAnswer(asked.question, submittedEntries(view));
+    if (issues.length > 0) return { reply: answerErrors(asked.question, issues) };
+    return { work: this.#decide(click, undefined, answer) };
+  }
+
+  /** The pending request `token` decides, or undefined when it is no longer pending (or the token does not open). */
+  async #pendingOf(token: string): Promise<ApprovalRequest | undefined> {
+    let found: Awaited<ReturnType<LinkedRuntime['inspectLink']>>;
+    try {
+      found = await this.#options.runtime.inspectLink(token);
+    } catch (error) {
+      if (isCountersignError(error) && error.code === 'invalid_link_token') return undefined;
+      throw error;
+    }
+    const { claim, snapshot } = found;
+    return snapshot.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+  }
+
+  /** Answer on a question's card: its form in a modal (the bot token opens it), or why it cannot be opened. */
+  async #askAnswer(click: Click, triggerId: string | undefined): Promise<void> {
+    const request = await this.#pendingOf(click.token);
+    // Decided, expired or gone: deciding says which.
+    if (request?.question === undefined) return this.#decide(click, undefined);
+    const view = answerModal(request, request.question, {
+      token: click.token,
+      updated: click.updated,
+      ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }),
+    });
+    if (this.#api === undefined || triggerId === undefined || view === undefined)
+      return this.#tell(click, {
+        text: 'This question is answered in a form Slack opens only for an app with its bot token (createSlackActions({ token })); answer it in the approval console instead.',
+        replace: false,
+      });
+    try {
+      await callSlack(this.#api, 'views.open', { trigger_id: triggerId, view });
+    } catch (error) {
+      await this.#reportAbout(error, 'modal', click.token);
+      await this.#tell(click, {
+        text: 'The form could not be opened; nothing was done. Click Answer again.',
+        replace: false,
+      });
+    }
   }
 
   /** Reports a failure about the click on `token`, naming its run when the runtime can tell (only it can open a token). */
@@ -204,8 +296,9 @@ class SlackInteractions {
     );
   }
 
-  async #decide(click: Click, reason: string | undefined): Promise<void> {
+  async #decide(click: Click, reason: string | undefined, answer?: AnswerValues): Promise<void> {
     const reply = await answerClick(this.#options.runtime, {
+      ...(answer === undefined ? {} : { answer }),
       token: click.token,
       clicker: `slack:${click.user}`,
       channel: 'Slack',

@@ -2,7 +2,8 @@
 // warnings, when the buttons stop working, and three buttons carrying one-click tokens), and the card once it is no
 // longer a question (its summary kept, the buttons gone, how it ended).
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
+import type { Question } from '../../index.js';
+import { argsJson, escapeMarkup, fieldHint, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
 
@@ -16,6 +17,8 @@ export const SLACK_ACTION_IDS = {
   approve: 'countersign_approve',
   approveForRun: 'countersign_approve_run',
   deny: 'countersign_deny',
+  /** On a question: opens the modal that answers it (its value the approve token). */
+  answer: 'countersign_answer',
 } as const;
 
 /**
@@ -102,11 +105,43 @@ export function approvalCard(
       { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
     ],
   });
+  // A question shows its fields instead of the arguments, and is answered (a modal) or declined.
+  if (request.question !== undefined) asQuestion(blocks, request.question, tokens);
   const text = fitEscaped(
     `Approval needed: ${slackEscape(request.toolName)}: ${slackEscape(request.description)}`,
     300,
   );
   return { message: { text, blocks }, summary: fitEscaped(summary, KEPT_SUMMARY) };
+}
+
+/** A question's fields as the card lists them: each title and what it takes. */
+function questionSummary(question: Question): string {
+  const lines = question.fields.map((field) => `• *${slackEscape(field.title)}*: ${slackEscape(fieldHint(field))}`);
+  return fitEscaped(
+    `The answer has ${lines.length === 1 ? 'one field' : `${lines.length} fields`}:\n${lines.join('\n')}`,
+    SECTION_LIMIT,
+  );
+}
+
+/** Makes an approval card's blocks a question's: its fields listed instead of the arguments, Answer and Decline. */
+function asQuestion(blocks: Record<string, unknown>[], question: Question, tokens: ApprovalCard['tokens']): void {
+  blocks.splice(2, 1, { type: 'section', text: mrkdwn(questionSummary(question)) });
+  const actions = blocks.at(-1)!;
+  blocks.splice(-1, 1, { ...actions, elements: questionButtons(tokens) });
+}
+
+/** A question's buttons: Answer (opens the form; the approve token) and Decline (the deny token). */
+function questionButtons(tokens: ApprovalCard['tokens']): Record<string, unknown>[] {
+  return [
+    {
+      type: 'button',
+      action_id: SLACK_ACTION_IDS.answer,
+      text: plain('Answer'),
+      style: 'primary',
+      value: tokens.approve,
+    },
+    { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Decline'), style: 'danger', value: tokens.deny },
+  ];
 }
 
 /** The card once answered: its summary, then how it ended (one line each: the decision, then the call's end). */

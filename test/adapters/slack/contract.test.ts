@@ -7,7 +7,13 @@ import {
   SLACK_ACTION_IDS,
   type SlackNotifierOptions,
 } from 'countersign/slack';
-import { channelContract, HOSTILE_TEXT, type ChannelHarness, type Delivery } from '../../support/channel-contract.js';
+import {
+  channelContract,
+  HOSTILE_TEXT,
+  QUESTION,
+  type ChannelHarness,
+  type Delivery,
+} from '../../support/channel-contract.js';
 import {
   activeMrkdwn,
   blockTexts,
@@ -17,8 +23,11 @@ import {
   type SlackRequest,
 } from '../../support/fake-slack.js';
 import {
+  answerSubmission,
   blockActions,
   button,
+  inputBlocks,
+  modalText,
   buttonsOf,
   interact,
   NOW_MS,
@@ -90,7 +99,7 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
               kind: isCard(request) ? 'post' : 'update',
               visible: texts.map(renderMrkdwn).join('\n'),
               active: [...texts, String(request.json['text'] ?? '')].flatMap((text) =>
-                activeMrkdwn(text, HOSTILE_TEXT),
+                activeMrkdwn(text, `${HOSTILE_TEXT}\n${QUESTION}`),
               ),
             };
           }),
@@ -116,6 +125,37 @@ function harness(mode: 'bot' | 'webhook'): ChannelHarness {
             await send(viewSubmission(modal!.json['view'] as Record<string, unknown>, user, null));
           return renderMrkdwn(String(slack.responses()[before]!.json['text']));
         },
+        ...(mode === 'bot'
+          ? {
+              async answer(index: number, value: string, user: string) {
+                const card = sent().filter(isCard)[index]!;
+                const pressed = button(card, 'answer');
+                const [responses, modals] = [slack.responses().length, slack.calls('views.open').length];
+                await send(
+                  blockActions({
+                    value: pressed.value,
+                    actionId: SLACK_ACTION_IDS.answer,
+                    blockId: pressed.blockId,
+                    user,
+                    responseUrl: slack.responseUrl(),
+                    message: { blocks: card.json['blocks'] },
+                  }),
+                );
+                const told = () => renderMrkdwn(String(slack.responses()[responses]?.json['text'] ?? ''));
+                const modal = slack.calls('views.open')[modals];
+                if (modal === undefined) return { form: '', told: told() };
+                const view = modal.json['view'] as Record<string, unknown>;
+                const field = inputBlocks(view)[0]!.block_id;
+                const submitted = await send(answerSubmission(view, user, { [field]: value }));
+                const body = (await submitted.text()) || '{}';
+                const errors = (JSON.parse(body) as { errors?: Record<string, string> }).errors;
+                return {
+                  form: modalText(view),
+                  told: errors === undefined ? told() : Object.values(errors).join('; '),
+                };
+              },
+            }
+          : {}),
         buttons: (index) => buttonsOf(sent().filter(isCard)[index]!).buttons.map((item) => item.text.text),
         decider: (user) => `slack:${user}`,
         async close() {

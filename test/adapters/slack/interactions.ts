@@ -83,6 +83,71 @@ export function viewSubmission(
   };
 }
 
+interface InputBlock {
+  readonly type: string;
+  readonly block_id: string;
+  readonly label: { readonly text: string };
+  readonly hint?: { readonly text: string };
+  readonly element: {
+    readonly type: string;
+    readonly action_id: string;
+    readonly options?: { text: { text: string }; value: string }[];
+  };
+}
+
+/** The input blocks of a modal views.open was asked to open. */
+export const inputBlocks = (view: Record<string, unknown>) =>
+  (view['blocks'] as InputBlock[]).filter((block) => block.type === 'input');
+
+/** What a person reads of a modal: its section, and each input's label, hint and options. */
+export function modalText(view: Record<string, unknown>): string {
+  const blocks = view['blocks'] as (InputBlock & { text?: { text: string } })[];
+  return blocks
+    .flatMap((block) => [
+      block.text?.text,
+      block.label?.text,
+      block.hint?.text,
+      ...(block.element?.options ?? []).map((option) => option.text.text),
+    ])
+    .filter((text) => text !== undefined)
+    .join('\n');
+}
+
+/**
+ * The view_submission of an answer modal opened with `view`, each field given `values[field]` the way its element
+ * reports it (a picked option, typed text, a date, ticked boxes); a value the element does not offer is sent as
+ * picked anyway, as a forged submission would.
+ */
+export function answerSubmission(
+  view: Record<string, unknown>,
+  user: string,
+  values: Readonly<Record<string, string | readonly string[]>>,
+): Record<string, unknown> {
+  const state: Record<string, Record<string, unknown>> = {};
+  for (const block of inputBlocks(view)) {
+    const given = values[block.block_id];
+    if (given === undefined) continue;
+    const { type, action_id } = block.element;
+    const picked = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
+    const list = typeof given === 'string' ? [given] : given;
+    const element =
+      type === 'static_select'
+        ? { type, selected_option: picked(list[0]!) }
+        : type === 'checkboxes' || type === 'multi_static_select'
+          ? { type, selected_options: list.map(picked) }
+          : type === 'datepicker'
+            ? { type, selected_date: list[0] }
+            : { type, value: list[0] };
+    state[block.block_id] = { [action_id]: element };
+  }
+  return {
+    type: 'view_submission',
+    user: { id: user, username: 'carol', team_id: 'T000' },
+    api_app_id: 'A000',
+    view: { ...view, id: 'V001', state: { values: state } },
+  };
+}
+
 /** A request as Slack signs it; `at` (seconds), `secret` and `headers` change what is signed or sent. */
 export function signedRequest(
   url: string,

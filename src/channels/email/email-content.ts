@@ -14,8 +14,10 @@ import {
   widerOffer,
   type CardOutcome,
   escapeHtml,
+  fieldHint,
   htmlMarkup,
 } from '../../kit/index.js';
+import type { Question } from '../../index.js';
 
 /** The two bodies of one mail. */
 export interface MailBody {
@@ -67,6 +69,7 @@ const ARGS_LIMIT = 20_000;
 
 function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): string[] {
   const { request } = card;
+  if (request.question !== undefined) return questionBlocks(card, request.question, urls, f);
   const blocks = [
     f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`),
     f.paragraph(f.escape(request.description)),
@@ -102,6 +105,27 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
     ),
   );
   return blocks;
+}
+
+/**
+ * A question's mail: the question, its fields and what each takes, and two links: Answer opens the page with its form
+ * (the answer is given there, never by a click in the mail), Decline a page that confirms.
+ */
+function questionBlocks(card: ApprovalCard, question: Question, urls: DecisionUrls, f: MailFormat): string[] {
+  const { request } = card;
+  return [
+    ...(card.nudge === undefined ? [] : [f.paragraph(nudgeLine(card.nudge, f))]),
+    f.paragraph(`${f.strong(f.escape(card.agentName))} asks you a question:`),
+    f.paragraph(f.escape(request.description)),
+    ...(request.reason ? [f.paragraph(`Why you are asked: ${f.escape(request.reason)}`)] : []),
+    f.paragraph('The answer has these fields:'),
+    f.list(question.fields.map((field) => `${f.strong(f.escape(field.title))}: ${f.escape(fieldHint(field))}`)),
+    f.list([f.link('Answer', urls.approve), f.link('Decline', urls.deny)]),
+    f.paragraph(
+      `Answer opens a page with the form; Decline a page where you confirm. They work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ` +
+        `Run ${f.code(f.escape(card.runId))}, question ${f.code(f.escape(request.approvalId))}.`,
+    ),
+  ];
 }
 
 /** The mail asking for a decision: what will run, and the three links. */

@@ -6,7 +6,15 @@ import { createEmailNotifier, type EmailNotifierOptions } from 'countersign/emai
 import { createApprovalApp, serve } from 'countersign/http';
 import { channelContract, type Delivery, type FaultPlan } from '../../support/channel-contract.js';
 import { startFakeSmtp, type SmtpFault } from '../../support/fake-smtp.js';
-import { activeInHtml, clickLink, linkLabels, linkOf, visibleText, type LinkLabel } from './mail-reading.js';
+import {
+  activeInHtml,
+  answerOnPage,
+  clickLink,
+  linkLabels,
+  linkOf,
+  visibleText,
+  type LinkLabel,
+} from './mail-reading.js';
 
 const SMTP_USER = 'countersign';
 const SMTP_PASSWORD = 'smtp-password-9f8e7d6c5b4a';
@@ -66,9 +74,12 @@ channelContract({
       errors,
       click: (index, button, user) => {
         const received = posts(user)[index]!;
-        const wider = linkLabels(received).find((label) => label.startsWith('Approve for this')) as LinkLabel;
-        return clickLink(linkOf(received, button === 'approve' ? 'Approve' : button === 'wider' ? wider : 'Deny'));
+        const labels = linkLabels(received);
+        const wider = labels.find((label) => label.startsWith('Approve for this')) as LinkLabel;
+        const deny = labels.includes('Decline') ? 'Decline' : 'Deny';
+        return clickLink(linkOf(received, button === 'approve' ? 'Approve' : button === 'wider' ? wider : deny));
       },
+      answer: (index, value, user) => answerOnPage(linkOf(posts(user)[index]!, 'Answer'), value),
       buttons: (index) => linkLabels(posts(USERS[0]!)[index]!),
       decider: addressOf,
       async close() {

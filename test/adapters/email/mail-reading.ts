@@ -55,7 +55,7 @@ export function visibleText(received: ReceivedMail): string {
   return text!;
 }
 
-export type LinkLabel = 'Approve' | 'Approve for this run' | 'Approve for this session' | 'Deny';
+export type LinkLabel = 'Approve' | 'Approve for this run' | 'Approve for this session' | 'Deny' | 'Answer' | 'Decline';
 
 /** The labels of a mail's decision links, in order. */
 export function linkLabels(received: ReceivedMail): string[] {
@@ -85,4 +85,30 @@ export async function clickLink(url: string): Promise<string> {
   const title = /<h1>(.*?)<\/h1>/s.exec(body)?.[1] ?? '';
   const message = /<p>(.*?)<\/p>/s.exec(body)?.[1] ?? '';
   return `${decodeEntities(title)}: ${decodeEntities(message)}`;
+}
+
+/**
+ * Opens a question's Answer link and posts its form with `value` for its one field, as a browser would; resolves
+ * with what the page showed and what the person was told: each field's problem on a refused answer, else the page's
+ * heading and message.
+ */
+export async function answerOnPage(url: string, value: string): Promise<{ form: string; told: string }> {
+  const page = await fetch(url);
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  const field = /name="(answer\.[A-Za-z0-9_]+)"/.exec(html)?.[1];
+  if (action === undefined || field === undefined) return { form: '', told: htmlVisible(html).trim() };
+  const answer = await fetch(new URL(decodeEntities(action), url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ form: 'answer', [field]: value }).toString(),
+  });
+  const body = await answer.text();
+  const problems = [...body.matchAll(/<span class="field-error"[^>]*>(.*?)<\/span>/gs)].map((match) => match[1]!);
+  const title = /<h1>(.*?)<\/h1>/s.exec(body)?.[1] ?? '';
+  const message = /<p>(.*?)<\/p>/s.exec(body)?.[1] ?? '';
+  return {
+    form: htmlVisible(html),
+    told: decodeEntities(problems.length > 0 ? problems.join('; ') : `${title}: ${message}`),
+  };
 }

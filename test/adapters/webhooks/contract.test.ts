@@ -1,6 +1,6 @@
 // The webhook channel through the channel contract. What "a person reads" is what a receiver shows after
 // JSON-decoding the body: a request's tool, description and argument values, what the tool says about itself and the
-// warnings, and a decision or a finished call, in the kit's own wording (annotationLine, cardWarnings, outcomeLine,
+// warnings, a question's fields and options, and a decision or a finished call, in the kit's own wording (annotationLine, cardWarnings, outcomeLine,
 // as plain text), so what the contract reads is what the body carries. A receiver deduplicates on webhook-id (the Standard Webhooks
 // contract: a repeated id is dropped), so deliveries with the same id count once, and only deliveries the receiver
 // accepted (verified signature, answered 2xx) count at all. Webhooks have no buttons: the click test ends early.
@@ -27,7 +27,12 @@ function read(event: WebhookEvent): Delivery | undefined {
       const { toolName, description = '', args } = event.data;
       const values = Object.values((args ?? {}) as Record<string, unknown>).map(String);
       const notes = [annotationLine(event.data, plain), cardWarnings(event.data, plain, 10_000)];
-      return { kind: 'post', visible: [toolName, description, ...values, ...notes].join('\n'), active: [] };
+      // A question's form: each field's title and options.
+      const form = (event.data.question?.fields ?? []).flatMap((field) => [
+        field.title,
+        ...('options' in field ? field.options : []),
+      ]);
+      return { kind: 'post', visible: [toolName, description, ...values, ...notes, ...form].join('\n'), active: [] };
     }
     case 'approval.resolved':
       return { kind: 'update', visible: outcomeLine({ kind: 'decided', entry: event.data }, plain), active: [] };

@@ -5,18 +5,17 @@ import type { ApprovalCard } from '../channel-notifier.js';
 import type { ButtonIds } from '../button-ids.js';
 import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings } from '../../kit/index.js';
 import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
+import { CALLBACK_PREFIX } from './callback-data.js';
+import { questionText } from './question-card.js';
 import { plainText, telegramMarkup } from './telegram-markup.js';
-
-/** What `callback_data` of the buttons starts with; the webhook acts only on these. */
-export const CALLBACK_PREFIX = 'cs:';
 
 /** Kept free below the limit for an outcome or reply line (a tool's result excerpt, a denier's reason). */
 const LINE_ROOM = 1200;
 
 const e = escapeMarkup;
 
-/** The card's HTML; its buttons work until `card.tokens.expiresAt`. */
-export function cardText(card: ApprovalCard): string {
+/** The card's HTML; its buttons work until `card.tokens.expiresAt`; a question lists its fields (`pageUrl`: its page). */
+export function cardText(card: ApprovalCard, pageUrl?: string): string {
   const { runId, agentName, request, tokens } = card;
   const head = cardHead(request, agentName, telegramMarkup, 1200, card.nudge);
   const warnings = cardWarnings(request, telegramMarkup, 600);
@@ -24,7 +23,10 @@ export function cardText(card: ApprovalCard): string {
   // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.
   const fixed = ['<b>Approval needed</b>', head, warnings, foot].filter((part) => part !== '');
   const room = TELEGRAM_TEXT_LIMIT - LINE_ROOM - fixed.join('\n').length - '\n<pre></pre>'.length;
-  const args = `<pre>${fitEscaped(e(argsJson(request.args)), room)}</pre>`;
+  const args =
+    request.question === undefined
+      ? `<pre>${fitEscaped(e(argsJson(request.args)), room)}</pre>`
+      : questionText(request.question, pageUrl, room);
   return [...fixed.slice(0, -1), args, foot].join('\n');
 }
 

@@ -8,7 +8,9 @@ import {
 } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import { outcomeLine, widerOffer, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import { approvalLinkUrl } from '../../index.js';
 import { cardKeyboard, cardText } from './approval-card.js';
+import { questionKeyboard } from './question-card.js';
 import { botApi, sentMessage, TELEGRAM_BOT_TOKEN_PATTERN } from './bot-api.js';
 import { keepCardText, showOnCard, type TelegramCardRef } from './posted-cards.js';
 import { telegramMarkup } from './telegram-markup.js';
@@ -27,6 +29,11 @@ export interface TelegramNotifierOptions extends ChannelOptions {
   readonly chatId: string | number;
   /** The Bot API base. Default `https://api.telegram.org`. */
   readonly apiUrl?: string;
+  /**
+   * The public URL of the approval app (`createApprovalApp`): a question Telegram cannot ask in place (several
+   * fields, several choices, a yes/no) links to its page there. Without it, such a card says to answer in the console.
+   */
+  readonly baseUrl?: string;
 }
 
 /** Telegram's chat ids: a number, or `@channelusername`. */
@@ -44,6 +51,10 @@ const optionsSchema = optionsObject({
   botToken: botTokenSchema,
   chatId: chatIdSchema,
   apiUrl: apiUrlSchema.optional(),
+  baseUrl: httpUrlSchema({
+    example: 'https://approvals.example.com',
+    credential: 'no option (a link page needs none: its token is in the path)',
+  }).optional(),
 });
 
 /** Where a card goes: the Telegram chat (and forum topic) its run came from, else the default chat. */
@@ -90,13 +101,18 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
     async post(card) {
       const now = settings.clock();
       const ids = await storeButtonIds(once, 'telegram', card.tokens, now);
-      const text = cardText(card);
+      const { question } = card.request;
+      const page = options.baseUrl === undefined ? undefined : approvalLinkUrl(options.baseUrl, card.tokens.approve);
+      const text = cardText(card, page);
       const sent = sentMessage(
         await api.call('sendMessage', {
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, widerOffer(card.request, card.tokens)),
+          reply_markup:
+            question === undefined
+              ? cardKeyboard(ids, widerOffer(card.request, card.tokens))
+              : questionKeyboard(ids, question, page),
           link_preview_options: { is_disabled: true },
         }),
       );

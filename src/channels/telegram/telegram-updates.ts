@@ -19,6 +19,7 @@ import { linkedRuntimeSchema } from '../channel-options.js';
 import { botApi } from './bot-api.js';
 import { answerButton, isOurButton } from './button-click.js';
 import { answerReason } from './deny-reason.js';
+import { answerTyped } from './question-answers.js';
 import { apiUrlSchema, botTokenSchema } from './telegram-notifier.js';
 import { updateSchema } from './update-schema.js';
 import type { TelegramUpdatesErrorContext, UpdateHandling } from './update-handling.js';
@@ -85,7 +86,10 @@ function sameSecret(offered: string | null, expected: string): boolean {
  * handled once however often Telegram redelivers it (its `update_id` is
  * kept in `runtime.once`). Approve and approve-for-run clicks decide as
  * `telegram:<user id>`; Deny asks the clicker for a reason with a
- * force-reply prompt, and their reply (or `/skip`) decides. The clicker is
+ * force-reply prompt, and their reply (or `/skip`) decides. On a question,
+ * an option's button answers with it, and Answer sends a force-reply prompt
+ * whose reply is the answer (checked first: a refused one is told, and the
+ * prompt takes another reply). The clicker is
  * answered and the card edited with the outcome, buttons removed.
  *
  * @example
@@ -130,7 +134,7 @@ export function createTelegramUpdates(options: TelegramUpdatesOptions): ChannelR
     )
       return;
     if (isOurButton(query)) await answerButton(handling, query);
-    else if (reply !== undefined) await answerReason(handling, reply);
+    else if (reply !== undefined && !(await answerTyped(handling, reply))) await answerReason(handling, reply);
   };
 
   return {

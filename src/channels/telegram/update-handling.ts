@@ -1,4 +1,4 @@
-import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import type { Answer, LinkedRuntime, ResumeMode } from '../../index.js';
 import { answerClick, type ClickReply } from '../../kit/index.js';
 import type { BotApi } from './bot-api.js';
 import { telegramMarkup } from './telegram-markup.js';
@@ -24,14 +24,19 @@ export interface UpdateHandling {
   readonly report: (error: unknown, context: TelegramUpdatesErrorContext) => void;
 }
 
-/** Decides `token` for Telegram user `userId` (with the denier's `reason`), in the words every channel shares. */
+/**
+ * Decides `token` for Telegram user `userId` (with the denier's `reason`, or a question's `answer`), in the words
+ * every channel shares.
+ */
 export function decideFor(
   handling: UpdateHandling,
   token: string,
   userId: number,
   reason?: string,
+  answer?: Answer,
 ): Promise<ClickReply> {
   return answerClick(handling.runtime, {
+    ...(answer === undefined ? {} : { answer }),
     token,
     clicker: `telegram:${userId}`,
     channel: 'Telegram',

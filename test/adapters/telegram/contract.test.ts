@@ -9,7 +9,7 @@ import {
   CHAT_ID,
   type TelegramRequest,
 } from '../../support/fake-telegram.js';
-import { cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } from './telegram-world.js';
+import { type Button, cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } from './telegram-world.js';
 
 /** The tags the card and the outcome lines are written with; any other tag came from someone else's text. */
 const TEMPLATE_TAGS = new Set(['<b>', '</b>', '<i>', '</i>', '<pre>', '</pre>', '<code>', '</code>']);
@@ -115,6 +115,42 @@ channelContract({
           const prompt = prompts(telegram).at(-1)!;
           await deliver(replyUpdate(card.chatId, prompt.messageId, '/skip', userId(user)));
         });
+      },
+      async answer(index, value, user) {
+        const card = cards(telegram)[index]!;
+        const keyboard = (card.request.json['reply_markup'] as { inline_keyboard: Button[][] }).inline_keyboard.flat();
+        const form = [renderHtml(String(card.request.json['text'])).visible, ...keyboard.map((item) => item.text)].join(
+          '\n',
+        );
+        const before = telegram.requests.length;
+        const answerButton = keyboard.find((item) => item.text.includes('Answer'));
+        if (answerButton === undefined) {
+          // One choice: a button per option; an option it does not offer is a forged index.
+          const option = keyboard.find((item) => item.text === value) ?? {
+            ...keyboard[0]!,
+            callback_data: keyboard[0]!.callback_data.replace(/:\d+$/, ':7'),
+          };
+          await deliver(clickUpdate(card, option, userId(user)));
+        } else {
+          // Answer sends a prompt; the reply to it is the answer.
+          const asked = prompts(telegram).length;
+          await deliver(clickUpdate(card, answerButton, userId(user)));
+          const prompt = prompts(telegram)[asked];
+          if (prompt) await deliver(replyUpdate(card.chatId, prompt.messageId, value, userId(user)));
+        }
+        const after = telegram.requests.slice(before);
+        const edit = after.findLast((request) => request.method === 'editMessageText');
+        const said = after.findLast(
+          (request) =>
+            (request.method === 'answerCallbackQuery' && request.json['show_alert'] === true) ||
+            (request.method === 'sendMessage' && request.json['reply_markup'] === undefined),
+        );
+        const told = edit
+          ? renderHtml(String(edit.json['text'])).visible.split('\n\n').at(-1)!
+          : said?.method === 'sendMessage'
+            ? renderHtml(String(said.json['text'])).visible
+            : String(said?.json['text'] ?? '');
+        return { form, told };
       },
       close: () => telegram.close(),
     };

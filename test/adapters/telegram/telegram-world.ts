@@ -147,7 +147,9 @@ export function cards(telegram: FakeTelegram): Card[] {
     const { messageId } = request;
     const keyboard = (request.json['reply_markup'] as { inline_keyboard?: Button[][] } | undefined)?.inline_keyboard;
     if (!keyboard || messageId === undefined) continue;
-    const [approve, approveForRun, deny] = keyboard.flat();
+    const buttons = keyboard.flat();
+    const [approve, approveForRun] = buttons;
+    const deny = buttons.at(-1);
     const chat = request.json['chat_id'];
     found.push({
       request,

@@ -3,7 +3,7 @@
 // the background, then the card is edited (or the clicker told privately); Deny first asks for a reason in a modal.
 import { z } from 'zod';
 import { tokenOfButton } from '../button-ids.js';
-import type { LinkedRuntime, ResumeMode } from '../../index.js';
+import type { Answer, ApprovalRequest, LinkClaim, LinkedRuntime, Question, ResumeMode } from '../../index.js';
 import {
   type ChannelRoute,
   answerClick,
@@ -23,12 +23,15 @@ import {
   tooLarge,
   answerOptionsShape,
   resumeModeOf,
+  answerRefusal,
+  readAnswer,
 } from '../../kit/index.js';
 import { linkedRuntimeSchema } from '../channel-options.js';
 import { ConfigError } from '../../errors.js';
 import { DISCORD_API_URL, discordApi, SNOWFLAKE_PATTERN } from './discord-api.js';
 import { CUSTOM_ID_PREFIX, NO_MENTIONS } from './discord-card.js';
 import { discordMarkup } from './discord-markup.js';
+import { fitsModal, modalEntries, questionModal } from './discord-question.js';
 import { ed25519PublicKey, verifyEd25519 } from './discord-signature.js';
 
 /**
@@ -97,7 +100,23 @@ const interactionSchema = z.looseObject({
     .looseObject({
       custom_id: z.string().max(100).optional(),
       components: z
-        .array(z.looseObject({ components: z.array(z.looseObject({ value: z.string().max(4000).optional() })) }))
+        .array(
+          z.looseObject({
+            components: z
+              .array(
+                z.looseObject({ custom_id: z.string().max(100).optional(), value: z.string().max(4000).optional() }),
+              )
+              .optional(),
+            component: z
+              .looseObject({
+                custom_id: z.string().max(100).optional(),
+                value: z.string().max(4000).optional(),
+                values: z.array(z.string().max(100)).max(25).optional(),
+              })
+              .optional(),
+          }),
+        )
+        .max(10)
         .optional(),
     })
     .optional(),
@@ -115,7 +134,9 @@ const refused = (detail: string) => new HttpProblem(problem(401, 'invalid_discor
  * `X-Signature-Ed25519` by `publicKey` (401 otherwise, which Discord checks
  * when the URL is saved). Approve and Approve for this run (or session) are acknowledged at
  * once and decided as `discord:<user id>`; Deny opens a modal asking why
- * (optional), decided once submitted. The card is then edited to say what
+ * (optional), decided once submitted. On a question, Answer opens its form
+ * in a modal, checked once submitted (a refused answer is told to the
+ * clicker alone, nothing recorded); Decline denies. The card is then edited to say what
  * happened, buttons removed, or the clicker alone is told why nothing was done.
  *
  * @example
@@ -244,16 +265,35 @@ class DiscordClicks {
         data: { custom_id: customId, title: 'Deny this call', components: [{ type: 1, components: [reasonInput] }] },
       };
     }
-    const reason = interaction.data?.components?.[0]?.components[0]?.value?.trim();
-    const work = this.#decide(interaction.token, token, clicker, reason).catch((error: unknown) =>
+    const asked = await questionOf(runtime, token);
+    let answer: Answer | undefined;
+    if (asked !== undefined) {
+      // Answer opens the form; its submission is checked before anything is recorded.
+      if (interaction.type === MESSAGE_COMPONENT)
+        return fitsModal(asked.question)
+          ? questionModal(customId, asked.request, asked.question)
+          : privately(told('This question is answered on its page or in the approval console; nothing was done.'));
+      const read = readAnswer(asked.question, modalEntries(interaction.data?.components ?? []));
+      if (read.issues.length > 0) return privately(told(answerRefusal(asked.question, read.issues, discordMarkup)));
+      answer = read.answer;
+    }
+    const reason = answer === undefined ? interaction.data?.components?.[0]?.components?.[0]?.value?.trim() : undefined;
+    const work = this.#decide(interaction.token, token, clicker, reason, answer).catch((error: unknown) =>
       this.report(error, { operation: 'click' }),
     );
     context?.waitUntil?.(work);
     return { type: 6 };
   }
 
-  async #decide(interactionToken: string, token: string, clicker: string, reason: string | undefined): Promise<void> {
+  async #decide(
+    interactionToken: string,
+    token: string,
+    clicker: string,
+    reason: string | undefined,
+    answer?: Answer,
+  ): Promise<void> {
     const reply = await answerClick(this.#options.runtime, {
+      ...(answer === undefined ? {} : { answer }),
       token,
       clicker,
       channel: 'Discord',
@@ -277,6 +317,29 @@ class DiscordClicks {
         })
       : this.#call('POST', hook, { content: reply.text, flags: 64, allowed_mentions: NO_MENTIONS }));
   }
+}
+
+/** What a clicker is told privately: `text` alone. */
+const told = (text: string): ClickReply => ({ short: text, text, replace: false });
+
+/**
+ * The pending question an approve token answers, or undefined for any other token (a deny, a forged or spent one, a
+ * request that asks nothing, a run the store cannot give now): deciding it then says why, as for any click.
+ */
+async function questionOf(
+  runtime: LinkedRuntime,
+  token: string,
+): Promise<{ readonly request: ApprovalRequest; readonly question: Question } | undefined> {
+  let claim: LinkClaim;
+  try {
+    claim = runtime.links.verify(token);
+  } catch {
+    return undefined;
+  }
+  if (claim.decision !== 'approve') return undefined;
+  const snapshot = await runtime.get(claim.runId).catch(() => undefined);
+  const request = snapshot?.pendingApprovals.find((item) => item.approvalId === claim.approvalId);
+  return request?.question === undefined ? undefined : { request, question: request.question };
 }
 
 /** Whether a still valid token denies (its click asks for a reason first); a spent or forged one is left to answerClick to refuse. */

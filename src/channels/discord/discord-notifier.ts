@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { storeButtonIds } from '../button-ids.js';
 import { createChannelNotifier, type ChannelNotifier } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import type { LinkedRuntime } from '../../index.js';
+import { approvalLinkUrl, type LinkedRuntime } from '../../index.js';
 import {
   fitEscaped,
   outcomeLine,
@@ -30,6 +30,11 @@ export interface DiscordNotifierOptions extends ChannelOptions {
   readonly channelId: string;
   /** Default `https://discord.com/api/v10`. */
   readonly apiUrl?: string;
+  /**
+   * The public URL of the approval app (`createApprovalApp`): a question no Discord modal holds (more than five
+   * fields, several choices, a yes/no) links to its page there. Without it, such a card says to answer in the console.
+   */
+  readonly baseUrl?: string;
 }
 
 /** Where a card was posted, kept so any process can edit it. */
@@ -49,6 +54,10 @@ const optionsSchema = optionsObject({
     .regex(/^[\w.-]{20,200}$/, 'must be the bot token from the Developer Portal (Bot → Reset Token), without "Bot "'),
   channelId: snowflake,
   apiUrl: httpUrlSchema({ example: DISCORD_API_URL, credential: 'botToken' }).optional(),
+  baseUrl: httpUrlSchema({
+    example: 'https://approvals.example.com',
+    credential: 'no option (a link page needs none: its token is in the path)',
+  }).optional(),
 });
 
 /** The line a card shows once its call finished: how it was decided first, when the run still says. */
@@ -100,7 +109,8 @@ export function createDiscordNotifier(options: DiscordNotifierOptions): ChannelN
         const channelId =
           fromDiscord !== undefined && SNOWFLAKE_PATTERN.test(fromDiscord) ? fromDiscord : options.channelId;
         const ids = await storeButtonIds(runtime.once, 'discord', card.tokens, clock());
-        const message = (await call('POST', `/channels/${channelId}/messages`, discordCard(card, ids))) as
+        const page = options.baseUrl === undefined ? undefined : approvalLinkUrl(options.baseUrl, card.tokens.approve);
+        const message = (await call('POST', `/channels/${channelId}/messages`, discordCard(card, ids, page))) as
           | { id?: unknown }
           | undefined;
         return typeof message?.id === 'string' ? { channelId, messageId: message.id } : undefined;

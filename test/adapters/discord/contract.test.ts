@@ -9,6 +9,29 @@ import { APPLICATION_ID, CHANNEL_ID, DISCORD_BOT_TOKEN, startFakeDiscord } from 
 /** Discord user ids are snowflakes: the contract's `U1` is user 1001. */
 const userId = (user: string) => String(1000 + Number(user.replace(/\D/g, '')));
 
+/** A part of a modal as Discord sends it: a row of text inputs, or a label around a select. */
+interface ModalPart {
+  readonly type: number;
+  readonly label?: string;
+  readonly description?: string;
+  readonly components?: { custom_id: string; label: string; placeholder?: string }[];
+  readonly component?: { custom_id: string; options: { label: string; value: string }[] };
+}
+
+/** What a person reads of a modal's part: labels, hints, options. */
+const partText = (part: ModalPart) => [
+  part.label ?? '',
+  part.description ?? '',
+  ...(part.components ?? []).flatMap((input) => [input.label, input.placeholder ?? '']),
+  ...(part.component?.options ?? []).map((option) => option.label),
+];
+
+/** A part of a modal as its submission carries it, `value` typed or picked (picked as sent, offered or not). */
+const submit = (part: ModalPart, value: string) =>
+  part.type === 18
+    ? { type: 18, component: { type: 3, custom_id: part.component!.custom_id, values: [value] } }
+    : { type: 1, components: part.components!.map((input) => ({ type: 4, custom_id: input.custom_id, value })) };
+
 const harness: ChannelHarness = {
   name: 'discord',
   secrets: [DISCORD_BOT_TOKEN],
@@ -75,6 +98,28 @@ const harness: ChannelHarness = {
           user,
         );
         return told(submitted.token);
+      },
+      async answer(index, value, user) {
+        const row = (
+          fake.posts()[index]!.json as { components: { components: { label: string; custom_id: string }[] }[] }
+        ).components[0]!.components;
+        const pressed = row.find((item) => item.label === 'Answer')!;
+        const clicked = await interact({ type: 3, data: { custom_id: pressed.custom_id, component_type: 2 } }, user);
+        if (clicked.answer.type !== 9) return { form: '', told: told(clicked.token) };
+        const modal = clicked.answer.data as unknown as { custom_id: string; title: string; components: ModalPart[] };
+        const form = [modal.title, ...modal.components.flatMap(partText)].join('\n');
+        const submitted = await interact(
+          {
+            type: 5,
+            data: { custom_id: modal.custom_id, components: modal.components.map((part) => submit(part, value)) },
+          },
+          user,
+        );
+        const privately = submitted.answer as { type: number; data?: { content?: string } };
+        return {
+          form,
+          told: privately.type === 4 ? renderDiscord(privately.data!.content!).visible : told(submitted.token),
+        };
       },
       buttons: (index) =>
         (

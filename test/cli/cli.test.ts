@@ -95,6 +95,36 @@ describe('countersign CLI', () => {
     expect(counting.executions).toHaveLength(3);
   });
 
+  it('review asks a question field by field, asking a field again until it fits, and records the typed answer', async () => {
+    const runtime = createRuntime({});
+    const answered = await runtime.requestInput({
+      question: 'Where should blue run?',
+      answer: z.object({
+        region: z.enum(['eu-west-1', 'us-east-1']).meta({ title: 'Region' }),
+        zones: z.array(z.enum(['a', 'b', 'c'])).meta({ title: 'Zones' }),
+        nodes: z.number().int().min(1).max(9).meta({ title: 'Nodes' }),
+        public: z.boolean().meta({ title: 'Public' }),
+        note: z.string().optional().meta({ title: 'Note' }),
+      }),
+    });
+    const declined = await runtime.requestInput({ question: 'And green?', answer: z.object({ region: z.string() }) });
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nmars-1\n2\n1, c\n12\n4\n\ny\n\nn\n');
+    expect(review.code).toBe(0);
+    expect(review.out).toContain('Region (one of eu-west-1, us-east-1)');
+    expect(review.out).toContain('Region must be one of eu-west-1, us-east-1');
+    expect(review.out).toContain('Nodes must be at most 9');
+    expect(review.out).toContain('Public is required: y or n');
+    expect(review.out).toContain('answered: ');
+    expect(review.out).toContain('declined: ');
+    expect(review.out).toContain('2 decided');
+    expect(await answered.status()).toMatchObject({
+      status: 'approved',
+      by: 'bob',
+      answer: { region: 'us-east-1', zones: ['a', 'c'], nodes: 4, public: true },
+    });
+    expect(await declined.status()).toMatchObject({ status: 'denied', by: 'bob' });
+  });
+
   it('review d dismisses the card as `countersign dismiss` does: source dismissed, by the reviewer, the call does not run', async () => {
     const { counting, runtime, paused } = await pausedRuntime();
     const review = await cli(runtime, ['review', '--by', 'bob'], 'd\n');

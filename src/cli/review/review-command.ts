@@ -6,7 +6,8 @@ import { type ReviewIo, type ReviewOptions, ReviewSession } from './review-sessi
  * Walks the pending approvals (soonest expiry first) as cards: y approve once, s approve for the run, n deny with a
  * reason, d dismiss (close it without a decision, as `countersign dismiss` does; not on a quorum request), e edit the
  * arguments in `$EDITOR` (checked against the tool's schema by the runtime), v view the full
- * arguments, j skip, q quit. After each decision it says what happened and where the tool runs. With `json` it
+ * arguments, j skip, q quit; a question's card takes a (answer it field by field, each asked again until it fits) or n
+ * (decline). After each decision it says what happened and where the tool runs. With `json` it
  * prints the cards as JSON Lines and exits: scripts decide with `approve` and `deny`.
  */
 export async function runReview(approvals: Approvals, io: ReviewIo, options: ReviewOptions): Promise<number> {

@@ -3,12 +3,14 @@
 import { widerOffer } from '../../kit/surface/wording.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { digestOf } from '../../run/digest.js';
+import type { Question } from '../../run/question.js';
 import type { ApprovalResponse } from '../../run/types.js';
 import { codeOf } from '../error-code.js';
 import { type Approvals, DISMISSAL, type Decided } from '../approvals.js';
 import { inert } from '../format.js';
 import { formatCard } from './card.js';
 import { editInEditor } from './edit-in-editor.js';
+import { askQuestion } from './question-prompt.js';
 import { type KeyReader, keyReader } from './key-reader.js';
 import { type Paint, paintFor } from './paint.js';
 import type { RespondMode } from '../../runtime/runtime.js';
@@ -28,7 +30,7 @@ const widerScope = (item: PendingApprovalEntry) => {
 };
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
-type Decision = Pick<ApprovalResponse, 'approved' | 'dismissed' | 'reason' | 'scope' | 'args'>;
+type Decision = Pick<ApprovalResponse, 'approved' | 'dismissed' | 'reason' | 'scope' | 'args' | 'answer'>;
 
 /** A dismissal is one person's closing of the request, not a vote: a quorum request offers no `d` (as the console offers no Dismiss). */
 const dismissable = (item: PendingApprovalEntry) => item.request.quorum === undefined;
@@ -85,6 +87,7 @@ export class ReviewSession {
   /** Shows a card and takes keys until the reviewer decides it, skips it or quits. */
   async review(item: PendingApprovalEntry, position: CardPosition): Promise<CardAnswer> {
     this.#write(`\n${formatCard(item, position, Date.now(), this.#paint)}\n`);
+    if (item.request.question !== undefined) return this.#reviewQuestion(item, item.request.question);
     for (;;) {
       const key = await this.#ask(this.#keys(item));
       if (key === undefined || key === 'q') return 'quit';
@@ -136,6 +139,40 @@ export class ReviewSession {
     return 'decided';
   }
 
+  /** A question's card: a answers it field by field, n declines, j skips, q quits. */
+  async #reviewQuestion(item: PendingApprovalEntry, question: Question): Promise<CardAnswer> {
+    const key = this.#paint.key;
+    for (;;) {
+      const pressed = await this.#ask(
+        `${key('a')} answer · ${key('n')} decline · ${key('j')} skip · ${key('q')} quit${this.#prompt()}`,
+      );
+      if (pressed === undefined || pressed === 'q') return 'quit';
+      if (pressed === 'j') return 'skipped';
+      if (pressed !== 'a' && pressed !== 'n') {
+        this.say(`${pressed} is not a key here; answer a, n, j or q`);
+        continue;
+      }
+      try {
+        if (pressed === 'n') {
+          this.#report('declined', await this.#respond(item, { approved: false, reason: 'declined at the terminal' }));
+          return 'decided';
+        }
+        const answer = await askQuestion(question, {
+          write: (text) => this.#write(text),
+          line: () => this.#reader.line(),
+          paint: this.#paint,
+        });
+        if (answer === undefined) return 'quit';
+        this.#report('answered', await this.#respond(item, { approved: true, answer }));
+        return 'decided';
+      } catch (error) {
+        const code = codeOf(error) === undefined ? '' : ` [${codeOf(error)}]`;
+        this.#io.stderr.write(`${inert(`error${code}: ${(error as Error)?.message ?? String(error)}`)}\n`);
+        return 'skipped';
+      }
+    }
+  }
+
   #write(text: string): void {
     this.#io.stdout.write(text);
   }
@@ -183,7 +220,7 @@ export class ReviewSession {
   }
 
   #report(what: string, result: Decided): void {
-    const tone = what.startsWith('approved') ? 'good' : 'bad';
+    const tone = what.startsWith('approved') || what === 'answered' ? 'good' : 'bad';
     this.#write(
       `${this.#paint[tone](inert(`${what}${result.duplicate ? ' (already recorded)' : ''}`))}: ${inert(result.where)}\n`,
     );

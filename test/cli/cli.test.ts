@@ -107,21 +107,20 @@ describe('countersign CLI', () => {
         note: z.string().optional().meta({ title: 'Note' }),
       }),
     });
-    const declined = await runtime.requestInput({ question: 'And green?', answer: z.object({ region: z.string() }) });
-    const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nmars-1\n2\n1, c\n12\n4\n\ny\n\nn\n');
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'a\nmars-1\n2\n1, c\n12\n4\n\ny\n\n');
     expect(review.code).toBe(0);
     expect(review.out).toContain('Region (one of eu-west-1, us-east-1)');
     expect(review.out).toContain('Region must be one of eu-west-1, us-east-1');
     expect(review.out).toContain('Nodes must be at most 9');
     expect(review.out).toContain('Public is required: y or n');
     expect(review.out).toContain('answered: ');
-    expect(review.out).toContain('declined: ');
-    expect(review.out).toContain('2 decided');
     expect(await answered.status()).toMatchObject({
       status: 'approved',
       by: 'bob',
       answer: { region: 'us-east-1', zones: ['a', 'c'], nodes: 4, public: true },
     });
+    const declined = await runtime.requestInput({ question: 'And green?', answer: z.object({ region: z.string() }) });
+    expect((await cli(runtime, ['review', '--by', 'bob'], 'n\n')).out).toContain('declined: ');
     expect(await declined.status()).toMatchObject({ status: 'denied', by: 'bob' });
   });
 

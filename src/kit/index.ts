@@ -46,7 +46,6 @@ export {
   answerInputName,
   formAnswerEntries,
   readAnswer,
-  type AnswerEntries,
 } from './surface/answer-form.js';
 export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */

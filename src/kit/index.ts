@@ -76,6 +76,7 @@ export { policyOptionsShape } from '../policy/policy-options.js';
 export { expiryDecisions } from '../policy/expiry.js';
 export { presentText } from '../presentation/display-text.js';
 export { httpStatusText, publicError, publicText } from '../presentation/public-text.js';
+export { redactSecrets } from '../presentation/redact-secrets.js';
 export { digestOf } from '../run/digest.js';
 export { deepFreeze } from '../run/freeze.js';
 export { functionSchema } from '../run/function-schema.js';

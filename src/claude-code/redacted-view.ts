@@ -1,0 +1,59 @@
+// What a person is shown of a call is its arguments with the secrets in their text redacted (a token in a command
+// line, a password in a URL), so no secret reaches the request, its store or a channel. What they approve, possibly
+// edited, is put back together here: every part they left as shown is the real value again.
+import { isDeepStrictEqual } from 'node:util';
+import { redactSecrets } from '../kit/index.js';
+import { EditIssue } from './edit-issue.js';
+
+/** What a redacted part reads as (`redactSecrets`), and what a display copy shows for a secret key's value. */
+const REDACTED = /\[redacted\]/i;
+const SECRET_KEY_VALUE = '[REDACTED]';
+
+type Json = Record<string, unknown>;
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `value` with the secrets in each of its strings redacted; keys (`__proto__` too) are defined, never assigned. */
+export function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item)]));
+  return value;
+}
+
+/** Throws when the person's own text still holds a redaction: the secret it stood for cannot be put back. */
+function ownText(value: unknown, path: string): unknown {
+  if (typeof value === 'string' && REDACTED.test(value))
+    throw new EditIssue(
+      path,
+      'the edit keeps a redacted secret ([redacted]); edit the call without changing that part',
+    );
+  if (Array.isArray(value)) value.forEach((item, index) => ownText(item, `${path}[${index}]`));
+  else if (isRecord(value)) for (const [key, item] of Object.entries(value)) ownText(item, `${path}.${key}`);
+  return value;
+}
+
+/**
+ * The real value of what was approved: `approved` where the person changed it, `real` wherever `approved` is still
+ * what `shown` (the redacted copy of `real`) was. A changed part that keeps a redaction throws an `EditIssue`.
+ *
+ * @example
+ * restoreRedacted({ cmd: 'curl -H "Bearer [redacted]"', dry: false }, shown, real); // { cmd: <the real line>, dry: false }
+ */
+export function restoreRedacted(approved: unknown, shown: unknown, real: unknown, path = '$'): unknown {
+  if (isDeepStrictEqual(approved, shown)) return real;
+  if (approved === SECRET_KEY_VALUE && typeof real === 'string') return real;
+  if (Array.isArray(approved) && Array.isArray(shown) && Array.isArray(real))
+    return approved.map((item, index) => restoreRedacted(item, shown[index], real[index], `${path}[${index}]`));
+  if (isRecord(approved) && isRecord(shown) && isRecord(real)) {
+    return Object.fromEntries(
+      Object.entries(approved).map(([key, item]) => [
+        key,
+        Object.hasOwn(shown, key)
+          ? restoreRedacted(item, shown[key], real[key], `${path}.${key}`)
+          : ownText(item, `${path}.${key}`),
+      ]),
+    );
+  }
+  return ownText(approved, path);
+}

@@ -99,5 +99,6 @@ export {
   withEnabled,
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
+export { oneCallInput, oneCallModel } from '../requests/one-call-model.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

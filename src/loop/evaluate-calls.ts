@@ -7,6 +7,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import { digestOf } from '../run/digest.js';
 import { hasApproverFunction } from '../decisions/authority/who-may-decide.js';
 import { nudgePlanOf } from '../policy/nudge-plan.js';
+import { askedTerms } from '../policy/call-ask.js';
 import { signDecision } from '../decisions/decision-signature.js';
 import { errorResult, denialResult } from '../run/tool-results.js';
 import { rememberParsedInput } from '../tools/parsed-inputs.js';
@@ -58,7 +59,10 @@ async function parseCall(
   return { tool, input: parsed.data };
 }
 
-/** A call the verdict puts to a person: its pending record and the request, signed. */
+/**
+ * A call the verdict puts to a person: its pending record and the request, signed; its terms narrowed by the call's
+ * own ask (a request from a caller outside the loop), or a denial when that ask leaves nobody who may decide.
+ */
 function askFor(
   agent: Agent,
   snapshot: AgentSnapshot,
@@ -68,6 +72,12 @@ function askFor(
   base: CallBase,
   now: number,
 ): CallEvaluation {
+  const terms = askedTerms(agent.settings.callAsk?.(snapshot, call), verdict, {
+    ttlMs: parsed.tool.approvalTtlMs ?? agent.settings.approvalTtlMs,
+    now,
+  });
+  if ('refused' in terms)
+    return settledBy(agent, snapshot, call, { ...verdict, action: 'deny', reason: terms.refused }, base, now);
   const approvalId = `apr_${randomUUID()}`;
   const request = buildApprovalRequest(
     {
@@ -77,12 +87,14 @@ function askFor(
       tool: parsed.tool,
       args: call.args,
       parsedInput: parsed.input,
-      reason: verdict.reason,
-      approvers: verdict.approvers,
+      description: terms.description,
+      expiresAt: terms.expiresAt,
+      reason: terms.reason,
+      approvers: terms.approvers,
       approverFunction: hasApproverFunction(agent, call.name, verdict.ruleId),
       ruleId: verdict.ruleId,
       nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
-      quorum: verdict.quorum,
+      quorum: terms.quorum,
     },
     requestSettingsOf(agent.settings, now),
   );

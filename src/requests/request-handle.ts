@@ -1,0 +1,103 @@
+// A handle on one request from a caller outside the agent loop: where it stands, a wait for its decision (woken by
+// this process's events, else by looking again), and a cancel. Any process on the store can hold one.
+import { ConfigError } from '../errors.js';
+import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import type { RunEvent } from '../run/run-events.js';
+import { REQUEST_AGENT_NAME } from './request-agent.js';
+import { type RequestState, requestStateOf } from './request-state.js';
+
+/**
+ * A request made with `runtime.requestApproval` (or found again with `runtime.approvalRequest(id)`).
+ *
+ * @example
+ * const handle = await runtime.requestApproval({ tool: 'deploy', args: { service: 'billing' }, key: 'deploy-48' });
+ * const state = await handle.wait({ timeoutMs: 15 * 60_000 });
+ * if (state.status === 'pending') await handle.cancel('nobody answered in 15 minutes');
+ */
+export interface RequestHandle {
+  /** The request's id (its run's id): `runtime.approvalRequest(id)` finds it again, in any process on the store. */
+  readonly id: string;
+  /** Where it stands now. Throws `RunNotFoundError` for an id no request has. */
+  status(): Promise<RequestState>;
+  /**
+   * Resolves once it is decided (or cancelled, or failed), or with its `'pending'` state when `timeoutMs` passes or
+   * `signal` aborts first. A decision recorded in another process is seen within a second.
+   */
+  wait(options?: WaitOptions): Promise<RequestState>;
+  /** Withdraws it: nobody can approve it any longer. A request already decided stays as it was decided. */
+  cancel(reason?: string): Promise<RequestState>;
+}
+
+/** How long `handle.wait` waits. */
+export interface WaitOptions {
+  readonly signal?: AbortSignal;
+  /** At most this long; no limit when left out. */
+  readonly timeoutMs?: number;
+}
+
+/** What a handle needs of the runtime. */
+export interface RequestRuns {
+  get(runId: string): Promise<AgentSnapshot>;
+  resume(runId: string): Promise<AgentSnapshot>;
+  cancel(runId: string, reason?: string): Promise<AgentSnapshot>;
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+/** How often a wait looks at the store when no event of this process wakes it, growing to `MAX_LOOK_MS`. */
+const FIRST_LOOK_MS = 100;
+const MAX_LOOK_MS = 1000;
+
+/** The handle of the request `id`. */
+export function requestHandle(runs: RequestRuns, id: string): RequestHandle {
+  const look = async (): Promise<{ snapshot: AgentSnapshot; state: RequestState }> => {
+    const snapshot = await runs.get(id);
+    if (snapshot.agentName !== REQUEST_AGENT_NAME)
+      throw new ConfigError(
+        `Run ${id} belongs to agent ${snapshot.agentName}, so it is not a request made with requestApproval; decide it with runtime.respond and read it with runtime.get.`,
+      );
+    return { snapshot, state: requestStateOf(snapshot) };
+  };
+  return {
+    id,
+    status: async () => (await look()).state,
+    async wait({ signal, timeoutMs }: WaitOptions = {}) {
+      const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+      for (let lookMs = FIRST_LOOK_MS; ; lookMs = Math.min(lookMs * 2, MAX_LOOK_MS)) {
+        const { snapshot, state } = await look();
+        if (state.status !== 'pending') return finish(runs, snapshot, state);
+        const left = deadline - Date.now();
+        if (signal?.aborted || left <= 0) return state;
+        await nextChange(runs, id, Math.min(lookMs, left), signal);
+      }
+    },
+    async cancel(reason = 'cancelled by the caller that asked') {
+      const { snapshot, state } = await look();
+      if (state.status !== 'pending' || snapshot.status === 'cancelled') return state;
+      return requestStateOf(await runs.cancel(id, reason));
+    },
+  };
+}
+
+/**
+ * A decided request whose run was recorded without going on (the decision came in mode `'record'`) is carried to its
+ * end here, so the run does not stay open; a failure to do so changes nothing the caller was told.
+ */
+function finish(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestState): RequestState {
+  if (snapshot.status === 'running') void runs.resume(snapshot.runId).catch(() => undefined);
+  return state;
+}
+
+/** Resolves on this process's next event of `runId`, after `ms`, or when `signal` aborts. */
+function nextChange(runs: RequestRuns, runId: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stop();
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const stop = runs.subscribe((event) => event.runId === runId && done());
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

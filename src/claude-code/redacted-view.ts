@@ -1,17 +1,16 @@
 // What a person is shown of a call is its arguments with the secrets in their text redacted (a token in a command
 // line, a password in a URL), so no secret reaches the request, its store or a channel. What they approve, possibly
 // edited, is put back together here: every part they left as shown is the real value again.
-import { isDeepStrictEqual } from 'node:util';
-import { redactSecrets } from '../kit/index.js';
+import { digestOf, redactSecrets } from '../kit/index.js';
 import { EditIssue } from './edit-issue.js';
+import { isRecord } from './tool-shape.js';
 
 /** What a redacted part reads as (`redactSecrets`), and what a display copy shows for a secret key's value. */
 const REDACTED = /\[redacted\]/i;
 const SECRET_KEY_VALUE = '[REDACTED]';
 
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Whether two values are the same JSON, whatever their keys' order or their objects' prototypes. */
+export const sameJson = (a: unknown, b: unknown): boolean => digestOf(a) === digestOf(b);
 
 /** `value` with the secrets in each of its strings redacted; keys (`__proto__` too) are defined, never assigned. */
 export function redactDeep(value: unknown): unknown {
@@ -28,7 +27,7 @@ function ownText(value: unknown, path: string): unknown {
       path,
       'the edit keeps a redacted secret ([redacted]); edit the call without changing that part',
     );
-  if (Array.isArray(value)) value.forEach((item, index) => ownText(item, `${path}[${index}]`));
+  if (Array.isArray(value)) for (const [index, item] of value.entries()) ownText(item, `${path}[${index}]`);
   else if (isRecord(value)) for (const [key, item] of Object.entries(value)) ownText(item, `${path}.${key}`);
   return value;
 }
@@ -41,7 +40,7 @@ function ownText(value: unknown, path: string): unknown {
  * restoreRedacted({ cmd: 'curl -H "Bearer [redacted]"', dry: false }, shown, real); // { cmd: <the real line>, dry: false }
  */
 export function restoreRedacted(approved: unknown, shown: unknown, real: unknown, path = '$'): unknown {
-  if (isDeepStrictEqual(approved, shown)) return real;
+  if (sameJson(approved, shown)) return real;
   if (approved === SECRET_KEY_VALUE && typeof real === 'string') return real;
   if (Array.isArray(approved) && Array.isArray(shown) && Array.isArray(real))
     return approved.map((item, index) => restoreRedacted(item, shown[index], real[index], `${path}[${index}]`));

@@ -1,0 +1,40 @@
+// Where the hook's requests live: a runtime on the Redis at --redis (its request policy the --rules file's rules; the
+// approval app and other processes on that Redis see and decide the requests), or the runtime a --runtime module
+// exports, with the request policy its author gave it.
+import type { PolicyRule, Runtime } from '../../index.js';
+import { createRuntime } from '../../runtime/create-runtime.js';
+import { importIoredis } from '../import-ioredis.js';
+
+/** A runtime for the hook, and what closes it when the hook has answered. */
+export interface HookRuntime {
+  readonly runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** A runtime on the Redis at `url` (keys under `prefix`), deciding requests by `rules` first. */
+export async function redisHookRuntime(
+  url: string,
+  { prefix, rules, decisionSecret }: { prefix?: string; rules?: readonly PolicyRule[]; decisionSecret?: string },
+): Promise<HookRuntime> {
+  const [{ Redis }, { createRedisStore }] = await Promise.all([
+    importIoredis('--redis'),
+    import('../../stores/redis/index.js'),
+  ]);
+  const redis = new Redis(url);
+  // Failures reach the hook as commands that do not answer in time; ioredis would print them too.
+  redis.on('error', () => {});
+  const requests = {
+    ...(rules === undefined ? {} : { policy: { rules } }),
+    ...(decisionSecret ? { decisionSecret } : {}),
+  };
+  const runtime = createRuntime({
+    store: createRedisStore({ redis, ...(prefix === undefined ? {} : { prefix }) }),
+    ...(Object.keys(requests).length === 0 ? {} : { requests }),
+  });
+  return {
+    runtime,
+    close: async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -6,6 +6,16 @@ const DO_NOT_RETRY = 'Do not retry it or work around it; continue without it, or
 
 const because = (reason: string | undefined) => (reason === undefined || reason === '' ? '' : `: ${reason}`);
 
+/** The text of a failed request's reason: the error of a tool result (`{ "status": "error", "error": … }`), else as it is. */
+function errorText(reason: string | undefined): string | undefined {
+  try {
+    const parsed = JSON.parse(reason ?? '') as { error?: unknown };
+    return typeof parsed.error === 'string' ? parsed.error : reason;
+  } catch {
+    return reason;
+  }
+}
+
 /** Why an approved call may run: who or what approved it. */
 export function approvalWords(outcome: RequestOutcome): string {
   switch (outcome.source) {
@@ -27,8 +37,9 @@ export function refusalWords(outcome: RequestOutcome): string {
     case 'dismissed':
       return `${outcome.by ?? 'The reviewer'} closed the countersign request without approving this call${because(outcome.reason)}. ${DO_NOT_RETRY}`;
     case 'cancelled':
+      return `The countersign request for this call was cancelled${because(outcome.reason)}. ${DO_NOT_RETRY}`;
     case 'failed':
-      return `The countersign request for this call was ${outcome.status}${because(outcome.reason)}. ${DO_NOT_RETRY}`;
+      return `countersign could not ask about this call${because(errorText(outcome.reason))}. ${DO_NOT_RETRY}`;
     default:
       if (outcome.source === 'rule' || outcome.source === 'default' || outcome.source === 'tool')
         return `The countersign policy refused this call${outcome.ruleId ? ` (rule ${outcome.ruleId})` : ''}${because(outcome.reason)}. ${DO_NOT_RETRY}`;

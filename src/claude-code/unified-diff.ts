@@ -38,8 +38,9 @@ function lineOps(before: readonly string[], after: readonly string[]): Op[] {
       ops.push([' ', before[i]!]);
       i++;
       j++;
-    } else if (j < cols && (i === rows || common[at(i, j + 1)]! >= common[at(i + 1, j)]!)) ops.push(['+', after[j++]!]);
-    else ops.push(['-', before[i++]!]);
+    } else if (i < rows && (j === cols || common[at(i + 1, j)]! >= common[at(i, j + 1)]!))
+      ops.push(['-', before[i++]!]);
+    else ops.push(['+', after[j++]!]);
   }
   return ops;
 }

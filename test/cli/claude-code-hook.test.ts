@@ -69,13 +69,13 @@ describe('countersign hook claude-code', () => {
     expect(json).toEqual({
       hookSpecificOutput: expect.objectContaining({ permissionDecision: 'allow' }),
     });
-    expect((json!['hookSpecificOutput'] as object) ?? {}).not.toHaveProperty('updatedInput');
+    expect(json!['hookSpecificOutput']).not.toHaveProperty('updatedInput');
     const { request } = await decided;
     expect(request.toolName).toBe(tool);
     expect(request.description).toBe(description);
     if (tool === 'Edit')
       expect(request.args).toEqual({
-        file_path: input['file_path'],
+        file_path: '/home/dev/app/a.ts',
         diff: '@@ -1,1 +1,1 @@\n-let x = 1;\n+const x = 1;',
       });
     if (tool.startsWith('mcp__'))
@@ -278,7 +278,9 @@ describe('countersign hook claude-code refuses', () => {
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: 'deny',
-        permissionDecisionReason: expect.stringMatching(/^countersign could not ask about this call: .*the key "__proto__" is refused/),
+        permissionDecisionReason: expect.stringMatching(
+          /^countersign could not ask about this call: .*the key "__proto__" is refused/,
+        ),
       },
     });
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();

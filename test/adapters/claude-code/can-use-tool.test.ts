@@ -4,7 +4,7 @@
 // store), and the request policy's rules and session grants. Time is faked: no test sleeps.
 import type { PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { ConfigError, createMemoryStore, createRuntime, type PolicyRule, type Runtime } from 'countersign';
-import { canUseTool } from 'countersign/claude-agent-sdk';
+import { type CanUseToolOptions, canUseTool } from 'countersign/claude-agent-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decideNext } from '../../support/claude-code-hook.js';
 
@@ -19,8 +19,21 @@ function asked(runtime: Runtime): string[] {
   return runIds;
 }
 
+/** The one request waiting in `runtime`. */
+async function onlyPending(runtime: Runtime): Promise<{ runId: string; approvalId: string }> {
+  const items = (await runtime.pending()).items;
+  expect(items).toHaveLength(1);
+  return { runId: items[0]!.runId, approvalId: items[0]!.request.approvalId };
+}
+
+/** canUseTool whose answers are never null (it always answers itself). */
+function checker(runtime: Pick<Runtime, 'requestApproval' | 'once'>, options: CanUseToolOptions) {
+  const check = canUseTool(runtime, options);
+  return async (...args: Parameters<typeof check>): Promise<PermissionResult> => (await check(...args))!;
+}
+
 /** `promise`'s result once the faked clock has run `ms` on. */
-async function after<T>(ms: number, promise: Promise<T>): Promise<T> {
+async function settledAfter<T>(ms: number, promise: Promise<T>): Promise<T> {
   await vi.advanceTimersByTimeAsync(ms);
   return promise;
 }
@@ -32,7 +45,7 @@ afterEach(() => {
 describe('canUseTool', () => {
   it('allows a call a person approved in time, with their edit as updatedInput and the SDK call id echoed', async () => {
     const runtime = runtimeWith();
-    const check = canUseTool(runtime, { sessionId: 'task-1' });
+    const check = checker(runtime, { sessionId: 'task-1' });
     decideNext(runtime, () => ({ ...approve(), args: { command: 'npm test -- --run', description: 'Run tests' } }));
     const result = await check('Bash', { command: 'npm test', description: 'Run tests' }, context());
     expect(result).toEqual({
@@ -44,7 +57,7 @@ describe('canUseTool', () => {
 
   it('allows as asked with the input it was given, and denies with who and why, phrased so the model does not retry', async () => {
     const runtime = runtimeWith();
-    const check = canUseTool(runtime, { sessionId: 'task-1' });
+    const check = checker(runtime, { sessionId: 'task-1' });
     decideNext(runtime, approve);
     expect(await check('Read', { file_path: '/srv/a' }, context())).toMatchObject({
       behavior: 'allow',
@@ -63,9 +76,9 @@ describe('canUseTool', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = runtimeWith();
     const requests = asked(runtime);
-    const check = canUseTool(runtime, { sessionId: 'task-2', deadlineMs: 30_000 });
+    const check = checker(runtime, { sessionId: 'task-2', deadlineMs: 30_000 });
     const input = { command: 'terraform apply' };
-    const first = await after(30_000, check('Bash', input, context('toolu_a')));
+    const first = await settledAfter(30_000, check('Bash', input, context('toolu_a')));
     expect(first).toEqual({
       behavior: 'deny',
       message: expect.stringMatching(
@@ -74,10 +87,8 @@ describe('canUseTool', () => {
       toolUseID: 'toolu_a',
     });
     expect(requests).toHaveLength(1);
-    const [{ runId, request }] = (await runtime.pending()).items as [
-      { runId: string; request: { approvalId: string } },
-    ];
-    await runtime.respond(runId, { approvalId: request.approvalId, ...approve() });
+    const { runId, approvalId } = await onlyPending(runtime);
+    await runtime.respond(runId, { approvalId, ...approve() });
     // The model makes the same call again: the decision is there at once, from the same request.
     expect(await check('Bash', input, context('toolu_b'))).toEqual({
       behavior: 'allow',
@@ -97,17 +108,15 @@ describe('canUseTool', () => {
     const store = createMemoryStore();
     const first = createRuntime({ store });
     const input = { file_path: '/srv/app/.env', content: 'DEBUG=1\n' };
-    const waited = await after(
+    const waited = await settledAfter(
       5_000,
-      canUseTool(first, { sessionId: 's', deadlineMs: 5_000 })('Write', input, context()),
+      checker(first, { sessionId: 's', deadlineMs: 5_000 })('Write', input, context()),
     );
     expect(waited.behavior).toBe('deny');
     const restarted = createRuntime({ store });
-    const [{ runId, request }] = (await restarted.pending()).items as [
-      { runId: string; request: { approvalId: string } },
-    ];
-    await restarted.respond(runId, { approvalId: request.approvalId, ...approve() });
-    expect(await canUseTool(restarted, { sessionId: 's' })('Write', input, context('toolu_2'))).toMatchObject({
+    const { runId, approvalId } = await onlyPending(restarted);
+    await restarted.respond(runId, { approvalId, ...approve() });
+    expect(await checker(restarted, { sessionId: 's' })('Write', input, context('toolu_2'))).toMatchObject({
       behavior: 'allow',
       updatedInput: input,
     });
@@ -117,17 +126,15 @@ describe('canUseTool', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = runtimeWith();
     const requests = asked(runtime);
-    const check = canUseTool(runtime, { sessionId: 'task-3', deadlineMs: 5_000 });
+    const check = checker(runtime, { sessionId: 'task-3', deadlineMs: 5_000 });
     const both = Promise.all([
       check('Bash', { command: 'make' }, context('a')),
       check('Bash', { command: 'make' }, context('b')),
     ]);
     await vi.advanceTimersByTimeAsync(100);
     expect(requests).toHaveLength(1);
-    const [{ runId, request }] = (await runtime.pending()).items as [
-      { runId: string; request: { approvalId: string } },
-    ];
-    await runtime.respond(runId, { approvalId: request.approvalId, ...approve() });
+    const { runId, approvalId } = await onlyPending(runtime);
+    await runtime.respond(runId, { approvalId, ...approve() });
     await vi.advanceTimersByTimeAsync(5_000);
     // One attempt acts on the decision; the other asks again, and that request waits.
     expect((await both).map((result) => result.behavior).sort()).toEqual(['allow', 'deny']);
@@ -139,7 +146,7 @@ describe('canUseTool', () => {
       { id: 'no-force-push', tool: 'Bash', when: (args) => String(args.command).includes('--force'), action: 'deny' },
     ]);
     const requests = asked(runtime);
-    const check = canUseTool(runtime, { sessionId: 'task-4' });
+    const check = checker(runtime, { sessionId: 'task-4' });
     expect(await check('Bash', { command: 'git push --force' }, context())).toMatchObject({
       behavior: 'deny',
       message: expect.stringMatching(/^The countersign policy refused this call \(rule no-force-push\)/),
@@ -154,16 +161,14 @@ describe('canUseTool', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = runtimeWith();
     const requests = asked(runtime);
-    const check = canUseTool(runtime, { sessionId: 'task-5', deadlineMs: 5_000, expiresInMs: 10_000 });
-    expect((await after(5_000, check('Bash', { command: 'make' }, context()))).behavior).toBe('deny');
+    const check = checker(runtime, { sessionId: 'task-5', deadlineMs: 5_000, expiresInMs: 10_000 });
+    expect((await settledAfter(5_000, check('Bash', { command: 'make' }, context()))).behavior).toBe('deny');
     await vi.advanceTimersByTimeAsync(10_000);
     await runtime.sweepExpired();
     const again = check('Bash', { command: 'make' }, context('toolu_2'));
     await vi.waitFor(() => expect(requests).toHaveLength(2));
-    const [{ runId, request }] = (await runtime.pending()).items as [
-      { runId: string; request: { approvalId: string } },
-    ];
-    await runtime.respond(runId, { approvalId: request.approvalId, ...approve() });
+    const { runId, approvalId } = await onlyPending(runtime);
+    await runtime.respond(runId, { approvalId, ...approve() });
     expect((await again).behavior).toBe('allow');
   });
 
@@ -173,7 +178,7 @@ describe('canUseTool', () => {
     const onQuestion = vi.fn(
       async (): Promise<PermissionResult> => ({ behavior: 'allow', updatedInput: { answers: {} } }),
     );
-    const check = canUseTool(runtime, { sessionId: 'task-6', onQuestion });
+    const check = checker(runtime, { sessionId: 'task-6', onQuestion });
     const pending = check('Bash', { command: 'sleep 1' }, { ...context(), signal: stop.signal });
     stop.abort();
     expect((await pending).behavior).toBe('deny');

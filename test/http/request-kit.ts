@@ -1,6 +1,7 @@
 // Shared by the suites of the request routes (POST /approvals, GET /approvals/:requestId, its cancel): the approval
 // app served on a real loopback socket, and answers read whole.
 import { afterEach } from 'vitest';
+import type { SnapshotStore } from 'countersign';
 import { serve, type ServeHandle } from 'countersign/http';
 import { bearer, harness, type Harness, type HarnessOptions } from './harness.js';
 
@@ -50,4 +51,19 @@ export async function ask(base: string, body: object, headers: Record<string, st
   if (answer.status !== 201)
     throw new Error(`POST /approvals answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer;
+}
+
+/** `store`, counting the loads of each run, so a test can tell a long-poll has read its request and is waiting. */
+export function countingLoads<S extends SnapshotStore>(store: S): { store: S; loadsOf: (runId: string) => number } {
+  const loads = new Map<string, number>();
+  return {
+    store: {
+      ...store,
+      load: (runId: string) => {
+        loads.set(runId, (loads.get(runId) ?? 0) + 1);
+        return store.load(runId);
+      },
+    },
+    loadsOf: (runId) => loads.get(runId) ?? 0,
+  };
 }

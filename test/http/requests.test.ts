@@ -6,32 +6,16 @@ import { createMemoryStore, REQUEST_AGENT_NAME, type RequestHandle, type Runtime
 import { createApprovalApp } from 'countersign/http';
 import { requestStateSchema } from '../../src/http/request-schemas.js';
 import { bearer, json, signed, TOKEN } from './harness.js';
-import { ask, closeServedAfterEach, send, served, serveApp } from './request-kit.js';
+import { ask, closeServedAfterEach, countingLoads, send, served, serveApp } from './request-kit.js';
 import { sseReader } from './sse-reader.js';
 
 closeServedAfterEach();
 
 const DECISION_SECRET = 'request-policy-secret-0123456789';
 
-/** A memory store that counts the loads of each run, so a test can tell a long-poll is waiting. */
-function countingStore() {
-  const store = createMemoryStore();
-  const loads = new Map<string, number>();
-  return {
-    store: {
-      ...store,
-      load: (runId: string) => {
-        loads.set(runId, (loads.get(runId) ?? 0) + 1);
-        return store.load(runId);
-      },
-    },
-    loadsOf: (runId: string) => loads.get(runId) ?? 0,
-  };
-}
-
 describe('POST /approvals and GET /approvals/:requestId', () => {
   it('asks, answers pending with its Location, and a long-poll answers the decision with the edited arguments', async () => {
-    const { store, loadsOf } = countingStore();
+    const { store, loadsOf } = countingLoads(createMemoryStore());
     const { base } = await served({ store });
     const asked = await ask(base, {
       tool: 'deploy',

@@ -248,3 +248,48 @@ describe('GET /events for requests', () => {
     await events.cancel();
   });
 });
+
+describe('the OpenAPI document of the request routes', () => {
+  it('describes asking, reading or waiting, and cancelling, with the schemas that check them', async () => {
+    const { h } = await served();
+    const doc = (await (await h.app.request('/openapi.json')).json()) as Record<string, any>;
+    const ask = doc['paths']['/approvals'].post;
+    expect(ask).toMatchObject({
+      operationId: 'requestApproval',
+      security: [{ bearer: [] }, { standardWebhooks: [] }],
+      requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ApprovalAsk' } } } },
+      responses: {
+        '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/RequestState' } } } },
+      },
+    });
+    expect(Object.keys(ask.responses)).toEqual(['201', '400', '401', '409', '413', '415', '503']);
+    expect(doc['paths']['/approvals'].get.operationId).toBe('listPendingApprovals');
+    const wait = doc['paths']['/approvals/{requestId}'].get;
+    expect(wait.security).toEqual([{ bearer: [] }]);
+    expect(wait.parameters).toContainEqual(
+      expect.objectContaining({ name: 'waitMs', in: 'query', schema: expect.objectContaining({ maximum: 60_000 }) }),
+    );
+    expect(wait.responses).toHaveProperty('404');
+    expect(doc['paths']['/approvals/{requestId}/cancel'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RequestCancel',
+    });
+    const { ApprovalAsk, RequestState } = doc['components'].schemas;
+    expect(ApprovalAsk).toMatchObject({ additionalProperties: false, required: ['tool', 'args'] });
+    expect(ApprovalAsk.properties.args.type).toBe('object');
+    expect(Object.keys(ApprovalAsk.properties).sort()).toEqual([
+      'approvals',
+      'approvers',
+      'args',
+      'description',
+      'expiresInMs',
+      'key',
+      'origin',
+      'reason',
+      'requestedBy',
+      'sessionId',
+      'tool',
+    ]);
+    expect(RequestState.required).toEqual(['id', 'status', 'approved']);
+    expect(RequestState.properties.status.enum).toContain('approved');
+  });
+});

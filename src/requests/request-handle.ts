@@ -89,12 +89,23 @@ export function requestHandle<A = Answer>(
   };
 }
 
+/** How long a decided run may stay open before a waiter carries it to its end (its decider usually has by then). */
+const FINISH_AFTER_MS = 5_000;
+
 /**
  * A decided request whose run was recorded without going on (the decision came in mode `'record'`) is carried to its
- * end here, so the run does not stay open; a failure to do so changes nothing the caller was told.
+ * end from here once its decider has had time to do it, so the run does not stay open and two processes do not race
+ * to finish it; a failure to do so changes nothing the caller was told.
  */
 function finish<A>(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestState<A>): RequestState<A> {
-  if (snapshot.status === 'running') void runs.resume(snapshot.runId).catch(() => undefined);
+  if (snapshot.status !== 'running') return state;
+  const later = setTimeout(() => {
+    void runs
+      .get(snapshot.runId)
+      .then((current) => (current.status === 'running' ? runs.resume(current.runId) : current))
+      .catch(() => undefined);
+  }, FINISH_AFTER_MS);
+  later.unref();
   return state;
 }
 

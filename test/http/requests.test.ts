@@ -45,10 +45,8 @@ describe('POST /approvals and GET /approvals/:requestId', () => {
       `${base}/runs/${id}/approvals/${approvalId}`,
       json({ approved: true, approvedBy: 'alice', args: { service: 'billing', version: '2.4.2' } }),
     );
-    // Recorded and carried on: here, or by the waiting handle, which also carries on a decided request's run (the
-    // decision route then answers it as it stands, running, rather than waiting for the other resumer).
-    expect(decided).toMatchObject({ status: 200, body: { duplicate: false } });
-    expect(['completed', 'running']).toContain(decided.body.status);
+    // Recorded and carried on here, to the end: the waiting handle leaves a run its decider carries on alone.
+    expect(decided).toMatchObject({ status: 200, body: { duplicate: false, status: 'completed' } });
     const answered = await waiting;
     expect(answered.status).toBe(200);
     expect(answered.body).toMatchObject({

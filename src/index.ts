@@ -118,7 +118,10 @@ export type { ToolSource } from './tools/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
 export type { ResumeMode } from './kit/web/answer-options.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
-export type { ApprovalAsk } from './requests/approval-ask.js';
+export type { ApprovalAsk, InputAsk } from './requests/approval-ask.js';
+export type { Answer, AnswerIssue, Question, QuestionField } from './run/question.js';
+export { answerIssues } from './run/question.js';
+export { askHuman, type AskHumanOptions } from './tools/ask-human.js';
 export { REQUEST_AGENT_NAME, type RequestOptions, type RequestToolSettings } from './requests/request-agent.js';
 export type { RequestHandle, WaitOptions } from './requests/request-handle.js';
 export type { PendingRequest, RequestOutcome, RequestState } from './requests/request-state.js';
@@ -142,6 +145,7 @@ export {
   DuplicateVoteError,
   ApprovalExpiredError,
   InvalidEditError,
+  InvalidAnswerError,
   ApproverNotAllowedError,
   ApprovalSignatureError,
   CallNotCoveredError,

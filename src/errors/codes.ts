@@ -16,6 +16,7 @@ export type CountersignErrorCode =
   | 'decision_conflict'
   | 'approval_expired'
   | 'invalid_edit'
+  | 'invalid_answer'
   | 'approver_not_allowed'
   | 'invalid_signature'
   | 'call_not_covered'

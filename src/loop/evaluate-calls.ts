@@ -7,7 +7,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import { digestOf } from '../run/digest.js';
 import { hasApproverFunction } from '../decisions/authority/who-may-decide.js';
 import { nudgePlanOf } from '../policy/nudge-plan.js';
-import { askedTerms } from '../policy/call-ask.js';
+import { askedTerms, type CallAsk } from '../policy/call-ask.js';
 import { signDecision } from '../decisions/decision-signature.js';
 import { errorResult, denialResult } from '../run/tool-results.js';
 import { rememberParsedInput } from '../tools/parsed-inputs.js';
@@ -71,11 +71,10 @@ function askFor(
   verdict: Verdict,
   base: CallBase,
   now: number,
+  ask: CallAsk | undefined,
 ): CallEvaluation {
-  const terms = askedTerms(agent.settings.callAsk?.(snapshot, call), verdict, {
-    ttlMs: parsed.tool.approvalTtlMs ?? agent.settings.approvalTtlMs,
-    now,
-  });
+  const expiry = { ttlMs: parsed.tool.approvalTtlMs ?? agent.settings.approvalTtlMs, now };
+  const terms = askedTerms(ask, verdict, expiry, ask?.question ?? parsed.tool.question);
   if ('refused' in terms)
     return settledBy(agent, snapshot, call, { ...verdict, action: 'deny', reason: terms.refused }, base, now);
   const approvalId = `apr_${randomUUID()}`;
@@ -95,6 +94,7 @@ function askFor(
       ruleId: verdict.ruleId,
       nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
       quorum: terms.quorum,
+      question: terms.question,
     },
     requestSettingsOf(agent.settings, now),
   );
@@ -159,10 +159,14 @@ export async function evaluateCalls(
     }
     rememberParsedInput(calls, call, parsed.tool.input, parsed.input);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
-    const verdict = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    const ask = agent.settings.callAsk?.(snapshot, call);
+    const found = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    // A question is for a person to answer: nothing but a person's answer lets it through (a rule may still deny it).
+    const asksQuestion = (ask?.question ?? parsed.tool.question) !== undefined;
+    const verdict: Verdict = asksQuestion && found.action === 'allow' ? { ...found, action: 'ask' } : found;
     evaluations.push(
       verdict.action === 'ask'
-        ? askFor(agent, snapshot, call, parsed, verdict, base, now)
+        ? askFor(agent, snapshot, call, parsed, verdict, base, now, ask)
         : settledBy(agent, snapshot, call, verdict, base, now),
     );
   }

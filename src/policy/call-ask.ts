@@ -2,6 +2,7 @@
 // (`runtime.requestApproval`): what the person reads, who decides, how many, how long. It may narrow what the policy
 // says, never widen it.
 import { listsPerson } from '../decisions/authority/person-name.js';
+import type { Question } from '../run/question.js';
 import type { Quorum } from '../run/types.js';
 import { resolveQuorum } from './quorum.js';
 
@@ -12,6 +13,8 @@ export interface CallAsk {
   readonly approvers?: readonly string[];
   readonly approvals?: number;
   readonly expiresInMs?: number;
+  /** The form of the answer, when the call is a question (`requestInput`). */
+  readonly question?: Question;
 }
 
 /** The request's terms once the ask is applied, or why no person may decide it. */
@@ -22,6 +25,7 @@ export type AskedTerms =
       readonly approvers?: readonly string[];
       readonly quorum?: Quorum;
       readonly expiresAt?: number;
+      readonly question?: Question;
     }
   | { readonly refused: string };
 
@@ -30,6 +34,7 @@ export function askedTerms(
   ask: CallAsk | undefined,
   policy: { readonly approvers?: readonly string[]; readonly quorum?: Quorum; readonly reason?: string },
   expiry: { readonly ttlMs: number | undefined; readonly now: number },
+  question: Question | undefined = ask?.question,
 ): AskedTerms {
   const approvers = narrowedApprovers(ask?.approvers, policy.approvers);
   if (approvers !== undefined && approvers.length === 0)
@@ -37,6 +42,8 @@ export function askedTerms(
       refused: `none of the approvers asked for (${ask?.approvers?.join(', ')}) may decide this call; who may: ${policy.approvers?.join(', ')}`,
     };
   const quorum = raisedQuorum(ask?.approvals, policy.quorum);
+  if (question !== undefined && quorum !== undefined)
+    return { refused: `a question is answered by one person, and this one would need ${quorum.required} approvals` };
   const times = [expiry.ttlMs, ask?.expiresInMs].filter((ms): ms is number => ms !== undefined);
   const reason = ask?.reason ?? policy.reason;
   return {
@@ -45,6 +52,7 @@ export function askedTerms(
     ...(approvers === undefined ? {} : { approvers }),
     ...(quorum === undefined ? {} : { quorum }),
     ...(times.length === 0 ? {} : { expiresAt: expiry.now + Math.min(...times) }),
+    ...(question === undefined ? {} : { question }),
   };
 }
 

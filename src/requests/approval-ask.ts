@@ -50,17 +50,20 @@ export interface ApprovalAsk {
   readonly key?: string;
 }
 
-const argsSchema = z
-  .record(z.string(), z.unknown(), { error: 'must be an object of the arguments, e.g. { path: "/tmp/x" }' })
-  .superRefine((args, context) => {
-    const problem = findShapeProblem(args);
-    if (problem) context.addIssue({ code: 'custom', path: problem.path.split('.'), message: shapeIssue(problem) });
-    else if (!isPlainJson(args))
-      context.addIssue({
-        code: 'custom',
-        message: 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)',
-      });
-  });
+// Checked as given: a record schema's copy would drop a "__proto__" key before a check could see it.
+const argsSchema = z.unknown().superRefine((args, context) => {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    context.addIssue({ code: 'custom', message: 'must be an object of the arguments, e.g. { path: "/tmp/x" }' });
+    return;
+  }
+  const problem = findShapeProblem(args);
+  if (problem) context.addIssue({ code: 'custom', path: problem.path.split('.'), message: shapeIssue(problem) });
+  else if (!isPlainJson(args))
+    context.addIssue({
+      code: 'custom',
+      message: 'must be plain JSON (strings, finite numbers, booleans, null, arrays and plain objects)',
+    });
+});
 
 export const approvalAskSchema = optionsObject({
   tool: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-" or "."'),
@@ -77,4 +80,41 @@ export const approvalAskSchema = optionsObject({
   requestedBy: personNameSchema.optional(),
   origin: originSchema.optional(),
   key: idempotencyKeySchema.optional(),
+});
+
+/**
+ * A question a caller outside the agent loop asks a person (`runtime.requestInput`): the question, the form of the
+ * answer as a zod object, and the same terms as an `ApprovalAsk`. The answer comes back from `handle.wait()`.
+ *
+ * @example
+ * const ask: InputAsk<z.ZodObject<{ region: z.ZodEnum<{ eu: 'eu'; us: 'us' }> }>> = {
+ *   question: 'Which region should the new cluster run in?',
+ *   answer: z.object({ region: z.enum(['eu', 'us']) }),
+ *   approvers: ['sre-lead'],
+ * };
+ */
+export interface InputAsk<A extends z.ZodObject = z.ZodObject>
+  extends Omit<ApprovalAsk, 'tool' | 'args' | 'description'> {
+  /** What the person is asked (shown as the request's description). */
+  readonly question: string;
+  /**
+   * The answer's form: a zod object whose fields are each `z.enum` (one of several), `z.array(z.enum)` (several),
+   * `z.string()` (text; `.max(n)` over 200 for a long text), `z.number()`, `z.boolean()` or `z.iso.date()`, with
+   * `.meta({ title })` or `.describe()` for what the person reads; at most 10 fields.
+   */
+  readonly answer: A;
+  /** The name rules match the question by. Default `question`. */
+  readonly tool?: string;
+  /** Context shown with the question (a plain JSON object). */
+  readonly args?: { readonly [key: string]: unknown };
+}
+
+export const inputAskSchema = approvalAskSchema.omit({ tool: true, args: true, description: true }).extend({
+  question: z.string().min(1, 'is empty; say what the person is asked').max(4000),
+  answer: z.custom<z.ZodObject>(
+    (value) => value instanceof z.ZodObject,
+    'must be a zod object, e.g. z.object({ region: z.enum(["eu", "us"]) })',
+  ),
+  tool: approvalAskSchema.shape.tool.optional(),
+  args: argsSchema.optional(),
 });

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { RunEvent } from '../run/run-events.js';
 import { REQUEST_AGENT_NAME } from './request-agent.js';
+import type { Answer } from '../run/question.js';
 import { type RequestState, requestStateOf } from './request-state.js';
 
 /**
@@ -14,18 +15,18 @@ import { type RequestState, requestStateOf } from './request-state.js';
  * const state = await handle.wait({ timeoutMs: 15 * 60_000 });
  * if (state.status === 'pending') await handle.cancel('nobody answered in 15 minutes');
  */
-export interface RequestHandle {
+export interface RequestHandle<A = Answer> {
   /** The request's id (its run's id): `runtime.approvalRequest(id)` finds it again, in any process on the store. */
   readonly id: string;
   /** Where it stands now. Throws `RunNotFoundError` for an id no request has. */
-  status(): Promise<RequestState>;
+  status(): Promise<RequestState<A>>;
   /**
    * Resolves once it is decided (or cancelled, or failed), or with its `'pending'` state when `timeoutMs` passes or
    * `signal` aborts first. A decision recorded in another process is seen within a second.
    */
-  wait(options?: WaitOptions): Promise<RequestState>;
+  wait(options?: WaitOptions): Promise<RequestState<A>>;
   /** Withdraws it: nobody can approve it any longer. A request already decided stays as it was decided. */
-  cancel(reason?: string): Promise<RequestState>;
+  cancel(reason?: string): Promise<RequestState<A>>;
 }
 
 /** How long `handle.wait` waits. */
@@ -47,15 +48,25 @@ export interface RequestRuns {
 const FIRST_LOOK_MS = 100;
 const MAX_LOOK_MS = 1000;
 
-/** The handle of the request `id`. */
-export function requestHandle(runs: RequestRuns, id: string): RequestHandle {
-  const look = async (): Promise<{ snapshot: AgentSnapshot; state: RequestState }> => {
+/** The handle of the request `id`; `typed` reads an answer as the caller's own type (`requestInput`'s schema). */
+export function requestHandle<A = Answer>(
+  runs: RequestRuns,
+  id: string,
+  typed: (answer: Answer) => A = (answer) => answer as A,
+): RequestHandle<A> {
+  const stateOf = (snapshot: AgentSnapshot): RequestState<A> => {
+    const state = requestStateOf(snapshot);
+    return state.status === 'pending' || state.answer === undefined
+      ? (state as RequestState<A>)
+      : { ...state, answer: typed(state.answer) };
+  };
+  const look = async (): Promise<{ snapshot: AgentSnapshot; state: RequestState<A> }> => {
     const snapshot = await runs.get(id);
     if (snapshot.agentName !== REQUEST_AGENT_NAME)
       throw new ConfigError(
         `Run ${id} belongs to agent ${snapshot.agentName}, so it is not a request made with requestApproval; decide it with runtime.respond and read it with runtime.get.`,
       );
-    return { snapshot, state: requestStateOf(snapshot) };
+    return { snapshot, state: stateOf(snapshot) };
   };
   return {
     id,
@@ -73,17 +84,28 @@ export function requestHandle(runs: RequestRuns, id: string): RequestHandle {
     async cancel(reason = 'cancelled by the caller that asked') {
       const { snapshot, state } = await look();
       if (state.status !== 'pending' || snapshot.status === 'cancelled') return state;
-      return requestStateOf(await runs.cancel(id, reason));
+      return stateOf(await runs.cancel(id, reason));
     },
   };
 }
 
+/** How long a decided run may stay open before a waiter carries it to its end (its decider usually has by then). */
+const FINISH_AFTER_MS = 5_000;
+
 /**
  * A decided request whose run was recorded without going on (the decision came in mode `'record'`) is carried to its
- * end here, so the run does not stay open; a failure to do so changes nothing the caller was told.
+ * end from here once its decider has had time to do it, so the run does not stay open and two processes do not race
+ * to finish it; a failure to do so changes nothing the caller was told.
  */
-function finish(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestState): RequestState {
-  if (snapshot.status === 'running') void runs.resume(snapshot.runId).catch(() => undefined);
+function finish<A>(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestState<A>): RequestState<A> {
+  if (snapshot.status !== 'running') return state;
+  const later = setTimeout(() => {
+    void runs
+      .get(snapshot.runId)
+      .then((current) => (current.status === 'running' ? runs.resume(current.runId) : current))
+      .catch(() => undefined);
+  }, FINISH_AFTER_MS);
+  later.unref();
   return state;
 }
 

@@ -2,6 +2,9 @@
 // (approved with the arguments to use, denied, expired, dismissed), cancelled, or failed.
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ApprovalRequest, AuditEntry, DecisionScope, DecisionSource } from '../run/types.js';
+import type { Answer } from '../run/question.js';
+import type { CallAsk } from '../policy/call-ask.js';
+import { oneCallOf } from './one-call-model.js';
 import { REQUEST_CALL_ID } from './request-agent.js';
 
 /**
@@ -14,7 +17,7 @@ import { REQUEST_CALL_ID } from './request-agent.js';
  * if (state.status === 'approved') await deploy(state.args);
  * else if (state.status !== 'pending') console.log(`not deployed: ${state.status} ${state.reason ?? ''}`);
  */
-export type RequestState = PendingRequest | RequestOutcome;
+export type RequestState<A = Answer> = PendingRequest | RequestOutcome<A>;
 
 /** A request nobody has decided yet. */
 export interface PendingRequest {
@@ -26,12 +29,14 @@ export interface PendingRequest {
 }
 
 /** How a request ended. */
-export interface RequestOutcome {
+export interface RequestOutcome<A = Answer> {
   readonly status: 'approved' | 'denied' | 'expired' | 'dismissed' | 'cancelled' | 'failed';
   readonly id: string;
   readonly approved: boolean;
   /** On an approval: the arguments to act on (the person's edit, if any). */
   readonly args?: { readonly [key: string]: unknown };
+  /** On an answered question (`requestInput`): the person's answer. */
+  readonly answer?: A;
   /** Who decided (a person, or whoever gave the grant or memory that did). */
   readonly by?: string;
   /** What decided: a person, a rule, a grant, expiry, a dismissal. Absent for a cancel or a failure. */
@@ -77,7 +82,7 @@ function decided(snapshot: AgentSnapshot, entry: AuditEntry): RequestOutcome {
     status,
     id: snapshot.runId,
     approved,
-    ...(approved ? { args: approvedArgs(snapshot) } : {}),
+    ...(approved ? approvedTerms(snapshot) : {}),
     source: entry.source,
     at: entry.at,
     scope: entry.scope,
@@ -94,6 +99,19 @@ function toolMessage(snapshot: AgentSnapshot) {
 }
 
 type Args = { readonly [key: string]: unknown };
+
+/** Whether the request is a question (`requestInput`), as its run's input says. */
+function isQuestion(snapshot: AgentSnapshot): boolean {
+  return (oneCallOf(snapshot.messages) as { readonly ask?: CallAsk }).ask?.question !== undefined;
+}
+
+/** What an approval hands back: the arguments, and on a question the answer apart from them. */
+function approvedTerms(snapshot: AgentSnapshot): { args: Args; answer?: Answer } {
+  const args = approvedArgs(snapshot);
+  if (!isQuestion(snapshot)) return { args };
+  const { answer, ...rest } = args as Args & { answer: Answer };
+  return { args: rest, answer };
+}
 
 /** The arguments an approved request was approved with: the person's edit while the call is in the turn, else the call's. */
 function approvedArgs(snapshot: AgentSnapshot): Args {

@@ -29,7 +29,7 @@ import { createLedger, type Ledger } from './ledger.js';
 import { parseArgument, runIdSchema } from './parse-argument.js';
 import { REQUEST_AGENT_NAME, requestAgent } from '../requests/request-agent.js';
 import { requestHandle } from '../requests/request-handle.js';
-import { requestApprovalOperation } from './request-approval.js';
+import { requestOperations } from './request-approval.js';
 import { respondOperation } from './respond.js';
 import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { startOperation } from './start.js';
@@ -197,7 +197,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(queue === undefined ? {} : { queue }),
     agent: agentNamed,
     start,
-    requestApproval: requestApprovalOperation(start, requestRuns),
+    ...requestOperations(start, requestRuns),
     approvalRequest: (id) => requestHandle(requestRuns, parseArgument(runIdSchema, id, 'approvalRequest')),
     get: ledger.get,
     respond,

@@ -19,7 +19,8 @@ import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import type { AnnounceReport } from './announce-pending.js';
-import type { ApprovalAsk } from '../requests/approval-ask.js';
+import type { z } from 'zod';
+import type { ApprovalAsk, InputAsk } from '../requests/approval-ask.js';
 import type { RequestHandle } from '../requests/request-handle.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
@@ -193,6 +194,21 @@ export interface Runtime {
    * if (state.status === 'approved') await deploy(state.args);
    */
   requestApproval(ask: ApprovalAsk): Promise<RequestHandle>;
+  /**
+   * Asks a person a question with a typed answer (`InputAsk`): a request like `requestApproval`'s whose approval
+   * carries the answer (`ApprovalResponse.answer`, checked against the form where it arrives and where it is
+   * recorded); `handle.wait()` resolves with it, parsed by `ask.answer`. A denial declines to answer. No rule or grant
+   * answers a question; a rule may still deny it.
+   *
+   * @example
+   * const handle = await runtime.requestInput({
+   *   question: 'Which region should the new cluster run in?',
+   *   answer: z.object({ region: z.enum(['eu-west-1', 'us-east-1']), note: z.string().optional() }),
+   * });
+   * const state = await handle.wait();
+   * if (state.status === 'approved') createCluster(state.answer!.region);
+   */
+  requestInput<A extends z.ZodObject>(ask: InputAsk<A>): Promise<RequestHandle<z.output<A>>>;
   /** The handle of a request made with `requestApproval`, by its id, in any process on the store. */
   approvalRequest(id: string): RequestHandle;
   /**

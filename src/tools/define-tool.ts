@@ -6,6 +6,7 @@ import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpe
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from '../policy/quorum.js';
 import type { Approvers } from '../policy/approvers.js';
+import { type Question, questionSchema } from '../run/question.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -77,6 +78,11 @@ export interface ToolDefinition<Input> {
   readonly escalate?: readonly EscalationStep[];
   /** Several people must approve each call (a rule's `approvals` wins over this). */
   readonly approvals?: QuorumOptions;
+  /**
+   * A call of this tool is a question to a person (`askHuman` makes such tools): the form of the answer. Approving it
+   * takes an `answer` that fits, which reaches `execute` as `input.answer`; no rule or grant answers it.
+   */
+  readonly question?: Question;
 }
 
 /** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
@@ -130,6 +136,7 @@ const definitionSchema = optionsObject({
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
   approvals: quorumOptionsSchema.optional(),
+  question: questionSchema.optional(),
 });
 
 /** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */

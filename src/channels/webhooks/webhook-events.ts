@@ -165,6 +165,7 @@ const REQUEST_FIELDS = [
   'history',
   'quorum',
   'votes',
+  'question',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',

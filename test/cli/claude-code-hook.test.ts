@@ -279,7 +279,7 @@ describe('countersign hook claude-code refuses', () => {
         hookEventName: 'PreToolUse',
         permissionDecision: 'deny',
         permissionDecisionReason: expect.stringMatching(
-          /^countersign could not ask about this call: .*the key "__proto__" is refused/,
+          /^countersign refused to ask about this call: .*the key "__proto__" is refused/,
         ),
       },
     });

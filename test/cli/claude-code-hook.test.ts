@@ -5,6 +5,7 @@
 import { createRuntime, type PolicyRule } from 'countersign';
 import { describe, expect, it } from 'vitest';
 import { bashPayload, decideNext, preToolUse, runHook } from '../support/claude-code-hook.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
 const runtimeWith = (rules: PolicyRule[] = []) => createRuntime({ requests: { policy: { rules } } });
 const approve = () => ({ approved: true, approvedBy: 'alice' });
@@ -139,6 +140,24 @@ describe('countersign hook claude-code', () => {
     const [{ runId, approvalId }] = asked as [{ runId: string; approvalId: string }];
     expect(await runtime.approvalRequest(runId).status()).toMatchObject({ status: 'cancelled', approved: false });
     await expect(runtime.respond(runId, { approvalId, approved: true, approvedBy: 'late' })).rejects.toThrow();
+  });
+
+  it('answers ask when its Redis does not take the request within --wait-ms, and ends without waiting on it', async () => {
+    const started = Date.now();
+    const { code, out } = await runCliCaptured(
+      ['hook', 'claude-code', '--redis', 'redis://127.0.0.1:1', '--wait-ms', '1000'],
+      { input: JSON.stringify(bashPayload) },
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason:
+          'countersign did not take the request within 1 s (is its store reachable?), so decide here.',
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('answers PermissionRequest with decision.behavior allow (with the edit) or deny, and leaves an ask to its dialog', async () => {

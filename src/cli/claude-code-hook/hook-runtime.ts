@@ -33,8 +33,11 @@ export async function redisHookRuntime(
   });
   return {
     runtime,
+    // Every command the hook waits for has answered by now; one Redis never answered is not waited for again.
     close: async () => {
-      await redis.quit().catch(() => redis.disconnect());
+      const quitting = redis.status === 'ready' ? redis.quit().catch(() => undefined) : undefined;
+      await Promise.race([quitting, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      redis.disconnect();
     },
   };
 }

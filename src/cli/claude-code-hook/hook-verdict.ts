@@ -23,9 +23,13 @@ export interface VerdictSettings {
 /** A request outlives the hook's wait by this much, so a hook that was killed leaves none waiting for long. */
 const EXPIRY_GRACE_MS = 10_000;
 
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 /** Why Claude Code asks its own question: the wait ran out in countersign. */
 const timedOut = (waitMs: number) =>
-  `Nobody decided in countersign within ${Math.round(waitMs / 1000)} s; the request there was withdrawn, so decide here.`;
+  `Nobody decided in countersign within ${seconds(waitMs)}; the request there was withdrawn, so decide here.`;
+/** Why Claude Code asks its own question: countersign did not take the request in time. */
+const unanswered = (waitMs: number) =>
+  `countersign did not take the request within ${seconds(waitMs)} (is its store reachable?), so decide here.`;
 
 /** What the person reads of where the call comes from. */
 function reasonOf(input: HookInput): string {
@@ -77,7 +81,7 @@ export async function hookVerdict(
     if (!(error instanceof ConfigError || error instanceof RunExistsError)) throw error;
     return { decision: 'deny', reason: `countersign refused to ask about this call: ${error.message}` };
   }
-  if (handle === undefined) return { decision: 'ask', reason: timedOut(waitMs) };
+  if (handle === undefined) return { decision: 'ask', reason: unanswered(waitMs) };
   let state = await handle.wait({
     timeoutMs: Math.max(0, deadline - Date.now()),
     ...(signal === undefined ? {} : { signal }),

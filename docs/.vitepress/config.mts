@@ -44,6 +44,8 @@ export default defineConfig({
           { text: 'Console', link: '/console' },
           { text: 'Command line', link: '/cli' },
           { text: 'MCP (countersign/mcp)', link: '/mcp' },
+          { text: 'Claude Code (hook)', link: '/claude-code' },
+          { text: 'Claude Agent SDK (countersign/claude-agent-sdk)', link: '/claude-agent-sdk' },
           { text: 'Redis (countersign/redis)', link: '/redis' },
           { text: 'Testing (countersign/testing)', link: '/testing' },
         ],

@@ -3,7 +3,7 @@
 // asked and to make the same call again later. That later attempt finds the same request and gets its decision at
 // once; a decision reaches one attempt, so a later identical call is asked about again.
 import type { CanUseTool, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
-import { ConfigError, InvalidEditError, RunExistsError } from '../errors.js';
+import { ConfigError, InvalidEditError, RunExistsError, ValueTooDeepError } from '../errors.js';
 import type { RequestOutcome, RequestState, Runtime } from '../index.js';
 import { digestOf } from '../kit/index.js';
 import { type CanUseToolOptions, readCanUseToolOptions } from './can-use-tool-options.js';
@@ -13,6 +13,8 @@ import { type ToolRequest, toolRequest } from './tool-request.js';
 
 /** Attempts one call makes at a request when others keep taking the outcomes it finds. */
 const ATTEMPTS = 3;
+/** What a call the request cannot carry throws: arguments the request refuses, a key taken by another ask. */
+const REFUSALS = [ConfigError, RunExistsError, ValueTooDeepError];
 /** Outcomes that end a request without a decision on the call: the next attempt asks again. */
 const RAN_OUT = new Set<RequestState['status']>(['expired', 'cancelled', 'failed']);
 /** When other attempts of the same call kept taking the outcomes this one found. */
@@ -39,23 +41,25 @@ export function canUseTool(runtime: Pick<Runtime, 'requestApproval' | 'once'>, o
       return settings.onQuestion(toolName, input, context);
     const { signal, toolUseID } = context;
     const request = toolRequest(toolName, input);
-    const callKey = `claude-agent-sdk:${settings.sessionId}:${digestOf({ tool: toolName, input })}`;
     const deadline = Date.now() + settings.deadlineMs;
     let last: RequestOutcome | undefined;
     for (let attempt = 0; attempt < ATTEMPTS && !signal.aborted; attempt++) {
-      const requestKey = await claimRequestKey(runtime.once, callKey, claimTtlMs);
       let state: RequestState;
+      let settle: () => Promise<boolean>;
       try {
+        const callKey = `claude-agent-sdk:${settings.sessionId}:${digestOf({ tool: toolName, input })}`;
+        const requestKey = await claimRequestKey(runtime.once, callKey, claimTtlMs);
+        settle = () => settleRequestKey(runtime.once, callKey, requestKey, claimTtlMs);
         const { tool, args, description } = request;
         const handle = await runtime.requestApproval({ ...settings.ask, tool, args, description, key: requestKey });
         state = await handle.wait({ timeoutMs: Math.max(0, deadline - Date.now()), signal });
       } catch (error) {
-        if (!(error instanceof ConfigError || error instanceof RunExistsError)) throw error;
-        return deny(`countersign refused to ask about this call: ${error.message}`, toolUseID);
+        if (!REFUSALS.some((refusal) => error instanceof refusal)) throw error;
+        return deny(`countersign refused to ask about this call: ${(error as Error).message}`, toolUseID);
       }
       if (state.status === 'pending') return deny(waitingWords(state.id), toolUseID);
       last = state;
-      if (!(await settleRequestKey(runtime.once, callKey, requestKey, claimTtlMs))) continue;
+      if (!(await settle())) continue;
       if (!RAN_OUT.has(state.status)) return answer(state, request, input, toolUseID);
     }
     if (last === undefined) return deny('The SDK withdrew this permission request; the call did not run.', toolUseID);

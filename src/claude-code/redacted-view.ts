@@ -12,11 +12,16 @@ const SECRET_KEY_VALUE = '[REDACTED]';
 /** Whether two values are the same JSON, whatever their keys' order or their objects' prototypes. */
 export const sameJson = (a: unknown, b: unknown): boolean => digestOf(a) === digestOf(b);
 
+/** Past this depth a value is left as it is: a request refuses arguments nested that deep anyway. */
+const MAX_DEPTH = 64;
+
 /** `value` with the secrets in each of its strings redacted; keys (`__proto__` too) are defined, never assigned. */
-export function redactDeep(value: unknown): unknown {
+export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value);
-  if (Array.isArray(value)) return value.map(redactDeep);
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item)]));
+  if (depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, depth + 1)]));
   return value;
 }
 

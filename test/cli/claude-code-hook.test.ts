@@ -306,6 +306,21 @@ describe('countersign hook claude-code refuses', () => {
     expect((await runtime.pending()).items).toEqual([]);
   });
 
+  it('a tool input nested past the depth a request takes: denied, asking nobody', async () => {
+    const runtime = runtimeWith();
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const payload = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"mcp__x__y","tool_use_id":"t","tool_input":${deep}}`;
+    const { code, json } = await runHook(runtime, payload);
+    expect(code).toBe(0);
+    expect(json).toMatchObject({
+      hookSpecificOutput: {
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringMatching(/^countersign refused to ask about this call: .*nest/),
+      },
+    });
+    expect((await runtime.pending()).items).toEqual([]);
+  });
+
   it("a replayed tool call id with another input: denied, the first call's decision untouched", async () => {
     const runtime = runtimeWith();
     decideNext(runtime, approve);

@@ -189,6 +189,19 @@ describe('canUseTool', () => {
     expect(onQuestion).toHaveBeenCalledOnce();
   });
 
+  it('denies, asking nobody, a call whose input a request refuses (a __proto__ key, nesting past the limit)', async () => {
+    const runtime = runtimeWith();
+    const check = checker(runtime, { sessionId: 'task-7' });
+    const polluted = JSON.parse('{"command":"ls","__proto__":{"x":1}}') as Record<string, unknown>;
+    const deep = JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) as Record<string, unknown>;
+    for (const input of [polluted, deep])
+      expect(await check('mcp__x__y', input, context())).toMatchObject({
+        behavior: 'deny',
+        message: expect.stringMatching(/^countersign refused to ask about this call/),
+      });
+    expect((await runtime.pending()).items).toEqual([]);
+  });
+
   it('refuses options without a session, naming the fix', () => {
     expect(() => canUseTool(runtimeWith(), {} as never)).toThrow(ConfigError);
     expect(() => canUseTool(runtimeWith(), { sessionId: 'has space' })).toThrow(/canUseTool: sessionId use 1 to 128/);

@@ -3,6 +3,7 @@
 import { ConfigError } from '../errors.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { RunEvent } from '../run/run-events.js';
+import { nextRunEvent } from './next-run-event.js';
 import { REQUEST_AGENT_NAME } from './request-agent.js';
 import type { Answer } from '../run/question.js';
 import { type RequestState, requestStateOf } from './request-state.js';
@@ -78,7 +79,7 @@ export function requestHandle<A = Answer>(
         if (state.status !== 'pending') return finish(runs, snapshot, state);
         const left = deadline - Date.now();
         if (signal?.aborted || left <= 0) return state;
-        await nextChange(runs, id, Math.min(lookMs, left), signal);
+        await nextRunEvent(runs, id, Math.min(lookMs, left), signal);
       }
     },
     async cancel(reason = 'cancelled by the caller that asked') {
@@ -107,19 +108,4 @@ function finish<A>(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestSta
   }, FINISH_AFTER_MS);
   later.unref();
   return state;
-}
-
-/** Resolves on this process's next event of `runId`, after `ms`, or when `signal` aborts. */
-function nextChange(runs: RequestRuns, runId: string, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      stop();
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const stop = runs.subscribe((event) => event.runId === runId && done());
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,7 +1,7 @@
 // The options of `canUseTool`, checked once when the callback is made: a mistake is a `ConfigError` naming the option.
 import type { CanUseTool } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
-import { functionSchema, optionsObject, parseOptions } from '../kit/index.js';
+import { functionSchema, idSchema, optionsObject, parseOptions } from '../kit/index.js';
 
 /**
  * Options of `canUseTool`.
@@ -33,7 +33,7 @@ export interface CanUseToolOptions {
 }
 
 const schema = optionsObject({
-  sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'use 1 to 128 letters, digits, "_", "-", "." or ":"'),
+  sessionId: idSchema,
   deadlineMs: z.number().int().min(1000).max(3_600_000).optional(),
   expiresInMs: z.number().int().min(1000).optional(),
   approvers: z.array(z.string().min(1)).min(1).optional(),

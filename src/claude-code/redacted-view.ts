@@ -40,9 +40,6 @@ function ownText(value: unknown, path: string): unknown {
 /**
  * The real value of what was approved: `approved` where the person changed it, `real` wherever `approved` is still
  * what `shown` (the redacted copy of `real`) was. A changed part that keeps a redaction throws an `EditIssue`.
- *
- * @example
- * restoreRedacted({ cmd: 'curl -H "Bearer [redacted]"', dry: false }, shown, real); // { cmd: <the real line>, dry: false }
  */
 export function restoreRedacted(approved: unknown, shown: unknown, real: unknown, path = '$'): unknown {
   if (sameJson(approved, shown)) return real;

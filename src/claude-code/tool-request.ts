@@ -23,10 +23,6 @@ export interface ToolRequest {
 
 /**
  * The request for a call of Claude Code's tool `toolName` with `input`.
- *
- * @example
- * const request = toolRequest('Bash', { command: 'npm test', description: 'Run the tests' });
- * // request.description: 'Run npm test'; request.args: { command: 'npm test', description: 'Run the tests' }
  */
 export function toolRequest(toolName: string, input: Json): ToolRequest {
   const shape = toolShape(toolName);

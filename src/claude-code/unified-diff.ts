@@ -56,9 +56,6 @@ function hunk(change: TextChange): string {
 
 /**
  * The changes as a unified diff, one hunk each.
- *
- * @example
- * unifiedDiff([{ oldText: 'a\nb', newText: 'a\nc' }]); // '@@ -1,2 +1,2 @@\n a\n-b\n+c'
  */
 export function unifiedDiff(changes: readonly TextChange[]): string {
   return changes.map(hunk).join('\n');

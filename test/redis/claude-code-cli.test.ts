@@ -2,7 +2,7 @@
 // PreToolUse hook, talking to a loopback fake of the Anthropic Messages API (streamed) that asks for one Bash call:
 // the call waits for a person, who approves it over the approval app on the same Redis, and the command runs once.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,7 @@ describe.skipIf(skipped !== undefined)('Claude Code with the countersign hook', 
     );
     const app = await serveApprovalApp(redis, prefix);
     const work = mkdtempSync(join(tmpdir(), 'countersign-claude-'));
+    const home = mkdtempSync(join(tmpdir(), 'countersign-claude-home-'));
     const hook = `"${process.execPath}" "${cliScript}" hook claude-code --redis ${url} --prefix ${prefix} --wait-ms 45000`;
     writeFileSync(
       join(work, 'settings.json'),
@@ -82,7 +83,7 @@ describe.skipIf(skipped !== undefined)('Claude Code with the countersign hook', 
           cwd: work,
           env: {
             PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-            HOME: mkdtempSync(join(tmpdir(), 'countersign-claude-home-')),
+            HOME: home,
             ANTHROPIC_API_KEY,
             ANTHROPIC_BASE_URL: api.baseUrl,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -105,6 +106,7 @@ describe.skipIf(skipped !== undefined)('Claude Code with the countersign hook', 
     } finally {
       await app.close();
       await api.close();
+      for (const dir of [work, home]) rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -21,7 +21,7 @@ export const HOOK_USAGE = `  hook claude-code (--redis URL [--prefix P] [--rules
                                               wait ran out, withdrawing the request. COUNTERSIGN_DECISION_SECRET
                                               signs the requests on --redis`;
 
-/** Waits under Claude Code's 60-second hook timeout (the one its docs' settings give it), answering in time. */
+/** Answers within the 60-second `timeout` the documented settings give the hook (Claude Code's default varies by release). */
 const DEFAULT_WAIT_MS = 50_000;
 
 const options = {

@@ -1,13 +1,13 @@
-// Where the hook's requests live: a runtime on the Redis at --redis (its request policy the --rules file's rules; the
-// approval app and other processes on that Redis see and decide the requests), or the runtime a --runtime module
-// exports, with the request policy its author gave it.
-import type { PolicyRule, Runtime } from '../../index.js';
+// A runtime on the Redis at --redis for the hook's requests: its request policy the --rules file's rules; the approval
+// app and other processes on that Redis see and decide the requests.
+import type { PolicyRule } from '../../index.js';
 import { createRuntime } from '../../runtime/create-runtime.js';
 import { importIoredis } from '../import-ioredis.js';
+import type { HookRequests } from './hook-verdict.js';
 
-/** A runtime for the hook, and what closes it when the hook has answered. */
+/** Where the hook asks, and what closes it when the hook has answered. */
 export interface HookRuntime {
-  readonly runtime: Runtime;
+  readonly runtime: HookRequests;
   close(): Promise<void>;
 }
 

@@ -2,8 +2,8 @@
 // grants and people decide), waited for up to --wait-ms, and the outcome as allow (with the person's edit as the
 // tool's input), deny (phrased for the model), or ask (Claude Code's own prompt) once the wait ran out, the request
 // then withdrawn so nobody approves a call that is no longer waiting.
-import { ConfigError, InvalidEditError, RunExistsError } from '../../errors.js';
-import type { RequestHandle, RequestState, Runtime } from '../../index.js';
+import { ApprovalAppError, ConfigError, InvalidEditError, RunExistsError } from '../../errors.js';
+import type { ApprovalAsk, RequestState, WaitOptions } from '../../index.js';
 import { approvalWords, refusalWords } from '../../claude-code/outcome-words.js';
 import { type ToolRequest, toolRequest } from '../../claude-code/tool-request.js';
 import type { HookInput } from './hook-input.js';
@@ -18,6 +18,15 @@ export interface VerdictSettings {
   readonly waitMs: number;
   /** Stops the wait early (the CLI ties it to SIGTERM, SIGINT and SIGHUP). */
   readonly signal?: AbortSignal;
+}
+
+/** What the hook asks of where the requests live: a runtime, or an approval app over HTTP. */
+export interface HookRequests {
+  requestApproval(ask: ApprovalAsk): Promise<{
+    readonly id: string;
+    wait(options: WaitOptions): Promise<RequestState>;
+    cancel(reason?: string): Promise<RequestState>;
+  }>;
 }
 
 /** A request outlives the hook's wait by this much, so a hook that was killed leaves none waiting for long. */
@@ -56,13 +65,13 @@ function within<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<
  * repeat of the same hook call finds the same request), in the session Claude Code names (whose grants cover it).
  */
 export async function hookVerdict(
-  runtime: Pick<Runtime, 'requestApproval'>,
+  runtime: HookRequests,
   input: HookInput,
   { waitMs, signal }: VerdictSettings,
 ): Promise<Verdict> {
   const request = toolRequest(input.tool_name, input.tool_input);
   const deadline = Date.now() + waitMs;
-  let handle: RequestHandle | undefined;
+  let handle: Awaited<ReturnType<HookRequests['requestApproval']>> | undefined;
   try {
     handle = await within(
       runtime.requestApproval({
@@ -78,8 +87,8 @@ export async function hookVerdict(
       signal,
     );
   } catch (error) {
-    if (!(error instanceof ConfigError || error instanceof RunExistsError)) throw error;
-    return { decision: 'deny', reason: `countersign refused to ask about this call: ${error.message}` };
+    if (!isRefusal(error)) throw error;
+    return { decision: 'deny', reason: `countersign refused to ask about this call: ${(error as Error).message}` };
   }
   if (handle === undefined) return { decision: 'ask', reason: unanswered(waitMs) };
   let state = await handle.wait({
@@ -92,6 +101,12 @@ export async function hookVerdict(
   return state.status === 'pending' || state.status === 'cancelled'
     ? { decision: 'ask', reason: timedOut(waitMs) }
     : verdictOf(state, request);
+}
+
+/** Whether `error` refuses the ask itself (its arguments, its key), here or in the approval app (a 4xx but 401). */
+function isRefusal(error: unknown): boolean {
+  if (error instanceof ApprovalAppError) return error.status >= 400 && error.status < 500 && error.status !== 401;
+  return error instanceof ConfigError || error instanceof RunExistsError;
 }
 
 /** The answer for a request that is no longer pending. */

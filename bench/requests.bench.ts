@@ -6,23 +6,12 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { createRuntime, type Runtime } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
-import { formatDuration, percentile, printTable } from './support/measure.js';
+import { percentileRow, printTable } from './support/measure.js';
 
 const RUNS = 300;
 const CROSS_RUNS = 40;
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const prefix = `cs-bench-requests:${process.pid}:`;
-
-const row = (name: string, times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return [
-    name,
-    formatDuration(percentile(sorted, 0.5)),
-    formatDuration(percentile(sorted, 0.99)),
-    formatDuration(sorted.at(-1)!),
-    sorted.length,
-  ];
-};
 
 /** Asks, then decides in `decider` and measures until the asker's handle has the decision. */
 async function roundTrips(asker: Runtime, decider: Runtime, runs: number, warmup: number) {
@@ -59,11 +48,11 @@ printTable(
   'Requests from outside the agent loop (requestApproval)',
   ['measure', 'median', 'p99', 'max', 'samples'],
   [
-    row('memory: requestApproval (recorded, announced)', local.ask),
-    row('memory: respond called → wait() resolved', local.seen),
-    row('Redis: requestApproval (recorded, announced)', sameProcess.ask),
-    row('Redis, one runtime: respond called → wait() resolved', sameProcess.seen),
-    row('Redis, another runtime decides → wait() resolved', crossProcess.seen),
+    percentileRow('memory: requestApproval (recorded, announced)', local.ask),
+    percentileRow('memory: respond called → wait() resolved', local.seen),
+    percentileRow('Redis: requestApproval (recorded, announced)', sameProcess.ask),
+    percentileRow('Redis, one runtime: respond called → wait() resolved', sameProcess.seen),
+    percentileRow('Redis, another runtime decides → wait() resolved', crossProcess.seen),
   ],
 );
 

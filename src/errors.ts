@@ -5,7 +5,7 @@
 // - errors/config.ts: ConfigError, AgentNotFoundError;
 // - errors/snapshot.ts: SnapshotError, ValueTooDeepError;
 // - errors/decision.ts: UnknownApprovalError, RunNotAwaitingApprovalError, DecisionConflictError, DuplicateVoteError,
-//   ApprovalExpiredError, InvalidEditError, ApproverNotAllowedError;
+//   ApprovalExpiredError, InvalidEditError, ApproverNotAllowedError, DecisionNotOfferedError;
 // - errors/signature.ts: ApprovalSignatureError, CallNotCoveredError, GrantSignatureError, RuleSignatureError;
 // - errors/store.ts: VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError, UnsupportedCommitWriteError;
 // - errors/link.ts: LinkTokenError;
@@ -29,6 +29,7 @@ export {
   ApprovalExpiredError,
   InvalidEditError,
   ApproverNotAllowedError,
+  DecisionNotOfferedError,
 } from './errors/decision.js';
 export {
   ApprovalSignatureError,

@@ -17,6 +17,7 @@ export type CountersignErrorCode =
   | 'approval_expired'
   | 'invalid_edit'
   | 'approver_not_allowed'
+  | 'decision_not_offered'
   | 'invalid_signature'
   | 'call_not_covered'
   | 'agent_not_found'

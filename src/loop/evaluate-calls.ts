@@ -83,6 +83,7 @@ function askFor(
       ruleId: verdict.ruleId,
       nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
       quorum: verdict.quorum,
+      decisions: verdict.decisions,
     },
     requestSettingsOf(agent.settings, now),
   );

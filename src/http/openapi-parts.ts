@@ -46,7 +46,7 @@ export const errors = (...statuses: number[]) => {
   const text: Record<number, string> = {
     400: 'Invalid body or query (`invalid_body`, `invalid_query`, `invalid_config`, `invalid_signature` for a wrong or missing signature echo), a signed body that names no target (`target_mismatch`, `reason: missing`), or a body cut off by the client (`body_aborted`).',
     401: 'Missing or wrong bearer token (`unauthorized`) or webhook signature (`invalid_webhook_signature`, with `reason`).',
-    403: 'The approver may not decide this approval (`approver_not_allowed`), the body names another run or approval than the URL (`target_mismatch`, `reason: mismatch`), or, in insecure demo mode, a Host or Origin that is not loopback (`not_loopback`).',
+    403: "The approver may not decide this approval (`approver_not_allowed`), the decision is of a kind the request does not offer (`decision_not_offered`, with `asked` and `offered`: see the request's `decisions`), the body names another run or approval than the URL (`target_mismatch`, `reason: mismatch`), or, in insecure demo mode, a Host or Origin that is not loopback (`not_loopback`).",
     404: 'Unknown run, approval or agent (`run_not_found`, `unknown_approval`, `agent_not_found`).',
     409: 'A different decision was recorded first (`decision_conflict`, with `winner`), the run no longer waits (`run_not_awaiting_approval`), the run id (or Idempotency-Key) is taken by another start (`run_exists`; the same start again gets its run), the `webhook-id` was used for another request (`webhook_id_reused`), or its first delivery is still being handled (`webhook_in_progress`, with `Retry-After`).',
     410: 'The approval expired (`approval_expired`).',

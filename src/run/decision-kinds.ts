@@ -4,7 +4,14 @@ import { z } from 'zod';
 import type { DecisionKind } from './types.js';
 
 /** Every kind, in the order surfaces list them. */
-export const DECISION_KINDS = ['approve', 'edit', 'deny', 'run', 'session', 'agent'] as const satisfies readonly DecisionKind[];
+export const DECISION_KINDS = [
+  'approve',
+  'edit',
+  'deny',
+  'run',
+  'session',
+  'agent',
+] as const satisfies readonly DecisionKind[];
 
 const KIND_LIST = DECISION_KINDS.map((kind) => `'${kind}'`).join(', ');
 

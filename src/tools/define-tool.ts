@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { toolAnnotationsSchema } from '../run/tool-annotations.js';
 import { functionSchema } from '../run/function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from '../policy/nudge-plan.js';
-import type { ConnectorStatus, DecisionKind, EscalationStep, Message, ToolAnnotations, ToolSpec } from '../run/types.js';
+import type {
+  ConnectorStatus,
+  DecisionKind,
+  EscalationStep,
+  Message,
+  ToolAnnotations,
+  ToolSpec,
+} from '../run/types.js';
 import { decisionsSchema } from '../run/decision-kinds.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from '../policy/quorum.js';

@@ -7,7 +7,7 @@ import {
   type ChannelNotifier,
 } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine, widerOffer, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import { outcomeLine, decisionButtons, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { cardKeyboard, cardText } from './approval-card.js';
 import { botApi, sentMessage, TELEGRAM_BOT_TOKEN_PATTERN } from './bot-api.js';
 import { keepCardText, showOnCard, type TelegramCardRef } from './posted-cards.js';
@@ -96,7 +96,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, widerOffer(card.request, card.tokens)),
+          reply_markup: cardKeyboard(ids, decisionButtons(card.request, card.tokens)),
           link_preview_options: { is_disabled: true },
         }),
       );

@@ -29,7 +29,8 @@ const tokens = await runtime.linkTokens(paused.runId, request.approvalId, { appr
 console.log(`run ${paused.runId} waits: ${request.description}`);
 // A token is minted for each decision the request offers (this tool offers them all).
 const links = { 'approve in a browser: ': tokens.approve, 'deny in a browser:    ': tokens.deny };
-for (const [label, token] of Object.entries(links)) if (token) console.log(`${label}${approvalLinkUrl(server.url, token)}`);
+for (const [label, token] of Object.entries(links))
+  if (token) console.log(`${label}${approvalLinkUrl(server.url, token)}`);
 console.log(`your inbox:           ${inboxUrl(server.url, (await runtime.inboxToken('you@example.com')).token)}`);
 console.log(
   `or: curl -X POST ${server.url}/runs/${paused.runId}/approvals/${request.approvalId} -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,

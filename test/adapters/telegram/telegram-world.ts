@@ -147,7 +147,11 @@ export function cards(telegram: FakeTelegram): Card[] {
     const { messageId } = request;
     const keyboard = (request.json['reply_markup'] as { inline_keyboard?: Button[][] } | undefined)?.inline_keyboard;
     if (!keyboard || messageId === undefined) continue;
-    const [approve, approveForRun, deny] = keyboard.flat();
+    // By label: a card shows a button only for a decision its request offers.
+    const buttons = keyboard.flat();
+    const approve = buttons.find((button) => button.text === '✅ Approve');
+    const approveForRun = buttons.find((button) => button.text.startsWith('✅ Approve for'));
+    const deny = buttons.find((button) => button.text.startsWith('❌'));
     const chat = request.json['chat_id'];
     found.push({
       request,

@@ -18,6 +18,7 @@ import {
   type ApprovalResponse,
   type DecisionKind,
   type PolicyRule,
+  type RuleStore,
 } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { testAgent, thrown } from '../support/test-kit.js';
@@ -26,7 +27,9 @@ const SECRET = 'a-decision-secret-of-at-least-32-characters!';
 const KINDS: readonly DecisionKind[] = ['approve', 'edit', 'deny', 'run', 'session', 'agent'];
 
 /** An agent whose model asks, turn by turn, for the transfers its user message lists (`[[10], [500, 20]]`). */
-function setup(options: { decisions?: readonly DecisionKind[]; rules?: readonly PolicyRule[] } = {}) {
+function setup(
+  options: { decisions?: readonly DecisionKind[]; rules?: readonly PolicyRule[]; ruleStore?: RuleStore } = {},
+) {
   const ran: number[] = [];
   const transfer = defineTool({
     name: 'transfer',
@@ -51,6 +54,7 @@ function setup(options: { decisions?: readonly DecisionKind[]; rules?: readonly 
     tools: [transfer],
     decisionSecret: SECRET,
     ...(options.rules === undefined ? {} : { policy: { rules: options.rules } }),
+    ...(options.ruleStore === undefined ? {} : { ruleStore: options.ruleStore }),
   });
   const start = (plan: number[][], sessionId?: string) =>
     agent.execute({ input: JSON.stringify(plan), ...(sessionId === undefined ? {} : { sessionId }) });
@@ -122,6 +126,17 @@ describe('decisions on a tool or a rule', () => {
     ]);
     const disjoint = setup({ decisions: ['edit'], rules: [{ ...BIG_ONCE, decisions: ['deny'] }] });
     expect((await disjoint.start([[500]])).pendingApprovals[0]!.decisions).toEqual([]);
+  });
+
+  it('tightens from a stored rule too, signed with the rest of the rule', async () => {
+    const ruleStore = createMemoryRuleStore({ decisionSecret: SECRET });
+    const stored = await ruleStore.add({ tool: 'transfer', action: 'ask', decisions: ['deny', 'approve'] });
+    expect(stored.decisions).toEqual(['deny', 'approve']);
+    const { start } = setup({ decisions: ['approve', 'edit', 'deny'], ruleStore });
+    expect((await start([[10]])).pendingApprovals[0]).toMatchObject({
+      ruleId: stored.id,
+      decisions: ['approve', 'deny'],
+    });
   });
 });
 

@@ -7,9 +7,6 @@ import { offers, widerScopeOf } from '../../run/decision-kinds.js';
 import type { ApprovalRequest } from '../../run/types.js';
 import { widerOffer } from './wording.js';
 
-/** What of a request decides what a surface offers. */
-type Offering = Pick<ApprovalRequest, 'decisions' | 'quorum' | 'oneCallRun'>;
-
 /**
  * One decision button of a card: the token it carries (`which` names its field of `ApprovalLinkTokens`) and its label.
  *
@@ -29,7 +26,10 @@ export interface DecisionButton {
  * @example
  * const elements = decisionButtons(card.request, card.tokens).map((button) => ({ text: button.label, value: button.token }));
  */
-export function decisionButtons(request: Offering, tokens: ApprovalLinkTokens): readonly DecisionButton[] {
+export function decisionButtons(
+  request: Pick<ApprovalRequest, 'decisions' | 'quorum' | 'oneCallRun'>,
+  tokens: ApprovalLinkTokens,
+): readonly DecisionButton[] {
   const wider = widerOffer(request, tokens);
   const buttons: DecisionButton[] = [];
   if (tokens.approve !== undefined && offers(request.decisions, 'approve'))
@@ -64,7 +64,10 @@ export interface DecisionChoices {
  * const offered = decisionChoices(entry.request, entry.sessionId);
  * if (offered.wider !== undefined) keys.push(`s approve ${offered.wider.label}`);
  */
-export function decisionChoices(request: Offering, sessionId: string | undefined): DecisionChoices {
+export function decisionChoices(
+  request: Pick<ApprovalRequest, 'decisions' | 'quorum' | 'oneCallRun'>,
+  sessionId: string | undefined,
+): DecisionChoices {
   const scope = widerScopeOf(request.decisions, sessionId);
   const label = scope === undefined ? undefined : widerOffer(request, { wider: scope });
   return {

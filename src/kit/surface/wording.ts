@@ -72,7 +72,7 @@ export function widerLabel(tokens: Pick<ApprovalLinkTokens, 'wider'>): string {
  *
  * @example
  * const wider = widerOffer(request, tokens);
- * if (wider !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
+ * if (wider !== undefined && tokens.approveForRun !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
  */
 export function widerOffer(
   request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun' | 'decisions'>,

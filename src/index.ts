@@ -119,6 +119,13 @@ export type { ToolSource } from './tools/tool-set.js';
 export type { ResumeQueue } from './ports/resume-queue.js';
 export type { ResumeMode } from './kit/web/answer-options.js';
 export { createRuntime, type RuntimeOptions } from './runtime/create-runtime.js';
+export type { ApprovalAsk, InputAsk } from './requests/approval-ask.js';
+export type { Answer, AnswerIssue, Question, QuestionField } from './run/question.js';
+export { answerIssues } from './run/question.js';
+export { askHuman, type AskHumanOptions } from './tools/ask-human.js';
+export { REQUEST_AGENT_NAME, type RequestOptions, type RequestToolSettings } from './requests/request-agent.js';
+export type { RequestHandle, WaitOptions } from './requests/request-handle.js';
+export type { PendingRequest, RequestOutcome, RequestState } from './requests/request-state.js';
 export type { ApprovalLinkTokens, LinkClaim, LinkTarget, InboxClaim } from './links/approval-links.js';
 export { createApprovalLinks, type ApprovalLinkService, type ApprovalLinkOptions } from './links/link-service.js';
 export { approvalLinkUrl, inboxUrl } from './links/link-urls.js';
@@ -139,6 +146,7 @@ export {
   DuplicateVoteError,
   ApprovalExpiredError,
   InvalidEditError,
+  InvalidAnswerError,
   ApproverNotAllowedError,
   DecisionNotOfferedError,
   ApprovalSignatureError,

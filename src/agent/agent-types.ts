@@ -8,7 +8,8 @@ import type { PresentOptions } from '../presentation/present-args.js';
 import type { RunEvent } from '../run/run-events.js';
 import type { StoredRuleCache } from '../policy/stored-rules.js';
 import type { ToolSource } from '../tools/tool-set.js';
-import type { Model, OnExpire, ToolSpec } from '../run/types.js';
+import type { Model, OnExpire, ToolCall, ToolSpec } from '../run/types.js';
+import type { CallAsk } from '../policy/call-ask.js';
 import type { GrantStore } from '../ports/grant-store.js';
 import type { RuleStore } from '../ports/rule-store.js';
 
@@ -57,6 +58,11 @@ export interface AgentConfig {
    * so (`oneCallRun`), and no surface offers "Approve for this run", which would cover nothing more.
    */
   readonly oneCallPerRun?: boolean;
+  /**
+   * The terms a run's own input puts on a call it asks about (a request from a caller outside the loop).
+   * @internal set by the runtime's request agent only.
+   */
+  readonly callAsk?: (snapshot: AgentSnapshot, call: ToolCall) => CallAsk | undefined;
 }
 
 /** An agent: its tools, its policy and the loop that runs them. */
@@ -98,6 +104,8 @@ export interface AgentSettings {
   readonly onEvent: ((event: RunEvent) => void) | undefined;
   readonly leaseMs: number;
   readonly oneCallPerRun: boolean;
+  /** The terms a run's input puts on its calls (`AgentConfig.callAsk`). */
+  readonly callAsk: AgentConfig['callAsk'];
   /** The runs this agent is executing in this process, which `cancel` aborts. */
   readonly inflight: InflightRuns;
   /** This agent's compiled stored rules, rebuilt when the rule store's list changes. */

@@ -53,6 +53,7 @@ const configSchema = optionsObject({
   onEvent: functionSchema().optional(),
   leaseMs: z.number().int().positive().optional(),
   oneCallPerRun: z.boolean().optional(),
+  callAsk: functionSchema().optional(),
 });
 
 /**
@@ -95,6 +96,7 @@ export function createAgent(config: AgentConfig): Agent {
     onEvent: config.onEvent,
     leaseMs: config.leaseMs ?? 300_000,
     oneCallPerRun: config.oneCallPerRun ?? false,
+    callAsk: config.callAsk,
     inflight: new InflightRuns(),
     storedRules: new StoredRuleCache(config.name, config.decisionSecret),
   });

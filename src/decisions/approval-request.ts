@@ -6,6 +6,7 @@ import { presentText } from '../presentation/display-text.js';
 import { type RunIdentity, signedIdentity } from '../run/run-identity.js';
 import type { NudgePlan } from '../policy/nudge-plan.js';
 import type { ApprovalRequest, DecisionKind, OnExpire, Quorum } from '../run/types.js';
+import type { Question } from '../run/question.js';
 
 /** A tool's title is a label: longer is cut visibly, as a long argument is. */
 const TITLE_MAX_LENGTH = 200;
@@ -114,6 +115,7 @@ export function buildApprovalRequest(
     nudges?: NudgePlan | undefined;
     /** The decisions offered, when fewer than all (`decisions` on the tool and its rule). */
     decisions?: readonly DecisionKind[] | undefined;
+    question?: Question | undefined;
   },
   settings: RequestSettings,
 ): ApprovalRequest {
@@ -171,6 +173,7 @@ export function buildApprovalRequest(
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),
     ...(call.nudges?.escalate === undefined ? {} : { escalate: call.nudges.escalate }),
+    ...(call.question === undefined ? {} : { question: call.question }),
   };
   return settings.decisionSecret === undefined
     ? unsigned

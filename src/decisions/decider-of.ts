@@ -72,4 +72,5 @@ export const responseSchema = optionsObject({
   grant: grantBoundsSchema.optional(),
   signature: z.string().optional(),
   dismissed: z.boolean().optional(),
+  answer: z.record(z.string(), z.unknown()).optional(),
 });

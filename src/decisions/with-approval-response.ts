@@ -25,6 +25,7 @@ import {
   sameOutcome,
   verifyRequestIntegrity,
 } from './response-checks.js';
+import { answeredResponse } from './answered-response.js';
 import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
 import { type DecideOptions, decideSchema, deciderOf, responseSchema } from './decider-of.js';
 import { step } from '../machine/step.js';
@@ -52,13 +53,14 @@ import { parseOptions } from '../options.js';
  */
 export function withApprovalResponse(
   snapshot: AgentSnapshot,
-  response: ApprovalResponse,
+  given: ApprovalResponse,
   options: DecideOptions = {},
 ): AgentSnapshot {
   assertSnapshotShape(snapshot);
-  assertArgsMatchIsData(response?.grant?.argsMatch, 'withApprovalResponse');
-  parseOptions(responseSchema, response, 'withApprovalResponse', { subject: 'response' });
+  assertArgsMatchIsData(given?.grant?.argsMatch, 'withApprovalResponse');
+  parseOptions(responseSchema, given, 'withApprovalResponse', { subject: 'response' });
   parseOptions(decideSchema, options, 'withApprovalResponse');
+  const response = answeredResponse(snapshot, given);
   const agent = deciderOf(snapshot, response, options.agent);
   if (
     response.dismissed === true &&

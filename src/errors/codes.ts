@@ -16,6 +16,7 @@ export type CountersignErrorCode =
   | 'decision_conflict'
   | 'approval_expired'
   | 'invalid_edit'
+  | 'invalid_answer'
   | 'approver_not_allowed'
   | 'decision_not_offered'
   | 'invalid_signature'

@@ -113,6 +113,23 @@ export class InvalidEditError extends CountersignError {
   }
 }
 
+/** An answer does not fit the question's form (`request.question`). */
+export class InvalidAnswerError extends CountersignError {
+  readonly approvalId: string;
+  readonly issues: readonly { path: string; message: string }[];
+
+  constructor(approvalId: string, issues: readonly { path: string; message: string }[]) {
+    super(
+      'invalid_answer',
+      `The answer to question ${approvalId} does not fit its form: ` +
+        issues.map((issue) => `${issue.path || '(answer)'} ${issue.message}`).join('; ') +
+        '. Answer every required field with a value it accepts.',
+    );
+    this.approvalId = approvalId;
+    this.issues = issues;
+  }
+}
+
 /** The person deciding is not among the approvers the rule or tool names. */
 export class ApproverNotAllowedError extends CountersignError {
   readonly approvalId: string;

@@ -106,5 +106,8 @@ export {
   withEnabled,
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
+export { approvalAskSchema } from '../requests/approval-ask.js';
+export { oneCallInput, oneCallModel } from '../requests/one-call-model.js';
+export { nextRunEvent } from '../requests/next-run-event.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

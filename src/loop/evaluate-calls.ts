@@ -7,6 +7,7 @@ import type { ToolContext } from '../tools/define-tool.js';
 import { digestOf } from '../run/digest.js';
 import { hasApproverFunction } from '../decisions/authority/who-may-decide.js';
 import { nudgePlanOf } from '../policy/nudge-plan.js';
+import { askedTerms, type CallAsk } from '../policy/call-ask.js';
 import { signDecision } from '../decisions/decision-signature.js';
 import { errorResult, denialResult } from '../run/tool-results.js';
 import { rememberParsedInput } from '../tools/parsed-inputs.js';
@@ -58,7 +59,10 @@ async function parseCall(
   return { tool, input: parsed.data };
 }
 
-/** A call the verdict puts to a person: its pending record and the request, signed. */
+/**
+ * A call the verdict puts to a person: its pending record and the request, signed; its terms narrowed by the call's
+ * own ask (a request from a caller outside the loop), or a denial when that ask leaves nobody who may decide.
+ */
 function askFor(
   agent: Agent,
   snapshot: AgentSnapshot,
@@ -67,7 +71,12 @@ function askFor(
   verdict: Verdict,
   base: CallBase,
   now: number,
+  ask: CallAsk | undefined,
 ): CallEvaluation {
+  const expiry = { ttlMs: parsed.tool.approvalTtlMs ?? agent.settings.approvalTtlMs, now };
+  const terms = askedTerms(ask, verdict, expiry, ask?.question ?? parsed.tool.question);
+  if ('refused' in terms)
+    return settledBy(agent, snapshot, call, { ...verdict, action: 'deny', reason: terms.refused }, base, now);
   const approvalId = `apr_${randomUUID()}`;
   const request = buildApprovalRequest(
     {
@@ -77,12 +86,15 @@ function askFor(
       tool: parsed.tool,
       args: call.args,
       parsedInput: parsed.input,
-      reason: verdict.reason,
-      approvers: verdict.approvers,
+      description: terms.description,
+      expiresAt: terms.expiresAt,
+      reason: terms.reason,
+      approvers: terms.approvers,
       approverFunction: hasApproverFunction(agent, call.name, verdict.ruleId),
       ruleId: verdict.ruleId,
       nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
-      quorum: verdict.quorum,
+      quorum: terms.quorum,
+      question: terms.question,
       decisions: verdict.decisions,
     },
     requestSettingsOf(agent.settings, now),
@@ -148,10 +160,14 @@ export async function evaluateCalls(
     }
     rememberParsedInput(calls, call, parsed.tool.input, parsed.input);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
-    const verdict = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    const ask = agent.settings.callAsk?.(snapshot, call);
+    const found = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    // A question is for a person to answer: nothing but a person's answer lets it through (a rule may still deny it).
+    const asksQuestion = (ask?.question ?? parsed.tool.question) !== undefined;
+    const verdict: Verdict = asksQuestion && found.action === 'allow' ? { ...found, action: 'ask' } : found;
     evaluations.push(
       verdict.action === 'ask'
-        ? askFor(agent, snapshot, call, parsed, verdict, base, now)
+        ? askFor(agent, snapshot, call, parsed, verdict, base, now, ask)
         : settledBy(agent, snapshot, call, verdict, base, now),
     );
   }

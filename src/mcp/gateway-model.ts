@@ -1,4 +1,4 @@
-import type { Model } from '../index.js';
+import { oneCallInput, oneCallModel } from '../kit/index.js';
 
 /** The id of the one tool call of a gateway run. */
 export const GATEWAY_CALL_ID = 'mcp_call';
@@ -11,22 +11,8 @@ export interface GatewayCall {
 
 /** The run input for `call`. */
 export function gatewayInput(call: GatewayCall): string {
-  return JSON.stringify(call);
+  return oneCallInput(call);
 }
 
-/** The deterministic model of a gateway agent. */
-export const gatewayModel: Model = {
-  async generate({ messages }) {
-    if (messages.at(-1)?.role === 'tool') return { message: { role: 'assistant', content: '' }, finishReason: 'stop' };
-    const input = messages.find((message) => message.role === 'user');
-    const call = JSON.parse(input?.content ?? '{}') as GatewayCall;
-    return {
-      message: {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id: GATEWAY_CALL_ID, name: call.tool, args: call.arguments }],
-      },
-      finishReason: 'tool-calls',
-    };
-  },
-};
+/** The deterministic model of a gateway agent: the one-call model a request from outside the loop uses too. */
+export const gatewayModel = oneCallModel(GATEWAY_CALL_ID);

@@ -1,6 +1,7 @@
 // The zod schemas of a stored snapshot's head: requests, decision entries, tool call records and the run itself,
 // checked by `deserialize` and by every store that reads a head back.
 import { z } from 'zod';
+import { questionSchema } from './question.js';
 import { toolAnnotationsSchema } from './tool-annotations.js';
 import { DECISION_KINDS } from './decision-kinds.js';
 import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
@@ -74,6 +75,7 @@ export const requestSchema = z.object({
   history: historySchema.extend({ signature: z.string().optional() }).optional(),
   quorum: quorumSchema.optional(),
   votes: z.array(voteSchema).optional(),
+  question: questionSchema.optional(),
 });
 
 /** An `AuditEntry` as stored. */

@@ -2,6 +2,7 @@
 // port, tool calls and their records, approval requests, the audit and the run data a snapshot holds, so the
 // shape of what is stored can be read in one place. The snapshot itself (agent-snapshot.ts) adds the state read from
 // the statechart, which imports this file.
+import type { Answer, Question } from './question.js';
 import type { GrantBounds } from '../ports/grant-store.js';
 import type { JsonValue } from './json-value.js';
 
@@ -304,6 +305,11 @@ export interface ApprovalRequest {
   readonly quorum?: Quorum;
   /** The votes so far on a quorum request, each signed on its own (they arrive after the request was signed). */
   readonly votes?: readonly Vote[];
+  /**
+   * On a question (`requestInput`, `askHuman`): the form of the answer, signed with the request. Approving it needs
+   * an `answer` that fits; denying it declines to answer.
+   */
+  readonly question?: Question;
 }
 
 /**
@@ -362,6 +368,8 @@ export interface ApprovalResponse {
    * decided, and the run goes on as after a denial.
    */
   readonly dismissed?: boolean;
+  /** The answer to a question request (`request.question`): a value per field, checked against the form. */
+  readonly answer?: Answer;
 }
 
 /** How far a decision reaches (`ApprovalResponse.scope`). */

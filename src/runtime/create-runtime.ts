@@ -26,7 +26,10 @@ import { createAnnouncer, type ReportError } from './announcer.js';
 import { createCarrier, type Carrier } from './carry-on.js';
 import { cancelOperation } from './cancel-run.js';
 import { createLedger, type Ledger } from './ledger.js';
-import { parseArgument } from './parse-argument.js';
+import { parseArgument, runIdSchema } from './parse-argument.js';
+import { REQUEST_AGENT_NAME, requestAgent } from '../requests/request-agent.js';
+import { requestHandle } from '../requests/request-handle.js';
+import { requestOperations } from './request-approval.js';
 import { respondOperation } from './respond.js';
 import { decideAndResume, type DecideParts } from './decide-and-resume.js';
 import { startOperation } from './start.js';
@@ -48,14 +51,19 @@ const pendingSchema = optionsObject({
   sessionId: idSchema.optional(),
 });
 
-/** The agents by name; two with one name are a `ConfigError`. */
-function agentsByName(list: readonly Agent[]): Map<string, Agent> {
+/** The agents by name, the request agent among them; two with one name are a `ConfigError`. */
+function agentsByName(list: readonly Agent[], requests: Agent): Map<string, Agent> {
   const agents = new Map<string, Agent>();
   for (const agent of list) {
     if (agents.has(agent.name))
       throw new ConfigError(`createRuntime: two agents are named ${agent.name}; agent names must be unique.`);
+    if (agent.name === REQUEST_AGENT_NAME)
+      throw new ConfigError(
+        `createRuntime: the agent name ${REQUEST_AGENT_NAME} is the runtime's own (requests from callers outside the agent loop); give your agent another name, and set the request policy with createRuntime({ requests }).`,
+      );
     agents.set(agent.name, agent);
   }
+  agents.set(requests.name, requests);
   return agents;
 }
 
@@ -127,9 +135,11 @@ export function createRuntime(
 export function createRuntime(options: RuntimeOptions): Runtime;
 export function createRuntime(options: RuntimeOptions): Runtime {
   parseArgument(runtimeOptionsSchema, options, 'createRuntime');
-  const agents = agentsByName(options.agents);
+  const requests = requestAgent(options.requests, options.clock);
+  const ownAgents = options.agents ?? [];
+  const agents = agentsByName(ownAgents, requests);
   const store = options.store ?? createMemoryStore();
-  warnOfUnsignedAgents(store, options.agents);
+  warnOfUnsignedAgents(store, options.requests === undefined ? ownAgents : [...ownAgents, requests]);
   const once = onceStoreOf(options, store);
   const clock = options.clock ?? Date.now;
   const maxRetries = options.maxRetries ?? 10;
@@ -174,12 +184,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   if (options.announcePendingOnStart === true) void announcePending();
 
+  const start = startOperation({ ledger, carrier, agentNamed });
+  const requestRuns = {
+    get: ledger.get,
+    resume: carrier.resume,
+    cancel: cancelOperation({ ledger, clock, agentNamed }),
+    subscribe: announcer.subscribe,
+  };
   const runtime: Runtime = {
     store,
     once,
     ...(queue === undefined ? {} : { queue }),
     agent: agentNamed,
-    start: startOperation({ ledger, carrier, agentNamed }),
+    start,
+    ...requestOperations(start, requestRuns),
+    approvalRequest: (id) => requestHandle(requestRuns, parseArgument(runIdSchema, id, 'approvalRequest')),
     get: ledger.get,
     respond,
     decide: (runId, response, decideOptions = {}) => {
@@ -198,7 +217,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       parseArgument(pendingSchema, listOptions, 'pending');
       return store.listPending(listOptions);
     },
-    cancel: cancelOperation({ ledger, clock, agentNamed }),
+    cancel: requestRuns.cancel,
     ...maintenanceOf({ ledger, carrier, clock, staleAfterMs, queue, reportError, agentNamed }),
     subscribe: announcer.subscribe,
     connectors: () => connectorStates(agents.values()),

@@ -7,6 +7,7 @@ import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { RequestOptions } from '../requests/request-agent.js';
 
 /**
  * Options of `createRuntime`: the agents and where their runs live, plus what is optional.
@@ -15,8 +16,11 @@ import type { SnapshotStore } from '../ports/snapshot-store.js';
  * const options: RuntimeOptions = { agents: [agent], store: createRedisStore({ redis }), links: { secret: process.env.LINK_SECRET! } };
  */
 export interface RuntimeOptions {
-  /** The agents whose runs this runtime starts and resumes, found by their `name`. */
-  readonly agents: readonly Agent[];
+  /**
+   * The agents whose runs this runtime starts and resumes, found by their `name`. Default none: a runtime that only
+   * serves `requestApproval` needs no agent of its own.
+   */
+  readonly agents?: readonly Agent[];
   /** Where runs live. Default: `createMemoryStore()` (this process only). */
   readonly store?: SnapshotStore;
   /**
@@ -53,6 +57,12 @@ export interface RuntimeOptions {
    */
   readonly announcePendingOnStart?: boolean;
   /**
+   * The policy of the requests callers outside the agent loop make (`runtime.requestApproval`): rules, grants,
+   * approvers, quorum and expiry per action, and the secret that signs them. Without it every request asks a person.
+   * Every process that decides such requests needs the same settings (as it needs the same agents).
+   */
+  readonly requests?: RequestOptions;
+  /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
    * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
@@ -69,7 +79,7 @@ export const runtimeOptionsSchema = optionsObject({
         'must be made with createAgent',
       ),
     )
-    .min(1, 'is empty; pass the agents this runtime runs'),
+    .optional(),
   store: z
     .custom<SnapshotStore>(
       (value) => typeof (value as SnapshotStore | undefined)?.commit === 'function',
@@ -100,5 +110,11 @@ export const runtimeOptionsSchema = optionsObject({
   staleAfterMs: z.number().int().positive().optional(),
   workerId: z.string().min(1).optional(),
   announcePendingOnStart: z.boolean().optional(),
+  requests: z
+    .custom<RequestOptions>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be an object of request settings, e.g. { policy, tools, decisionSecret }',
+    )
+    .optional(),
   onError: functionSchema().optional(),
 });

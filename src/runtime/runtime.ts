@@ -19,6 +19,9 @@ import type { ApprovalResponse, RunStatus } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import type { AnnounceReport } from './announce-pending.js';
+import type { z } from 'zod';
+import type { ApprovalAsk, InputAsk } from '../requests/approval-ask.js';
+import type { RequestHandle } from '../requests/request-handle.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
@@ -177,6 +180,37 @@ export interface Runtime {
    * `withApprovalRequest`'s.
    */
   addRequest(runId: string, request: NewApprovalRequest): Promise<AgentSnapshot>;
+  /**
+   * Asks a person about an action of a caller outside the agent loop (a script, a workflow step, a coding agent's
+   * hook): a request that goes through the request policy (`RuntimeOptions.requests`: rules may allow or deny it at
+   * once), grants, quorum, reminders, channels, links, console and audit like a call from an agent's run. It is listed
+   * by `pending()` and decided by `respond`/`decide` like any other, on any surface. Resolves, once the request is
+   * recorded (and announced, when it asks), to a handle to wait for the decision. With `key`, a retried ask returns
+   * the same request; another ask with the key throws `RunExistsError`.
+   *
+   * @example
+   * const handle = await runtime.requestApproval({ tool: 'deploy', args: { service: 'billing' }, key: 'deploy-48' });
+   * const state = await handle.wait({ timeoutMs: 15 * 60_000 });
+   * if (state.status === 'approved') await deploy(state.args);
+   */
+  requestApproval(ask: ApprovalAsk): Promise<RequestHandle>;
+  /**
+   * Asks a person a question with a typed answer (`InputAsk`): a request like `requestApproval`'s whose approval
+   * carries the answer (`ApprovalResponse.answer`, checked against the form where it arrives and where it is
+   * recorded); `handle.wait()` resolves with it, parsed by `ask.answer`. A denial declines to answer. No rule or grant
+   * answers a question; a rule may still deny it.
+   *
+   * @example
+   * const handle = await runtime.requestInput({
+   *   question: 'Which region should the new cluster run in?',
+   *   answer: z.object({ region: z.enum(['eu-west-1', 'us-east-1']), note: z.string().optional() }),
+   * });
+   * const state = await handle.wait();
+   * if (state.status === 'approved') createCluster(state.answer!.region);
+   */
+  requestInput<A extends z.ZodObject>(ask: InputAsk<A>): Promise<RequestHandle<z.output<A>>>;
+  /** The handle of a request made with `requestApproval`, by its id, in any process on the store. */
+  approvalRequest(id: string): RequestHandle;
   /**
    * Announces again every request still waiting in the store, each once across every process (see
    * `RuntimeOptions.announcePendingOnStart`, which calls it when the runtime is made); a call while a pass is under

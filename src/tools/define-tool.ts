@@ -14,6 +14,7 @@ import { decisionsSchema } from '../run/decision-kinds.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from '../policy/quorum.js';
 import type { Approvers } from '../policy/approvers.js';
+import { type Question, questionSchema } from '../run/question.js';
 
 /** What a tool's `needsApproval` and policy predicates see. */
 export interface ToolContext {
@@ -86,6 +87,11 @@ export interface ToolDefinition<Input> {
   /** Several people must approve each call (a rule's `approvals` wins over this). */
   readonly approvals?: QuorumOptions;
   /**
+   * A call of this tool is a question to a person (`askHuman` makes such tools): the form of the answer. Approving it
+   * takes an `answer` that fits, which reaches `execute` as `input.answer`; no rule or grant answers it.
+   */
+  readonly question?: Question;
+  /**
    * The decisions a person may make on its calls (every kind when left out): `'approve'` once, `'edit'` the
    * arguments, `'deny'`, or decide for the `'run'`, `'session'` or `'agent'`. A matching rule's list can only
    * tighten it; closing a request undecided stays possible.
@@ -144,6 +150,7 @@ const definitionSchema = optionsObject({
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
   approvals: quorumOptionsSchema.optional(),
+  question: questionSchema.optional(),
   decisions: decisionsSchema.optional(),
 });
 

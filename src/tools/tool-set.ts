@@ -8,6 +8,11 @@ import type { ToolSpec } from '../run/types.js';
  */
 export interface ToolSource {
   readonly tools: readonly AnyTool[];
+  /**
+   * A tool of this name the source makes on demand, beyond `tools` (a request agent takes any tool name a caller
+   * asks about): found by `get` and `has`, never offered to the model.
+   */
+  toolNamed?(name: string): AnyTool | undefined;
 }
 
 /** Whether an entry of an agent's `tools` is a source rather than a tool made with `defineTool`. */
@@ -50,10 +55,10 @@ export class ToolSet implements ReadonlyMap<string, AnyTool> {
     return this.#sync().#byName.size;
   }
   get(name: string): AnyTool | undefined {
-    return this.#sync().#byName.get(name) ?? this.#former.get(name);
+    return this.#sync().#byName.get(name) ?? this.#former.get(name) ?? this.#onDemand(name);
   }
   has(name: string): boolean {
-    return this.#sync().#byName.has(name);
+    return this.#sync().#byName.has(name) || this.#onDemand(name) !== undefined;
   }
   keys(): MapIterator<string> {
     return this.#sync().#byName.keys();
@@ -69,6 +74,14 @@ export class ToolSet implements ReadonlyMap<string, AnyTool> {
   }
   forEach(callback: (value: AnyTool, key: string, map: ReadonlyMap<string, AnyTool>) => void, thisArg?: unknown): void {
     for (const [key, value] of this.#sync().#byName) callback.call(thisArg, value, key, this);
+  }
+
+  #onDemand(name: string): AnyTool | undefined {
+    for (const source of this.#sources) {
+      const tool = source.toolNamed?.(name);
+      if (tool !== undefined) return tool;
+    }
+    return undefined;
   }
 
   #sync(): this {

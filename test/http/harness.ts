@@ -10,6 +10,7 @@ import {
   type DecisionKind,
   type Message,
   type QuorumOptions,
+  type RequestOptions,
   type ResumeQueue,
   type RunEvent,
   type LinkedRuntime,
@@ -54,6 +55,8 @@ export interface HarnessOptions {
   readonly agentName?: string;
   /** The model streams its turns (`createScriptedModel(script, { stream: true })`). */
   readonly stream?: boolean;
+  /** The runtime's request policy (`createRuntime({ requests })`), for `POST /approvals`. */
+  readonly requests?: RequestOptions;
 }
 
 /** The model asks to delete the path of the user's message once per user message, then says it is done. */
@@ -99,6 +102,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     links: { secret: LINK_SECRET },
     ...(options.queue ? { queue: options.queue } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.requests ? { requests: options.requests } : {}),
     onError: (error) => errors.push(error),
   });
   const app = createApprovalApp(runtime, {

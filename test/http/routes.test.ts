@@ -526,6 +526,8 @@ describe('GET /openapi.json and /healthz', () => {
       [
         '/agents/{agent}/tools',
         '/approvals',
+        '/approvals/{requestId}',
+        '/approvals/{requestId}/cancel',
         '/connectors',
         '/rules',
         '/rules/{ruleId}',

@@ -20,6 +20,8 @@ const refused = [
   ['the loop importing the HTTP app', 'src/loop/probe.ts', '../http/serve.js'],
   ['policy importing a channel', 'src/policy/probe.ts', '../channels/slack/index.js'],
   ['the kit importing the Redis store', 'src/kit/probe.ts', '../stores/redis/index.js'],
+  ['the MCP gateway reaching into the request agent', 'src/mcp/probe.ts', '../requests/one-call-model.js'],
+  ['the request agent importing the HTTP app', 'src/requests/probe.ts', '../http/index.js'],
 ] as const;
 
 const allowed = [

@@ -23,7 +23,7 @@ import { linkUrls } from '../support/link-urls.js';
 describe('createRuntime', () => {
   it('refuses a configuration it cannot run, naming the problem', () => {
     const { agent } = countingAgent();
-    expect(() => createRuntime({ agents: [] })).toThrow(/agents is empty/);
+    expect(() => createRuntime({ agents: [agent], requests: [] as never })).toThrow(/requests must be an object/);
     expect(() => createRuntime({ agents: [agent, agent] })).toThrow(/two agents are named/);
     expect(() => createRuntime({ agents: [agent], links: { secret: 'short' } })).toThrow(ConfigError);
     expect(() => createRuntime({ agents: [agent], store: {} as never })).toThrow(/store must implement SnapshotStore/);

@@ -166,6 +166,7 @@ const REQUEST_FIELDS = [
   'history',
   'quorum',
   'votes',
+  'question',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',

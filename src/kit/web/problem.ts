@@ -115,6 +115,10 @@ const byCode: Readonly<
     status: 422,
     data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }),
   },
+  invalid_answer: {
+    status: 422,
+    data: (e: { approvalId: string; issues: unknown }) => ({ approvalId: e.approvalId, issues: e.issues }),
+  },
   invalid_signature: { status: 400, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
   call_not_covered: {
     status: 403,

@@ -65,15 +65,16 @@ export function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse):
 
 /**
  * The kinds of decision a response asks for: its verdict (`deny`; `edit` for an approval with changed arguments;
- * `approve` for approving this call once) and its scope beyond the call; an unedited approval with a wider scope asks
- * for that scope's kind alone. A dismissal decides nothing and asks for none.
+ * `approve` for approving this call once, also with the answer to a question, which travels as arguments) and its
+ * scope beyond the call; an unedited approval with a wider scope asks for that scope's kind alone. A dismissal decides
+ * nothing and asks for none.
  */
-function kindsAsked(response: ApprovalResponse): readonly DecisionKind[] {
+function kindsAsked(request: ApprovalRequest, response: ApprovalResponse): readonly DecisionKind[] {
   if (response.dismissed === true) return [];
   const scope = response.scope ?? 'once';
   const verdict: DecisionKind | undefined = !response.approved
     ? 'deny'
-    : response.args !== undefined
+    : response.args !== undefined && request.question === undefined
       ? 'edit'
       : scope === 'once'
         ? 'approve'
@@ -83,7 +84,7 @@ function kindsAsked(response: ApprovalResponse): readonly DecisionKind[] {
 
 /** Refuses a response asking for a kind of decision the request does not offer (`request.decisions`), before anything is recorded. */
 export function checkOffered(request: ApprovalRequest, response: ApprovalResponse): void {
-  const missing = kindsAsked(response).find((kind) => !offers(request.decisions, kind));
+  const missing = kindsAsked(request, response).find((kind) => !offers(request.decisions, kind));
   if (missing !== undefined)
     throw new DecisionNotOfferedError(request.approvalId, missing, request.decisions ?? DECISION_KINDS);
 }

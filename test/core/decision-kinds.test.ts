@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ApprovalSignatureError,
+  askHuman,
   ConfigError,
   DecisionNotOfferedError,
   createMemoryRuleStore,
@@ -186,6 +187,21 @@ describe('a response asking for a decision its request does not offer', () => {
     });
     const done = await agent.execute(withApprovalResponse(paused, responseFor(paused, 'approve'), { agent }));
     expect([done.status, ran]).toEqual(['completed', [500]]);
+  });
+
+  it("takes the answer to a question as an approval, not an edit: a rule offering 'approve' and 'deny' lets a person answer", async () => {
+    const ask = askHuman({ answer: z.object({ region: z.enum(['eu', 'us']) }) });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('ask_human', { question: 'Which region?' }),
+    );
+    const rules: PolicyRule[] = [{ tool: 'ask_human', action: 'ask', decisions: ['approve', 'deny'] }];
+    const agent = testAgent({ model, tools: [ask], policy: { rules } });
+    const paused = await agent.execute({ input: 'set up a cluster' });
+    const { approvalId } = paused.pendingApprovals[0]!;
+    const answered = withApprovalResponse(paused, { approvalId, approved: true, answer: { region: 'eu' } }, { agent });
+    expect((await agent.execute(answered)).messages.find((message) => message.role === 'tool')!.content).toContain(
+      'eu',
+    );
   });
 });
 

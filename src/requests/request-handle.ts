@@ -6,7 +6,7 @@ import type { RunEvent } from '../run/run-events.js';
 import { nextRunEvent } from './next-run-event.js';
 import { REQUEST_AGENT_NAME } from './request-agent.js';
 import type { Answer } from '../run/question.js';
-import { type RequestState, requestStateOf } from './request-state.js';
+import { type RequestOutcome, type RequestState, requestStateOf } from './request-state.js';
 
 /**
  * A request made with `runtime.requestApproval` (or found again with `runtime.approvalRequest(id)`).
@@ -23,9 +23,11 @@ export interface RequestHandle<A = Answer> {
   status(): Promise<RequestState<A>>;
   /**
    * Resolves once it is decided (or cancelled, or failed), or with its `'pending'` state when `timeoutMs` passes or
-   * `signal` aborts first. A decision recorded in another process is seen within a second.
+   * `signal` aborts first (so without options it resolves with an outcome only). A decision recorded in another
+   * process is seen within a second.
    */
-  wait(options?: WaitOptions): Promise<RequestState<A>>;
+  wait(): Promise<RequestOutcome<A>>;
+  wait(options: WaitOptions): Promise<RequestState<A>>;
   /** Withdraws it: nobody can approve it any longer. A request already decided stays as it was decided. */
   cancel(reason?: string): Promise<RequestState<A>>;
 }
@@ -72,7 +74,7 @@ export function requestHandle<A = Answer>(
   return {
     id,
     status: async () => (await look()).state,
-    async wait({ signal, timeoutMs }: WaitOptions = {}) {
+    wait: (async ({ signal, timeoutMs }: WaitOptions = {}) => {
       const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
       for (let lookMs = FIRST_LOOK_MS; ; lookMs = Math.min(lookMs * 2, MAX_LOOK_MS)) {
         const { snapshot, state } = await look();
@@ -81,7 +83,7 @@ export function requestHandle<A = Answer>(
         if (signal?.aborted || left <= 0) return state;
         await nextRunEvent(runs, id, Math.min(lookMs, left), signal);
       }
-    },
+    }) as RequestHandle<A>['wait'],
     async cancel(reason = 'cancelled by the caller that asked') {
       const { snapshot, state } = await look();
       if (state.status !== 'pending' || snapshot.status === 'cancelled') return state;

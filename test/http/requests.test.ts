@@ -195,10 +195,10 @@ describe('POST /approvals and GET /approvals/:requestId', () => {
         const handle = h.runtime.approvalRequest(id);
         return {
           ...handle,
-          wait: (options: WaitOptions = {}) => {
+          wait: ((options: WaitOptions = {}) => {
             if (options.signal) signals.push(options.signal);
             return handle.wait(options).finally(() => settled.push(id));
-          },
+          }) as RequestHandle['wait'],
         };
       },
     };

@@ -31,7 +31,7 @@ const answerSchema = z.object({
 });
 const good = { region: 'eu-west-1', features: ['backups'], nodes: 3, public: false, start: '2026-12-01' };
 
-async function pendingOf<A>(runtime: Runtime, handle: RequestHandle<A>) {
+async function pendingOf<A>(handle: RequestHandle<A>) {
   const state = await handle.status();
   if (state.status !== 'pending' || state.request === undefined)
     throw new Error(`expected pending, got ${state.status}`);
@@ -42,7 +42,7 @@ describe('runtime.requestInput', () => {
   it('asks with a form every surface can render, and hands back the typed answer', async () => {
     const runtime = createRuntime({});
     const handle = await runtime.requestInput({ question: 'Where should the cluster run?', answer: answerSchema });
-    const request = await pendingOf(runtime, handle);
+    const request = await pendingOf(handle);
     expect(request.description).toBe('Where should the cluster run?');
     expect(request.question?.fields).toEqual([
       { name: 'region', title: 'Region', required: true, kind: 'choice', options: ['eu-west-1', 'us-east-1'] },
@@ -76,7 +76,7 @@ describe('runtime.requestInput', () => {
   it('refuses a bad answer naming each field, and records nothing', async () => {
     const runtime = createRuntime({});
     const handle = await runtime.requestInput({ question: 'Where?', answer: answerSchema });
-    const { approvalId } = await pendingOf(runtime, handle);
+    const { approvalId } = await pendingOf(handle);
     const bad = {
       region: 'mars',
       features: ['backups', 'replicas', 'metrics'],
@@ -110,12 +110,12 @@ describe('runtime.requestInput', () => {
   it('takes a declined question as a denial, and an answer only on a question', async () => {
     const runtime = createRuntime({});
     const handle = await runtime.requestInput({ question: 'Where?', answer: answerSchema });
-    const { approvalId } = await pendingOf(runtime, handle);
+    const { approvalId } = await pendingOf(handle);
     await runtime.respond(handle.id, { approvalId, approved: false, approvedBy: 'ana', reason: 'not my call' });
     expect(await handle.status()).toMatchObject({ status: 'denied', reason: 'not my call' });
 
     const plain = await runtime.requestApproval({ tool: 'deploy', args: {} });
-    const request = await pendingOf(runtime, plain);
+    const request = await pendingOf(plain);
     await expect(
       runtime.respond(plain.id, { approvalId: request.approvalId, approved: true, approvedBy: 'ana', answer: good }),
     ).rejects.toThrow(/asks no question/);
@@ -143,7 +143,7 @@ describe('runtime.requestInput', () => {
   it('treats a resent answer as the same decision and a different one as a conflict', async () => {
     const runtime = createRuntime({});
     const handle = await runtime.requestInput({ question: 'Where?', answer: answerSchema });
-    const { approvalId } = await pendingOf(runtime, handle);
+    const { approvalId } = await pendingOf(handle);
     const response = { approvalId, approved: true, approvedBy: 'ana', answer: good } as const;
     await runtime.respond(handle.id, response, { mode: 'record' });
     expect((await runtime.respond(handle.id, response, { mode: 'record' })).duplicate).toBe(true);

@@ -91,12 +91,13 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
       const now = settings.clock();
       const ids = await storeButtonIds(once, 'telegram', card.tokens, now);
       const text = cardText(card);
+      const buttons = decisionButtons(card.request, card.tokens);
       const sent = sentMessage(
         await api.call('sendMessage', {
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, decisionButtons(card.request, card.tokens)),
+          ...(buttons.length === 0 ? {} : { reply_markup: cardKeyboard(ids, buttons) }),
           link_preview_options: { is_disabled: true },
         }),
       );

@@ -107,7 +107,8 @@ export {
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
 export { approvalAskSchema } from '../requests/approval-ask.js';
-export { oneCallInput, oneCallModel } from '../requests/one-call-model.js';
+export { oneCallAgent } from '../requests/one-call-agent.js';
+export { oneCallInput } from '../requests/one-call-model.js';
 export { nextRunEvent } from '../requests/next-run-event.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

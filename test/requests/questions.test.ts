@@ -12,7 +12,6 @@ import {
   InvalidAnswerError,
   type AgentSnapshot,
   type RequestHandle,
-  type Runtime,
   withApprovalResponse,
 } from 'countersign';
 import { createScriptedModel, lastToolResults, textTurn, toolCallTurn } from 'countersign/testing';

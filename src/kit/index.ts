@@ -46,6 +46,14 @@ export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */
 export { decideWithLink } from './surface/decide-click.js';
 export { classifyRefusal, linkRun, type Refusal } from './surface/refusal.js';
+export {
+  claimOffered,
+  decisionButtons,
+  decisionChoices,
+  NO_BUTTONS_TEXT,
+  type DecisionButton,
+  type DecisionChoices,
+} from './surface/decision-buttons.js';
 export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
 export {
   cardHead,

@@ -32,7 +32,8 @@ async function printLinks(handle: RequestHandle, people: readonly string[]): Pro
   if (state.status !== 'pending' || state.request === undefined) return;
   for (const person of people) {
     const tokens = await runtime.linkTokens(handle.id, state.request.approvalId, { approvedBy: person });
-    console.log(`${person} approves: ${approvalLinkUrl(server.url, tokens.approve)}`);
+    // A token is minted for each decision the request offers (this tool offers them all).
+    if (tokens.approve) console.log(`${person} approves: ${approvalLinkUrl(server.url, tokens.approve)}`);
   }
 }
 

@@ -5,7 +5,12 @@ import { isSettled, visibleCards } from './live.js';
 
 const HELP =
   'j or ↓: next card · k or ↑: previous card · Enter: approve · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
-  'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
+  'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help. ' +
+  'A key does nothing on a card that does not offer its decision.';
+
+/** Whether a card shows the button of `action`: a decision its request does not offer has none, so its key does nothing. */
+const offers = (card: HTMLElement | undefined, action: string): card is HTMLElement =>
+  card?.querySelector(`[data-action=${action}]`) != null;
 
 function current(): HTMLElement | undefined {
   const active = document.activeElement?.closest<HTMLElement>('article.card');
@@ -67,16 +72,16 @@ export function bindKeyboard(): void {
       ArrowUp: () => move(-1),
       '?': toggleHelp,
       Enter: () => {
-        if (card !== undefined && isSettled(card)) void decide(card, 'approve');
+        if (offers(card, 'approve') && isSettled(card)) void decide(card, 'approve');
       },
-      Escape: () => card !== undefined && askDenyReason(card),
+      Escape: () => offers(card, 'deny') && askDenyReason(card),
       // A quorum request's card has no Dismiss button (a dismissal is not a vote), so the key does nothing there.
       d: () => {
-        if (card?.querySelector('[data-action=dismiss]') != null && isSettled(card)) void decide(card, 'dismiss');
+        if (offers(card, 'dismiss') && isSettled(card)) void decide(card, 'dismiss');
       },
-      // A card without an Edit button (an inbox session's) offers no edit, so the key does nothing there either.
-      e: () => card?.querySelector('[data-action=edit]') != null && editArguments(card),
-      a: () => card !== undefined && confirmApproveAll(card),
+      // A card without an Edit button (an inbox session's, or one whose request offers no edit) does nothing either.
+      e: () => offers(card, 'edit') && editArguments(card),
+      a: () => offers(card, 'approve') && confirmApproveAll(card),
     };
     const action = actions[event.key];
     if (action === undefined) return;

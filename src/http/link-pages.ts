@@ -6,7 +6,8 @@ import {
   partitionWarnings,
   votesLine,
   widerLabel,
-  widerOffer,
+  decisionButtons,
+  NO_BUTTONS_TEXT,
   approversNow,
 } from '../kit/index.js';
 
@@ -136,7 +137,7 @@ export function messagePage(title: string, message: string): string {
  * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
  * page with what it will run (tool, its annotations, redacted arguments, warnings, expiry)
  * and Approve, Approve for this run (or session; not on a quorum request) and Deny buttons that post its one-click links as the
- * reviewer. Showing it changes nothing.
+ * reviewer, each only when the request offers it (`decisionButtons`). Showing it changes nothing.
  *
  * @example
  * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
@@ -149,14 +150,15 @@ export function inboxPage(
     const { request } = entry;
     const expires =
       request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
-    const wider = widerOffer(request, entry.tokens);
-    const buttons = entry.mayDecide
-      ? `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
-        (wider === undefined
-          ? ''
-          : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${wider}</button></form> `) +
-        `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`
-      : `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`;
+    const offered = decisionButtons(request, entry.tokens).map(
+      (button) =>
+        `<form method="post" action="${escapeHtml(options.linkPath(button.token))}" style="display:inline"><button type="submit" class="${button.which === 'deny' ? 'deny' : 'approve'}">${escapeHtml(button.label)}</button></form>`,
+    );
+    const buttons = !entry.mayDecide
+      ? `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`
+      : offered.length === 0
+        ? `<p><em>${escapeHtml(NO_BUTTONS_TEXT)}</em></p>`
+        : offered.join(' ');
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
       claimsParagraph(request) +

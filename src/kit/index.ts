@@ -46,6 +46,14 @@ export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */
 export { decideWithLink } from './surface/decide-click.js';
 export { classifyRefusal, linkRun, type Refusal } from './surface/refusal.js';
+export {
+  claimOffered,
+  decisionButtons,
+  decisionChoices,
+  NO_BUTTONS_TEXT,
+  type DecisionButton,
+  type DecisionChoices,
+} from './surface/decision-buttons.js';
 export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
 export {
   cardHead,
@@ -100,7 +108,8 @@ export {
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
 export { approvalAskSchema } from '../requests/approval-ask.js';
-export { oneCallInput, oneCallModel } from '../requests/one-call-model.js';
+export { oneCallAgent } from '../requests/one-call-agent.js';
+export { oneCallInput } from '../requests/one-call-model.js';
 export { nextRunEvent } from '../requests/next-run-event.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

@@ -7,6 +7,7 @@ import {
   createMemoryStore,
   createRuntime,
   defineTool,
+  type DecisionKind,
   type Message,
   type QuorumOptions,
   type RequestOptions,
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   readonly approvers?: readonly string[];
   /** The tool needs several approvals (`defineTool`'s `approvals`). */
   readonly approvals?: QuorumOptions;
+  /** The decisions a person may make on the tool's calls (`defineTool`'s `decisions`). */
+  readonly decisions?: readonly DecisionKind[];
   readonly decisionSecret?: string;
   readonly approvalTtlMs?: number;
   readonly clock?: () => number;
@@ -77,6 +80,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     needsApproval: true,
     ...(options.approvers ? { approvers: [...options.approvers] } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.decisions ? { decisions: options.decisions } : {}),
     execute: async (input) => {
       await gate;
       executed.push(input.path);

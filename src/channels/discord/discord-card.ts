@@ -3,7 +3,15 @@
 // the message's content and remove the buttons; the embed stays, so the card still shows what was asked.
 import type { ButtonIds } from '../button-ids.js';
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
+import {
+  argsJson,
+  fitEscaped,
+  cardHead,
+  cardWarnings,
+  decisionButtons,
+  type DecisionButton,
+  NO_BUTTONS_TEXT,
+} from '../../kit/index.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 
 /** Discord's limit on an embed's description. */
@@ -14,6 +22,9 @@ export const CUSTOM_ID_PREFIX = 'cs:';
 
 /** No mention in a message of ours notifies anyone, whatever the text says. */
 export const NO_MENTIONS = { parse: [] } as const;
+
+/** Each decision's button style (success, primary, danger); Deny asks why in a modal, hence its ellipsis. */
+const STYLE: Readonly<Record<DecisionButton['which'], number>> = { approve: 3, approveForRun: 1, deny: 4 };
 
 /** The body of POST /channels/{id}/messages for `card`. */
 export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, unknown> {
@@ -26,13 +37,15 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
     DESCRIPTION_LIMIT - above.length - '\n```json\n'.length,
     '\n```',
   );
-  const button = (style: number, label: string, id: string) => ({
-    type: 2,
-    style,
-    label,
-    custom_id: `${CUSTOM_ID_PREFIX}${id}`,
+  // Only the decisions the request offers (a vote on a quorum request is once, a one-call run has nothing more to approve).
+  const buttons = decisionButtons(request, tokens).flatMap((button) => {
+    const id = ids[button.which];
+    const label = button.which === 'deny' ? 'Deny…' : button.label;
+    return id === undefined
+      ? []
+      : [{ type: 2, style: STYLE[button.which], label, custom_id: `${CUSTOM_ID_PREFIX}${id}` }];
   });
-  const wider = widerOffer(request, tokens);
+  const until = `buttons work once, until ${new Date(tokens.expiresAt).toISOString()}`;
   return {
     embeds: [
       {
@@ -40,21 +53,12 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds): Record<string, 
         description: `${above}\n\`\`\`json\n${args}`,
         color: 0xf0b232,
         footer: {
-          text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}`,
+          text: `Run ${runId} · approval ${request.approvalId} · ${buttons.length === 0 ? NO_BUTTONS_TEXT : until}`,
         },
       },
     ],
-    // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
-    components: [
-      {
-        type: 1,
-        components: [
-          button(3, 'Approve', ids.approve),
-          ...(wider === undefined ? [] : [button(1, wider, ids.approveForRun)]),
-          button(4, 'Deny…', ids.deny),
-        ],
-      },
-    ],
+    // Discord refuses an action row without components.
+    components: buttons.length === 0 ? [] : [{ type: 1, components: buttons }],
     allowed_mentions: NO_MENTIONS,
   };
 }

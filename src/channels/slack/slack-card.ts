@@ -1,8 +1,17 @@
 // The Block Kit messages of a Slack approval: the card that asks (what the call is, its redacted arguments, its
-// warnings, when the buttons stop working, and three buttons carrying one-click tokens), and the card once it is no
-// longer a question (its summary kept, the buttons gone, how it ended).
+// warnings, when the buttons stop working, and a button carrying a one-click token for each decision it offers), and
+// the card once it is no longer a question (its summary kept, the buttons gone, how it ended).
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
+import {
+  argsJson,
+  escapeMarkup,
+  fitEscaped,
+  cardHead,
+  cardWarnings,
+  decisionButtons,
+  type DecisionButton,
+  NO_BUTTONS_TEXT,
+} from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
 
@@ -29,6 +38,13 @@ export const DECISION_BLOCK_IDS = {
 
 /** Slack's limit on a button's value. */
 const BUTTON_VALUE_LIMIT = 2000;
+
+/** How each decision's button looks. */
+const BUTTON_STYLE: Readonly<Record<DecisionButton['which'], { readonly style?: string }>> = {
+  approve: { style: 'primary' },
+  approveForRun: {},
+  deny: { style: 'danger' },
+};
 /** How much of the summary a card keeps (in the OnceStore) to show again once it is answered. */
 const KEPT_SUMMARY = 1000;
 
@@ -48,13 +64,14 @@ export function approvalCard(
   updatedInPlace: boolean,
 ): { readonly message: SlackMessage; readonly summary: string } {
   const { request, tokens, runId } = card;
-  if ([tokens.approve, tokens.approveForRun, tokens.deny].some((token) => token.length > BUTTON_VALUE_LIMIT)) {
+  // Only the decisions the request offers (a vote on a quorum request is once, a one-call run has nothing more to approve).
+  const buttons = decisionButtons(request, tokens);
+  if (buttons.some((button) => button.token.length > BUTTON_VALUE_LIMIT)) {
     throw new ConfigError(
       `createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`,
     );
   }
   const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT, card.nudge);
-  const wider = widerOffer(request, tokens);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
   const args = escapeMarkup(argsJson(request.args)).replace(/`/g, '\\u0060');
   const blocks: Record<string, unknown>[] = [
@@ -71,37 +88,26 @@ export function approvalCard(
     elements: [
       mrkdwn(
         fitEscaped(
-          `Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · buttons work once, until ${until}`,
+          `Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · ` +
+            (buttons.length === 0 ? slackEscape(NO_BUTTONS_TEXT) : `buttons work once, until ${until}`),
           SECTION_LIMIT,
         ),
       ),
     ],
   });
-  blocks.push({
-    type: 'actions',
-    block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
-    elements: [
-      {
+  // Slack refuses an actions block without elements.
+  if (buttons.length > 0)
+    blocks.push({
+      type: 'actions',
+      block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
+      elements: buttons.map((button) => ({
         type: 'button',
-        action_id: SLACK_ACTION_IDS.approve,
-        text: plain('Approve'),
-        style: 'primary',
-        value: tokens.approve,
-      },
-      // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
-      ...(wider === undefined
-        ? []
-        : [
-            {
-              type: 'button',
-              action_id: SLACK_ACTION_IDS.approveForRun,
-              text: plain(wider),
-              value: tokens.approveForRun,
-            },
-          ]),
-      { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
-    ],
-  });
+        action_id: SLACK_ACTION_IDS[button.which],
+        text: plain(button.label),
+        ...BUTTON_STYLE[button.which],
+        value: button.token,
+      })),
+    });
   const text = fitEscaped(
     `Approval needed: ${slackEscape(request.toolName)}: ${slackEscape(request.description)}`,
     300,

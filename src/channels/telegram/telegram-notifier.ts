@@ -7,7 +7,7 @@ import {
   type ChannelNotifier,
 } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine, widerOffer, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import { outcomeLine, decisionButtons, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { cardKeyboard, cardText } from './approval-card.js';
 import { botApi, sentMessage, TELEGRAM_BOT_TOKEN_PATTERN } from './bot-api.js';
 import { keepCardText, showOnCard, type TelegramCardRef } from './posted-cards.js';
@@ -91,12 +91,13 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
       const now = settings.clock();
       const ids = await storeButtonIds(once, 'telegram', card.tokens, now);
       const text = cardText(card);
+      const buttons = decisionButtons(card.request, card.tokens);
       const sent = sentMessage(
         await api.call('sendMessage', {
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup: cardKeyboard(ids, widerOffer(card.request, card.tokens)),
+          ...(buttons.length === 0 ? {} : { reply_markup: cardKeyboard(ids, buttons) }),
           link_preview_options: { is_disabled: true },
         }),
       );

@@ -1,5 +1,12 @@
 import { Hono } from 'hono';
-import { decideWithLink, requireLinks, decidedReply, settledText } from '../../kit/index.js';
+import {
+  claimOffered,
+  decideWithLink,
+  requireLinks,
+  decidedReply,
+  refusalReply,
+  settledText,
+} from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { confirmationPage, messagePage } from '../link-pages.js';
 import { linkFailure, linkPage, linkToken, pageMarkup } from './link-answers.js';
@@ -29,6 +36,11 @@ export function linkRoutes({ runtime, resumeMode, resumeTimeoutMs, report }: Rou
               : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
           ),
         );
+      }
+      // A token minted without the request's decisions (links.mint) may claim one it does not offer: no form for it.
+      if (!claimOffered(request, claim)) {
+        const refusal = refusalReply({ kind: 'not_offered' }, 'You', 'links', pageMarkup).text;
+        return linkPage(c, 403, messagePage('This approval cannot be decided', refusal));
       }
       return linkPage(
         c,

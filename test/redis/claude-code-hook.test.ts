@@ -2,7 +2,7 @@
 // decided by a person over the approval app of another runtime on the same Redis (a real socket), its answer on
 // stdout; the request withdrawn in Redis when nobody decides in time; and the --rules file deciding at once.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime } from 'countersign';
@@ -109,5 +109,6 @@ describe.skipIf(!url)('the Claude Code hook on Redis', () => {
     });
     const runtime = createRuntime({ store: createRedisStore({ redis, prefix }) });
     expect((await runtime.pending({ sessionId: 'rules' })).items).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

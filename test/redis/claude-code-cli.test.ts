@@ -84,6 +84,8 @@ describe.skipIf(skipped !== undefined)('Claude Code with the countersign hook', 
           env: {
             PATH: process.env['PATH'] ?? '/usr/bin:/bin',
             HOME: home,
+            // Claude Code keeps per-project files under its temporary folder: in the home this test removes.
+            TMPDIR: home,
             ANTHROPIC_API_KEY,
             ANTHROPIC_BASE_URL: api.baseUrl,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

@@ -43,6 +43,21 @@ function isInternal(symbol: ts.Symbol): boolean {
   );
 }
 
+/**
+ * The members of an object type, one a line, each printed where it is declared: a member taken from another type
+ * (`Pick`, `Partial`) names its type in the scope of that type's file, not of the file that picked it.
+ */
+function membersOf(type: ts.Type, declaration: ts.Declaration): string[] {
+  return checker
+    .getPropertiesOfType(type)
+    .filter((member) => !member.getName().startsWith('#') && !isInternal(member))
+    .map((member) => {
+      const at = member.valueDeclaration ?? member.declarations?.[0] ?? declaration;
+      const optional = member.flags & ts.SymbolFlags.Optional ? '?' : '';
+      return `  - ${member.getName()}${optional}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, at), at, flags)}`;
+    });
+}
+
 /** One line for an exported name: its kind and its type; an interface or class lists its members, one a line. */
 function describe(symbol: ts.Symbol): string {
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
@@ -50,22 +65,19 @@ function describe(symbol: ts.Symbol): string {
   const declaration = target.declarations?.[0];
   if (declaration === undefined) return `- ${name}`;
   if (ts.isInterfaceDeclaration(declaration) || ts.isClassDeclaration(declaration)) {
-    const type = checker.getDeclaredTypeOfSymbol(target);
-    const members = checker
-      .getPropertiesOfType(type)
-      .filter((member) => !member.getName().startsWith('#') && !isInternal(member))
-      .map(
-        (member) =>
-          `  - ${member.getName()}${member.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(member, member.valueDeclaration ?? declaration), member.valueDeclaration ?? declaration, flags)}`,
-      );
+    const members = membersOf(checker.getDeclaredTypeOfSymbol(target), declaration);
     const kind = ts.isClassDeclaration(declaration) ? 'class' : 'interface';
     const statics = ts.isClassDeclaration(declaration)
       ? ` (constructor ${checker.typeToString(checker.getTypeOfSymbolAtLocation(target, declaration), declaration, flags)})`
       : '';
     return [`- ${kind} ${name}${statics}`, ...members].join('\n');
   }
-  if (ts.isTypeAliasDeclaration(declaration))
-    return `- type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(target), declaration, flags | ts.TypeFormatFlags.InTypeAlias)}`;
+  if (ts.isTypeAliasDeclaration(declaration)) {
+    const type = checker.getDeclaredTypeOfSymbol(target);
+    const line = `- type ${name} = ${checker.typeToString(type, declaration, flags | ts.TypeFormatFlags.InTypeAlias)}`;
+    // An alias made of another type's members (`Partial<Pick<...>>`) lists them, each printed where it is declared.
+    return line.includes(root) ? [`- type ${name}`, ...membersOf(type, declaration)].join('\n') : line;
+  }
   return `- ${ts.isFunctionDeclaration(declaration) ? 'function' : 'const'} ${name}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(target, declaration), declaration, flags)}`;
 }
 

@@ -9,7 +9,7 @@ import { type CancelSignal, createRuntime, defineTool } from 'countersign';
 import { createRedisStore } from 'countersign/redis';
 import { createScriptedModel, toolCallTurn } from 'countersign/testing';
 import { testAgent } from '../test/support/test-kit.js';
-import { formatDuration, percentile, printTable } from './support/measure.js';
+import { percentileRow, printTable } from './support/measure.js';
 
 const RUNS = 300;
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -82,23 +82,13 @@ for (let index = 0; index < 100; index++) {
   stop();
 }
 
-const row = (name: string, times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return [
-    name,
-    formatDuration(percentile(sorted, 0.5)),
-    formatDuration(percentile(sorted, 0.99)),
-    formatDuration(sorted.at(-1)!),
-    sorted.length,
-  ];
-};
 printTable(
   'Cross-process cancel on Redis (loopback)',
   ['measure', 'median', 'p99', 'max', 'samples'],
   [
-    row('runtime.cancel called → tool signal fired', endToEnd),
-    row('PUBLISH sent → tool signal fired', delivery),
-    row('listen from idle (connect + SUBSCRIBE)', listenTimes),
+    percentileRow('runtime.cancel called → tool signal fired', endToEnd),
+    percentileRow('PUBLISH sent → tool signal fired', delivery),
+    percentileRow('listen from idle (connect + SUBSCRIBE)', listenTimes),
   ],
 );
 

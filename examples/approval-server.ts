@@ -27,8 +27,10 @@ const request = paused.pendingApprovals[0]!;
 // The runtime mints tokens; the app serves them under /links/ and /inbox/, so URLs start from where it listens.
 const tokens = await runtime.linkTokens(paused.runId, request.approvalId, { approvedBy: 'you@example.com' });
 console.log(`run ${paused.runId} waits: ${request.description}`);
-console.log(`approve in a browser: ${approvalLinkUrl(server.url, tokens.approve)}`);
-console.log(`deny in a browser:    ${approvalLinkUrl(server.url, tokens.deny)}`);
+// A token is minted for each decision the request offers (this tool offers them all).
+const links = { 'approve in a browser: ': tokens.approve, 'deny in a browser:    ': tokens.deny };
+for (const [label, token] of Object.entries(links))
+  if (token) console.log(`${label}${approvalLinkUrl(server.url, token)}`);
 console.log(`your inbox:           ${inboxUrl(server.url, (await runtime.inboxToken('you@example.com')).token)}`);
 console.log(
   `or: curl -X POST ${server.url}/runs/${paused.runId}/approvals/${request.approvalId} -H 'content-type: application/json' -d '{"approved":true,"approvedBy":"you"}'`,

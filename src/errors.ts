@@ -5,7 +5,7 @@
 // - errors/config.ts: ConfigError, AgentNotFoundError;
 // - errors/snapshot.ts: SnapshotError, ValueTooDeepError;
 // - errors/decision.ts: UnknownApprovalError, RunNotAwaitingApprovalError, DecisionConflictError, DuplicateVoteError,
-//   ApprovalExpiredError, InvalidEditError, InvalidAnswerError, ApproverNotAllowedError;
+//   ApprovalExpiredError, InvalidEditError, InvalidAnswerError, ApproverNotAllowedError, DecisionNotOfferedError;
 // - errors/signature.ts: ApprovalSignatureError, CallNotCoveredError, GrantSignatureError, RuleSignatureError;
 // - errors/store.ts: VersionConflictError, RunExistsError, RunNotFoundError, StoreUnavailableError, UnsupportedCommitWriteError;
 // - errors/link.ts: LinkTokenError;
@@ -30,6 +30,7 @@ export {
   InvalidEditError,
   InvalidAnswerError,
   ApproverNotAllowedError,
+  DecisionNotOfferedError,
 } from './errors/decision.js';
 export {
   ApprovalSignatureError,

@@ -38,6 +38,18 @@ export function formatDuration(ms: number): string {
   return `${ms.toPrecision(3)} ms`;
 }
 
+/** A table row of `times`: name, median, p99, max and how many samples (headers: measure, median, p99, max, samples). */
+export function percentileRow(name: string, times: readonly number[]): (string | number)[] {
+  const sorted = [...times].sort((a, b) => a - b);
+  return [
+    name,
+    formatDuration(percentile(sorted, 0.5)),
+    formatDuration(percentile(sorted, 0.99)),
+    formatDuration(sorted.at(-1)!),
+    sorted.length,
+  ];
+}
+
 /** Prints a Markdown table. */
 export function printTable(
   title: string,

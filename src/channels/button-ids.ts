@@ -3,14 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalLinkTokens, OnceStore } from '../index.js';
 
-export type ButtonIds = Readonly<Record<'approve' | 'approveForRun' | 'deny', string>>;
+/** The short id of each token there is (a decision the request does not offer has no token, so no id). */
+export type ButtonIds = Readonly<Partial<Record<'approve' | 'approveForRun' | 'deny', string>>>;
 
 /** A short id matches this: 22 base64url characters (16 random bytes). */
 const BUTTON_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
 const keyOf = (channel: string, id: string) => `${channel}:button:${id}`;
 
-/** Keeps each token under a fresh short id until `tokens.expiresAt`; returns the ids. */
+/** Keeps each token there is under a fresh short id until `tokens.expiresAt`; returns the ids. */
 export async function storeButtonIds(
   once: OnceStore,
   channel: string,
@@ -18,13 +19,13 @@ export async function storeButtonIds(
   now: number,
 ): Promise<ButtonIds> {
   const ttl = Math.max(1000, tokens.expiresAt - now);
-  const ids = {
-    approve: randomBytes(16).toString('base64url'),
-    approveForRun: randomBytes(16).toString('base64url'),
-    deny: randomBytes(16).toString('base64url'),
-  };
-  for (const which of ['approve', 'approveForRun', 'deny'] as const)
-    await once.putIfAbsent(keyOf(channel, ids[which]), tokens[which], ttl);
+  const ids: Partial<Record<keyof ButtonIds, string>> = {};
+  for (const which of ['approve', 'approveForRun', 'deny'] as const) {
+    const token = tokens[which];
+    if (token === undefined) continue;
+    ids[which] = randomBytes(16).toString('base64url');
+    await once.putIfAbsent(keyOf(channel, ids[which]), token, ttl);
+  }
   return ids;
 }
 

@@ -176,6 +176,7 @@ class ChannelCards<Ref> {
       approvalId: request.approvalId,
       expiresAt,
       ...sessionOf(event),
+      ...(request.decisions === undefined ? {} : { decisions: request.decisions }),
     });
     return {
       runId,

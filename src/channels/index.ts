@@ -32,6 +32,8 @@ export {
   settledText,
   widerLabel,
   widerOffer,
+  decisionButtons,
+  type DecisionButton,
   type CardNudge,
   type CardOutcome,
   type ClickReply,

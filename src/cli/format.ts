@@ -81,6 +81,8 @@ export function requestLines(run: RunIdentity, request: ApprovalRequest, now: nu
     });
   }
   if (request.approvers) lines.push({ text: `  approvers: ${request.approvers.join(', ')}` });
+  if (request.decisions)
+    lines.push({ text: `  decisions offered: ${request.decisions.join(', ') || 'none (dismiss only)'}` });
   const votes = votesLine(request, terminal, run.requestedBy, '');
   if (votes !== '') lines.push({ text: `  ${votes}` });
   return lines;

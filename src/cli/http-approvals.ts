@@ -89,13 +89,17 @@ export function httpApprovals(options: HttpApprovalsOptions): Approvals {
   };
 }
 
-/** One request to the approval app at `app.base`; its answer checked against `schema`, a problem document thrown as `ApprovalAppError`. */
-async function appCall<T>(
+/**
+ * One request to the approval app at `app.base`; its answer checked against `schema`, a problem document thrown as
+ * `ApprovalAppError`. `signal` aborts it (the fetch's own `AbortError` is thrown then).
+ */
+export async function appCall<T>(
   app: { base: string; token: string },
   method: string,
   route: string,
   schema: z.ZodType<T>,
   body?: unknown,
+  signal?: AbortSignal,
 ): Promise<{ status: number; value: T }> {
   const { base } = app;
   let answer: Response;
@@ -107,8 +111,10 @@ async function appCall<T>(
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal === undefined ? {} : { signal }),
     });
   } catch (error) {
+    if (signal?.aborted) throw error;
     const cause = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) || 'no answer';
     throw new ApprovalAppError(
       'app_unreachable',
@@ -154,7 +160,7 @@ function refusal(base: string, method: string, route: string, status: number, js
 }
 
 /** `url` without a trailing slash; refused when it is not http(s) or carries credentials (they go in --token). */
-function appUrl(url: string): string {
+export function appUrl(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);

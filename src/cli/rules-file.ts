@@ -14,7 +14,7 @@ const ruleSchema = optionsObject({
 const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
 
 const SHAPE =
-  'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids], "approvals"?: { "required": n, "from"?: [ids], ... }, "remindAfterMs"?: ms, "escalate"?: [{ "afterMs": ms, "to": [ids] | { "channel": name } }] }';
+  'each rule is { "id"?, "tool"?, "connector"?, "action": "allow" | "ask" | "deny", "reason"?, "approvers"?: [ids], "approvals"?: { "required": n, "from"?: [ids], ... }, "decisions"?: ["approve" | "edit" | "deny" | "run" | "session" | "agent"], "remindAfterMs"?: ms, "escalate"?: [{ "afterMs": ms, "to": [ids] | { "channel": name } }] }';
 
 /** The policy rules of a JSON file (`--rules FILE`); a problem names the file, the rule's index and the fix. */
 export async function readRulesFile(path: string): Promise<PolicyRule[]> {

@@ -5,6 +5,7 @@ import { CLI_OPTIONS, readFlags } from './cli-flags.js';
 import { COMMANDS, RUNTIME_COMMANDS } from './commands.js';
 import { inert } from './format.js';
 import { GATEWAY_USAGE, runMcpGateway } from './mcp-gateway-command.js';
+import { HOOK_USAGE, runClaudeCodeHook } from './claude-code-hook/hook-command.js';
 import { httpApprovals } from './http-approvals.js';
 import { runtimeApprovals } from './runtime-approvals.js';
 import { UsageError } from '../errors.js';
@@ -48,6 +49,7 @@ commands:
                                               resume runs queued with mode 'enqueue' (jobs in the Redis
                                               at REDIS_URL), sweeping and recovering every MS (30000)
 ${GATEWAY_USAGE}
+${HOOK_USAGE}
 
 options: --url URL and --token TOKEN (the approval app; the token from COUNTERSIGN_TOKEN keeps it out of
 ps), --runtime PATH (a .ts module loads with tsx installed in the project), --json (machine-readable
@@ -67,6 +69,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // The gateway needs no runtime module and has options of its own.
   if (argv[0] === 'mcp-gateway')
     return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
+  // A coding agent's hook: its exit codes and its output are the agent's protocol, not the CLI's.
+  if (argv[0] === 'hook') return runClaudeCodeHook(argv.slice(1), io);
   let parsed: ReturnType<typeof parseArgs<{ options: typeof CLI_OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: CLI_OPTIONS, allowPositionals: true, strict: true });

@@ -28,6 +28,7 @@ const short = (text: string) => (text.length <= DESCRIPTION_MAX ? text : `${text
  * Asks before approving every pending call of a card's run: a dialog lists each call (tool and description) it would
  * approve; Enter or its button approves exactly those, Escape or Cancel approves nothing. A card that arrived a moment
  * ago (or arrives while the dialog is open) is not on the list, so it is not approved: it waits for its own decision.
+ * Nor is one whose request does not offer approving it once (it shows no Approve button).
  *
  * @example
  * confirmApproveAll(card);
@@ -36,7 +37,9 @@ export function confirmApproveAll(card: HTMLElement): void {
   const runId = card.dataset['run'];
   if (runId === undefined) return;
   const now = Date.now();
-  const pending = cardsOfRun(runId).filter((other) => other.dataset['state'] === 'pending');
+  const pending = cardsOfRun(runId).filter(
+    (other) => other.dataset['state'] === 'pending' && other.querySelector('[data-action=approve]') !== null,
+  );
   const listed = pending.filter((other) => isSettled(other, now));
   if (listed.length === 0) return;
   const confirm = confirmDialog();

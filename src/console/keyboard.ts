@@ -6,7 +6,12 @@ import { focusAnswer } from './question.js';
 
 const HELP =
   'j or ↓: next card · k or ↑: previous card · Enter: approve (on a question: go to its form; Enter in a field answers) · Escape: deny (type a reason, Enter denies, Escape cancels) · ' +
-  'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help';
+  'd: dismiss (close without a decision) · e: edit the arguments · a: approve all of the run (after a confirmation listing the calls) · ?: this help. ' +
+  'A key does nothing on a card that does not offer its decision.';
+
+/** Whether a card shows the button of `action`: a decision its request does not offer has none, so its key does nothing. */
+const offers = (card: HTMLElement | undefined, action: string): card is HTMLElement =>
+  card?.querySelector(`[data-action=${action}]`) != null;
 
 function current(): HTMLElement | undefined {
   const active = document.activeElement?.closest<HTMLElement>('article.card');
@@ -70,16 +75,16 @@ export function bindKeyboard(): void {
       Enter: () => {
         // A question is answered with its form, never approved bare: Enter goes to its first field.
         if (card?.dataset['question'] !== undefined) focusAnswer(card);
-        else if (card !== undefined && isSettled(card)) void decide(card, 'approve');
+        else if (offers(card, 'approve') && isSettled(card)) void decide(card, 'approve');
       },
-      Escape: () => card !== undefined && askDenyReason(card),
+      Escape: () => offers(card, 'deny') && askDenyReason(card),
       // A quorum request's card has no Dismiss button (a dismissal is not a vote), so the key does nothing there.
       d: () => {
-        if (card?.querySelector('[data-action=dismiss]') != null && isSettled(card)) void decide(card, 'dismiss');
+        if (offers(card, 'dismiss') && isSettled(card)) void decide(card, 'dismiss');
       },
-      // A card without an Edit button (an inbox session's) offers no edit, so the key does nothing there either.
-      e: () => card?.querySelector('[data-action=edit]') != null && editArguments(card),
-      a: () => card !== undefined && confirmApproveAll(card),
+      // A card without an Edit button (an inbox session's, or one whose request offers no edit) does nothing either.
+      e: () => offers(card, 'edit') && editArguments(card),
+      a: () => offers(card, 'approve') && confirmApproveAll(card),
     };
     const action = actions[event.key];
     if (action === undefined) return;

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_STRING_LENGTH, presentArgs, type PresentOptions } from '../
 import { presentText } from '../presentation/display-text.js';
 import { type RunIdentity, signedIdentity } from '../run/run-identity.js';
 import type { NudgePlan } from '../policy/nudge-plan.js';
-import type { ApprovalRequest, OnExpire, Quorum } from '../run/types.js';
+import type { ApprovalRequest, DecisionKind, OnExpire, Quorum } from '../run/types.js';
 import type { Question } from '../run/question.js';
 
 /** A tool's title is a label: longer is cut visibly, as a long argument is. */
@@ -43,13 +43,13 @@ export function requestSettingsOf(
 }
 
 /**
- * The HMAC that binds a request to its run (and session) and to everything the person
- * relies on: the call, tool and argument digest, the display copy
- * (arguments, description, reason, warnings), who may decide (approvers,
- * rule, quorum), when it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed
- * in storage breaks it. Two parts come after it was signed and are signed on their own, so this signature, which a
- * response echoes, stays the same while the request waits: the `history` of reminders and escalations (nudge.ts
- * `signHistory`) and the votes of a quorum request (authority/vote-count.ts `appendVote`).
+ * The HMAC that binds a request to its run (and session) and to everything the person relies on: the call, tool and
+ * argument digest, the display copy (arguments, description, reason, warnings), who may decide (approvers, rule,
+ * quorum), the decisions it offers (so storage cannot widen them; a request without `decisions` signs as before), when
+ * it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed in storage breaks it.
+ * Two parts come after it was signed and are signed on their own, so this signature, which a response echoes, stays
+ * the same while the request waits: the `history` of reminders and escalations (nudge.ts `signHistory`) and the
+ * votes of a quorum request (authority/vote-count.ts `appendVote`).
  */
 export function signRequest(
   secret: string,
@@ -113,6 +113,8 @@ export function buildApprovalRequest(
     quorum?: Quorum | undefined;
     outcomeUnknown?: boolean;
     nudges?: NudgePlan | undefined;
+    /** The decisions offered, when fewer than all (`decisions` on the tool and its rule). */
+    decisions?: readonly DecisionKind[] | undefined;
     question?: Question | undefined;
   },
   settings: RequestSettings,
@@ -166,6 +168,7 @@ export function buildApprovalRequest(
     ...(call.approvers === undefined ? {} : { approvers: call.approvers }),
     ...(call.approverFunction === true ? { approverFunction: true as const } : {}),
     ...(settings.oneCallRun === true ? { oneCallRun: true as const } : {}),
+    ...(call.decisions === undefined ? {} : { decisions: call.decisions }),
     ...(call.quorum === undefined ? {} : { quorum: call.quorum, votes: [] }),
     ...(call.outcomeUnknown ? { outcomeUnknown: true } : {}),
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),

@@ -4,7 +4,8 @@ import { agentOption } from '../agent/create-agent.js';
 import type { Agent } from '../agent/agent-types.js';
 import { personNameSchema } from './authority/person-name.js';
 import { idSchema } from '../run/run-identity.js';
-import type { Quorum } from '../run/types.js';
+import { decisionsSchema } from '../run/decision-kinds.js';
+import type { DecisionKind, Quorum } from '../run/types.js';
 import { optionsObject } from '../options.js';
 
 /**
@@ -41,6 +42,8 @@ export interface NewApprovalRequest {
   readonly approvers?: readonly string[];
   /** How many people must approve; at least the tool's own `approvals` when it names them. */
   readonly quorum?: Pick<Quorum, 'required'> & Partial<Omit<Quorum, 'required'>>;
+  /** The decisions a person may make on it; within the tool's own `decisions` when it names them. */
+  readonly decisions?: readonly DecisionKind[];
 }
 
 /**
@@ -78,6 +81,7 @@ export const requestSchema = optionsObject({
     .min(1, 'is empty; leave it out to let anyone who may decide the tool decide')
     .optional(),
   quorum: quorumSchema.optional(),
+  decisions: decisionsSchema.optional(),
 });
 
 export const addSchema = optionsObject({ agent: agentOption.optional() });

@@ -1,7 +1,8 @@
-// What a response is checked against before it is recorded: an identical repeat, the scope it asks for, who may
-// decide, the request's own integrity (its signature, its arguments still the ones shown) and its expiry.
+// What a response is checked against before it is recorded: an identical repeat, the scope it asks for, the kinds of
+// decision its request offers, who may decide, the request's own integrity (its signature, its arguments still the
+// ones shown) and its expiry.
 import { SNAPSHOT_ALTERED_OR_OTHER_SECRET } from './authority/signature-mismatch.js';
-import { ApprovalSignatureError, ApproverNotAllowedError, ConfigError } from '../errors.js';
+import { ApprovalSignatureError, ApproverNotAllowedError, ConfigError, DecisionNotOfferedError } from '../errors.js';
 import type { Agent } from '../agent/agent-types.js';
 import type { RuleSet } from '../policy/policy.js';
 import { signLegacyRequest, signRequest } from './approval-request.js';
@@ -10,7 +11,8 @@ import { historyVerifies } from '../policy/nudge.js';
 import { SIGNATURE_V2 } from './decision-signature.js';
 import { canonicalJson, digestOf, safeEqual } from '../run/digest.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
-import type { ApprovalRequest, ApprovalResponse, AuditEntry } from '../run/types.js';
+import { DECISION_KINDS, offers } from '../run/decision-kinds.js';
+import type { ApprovalRequest, ApprovalResponse, AuditEntry, DecisionKind } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /**
@@ -59,6 +61,32 @@ export function checkScope(snapshot: AgentSnapshot, response: ApprovalResponse):
       `${where}: grant bounds go with scope 'session' or 'agent'; this decision has scope '${scope}'.`,
     );
   }
+}
+
+/**
+ * The kinds of decision a response asks for: its verdict (`deny`; `edit` for an approval with changed arguments;
+ * `approve` for approving this call once, also with the answer to a question, which travels as arguments) and its
+ * scope beyond the call; an unedited approval with a wider scope asks for that scope's kind alone. A dismissal decides
+ * nothing and asks for none.
+ */
+function kindsAsked(request: ApprovalRequest, response: ApprovalResponse): readonly DecisionKind[] {
+  if (response.dismissed === true) return [];
+  const scope = response.scope ?? 'once';
+  const verdict: DecisionKind | undefined = !response.approved
+    ? 'deny'
+    : response.args !== undefined && request.question === undefined
+      ? 'edit'
+      : scope === 'once'
+        ? 'approve'
+        : undefined;
+  return [...(verdict === undefined ? [] : [verdict]), ...(scope === 'once' ? [] : [scope])];
+}
+
+/** Refuses a response asking for a kind of decision the request does not offer (`request.decisions`), before anything is recorded. */
+export function checkOffered(request: ApprovalRequest, response: ApprovalResponse): void {
+  const missing = kindsAsked(request, response).find((kind) => !offers(request.decisions, kind));
+  if (missing !== undefined)
+    throw new DecisionNotOfferedError(request.approvalId, missing, request.decisions ?? DECISION_KINDS);
 }
 
 export function checkApprover(agent: Decider, request: ApprovalRequest, approvedBy: string | undefined): void {

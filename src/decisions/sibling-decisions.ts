@@ -9,6 +9,7 @@ import { argsMatch } from '../policy/grants/args-match.js';
 import { grantIdOf } from '../policy/grants/grant-of-decision.js';
 import { type Decider, isExpired, verifyRequestIntegrity } from './response-checks.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
+import { offers } from '../run/decision-kinds.js';
 import { denialResult } from '../run/tool-results.js';
 import type { ApprovalRequest, ApprovalResponse } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
@@ -16,7 +17,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 /**
  * Approving a tool for the run also answers its other calls waiting in this
  * turn, each checked on its own: one whose request was altered, has expired,
- * or that the decider may not decide stays pending for someone who may.
+ * does not offer `'run'`, or that the decider may not decide stays pending for someone who may.
  */
 export function siblingsApprovedByMemory(
   agent: Decider,
@@ -30,6 +31,7 @@ export function siblingsApprovedByMemory(
     // One person's memory is never a quorum: a sibling that needs several people stays pending for them.
     if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || isQuorumRequest(sibling))
       continue;
+    if (!offers(sibling.decisions, 'run')) continue;
     try {
       verifyRequestIntegrity(agent, snapshot, sibling, true);
     } catch {
@@ -61,7 +63,8 @@ export function siblingsApprovedByMemory(
  * A session or agent decision also answers the calls of the same tool waiting in this turn that its grant covers
  * (arguments matching, uses left), each checked on its own as for run memory; each is a use of the grant (the decided
  * call itself is not: `uses` counts the calls the grant decides). An approval never answers a sibling that needs a
- * quorum (one person's grant is not several people's votes); a denial does, as a deny grant would.
+ * quorum (one person's grant is not several people's votes), nor one whose `decisions` do not offer its scope; a
+ * denial does, as a deny grant would.
  */
 export function siblingsCoveredByGrant(
   agent: Decider,
@@ -75,11 +78,12 @@ export function siblingsCoveredByGrant(
   const usesLeft = response.grant?.uses ?? Number.POSITIVE_INFINITY;
   const tool = agent.tools.get(granted.toolName);
   const calls = currentToolCalls(snapshot);
-  const reason = `${granted.toolName} was ${response.approved ? 'approved' : 'denied'} for ${response.scope === 'session' ? 'this session' : `agent ${agent.name}`}`;
+  const scope = response.scope === 'session' ? 'session' : 'agent';
+  const reason = `${granted.toolName} was ${response.approved ? 'approved' : 'denied'} for ${scope === 'session' ? 'this session' : `agent ${agent.name}`}`;
   for (const sibling of snapshot.pendingApprovals) {
     if (decisions.length >= usesLeft) break;
     if (sibling.approvalId === granted.approvalId || sibling.toolName !== granted.toolName || !tool) continue;
-    if (response.approved && isQuorumRequest(sibling)) continue;
+    if (response.approved && (isQuorumRequest(sibling) || !offers(sibling.decisions, scope))) continue;
     try {
       verifyRequestIntegrity(agent, snapshot, sibling, response.approved);
     } catch {

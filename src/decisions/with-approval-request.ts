@@ -12,10 +12,11 @@ import { approverListOf, hasApproverFunction } from './authority/who-may-decide.
 import { nudgePlanOf } from '../policy/nudge-plan.js';
 import { resolveQuorum } from '../policy/quorum.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
+import { offeredDecisions } from '../run/decision-kinds.js';
 import { isPlainJson } from '../run/plain-json.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import { step } from '../machine/step.js';
-import type { ApprovalRequest, Quorum, ToolCallRecord } from '../run/types.js';
+import type { ApprovalRequest, DecisionKind, Quorum, ToolCallRecord } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { parseOptions } from '../options.js';
 import { type AddRequestOptions, addSchema, type NewApprovalRequest, requestSchema } from './new-approval-request.js';
@@ -99,6 +100,18 @@ function deciders(
   return { ...(approvers === undefined ? {} : { approvers }), ...(quorum === undefined ? {} : { quorum }) };
 }
 
+/** The decisions the request offers: its own list, within the tool's; an added request may narrow them, never widen them. */
+function offered(agent: Agent | undefined, request: NewApprovalRequest): readonly DecisionKind[] | undefined {
+  const own = agent?.tools.get(request.toolName)?.decisions;
+  const outside = own === undefined ? [] : (request.decisions ?? []).filter((kind) => !own.includes(kind));
+  if (outside.length > 0) {
+    throw new ConfigError(
+      `${WHERE}: ${request.toolName} does not offer ${outside.map((kind) => `'${kind}'`).join(', ')} (its decisions are ${own!.map((kind) => `'${kind}'`).join(', ')}); name decisions from that list, or leave decisions out. Nothing was added.`,
+    );
+  }
+  return offeredDecisions(own, request.decisions);
+}
+
 /** The tool the request is about, its arguments checked against its input schema; without the agent, its name and the request's description. */
 function toolOf(
   agent: Agent | undefined,
@@ -161,7 +174,8 @@ function settingsOf(agent: Agent | undefined, now: number): RequestSettings {
  * (or the denial) after the results of its own calls, as an assistant message of the added call followed by its
  * result. Pass `{ agent }` to check the tool and its arguments and to sign; it is required for a run whose agent has a
  * decisionSecret. Refused: a run that is not waiting (ended, cancelled or running), an approval or call id the run
- * already has, an unknown tool, arguments the tool's schema refuses, approvers or a quorum wider than the tool's own.
+ * already has, an unknown tool, arguments the tool's schema refuses, approvers, a quorum or decisions wider than the
+ * tool's own.
  *
  * @example
  * const next = withApprovalRequest(snap, {
@@ -209,6 +223,7 @@ export function withApprovalRequest(
       expiresAt: request.expiresAt,
       reason: request.reason,
       ...deciders(agent, request),
+      decisions: offered(agent, request),
       approverFunction: agent === undefined ? undefined : hasApproverFunction(agent, request.toolName, undefined),
       nudges:
         agent === undefined

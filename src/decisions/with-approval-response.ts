@@ -18,6 +18,7 @@ import { assertArgsMatchIsData } from '../run/grant-bounds.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import {
   checkApprover,
+  checkOffered,
   checkScope,
   type Decider,
   isExpired,
@@ -76,6 +77,7 @@ export function withApprovalResponse(
     return voteAfterOutcome(snapshot, { ...recorded, votes: recorded.votes }, response);
   if (recorded) return repeatOf(agent, snapshot, recorded, response, editedArgsDigest);
   const request = decidableRequest(agent, snapshot, response);
+  checkOffered(request, response);
   // The agent's clock decides expiry and the decision's time; a caller's respondedAt is only recorded (claimedAt).
   const respondedAt = agent.settings.clock();
   if (isExpired(request, respondedAt)) {

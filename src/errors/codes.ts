@@ -18,6 +18,7 @@ export type CountersignErrorCode =
   | 'invalid_edit'
   | 'invalid_answer'
   | 'approver_not_allowed'
+  | 'decision_not_offered'
   | 'invalid_signature'
   | 'call_not_covered'
   | 'agent_not_found'

@@ -1,4 +1,5 @@
-// A decision that cannot be applied: to what, when, by whom and with which arguments.
+// A decision that cannot be applied: to what, when, by whom, of which kind and with which arguments.
+import type { DecisionKind } from '../run/types.js';
 import { CountersignError } from './base.js';
 
 /** The decision names an approval the run never asked for. */
@@ -153,5 +154,39 @@ export class ApproverNotAllowedError extends CountersignError {
     );
     this.approvalId = approvalId;
     this.approvedBy = approvedBy;
+  }
+}
+
+/** What each kind of decision is, in the words an error uses. */
+const KIND_MEANING: Readonly<Record<DecisionKind, string>> = {
+  approve: 'approve this call once',
+  edit: 'approve with changed arguments',
+  deny: 'deny',
+  run: "decide with scope 'run'",
+  session: "decide with scope 'session'",
+  agent: "decide with scope 'agent'",
+};
+
+/**
+ * The response asks for a kind of decision its request does not offer (`decisions` on the tool or its rule): refused
+ * before anything is recorded.
+ */
+export class DecisionNotOfferedError extends CountersignError {
+  readonly approvalId: string;
+  /** The kind the response asked for that is not offered. */
+  readonly asked: DecisionKind;
+  /** The kinds the request offers (`request.decisions`); empty when only a dismissal is left. */
+  readonly offered: readonly DecisionKind[];
+
+  constructor(approvalId: string, asked: DecisionKind, offered: readonly DecisionKind[]) {
+    super(
+      'decision_not_offered',
+      `Approval ${approvalId} does not offer '${asked}' (${KIND_MEANING[asked]}); it offers ` +
+        (offered.length === 0 ? 'no decision, only a dismissal' : offered.map((kind) => `'${kind}'`).join(', ')) +
+        `. Send one of the decisions it offers (request.decisions), or add '${asked}' to the decisions of its tool and of its rule. Nothing was recorded.`,
+    );
+    this.approvalId = approvalId;
+    this.asked = asked;
+    this.offered = offered;
   }
 }

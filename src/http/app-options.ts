@@ -21,7 +21,7 @@ import type { ApprovalAppErrorContext } from './routes/route-settings.js';
 export interface ApprovalAppOptions {
   /** Bearer token(s) for every route but links, health and the OpenAPI document. Several while you rotate. */
   readonly bearerToken?: string | readonly string[];
-  /** `whsec_` secret(s) of Standard Webhooks senders allowed to write (start, decide, batch, cancel). Several while you rotate. */
+  /** `whsec_` secret(s) of Standard Webhooks senders allowed to write (start, ask, decide, batch, cancel). Several while you rotate. */
   readonly webhookSecret?: string | readonly string[];
   /** Serve without any authentication. Refused unless said explicitly; for demos on loopback only. */
   readonly insecure?: boolean;

@@ -14,6 +14,7 @@ import { grantRoutes } from './routes/grants.js';
 import { consoleRoutes } from './routes/console.js';
 import { consoleGrantRoutes } from './routes/console-grants.js';
 import { consoleRecordRoutes } from './routes/console-records.js';
+import { requestRoutes } from './routes/requests.js';
 import { ruleRoutes } from './routes/rules.js';
 import { auditHistory } from './console/audit-history.js';
 import type { PutIfAbsentWrite } from '../index.js';
@@ -54,11 +55,13 @@ const list = <T>(value: T | readonly T[] | undefined): readonly T[] =>
 /**
  * The approval app: a Hono app that starts runs, lists and shows pending
  * approvals, takes decisions (bearer token or Standard Webhooks signature),
- * serves one-click link pages and the approver's console (at `/`), streams
- * run events and mounts channels' handlers (`channels`). Serve it with
- * `serve(app, { port })`, export `app.fetch` from a serverless function, or
- * call `app.request()` in tests. Errors are problem details
- * (`application/problem+json`) with a stable `code`.
+ * asks on behalf of callers outside the agent loop (`POST /approvals`, waited
+ * for with `GET /approvals/:requestId?waitMs=`), serves one-click link pages
+ * and the approver's console (at `/`), streams run events and mounts
+ * channels' handlers (`channels`). Serve it with `serve(app, { port })`,
+ * export `app.fetch` from a serverless function, or call `app.request()` in
+ * tests. Errors are problem details (`application/problem+json`) with a
+ * stable `code`.
  *
  * @example
  * import { createRuntime, createMemoryStore } from 'countersign';
@@ -102,6 +105,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', serviceRoutes())
     .route('/', runRoutes(settings))
     .route('/', approvalRoutes(settings))
+    .route('/', requestRoutes(settings))
     .route('/', connectorRoutes(settings))
     .route('/', grantRoutes(settings))
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))

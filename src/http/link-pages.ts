@@ -6,7 +6,8 @@ import {
   partitionWarnings,
   votesLine,
   widerLabel,
-  widerOffer,
+  decisionButtons,
+  NO_BUTTONS_TEXT,
   approversNow,
 } from '../kit/index.js';
 
@@ -147,7 +148,8 @@ export function messagePage(title: string, message: string): string {
  * A reviewer's inbox (`GET /inbox/:token`): every pending approval of the
  * page with what it will run (tool, its annotations, redacted arguments, warnings, expiry)
  * and Approve, Approve for this run (or session; not on a quorum request) and Deny buttons that post its one-click links as the
- * reviewer; a question offers an Answer link to its form and Decline. Showing it changes nothing.
+ * reviewer, each only when the request offers it (`decisionButtons`); a question's Answer is a link to its form.
+ * Showing it changes nothing.
  *
  * @example
  * const html = inboxPage(await runtime.reviewInbox(token), { next: `./${token}?cursor=abc` });
@@ -160,18 +162,17 @@ export function inboxPage(
     const { request } = entry;
     const expires =
       request.expiresAt === undefined ? '' : ` · expires ${escapeHtml(new Date(request.expiresAt).toISOString())}`;
-    const wider = widerOffer(request, entry.tokens);
+    const offered = decisionButtons(request, entry.tokens).map((button) =>
+      // A question is answered on its approve link's page, where its form is.
+      request.question !== undefined && button.which === 'approve'
+        ? `<a class="answer" href="${escapeHtml(options.linkPath(button.token))}">${escapeHtml(button.label)}</a>`
+        : `<form method="post" action="${escapeHtml(options.linkPath(button.token))}" style="display:inline"><button type="submit" class="${button.which === 'deny' ? 'deny' : 'approve'}">${escapeHtml(button.label)}</button></form>`,
+    );
     const buttons = !entry.mayDecide
       ? `<p><em>Only ${escapeHtml((approversNow(request) ?? []).join(', '))} may decide this one.</em></p>`
-      : request.question !== undefined
-        ? // A question is answered on its link's page, where its form is.
-          `<a class="answer" href="${escapeHtml(options.linkPath(entry.tokens.approve))}">Answer</a> ` +
-          `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Decline</button></form>`
-        : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approve))}" style="display:inline"><button type="submit" class="approve">Approve</button></form> ` +
-          (wider === undefined
-            ? ''
-            : `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.approveForRun))}" style="display:inline"><button type="submit" class="approve">${wider}</button></form> `) +
-          `<form method="post" action="${escapeHtml(options.linkPath(entry.tokens.deny))}" style="display:inline"><button type="submit" class="deny">Deny</button></form>`;
+      : offered.length === 0
+        ? `<p><em>${escapeHtml(NO_BUTTONS_TEXT)}</em></p>`
+        : offered.join(' ');
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
       claimsParagraph(request) +

@@ -10,14 +10,15 @@ import {
   ref,
   writeSecurity,
 } from './openapi-parts.js';
+import { askOperation, requestPaths } from './openapi-request-paths.js';
 import { eventsQuery, grantsQuery, pendingQuery } from './schemas.js';
 
 /** Every path of the document, in its order. */
 export function paths() {
-  return { ...runPaths(), ...grantPaths(), ...decisionPaths(), ...linkPaths(), ...rulePaths() };
+  return { ...runPaths(), ...requestPaths(), ...grantPaths(), ...decisionPaths(), ...linkPaths(), ...rulePaths() };
 }
 
-/** Starting a run, reading it, and the lists a reviewer reads: pending approvals and connectors. */
+/** Starting a run, reading it, asking from outside the agent loop, and the lists a reviewer reads: pending approvals and connectors. */
 function runPaths() {
   return {
     '/runs': {
@@ -53,6 +54,7 @@ function runPaths() {
           ...errors(400, 401, 503),
         },
       },
+      post: askOperation(),
     },
     '/connectors': {
       get: {

@@ -43,14 +43,14 @@ export function parseTargetedBody<S extends z.ZodType<Target>>(c: Context<AppEnv
 }
 
 /**
- * Checks the target a write on a grant, session or rule names in its body (`grantId`, `sessionId`, `ruleId`) against
- * the URL's: a Standard Webhooks signature covers the body, not the path, so a signed body must name it (else a
- * captured delivery for one could be replayed to another's URL); with a bearer token it is optional, and checked
- * when sent. Missing from a signed body or different: 400 `target_mismatch`, nothing done.
+ * Checks the target a write on a grant, session, rule or request names in its body (`grantId`, `sessionId`, `ruleId`,
+ * `requestId`) against the URL's: a Standard Webhooks signature covers the body, not the path, so a signed body must
+ * name it (else a captured delivery for one could be replayed to another's URL); with a bearer token it is optional,
+ * and checked when sent. Missing from a signed body or different: 400 `target_mismatch`, nothing done.
  */
 export function checkNamedTarget(
   c: Context<AppEnv>,
-  field: 'grantId' | 'sessionId' | 'ruleId',
+  field: 'grantId' | 'sessionId' | 'ruleId' | 'requestId',
   named: string | undefined,
   expected: string,
 ): void {

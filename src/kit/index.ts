@@ -51,6 +51,14 @@ export { answerClick, type Click } from './surface/decide-click.js';
 /** @internal */
 export { decideWithLink } from './surface/decide-click.js';
 export { classifyRefusal, linkRun, type Refusal } from './surface/refusal.js';
+export {
+  claimOffered,
+  decisionButtons,
+  decisionChoices,
+  NO_BUTTONS_TEXT,
+  type DecisionButton,
+  type DecisionChoices,
+} from './surface/decision-buttons.js';
 export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
 export { answerRefusal, fieldHint } from './surface/question-wording.js';
 export {
@@ -82,6 +90,7 @@ export { policyOptionsShape } from '../policy/policy-options.js';
 export { expiryDecisions } from '../policy/expiry.js';
 export { presentText } from '../presentation/display-text.js';
 export { httpStatusText, publicError, publicText } from '../presentation/public-text.js';
+export { redactSecrets } from '../presentation/redact-secrets.js';
 export { digestOf } from '../run/digest.js';
 export { deepFreeze } from '../run/freeze.js';
 export { functionSchema } from '../run/function-schema.js';
@@ -104,6 +113,9 @@ export {
   withEnabled,
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
-export { oneCallInput, oneCallModel } from '../requests/one-call-model.js';
+export { approvalAskSchema } from '../requests/approval-ask.js';
+export { oneCallAgent } from '../requests/one-call-agent.js';
+export { oneCallInput } from '../requests/one-call-model.js';
+export { nextRunEvent } from '../requests/next-run-event.js';
 export { richResultOf } from '../tools/rich-tool-result.js';
 export { resultContent } from '../run/tool-results.js';

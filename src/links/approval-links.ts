@@ -1,6 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { LinkTokenError } from '../errors.js';
+import { offers, widerScopeOf } from '../run/decision-kinds.js';
+import type { DecisionKind } from '../run/types.js';
 
 /** What a one-click link token grants: one decision on one approval, until a time. */
 export interface LinkClaim {
@@ -21,27 +23,37 @@ export interface LinkClaim {
  * The one-click tokens of one approval: approve once, approve for the rest of
  * the run (for this session, when the run has one: see `wider`), deny. Opaque
  * strings for a button's value or a URL's last segment (`approvalLinkUrl(baseUrl, token)`).
+ * A token is minted only for a decision the request offers (`decisions`): show a button only for a token there is.
  *
  * @example
  * const tokens: ApprovalLinkTokens = await runtime.linkTokens(runId, approvalId);
- * const approveUrl = approvalLinkUrl('https://approvals.example.com', tokens.approve);
+ * const approveUrl = tokens.approve === undefined ? undefined : approvalLinkUrl('https://approvals.example.com', tokens.approve);
  * const label = tokens.wider === 'session' ? 'Approve for this session' : 'Approve for this run';
  */
 export interface ApprovalLinkTokens {
-  readonly approve: string;
-  /** Approves for the rest of the run, or, for a run with a session, for this session (`wider`). */
-  readonly approveForRun: string;
-  readonly deny: string;
-  /** The scope `approveForRun` records: `'session'` for a run with a `sessionId`, else `'run'`. */
+  /** Approves this call once; absent when the request does not offer `'approve'`. */
+  readonly approve?: string;
+  /** Approves for the rest of the run, or for this session (`wider`); absent when the request offers neither scope. */
+  readonly approveForRun?: string;
+  /** Denies; absent when the request does not offer `'deny'`. */
+  readonly deny?: string;
+  /**
+   * The scope `approveForRun` records: `'session'` for a run with a `sessionId` whose request offers it, else
+   * `'run'`.
+   */
   readonly wider: 'run' | 'session';
   readonly expiresAt: number;
 }
 
 /**
  * Which approval a set of tokens decides, for whom, until when; `sessionId` is the run's session, when it has one
- * (its wider token then approves for the session).
+ * (its wider token then approves for the session); `decisions` the request's, when it offers fewer than all (no token
+ * is minted for another).
  */
-export type LinkTarget = Omit<LinkClaim, 'decision' | 'scope'> & { readonly sessionId?: string };
+export type LinkTarget = Omit<LinkClaim, 'decision' | 'scope'> & {
+  readonly sessionId?: string;
+  readonly decisions?: readonly DecisionKind[];
+};
 
 const claimSchema = z.object({
   r: z.string(),
@@ -150,17 +162,18 @@ export function readLinkToken(secret: string, token: string, now: number): LinkC
 }
 
 /**
- * The three tokens of one approval (approve, approve for the run or, with a session, for the session, deny).
+ * The tokens of one approval (approve, approve for the run or, with a session, for the session, deny), each only when
+ * the target's `decisions` offer it.
  * @internal through `createApprovalLinks(...).mint`.
  */
 export function mintLinkTokens(secret: string, target: LinkTarget): ApprovalLinkTokens {
-  const { sessionId, ...claim } = target;
-  const wider = sessionId === undefined ? 'run' : 'session';
+  const { sessionId, decisions, ...claim } = target;
+  const scope = widerScopeOf(decisions, sessionId);
   return {
-    approve: mintLinkToken(secret, { ...claim, decision: 'approve' }),
-    approveForRun: mintLinkToken(secret, { ...claim, decision: 'approve', scope: wider }),
-    deny: mintLinkToken(secret, { ...claim, decision: 'deny' }),
-    wider,
+    ...(offers(decisions, 'approve') ? { approve: mintLinkToken(secret, { ...claim, decision: 'approve' }) } : {}),
+    ...(scope === undefined ? {} : { approveForRun: mintLinkToken(secret, { ...claim, decision: 'approve', scope }) }),
+    ...(offers(decisions, 'deny') ? { deny: mintLinkToken(secret, { ...claim, decision: 'deny' }) } : {}),
+    wider: scope ?? (sessionId === undefined ? 'run' : 'session'),
     expiresAt: target.expiresAt,
   };
 }

@@ -19,11 +19,11 @@ import {
  *
  * @example
  * const links = createApprovalLinks({ secret: process.env.LINK_SECRET! });
- * const { approve } = links.mint({ runId, approvalId, expiresAt: Date.now() + 3_600_000 });
- * links.verify(approve); // { runId, approvalId, decision: 'approve', expiresAt }
+ * const { approve } = links.mint({ runId, approvalId, expiresAt: Date.now() + 3_600_000 }); // every token: no decisions given
+ * links.verify(approve!); // { runId, approvalId, decision: 'approve', expiresAt }
  */
 export interface ApprovalLinkService {
-  /** The approve, approve-for-the-run and deny tokens of one approval. */
+  /** The approve, approve-for-the-run and deny tokens of one approval, each only when `target.decisions` offer it. */
   mint(target: LinkTarget): ApprovalLinkTokens;
   /** What a link token grants; throws `LinkTokenError` (`malformed`, `bad_signature`, `expired`). */
   verify(token: string): LinkClaim;

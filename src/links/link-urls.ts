@@ -13,7 +13,7 @@ function withoutTrailingSlashes(baseUrl: string): string {
  *
  * @example
  * const { approve } = await runtime.linkTokens(runId, approvalId);
- * const url = approvalLinkUrl('https://approvals.example.com', approve);
+ * const url = approve === undefined ? undefined : approvalLinkUrl('https://approvals.example.com', approve);
  */
 export function approvalLinkUrl(baseUrl: string, token: string): string {
   return `${withoutTrailingSlashes(baseUrl)}/links/${token}`;

@@ -7,7 +7,8 @@ import { approverListOf, type ApproverTarget, mayDecide } from '../decisions/aut
 import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
 import { runGrantors } from '../decisions/run-memory.js';
-import type { DecisionSource, Quorum, ToolCall } from '../run/types.js';
+import { offeredDecisions, offers } from '../run/decision-kinds.js';
+import type { DecisionKind, DecisionSource, Quorum, ToolCall } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { Grant } from '../ports/grant-store.js';
@@ -27,6 +28,8 @@ export interface Verdict {
   readonly grantId?: string;
   /** How a request it asks for is nudged while it waits. */
   readonly nudges?: NudgePlan;
+  /** The decisions a request it asks for offers, when fewer than all (the tool's, tightened by the rule's). */
+  readonly decisions?: readonly DecisionKind[];
 }
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
@@ -79,18 +82,20 @@ export async function approversOfCall(
   agent: Agent,
   snapshot: AgentSnapshot,
   call: ToolCall,
-): Promise<{ ruleId?: string; approvers?: readonly string[]; nudges: NudgePlan; quorum?: Quorum }> {
+): Promise<Pick<Verdict, 'ruleId' | 'approvers' | 'quorum' | 'decisions'> & { nudges: NudgePlan }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
   const tool = agent.tools.get(call.name)!;
   const approvers = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
   return {
     ...(rule === undefined ? {} : { ruleId: rule.id }),
     ...(approvers === undefined ? {} : { approvers }),
     nudges,
     ...(quorum === undefined ? {} : { quorum }),
+    ...(decisions === undefined ? {} : { decisions }),
   };
 }
 
@@ -137,7 +142,12 @@ export async function verdictOf(
 
   const list = approverListOf(rule, tool);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const approvers = { ...(list === undefined ? {} : { approvers: list }), ...(quorum === undefined ? {} : { quorum }) };
+  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
+  const approvers = {
+    ...(list === undefined ? {} : { approvers: list }),
+    ...(quorum === undefined ? {} : { quorum }),
+    ...(decisions === undefined ? {} : { decisions }),
+  };
   const target: ApproverTarget = {
     toolName: call.name,
     ruleId: rule?.id,
@@ -146,9 +156,10 @@ export async function verdictOf(
   const denial = await grants.decide(call, input, target, 'denied');
   if (denial !== undefined) return grantVerdict(denial, 'deny', target);
   // Memory and approval grants stand in for the person who gave them, so they cover only calls that person may
-  // decide, and never a call that needs several people: one person's word is not a quorum.
+  // decide, and never a call that needs several people: one person's word is not a quorum. Nor a call whose decisions
+  // do not offer their scope: it could not have been decided so itself.
   const grantor =
-    quorum === undefined
+    quorum === undefined && offers(decisions, 'run')
       ? runGrantors(snapshot, call.name, settings.decisionSecret).find((grant) => mayDecide(agent, target, grant.by))
       : undefined;
   if (grantor !== undefined) {
@@ -163,7 +174,7 @@ export async function verdictOf(
   const verdict = await policyVerdict(agent, rule, input, ctx, tool, approvers);
   // Only a call that would be put to one person spends a use of an approval grant: never one that needs several.
   if (verdict.action !== 'ask' || quorum !== undefined) return verdict;
-  const approval = await grants.decide(call, input, target, 'approved');
+  const approval = await grants.decide(call, input, target, 'approved', decisions);
   return approval === undefined ? verdict : grantVerdict(approval, 'allow', target);
 }
 
@@ -174,7 +185,7 @@ async function policyVerdict(
   input: unknown,
   ctx: ToolContext,
   tool: AnyTool,
-  approvers: { approvers?: readonly string[] },
+  approvers: Pick<Verdict, 'approvers' | 'quorum' | 'decisions'>,
 ): Promise<Verdict> {
   if (rule) {
     const nudges = nudgePlanOf(rule.rule, tool, agent.settings.remindAfterMs);

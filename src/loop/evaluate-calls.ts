@@ -95,6 +95,7 @@ function askFor(
       nudges: verdict.nudges ?? nudgePlanOf(undefined, parsed.tool, agent.settings.remindAfterMs),
       quorum: terms.quorum,
       question: terms.question,
+      decisions: verdict.decisions,
     },
     requestSettingsOf(agent.settings, now),
   );

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { createAgent, type Agent, createRuntime, type LinkedRuntime, type Runtime } from '../index.js';
-import { optionsObject, parseOptions } from '../kit/index.js';
+import { type Agent, createRuntime, type LinkedRuntime, type Runtime } from '../index.js';
+import { oneCallAgent, optionsObject, parseOptions } from '../kit/index.js';
 import { connectMcpServer } from './connect.js';
 import { gatewayAgentName } from './gateway-agent.js';
 import { gatewayCalls } from './gateway-calls.js';
 import { runFollower } from './gateway-follower.js';
 import { httpGuard } from './gateway-http-guard.js';
-import { gatewayModel } from './gateway-model.js';
+import { GATEWAY_CALL_ID } from './gateway-model.js';
 import { clientName, type McpGatewayOptions, type McpGatewaySettings, readGatewayOptions } from './gateway-options.js';
 import { startRecovery } from './gateway-recovery.js';
 import { gatewayServer } from './gateway-server.js';
@@ -152,13 +152,11 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
 
 /** The one agent of the gateway's runs: its tools are the upstream's, one call a run. */
 function gatewayAgent(connection: McpConnection, settings: McpGatewaySettings): Agent {
-  return createAgent({
+  // A gateway run is one client call, as a request from outside the loop is: "approve for this run" covers nothing more.
+  return oneCallAgent({
     name: gatewayAgentName(connection.name),
-    model: gatewayModel,
+    callId: GATEWAY_CALL_ID,
     tools: [connection],
-    maxTurns: 2,
-    // A gateway run is one client call: "approve for this run" would cover nothing more.
-    oneCallPerRun: true,
     ...(settings.leaseMs === undefined ? {} : { leaseMs: settings.leaseMs }),
     ...(settings.policy === undefined ? {} : { policy: settings.policy }),
     ...(settings.ruleStore === undefined ? {} : { ruleStore: settings.ruleStore }),

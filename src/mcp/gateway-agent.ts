@@ -1,9 +1,9 @@
 // The agent of a gateway's runs as a process without the upstream needs it: to decide them (a runtime on the
 // gateway's store knows a run's agent by name), never to run them. The gateway carries the decision out.
 import { z } from 'zod';
-import { createAgent, type Agent } from '../index.js';
-import { optionsObject, parseOptions } from '../kit/index.js';
-import { gatewayModel } from './gateway-model.js';
+import type { Agent } from '../index.js';
+import { oneCallAgent, optionsObject, parseOptions } from '../kit/index.js';
+import { GATEWAY_CALL_ID } from './gateway-model.js';
 
 /** The name of the agent of the gateway in front of the upstream named `name`. */
 export const gatewayAgentName = (name: string) => `mcp-gateway.${name}`;
@@ -35,11 +35,10 @@ export function mcpGatewayAgent(options: { readonly name: string; readonly decis
   const { name, decisionSecret } = parseOptions(schema, options, 'mcpGatewayAgent', {
     hint: "Pass { name } as the gateway's --name.",
   });
-  return createAgent({
+  return oneCallAgent({
     name: gatewayAgentName(name),
-    model: gatewayModel,
+    callId: GATEWAY_CALL_ID,
     tools: [],
-    oneCallPerRun: true,
     ...(decisionSecret === undefined ? {} : { decisionSecret }),
   });
 }

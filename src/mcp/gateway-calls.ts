@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunNotFoundError, StoreUnavailableError } from '../errors.js';
 import type { AgentSnapshot, Runtime } from '../index.js';
-import { digestOf, awaitRun } from '../kit/index.js';
+import { digestOf, awaitRun, nextRunEvent } from '../kit/index.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
 import { ENDED, type RunFollower } from './gateway-follower.js';
 import { gatewayInput } from './gateway-model.js';
@@ -143,7 +143,7 @@ class GatewayCalls {
       const own = this.#follower.going(runId);
       // A failure after the wait surfaces to the next waiter, which carries the run on again.
       if (own !== undefined) await awaitRun(own, deadline - now, () => undefined);
-      else await changeOf(this.#runtime, runId, Math.min(POLL_MS, deadline - now), signal);
+      else await nextRunEvent(this.#runtime, runId, Math.min(POLL_MS, deadline - now), signal);
       snapshot = await this.#lookAndCarryOn(runId, signal);
     }
     return snapshot;
@@ -157,21 +157,6 @@ class GatewayCalls {
     if (started === undefined || started === before) return snapshot;
     return (await untilAborted(started, signal)) ?? snapshot;
   }
-}
-
-/** Resolves on the next event of `runId` in this process, after `ms`, or when `signal` aborts. */
-function changeOf(runtime: Runtime, runId: string, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      stop();
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const stop = runtime.subscribe((event) => event.runId === runId && done());
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The runs' `requestedBy` for the client named `client`. */

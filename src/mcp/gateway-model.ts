@@ -1,4 +1,4 @@
-import { oneCallInput, oneCallModel } from '../kit/index.js';
+import { oneCallInput } from '../kit/index.js';
 
 /** The id of the one tool call of a gateway run. */
 export const GATEWAY_CALL_ID = 'mcp_call';
@@ -9,10 +9,7 @@ export interface GatewayCall {
   readonly arguments: Record<string, unknown>;
 }
 
-/** The run input for `call`. */
+/** The run input for `call`: the one call of a run of the gateway's one-call agent. */
 export function gatewayInput(call: GatewayCall): string {
   return oneCallInput(call);
 }
-
-/** The deterministic model of a gateway agent: the one-call model a request from outside the loop uses too. */
-export const gatewayModel = oneCallModel(GATEWAY_CALL_ID);

@@ -4,7 +4,8 @@ import { Glob } from './glob.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { Approvers } from './approvers.js';
 import { escalateSchema, remindAfterMsSchema } from './nudge-plan.js';
-import type { EscalationStep, ToolAnnotations } from '../run/types.js';
+import type { DecisionKind, EscalationStep, ToolAnnotations } from '../run/types.js';
+import { decisionsSchema } from '../run/decision-kinds.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from './quorum.js';
 
@@ -41,6 +42,8 @@ export interface PolicyRule {
   readonly escalate?: readonly EscalationStep[];
   /** Several people must approve the calls this rule asks about; wins over the tool's `approvals`. */
   readonly approvals?: QuorumOptions;
+  /** For an `ask` rule: the decisions a person may make on its calls, within the tool's own (a rule only tightens). */
+  readonly decisions?: readonly DecisionKind[];
 }
 
 export interface PolicyConfig {
@@ -60,6 +63,7 @@ const policyRuleSchema = optionsObject({
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
   approvals: quorumOptionsSchema.optional(),
+  decisions: decisionsSchema.optional(),
 });
 
 /** A rule with its globs compiled, once. */

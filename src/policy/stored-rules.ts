@@ -50,6 +50,7 @@ export class StoredRuleCache {
         ...(rule.remindAfterMs === undefined ? {} : { remindAfterMs: rule.remindAfterMs }),
         ...(rule.escalate === undefined ? {} : { escalate: rule.escalate }),
         ...(rule.approvals === undefined ? {} : { approvals: rule.approvals }),
+        ...(rule.decisions === undefined ? {} : { decisions: rule.decisions }),
       })),
     );
     this.#last = { key, set };

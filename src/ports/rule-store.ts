@@ -1,5 +1,5 @@
 import type { PolicyAction } from '../policy/policy.js';
-import type { EscalationStep } from '../run/types.js';
+import type { DecisionKind, EscalationStep } from '../run/types.js';
 import type { QuorumOptions } from '../policy/quorum.js';
 
 /** A rule kept in a `RuleStore`: plain data, so it can live in Redis. */
@@ -18,6 +18,8 @@ export interface StoredRule {
   readonly escalate?: readonly EscalationStep[];
   /** Several people must approve (JSON: `from` is a list of ids). */
   readonly approvals?: QuorumOptions & { readonly from?: readonly string[] };
+  /** The decisions a person may make on the calls it asks about, within the tool's own (see `PolicyRule.decisions`). */
+  readonly decisions?: readonly DecisionKind[];
   /** Limits the rule to one agent; every agent when left out. */
   readonly agent?: string;
   /**

@@ -3,12 +3,12 @@
 // and quorum match them by name as they match an agent's tools; an approved call "runs" by handing the approved
 // arguments back to the caller, who does the work.
 import { z } from 'zod';
-import { createAgent } from '../agent/create-agent.js';
 import type { Agent, AgentConfig } from '../agent/agent-types.js';
 import { ConfigError } from '../errors.js';
 import type { CallAsk } from '../policy/call-ask.js';
 import { type AnyTool, defineTool, type ToolDefinition } from '../tools/define-tool.js';
-import { oneCallModel, oneCallOf } from './one-call-model.js';
+import { oneCallAgent } from './one-call-agent.js';
+import { oneCallOf } from './one-call-model.js';
 
 /** The name of the runtime's request agent: reserved, no agent of yours may take it. */
 export const REQUEST_AGENT_NAME = 'countersign.requests';
@@ -112,13 +112,11 @@ export function requestAgent(options: RequestOptions = {}, clock?: () => number)
       'createRuntime: requests.tools must be an object of settings by tool name, e.g. { deploy: { approvers: ["alice"] } }.',
     );
   try {
-    return createAgent({
+    return oneCallAgent({
       ...config,
       name: REQUEST_AGENT_NAME,
-      model: oneCallModel(REQUEST_CALL_ID),
+      callId: REQUEST_CALL_ID,
       tools: [requestTools(tools)],
-      maxTurns: 2,
-      oneCallPerRun: true,
       callAsk: askOf,
       ...(clock === undefined ? {} : { clock }),
     });

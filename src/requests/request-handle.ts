@@ -3,9 +3,10 @@
 import { ConfigError } from '../errors.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { RunEvent } from '../run/run-events.js';
+import { nextRunEvent } from './next-run-event.js';
 import { REQUEST_AGENT_NAME } from './request-agent.js';
 import type { Answer } from '../run/question.js';
-import { type RequestState, requestStateOf } from './request-state.js';
+import { type RequestOutcome, type RequestState, requestStateOf } from './request-state.js';
 
 /**
  * A request made with `runtime.requestApproval` (or found again with `runtime.approvalRequest(id)`).
@@ -22,9 +23,11 @@ export interface RequestHandle<A = Answer> {
   status(): Promise<RequestState<A>>;
   /**
    * Resolves once it is decided (or cancelled, or failed), or with its `'pending'` state when `timeoutMs` passes or
-   * `signal` aborts first. A decision recorded in another process is seen within a second.
+   * `signal` aborts first (so without options it resolves with an outcome only). A decision recorded in another
+   * process is seen within a second.
    */
-  wait(options?: WaitOptions): Promise<RequestState<A>>;
+  wait(): Promise<RequestOutcome<A>>;
+  wait(options: WaitOptions): Promise<RequestState<A>>;
   /** Withdraws it: nobody can approve it any longer. A request already decided stays as it was decided. */
   cancel(reason?: string): Promise<RequestState<A>>;
 }
@@ -71,16 +74,16 @@ export function requestHandle<A = Answer>(
   return {
     id,
     status: async () => (await look()).state,
-    async wait({ signal, timeoutMs }: WaitOptions = {}) {
+    wait: (async ({ signal, timeoutMs }: WaitOptions = {}) => {
       const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
       for (let lookMs = FIRST_LOOK_MS; ; lookMs = Math.min(lookMs * 2, MAX_LOOK_MS)) {
         const { snapshot, state } = await look();
         if (state.status !== 'pending') return finish(runs, snapshot, state);
         const left = deadline - Date.now();
         if (signal?.aborted || left <= 0) return state;
-        await nextChange(runs, id, Math.min(lookMs, left), signal);
+        await nextRunEvent(runs, id, Math.min(lookMs, left), signal);
       }
-    },
+    }) as RequestHandle<A>['wait'],
     async cancel(reason = 'cancelled by the caller that asked') {
       const { snapshot, state } = await look();
       if (state.status !== 'pending' || snapshot.status === 'cancelled') return state;
@@ -89,26 +92,22 @@ export function requestHandle<A = Answer>(
   };
 }
 
+/** How long a decided run may stay open before a waiter carries it to its end (its decider usually has by then). */
+const FINISH_AFTER_MS = 5_000;
+
 /**
  * A decided request whose run was recorded without going on (the decision came in mode `'record'`) is carried to its
- * end here, so the run does not stay open; a failure to do so changes nothing the caller was told.
+ * end from here once its decider has had time to do it, so the run does not stay open and two processes do not race
+ * to finish it; a failure to do so changes nothing the caller was told.
  */
 function finish<A>(runs: RequestRuns, snapshot: AgentSnapshot, state: RequestState<A>): RequestState<A> {
-  if (snapshot.status === 'running') void runs.resume(snapshot.runId).catch(() => undefined);
+  if (snapshot.status !== 'running') return state;
+  const later = setTimeout(() => {
+    void runs
+      .get(snapshot.runId)
+      .then((current) => (current.status === 'running' ? runs.resume(current.runId) : current))
+      .catch(() => undefined);
+  }, FINISH_AFTER_MS);
+  later.unref();
   return state;
-}
-
-/** Resolves on this process's next event of `runId`, after `ms`, or when `signal` aborts. */
-function nextChange(runs: RequestRuns, runId: string, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      stop();
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const stop = runs.subscribe((event) => event.runId === runId && done());
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { questionSchema } from './question.js';
 import { toolAnnotationsSchema } from './tool-annotations.js';
+import { DECISION_KINDS } from './decision-kinds.js';
 import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
@@ -66,6 +67,7 @@ export const requestSchema = z.object({
   approvers: z.array(z.string()).optional(),
   approverFunction: z.literal(true).optional(),
   oneCallRun: z.literal(true).optional(),
+  decisions: z.array(z.enum(DECISION_KINDS)).optional(),
   signature: z.string().optional(),
   outcomeUnknown: z.boolean().optional(),
   remindAfterMs: z.number().optional(),

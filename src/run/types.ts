@@ -283,6 +283,11 @@ export interface ApprovalRequest {
   /** True when the run makes no other call (`createAgent({ oneCallPerRun })`): "approve for this run" is not offered. */
   readonly oneCallRun?: true;
   /**
+   * The decisions a person may make, when the tool or its rule names fewer than all (`decisions`): a response asking
+   * for another is refused (`DecisionNotOfferedError`) and no surface offers it. Dismissal is always possible.
+   */
+  readonly decisions?: readonly DecisionKind[];
+  /**
    * HMAC over the run and every other field of the request (call, arguments,
    * display copy, approvers, rule, expiry), when the agent has a decision
    * secret. `v2.`-prefixed; a bare one was made before snapshot format 2.
@@ -369,6 +374,16 @@ export interface ApprovalResponse {
 
 /** How far a decision reaches (`ApprovalResponse.scope`). */
 export type DecisionScope = 'once' | 'run' | 'session' | 'agent';
+
+/**
+ * A decision a person may make on a request (`decisions` on a tool or a policy rule): `'approve'` this call once,
+ * `'edit'` approve it with changed arguments, `'deny'` it, or decide with the scope `'run'`, `'session'` or `'agent'`
+ * (`ApprovalResponse.scope`). Closing a request undecided (a dismissal) is not a decision and is always possible.
+ *
+ * @example
+ * const reviewOnly: readonly DecisionKind[] = ['approve', 'deny']; // no edits, nothing beyond this call
+ */
+export type DecisionKind = 'approve' | 'edit' | 'deny' | 'run' | 'session' | 'agent';
 
 /**
  * Who or what decided: a person (`human`), one who closed the request undecided (`dismissed`), a rule, run memory,

@@ -93,6 +93,7 @@ async function linkTokens(
     approvalId,
     expiresAt: Math.min(clock() + expiresIn, request.expiresAt ?? Number.POSITIVE_INFINITY),
     ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
+    ...(request.decisions === undefined ? {} : { decisions: request.decisions }),
     ...(linkOptions.approvedBy === undefined ? {} : { approvedBy: linkOptions.approvedBy }),
   });
 }
@@ -161,6 +162,7 @@ async function reviewInbox(
       expiresAt: Math.min(claim.expiresAt, item.request.expiresAt ?? Number.POSITIVE_INFINITY),
       approvedBy: claim.reviewer,
       ...(item.sessionId === undefined ? {} : { sessionId: item.sessionId }),
+      ...(item.request.decisions === undefined ? {} : { decisions: item.request.decisions }),
     }),
   }));
   return {

@@ -285,9 +285,9 @@ export interface LinkedRuntime extends Runtime {
   /** Mints and verifies tokens without reading the store (`createApprovalLinks`). */
   readonly links: ApprovalLinkService;
   /**
-   * The one-click tokens of a pending approval (approve, approve for the run, deny), valid until the earlier of
-   * `expiresIn` (default `links.expiresInMs`, 24 h) and the approval's own expiry. Throws `UnknownApprovalError`
-   * when it is no longer pending. Build URLs with `approvalLinkUrl(baseUrl, token)`.
+   * The one-click tokens of a pending approval (approve, approve for the run, deny; each only when the request offers
+   * it), valid until the earlier of `expiresIn` (default `links.expiresInMs`, 24 h) and the approval's own expiry.
+   * Throws `UnknownApprovalError` when it is no longer pending. Build URLs with `approvalLinkUrl(baseUrl, token)`.
    */
   linkTokens(
     runId: string,

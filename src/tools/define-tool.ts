@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { toolAnnotationsSchema } from '../run/tool-annotations.js';
 import { functionSchema } from '../run/function-schema.js';
 import { escalateSchema, remindAfterMsSchema } from '../policy/nudge-plan.js';
-import type { ConnectorStatus, EscalationStep, Message, ToolAnnotations, ToolSpec } from '../run/types.js';
+import type {
+  ConnectorStatus,
+  DecisionKind,
+  EscalationStep,
+  Message,
+  ToolAnnotations,
+  ToolSpec,
+} from '../run/types.js';
+import { decisionsSchema } from '../run/decision-kinds.js';
 import { optionsObject, parseOptions } from '../options.js';
 import { type QuorumOptions, quorumOptionsSchema } from '../policy/quorum.js';
 import type { Approvers } from '../policy/approvers.js';
@@ -83,6 +91,12 @@ export interface ToolDefinition<Input> {
    * takes an `answer` that fits, which reaches `execute` as `input.answer`; no rule or grant answers it.
    */
   readonly question?: Question;
+  /**
+   * The decisions a person may make on its calls (every kind when left out): `'approve'` once, `'edit'` the
+   * arguments, `'deny'`, or decide for the `'run'`, `'session'` or `'agent'`. A matching rule's list can only
+   * tighten it; closing a request undecided stays possible.
+   */
+  readonly decisions?: readonly DecisionKind[];
 }
 
 /** A tool ready for `createAgent`: the definition plus its JSON Schema spec. */
@@ -137,6 +151,7 @@ const definitionSchema = optionsObject({
   escalate: escalateSchema.optional(),
   approvals: quorumOptionsSchema.optional(),
   question: questionSchema.optional(),
+  decisions: decisionsSchema.optional(),
 });
 
 /** A tool of any input type, for lists of tools: `execute` takes its own input, so no narrower type holds them all. */

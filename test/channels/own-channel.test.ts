@@ -44,7 +44,7 @@ describe('a channel of your own on countersign/channels', () => {
       name: 'pager',
       async post(card) {
         const id = `p${pager.asked.length}`;
-        pager.asked.push({ id, text: card.request.description, approve: card.tokens.approve });
+        pager.asked.push({ id, text: card.request.description, approve: card.tokens.approve! });
         return { id };
       },
       async update({ ref, outcome }) {

@@ -9,8 +9,8 @@ function cli(runtime: Runtime, argv: string[], input = '') {
   return runCliCaptured(argv, { runtime, input, env: { COUNTERSIGN_RUNTIME: './runtime.js' } });
 }
 
-async function pausedRuntime(calls = 1) {
-  const counting = countingAgent({ calls });
+async function pausedRuntime(calls = 1, options: Omit<Parameters<typeof countingAgent>[0], 'calls'> = {}) {
+  const counting = countingAgent({ calls, ...options });
   const runtime = createRuntime({ agents: [counting.agent] });
   const paused = await runtime.start(counting.agent.name, { input: 'pay' });
   return { counting, runtime, paused };
@@ -122,6 +122,18 @@ describe('countersign CLI', () => {
     const declined = await runtime.requestInput({ question: 'And green?', answer: z.object({ region: z.string() }) });
     expect((await cli(runtime, ['review', '--by', 'bob'], 'n\n')).out).toContain('declined: ');
     expect(await declined.status()).toMatchObject({ status: 'denied', by: 'bob' });
+  });
+
+  it('review offers a key only for a decision the request offers, and says which ones it offers', async () => {
+    const { counting, runtime, paused } = await pausedRuntime(1, { decisions: ['approve', 'deny'] });
+    const pending = await cli(runtime, ['pending']);
+    expect(pending.out).toContain('decisions offered: approve, deny');
+    const review = await cli(runtime, ['review', '--by', 'bob'], 'e\ns\ny\n');
+    expect(review.out).toContain('y approve once · n deny · d dismiss · v view all · j skip · q quit\n> ');
+    expect(review.out).toContain('e is not a key here; answer y, n, d, v, j or q');
+    expect(review.out).toContain('s is not a key here');
+    expect((await runtime.get(paused.runId)).audit.map((entry) => [entry.scope, entry.by])).toEqual([['once', 'bob']]);
+    expect(counting.executions).toHaveLength(1);
   });
 
   it('review d dismisses the card as `countersign dismiss` does: source dismissed, by the reviewer, the call does not run', async () => {

@@ -13,7 +13,7 @@ function rulesFile(rules: unknown): string {
 }
 
 describe('readRulesFile', () => {
-  it('reads quorum, reminder and escalation fields as a stored rule does', async () => {
+  it('reads quorum, reminder, escalation and decisions fields as a stored rule does', async () => {
     const rules = [
       {
         id: 'payments',
@@ -22,6 +22,7 @@ describe('readRulesFile', () => {
         approvals: { required: 2, from: ['alice', 'bob', 'carol'] },
         remindAfterMs: 600_000,
         escalate: [{ afterMs: 1_800_000, to: ['dana'] }],
+        decisions: ['approve', 'deny'],
       },
       { tool: 'search_*', action: 'allow' },
     ];
@@ -36,6 +37,10 @@ describe('readRulesFile', () => {
     const impossible = rulesFile([{ action: 'ask', approvals: { required: 3, from: ['alice', 'bob'] } }]);
     await expect(readRulesFile(impossible)).rejects.toThrow(
       `--rules ${impossible}: rule 0 approvals names fewer voters in from than required approvals`,
+    );
+    const noDecision = rulesFile([{ action: 'ask', decisions: [] }]);
+    await expect(readRulesFile(noDecision)).rejects.toThrow(
+      new RegExp(`^--rules ${noDecision}: rule 0 decisions is empty, .*; each rule is \\{.*"decisions"\\?`),
     );
     const storeField = rulesFile([{ action: 'ask', agent: 'ops' }]);
     await expect(readRulesFile(storeField)).rejects.toThrow(

@@ -1,28 +1,11 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { runExample } from '../support/example-process.js';
 import { freePort } from '../support/free-port.js';
 
 describe('examples/approval-server.ts (npm run demo)', () => {
   it('serves the app, prints a link whose page changes nothing and whose form approves, and reports the run completed', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/approval-server.ts'], {
-      env: { ...process.env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: string[] = [];
-    const waiters: { match: RegExp; resolve: (line: string) => void }[] = [];
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      for (const waiter of waiters.filter((item) => item.match.test(line))) waiter.resolve(line);
-    });
-    const lineMatching = (match: RegExp) =>
-      new Promise<string>((resolve, reject) => {
-        const seen = lines.find((line) => match.test(line));
-        if (seen) return resolve(seen);
-        waiters.push({ match, resolve });
-        child.once('exit', () => reject(new Error(`the demo exited before printing ${match}: ${lines.join('\n')}`)));
-      });
+    const { child, lines, lineMatching } = runExample('examples/approval-server.ts', { PORT: String(port) });
     try {
       expect(await lineMatching(/^approval app on /)).toBe(
         `approval app on http://127.0.0.1:${port} (insecure demo mode: no authentication)`,

@@ -68,12 +68,22 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       return `wrote ${path}`;
     },
   });
+  /** A tool a person may only deny (or dismiss): its card shows no Approve, and its keys do nothing else. */
+  const refund = defineTool({
+    name: 'refund',
+    description: 'Refund a customer',
+    input: z.object({ cents: z.number().int() }),
+    needsApproval: true,
+    decisions: ['deny'],
+    execute: ({ cents }) => `refunded ${cents}`,
+  });
   const decisionSecret = 'console-browser-decision-secret-0123456789';
   const rules = createMemoryRuleStore({ decisionSecret });
   const agents = [
     createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret }),
     createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
     createAgent({ name: 'steps', model: turnsModel, tools: [deleteFile, writeFile], decisionSecret }),
+    createAgent({ name: 'vetoes', model, tools: [refund], decisionSecret }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
   const start = (agent: string, ...paths: string[]) =>
@@ -178,6 +188,40 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       by: 'alice@example.com',
     });
     expect(deleted).not.toContain('/etc/passwd');
+    await context.close();
+  });
+
+  it('offers only the decisions the tool allows: a deny-only card has no Approve or Edit, Enter and e do nothing there, Escape denies', async () => {
+    const run = await runtime.start('vetoes', { input: JSON.stringify([{ name: 'refund', args: { cents: 500 } }]) });
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const vetoed = card(page, run.runId);
+    await page.locator('p.hint').waitFor();
+    const actions = await vetoed
+      .locator('[data-action]')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-action')));
+    expect(actions).toEqual(['deny', 'dismiss', 'cancel-run']);
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/console/decide')) posted.push(JSON.parse(request.postData() ?? '{}').decision);
+    });
+    // The page's clock moves past the time a card must have been shown before a key counts, without waiting for it.
+    await page.clock.install();
+    await page.clock.fastForward(1000);
+    await vetoed.focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('e');
+    await page.keyboard.press('Escape');
+    await vetoed.getByLabel('Reason').fill('no refunds today');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => vetoed.locator('.state').innerText())
+      .toContain('Denied by alice@example.com: no refunds today');
+    expect(await page.getByRole('dialog', { name: 'Edit arguments' }).count()).toBe(0);
+    expect(posted).toEqual(['deny']);
+    expect((await runtime.get(run.runId)).audit.map((entry) => [entry.decision, entry.by])).toEqual([
+      ['denied', 'alice@example.com'],
+    ]);
     await context.close();
   });
 

@@ -379,4 +379,36 @@ describe('console sessions and cards', () => {
     );
     expect(inSession).toContain('Approve for this session');
   });
+
+  it("offers a button (so a key) only for a decision the request offers, and Approve all or Deny all only when all of the run's offer it", () => {
+    const base = {
+      toolCallId: 'call_1',
+      toolName: 'refund',
+      args: {},
+      argsDigest: 'x',
+      description: 'Refund',
+      requestedAt: 0,
+      warnings: [],
+    };
+    const onceOnly = { ...base, approvalId: 'apr_1', decisions: ['approve', 'deny'] as const };
+    const denyOnly = { ...base, approvalId: 'apr_2', decisions: ['deny'] as const };
+    const actions = (html: string) => [...html.matchAll(/data-action="([^"]+)"/g)].map((match) => match[1]);
+    const card = approvalCard(
+      { runId: 'run_1', agentName: 'billing', sessionId: 'chat-1', request: onceOnly },
+      { csrf: 'c', runPending: [onceOnly, denyOnly] },
+    );
+    expect(actions(card)).toEqual(['approve', 'deny', 'dismiss', 'deny-all', 'cancel-run']);
+    const denying = approvalCard(
+      { runId: 'run_1', agentName: 'billing', request: denyOnly },
+      { csrf: 'c', runPending: [denyOnly] },
+    );
+    expect(actions(denying)).toEqual(['deny', 'dismiss', 'cancel-run']);
+    const runWide = { ...base, approvalId: 'apr_3', decisions: ['approve', 'run', 'edit'] as const };
+    const wider = approvalCard(
+      { runId: 'run_2', agentName: 'billing', sessionId: 'chat-1', request: runWide },
+      { csrf: 'c', runPending: [runWide] },
+    );
+    expect(actions(wider)).toEqual(['approve', 'approve-run', 'dismiss', 'edit', 'cancel-run']);
+    expect(wider).not.toContain('name="reason"');
+  });
 });

@@ -20,6 +20,7 @@ import { createApprovalApp } from 'countersign/http';
 import { webhookSignature } from 'countersign/webhooks';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { batchBody, cancelBody, decisionBody, startRunBody } from '../../src/http/schemas.js';
+import { approvalAskSchema } from '../../src/requests/approval-ask.js';
 import { linkUrls } from '../support/link-urls.js';
 
 const TOKEN = 'fuzz-bearer-token-0123456789abcdef';
@@ -724,6 +725,23 @@ describe('the approval app under hostile input', () => {
         query.map((q) => ({ label: 'start', method: 'POST', target: `/runs${q}` })),
       ),
       weighted(
+        1,
+        query.map((q) => ({ label: 'ask', method: 'POST', target: `/approvals${q}` })),
+      ),
+      // No run of these is a request: reading, waiting for or cancelling one as a request is refused.
+      weighted(
+        1,
+        fc
+          .tuple(runRef, fc.constantFrom('?waitMs=0', '?waitMs=-1', '?waitMs=60001', '?waitMs=abc', '?waitMs=10', ''))
+          .map(([run, q]) => ({ label: 'read-request', method: 'GET', target: `/approvals/${run}${q}` })),
+      ),
+      weighted(
+        1,
+        fc
+          .tuple(runRef, query)
+          .map(([run, q]) => ({ label: 'cancel-request', method: 'POST', target: `/approvals/${run}/cancel${q}` })),
+      ),
+      weighted(
         2,
         fc
           .tuple(fc.constantFrom('GET', 'HEAD'), runRef, query)
@@ -884,6 +902,8 @@ describe('the approval app under hostile input', () => {
     const parsed = parseJson(text);
     if (!parsed.ok) return 'refused';
     const value = parsed.value;
+    if (segments.length === 1 && first === 'approvals')
+      return approvalAskSchema.safeParse(value).success ? 'skip' : 'refused';
     if (segments.length === 1 && first === 'runs') {
       const start = startRunBody.safeParse(value);
       return start.success && seeded.agentNames.includes(start.data.agent) ? 'skip' : 'refused';

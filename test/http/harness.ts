@@ -7,8 +7,10 @@ import {
   createMemoryStore,
   createRuntime,
   defineTool,
+  type DecisionKind,
   type Message,
   type QuorumOptions,
+  type RequestOptions,
   type ResumeQueue,
   type RunEvent,
   type LinkedRuntime,
@@ -45,12 +47,16 @@ export interface HarnessOptions {
   readonly approvers?: readonly string[];
   /** The tool needs several approvals (`defineTool`'s `approvals`). */
   readonly approvals?: QuorumOptions;
+  /** The decisions a person may make on the tool's calls (`defineTool`'s `decisions`). */
+  readonly decisions?: readonly DecisionKind[];
   readonly decisionSecret?: string;
   readonly approvalTtlMs?: number;
   readonly clock?: () => number;
   readonly agentName?: string;
   /** The model streams its turns (`createScriptedModel(script, { stream: true })`). */
   readonly stream?: boolean;
+  /** The runtime's request policy (`createRuntime({ requests })`), for `POST /approvals`. */
+  readonly requests?: RequestOptions;
 }
 
 /** The model asks to delete the path of the user's message once per user message, then says it is done. */
@@ -74,6 +80,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     needsApproval: true,
     ...(options.approvers ? { approvers: [...options.approvers] } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.decisions ? { decisions: options.decisions } : {}),
     execute: async (input) => {
       await gate;
       executed.push(input.path);
@@ -95,6 +102,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     links: { secret: LINK_SECRET },
     ...(options.queue ? { queue: options.queue } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.requests ? { requests: options.requests } : {}),
     onError: (error) => errors.push(error),
   });
   const app = createApprovalApp(runtime, {

@@ -28,7 +28,7 @@ describe('reviewer inbox', () => {
     const run = await h.runtime.start('files', { input: '/tmp/one', sessionId: 'chat-7' });
     const tokens = await h.runtime.linkTokens(run.runId, run.pendingApprovals[0]!.approvalId);
     expect(tokens.wider).toBe('session');
-    expect((await h.runtime.inspectLink(tokens.approveForRun)).claim).toMatchObject({
+    expect((await h.runtime.inspectLink(tokens.approveForRun!)).claim).toMatchObject({
       decision: 'approve',
       scope: 'session',
     });
@@ -56,7 +56,7 @@ describe('reviewer inbox', () => {
     const alone = await h.runtime.start('files', { input: '/tmp/two' });
     const plain = await h.runtime.linkTokens(alone.runId, alone.pendingApprovals[0]!.approvalId);
     expect(plain.wider).toBe('run');
-    expect((await h.runtime.inspectLink(plain.approveForRun)).claim.scope).toBe('run');
+    expect((await h.runtime.inspectLink(plain.approveForRun!)).claim.scope).toBe('run');
     expect(await (await h.app.request(`/links/${plain.approveForRun}`)).text()).toContain(
       '>Approve for this run</button>',
     );

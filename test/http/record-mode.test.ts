@@ -113,7 +113,7 @@ describe("resumeMode: 'record'", () => {
     const other = await startPaused(h, '/tmp/y');
     const chat = await front.linkTokens(other.runId, other.approvalId);
     const reply = await answerClick(front, {
-      token: chat.approve,
+      token: chat.approve!,
       clicker: 'pager:dave',
       channel: 'Pager',
       markup: plainMarkup,

@@ -526,6 +526,8 @@ describe('GET /openapi.json and /healthz', () => {
       [
         '/agents/{agent}/tools',
         '/approvals',
+        '/approvals/{requestId}',
+        '/approvals/{requestId}/cancel',
         '/connectors',
         '/rules',
         '/rules/{ruleId}',
@@ -546,6 +548,7 @@ describe('GET /openapi.json and /healthz', () => {
     const decision = doc['components'].schemas.Decision;
     expect(decision).toMatchObject({ type: 'object', additionalProperties: false, required: ['approved'] });
     expect(Object.keys(decision.properties).sort()).toEqual([
+      'answer',
       'approvalId',
       'approved',
       'approvedBy',

@@ -20,7 +20,8 @@ function importWithoutPeers(specifier: string, allowedPeer = ''): string {
 
 describe('optional peer dependencies', () => {
   // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis,
-  // nodemailer, ai, @ai-sdk/* or @modelcontextprotocol/sdk (countersign/ai-sdk takes only types from the AI SDK).
+  // nodemailer, ai, @ai-sdk/*, @modelcontextprotocol/sdk or @anthropic-ai/claude-agent-sdk (countersign/ai-sdk and
+  // countersign/claude-agent-sdk take only types from their SDKs).
   const subpaths = [
     'countersign',
     'countersign/channels',
@@ -32,6 +33,7 @@ describe('optional peer dependencies', () => {
     'countersign/openai',
     'countersign/anthropic',
     'countersign/ai-sdk',
+    'countersign/claude-agent-sdk',
   ];
   it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer, the AI SDK or the MCP SDK", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
@@ -52,6 +54,9 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('@ai-sdk/provider')).toContain('optional peer dependency loaded: @ai-sdk/provider');
     expect(importWithoutPeers('@modelcontextprotocol/sdk/client/index.js')).toContain(
       'optional peer dependency loaded: @modelcontextprotocol/sdk',
+    );
+    expect(importWithoutPeers('@anthropic-ai/claude-agent-sdk')).toContain(
+      'optional peer dependency loaded: @anthropic-ai/claude-agent-sdk',
     );
   });
 });

@@ -20,6 +20,12 @@ const refused = [
   ['the loop importing the HTTP app', 'src/loop/probe.ts', '../http/serve.js'],
   ['policy importing a channel', 'src/policy/probe.ts', '../channels/slack/index.js'],
   ['the kit importing the Redis store', 'src/kit/probe.ts', '../stores/redis/index.js'],
+  [
+    'the Claude Agent SDK adapter reaching into the requests',
+    'src/claude-code/probe.ts',
+    '../requests/request-handle.js',
+  ],
+  ['the runtime importing the Claude Agent SDK adapter', 'src/runtime/probe-claude.ts', '../claude-code/index.js'],
   ['the MCP gateway reaching into the request agent', 'src/mcp/probe.ts', '../requests/one-call-model.js'],
   ['the request agent importing the HTTP app', 'src/requests/probe.ts', '../http/index.js'],
 ] as const;
@@ -30,6 +36,7 @@ const allowed = [
   ['a channel using the channels core', 'src/channels/email/probe.ts', '../channel-options.js'],
   ['the HTTP app using its own files', 'src/http/routes/probe.ts', '../link-pages.js'],
   ['the runtime using the memory stores', 'src/runtime/probe.ts', '../stores/memory/memory-store.js'],
+  ['the Claude Agent SDK adapter using the kit', 'src/claude-code/kit-probe.ts', '../kit/index.js'],
 ] as const;
 
 let tree: string;

@@ -163,11 +163,11 @@ describe.skipIf(!url)('once-store claims whose reply was lost are the caller’s
     // The first use recorded its decision and died before spending the link.
     await runtime.respond(run.runId, { approvalId, approved: true, approvedBy: 'link:approve' }, { mode: 'record' });
     const lost = redis.proxy.dropReplyTo('link:');
-    const result = await runtime.respondWithLink(tokens.approve, { mode: 'record' });
+    const result = await runtime.respondWithLink(tokens.approve!, { mode: 'record' });
     await lost;
     expect(result).toMatchObject({ runId: run.runId, approvalId, duplicate: true });
     // Spent now: a further use that decides nothing is refused.
-    await expect(runtime.respondWithLink(tokens.approve, { mode: 'record' })).rejects.toMatchObject({
+    await expect(runtime.respondWithLink(tokens.approve!, { mode: 'record' })).rejects.toMatchObject({
       code: 'invalid_link_token',
     });
   });

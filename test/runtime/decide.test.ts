@@ -150,12 +150,12 @@ describe('runtime.decide', () => {
     const runtime = createRuntime({ agents: [counting.agent], links: { secret: LINK_SECRET } });
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const tokens = await runtime.linkTokens(paused.runId, paused.pendingApprovals[0]!.approvalId);
-    const decided = await runtime.decideWithLink(tokens.approve, { mode: 'record', approvedBy: 'slack:U1' });
+    const decided = await runtime.decideWithLink(tokens.approve!, { mode: 'record', approvedBy: 'slack:U1' });
     expect(decided).toMatchObject({ outcome: 'continuing', where: 'elsewhere', runId: paused.runId, duplicate: false });
-    await expect(runtime.decideWithLink(tokens.approve)).rejects.toThrow(/already used/);
+    await expect(runtime.decideWithLink(tokens.approve!)).rejects.toThrow(/already used/);
     const next = await runtime.start(counting.agent.name, { input: 'pay' });
     const inline = await runtime.decideWithLink(
-      (await runtime.linkTokens(next.runId, next.pendingApprovals[0]!.approvalId)).approve,
+      (await runtime.linkTokens(next.runId, next.pendingApprovals[0]!.approvalId)).approve!,
       { waitMs: 10_000 },
     );
     expect(inline).toMatchObject({ outcome: 'current', status: 'completed', runId: next.runId, duplicate: false });

@@ -65,11 +65,11 @@ describe('respondWithLink approvedBy', () => {
     const paused = await runtime.start(counting.agent.name, { input: 'pay' });
     const [first, second] = paused.pendingApprovals;
     const forRun = await runtime.linkTokens(paused.runId, first!.approvalId, { approvedBy: 'alice@example.com' });
-    expect((await runtime.inspectLink(forRun.approveForRun)).claim).toMatchObject({
+    expect((await runtime.inspectLink(forRun.approveForRun!)).claim).toMatchObject({
       decision: 'approve',
       scope: 'run',
     });
-    const approved = await runtime.respondWithLink(forRun.approveForRun, { mode: 'record' });
+    const approved = await runtime.respondWithLink(forRun.approveForRun!, { mode: 'record' });
     // scope 'run' covers the sibling call of the same tool: nothing is left to ask.
     expect(approved.snapshot.audit.map((entry) => [entry.approvalId, entry.source, entry.scope, entry.by])).toEqual([
       [first!.approvalId, 'human', 'run', 'alice@example.com'],
@@ -81,10 +81,10 @@ describe('respondWithLink approvedBy', () => {
     const denying = createRuntime({ agents: [other.agent], links: { secret } });
     const waiting = await denying.start(other.agent.name, { input: 'pay' });
     const tokens = await denying.linkTokens(waiting.runId, waiting.pendingApprovals[0]!.approvalId);
-    await expect(denying.respondWithLink(tokens.deny, { reason: '' })).rejects.toMatchObject({
+    await expect(denying.respondWithLink(tokens.deny!, { reason: '' })).rejects.toMatchObject({
       code: 'invalid_config',
     });
-    const denied = await denying.respondWithLink(tokens.deny, {
+    const denied = await denying.respondWithLink(tokens.deny!, {
       mode: 'record',
       approvedBy: 'slack:U1',
       reason: 'wrong account',

@@ -10,6 +10,7 @@ import {
   createMemoryStore,
   createRuntime,
   defineTool,
+  type DecisionKind,
   type LinkedRuntime,
   type Notifier,
   type QuorumOptions,
@@ -97,6 +98,7 @@ function world(
     readonly claims?: boolean;
     readonly approvals?: QuorumOptions;
     readonly oneCallPerRun?: boolean;
+    readonly decisions?: readonly DecisionKind[];
   } = {},
 ): World {
   const executed: string[] = [];
@@ -107,6 +109,7 @@ function world(
     needsApproval: true,
     ...(options.approvers ? { approvers: options.approvers } : {}),
     ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.decisions ? { decisions: options.decisions } : {}),
     ...(options.claims ? CLAIMS : {}),
     approvalPrompt: () => HOSTILE_TEXT,
     execute: async ({ target }) => {
@@ -368,6 +371,50 @@ export function channelContract(harness: ChannelHarness): void {
       await quorum.notifier.publish(voted.events);
       await quorum.notifier.flush();
       expect(quorum.buttons!(0).some((label) => /for this (run|session)/.test(label))).toBe(false);
+    });
+
+    it("offers a button only for a decision the tool allows (its decisions), falls back to the run's wider approval when the session's is not offered, and says so when no decision fits a button", async () => {
+      const w = world({ decisions: ['approve', 'deny'] });
+      const fixture = await setup(w.runtime);
+      if (!fixture.click || !fixture.buttons || !fixture.decider) return expect(harness.name).toBe('webhooks');
+      await w.runtime.start('ops', { input: 'go', sessionId: 'chat-4' });
+      await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events.splice(0));
+      await fixture.notifier.flush();
+      for (const index of [0, 1]) {
+        const labels = fixture.buttons(index);
+        expect(labels.filter((label) => /Approve|Deny/.test(label))).toHaveLength(2);
+        expect(labels.some((label) => /for this (run|session)/.test(label))).toBe(false);
+      }
+
+      const approveOnly = world({ decisions: ['approve'] });
+      const second = await setup(approveOnly.runtime);
+      const run = await approveOnly.runtime.start('ops', { input: 'go' });
+      await second.notifier.publish(approveOnly.events.splice(0));
+      await second.notifier.flush();
+      expect(second.buttons!(0).some((label) => /Deny/.test(label))).toBe(false);
+      expect(await second.click!(0, 'approve', 'U1')).toMatch(/Approved by .*: .*deploy.*, run is completed\./s);
+      expect((await approveOnly.runtime.get(run.runId)).audit[0]!.scope).toBe('once');
+
+      const runWide = world({ decisions: ['approve', 'run', 'deny'] });
+      const third = await setup(runWide.runtime);
+      const inSession = await runWide.runtime.start('ops', { input: 'go', sessionId: 'chat-5' });
+      await third.notifier.publish(runWide.events.splice(0));
+      await third.notifier.flush();
+      expect(third.buttons!(0).some((label) => label.includes('Approve for this run'))).toBe(true);
+      expect(third.buttons!(0).some((label) => label.includes('for this session'))).toBe(false);
+      await third.click!(0, 'wider', 'U2');
+      expect((await runWide.runtime.get(inSession.runId)).audit[0]!.scope).toBe('run');
+
+      const editOnly = world({ decisions: ['edit'] });
+      const fourth = await setup(editOnly.runtime);
+      await editOnly.runtime.start('ops', { input: 'go' });
+      await fourth.notifier.publish(editOnly.events.splice(0));
+      await fourth.notifier.flush();
+      expect(fourth.buttons!(0)).toEqual([]);
+      expect(fourth.deliveries()[0]!.visible).toContain(
+        'No decision this request offers can be made with a button here',
+      );
     });
 
     it('offers no "Approve for this run" on a run that makes one call (an MCP gateway\'s), and still "for this session" on one with a session', async () => {

@@ -205,7 +205,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/messages')
+      // The path as the API routes it: Claude Code adds ?beta=true.
+      if (request.method !== 'POST' || new URL(request.url ?? '/', 'http://localhost').pathname !== '/v1/messages')
         return send(response, apiError(404, 'not_found_error', `Not found: ${request.url}`));
       const json = JSON.parse(body) as AnthropicRequest['json'];
       requests.push({ headers: request.headers, body, json });

@@ -13,9 +13,9 @@ export async function linkUrls(
 ) {
   const tokens = await runtime.linkTokens(runId, approvalId, options);
   return {
-    approve: approvalLinkUrl(baseUrl, tokens.approve),
-    approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun),
-    deny: approvalLinkUrl(baseUrl, tokens.deny),
+    approve: approvalLinkUrl(baseUrl, tokens.approve!),
+    approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun!),
+    deny: approvalLinkUrl(baseUrl, tokens.deny!),
     expiresAt: tokens.expiresAt,
   };
 }

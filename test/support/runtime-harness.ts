@@ -1,6 +1,13 @@
 // Agents for runtime tests: a gated tool whose executions are counted, driven by a scripted model.
 import { z } from 'zod';
-import { defineTool, type Agent, type Notifier, type QuorumOptions, type RunEvent } from 'countersign';
+import {
+  defineTool,
+  type Agent,
+  type DecisionKind,
+  type Notifier,
+  type QuorumOptions,
+  type RunEvent,
+} from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { testAgent } from './test-kit.js';
 
@@ -25,6 +32,8 @@ export interface CountingAgentOptions {
   /** Several people must approve each call. */
   readonly approvals?: QuorumOptions;
   readonly decisionSecret?: string;
+  /** The decisions a person may make on its calls. */
+  readonly decisions?: readonly DecisionKind[];
 }
 
 /** An agent whose model asks for `calls` `send_payment` calls, then answers `paid` once results are in. */
@@ -36,6 +45,7 @@ export function countingAgent(options: CountingAgentOptions = {}): CountingAgent
     input: z.object({ to: z.string(), cents: z.number().int() }),
     ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
     ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+    ...(options.decisions === undefined ? {} : { decisions: options.decisions }),
     execute: async ({ to }, ctx) => {
       await options.during?.(ctx.idempotencyKey);
       executions.push(ctx.idempotencyKey);

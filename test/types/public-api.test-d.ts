@@ -12,6 +12,7 @@ import {
   type AgentSnapshot,
   type ApprovalLinkTokens,
   type ApprovalResponse,
+  type DecisionKind,
   type DecisionScope,
   type GrantBounds,
   type LinkedRuntime,
@@ -106,6 +107,22 @@ describe('defineTool infers its input from the zod schema', () => {
       approvalPrompt: (input) => input.nope,
       execute: () => 1,
     });
+  });
+});
+
+describe('decisions', () => {
+  it('takes the six kinds on a tool and a rule, refuses others, and leaves a token out for a kind not offered', () => {
+    expectTypeOf<DecisionKind>().toEqualTypeOf<'approve' | 'edit' | 'deny' | 'run' | 'session' | 'agent'>();
+    defineTool({ name: 'a', description: 'd', input: z.object({}), decisions: ['approve', 'deny'], execute: () => 1 });
+    // @ts-expect-error 'maybe' is no decision kind
+    defineTool({ name: 'b', description: 'd', input: z.object({}), decisions: ['maybe'], execute: () => 1 });
+    createAgent({
+      name: 'ops',
+      model: createScriptedModel([]),
+      tools: [],
+      policy: { rules: [{ tool: 'b', action: 'ask', decisions: ['approve'] }] },
+    });
+    expectTypeOf<ApprovalLinkTokens['approveForRun']>().toEqualTypeOf<string | undefined>();
   });
 });
 

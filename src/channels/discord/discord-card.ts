@@ -3,7 +3,15 @@
 // the message's content and remove the buttons; the embed stays, so the card still shows what was asked.
 import type { ButtonIds } from '../button-ids.js';
 import type { ApprovalCard } from '../channel-notifier.js';
-import { argsJson, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
+import {
+  argsJson,
+  fitEscaped,
+  cardHead,
+  cardWarnings,
+  decisionButtons,
+  type DecisionButton,
+  NO_BUTTONS_TEXT,
+} from '../../kit/index.js';
 import { discordMarkup, fenceSafe } from './discord-markup.js';
 import { fitsModal, questionLines } from './discord-question.js';
 
@@ -16,6 +24,9 @@ export const CUSTOM_ID_PREFIX = 'cs:';
 /** No mention in a message of ours notifies anyone, whatever the text says. */
 export const NO_MENTIONS = { parse: [] } as const;
 
+/** Each decision's button style (success, primary, danger); Deny asks why in a modal, hence its ellipsis. */
+const STYLE: Readonly<Record<DecisionButton['which'], number>> = { approve: 3, approveForRun: 1, deny: 4 };
+
 /** The body of POST /channels/{id}/messages for `card` (`pageUrl`: a question's page, for a form no modal holds). */
 export function discordCard(card: ApprovalCard, ids: ButtonIds, pageUrl?: string): Record<string, unknown> {
   const { request, agentName, runId, tokens } = card;
@@ -27,24 +38,21 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds, pageUrl?: string
     DESCRIPTION_LIMIT - above.length - '\n```json\n'.length,
     '\n```',
   );
-  const button = (style: number, label: string, id: string) => ({
-    type: 2,
-    style,
-    label,
-    custom_id: `${CUSTOM_ID_PREFIX}${id}`,
-  });
-  const wider = widerOffer(request, tokens);
+  // Only the decisions the request offers (a vote on a quorum request is once, a one-call run has nothing more to approve).
   const { question } = request;
-  // A question lists its fields instead of the arguments, and is answered (a modal, or its page) or declined.
-  const body = question === undefined ? `\`\`\`json\n${args}` : questionLines(question, pageUrl);
-  const answer =
-    question === undefined
+  const buttons = decisionButtons(request, tokens).flatMap((button): Record<string, unknown>[] => {
+    const id = ids[button.which];
+    // A question's Answer opens its modal; a form no modal holds is answered on its page, or in the console.
+    if (question !== undefined && button.which === 'approve' && !fitsModal(question))
+      return pageUrl === undefined ? [] : [{ type: 2, style: 5, label: 'Answer on its page', url: pageUrl }];
+    const label = button.which === 'deny' ? `${button.label}…` : button.label;
+    return id === undefined
       ? []
-      : fitsModal(question)
-        ? [button(3, 'Answer', ids.approve)]
-        : pageUrl === undefined
-          ? []
-          : [{ type: 2, style: 5, label: 'Answer on its page', url: pageUrl }];
+      : [{ type: 2, style: STYLE[button.which], label, custom_id: `${CUSTOM_ID_PREFIX}${id}` }];
+  });
+  const until = `buttons work once, until ${new Date(tokens.expiresAt).toISOString()}`;
+  // A question lists its fields instead of the arguments.
+  const body = question === undefined ? `\`\`\`json\n${args}` : questionLines(question, pageUrl);
   return {
     embeds: [
       {
@@ -52,24 +60,12 @@ export function discordCard(card: ApprovalCard, ids: ButtonIds, pageUrl?: string
         description: `${above}\n${body}`,
         color: 0xf0b232,
         footer: {
-          text: `Run ${runId} · approval ${request.approvalId} · buttons work once, until ${new Date(tokens.expiresAt).toISOString()}`,
+          text: `Run ${runId} · approval ${request.approvalId} · ${buttons.length === 0 ? NO_BUTTONS_TEXT : until}`,
         },
       },
     ],
-    // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
-    components: [
-      {
-        type: 1,
-        components:
-          question === undefined
-            ? [
-                button(3, 'Approve', ids.approve),
-                ...(wider === undefined ? [] : [button(1, wider, ids.approveForRun)]),
-                button(4, 'Deny…', ids.deny),
-              ]
-            : [...answer, button(4, 'Decline…', ids.deny)],
-      },
-    ],
+    // Discord refuses an action row without components.
+    components: buttons.length === 0 ? [] : [{ type: 1, components: buttons }],
     allowed_mentions: NO_MENTIONS,
   };
 }

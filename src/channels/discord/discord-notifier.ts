@@ -109,7 +109,10 @@ export function createDiscordNotifier(options: DiscordNotifierOptions): ChannelN
         const channelId =
           fromDiscord !== undefined && SNOWFLAKE_PATTERN.test(fromDiscord) ? fromDiscord : options.channelId;
         const ids = await storeButtonIds(runtime.once, 'discord', card.tokens, clock());
-        const page = options.baseUrl === undefined ? undefined : approvalLinkUrl(options.baseUrl, card.tokens.approve);
+        const page =
+          options.baseUrl === undefined || card.tokens.approve === undefined
+            ? undefined
+            : approvalLinkUrl(options.baseUrl, card.tokens.approve);
         const message = (await call('POST', `/channels/${channelId}/messages`, discordCard(card, ids, page))) as
           | { id?: unknown }
           | undefined;

@@ -11,7 +11,7 @@ import {
   votesLine,
   nudgeLine,
   outcomeLine,
-  widerOffer,
+  NO_BUTTONS_TEXT,
   type CardOutcome,
   escapeHtml,
   fieldHint,
@@ -25,11 +25,10 @@ export interface MailBody {
   readonly html: string;
 }
 
-/** The pages behind a mail's three links (`approvalLinkUrl`). */
-export interface DecisionUrls {
-  readonly approve: string;
-  readonly approveForRun: string;
-  readonly deny: string;
+/** One decision link of a mail: its label (`decisionButtons`) and the page behind it (`approvalLinkUrl`). */
+export interface DecisionLink {
+  readonly label: string;
+  readonly url: string;
 }
 
 /** How one part writes: the shared Markup, and the few blocks a mail is made of. */
@@ -67,9 +66,9 @@ const htmlFormat: MailFormat = {
 /** The most of the arguments' JSON a mail shows. */
 const ARGS_LIMIT = 20_000;
 
-function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): string[] {
+function approvalBlocks(card: ApprovalCard, links: readonly DecisionLink[], f: MailFormat): string[] {
   const { request } = card;
-  if (request.question !== undefined) return questionBlocks(card, request.question, urls, f);
+  if (request.question !== undefined) return questionBlocks(card, request.question, links, f);
   const blocks = [
     f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`),
     f.paragraph(f.escape(request.description)),
@@ -94,25 +93,30 @@ function approvalBlocks(card: ApprovalCard, urls: DecisionUrls, f: MailFormat): 
     );
   }
   blocks.push(f.paragraph('Arguments:'), f.preformatted(fitEscaped(f.escape(argsJson(request.args)), ARGS_LIMIT)));
-  // A vote on a quorum request is once: no run-wide approval to offer.
-  const wider = widerOffer(request, card.tokens);
-  const forRun = wider === undefined ? [] : [f.link(wider, urls.approveForRun)];
-  blocks.push(f.list([f.link('Approve', urls.approve), ...forRun, f.link('Deny', urls.deny)]));
+  if (links.length > 0) blocks.push(f.list(links.map((link) => f.link(link.label, link.url))));
+  const where = `Run ${f.code(f.escape(card.runId))}, approval ${f.code(f.escape(request.approvalId))}.`;
   blocks.push(
     f.paragraph(
-      `Each link opens a page where you confirm; they work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ` +
-        `Run ${f.code(f.escape(card.runId))}, approval ${f.code(f.escape(request.approvalId))}.`,
+      links.length === 0
+        ? `${f.escape(NO_BUTTONS_TEXT)} ${where}`
+        : `Each link opens a page where you confirm; they work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ${where}`,
     ),
   );
   return blocks;
 }
 
 /**
- * A question's mail: the question, its fields and what each takes, and two links: Answer opens the page with its form
- * (the answer is given there, never by a click in the mail), Decline a page that confirms.
+ * A question's mail: the question, its fields and what each takes, and its links (`decisionButtons`): Answer opens
+ * the page with its form (the answer is given there, never by a click in the mail), Decline a page that confirms.
  */
-function questionBlocks(card: ApprovalCard, question: Question, urls: DecisionUrls, f: MailFormat): string[] {
+function questionBlocks(
+  card: ApprovalCard,
+  question: Question,
+  links: readonly DecisionLink[],
+  f: MailFormat,
+): string[] {
   const { request } = card;
+  const where = `Run ${f.code(f.escape(card.runId))}, question ${f.code(f.escape(request.approvalId))}.`;
   return [
     ...(card.nudge === undefined ? [] : [f.paragraph(nudgeLine(card.nudge, f))]),
     f.paragraph(`${f.strong(f.escape(card.agentName))} asks you a question:`),
@@ -120,19 +124,20 @@ function questionBlocks(card: ApprovalCard, question: Question, urls: DecisionUr
     ...(request.reason ? [f.paragraph(`Why you are asked: ${f.escape(request.reason)}`)] : []),
     f.paragraph('The answer has these fields:'),
     f.list(question.fields.map((field) => `${f.strong(f.escape(field.title))}: ${f.escape(fieldHint(field))}`)),
-    f.list([f.link('Answer', urls.approve), f.link('Decline', urls.deny)]),
+    ...(links.length === 0 ? [] : [f.list(links.map((link) => f.link(link.label, link.url)))]),
     f.paragraph(
-      `Answer opens a page with the form; Decline a page where you confirm. They work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ` +
-        `Run ${f.code(f.escape(card.runId))}, question ${f.code(f.escape(request.approvalId))}.`,
+      links.length === 0
+        ? `${f.escape(NO_BUTTONS_TEXT)} ${where}`
+        : `Answer opens a page with the form; Decline a page where you confirm. They work once, until ${new Date(card.tokens.expiresAt).toISOString()}. ${where}`,
     ),
   ];
 }
 
-/** The mail asking for a decision: what will run, and the three links. */
-export function approvalMail(card: ApprovalCard, urls: DecisionUrls): MailBody {
+/** The mail asking for a decision: what will run, and a link for each decision it offers. */
+export function approvalMail(card: ApprovalCard, links: readonly DecisionLink[]): MailBody {
   return {
-    text: plainFormat.document(approvalBlocks(card, urls, plainFormat)),
-    html: htmlFormat.document(approvalBlocks(card, urls, htmlFormat)),
+    text: plainFormat.document(approvalBlocks(card, links, plainFormat)),
+    html: htmlFormat.document(approvalBlocks(card, links, htmlFormat)),
   };
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
 import { approvalLinkUrl } from '../../index.js';
-import { DeliveryError, functionSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import { decisionButtons, DeliveryError, functionSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import { approvalMail, outcomeMail } from './email-content.js';
 import { approvalSubject, stableMessageId } from './email-headers.js';
@@ -179,13 +179,14 @@ export function createEmailNotifier(options: EmailNotifierOptions): ChannelNotif
             expiresAt: card.tokens.expiresAt,
             approvedBy: recipient,
             ...(card.sessionId === undefined ? {} : { sessionId: card.sessionId }),
+            ...(request.decisions === undefined ? {} : { decisions: request.decisions }),
           });
-          const urls = {
-            approve: approvalLinkUrl(baseUrl, tokens.approve),
-            approveForRun: approvalLinkUrl(baseUrl, tokens.approveForRun),
-            deny: approvalLinkUrl(baseUrl, tokens.deny),
-          };
-          await send({ from, to: recipient, subject, ...approvalMail(card, urls), messageId: messageIds[recipient]! });
+          // Only the decisions the request offers (a vote on a quorum request is once: no wider approval).
+          const links = decisionButtons(request, tokens).map((button) => ({
+            label: button.label,
+            url: approvalLinkUrl(baseUrl, button.token),
+          }));
+          await send({ from, to: recipient, subject, ...approvalMail(card, links), messageId: messageIds[recipient]! });
         },
         retryable,
       );

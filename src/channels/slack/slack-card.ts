@@ -1,9 +1,19 @@
 // The Block Kit messages of a Slack approval: the card that asks (what the call is, its redacted arguments, its
-// warnings, when the buttons stop working, and three buttons carrying one-click tokens), and the card once it is no
-// longer a question (its summary kept, the buttons gone, how it ended).
+// warnings, when the buttons stop working, and a button carrying a one-click token for each decision it offers), and
+// the card once it is no longer a question (its summary kept, the buttons gone, how it ended).
 import type { ApprovalCard } from '../channel-notifier.js';
 import type { Question } from '../../index.js';
-import { argsJson, escapeMarkup, fieldHint, fitEscaped, cardHead, cardWarnings, widerOffer } from '../../kit/index.js';
+import {
+  argsJson,
+  escapeMarkup,
+  fieldHint,
+  fitEscaped,
+  cardHead,
+  cardWarnings,
+  decisionButtons,
+  type DecisionButton,
+  NO_BUTTONS_TEXT,
+} from '../../kit/index.js';
 import { ConfigError } from '../../errors.js';
 import { mrkdwn, plain, SECTION_LIMIT, slackEscape, slackMarkup } from './slack-markup.js';
 
@@ -32,6 +42,13 @@ export const DECISION_BLOCK_IDS = {
 
 /** Slack's limit on a button's value. */
 const BUTTON_VALUE_LIMIT = 2000;
+
+/** How each decision's button looks. */
+const BUTTON_STYLE: Readonly<Record<DecisionButton['which'], { readonly style?: string }>> = {
+  approve: { style: 'primary' },
+  approveForRun: {},
+  deny: { style: 'danger' },
+};
 /** How much of the summary a card keeps (in the OnceStore) to show again once it is answered. */
 const KEPT_SUMMARY = 1000;
 
@@ -51,13 +68,14 @@ export function approvalCard(
   updatedInPlace: boolean,
 ): { readonly message: SlackMessage; readonly summary: string } {
   const { request, tokens, runId } = card;
-  if ([tokens.approve, tokens.approveForRun, tokens.deny].some((token) => token.length > BUTTON_VALUE_LIMIT)) {
+  // Only the decisions the request offers (a vote on a quorum request is once, a one-call run has nothing more to approve).
+  const buttons = decisionButtons(request, tokens);
+  if (buttons.some((button) => button.token.length > BUTTON_VALUE_LIMIT)) {
     throw new ConfigError(
       `createSlackNotifier: the tokens of approval ${request.approvalId} are longer than the ${BUTTON_VALUE_LIMIT} characters a Slack button carries; use shorter run and approval ids.`,
     );
   }
   const summary = cardHead(request, card.agentName, slackMarkup, SECTION_LIMIT, card.nudge);
-  const wider = widerOffer(request, tokens);
   // A backtick in a JSON string would close the code block; \u0060 is the same JSON value.
   const args = escapeMarkup(argsJson(request.args)).replace(/`/g, '\\u0060');
   const blocks: Record<string, unknown>[] = [
@@ -74,39 +92,33 @@ export function approvalCard(
     elements: [
       mrkdwn(
         fitEscaped(
-          `Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · buttons work once, until ${until}`,
+          `Run \`${slackEscape(runId)}\` · approval \`${slackEscape(request.approvalId)}\` · ` +
+            (buttons.length === 0 ? slackEscape(NO_BUTTONS_TEXT) : `buttons work once, until ${until}`),
           SECTION_LIMIT,
         ),
       ),
     ],
   });
-  blocks.push({
-    type: 'actions',
-    block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
-    elements: [
-      {
+  // Slack refuses an actions block without elements.
+  if (buttons.length > 0)
+    blocks.push({
+      type: 'actions',
+      block_id: updatedInPlace ? DECISION_BLOCK_IDS.updated : DECISION_BLOCK_IDS.replaced,
+      elements: buttons.map((button) => ({
         type: 'button',
-        action_id: SLACK_ACTION_IDS.approve,
-        text: plain('Approve'),
-        style: 'primary',
-        value: tokens.approve,
-      },
-      // A vote on a quorum request is once, and a one-call run has nothing more to approve: widerOffer leaves them out.
-      ...(wider === undefined
-        ? []
-        : [
-            {
-              type: 'button',
-              action_id: SLACK_ACTION_IDS.approveForRun,
-              text: plain(wider),
-              value: tokens.approveForRun,
-            },
-          ]),
-      { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Deny'), style: 'danger', value: tokens.deny },
-    ],
-  });
-  // A question shows its fields instead of the arguments, and is answered (a modal) or declined.
-  if (request.question !== undefined) asQuestion(blocks, request.question, tokens);
+        // A question's Answer opens its form in a modal; its Decline denies as Deny does.
+        action_id:
+          request.question !== undefined && button.which === 'approve'
+            ? SLACK_ACTION_IDS.answer
+            : SLACK_ACTION_IDS[button.which],
+        text: plain(button.label),
+        ...BUTTON_STYLE[button.which],
+        value: button.token,
+      })),
+    });
+  // A question lists its fields instead of the arguments.
+  if (request.question !== undefined)
+    blocks.splice(2, 1, { type: 'section', text: mrkdwn(questionSummary(request.question)) });
   const text = fitEscaped(
     `Approval needed: ${slackEscape(request.toolName)}: ${slackEscape(request.description)}`,
     300,
@@ -121,27 +133,6 @@ function questionSummary(question: Question): string {
     `The answer has ${lines.length === 1 ? 'one field' : `${lines.length} fields`}:\n${lines.join('\n')}`,
     SECTION_LIMIT,
   );
-}
-
-/** Makes an approval card's blocks a question's: its fields listed instead of the arguments, Answer and Decline. */
-function asQuestion(blocks: Record<string, unknown>[], question: Question, tokens: ApprovalCard['tokens']): void {
-  blocks.splice(2, 1, { type: 'section', text: mrkdwn(questionSummary(question)) });
-  const actions = blocks.at(-1)!;
-  blocks.splice(-1, 1, { ...actions, elements: questionButtons(tokens) });
-}
-
-/** A question's buttons: Answer (opens the form; the approve token) and Decline (the deny token). */
-function questionButtons(tokens: ApprovalCard['tokens']): Record<string, unknown>[] {
-  return [
-    {
-      type: 'button',
-      action_id: SLACK_ACTION_IDS.answer,
-      text: plain('Answer'),
-      style: 'primary',
-      value: tokens.approve,
-    },
-    { type: 'button', action_id: SLACK_ACTION_IDS.deny, text: plain('Decline'), style: 'danger', value: tokens.deny },
-  ];
 }
 
 /** The card once answered: its summary, then how it ended (one line each: the decision, then the call's end). */

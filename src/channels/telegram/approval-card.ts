@@ -1,9 +1,18 @@
 // The message that asks a Telegram chat to decide one approval: what it reads (everything from the request
 // escaped, the whole within Telegram's 4096 characters, room kept for the line that later says how it ended),
-// its three buttons, and that text again with such a line.
+// its buttons (one for each decision it offers), and that text again with such a line.
 import type { ApprovalCard } from '../channel-notifier.js';
 import type { ButtonIds } from '../button-ids.js';
-import { argsJson, escapeMarkup, fitEscaped, cardHead, cardWarnings } from '../../kit/index.js';
+import {
+  argsJson,
+  escapeMarkup,
+  fitEscaped,
+  cardHead,
+  cardWarnings,
+  decisionButtons,
+  type DecisionButton,
+  NO_BUTTONS_TEXT,
+} from '../../kit/index.js';
 import { TELEGRAM_TEXT_LIMIT } from './bot-api.js';
 import { CALLBACK_PREFIX } from './callback-data.js';
 import { questionText } from './question-card.js';
@@ -19,7 +28,11 @@ export function cardText(card: ApprovalCard, pageUrl?: string): string {
   const { runId, agentName, request, tokens } = card;
   const head = cardHead(request, agentName, telegramMarkup, 1200, card.nudge);
   const warnings = cardWarnings(request, telegramMarkup, 600);
-  const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · buttons work until ${new Date(tokens.expiresAt).toISOString()}</i>`;
+  const buttons =
+    decisionButtons(request, tokens).length === 0
+      ? e(NO_BUTTONS_TEXT)
+      : `buttons work until ${new Date(tokens.expiresAt).toISOString()}`;
+  const foot = `<i>Run ${e(runId)} · approval ${e(request.approvalId)} · ${buttons}</i>`;
   // Model text is escaped and cut before it is wrapped in fixed tags, so a cut never leaves a tag open.
   const fixed = ['<b>Approval needed</b>', head, warnings, foot].filter((part) => part !== '');
   const room = TELEGRAM_TEXT_LIMIT - LINE_ROOM - fixed.join('\n').length - '\n<pre></pre>'.length;
@@ -31,21 +44,18 @@ export function cardText(card: ApprovalCard, pageUrl?: string): string {
 }
 
 /**
- * The inline keyboard: approve once, approve for the rest of the run or this session (labelled `wider`; left out
- * when undefined, as on a quorum request: a vote is once), deny (with a reason).
+ * The inline keyboard of `buttons` (`decisionButtons`): the approvals on one row (once, and for the rest of the run or
+ * this session), deny (with a reason) on the next; a row with no button is left out.
  */
-export function cardKeyboard(ids: ButtonIds, wider: string | undefined) {
-  return {
-    inline_keyboard: [
-      [
-        { text: '✅ Approve', callback_data: `${CALLBACK_PREFIX}${ids.approve}` },
-        ...(wider === undefined
-          ? []
-          : [{ text: `✅ ${wider}`, callback_data: `${CALLBACK_PREFIX}${ids.approveForRun}` }]),
-      ],
-      [{ text: '❌ Deny', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }],
-    ],
+export function cardKeyboard(ids: ButtonIds, buttons: readonly DecisionButton[]) {
+  const key = (button: DecisionButton) => {
+    const id = ids[button.which];
+    const mark = button.which === 'deny' ? '❌' : '✅';
+    return id === undefined ? [] : [{ text: `${mark} ${button.label}`, callback_data: `${CALLBACK_PREFIX}${id}` }];
   };
+  const approvals = buttons.filter((button) => button.which !== 'deny').flatMap(key);
+  const denials = buttons.filter((button) => button.which === 'deny').flatMap(key);
+  return { inline_keyboard: [approvals, denials].filter((row) => row.length > 0) };
 }
 
 /**

@@ -2,7 +2,7 @@
 // force-reply prompt, and any other form a link to its page on the approval app (`baseUrl`); Decline denies. The card
 // lists the fields instead of the arguments.
 import type { Question } from '../../index.js';
-import { escapeMarkup, fieldHint, fitEscaped } from '../../kit/index.js';
+import { type DecisionButton, escapeMarkup, fieldHint, fitEscaped } from '../../kit/index.js';
 import type { ButtonIds } from '../button-ids.js';
 import { CALLBACK_PREFIX } from './callback-data.js';
 
@@ -18,9 +18,6 @@ export function questionMode(question: Question): QuestionMode {
     ? 'reply'
     : 'page';
 }
-
-/** The callback data of option `index` of a question's one choice: the approve button's id and the option's index. */
-export const optionData = (ids: ButtonIds, index: number) => `${CALLBACK_PREFIX}${ids.approve}:${index}`;
 
 /** The card's lines about the question's fields, and how to answer it, within `limit` characters. */
 export function questionText(question: Question, pageUrl: string | undefined, limit: number): string {
@@ -39,17 +36,34 @@ export function questionText(question: Question, pageUrl: string | undefined, li
   return fitEscaped(`${fields.join('\n')}\n<i>${how}</i>`, limit);
 }
 
-/** The keyboard of a question's card: an option per row, or Answer (a button, or the page's URL), and Decline. */
-export function questionKeyboard(ids: ButtonIds, question: Question, pageUrl: string | undefined) {
+/**
+ * The keyboard of a question's card, from the buttons it offers (`decisionButtons`: Answer, Decline): Answer as an
+ * option per row (`cs:<id>:<index>`), a button that sends the prompt, or the page's URL; Decline on the last row.
+ */
+export function questionKeyboard(
+  ids: ButtonIds,
+  buttons: readonly DecisionButton[],
+  question: Question,
+  pageUrl: string | undefined,
+) {
+  const offered = (which: DecisionButton['which']) =>
+    buttons.some((button) => button.which === which) ? ids[which] : undefined;
+  const approve = offered('approve');
+  const deny = offered('deny');
   const mode = questionMode(question);
   const [field] = question.fields;
   const answer =
-    mode === 'options' && field?.kind === 'choice'
-      ? field.options.map((option, index) => [{ text: option, callback_data: optionData(ids, index) }])
-      : mode === 'reply'
-        ? [[{ text: '✍️ Answer', callback_data: `${CALLBACK_PREFIX}${ids.approve}` }]]
-        : pageUrl === undefined
-          ? []
-          : [[{ text: '✍️ Answer on its page', url: pageUrl }]];
-  return { inline_keyboard: [...answer, [{ text: '❌ Decline', callback_data: `${CALLBACK_PREFIX}${ids.deny}` }]] };
+    approve === undefined
+      ? []
+      : mode === 'options' && field?.kind === 'choice'
+        ? field.options.map((option, index) => [
+            { text: option, callback_data: `${CALLBACK_PREFIX}${approve}:${index}` },
+          ])
+        : mode === 'reply'
+          ? [[{ text: '✍️ Answer', callback_data: `${CALLBACK_PREFIX}${approve}` }]]
+          : pageUrl === undefined
+            ? []
+            : [[{ text: '✍️ Answer on its page', url: pageUrl }]];
+  const decline = deny === undefined ? [] : [[{ text: '❌ Decline', callback_data: `${CALLBACK_PREFIX}${deny}` }]];
+  return { inline_keyboard: [...answer, ...decline] };
 }

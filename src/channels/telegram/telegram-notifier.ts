@@ -7,7 +7,7 @@ import {
   type ChannelNotifier,
 } from '../channel-notifier.js';
 import { channelOptionsShape, channelSettings, type ChannelOptions } from '../channel-options.js';
-import { outcomeLine, widerOffer, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
+import { outcomeLine, decisionButtons, httpUrlSchema, optionsObject, parseOptions } from '../../kit/index.js';
 import { approvalLinkUrl } from '../../index.js';
 import { cardKeyboard, cardText } from './approval-card.js';
 import { questionKeyboard } from './question-card.js';
@@ -102,17 +102,20 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Channe
       const now = settings.clock();
       const ids = await storeButtonIds(once, 'telegram', card.tokens, now);
       const { question } = card.request;
-      const page = options.baseUrl === undefined ? undefined : approvalLinkUrl(options.baseUrl, card.tokens.approve);
+      const page =
+        options.baseUrl === undefined || card.tokens.approve === undefined
+          ? undefined
+          : approvalLinkUrl(options.baseUrl, card.tokens.approve);
       const text = cardText(card, page);
+      const buttons = decisionButtons(card.request, card.tokens);
+      const keyboard =
+        question === undefined ? cardKeyboard(ids, buttons) : questionKeyboard(ids, buttons, question, page);
       const sent = sentMessage(
         await api.call('sendMessage', {
           ...destination(card, options.chatId),
           text,
           parse_mode: 'HTML',
-          reply_markup:
-            question === undefined
-              ? cardKeyboard(ids, widerOffer(card.request, card.tokens))
-              : questionKeyboard(ids, question, page),
+          ...(keyboard.inline_keyboard.length === 0 ? {} : { reply_markup: keyboard }),
           link_preview_options: { is_disabled: true },
         }),
       );

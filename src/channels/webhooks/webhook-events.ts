@@ -158,6 +158,7 @@ const REQUEST_FIELDS = [
   'approvers',
   'approverFunction',
   'oneCallRun',
+  'decisions',
   'signature',
   'outcomeUnknown',
   'remindAfterMs',

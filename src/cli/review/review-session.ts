@@ -1,6 +1,6 @@
 // One reviewer at the terminal: a card at a time, one key each, decisions sent through the approvals the command
 // reads (an approval app, or a runtime module). runReview (review-command.ts) walks the cards; this answers them.
-import { widerOffer } from '../../kit/surface/wording.js';
+import { decisionChoices, type DecisionChoices } from '../../kit/surface/decision-buttons.js';
 import type { PendingApprovalEntry } from '../../ports/snapshot-store.js';
 import { digestOf } from '../../run/digest.js';
 import type { Question } from '../../run/question.js';
@@ -16,24 +16,25 @@ import { type Paint, paintFor } from './paint.js';
 import type { RespondMode } from '../../runtime/runtime.js';
 
 /**
- * What `s` approves, and how the reviewer is told: the session, when the run has one (a grant for its later runs),
- * else the run; nothing for a gateway's run outside a session, which makes one call only.
+ * What a card offers, as every surface asks `decisionChoices`: only the decisions its request offers; `s` approves
+ * for the session when the run has one (a grant for its later runs), else for the run (none for a gateway's run
+ * outside a session, which makes one call only); no `d` on a quorum request (a dismissal is not a vote).
  */
-const FOR_THE_RUN = { scope: 'run', label: 'for this run' } as const;
-const FOR_THE_SESSION = { scope: 'session', label: 'for this session' } as const;
-/** The wider approval the card offers, as every surface asks `widerOffer`: none on a quorum request or, for the run, on a one-call run. */
-const widerScope = (item: PendingApprovalEntry) => {
-  const scope = item.sessionId === undefined ? FOR_THE_RUN : FOR_THE_SESSION;
-  return widerOffer(item.request, { wider: item.sessionId === undefined ? 'run' : 'session' }) === undefined
-    ? undefined
-    : scope;
-};
+const choicesOf = (item: PendingApprovalEntry): DecisionChoices => decisionChoices(item.request, item.sessionId);
+
+/** The decision keys a card takes, by what it offers. */
+function decisionKeys(offered: DecisionChoices): readonly string[] {
+  return [
+    ...(offered.approve ? ['y'] : []),
+    ...(offered.wider === undefined ? [] : ['s']),
+    ...(offered.deny ? ['n'] : []),
+    ...(offered.dismiss ? ['d'] : []),
+    ...(offered.edit ? ['e'] : []),
+  ];
+}
 
 /** The decision part of a response; the reviewer adds who, which approval and its signature. */
 type Decision = Pick<ApprovalResponse, 'approved' | 'dismissed' | 'reason' | 'scope' | 'args' | 'answer'>;
-
-/** A dismissal is one person's closing of the request, not a vote: a quorum request offers no `d` (as the console offers no Dismiss). */
-const dismissable = (item: PendingApprovalEntry) => item.request.quorum === undefined;
 
 export interface ReviewIo {
   readonly stdout: NodeJS.WritableStream;
@@ -96,11 +97,9 @@ export class ReviewSession {
         this.#write(`${formatCard(item, position, Date.now(), this.#paint, true)}\n`);
         continue;
       }
-      const wider = widerScope(item);
-      if (!['y', 'n', 'e', ...(wider === undefined ? [] : ['s']), ...(dismissable(item) ? ['d'] : [])].includes(key)) {
-        this.say(
-          `${key} is not a key here; answer y, ${wider === undefined ? '' : 's, '}n, ${dismissable(item) ? 'd, ' : ''}e, v, j or q`,
-        );
+      const keys = decisionKeys(choicesOf(item));
+      if (!keys.includes(key)) {
+        this.say(`${key} is not a key here; answer ${[...keys, 'v', 'j'].join(', ')} or q`);
         continue;
       }
       try {
@@ -132,8 +131,8 @@ export class ReviewSession {
         await this.#respond(item, { approved: false, ...(why ? { reason: why } : {}) }),
       );
     } else {
-      const wider = widerScope(item);
-      const { scope, label } = key === 's' && wider !== undefined ? wider : ({ scope: 'once', label: 'once' } as const);
+      const scope = (key === 's' ? choicesOf(item).wider?.scope : undefined) ?? 'once';
+      const label = scope === 'once' ? 'once' : `for this ${scope}`;
       this.#report(`approved ${label}`, await this.#respond(item, { approved: true, scope }));
     }
     return 'decided';
@@ -179,13 +178,13 @@ export class ReviewSession {
 
   #keys(item: PendingApprovalEntry): string {
     const key = this.#paint.key;
-    const wider = widerScope(item);
+    const offered = choicesOf(item);
     const offers = [
-      `${key('y')} approve once`,
-      ...(wider === undefined ? [] : [`${key('s')} approve ${wider.label}`]),
-      `${key('n')} deny`,
-      ...(dismissable(item) ? [`${key('d')} dismiss`] : []),
-      `${key('e')} edit`,
+      ...(offered.approve ? [`${key('y')} approve once`] : []),
+      ...(offered.wider === undefined ? [] : [`${key('s')} ${offered.wider.label.toLowerCase()}`]),
+      ...(offered.deny ? [`${key('n')} deny`] : []),
+      ...(offered.dismiss ? [`${key('d')} dismiss`] : []),
+      ...(offered.edit ? [`${key('e')} edit`] : []),
       `${key('v')} view all`,
       `${key('j')} skip`,
       `${key('q')} quit`,

@@ -1,6 +1,6 @@
 // One pending approval as the console shows it: a card with what will run, why it asks, and the forms that decide it.
 import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry, type Question } from '../../index.js';
-import { escapeHtml, htmlMarkup, votesLine, widerOffer } from '../../kit/index.js';
+import { decisionChoices, type DecisionChoices, escapeHtml, htmlMarkup, votesLine } from '../../kit/index.js';
 import { warningList } from '../link-pages.js';
 import { questionFields } from '../question-form.js';
 import { argsHtml } from './args-view.js';
@@ -39,13 +39,13 @@ function badges(request: ApprovalRequest): string {
 }
 
 /**
- * The buttons that approve beyond this call, as every surface offers them (`widerOffer`): none on a quorum request
- * (each approval there is one vote), for this session with its optional bounds (a grant) when the run has a session,
- * else for this run, unless the run makes no other call.
+ * The button that approves beyond this call, as every surface offers it (`decisionChoices`): none on a quorum request
+ * (each approval there is one vote) or where the request's decisions offer no wider scope, for this session with its
+ * optional bounds (a grant) when the run has a session, else for this run, unless the run makes no other call.
  */
-function widerApprovals(request: ApprovalRequest, sessionId: string | undefined): string {
-  if (widerOffer(request, { wider: sessionId === undefined ? 'run' : 'session' }) === undefined) return '';
-  if (sessionId === undefined)
+function widerApproval(wider: DecisionChoices['wider']): string {
+  if (wider === undefined) return '';
+  if (wider.scope === 'run')
     return '<button type="submit" name="decision" value="run" data-action="approve-run">Approve for this run</button>';
   return (
     '<button type="submit" name="decision" value="session" data-action="approve-session">Approve for this session</button>' +
@@ -137,23 +137,33 @@ function cardAttributes({ request, runId, agentName, sessionId }: PendingApprova
     .join('');
 }
 
-/** The form that decides this one approval: approve, wider approvals, deny, dismiss, and Edit arguments for the script. */
+/**
+ * The form that decides this one approval: approve, the wider approval, deny (with its reason), dismiss, and Edit
+ * arguments for the script, each only when the request offers it (`decisionChoices`).
+ */
 function decideForm({ request, runId, sessionId }: PendingApprovalEntry, options: CardOptions): string {
+  const offered = decisionChoices(request, sessionId);
   return (
     '<form method="post" action="console/decide" class="actions one">' +
     hidden('csrf', options.csrf) +
     hidden('runId', runId) +
     hidden('approvalId', request.approvalId) +
     hidden('signature', request.signature) +
-    `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>` +
-    '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>' +
-    widerApprovals(request, sessionId) +
-    '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>' +
+    (offered.deny
+      ? `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>`
+      : '') +
+    (offered.approve
+      ? '<button type="submit" name="decision" value="approve" class="approve" data-action="approve">Approve</button>'
+      : '') +
+    widerApproval(offered.wider) +
+    (offered.deny
+      ? '<button type="submit" name="decision" value="deny" class="deny" data-action="deny">Deny</button>'
+      : '') +
     // A dismissal is one person's closing of the request, not a vote: a quorum request takes approve or deny only.
-    (request.quorum === undefined
+    (offered.dismiss
       ? '<button type="submit" name="decision" value="dismiss" data-action="dismiss">Dismiss</button>'
       : '') +
-    (options.edit === false
+    (options.edit === false || !offered.edit
       ? ''
       : '<button type="button" class="js-only" data-action="edit" hidden>Edit arguments</button>') +
     '</form>'
@@ -161,10 +171,11 @@ function decideForm({ request, runId, sessionId }: PendingApprovalEntry, options
 }
 
 /**
- * The form that answers a question (its fields, `questionFields`) or declines it: a keyboard-first form that posts
- * `answer.<field>` pairs without the script, and that the script sends as JSON.
+ * The form that answers a question (its fields, `questionFields`) or declines it, as the request offers: a
+ * keyboard-first form that posts `answer.<field>` pairs without the script, and that the script sends as JSON.
  */
 function questionForm({ request, runId }: PendingApprovalEntry, question: Question, options: CardOptions): string {
+  const offered = decisionChoices(request, undefined);
   return (
     '<form method="post" action="console/decide" class="actions one question">' +
     hidden('csrf', options.csrf) +
@@ -173,17 +184,27 @@ function questionForm({ request, runId }: PendingApprovalEntry, question: Questi
     hidden('signature', request.signature) +
     questionFields(question, { idPrefix: `card-${request.approvalId}` }) +
     '<div class="buttons"><label>Reason (sent when you decline)<input type="text" name="reason" maxlength="4000"></label>' +
-    '<button type="submit" name="decision" value="answer" class="approve" data-action="answer">Answer</button>' +
+    (offered.approve
+      ? '<button type="submit" name="decision" value="answer" class="approve" data-action="answer">Answer</button>'
+      : '') +
     // Declining needs no answer, so the form's own checks of its fields do not stop it.
-    '<button type="submit" name="decision" value="deny" class="deny" data-action="deny" formnovalidate>Decline</button></div>' +
-    '</form>'
+    (offered.deny
+      ? '<button type="submit" name="decision" value="deny" class="deny" data-action="deny" formnovalidate>Decline</button>'
+      : '') +
+    '</div></form>'
   );
 }
 
-/** Approve all or deny all of the run's pending approvals, when the run has others than this one; '' otherwise. */
+/**
+ * Approve all or deny all of the run's pending approvals, when the run has others than this one, each only when every
+ * one of them offers it; '' otherwise.
+ */
 function decideAllForm({ request, runId }: PendingApprovalEntry, options: CardOptions): string {
   const others = options.runPending.filter((other) => other.approvalId !== request.approvalId);
-  if (others.length === 0) return '';
+  const all = (kind: 'approve' | 'deny') =>
+    options.runPending.every((other) => decisionChoices(other, undefined)[kind]);
+  if (others.length === 0 || (!all('approve') && !all('deny'))) return '';
+  const count = options.runPending.length;
   return (
     '<form method="post" action="console/decide-all" class="actions all">' +
     hidden('csrf', options.csrf) +
@@ -191,8 +212,13 @@ function decideAllForm({ request, runId }: PendingApprovalEntry, options: CardOp
     options.runPending
       .map((other) => hidden('approvalIds', other.approvalId) + hidden('signatures', other.signature))
       .join('') +
-    `<span>${options.runPending.length} pending in this run:</span>` +
-    `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${options.runPending.length}</button>` +
-    `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${options.runPending.length}</button></form>`
+    `<span>${count} pending in this run:</span>` +
+    (all('approve')
+      ? `<button type="submit" name="decision" value="approve" data-action="approve-all">Approve all ${count}</button>`
+      : '') +
+    (all('deny')
+      ? `<button type="submit" name="decision" value="deny" data-action="deny-all">Deny all ${count}</button>`
+      : '') +
+    '</form>'
   );
 }

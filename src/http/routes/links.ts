@@ -2,9 +2,11 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AgentSnapshot, Answer, LinkClaim } from '../../index.js';
 import {
+  claimOffered,
   decideWithLink,
   requireLinks,
   decidedReply,
+  refusalReply,
   settledText,
   formAnswerEntries,
   readAnswer,
@@ -61,6 +63,11 @@ export function linkRoutes(settings: RouteSettings, own: { readonly maxBodyBytes
               : `Run ${snapshot.runId} is ${snapshot.status}; this approval is no longer pending.`,
           ),
         );
+      }
+      // A token minted without the request's decisions (links.mint) may claim one it does not offer: no form for it.
+      if (!claimOffered(request, claim)) {
+        const refusal = refusalReply({ kind: 'not_offered' }, 'You', 'links', pageMarkup).text;
+        return linkPage(c, 403, messagePage('This approval cannot be decided', refusal));
       }
       const { question } = request;
       if (question !== undefined && claim.decision === 'approve') {

@@ -1,16 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ExecuteInput, Message, AgentSnapshot } from '../../index.js';
-import {
-  type Outcome,
-  idempotencyKeySchema,
-  runIdForKey,
-  HttpProblem,
-  problem,
-  parseJsonBody,
-} from '../../kit/index.js';
+import { type Outcome, runIdForKey, parseJsonBody } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { answerJson } from '../answer-json.js';
+import { createKeyOf } from '../create-key.js';
 import { recordThenAnswer } from '../record-then-answer.js';
 import { runView } from '../run-view.js';
 import { cancelBody, startRunBody } from '../schemas.js';
@@ -26,28 +20,12 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
   app.post('/runs', ...write, async (c) => {
     const body = parseJsonBody(startRunBody, c.var.rawBody);
     runtime.agent(body.agent);
-    const caller = c.var.caller;
-    const key = c.req.header('idempotency-key');
-    if (key !== undefined && (body.runId !== undefined || !idempotencyKeySchema.safeParse(key).success)) {
-      throw new HttpProblem(
-        problem(
-          400,
-          'invalid_idempotency_key',
-          body.runId === undefined
-            ? 'The Idempotency-Key header must be 1 to 256 characters; nothing was started.'
-            : 'Send a runId in the body or an Idempotency-Key header, not both: either one makes the start idempotent. Nothing was started.',
-        ),
-      );
-    }
-    // A start names its run so that a retry (after a 503 whose write landed, or a lost answer) gets the run its first
-    // attempt made: by the body's runId, the Idempotency-Key header, or a signed delivery's webhook-id.
+    // A start names its run so that a retry gets the run its first attempt made: by the body's runId, the
+    // Idempotency-Key header, or a signed delivery's webhook-id.
+    const key = createKeyOf(c, { field: 'runId', sent: body.runId !== undefined }, 'Nothing was started.');
     const runId =
       body.runId ??
-      (key !== undefined
-        ? runIdForKey(key)
-        : caller.kind === 'webhook'
-          ? `run_wh_${createHash('sha256').update(caller.webhookId).digest('base64url').slice(0, 32)}`
-          : `run_${randomUUID()}`);
+      (key === undefined ? `run_${randomUUID()}` : key.from === 'header' ? runIdForKey(key.key) : `run_wh_${key.key}`);
     const input: ExecuteInput = {
       input: typeof body.input === 'string' ? body.input : (body.input as Message[]),
       runId,

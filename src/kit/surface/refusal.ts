@@ -23,7 +23,8 @@ export async function linkRun(runtime: LinkedRuntime, token: string): Promise<{ 
 /**
  * Why `respondWithLink` refused a click. `used`, `expired`, `conflict`,
  * `approval_expired` and `gone` leave nothing to decide; `invalid`,
- * `not_allowed`, `store`, `invalid_answer` and `unexpected` leave the approval open.
+ * `not_allowed`, `not_offered` (a decision the request does not offer), `store`, `invalid_answer` and `unexpected`
+ * leave the approval open.
  */
 export type Refusal =
   | { readonly kind: 'used'; readonly entry: AuditEntry | undefined; readonly vote?: VoteTally }
@@ -33,6 +34,7 @@ export type Refusal =
   | { readonly kind: 'approval_expired' }
   | { readonly kind: 'gone' }
   | { readonly kind: 'not_allowed' }
+  | { readonly kind: 'not_offered' }
   | { readonly kind: 'store' }
   | { readonly kind: 'invalid_answer'; readonly issues: readonly AnswerIssue[] }
   | { readonly kind: 'unexpected'; readonly config: boolean };
@@ -60,6 +62,7 @@ export async function classifyRefusal(runtime: Runtime, error: unknown): Promise
   if (code === 'run_not_awaiting_approval' || code === 'unknown_approval' || code === 'run_not_found')
     return { kind: 'gone' };
   if (code === 'approver_not_allowed') return { kind: 'not_allowed' };
+  if (code === 'decision_not_offered') return { kind: 'not_offered' };
   if (code === 'store_unavailable') return { kind: 'store' };
   if (code === 'invalid_answer') return { kind: 'invalid_answer', issues: (error as { issues: AnswerIssue[] }).issues };
   return { kind: 'unexpected', config: code === 'invalid_config' };

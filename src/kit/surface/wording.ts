@@ -5,6 +5,7 @@ import type { ApprovalLinkTokens } from '../../links/approval-links.js';
 import type { RunEvent } from '../../run/run-events.js';
 import type { ApprovalRequest, AuditEntry, EscalationTarget } from '../../run/types.js';
 import type { LinkRespondResult } from '../../runtime/runtime.js';
+import { offers } from '../../run/decision-kinds.js';
 import { fitEscaped, type Markup } from '../markup.js';
 import { answerRefusal } from './question-wording.js';
 import type { Refusal } from './refusal.js';
@@ -76,18 +77,20 @@ export function widerLabel(tokens: Pick<ApprovalLinkTokens, 'wider'>): string {
 
 /**
  * The label of the wider approve button a card offers for `request`, or undefined when it offers none: never on a
- * request several people must approve (a vote is once), nor "for this run" on a run that makes no other call
- * (`oneCallRun`); "for this session" stays, since it covers the session's later runs.
+ * request several people must approve (a vote is once), nor for a scope its `decisions` do not offer, nor "for this
+ * run" on a run that makes no other call (`oneCallRun`); "for this session" stays, since it covers the session's
+ * later runs.
  *
  * @example
  * const wider = widerOffer(request, tokens);
- * if (wider !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
+ * if (wider !== undefined && tokens.approveForRun !== undefined) buttons.push({ label: wider, token: tokens.approveForRun });
  */
 export function widerOffer(
-  request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun'>,
+  request: Pick<ApprovalRequest, 'quorum' | 'oneCallRun' | 'decisions'>,
   tokens: Pick<ApprovalLinkTokens, 'wider'>,
 ): string | undefined {
-  if (request.quorum !== undefined || (request.oneCallRun === true && tokens.wider === 'run')) return undefined;
+  if (request.quorum !== undefined || !offers(request.decisions, tokens.wider)) return undefined;
+  if (request.oneCallRun === true && tokens.wider === 'run') return undefined;
   return widerLabel(tokens);
 }
 
@@ -133,6 +136,12 @@ export function refusalReply(refusal: Refusal, clicker: string, channel: string,
       return reply('This approval expired.', 'This approval expired before the click; nothing was done.', true);
     case 'gone':
       return reply('No longer pending.', 'This approval is no longer pending; nothing was done.', true);
+    case 'not_offered':
+      return reply(
+        'This decision is not offered here.',
+        'This approval does not offer that decision (its tool or rule allows fewer); nothing was done. Use one of the choices it shows.',
+        false,
+      );
     case 'not_allowed':
       return reply(
         'You may not decide this approval.',

@@ -72,6 +72,14 @@ const byCode: Readonly<
   run_not_found: { status: 404, data: (e: { runId: string }) => ({ runId: e.runId }) },
   agent_not_found: { status: 404, data: (e: { agentName: string }) => ({ agentName: e.agentName }) },
   approver_not_allowed: { status: 403, data: (e: { approvalId: string }) => ({ approvalId: e.approvalId }) },
+  decision_not_offered: {
+    status: 403,
+    data: (e: { approvalId: string; asked: string; offered: readonly string[] }) => ({
+      approvalId: e.approvalId,
+      asked: e.asked,
+      offered: e.offered,
+    }),
+  },
   decision_conflict: {
     status: 409,
     data: (e: { approvalId: string; winner: unknown }) => ({ approvalId: e.approvalId, winner: e.winner }),

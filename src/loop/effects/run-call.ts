@@ -27,7 +27,7 @@ async function askAgain(
 ): Promise<AgentEvent> {
   const { settings, snapshot } = run;
   const now = settings.clock();
-  const { approvers, ruleId, nudges, quorum } = await approversOfCall(run.agent, snapshot, {
+  const { approvers, ruleId, nudges, quorum, decisions } = await approversOfCall(run.agent, snapshot, {
     id: record.toolCallId,
     name: record.toolName,
     args,
@@ -45,6 +45,7 @@ async function askAgain(
       ruleId,
       nudges,
       quorum,
+      decisions,
       reason,
       outcomeUnknown: true,
     },

@@ -1,7 +1,8 @@
 import { GrantSignatureError } from '../../errors.js';
 import type { Grant, GrantState, GrantStore } from '../../ports/grant-store.js';
 import { type ApproverTarget, type DeciderConfig, mayDecide } from '../../decisions/authority/who-may-decide.js';
-import type { ToolCall } from '../../run/types.js';
+import { offers } from '../../run/decision-kinds.js';
+import type { DecisionKind, ToolCall } from '../../run/types.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import { argsMatch } from './args-match.js';
 import { grantSignatureHolds, signUse, useKeyOf } from './grant-signature.js';
@@ -77,18 +78,20 @@ export class TurnGrants {
    * The grant that decides a call (`decision`: denials are looked for before anything may allow it), with one of its
    * uses spent under the call's key `${runId}:${toolCallId}` (a signed receipt; spent once however often the call is
    * evaluated); undefined when no live grant matches, or none still has a use when it is spent (then the call is
-   * decided as if there were no grant).
+   * decided as if there were no grant). An approval grant covers only a call whose `decisions` offer its scope.
    */
   async decide(
     call: ToolCall,
     input: unknown,
     target: ApproverTarget,
     decision: Grant['decision'],
+    decisions?: readonly DecisionKind[],
   ): Promise<Grant | undefined> {
     const agent = this.#agent;
     const now = agent.settings.clock();
     for (const grant of await this.#list(now)) {
-      if (grant.decision !== decision || !mayCover(agent, grant, call, input, target, now, this.#refuse)) continue;
+      if (grant.decision !== decision || (decision === 'approved' && !offers(decisions, grant.scope))) continue;
+      if (!mayCover(agent, grant, call, input, target, now, this.#refuse)) continue;
       const use = signUse(agent.settings.decisionSecret, {
         grantId: grant.id,
         useKey: useKeyOf(this.#snapshot.runId, call.id),

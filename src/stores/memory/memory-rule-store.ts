@@ -5,6 +5,7 @@ import type { NewRule, RuleStore, StoredRule } from '../../ports/rule-store.js';
 import { optionsObject, parseOptions } from '../../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../../policy/nudge-plan.js';
 import { storedQuorumSchema } from '../../policy/quorum.js';
+import { decisionsSchema } from '../../run/decision-kinds.js';
 import { RuleSignatureError } from '../../errors.js';
 import { ruleSignatureHolds, signRule } from '../../policy/rule-signature.js';
 
@@ -17,6 +18,7 @@ export const newRuleSchema = z.object({
   remindAfterMs: remindAfterMsSchema.optional(),
   escalate: escalateSchema.optional(),
   approvals: storedQuorumSchema.optional(),
+  decisions: decisionsSchema.optional(),
   agent: z.string().min(1).optional(),
   enabled: z.boolean().optional(),
 });

@@ -122,9 +122,9 @@ const harness: ChannelHarness = {
         };
       },
       buttons: (index) =>
-        (
-          fake.posts()[index]!.json as { components: { components: { label: string }[] }[] }
-        ).components[0]!.components.map((item) => item.label),
+        (fake.posts()[index]!.json as { components: { components: { label: string }[] }[] }).components.flatMap((row) =>
+          row.components.map((item) => item.label),
+        ),
       decider: (user) => `discord:${userId(user)}`,
       async close() {
         await app.close();

@@ -20,8 +20,9 @@ export interface Button {
 /** The buttons of a card the fake Slack was sent, with their block's id. */
 export function buttonsOf(card: SlackRequest): { readonly blockId: string; readonly buttons: readonly Button[] } {
   const blocks = card.json['blocks'] as { type: string; block_id?: string; elements?: Button[] }[];
-  const actions = blocks.find((block) => block.type === 'actions')!;
-  return { blockId: actions.block_id!, buttons: actions.elements! };
+  // A card whose request offers no decision a button makes has no actions block.
+  const actions = blocks.find((block) => block.type === 'actions');
+  return { blockId: actions?.block_id ?? '', buttons: actions?.elements ?? [] };
 }
 
 /** A button of a card by its kind. */

@@ -14,11 +14,9 @@ import { type Button, cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } f
 /** The tags the card and the outcome lines are written with; any other tag came from someone else's text. */
 const TEMPLATE_TAGS = new Set(['<b>', '</b>', '<i>', '</i>', '<pre>', '</pre>', '<code>', '</code>']);
 
-/** A card Telegram took (sendMessage with buttons) or an edit; refused posts, prompts and callback answers are not deliveries. */
+/** A card Telegram took (sendMessage asking for a decision) or an edit; refused posts, prompts and callback answers are not deliveries. */
 function delivery(request: TelegramRequest): Delivery | undefined {
-  const posted =
-    request.messageId !== undefined &&
-    (request.json['reply_markup'] as { inline_keyboard?: unknown } | undefined)?.inline_keyboard !== undefined;
+  const posted = request.messageId !== undefined && String(request.json['text']).startsWith('<b>Approval needed</b>');
   const kind = request.method === 'editMessageText' ? 'update' : posted ? 'post' : undefined;
   if (kind === undefined) return undefined;
   const { visible, tags, error } = renderHtml(String(request.json['text'] ?? ''));
@@ -99,7 +97,9 @@ channelContract({
       errors,
       buttons: (index) =>
         (
-          cards(telegram)[index]!.request.json['reply_markup'] as { inline_keyboard: { text: string }[][] }
+          (cards(telegram)[index]!.request.json['reply_markup'] ?? { inline_keyboard: [] }) as {
+            inline_keyboard: { text: string }[][];
+          }
         ).inline_keyboard
           .flat()
           .map((item) => item.text),

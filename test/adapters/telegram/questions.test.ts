@@ -6,7 +6,7 @@ import { approvalLinkUrl } from 'countersign';
 import { createTelegramNotifier, createTelegramUpdates } from 'countersign/telegram';
 import { CHAT_ID, startFakeTelegram, TELEGRAM_BOT_TOKEN, type FakeTelegram } from '../../support/fake-telegram.js';
 import { questionWorld, WHOLE_FORM } from '../../support/question-world.js';
-import { cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } from './telegram-world.js';
+import { type Button, cards, clickUpdate, prompts, replyUpdate, SECRET_TOKEN } from './telegram-world.js';
 
 let telegram: FakeTelegram | undefined;
 afterEach(async () => {
@@ -73,7 +73,9 @@ describe('a question in Telegram', () => {
   it('takes a number typed in reply to the prompt as a number, after refusing one out of range', async () => {
     const { world, runId, deliver, fake } = await asked(z.object({ nodes: z.number().int().min(1).max(9) }));
     const card = cards(fake)[0]!;
-    await deliver(clickUpdate(card, card.approve, 1001));
+    const answer = (card.request.json['reply_markup'] as { inline_keyboard: Button[][] }).inline_keyboard[0]![0]!;
+    expect(answer.text).toBe('✍️ Answer');
+    await deliver(clickUpdate(card, answer, 1001));
     const prompt = prompts(fake).at(-1)!;
     await deliver(replyUpdate(card.chatId, prompt.messageId, '12', 1001));
     expect(String(fake.calls('sendMessage').at(-1)!.json['text'])).toMatch(

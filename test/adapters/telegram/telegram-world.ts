@@ -140,16 +140,19 @@ export interface Card {
   readonly deny: Button;
 }
 
-/** The cards posted so far (sendMessage requests with buttons), with the ids Telegram gave them. */
+/** The cards posted so far (sendMessage requests asking for a decision), with the ids Telegram gave them. */
 export function cards(telegram: FakeTelegram): Card[] {
   const found: Card[] = [];
   for (const request of telegram.calls('sendMessage')) {
     const { messageId } = request;
     const keyboard = (request.json['reply_markup'] as { inline_keyboard?: Button[][] } | undefined)?.inline_keyboard;
-    if (!keyboard || messageId === undefined) continue;
-    const buttons = keyboard.flat();
-    const [approve, approveForRun] = buttons;
-    const deny = buttons.at(-1);
+    // A card whose request offers no decision a button makes has no keyboard.
+    if (!String(request.json['text']).startsWith('<b>Approval needed</b>') || messageId === undefined) continue;
+    // By label: a card shows a button only for a decision its request offers.
+    const buttons = (keyboard ?? []).flat();
+    const approve = buttons.find((button) => button.text === '✅ Approve');
+    const approveForRun = buttons.find((button) => button.text.startsWith('✅ Approve for'));
+    const deny = buttons.find((button) => button.text.startsWith('❌'));
     const chat = request.json['chat_id'];
     found.push({
       request,

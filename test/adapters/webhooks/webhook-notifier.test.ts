@@ -173,6 +173,18 @@ describe('deliveries', () => {
     });
   });
 
+  it('carries the decisions a request offers, so an external system sends only those', async () => {
+    const target = await receiver();
+    const notifier = notifierFor(target);
+    const narrowed: ApprovalRequest = { ...request, decisions: ['approve', 'deny'] };
+    await notifier.publish([{ type: 'approval-requested', runId: 'run_1', agentName: 'payments', request: narrowed }]);
+    await notifier.flush();
+    expect(verified(target.deliveries[0]!).data).toMatchObject({
+      approvalId: 'appr_1',
+      decisions: ['approve', 'deny'],
+    });
+  });
+
   it('sends approval.resolved and, only when asked, the run events; skips decisions no one was asked for', async () => {
     const target = await receiver();
     const runEvents: RunEvent[] = [

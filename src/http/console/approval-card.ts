@@ -197,12 +197,15 @@ function questionForm({ request, runId }: PendingApprovalEntry, question: Questi
 
 /**
  * Approve all or deny all of the run's pending approvals, when the run has others than this one, each only when every
- * one of them offers it; '' otherwise.
+ * one of them offers it (Approve all never with a question among them); '' otherwise.
  */
 function decideAllForm({ request, runId }: PendingApprovalEntry, options: CardOptions): string {
   const others = options.runPending.filter((other) => other.approvalId !== request.approvalId);
+  // A question is approved only with its answer, so none is approved in bulk (denying declines it).
   const all = (kind: 'approve' | 'deny') =>
-    options.runPending.every((other) => decisionChoices(other, undefined)[kind]);
+    options.runPending.every(
+      (other) => decisionChoices(other, undefined)[kind] && (kind === 'deny' || other.question === undefined),
+    );
   if (others.length === 0 || (!all('approve') && !all('deny'))) return '';
   const count = options.runPending.length;
   return (

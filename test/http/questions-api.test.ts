@@ -111,3 +111,71 @@ describe('POST /runs/:runId/approvals/:approvalId with an answer', () => {
     expect(((await res.json()) as { code: string }).code).toBe('invalid_body');
   });
 });
+
+describe('POST /console/decide with an answer', () => {
+  async function console_() {
+    const world = questionWorld();
+    const app = createApprovalApp(world.runtime, { bearerToken: TOKEN });
+    const signIn = await app.request('/console/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN, name: 'alice' }).toString(),
+    });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const csrf = /data-csrf="([^"]+)"/.exec(await (await app.request('/', { headers: { cookie } })).text())![1]!;
+    const decide = (body: Record<string, unknown>) =>
+      app.request('/console/decide', {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({ csrf, ...body }),
+      });
+    return { world, decide };
+  }
+
+  it('reads the typed form, refuses a bad answer with each field and records nothing, then records a good one', async () => {
+    const { world, decide } = await console_();
+    const { runId, approvalId } = await world.ask(WHOLE_FORM);
+    const fields = (pairs: [string, string][]) => pairs.map(([name, value]) => [`answer.${name}`, value]);
+    const base: [string, string][] = [
+      ['zones', 'a'],
+      ['name', 'blue'],
+      ['public', 'true'],
+      ['launch', '2026-03-01'],
+    ];
+    const bad = await decide({
+      runId,
+      approvalId,
+      decision: 'answer',
+      answerFields: fields([...base, ['region', 'mars-1'], ['nodes', 'x'], ['admin', '1']]),
+    });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { issues: { path: string }[] }).issues.map((issue) => issue.path)).toEqual([
+      'admin',
+      'region',
+      'nodes',
+    ]);
+    expect((await world.runtime.get(runId)).audit).toEqual([]);
+    const good = await decide({
+      runId,
+      approvalId,
+      decision: 'answer',
+      answerFields: fields([...base, ['region', 'us-east-1'], ['nodes', '2']]),
+    });
+    expect(good.status).toBe(200);
+    expect(await world.state(runId)).toMatchObject({
+      status: 'approved',
+      by: 'alice',
+      answer: { region: 'us-east-1', nodes: 2, public: true, zones: ['a'] },
+    });
+  });
+
+  it('never takes Answer on a request that asks no question as an approval', async () => {
+    const { world, decide } = await console_();
+    const other = await world.runtime.requestApproval({ tool: 'deploy', args: { service: 'billing' } });
+    const { request } = (await other.status()) as { request: { approvalId: string } };
+    const res = await decide({ runId: other.id, approvalId: request.approvalId, decision: 'answer', answerFields: [] });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/asks no question/);
+    expect(await other.status()).toMatchObject({ status: 'pending' });
+  });
+});

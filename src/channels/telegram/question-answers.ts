@@ -3,19 +3,11 @@
 // stays open for another reply), a good one decided with the approve token and shown on the card.
 import type { ApprovalRequest, LinkClaim } from '../../index.js';
 import { answerRefusal, escapeMarkup, readAnswer } from '../../kit/index.js';
-import { sentMessage } from './bot-api.js';
 import { showOnCard, type TelegramCardRef } from './posted-cards.js';
+import { promptRepliedTo, sendReplyPrompt } from './reply-prompt.js';
 import { plainText, telegramMarkup } from './telegram-markup.js';
 import type { CallbackQuery, TelegramMessage } from './update-schema.js';
 import { decideFor, tryBotApi, type UpdateHandling } from './update-handling.js';
-
-interface Prompt {
-  readonly token: string;
-  readonly userId: number;
-  readonly card: TelegramCardRef;
-}
-
-const keyOf = (chatId: number | string, promptId: number) => `telegram:answer:${chatId}:${promptId}`;
 
 /** What `token` grants, or undefined when it is forged or expired (deciding it says which). */
 export async function claimOf(handling: UpdateHandling, token: string): Promise<LinkClaim | undefined> {
@@ -92,30 +84,15 @@ export async function askAnswer(
   request: ApprovalRequest,
   expiresAt: number,
 ): Promise<void> {
-  const { message, from } = query;
   const field = request.question!.fields[0]!;
-  await tryBotApi(handling, 'answerCallbackQuery', {
-    callback_query_id: query.id,
-    text: 'Reply to the message below.',
+  await sendReplyPrompt(handling, query, {
+    kind: 'answer',
+    token,
+    expiresAt,
+    note: 'Reply to the message below.',
+    text: `your answer: <b>${escapeMarkup(field.title)}</b>? Reply to this message.`,
+    placeholder: field.title,
   });
-  const sent = await handling.api.call('sendMessage', {
-    chat_id: message.chat.id,
-    ...(message.is_topic_message === true && message.message_thread_id !== undefined
-      ? { message_thread_id: message.message_thread_id }
-      : {}),
-    text: `<a href="tg://user?id=${from.id}">Telegram user ${from.id}</a>, your answer: <b>${escapeMarkup(field.title)}</b>? Reply to this message.`,
-    parse_mode: 'HTML',
-    reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
-    // selective: only the mentioned clicker gets the reply field.
-    reply_markup: { force_reply: true, selective: true, input_field_placeholder: field.title.slice(0, 64) },
-  });
-  const prompt = sentMessage(sent);
-  const held: Prompt = { token, userId: from.id, card: { chatId: message.chat.id, messageId: message.message_id } };
-  await handling.runtime.once.putIfAbsent(
-    keyOf(prompt.chatId, prompt.messageId),
-    JSON.stringify(held),
-    Math.max(1000, expiresAt - Date.now()),
-  );
 }
 
 /**
@@ -123,14 +100,10 @@ export async function askAnswer(
  * stays for another reply), a good one recorded once. False when `message` answers no prompt of ours.
  */
 export async function answerTyped(handling: UpdateHandling, message: TelegramMessage): Promise<boolean> {
-  const promptId = message.reply_to_message?.message_id;
-  if (promptId === undefined || message.text === undefined || message.from === undefined) return false;
-  const { once } = handling.runtime;
-  const key = keyOf(message.chat.id, promptId);
-  const held = await once.get(key);
-  if (held === undefined) return false;
-  const prompt = JSON.parse(held) as Prompt;
-  if (prompt.userId !== message.from.id) return true;
+  const replied = await promptRepliedTo(handling, message, 'answer');
+  if (replied === undefined) return false;
+  if (replied === 'other') return true;
+  const { prompt, key, held, userId } = replied;
   const say = async (text: string) => {
     await tryBotApi(handling, 'sendMessage', {
       chat_id: message.chat.id,
@@ -143,12 +116,12 @@ export async function answerTyped(handling: UpdateHandling, message: TelegramMes
   const field = request?.question?.fields[0];
   if (request === undefined || field === undefined) {
     // Decided, expired or gone: deciding says which.
-    await say((await decideFor(handling, prompt.token, message.from.id)).text);
+    await say((await decideFor(handling, prompt.token, userId)).text);
     return true;
   }
-  const input = { token: prompt.token, userId: message.from.id, card: prompt.card, request };
+  const input = { token: prompt.token, userId, card: prompt.card, request };
   // One good reply decides: a second one (or a redelivery elsewhere) finds the prompt gone.
-  if (await answerWith(handling, input, [[field.name, message.text]], say))
-    await once.replace(key, held, undefined, 1000);
+  if (await answerWith(handling, input, [[field.name, replied.text]], say))
+    await handling.runtime.once.replace(key, held, undefined, 1000);
   return true;
 }

@@ -100,7 +100,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const settings = routeSettingsOf(runtime, options, auth, report);
   const app = appShell(auth, report);
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
-  const history = auditHistory(feed, HISTORY_LIMIT);
+  const history = auditHistory(feed, HISTORY_LIMIT, clock);
   app
     .route('/', serviceRoutes())
     .route('/', runRoutes(settings))

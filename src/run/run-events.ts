@@ -95,6 +95,8 @@ export type RunEvent =
       readonly runId: string;
       readonly agentName: string;
       readonly entry: AuditEntry;
+      /** When the decided request was made (its `requestedAt`), where the request was pending just before: `entry.at` minus this is the time to decide. */
+      readonly requestedAt?: number;
     }
   | {
       /** A vote on a quorum request that did not settle it (the one that does is in `approval-resolved`'s `entry.votes`). */
@@ -223,7 +225,17 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
   // Index loops, and nothing to compare when a step kept the list: most steps of a long turn touch neither.
   if (after.audit !== before?.audit) {
     for (let index = before?.audit.length ?? 0; index < after.audit.length; index++) {
-      events.push({ type: 'approval-resolved', runId, agentName, entry: after.audit[index]! });
+      const entry = after.audit[index]!;
+      const requestedAt = before?.pendingApprovals.find(
+        (request) => request.approvalId === entry.approvalId,
+      )?.requestedAt;
+      events.push({
+        type: 'approval-resolved',
+        runId,
+        agentName,
+        entry,
+        ...(requestedAt === undefined ? {} : { requestedAt }),
+      });
     }
   }
   if (after.pendingApprovals !== before?.pendingApprovals) {

@@ -11,6 +11,8 @@ export interface ArgsEdit {
 export interface HistoryEntry extends AuditEntry {
   readonly runId: string;
   readonly agentName: string;
+  /** When the decided request was made, where the event said (`approval-resolved`'s `requestedAt`). */
+  readonly requestedAt?: number;
   readonly edit?: ArgsEdit;
 }
 
@@ -39,18 +41,23 @@ export interface HistoryQuery {
  * history.start();
  * history.search({ decision: 'denied' });
  */
-export function auditHistory(feed: EventFeed, limit: number) {
+export function auditHistory(feed: EventFeed, limit: number, clock: () => number = Date.now) {
   const entries: HistoryEntry[] = [];
   /** The edits made on this console, by approval id (the event carries only the edit's digest): the last `limit`. */
   const edits = new Map<string, ArgsEdit>();
-  let started = false;
+  let startedAt: number | undefined;
+  let dropped = false;
   const start = () => {
-    if (started) return;
-    started = true;
+    if (startedAt !== undefined) return;
+    startedAt = clock();
     feed.subscribe((event) => {
       if (event.type !== 'approval-resolved') return;
-      entries.unshift({ ...event.entry, runId: event.runId, agentName: event.agentName });
-      if (entries.length > limit) entries.pop();
+      const requestedAt = event.requestedAt === undefined ? {} : { requestedAt: event.requestedAt };
+      entries.unshift({ ...event.entry, runId: event.runId, agentName: event.agentName, ...requestedAt });
+      if (entries.length > limit) {
+        entries.pop();
+        dropped = true;
+      }
     });
   };
   const lower = (text: string | undefined) => text?.toLowerCase();
@@ -61,6 +68,8 @@ export function auditHistory(feed: EventFeed, limit: number) {
   };
   return {
     start,
+    /** What the history covers: since when it listens (undefined before `start`), how many it keeps, and whether it let older ones go. */
+    coverage: () => ({ listeningSince: startedAt, limit, dropped }),
     /** Keeps what an edit on this console changed, for the history to show as a diff. */
     noteEdit(approvalId: string, edit: ArgsEdit): void {
       edits.set(approvalId, edit);

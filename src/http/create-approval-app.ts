@@ -23,6 +23,7 @@ import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { linkRoutes } from './routes/links.js';
 import type { ApprovalAppErrorContext, RouteSettings } from './routes/route-settings.js';
+import { insightsRoutes } from './routes/insights.js';
 import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
@@ -114,6 +115,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure, maxBodyBytes, clock, history }))
     .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', consoleGrantRoutes(settings, { sessions, maxBodyBytes }))
+    .route('/', insightsRoutes(settings, { sessions, history, clock }))
     .route('/', linkRoutes(settings, { maxBodyBytes }));
   if (options.rules !== undefined) app.route('/', ruleRoutes(settings, options.rules));
   // Mounted last, checked against every route above (middleware, registered for all methods, excepted).

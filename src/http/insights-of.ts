@@ -43,6 +43,17 @@ export interface Insights {
   readonly approvers: readonly (InsightsCounts & { readonly approver: string | null })[];
 }
 
+/** Where the numbers come from and what that covers, with the insights (`GET /insights`'s answer). */
+export interface InsightsAnswer extends Insights {
+  /** The decisions this app saw on its event feed, kept in memory (the store has no index of decisions across runs). */
+  readonly source: 'history';
+  /** Epoch ms when the history began listening: nothing decided before it is counted. */
+  readonly listeningSince: number;
+  /** How many decisions the history keeps, and whether it has let older ones go (then the window starts later than `since`). */
+  readonly limit: number;
+  readonly dropped: boolean;
+}
+
 type Outcome = 'approved' | 'denied' | 'expired' | 'dismissed';
 
 const outcomeOf = (entry: DecidedRequest): Outcome =>

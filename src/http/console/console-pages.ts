@@ -160,9 +160,10 @@ function filterForm(entries: readonly PendingApprovalEntry[], filter: ConsoleFil
 export function signedInHeader(session: ConsoleSession, root: string): string {
   return (
     `<header class="top"><h1>countersign console</h1><nav aria-label="Console"><a href="${root || './'}">Pending</a>` +
-    // History, grants and rules are for a token session: an inbox session sees what the inbox shows.
+    // History, insights, grants and rules are for a token session: an inbox session sees what the inbox shows.
     (session.via === 'token'
-      ? `<a href="${root}console/history">History</a><a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a>`
+      ? `<a href="${root}console/history">History</a><a href="${root}console/insights">Insights</a>` +
+        `<a href="${root}console/grants">Grants</a><a href="${root}console/rules">Rules</a>`
       : '') +
     '</nav>' +
     `<form method="post" action="${root}console/session/end"><span>Signed in as <strong>${e(session.reviewer)}</strong></span> ` +

@@ -61,6 +61,12 @@ pre.diff ins{display:block;text-decoration:none;background:#dcfce7;color:#14532d
 .error{color:var(--no);font-weight:600}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+.chart{margin:1rem 0}
+.chart figcaption{color:var(--muted);font-size:.9rem}
+.chart svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}
+.chart text{fill:#18181b}
+.chart rect.bar{fill:#2563eb}
 dialog{max-width:min(44rem,calc(100vw - 1rem));width:100%}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 [hidden]{display:none!important}

@@ -21,6 +21,7 @@ import {
 } from './schemas.js';
 import { approvalAskSchema } from '../kit/index.js';
 import { requestCancelBody, requestStateSchema } from './request-schemas.js';
+import { insightsAnswerSchema } from './insights-schemas.js';
 
 export const inputSchema = (schema: z.ZodType): Record<string, unknown> => {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
@@ -136,6 +137,7 @@ export function components() {
       Connectors: outputSchema(connectorsAnswerSchema),
       Grants: outputSchema(grantsAnswerSchema),
       Revoked: outputSchema(revokedAnswerSchema),
+      Insights: outputSchema(insightsAnswerSchema),
       ApprovalAsk: approvalAsk(),
       RequestState: outputSchema(requestStateSchema),
       RequestCancel: inputSchema(requestCancelBody),

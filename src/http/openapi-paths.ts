@@ -11,6 +11,7 @@ import {
   writeSecurity,
 } from './openapi-parts.js';
 import { askOperation, requestPaths } from './openapi-request-paths.js';
+import { insightsQuery } from './insights-schemas.js';
 import { eventsQuery, grantsQuery, pendingQuery } from './schemas.js';
 
 /** Every path of the document, in its order. */
@@ -18,7 +19,7 @@ export function paths() {
   return { ...runPaths(), ...requestPaths(), ...grantPaths(), ...decisionPaths(), ...linkPaths(), ...rulePaths() };
 }
 
-/** Starting a run, reading it, asking from outside the agent loop, and the lists a reviewer reads: pending approvals and connectors. */
+/** Starting a run, reading it, asking from outside the agent loop, and what a reviewer reads: pending approvals, connectors and insights. */
 function runPaths() {
   return {
     '/runs': {
@@ -69,6 +70,16 @@ function runPaths() {
           },
           ...errors(401),
         },
+      },
+    },
+    '/insights': {
+      get: {
+        operationId: 'getInsights',
+        summary:
+          'Per tool and per approver: requests, outcomes, approval rate and time to decide, over the decisions this app has seen (not for an inbox session).',
+        security: readSecurity(),
+        parameters: queryParameters(insightsQuery),
+        responses: { '200': { description: 'The insights.', content: json(ref('Insights')) }, ...errors(400, 401) },
       },
     },
   };

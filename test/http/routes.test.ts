@@ -534,6 +534,7 @@ describe('GET /openapi.json and /healthz', () => {
         '/events',
         '/grants',
         '/grants/{grantId}',
+        '/insights',
         '/sessions/{sessionId}/grants',
         '/healthz',
         '/links/{token}',

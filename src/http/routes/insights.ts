@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { parseWith } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import type { AuditHistory } from '../console/audit-history.js';
@@ -8,6 +7,7 @@ import { insightsPage } from '../console/console-insights-page.js';
 import { CONSOLE_HEADERS } from '../console/console-pages.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import { type InsightsAnswer, insightsOf } from '../insights-of.js';
+import { insightsQuery } from '../insights-schemas.js';
 import type { RouteSettings } from './route-settings.js';
 
 const DAY_MS = 86_400_000;
@@ -15,20 +15,6 @@ const DAY_MS = 86_400_000;
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 /** The longest window asked for. */
 const MAX_WINDOW_MS = 90 * DAY_MS;
-
-const insightsQuery = z.object({
-  since: z
-    .string()
-    .max(40)
-    .transform((text, context) => {
-      // A date and time without a zone (the console's `datetime-local`) is UTC, as the page says.
-      const zoned = !text.includes('T') || /[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`;
-      const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(zoned);
-      if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be an ISO date and time or epoch ms' });
-      return ms;
-    })
-    .optional(),
-});
 
 /**
  * `GET /insights` (read credentials; not an inbox session) and the console's insights page (`GET /console/insights`):

@@ -15,7 +15,7 @@ const processSuites = [
   'test/adapters/mcp/**/*.test.ts',
   'test/cli/{gateway-decisions,load-runtime,mcp-gateway,review-terminal}.test.ts',
   'test/core/cross-process.test.ts',
-  'test/http/{console-browser,link-page-browser,readme-curl,serverless}.test.ts',
+  'test/http/{console-browser,insights-browser,link-page-browser,readme-curl,serverless}.test.ts',
   'test/redis/{claude-code-cli,claude-code-hook,cross-process-cancel,mcp-gateway,mcp-gateway-restart,redis-cluster,redis-durability,redis-restart,runtime-crash,worker}.test.ts',
   'test/quickstart.test.ts',
   'test/docs/docs-citations.test.ts',

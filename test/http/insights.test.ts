@@ -127,11 +127,11 @@ describe('the console insights page', () => {
     expect(response.headers.get('content-security-policy')).not.toContain('unsafe-inline');
     const html = await response.text();
     expect(html).toContain('<a href="../console/insights">Insights</a>');
-    expect(html).toContain('<caption>By tool</caption>');
+    expect(html).toContain('<caption class="visually-hidden">By tool</caption>');
     expect(html).toMatch(
       /<th scope="row"><code>delete_file<\/code><\/th><td>2<\/td><td>1<\/td><td>1<\/td><td>0<\/td><td>0<\/td><td>50%<\/td><td>3 s<\/td><td>50 s<\/td>/,
     );
-    expect(html).toContain('<caption>By approver</caption>');
+    expect(html).toContain('<caption class="visually-hidden">By approver</caption>');
     expect(html).toContain('<svg role="img" aria-label="Approval rate by tool"');
     expect(html).toContain('<svg role="img" aria-label="Median time to decide by approver"');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');

@@ -62,6 +62,9 @@ pre.diff ins{display:block;text-decoration:none;background:#dcfce7;color:#14532d
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
+.scroll{overflow-x:auto}
+.scroll table{width:max-content;min-width:100%}
+.scroll th,.scroll td{overflow-wrap:normal}
 .chart{margin:1rem 0}
 .chart figcaption{color:var(--muted);font-size:.9rem}
 .chart svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}

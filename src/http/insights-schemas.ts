@@ -3,20 +3,24 @@ import { z } from 'zod';
 
 /** `?since=`: an ISO date and time (UTC when it names no zone) or epoch ms; the route bounds it to the last 90 days. */
 export const insightsQuery = z.object({
-  since: z
-    .string()
-    .max(40)
-    .transform((text, context) => {
-      // A date and time without a zone (the console's `datetime-local`) is UTC, as the page says.
-      const zoned = !text.includes('T') || /[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`;
-      const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(zoned);
-      if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be an ISO date and time or epoch ms' });
-      return ms;
-    })
-    .optional()
-    .describe(
-      'Start of the window: ISO 8601 (UTC without a zone) or epoch ms, within the last 90 days; 7 days ago by default.',
-    ),
+  // An emptied form field is no start: the default window.
+  since: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .max(40)
+      .transform((text, context) => {
+        // A date and time without a zone (the console's `datetime-local`) is UTC, as the page says.
+        const zoned = !text.includes('T') || /[zZ]|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`;
+        const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(zoned);
+        if (Number.isNaN(ms)) context.addIssue({ code: 'custom', message: 'must be an ISO date and time or epoch ms' });
+        return ms;
+      })
+      .optional()
+      .describe(
+        'Start of the window: ISO 8601 (UTC without a zone) or epoch ms, within the last 90 days; 7 days ago by default.',
+      ),
+  ),
 });
 
 const counts = {

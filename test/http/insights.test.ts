@@ -87,6 +87,8 @@ describe('GET /insights', () => {
       };
       expect(windowed).toMatchObject({ count: 4, since });
     }
+    // An emptied form field is the default window.
+    expect(await (await h.app.request('/insights?since=', { headers: bearer() })).json()).toMatchObject({ count: 5 });
   });
 
   it('refuses a since that is not a time, older than 90 days or in the future, with 400 invalid_query', async () => {

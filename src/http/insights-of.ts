@@ -3,7 +3,7 @@ import type { AuditEntry } from '../index.js';
 /** A decided request as insights read it: its audit entry, its run, and when it was asked, where known. */
 export type DecidedRequest = Pick<
   AuditEntry,
-  'approvalId' | 'toolCallId' | 'toolName' | 'decision' | 'source' | 'at' | 'by' | 'approvers'
+  'approvalId' | 'toolCallId' | 'toolName' | 'decision' | 'source' | 'at' | 'by' | 'approvers' | 'votes'
 > & { readonly runId: string; readonly requestedAt?: number };
 
 /** How long people took, in ms, over the requests a person decided and whose `requestedAt` is known (`measured`). */
@@ -37,8 +37,8 @@ export interface Insights {
   /** Most requests first. */
   readonly tools: readonly (InsightsCounts & { readonly tool: string })[];
   /**
-   * Most requests first: the requests each person decided, and those that named them (`approvers`) and expired.
-   * An expired request that named nobody counts under `approver: null`.
+   * Most requests first: the requests each person decided (on a quorum request, each voter's vote), and those that
+   * named them (`approvers`) and expired. An expired request that named nobody counts under `approver: null`.
    */
   readonly approvers: readonly (InsightsCounts & { readonly approver: string | null })[];
 }
@@ -121,6 +121,18 @@ export function insightsOf(
     seen.add(key);
     return true;
   });
+  // On a quorum request each voter answered (`by` is only the last one's): each vote counts for its voter.
+  const answers = kept.flatMap((entry): readonly DecidedRequest[] =>
+    entry.votes === undefined || entry.votes.length === 0
+      ? [entry]
+      : entry.votes.map(({ by, approved, at }) => ({
+          ...entry,
+          decision: approved ? 'approved' : 'denied',
+          source: 'human',
+          at,
+          ...(by === undefined ? {} : { by }),
+        })),
+  );
   const approverKeys = (entry: DecidedRequest): readonly (string | null)[] =>
     entry.by !== undefined
       ? [entry.by]
@@ -136,7 +148,7 @@ export function insightsOf(
       (row) => row.tool,
     ),
     approvers: byRequests(
-      grouped(kept, approverKeys).map(({ key, counts }) => ({ approver: key, ...counts })),
+      grouped(answers, approverKeys).map(({ key, counts }) => ({ approver: key, ...counts })),
       (row) => row.approver ?? '',
     ),
   };

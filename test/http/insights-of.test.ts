@@ -100,6 +100,27 @@ describe('insightsOf', () => {
     expect(insights.tools[0]!.requests).toBe(1);
   });
 
+  it('counts each vote of a quorum request for its voter, and the request once for its tool', () => {
+    const insights = insightsOf(
+      [
+        decided({
+          by: 'bob',
+          at: 16_000,
+          votes: [
+            { by: 'alice', approved: true, at: 12_000 },
+            { by: 'bob', approved: true, at: 16_000 },
+          ],
+        }),
+      ],
+      WINDOW,
+    );
+    expect(insights.tools[0]).toMatchObject({ requests: 1, approved: 1, timeToDecideMs: { median: 6_000 } });
+    expect(insights.approvers.map((row) => [row.approver, row.approved, row.timeToDecideMs?.median])).toEqual([
+      ['alice', 1, 2_000],
+      ['bob', 1, 6_000],
+    ]);
+  });
+
   it('measures only a person’s decisions with a known request time', () => {
     const insights = insightsOf(
       [decided({ wait: 2_000 }), decided({ requestedAt: undefined }), decided({ source: 'grant', wait: 9_000 })],

@@ -112,6 +112,23 @@ describe('GET /insights', () => {
     const page = await (await h.app.request('/', { headers: { cookie } })).text();
     expect(page).not.toContain('console/insights');
   });
+  it('counts a quorum request once per tool and each vote for its voter', async () => {
+    const h = harness({ approvals: { required: 2 }, app: { clock: Date.now } });
+    await h.app.request('/insights', { headers: bearer() });
+    const run = await h.runtime.start('files', { input: '/tmp/quorum' });
+    const approvalId = run.pendingApprovals[0]!.approvalId;
+    for (const by of ['alice', 'bob'])
+      await h.runtime.respond(run.runId, { approvalId, approvedBy: by, approved: true });
+    const body = (await (await h.app.request('/insights', { headers: bearer() })).json()) as {
+      tools: { requests: number; approved: number }[];
+      approvers: { approver: string; approved: number }[];
+    };
+    expect(body.tools).toEqual([expect.objectContaining({ requests: 1, approved: 1 })]);
+    expect(body.approvers.map((row) => [row.approver, row.approved])).toEqual([
+      ['alice', 1],
+      ['bob', 1],
+    ]);
+  });
 });
 
 describe('the console insights page', () => {

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../index.js';
+import type { AuditEntry, Vote } from '../index.js';
 
 /** A decided request as insights read it: its audit entry, its run, and when it was asked, where known. */
 export type DecidedRequest = Pick<
@@ -92,8 +92,25 @@ function countsOf(entries: readonly DecidedRequest[]): InsightsCounts {
 
 function grouped<K>(entries: readonly DecidedRequest[], keysOf: (entry: DecidedRequest) => readonly K[]) {
   const groups = new Map<K, DecidedRequest[]>();
-  for (const entry of entries) for (const key of keysOf(entry)) groups.set(key, [...(groups.get(key) ?? []), entry]);
+  for (const entry of entries) {
+    for (const key of keysOf(entry)) {
+      const members = groups.get(key);
+      if (members === undefined) groups.set(key, [entry]);
+      else members.push(entry);
+    }
+  }
   return [...groups].map(([key, members]) => ({ key, counts: countsOf(members) }));
+}
+
+/** One vote of a quorum request as its voter's answer, at the vote's time. */
+function voteAnswer({ by: _last, ...entry }: DecidedRequest, vote: Vote): DecidedRequest {
+  return {
+    ...entry,
+    decision: vote.approved ? 'approved' : 'denied',
+    source: 'human',
+    at: vote.at,
+    ...(vote.by === undefined ? {} : { by: vote.by }),
+  };
 }
 
 const byRequests = <T extends InsightsCounts>(rows: T[], name: (row: T) => string): T[] =>
@@ -122,16 +139,10 @@ export function insightsOf(
     return true;
   });
   // On a quorum request each voter answered (`by` is only the last one's): each vote counts for its voter.
-  const answers = kept.flatMap((entry): readonly DecidedRequest[] =>
+  const answers = kept.flatMap((entry) =>
     entry.votes === undefined || entry.votes.length === 0
       ? [entry]
-      : entry.votes.map(({ by, approved, at }) => ({
-          ...entry,
-          decision: approved ? 'approved' : 'denied',
-          source: 'human',
-          at,
-          ...(by === undefined ? {} : { by }),
-        })),
+      : entry.votes.map((vote) => voteAnswer(entry, vote)),
   );
   const approverKeys = (entry: DecidedRequest): readonly (string | null)[] =>
     entry.by !== undefined

@@ -19,6 +19,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
+import type { Telemetry } from '../ports/telemetry.js';
 
 const optionsSchema = optionsObject({
   // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
@@ -34,6 +35,12 @@ const optionsSchema = optionsObject({
   leaseOwner: z.string().min(1).optional(),
   onError: functionSchema().optional(),
   onModelDelta: functionSchema().optional(),
+  telemetry: z
+    .custom<Telemetry>(
+      (value) => typeof (value as Telemetry | undefined)?.execute === 'function',
+      'must implement Telemetry (openTelemetry() from countersign/otel)',
+    )
+    .optional(),
 });
 
 /**
@@ -121,7 +128,10 @@ export async function execute(
 ): Promise<AgentSnapshot> {
   parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
-  const run = new Run(agent, snapshot, options);
+  const { runId, agentName, sessionId } = snapshot;
+  const telemetry = options.telemetry?.execute(sessionId === undefined ? { runId, agentName } : { runId, agentName, sessionId });
+  const run = new Run(agent, snapshot, options, telemetry);
+  let failure: unknown;
   try {
     if (event) run.advance(event);
     else {
@@ -139,7 +149,11 @@ export async function execute(
       const effect = effectOf(state);
       if (effect === undefined || (await effects[effect](run)) === 'stop') return await run.save();
     }
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
     run.close();
+    telemetry?.end(run.snapshot, failure);
   }
 }

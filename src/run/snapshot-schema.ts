@@ -76,6 +76,7 @@ export const requestSchema = z.object({
   quorum: quorumSchema.optional(),
   votes: z.array(voteSchema).optional(),
   question: questionSchema.optional(),
+  traceparent: z.string().max(256).optional(),
 });
 
 /** An `AuditEntry` as stored. */

@@ -129,7 +129,9 @@ export async function execute(
   parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
   const { runId, agentName, sessionId } = snapshot;
-  const telemetry = options.telemetry?.execute(sessionId === undefined ? { runId, agentName } : { runId, agentName, sessionId });
+  const telemetry = options.telemetry?.execute(
+    sessionId === undefined ? { runId, agentName } : { runId, agentName, sessionId },
+  );
   const run = new Run(agent, snapshot, options, telemetry);
   let failure: unknown;
   try {

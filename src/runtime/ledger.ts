@@ -64,13 +64,7 @@ function committedOrHeld<T>(
     : { next: current, result: outcome.result, committed: false, receipt };
 }
 
-export function createLedger({
-  store,
-  maxRetries,
-  announce,
-  telemetry,
-  onTelemetryError,
-}: LedgerSettings): Ledger {
+export function createLedger({ store, maxRetries, announce, telemetry, onTelemetryError }: LedgerSettings): Ledger {
   const commit: Ledger['commit'] = async (next, previous, commitOptions) => {
     const events = eventsBetween(previous, next);
     const receipt =

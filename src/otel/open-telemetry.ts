@@ -6,7 +6,12 @@ import { commitRecorder } from './commit-recorder.js';
 import { executeSpans } from './execute-spans.js';
 import { instrumentsOf } from './instruments.js';
 
-/** Options of `openTelemetry`. */
+/**
+ * Options of `openTelemetry`.
+ *
+ * @example
+ * const options: OpenTelemetryOptions = { tracer: trace.getTracer('payments-agent'), recordDeciders: false };
+ */
 export interface OpenTelemetryOptions {
   /** Where spans go. Default: the global provider's tracer `countersign` (a no-op until one is registered). */
   readonly tracer?: Tracer;

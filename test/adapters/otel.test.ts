@@ -124,6 +124,31 @@ describe('openTelemetry', () => {
     expect(executions).toEqual([]);
   });
 
+  it('a request nobody decided ends its wait as expired when the sweep records it', async () => {
+    const clock = testClock();
+    const otel = memoryTelemetry();
+    const { agent, executions } = payingAgent(clock);
+    const runtime = createRuntime({
+      agents: [agent],
+      clock,
+      telemetry: openTelemetry({ tracer: otel.tracer, meter: otel.meter }),
+    });
+    const paused = await runtime.start(agent.name, { input: 'pay acct' });
+    clock.advance(2 * 3_600_000);
+    await runtime.sweepExpired();
+    expect(executions).toEqual([]);
+    const wait = otel.span('countersign.approval send_payment');
+    expect(ms(wait.duration)).toBe(2 * 3_600_000);
+    expect(wait.attributes).toMatchObject({
+      'countersign.approval.id': paused.pendingApprovals[0]!.approvalId,
+      'countersign.approval.outcome': 'expired',
+      'countersign.approval.source': 'expiry',
+    });
+    expect(wait.attributes['countersign.approval.decided_by']).toBeUndefined();
+    const pending = await otel.metric('countersign.approval.pending');
+    expect(pending!.dataPoints.map((data) => data.value)).toEqual([0]);
+  });
+
   it('refuses options that are not a tracer or a meter, naming them', () => {
     expect(() => openTelemetry({ tracer: {} as never })).toThrow(/tracer/);
   });

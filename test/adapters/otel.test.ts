@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime } from 'countersign';
 import { openTelemetry } from 'countersign/otel';
 import { memoryTelemetry, payingAgent } from '../support/otel-harness.js';
+import { countingAgent } from '../support/runtime-harness.js';
 import { testClock } from '../support/test-kit.js';
 
 const ms = (time: readonly [number, number]) => time[0] * 1000 + time[1] / 1e6;
@@ -147,6 +148,31 @@ describe('openTelemetry', () => {
     expect(wait.attributes['countersign.approval.decided_by']).toBeUndefined();
     const pending = await otel.metric('countersign.approval.pending');
     expect(pending!.dataPoints.map((data) => data.value)).toEqual([0]);
+  });
+
+  it('a quorum: the wait says how many were needed and voted, source vote, and the voters only with recordDeciders', async () => {
+    for (const recordDeciders of [true, false]) {
+      const otel = memoryTelemetry();
+      const counting = countingAgent({ approvals: { required: 2 } });
+      const runtime = createRuntime({
+        agents: [counting.agent],
+        telemetry: openTelemetry({ tracer: otel.tracer, meter: otel.meter, recordDeciders }),
+      });
+      const paused = await runtime.start(counting.agent.name, { input: 'pay' });
+      const approvalId = paused.pendingApprovals[0]!.approvalId;
+      await runtime.decide(paused.runId, { approvalId, approved: true, approvedBy: 'ana' });
+      expect(otel.spans().some((span) => span.name.startsWith('countersign.approval'))).toBe(false);
+      await runtime.decide(paused.runId, { approvalId, approved: true, approvedBy: 'bo' });
+      const wait = otel.span('countersign.approval send_payment');
+      expect(wait.attributes).toMatchObject({
+        'countersign.approval.outcome': 'approved',
+        'countersign.approval.source': 'vote',
+        'countersign.approval.quorum.required': 2,
+        'countersign.approval.quorum.approvals': 2,
+        'countersign.approval.quorum.votes': 2,
+      });
+      expect(wait.attributes['countersign.approval.voters']).toEqual(recordDeciders ? ['ana', 'bo'] : undefined);
+    }
   });
 
   it('refuses options that are not a tracer or a meter, naming them', () => {

@@ -175,6 +175,32 @@ describe('openTelemetry', () => {
     }
   });
 
+  it('a telemetry that throws on a commit is told to onError, and the run goes on', async () => {
+    const clock = testClock();
+    const { agent, executions } = payingAgent(clock);
+    const reported: string[] = [];
+    const runtime = createRuntime({
+      agents: [agent],
+      clock,
+      telemetry: {
+        ...openTelemetry(),
+        recorded: () => {
+          throw new Error('exporter down');
+        },
+      },
+      onError: (error, { operation }) => reported.push(`${operation}: ${(error as Error).message}`),
+    });
+    const paused = await runtime.start(agent.name, { input: 'pay acct' });
+    const done = await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
+    expect(done.status).toBe('completed');
+    expect(executions).toHaveLength(1);
+    expect(new Set(reported)).toEqual(new Set(['telemetry: exporter down']));
+  });
+
   it('refuses options that are not a tracer or a meter, naming them', () => {
     expect(() => openTelemetry({ tracer: {} as never })).toThrow(/tracer/);
   });

@@ -117,6 +117,18 @@ function answeredBeforeLastTurn(snapshot: AgentSnapshot): readonly ToolCall[] {
   return index >= 0 && messages[index]!.role === 'assistant' ? (messages[index]!.toolCalls ?? []) : [];
 }
 
+/** What telemetry is told of an execute's run: its names, and on a resume the traces its turn's calls were asked in. */
+function telemetryRun(snapshot: AgentSnapshot): Parameters<Telemetry['execute']>[0] {
+  const { runId, agentName, sessionId } = snapshot;
+  const follows = [...new Set(snapshot.toolCalls.flatMap((record) => record.traceparent ?? []))];
+  return {
+    runId,
+    agentName,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(follows.length === 0 ? {} : { follows }),
+  };
+}
+
 /**
  * Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person:
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
@@ -128,10 +140,7 @@ export async function execute(
 ): Promise<AgentSnapshot> {
   parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
-  const { runId, agentName, sessionId } = snapshot;
-  const telemetry = options.telemetry?.execute(
-    sessionId === undefined ? { runId, agentName } : { runId, agentName, sessionId },
-  );
+  const telemetry = options.telemetry?.execute(telemetryRun(snapshot));
   const run = new Run(agent, snapshot, options, telemetry);
   let failure: unknown;
   try {

@@ -12,7 +12,7 @@ import {
 } from '@opentelemetry/api';
 import type { ExecuteTelemetry, ModelResponse, Telemetry } from '../index.js';
 import type { Instruments } from './instruments.js';
-import { traceparentOf } from './trace-context.js';
+import { contextOf, traceparentOf } from './trace-context.js';
 
 /** Marks a span failed with what was thrown. */
 function failed(span: Span, error: unknown): void {
@@ -55,8 +55,12 @@ function answered(span: Span, response: ModelResponse, model: string | undefined
 
 /** The `execute` of the Telemetry port: spans of one execute of a run. */
 export function executeSpans(tracer: Tracer, instruments: Instruments): Telemetry['execute'] {
-  return ({ runId, agentName, sessionId }) => {
-    const parent = context.active();
+  return ({ runId, agentName, sessionId, follows = [] }) => {
+    const followed = follows.flatMap((traceparent) => contextOf(traceparent) ?? []);
+    const active = context.active();
+    // With no span current (a worker, a sweep), a resume continues the trace it was asked in.
+    const parent = trace.getSpan(active) === undefined ? (followed[0] ?? active) : active;
+    const links = followed.map((linked) => ({ context: trace.getSpanContext(linked)! }));
     const span = tracer.startSpan(
       `invoke_agent ${agentName}`,
       {
@@ -67,6 +71,7 @@ export function executeSpans(tracer: Tracer, instruments: Instruments): Telemetr
           'countersign.run.id': runId,
           ...(sessionId === undefined ? {} : { 'gen_ai.conversation.id': sessionId }),
         },
+        links,
       },
       parent,
     );

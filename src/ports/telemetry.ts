@@ -42,7 +42,13 @@ export interface ExecuteTelemetry {
  */
 export interface Telemetry {
   /** An execute of `run` starts (a new run, or a resume). */
-  execute(run: { readonly runId: string; readonly agentName: string; readonly sessionId?: string }): ExecuteTelemetry;
+  execute(run: {
+    readonly runId: string;
+    readonly agentName: string;
+    readonly sessionId?: string;
+    /** On a resume: the traces the turn's calls were asked in (`ToolCallRecord.traceparent`), the waits it follows. */
+    readonly follows?: readonly string[];
+  }): ExecuteTelemetry;
   /** A commit landed: the run before it (none for a new run), after it, and what it announced. */
   recorded(change: {
     readonly before: AgentSnapshot | undefined;

@@ -115,6 +115,7 @@ const recordSchema = z.object({
   lease: z.object({ owner: z.string(), until: z.number() }).optional(),
   attempts: z.number().int().nonnegative(),
   added: z.object({ args: z.unknown() }).optional(),
+  traceparent: z.string().max(256).optional(),
 });
 
 /** Everything in a snapshot except its message history. */

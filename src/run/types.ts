@@ -452,6 +452,8 @@ export interface ToolCallRecord {
    * the history as an assistant message of its own, followed by its result.
    */
   readonly added?: { readonly args: unknown };
+  /** On a call put to a person with a `telemetry`: the trace it was asked in, which the execute that runs it follows. */
+  readonly traceparent?: string;
 }
 
 /** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */

@@ -44,6 +44,9 @@ describe('openTelemetry', () => {
       'countersign.run.stop_reason': 'awaiting_approval',
     });
     expect(resumed.attributes['countersign.run.status']).toBe('completed');
+    // No span was current where it resumed: it continues the trace the call was asked in, and links to it.
+    expect(resumed.parentSpanContext?.spanId).toBe(asking.spanContext().spanId);
+    expect(resumed.links.map((link) => link.context.spanId)).toEqual([asking.spanContext().spanId]);
 
     const chats = otel.spans().filter((span) => span.name === 'chat test-model');
     expect(chats.map((span) => span.parentSpanContext?.spanId)).toEqual([

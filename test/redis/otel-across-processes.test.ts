@@ -58,6 +58,9 @@ describe.skipIf(!url)('approval wait spans across processes on Redis', () => {
       'countersign.approval.decided_by': 'bob',
     });
     expect(deciding.span('execute_tool send_payment').attributes['gen_ai.tool.call.id']).toBe('call_1');
+    const resumed = deciding.span(`invoke_agent ${agent.name}`);
+    expect(resumed.spanContext().traceId).toBe(invoke.spanContext().traceId);
+    expect(resumed.links.map((link) => link.context.spanId)).toEqual([invoke.spanContext().spanId]);
 
     const pending = await Promise.all([asking, deciding].map((otel) => otel.metric('countersign.approval.pending')));
     expect(pending.map((data) => data!.dataPoints[0]!.value)).toEqual([1, -1]);

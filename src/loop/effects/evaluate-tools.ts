@@ -23,7 +23,12 @@ export async function evaluateTools(run: Run): Promise<EffectOutcome> {
   return 'next';
 }
 
-/** A request stamped with the trace it was asked in (unsigned: it says where to report, never what may run). */
+/** A request and its call stamped with the trace they were asked in (unsigned: it says where to report, never what may run). */
 function traced(evaluation: CallEvaluation, traceparent: string): CallEvaluation {
-  return evaluation.kind === 'ask' ? { ...evaluation, request: { ...evaluation.request, traceparent } } : evaluation;
+  if (evaluation.kind !== 'ask') return evaluation;
+  return {
+    ...evaluation,
+    record: { ...evaluation.record, traceparent },
+    request: { ...evaluation.request, traceparent },
+  };
 }

@@ -9,7 +9,6 @@ import { contextOf } from './trace-context.js';
 function waitAttributes(request: ApprovalRequest, entry: AuditEntry, runId: string, recordDeciders: boolean) {
   const votes = entry.votes ?? [];
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': request.toolName,
     'gen_ai.tool.call.id': request.toolCallId,
     'countersign.run.id': runId,

@@ -1,14 +1,15 @@
-// What tracing costs a full cycle (start → the run asks → approve → the tool runs → completed) on the memory store:
-// telemetry off, openTelemetry() with no provider registered (the API's no-op), and openTelemetry() with the SDK's
-// in-memory exporter and a metric reader (every span and instrument recorded); then the same on Redis, where a cycle
-// is its round trips. Rounds alternate so drift hits every variant alike.
+// What tracing costs a full cycle (start → the run asks → approve → the tool runs → completed): telemetry off,
+// openTelemetry() with no provider registered (the API's no-op), and openTelemetry() with the SDK's batch processor
+// over its in-memory exporter (as production batches to OTLP) and a metric reader, every span and instrument
+// recorded; on the memory store, then on Redis, where a cycle is its round trips. Rounds alternate so drift hits
+// every variant alike.
 // Run: npx tsx bench/otel.bench.ts   (REDIS_URL, else redis://127.0.0.1:6379)
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createAgent, createRuntime, defineTool, type Model, type Telemetry } from 'countersign';
 import { openTelemetry } from 'countersign/otel';
 import { createRedisStore } from 'countersign/redis';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { measure, formatDuration, printTable, type Sample } from './support/measure.js';
 
@@ -52,17 +53,19 @@ function cycle(telemetry: Telemetry | undefined, redis?: Redis) {
   });
   return async () => {
     const paused = await runtime.start('bench', { input: 'pay' });
+    const request = paused.pendingApprovals[0]!;
     const done = await runtime.respond(paused.runId, {
-      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approvalId: request.approvalId,
       approved: true,
       approvedBy: 'alice',
+      signature: request.signature!,
     });
     if (done.status !== 'completed') throw new Error(`expected completed, got ${done.status}`);
   };
 }
 
 const exporter = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
+const tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
 const meter = new MeterProvider({ readers: [new IdleReader()] }).getMeter('bench');
 const variantsOn = (redis?: Redis) => ({
   off: cycle(undefined, redis),

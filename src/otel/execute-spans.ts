@@ -35,22 +35,44 @@ async function within<T>(span: Span, parent: Context, work: () => Promise<T>, do
   }
 }
 
-/** What a model's answer adds to its `chat` span and to the token histogram. */
-function answered(span: Span, response: ModelResponse, model: string | undefined, instruments: Instruments): void {
+/** What a model's answer adds to its `chat` span (when it has one) and to the token histogram. */
+function answered(
+  span: Span | undefined,
+  response: ModelResponse,
+  model: string | undefined,
+  instruments: Instruments,
+): void {
   const { usage, finishReason } = response;
-  if (finishReason !== undefined) span.setAttribute('gen_ai.response.finish_reasons', [finishReason]);
+  if (finishReason !== undefined) span?.setAttribute('gen_ai.response.finish_reasons', [finishReason]);
   const base: Attributes = {
     'gen_ai.operation.name': 'chat',
     ...(model === undefined ? {} : { 'gen_ai.request.model': model }),
   };
   if (usage?.inputTokens !== undefined) {
-    span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
+    span?.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
     instruments.tokens.record(usage.inputTokens, { ...base, 'gen_ai.token.type': 'input' });
   }
   if (usage?.outputTokens !== undefined) {
-    span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
+    span?.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
     instruments.tokens.record(usage.outputTokens, { ...base, 'gen_ai.token.type': 'output' });
   }
+}
+
+/**
+ * The scope of an execute whose span is the API's no-op (no provider registered): its calls run as they are, with no
+ * span to wrap them in; a meter that records still counts the tokens.
+ */
+function untraced(instruments: Instruments): ExecuteTelemetry {
+  return {
+    traceparent: undefined,
+    async chat({ model }, ask) {
+      const response = await ask();
+      answered(undefined, response, model, instruments);
+      return response;
+    },
+    tool: (_call, run) => run(),
+    end() {},
+  };
 }
 
 /** The `execute` of the Telemetry port: spans of one execute of a run. */
@@ -75,6 +97,7 @@ export function executeSpans(tracer: Tracer, instruments: Instruments): Telemetr
       },
       parent,
     );
+    if (!span.isRecording() && !trace.isSpanContextValid(span.spanContext())) return untraced(instruments);
     const inside = trace.setSpan(parent, span);
     const scope: ExecuteTelemetry = {
       traceparent: traceparentOf(span.spanContext()),

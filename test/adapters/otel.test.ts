@@ -178,6 +178,25 @@ describe('openTelemetry', () => {
     }
   });
 
+  it('metrics without a tracer provider: the tokens and the wait are counted, no span is made', async () => {
+    const clock = testClock();
+    const otel = memoryTelemetry();
+    const { agent } = payingAgent(clock);
+    const runtime = createRuntime({ agents: [agent], clock, telemetry: openTelemetry({ meter: otel.meter }) });
+    const paused = await runtime.start(agent.name, { input: 'pay acct' });
+    clock.advance(1_000);
+    await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
+    expect(otel.spans()).toEqual([]);
+    const tokens = await otel.metric('gen_ai.client.token.usage');
+    expect(tokens!.dataPoints.map((data) => (data.value as { sum: number }).sum).sort()).toEqual([50, 7].sort());
+    const wait = await otel.metric('countersign.approval.wait');
+    expect(wait!.dataPoints[0]!.value).toMatchObject({ count: 1, sum: 1_000 });
+  });
+
   it('a telemetry that throws on a commit is told to onError, and the run goes on', async () => {
     const clock = testClock();
     const { agent, executions } = payingAgent(clock);

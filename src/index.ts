@@ -96,6 +96,7 @@ export type {
   ReplaceIfWrite,
 } from './ports/snapshot-store.js';
 export type { Notifier } from './ports/notifier.js';
+export type { ExecuteTelemetry, Telemetry } from './ports/telemetry.js';
 export { createMemoryStore, type MemoryStore } from './stores/memory/memory-store.js';
 export { createMemoryOnceStore } from './stores/memory/memory-once-store.js';
 export type { OnceStore } from './ports/once-store.js';

@@ -48,6 +48,7 @@ export default defineConfig({
           { text: 'Claude Code (hook)', link: '/claude-code' },
           { text: 'Claude Agent SDK (countersign/claude-agent-sdk)', link: '/claude-agent-sdk' },
           { text: 'Redis (countersign/redis)', link: '/redis' },
+          { text: 'Telemetry (countersign/otel)', link: '/telemetry' },
           { text: 'Testing (countersign/testing)', link: '/testing' },
         ],
       },

@@ -49,14 +49,15 @@ export function requestSettingsOf(
  * it expires and how it is nudged while it waits (`remindAfterMs`, `escalate`). Any field changed in storage breaks it.
  * Two parts come after it was signed and are signed on their own, so this signature, which a response echoes, stays
  * the same while the request waits: the `history` of reminders and escalations (nudge.ts `signHistory`) and the
- * votes of a quorum request (authority/vote-count.ts `appendVote`).
+ * votes of a quorum request (authority/vote-count.ts `appendVote`). The `traceparent` is left out: it says where to
+ * report, never what may run, and is stamped on after signing (loop/effects/evaluate-tools.ts).
  */
 export function signRequest(
   secret: string,
   request: Omit<ApprovalRequest, 'signature'> & { readonly signature?: string },
   run: RunIdentity,
 ): string {
-  const { signature: _signature, history: _history, votes: _votes, ...fields } = request;
+  const { signature: _signature, history: _history, votes: _votes, traceparent: _trace, ...fields } = request;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.request.v2', canonicalJson({ ...signedIdentity(run), request: fields })])}`;
 }
 

@@ -1,5 +1,6 @@
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ModelDeltaEvent } from '../run/run-events.js';
+import type { Telemetry } from '../ports/telemetry.js';
 
 /** The options of `agent.execute` (`execute`): cancelling, checkpoints, the lease owner and the error and delta hooks. */
 export interface ExecuteOptions {
@@ -34,4 +35,9 @@ export interface ExecuteOptions {
    * and, where the store has one, the store's event stream.
    */
   readonly onModelDelta?: (event: ModelDeltaEvent) => void;
+  /**
+   * Spans of this execute, its model calls and its tool calls (`countersign/otel`). `createRuntime({ telemetry })`
+   * passes its own, and records approval waits as well.
+   */
+  readonly telemetry?: Telemetry;
 }

@@ -19,6 +19,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
+import type { Telemetry } from '../ports/telemetry.js';
 
 const optionsSchema = optionsObject({
   // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
@@ -34,6 +35,12 @@ const optionsSchema = optionsObject({
   leaseOwner: z.string().min(1).optional(),
   onError: functionSchema().optional(),
   onModelDelta: functionSchema().optional(),
+  telemetry: z
+    .custom<Telemetry>(
+      (value) => typeof (value as Telemetry | undefined)?.execute === 'function',
+      'must implement Telemetry (openTelemetry() from countersign/otel)',
+    )
+    .optional(),
 });
 
 /**
@@ -110,6 +117,18 @@ function answeredBeforeLastTurn(snapshot: AgentSnapshot): readonly ToolCall[] {
   return index >= 0 && messages[index]!.role === 'assistant' ? (messages[index]!.toolCalls ?? []) : [];
 }
 
+/** What telemetry is told of an execute's run: its names, and on a resume the traces its turn's calls were asked in. */
+function telemetryRun(snapshot: AgentSnapshot): Parameters<Telemetry['execute']>[0] {
+  const { runId, agentName, sessionId } = snapshot;
+  const follows = [...new Set(snapshot.toolCalls.flatMap((record) => record.traceparent ?? []))];
+  return {
+    runId,
+    agentName,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(follows.length === 0 ? {} : { follows }),
+  };
+}
+
 /**
  * Runs an agent from `input` or from a snapshot until it completes, fails, is cancelled or waits for a person:
  * in each state it carries out the effect the chart names there, until a state names none or the effect stops.
@@ -121,7 +140,9 @@ export async function execute(
 ): Promise<AgentSnapshot> {
   parseOptions(optionsSchema, options, 'execute');
   const { snapshot, event } = startingPoint(agent, input);
-  const run = new Run(agent, snapshot, options);
+  const telemetry = options.telemetry?.execute(telemetryRun(snapshot));
+  const run = new Run(agent, snapshot, options, telemetry);
+  let failure: unknown;
   try {
     if (event) run.advance(event);
     else {
@@ -139,7 +160,11 @@ export async function execute(
       const effect = effectOf(state);
       if (effect === undefined || (await effects[effect](run)) === 'stop') return await run.save();
     }
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
     run.close();
+    telemetry?.end(run.snapshot, failure);
   }
 }

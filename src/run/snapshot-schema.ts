@@ -76,6 +76,7 @@ export const requestSchema = z.object({
   quorum: quorumSchema.optional(),
   votes: z.array(voteSchema).optional(),
   question: questionSchema.optional(),
+  traceparent: z.string().max(256).optional(),
 });
 
 /** An `AuditEntry` as stored. */
@@ -114,6 +115,7 @@ const recordSchema = z.object({
   lease: z.object({ owner: z.string(), until: z.number() }).optional(),
   attempts: z.number().int().nonnegative(),
   added: z.object({ args: z.unknown() }).optional(),
+  traceparent: z.string().max(256).optional(),
 });
 
 /** Everything in a snapshot except its message history. */

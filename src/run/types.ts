@@ -150,6 +150,8 @@ export type ModelStreamPart =
  * };
  */
 export interface Model {
+  /** The provider's name of the model (`gpt-5`, `claude-sonnet-4-5`), for telemetry. */
+  readonly modelId?: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
   stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
@@ -310,6 +312,11 @@ export interface ApprovalRequest {
    * an `answer` that fits; denying it declines to answer.
    */
   readonly question?: Question;
+  /**
+   * The W3C trace context of the execute that asked (with a `telemetry`), so the process that records the decision
+   * can continue the trace. Not signed: it says where to report, never what may run.
+   */
+  readonly traceparent?: string;
 }
 
 /**
@@ -445,6 +452,8 @@ export interface ToolCallRecord {
    * the history as an assistant message of its own, followed by its result.
    */
   readonly added?: { readonly args: unknown };
+  /** On a call put to a person with a `telemetry`: the trace it was asked in, which the execute that runs it follows. */
+  readonly traceparent?: string;
 }
 
 /** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */

@@ -5,6 +5,7 @@ import { ConfigError, VersionConflictError } from '../errors.js';
 import type { Agent } from '../agent/agent-types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { Announcer } from './announcer.js';
 import type { Ledger } from './ledger.js';
 import { parseArgument } from './parse-argument.js';
@@ -22,6 +23,7 @@ export interface CarrySettings {
   readonly queue: ResumeQueue | undefined;
   readonly leaseOwner: string;
   readonly announcer: Announcer;
+  readonly telemetry: Telemetry | undefined;
   agentNamed(name: string): Agent;
   /** Runs an execution while listening for cancels from other processes. */
   listeningForCancels(body: () => Promise<AgentSnapshot>): Promise<AgentSnapshot>;
@@ -58,6 +60,7 @@ export function createCarrier(settings: CarrySettings): Carrier {
           leaseOwner,
           ...announcer.executeReports,
           onModelDelta: announcer.announceDelta,
+          ...(settings.telemetry === undefined ? {} : { telemetry: settings.telemetry }),
         }),
       );
     } catch (error) {

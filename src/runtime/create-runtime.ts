@@ -151,7 +151,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const announcer = createAnnouncer(options, store);
   const { reportError } = announcer;
-  const ledger = createLedger({ store, maxRetries, announce: announcer.announce });
+  const { telemetry } = options;
+  const ledger = createLedger({
+    store,
+    maxRetries,
+    announce: announcer.announce,
+    telemetry,
+    onTelemetryError: (error, runId) => reportError(error, 'telemetry', runId),
+  });
   const leaseOwner = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const carrier = createCarrier({
     ledger,
@@ -159,6 +166,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     queue,
     leaseOwner,
     announcer,
+    telemetry,
     agentNamed,
     listeningForCancels: cancelWatch(store, agents, reportError),
   });

@@ -5,6 +5,7 @@ import { RunNotFoundError, VersionConflictError } from '../errors.js';
 import { eventsBetween, type RunEvent } from '../run/run-events.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { CommitOptions, CommitReceipt, SnapshotStore } from '../ports/snapshot-store.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import { parseArgument, runIdSchema } from './parse-argument.js';
 
 /** The receipt of a commit that did nothing beyond the write. */
@@ -47,6 +48,9 @@ export interface LedgerSettings {
   readonly maxRetries: number;
   /** Told of the events of every commit that lands. */
   readonly announce: (events: readonly RunEvent[]) => void;
+  /** Told of every commit that lands, with the run before and after it; its failure goes to `onTelemetryError`. */
+  readonly telemetry?: Telemetry | undefined;
+  readonly onTelemetryError?: (error: unknown, runId: string) => void;
 }
 
 /** What a commit made of a change: the new run, or (a held claim stopped it) the run as it was. */
@@ -60,7 +64,7 @@ function committedOrHeld<T>(
     : { next: current, result: outcome.result, committed: false, receipt };
 }
 
-export function createLedger({ store, maxRetries, announce }: LedgerSettings): Ledger {
+export function createLedger({ store, maxRetries, announce, telemetry, onTelemetryError }: LedgerSettings): Ledger {
   const commit: Ledger['commit'] = async (next, previous, commitOptions) => {
     const events = eventsBetween(previous, next);
     const receipt =
@@ -68,7 +72,14 @@ export function createLedger({ store, maxRetries, announce }: LedgerSettings): L
         ? await store.create(next, events)
         : await store.commit(next, previous.version, events, commitOptions);
     // A held claim stopped the commit: nothing to announce.
-    if (receipt?.held === undefined) announce(events);
+    if (receipt?.held === undefined) {
+      announce(events);
+      try {
+        telemetry?.recorded({ before: previous, after: next, events });
+      } catch (error) {
+        onTelemetryError?.(error, next.runId);
+      }
+    }
     return receipt ?? NOTHING_DONE;
   };
 

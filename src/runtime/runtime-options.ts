@@ -7,6 +7,7 @@ import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestOptions } from '../requests/request-agent.js';
 
 /**
@@ -63,6 +64,11 @@ export interface RuntimeOptions {
    */
   readonly requests?: RequestOptions;
   /**
+   * Traces and metrics (`openTelemetry()` from `countersign/otel`): each execute, model and tool call, and each
+   * approval wait, ended in whichever process records the decision. None by default, at no cost.
+   */
+  readonly telemetry?: Telemetry;
+  /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
    * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
@@ -114,6 +120,14 @@ export const runtimeOptionsSchema = optionsObject({
     .custom<RequestOptions>(
       (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
       'must be an object of request settings, e.g. { policy, tools, decisionSecret }',
+    )
+    .optional(),
+  telemetry: z
+    .custom<Telemetry>(
+      (value) =>
+        typeof (value as Telemetry | undefined)?.execute === 'function' &&
+        typeof (value as Telemetry).recorded === 'function',
+      'must implement Telemetry (openTelemetry() from countersign/otel)',
     )
     .optional(),
   onError: functionSchema().optional(),

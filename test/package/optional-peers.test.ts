@@ -20,7 +20,7 @@ function importWithoutPeers(specifier: string, allowedPeer = ''): string {
 
 describe('optional peer dependencies', () => {
   // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis,
-  // nodemailer, ai, @ai-sdk/*, @modelcontextprotocol/sdk or @anthropic-ai/claude-agent-sdk (countersign/ai-sdk and
+  // nodemailer, ai, @ai-sdk/*, @modelcontextprotocol/sdk, @anthropic-ai/claude-agent-sdk or @opentelemetry/api (countersign/ai-sdk and
   // countersign/claude-agent-sdk take only types from their SDKs).
   const subpaths = [
     'countersign',
@@ -37,6 +37,11 @@ describe('optional peer dependencies', () => {
   ];
   it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer, the AI SDK or the MCP SDK", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
+  });
+
+  it("import 'countersign/otel' loads @opentelemetry/api and none of the other peers", () => {
+    expect(importWithoutPeers('countersign/otel', '@opentelemetry/api')).toContain('loaded');
+    expect(importWithoutPeers('countersign/otel')).toContain('optional peer dependency loaded: @opentelemetry/api');
   });
 
   it("import 'countersign/mcp' loads the MCP SDK and none of the other peers", () => {
@@ -58,5 +63,6 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('@anthropic-ai/claude-agent-sdk')).toContain(
       'optional peer dependency loaded: @anthropic-ai/claude-agent-sdk',
     );
+    expect(importWithoutPeers('@opentelemetry/api')).toContain('optional peer dependency loaded: @opentelemetry/api');
   });
 });

@@ -28,6 +28,8 @@ const refused = [
   ['the runtime importing the Claude Agent SDK adapter', 'src/runtime/probe-claude.ts', '../claude-code/index.js'],
   ['the MCP gateway reaching into the request agent', 'src/mcp/probe.ts', '../requests/one-call-model.js'],
   ['the request agent importing the HTTP app', 'src/requests/probe.ts', '../http/index.js'],
+  ['the runtime importing the OpenTelemetry adapter', 'src/runtime/probe-otel.ts', '../otel/index.js'],
+  ['the OpenTelemetry adapter reaching into the ledger', 'src/otel/probe.ts', '../runtime/ledger.js'],
 ] as const;
 
 const allowed = [
@@ -37,6 +39,7 @@ const allowed = [
   ['the HTTP app using its own files', 'src/http/routes/probe.ts', '../link-pages.js'],
   ['the runtime using the memory stores', 'src/runtime/probe.ts', '../stores/memory/memory-store.js'],
   ['the Claude Agent SDK adapter using the kit', 'src/claude-code/kit-probe.ts', '../kit/index.js'],
+  ['the OpenTelemetry adapter using the public entry', 'src/otel/index-probe.ts', '../index.js'],
 ] as const;
 
 let tree: string;

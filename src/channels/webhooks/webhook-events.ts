@@ -167,6 +167,8 @@ const REQUEST_FIELDS = [
   'quorum',
   'votes',
   'question',
+  // Not secret, and it lets the receiver link its own spans to the wait.
+  'traceparent',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',

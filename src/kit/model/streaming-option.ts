@@ -8,5 +8,5 @@ export const streamOptionShape = { stream: z.boolean().optional() };
 
 /** `model` as it is, or without `stream` when the options say `stream: false`. */
 export function streamingAsAsked(model: Required<Model>, stream: boolean | undefined): Model {
-  return stream === false ? { generate: model.generate } : model;
+  return stream === false ? { modelId: model.modelId, generate: model.generate } : model;
 }

@@ -21,7 +21,10 @@ export async function callModel(run: Run): Promise<EffectOutcome> {
         return run.signal;
       },
     };
-    answered = answerEvent(await askModel(settings.model, request, run.snapshot, run.announceDelta), settings.clock());
+    const ask = () => askModel(settings.model, request, run.snapshot, run.announceDelta);
+    const { telemetry } = run;
+    const response = await (telemetry ? telemetry.chat({ model: settings.model.modelId }, ask) : ask());
+    answered = answerEvent(response, settings.clock());
   } catch (error) {
     if (run.aborted) return 'next';
     const { onError } = run.options;

@@ -112,17 +112,20 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
     const { runId, messages } = run.snapshot;
     try {
       const toolCallId = record.toolCallId;
-      const value = await withinTimeLimit(tool.name, tool.timeoutMs, run, (source) =>
-        tool.execute(parsed.data, {
-          runId,
-          toolCallId,
-          idempotencyKey: `${runId}:${toolCallId}`,
-          get signal() {
-            return source.signal;
-          },
-          messages,
-        }),
-      );
+      const call = () =>
+        withinTimeLimit(tool.name, tool.timeoutMs, run, (source) =>
+          tool.execute(parsed.data, {
+            runId,
+            toolCallId,
+            idempotencyKey: `${runId}:${toolCallId}`,
+            get signal() {
+              return source.signal;
+            },
+            messages,
+          }),
+        );
+      const { telemetry } = run;
+      const value = await (telemetry ? telemetry.tool({ toolName: tool.name, toolCallId }, call) : call());
       const rich = richResultOf(value);
       outcome = rich
         ? { ok: true, result: rich.text, extras: rich.extras }

@@ -5,6 +5,7 @@ import type { ExecuteOptions } from '../execute-options.js';
 import { eventsBetween, type ModelDeltaEvent, type RunEvent } from '../../run/run-events.js';
 import { step, stepAll } from '../../machine/step.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
+import type { ExecuteTelemetry } from '../../ports/telemetry.js';
 
 /** What an effect tells the loop: go on to the next state's effect, or stop (the run waits for people, or has ended). */
 export type EffectOutcome = 'next' | 'stop';
@@ -22,6 +23,8 @@ export class Run {
   readonly settings: AgentSettings;
   readonly options: ExecuteOptions;
   readonly leaseOwner: string;
+  /** This execute's spans, when the caller gave a `telemetry`. */
+  readonly telemetry: ExecuteTelemetry | undefined;
   /** The approved calls of the turn whose decisions were checked in this execute (runTools checks each once). */
   readonly verified = new Set<string>();
   /** A streaming model's delta: out at once, to `onEvent` and `onModelDelta`, and never into the snapshot. */
@@ -41,8 +44,9 @@ export class Run {
   readonly #release: () => void;
   readonly #onOuterAbort = (): void => this.abort(this.options.signal?.reason);
 
-  constructor(agent: Agent, snapshot: AgentSnapshot, options: ExecuteOptions) {
+  constructor(agent: Agent, snapshot: AgentSnapshot, options: ExecuteOptions, telemetry?: ExecuteTelemetry) {
     this.agent = agent;
+    this.telemetry = telemetry;
     this.settings = agent.settings;
     this.snapshot = snapshot;
     this.options = options;

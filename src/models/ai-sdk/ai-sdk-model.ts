@@ -113,6 +113,7 @@ export function createAiSdkModel(options: AiSdkModelOptions): Model {
 
   return streamingAsAsked(
     {
+      modelId: model.modelId,
       generate,
       /**
        * Retries only the opening of the stream: once deltas went out, a failure ends the call. A model whose

@@ -108,6 +108,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
 
   return streamingAsAsked(
     {
+      modelId: options.model,
       async generate(request: ModelRequest): Promise<ModelResponse> {
         const response = await postToModel(
           endpoint,

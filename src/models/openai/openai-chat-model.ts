@@ -53,6 +53,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Model {
 
   return streamingAsAsked(
     {
+      modelId: options.model,
       async generate(request: ModelRequest): Promise<ModelResponse> {
         const response = await postToModel(endpoint, JSON.stringify(body(request)), request.signal);
         return chatAnswer(await readModelAnswer(response, completionSchema, 'a chat completion'));

@@ -90,6 +90,7 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
 
   return streamingAsAsked(
     {
+      modelId: options.model,
       async generate(request: ModelRequest): Promise<ModelResponse> {
         const response = await postToModel(
           endpoint,

@@ -1,0 +1,1 @@
+export { openTelemetry, type OpenTelemetryOptions } from './open-telemetry.js';

@@ -115,6 +115,7 @@ export {
 } from '../stores/memory/memory-rule-store.js';
 export { approvalAskSchema } from '../requests/approval-ask.js';
 export { oneCallAgent } from '../requests/one-call-agent.js';
+export { traceparentSchema } from '../run/traceparent.js';
 export { oneCallInput } from '../requests/one-call-model.js';
 export { nextRunEvent } from '../requests/next-run-event.js';
 export { richResultOf } from '../tools/rich-tool-result.js';

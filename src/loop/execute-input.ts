@@ -17,4 +17,9 @@ export interface ExecuteInput {
    * `excludeRequester` (the default) refuses their vote, so nobody approves their own request.
    */
   readonly requestedBy?: string;
+  /**
+   * The W3C `traceparent` of the caller's span (an MCP client's `_meta.traceparent`, an HTTP request's header): the
+   * run's spans continue that trace when telemetry records them (`countersign/otel`).
+   */
+  readonly traceparent?: string;
 }

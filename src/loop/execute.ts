@@ -119,13 +119,14 @@ function answeredBeforeLastTurn(snapshot: AgentSnapshot): readonly ToolCall[] {
 
 /** What telemetry is told of an execute's run: its names, and on a resume the traces its turn's calls were asked in. */
 function telemetryRun(snapshot: AgentSnapshot): Parameters<Telemetry['execute']>[0] {
-  const { runId, agentName, sessionId } = snapshot;
+  const { runId, agentName, sessionId, traceparent } = snapshot;
   const follows = [...new Set(snapshot.toolCalls.flatMap((record) => record.traceparent ?? []))];
   return {
     runId,
     agentName,
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(follows.length === 0 ? {} : { follows }),
+    ...(traceparent === undefined ? {} : { traceparent }),
   };
 }
 

@@ -14,6 +14,7 @@ import type { Message } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { personNameSchema } from '../decisions/authority/person-name.js';
 import type { ExecuteInput } from './execute-input.js';
+import { traceparentSchema } from '../run/traceparent.js';
 
 // The history itself is checked by checkMessageList, the one check of a history (a snapshot's too).
 const inputSchema = optionsObject({
@@ -25,6 +26,7 @@ const inputSchema = optionsObject({
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
   requestedBy: personNameSchema.optional(),
+  traceparent: traceparentSchema.optional(),
 });
 
 /** A history handed in is the caller's own: checked like a snapshot's, and a call nested too deep is refused outright (nothing could store the run). */
@@ -68,6 +70,7 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
     ...(input.origin === undefined ? {} : { origin: { ...input.origin } }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
+    ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
     version: 0,
     createdAt: now,
     updatedAt: now,

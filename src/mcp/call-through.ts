@@ -11,6 +11,8 @@ export interface CallThroughOptions {
   readonly signal?: AbortSignal | undefined;
   /** Send once more after a connection lost mid-call (the tool is safe to run twice). */
   readonly idempotent?: boolean | undefined;
+  /** The W3C `traceparent` of the calling span, sent in the request's `_meta` so the server continues the trace. */
+  readonly traceparent?: string | undefined;
 }
 
 /** Sends of one call at most: a server that keeps refusing it unsent (a session it forgets at once) is not tried forever. */
@@ -44,7 +46,8 @@ export async function callThrough(
     }
     try {
       const timeout = Math.max(1, deadline - Date.now());
-      return (await client.callTool({ name: toolName, arguments: args }, undefined, {
+      const meta = options.traceparent === undefined ? {} : { _meta: { traceparent: options.traceparent } };
+      return (await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
         timeout,
         ...(options.signal ? { signal: options.signal } : {}),
       })) as CallToolResult;

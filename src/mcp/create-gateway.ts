@@ -171,6 +171,7 @@ function gatewayRuntime(agent: Agent, settings: McpGatewaySettings): Runtime {
     agents: [agent],
     ...(settings.store === undefined ? {} : { store: settings.store }),
     ...(settings.notifier === undefined ? {} : { notifier: settings.notifier }),
+    ...(settings.telemetry === undefined ? {} : { telemetry: settings.telemetry }),
     ...(settings.links === undefined ? {} : { links: settings.links }),
     ...(settings.onError === undefined ? {} : { onError: settings.onError }),
   });

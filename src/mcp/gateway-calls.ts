@@ -22,6 +22,13 @@ export interface GatewayCallSettings {
   readonly follower: RunFollower;
 }
 
+/** One tools/call of a client: the tool, its arguments, and the trace the client called it in (`_meta.traceparent`). */
+interface ClientCall {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly traceparent?: string | undefined;
+}
+
 /** How often a waiting call looks at its run (events of this process wake it at once). */
 const POLL_MS = 200;
 /** Wake-ups by the run's own events one wait takes at most (a gateway run commits a handful of times). */
@@ -35,8 +42,13 @@ export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT
 /** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
   const calls = new GatewayCalls(settings);
-  return (client: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> =>
-    calls.answer(client, tool, args, signal);
+  return (
+    client: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    traceparent?: string,
+  ): Promise<CallToolResult> => calls.answer(client, { tool, args, traceparent }, signal);
 }
 
 /** The calls' moves: find or start a call's run, wait for it to settle, answer. */
@@ -53,17 +65,13 @@ class GatewayCalls {
     this.#keyPrefix = `mcp-gateway:${settings.agentName}:`;
   }
 
-  async answer(
-    client: string,
-    tool: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<CallToolResult> {
+  async answer(client: string, call: ClientCall, signal?: AbortSignal): Promise<CallToolResult> {
     const deadline = Date.now() + this.#settings.waitMs;
+    const { tool, args } = call;
     // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
     const key = `${this.#keyPrefix}${digestOf({ client, tool, args })}`;
     try {
-      const runId = await this.#runFor(key, client, tool, args);
+      const runId = await this.#runFor(key, client, call);
       const snapshot = await this.#settle(runId, deadline, signal);
       if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
       // Answered: a later identical call is a new call, and asks again.
@@ -91,13 +99,13 @@ class GatewayCalls {
   }
 
   /** The run of this call: the one this client's identical call started and that has not been answered since, or a new one. */
-  async #runFor(key: string, client: string, tool: string, args: Record<string, unknown>): Promise<string> {
+  async #runFor(key: string, client: string, call: ClientCall): Promise<string> {
     const { runtime, follower, keyTtlMs } = this.#settings;
     for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
       const fresh = `mcpgw_${randomUUID()}`;
       const held = await runtime.once.putIfAbsent(key, fresh, keyTtlMs);
       if (held === undefined) {
-        await this.#start(key, fresh, client, tool, args);
+        await this.#start(key, fresh, client, call);
         return fresh;
       }
       if (await this.#exists(held)) {
@@ -113,12 +121,18 @@ class GatewayCalls {
   }
 
   /** Starts the run `runId` whose key this call took (freeing the key when the start fails), and carries it on. */
-  async #start(key: string, runId: string, client: string, tool: string, args: Record<string, unknown>): Promise<void> {
+  async #start(key: string, runId: string, client: string, call: ClientCall): Promise<void> {
     const { runtime, follower, keyTtlMs, agentName } = this.#settings;
+    const { tool, args, traceparent } = call;
     try {
       await runtime.start(
         agentName,
-        { input: gatewayInput({ tool, arguments: args }), runId, requestedBy: requester(client) },
+        {
+          input: gatewayInput({ tool, arguments: args }),
+          runId,
+          requestedBy: requester(client),
+          ...(traceparent === undefined ? {} : { traceparent }),
+        },
         { mode: 'record' },
       );
     } catch (error) {

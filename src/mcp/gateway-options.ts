@@ -81,6 +81,11 @@ export interface McpGatewaySettings {
   readonly decisionSecret?: string;
   /** Failures that must not stop a call (a notifier that threw), as `createRuntime`'s `onError`. */
   readonly onError?: RuntimeOptions['onError'];
+  /**
+   * Traces and metrics of the calls' runs (`openTelemetry()` of `countersign/otel`), as `createRuntime`'s. A client's
+   * `_meta.traceparent` is continued by the run and passed on to the upstream (unchanged when nothing traces here).
+   */
+  readonly telemetry?: RuntimeOptions['telemetry'];
 }
 
 /**
@@ -102,6 +107,7 @@ const settingsShape = {
   ...policyOptionsShape,
   store: runtimeOptionsSchema.shape.store,
   notifier: runtimeOptionsSchema.shape.notifier,
+  telemetry: runtimeOptionsSchema.shape.telemetry,
   links: runtimeOptionsSchema.shape.links,
   approvalTtlMs: z.number().int('must be a whole number').positive().optional(),
   waitMs: z.number().int('must be a whole number').min(0).max(3_600_000).optional(),

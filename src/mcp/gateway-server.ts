@@ -10,15 +10,17 @@ import {
   type Tool as McpToolListing,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './mcp-connection.js';
+import { traceparentSchema } from '../kit/index.js';
 
 export interface GatewayServerSettings {
   readonly connection: McpConnection;
-  /** Answers one tools/call of `client`. */
+  /** Answers one tools/call of `client` (in the trace `traceparent` names, when the client sent one). */
   readonly call: (
     client: string,
     tool: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    traceparent?: string,
   ) => Promise<CallToolResult>;
   /** Marks an HTTP session busy while a call of it runs; returns the function that ends that. */
   readonly busy: (sessionId: string | undefined) => () => void;
@@ -52,7 +54,9 @@ export function gatewayServer({ connection, call, busy }: GatewayServerSettings,
       );
     }
     const done = busy(extra.sessionId);
-    return call(client, name, args, extra.signal).finally(done);
+    // The client's trace, when it sent a well-formed one: the run's spans continue it (and so does the upstream's).
+    const traceparent = traceparentSchema.safeParse(request.params._meta?.['traceparent']).data;
+    return call(client, name, args, extra.signal, traceparent).finally(done);
   });
   return server;
 }

@@ -42,9 +42,14 @@ export interface McpConnection extends ToolSource {
    * Calls a tool by the server's name for it and answers the server's raw
    * result (an `isError` result included). Waits up to `callTimeoutMs`, for
    * the server to come back included; then throws `ConnectorUnavailableError`
-   * (not sent) or `OutcomeUnknownError` (sent, cut off).
+   * (not sent) or `OutcomeUnknownError` (sent, cut off). A `traceparent` goes in the request's `_meta`, so the server
+   * continues the caller's trace.
    */
-  callTool(toolName: string, args?: McpArguments, options?: { readonly signal?: AbortSignal }): Promise<CallToolResult>;
+  callTool(
+    toolName: string,
+    args?: McpArguments,
+    options?: { readonly signal?: AbortSignal; readonly traceparent?: string },
+  ): Promise<CallToolResult>;
   /** Lists the server's tools again (also done on list_changed and on every reconnect). */
   refresh(): Promise<void>;
   /** Stops listening and reconnecting; closes the client countersign opened (never an app's own). */
@@ -86,7 +91,11 @@ export async function openConnection(
       return link?.status ?? 'connecting';
     },
     offers: (toolName: string) => catalogue.offered.has(toolName),
-    callTool: (toolName: string, args: McpArguments, options: { readonly signal?: AbortSignal }) => {
+    callTool: (
+      toolName: string,
+      args: McpArguments,
+      options: { readonly signal?: AbortSignal; readonly traceparent?: string },
+    ) => {
       const listing = catalogue.listings.find((item) => item.name === toolName);
       if (listing === undefined)
         throw new ConfigError(
@@ -95,6 +104,7 @@ export async function openConnection(
       return callThrough(link!, { name: settings.name, timeoutMs: settings.callTimeoutMs }, toolName, args, {
         signal: options.signal,
         idempotent: trustedIdempotent(settings, listing),
+        traceparent: options.traceparent,
       });
     },
   };

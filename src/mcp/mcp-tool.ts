@@ -13,7 +13,11 @@ export interface ToolHost {
   readonly status: ConnectorStatus;
   /** Whether the server offers a tool of this (its own) name now. */
   offers(toolName: string): boolean;
-  callTool(toolName: string, args: McpArguments, options: { readonly signal: AbortSignal }): Promise<CallToolResult>;
+  callTool(
+    toolName: string,
+    args: McpArguments,
+    options: { readonly signal: AbortSignal; readonly traceparent?: string },
+  ): Promise<CallToolResult>;
 }
 
 /** Names a countersign tool may have (the core's rule). */
@@ -40,7 +44,8 @@ export function mcpTool(listing: McpToolListing, settings: ToolSettings, host: T
       // A run that paused on this tool may resume after the server dropped it: a clear answer for the model, no crash.
       if (!host.offers(listing.name))
         throw new Error(`MCP server ${settings.name} no longer offers tool ${listing.name}`);
-      return toolResultOf(await host.callTool(listing.name, input, { signal: ctx.signal }));
+      const trace = ctx.traceparent === undefined ? {} : { traceparent: ctx.traceparent };
+      return toolResultOf(await host.callTool(listing.name, input, { signal: ctx.signal, ...trace }));
     },
     connector: settings.name,
     connectorStatus: () => host.status,

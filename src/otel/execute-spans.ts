@@ -70,18 +70,19 @@ function untraced(instruments: Instruments): ExecuteTelemetry {
       answered(undefined, response, model, instruments);
       return response;
     },
-    tool: (_call, run) => run(),
+    tool: (_call, run) => run(undefined),
     end() {},
   };
 }
 
 /** The `execute` of the Telemetry port: spans of one execute of a run. */
 export function executeSpans(tracer: Tracer, instruments: Instruments): Telemetry['execute'] {
-  return ({ runId, agentName, sessionId, follows = [] }) => {
-    const followed = follows.flatMap((traceparent) => contextOf(traceparent) ?? []);
+  return ({ runId, agentName, sessionId, follows = [], traceparent }) => {
+    const followed = follows.flatMap((asked) => contextOf(asked) ?? []);
     const active = context.active();
-    // With no span current (a worker, a sweep), a resume continues the trace it was asked in.
-    const parent = trace.getSpan(active) === undefined ? (followed[0] ?? active) : active;
+    // With no span current (a worker, a sweep, a gateway's follower), a resume continues the trace it was asked in,
+    // and any execute the trace its run was started in (the caller's `traceparent`).
+    const parent = trace.getSpan(active) === undefined ? (followed[0] ?? contextOf(traceparent) ?? active) : active;
     const links = followed.map((linked) => ({ context: trace.getSpanContext(linked)! }));
     const span = tracer.startSpan(
       `invoke_agent ${agentName}`,
@@ -120,7 +121,12 @@ export function executeSpans(tracer: Tracer, instruments: Instruments): Telemetr
           'gen_ai.tool.call.id': toolCallId,
         };
         const tool = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL, attributes }, inside);
-        return within(tool, inside, run, () => {});
+        return within(
+          tool,
+          inside,
+          () => run(traceparentOf(tool.spanContext())),
+          () => {},
+        );
       },
       end(snapshot, error) {
         span.setAttribute('countersign.run.status', snapshot.status);

@@ -10,7 +10,7 @@ import type { ModelResponse } from '../run/types.js';
  * const scope: ExecuteTelemetry = {
  *   traceparent: undefined,
  *   chat: (_call, ask) => ask(),
- *   tool: (_call, run) => run(),
+ *   tool: (_call, run) => run(undefined),
  *   end: () => {},
  * };
  */
@@ -22,8 +22,11 @@ export interface ExecuteTelemetry {
   readonly traceparent: string | undefined;
   /** Runs one model call (`model`: the model's `modelId`, when it has one). */
   chat(call: { readonly model: string | undefined }, ask: () => Promise<ModelResponse>): Promise<ModelResponse>;
-  /** Runs one tool call. */
-  tool<T>(call: { readonly toolName: string; readonly toolCallId: string }, run: () => Promise<T>): Promise<T>;
+  /** Runs one tool call, telling it the `traceparent` of its span (to pass on to what it calls), when it has one. */
+  tool<T>(
+    call: { readonly toolName: string; readonly toolCallId: string },
+    run: (traceparent: string | undefined) => Promise<T>,
+  ): Promise<T>;
   /** The execute returned `snapshot`, or threw `error`. */
   end(snapshot: AgentSnapshot, error?: unknown): void;
 }
@@ -36,7 +39,7 @@ export interface ExecuteTelemetry {
  *
  * @example
  * const counting: Telemetry = {
- *   execute: () => ({ traceparent: undefined, chat: (_c, ask) => ask(), tool: (_c, run) => run(), end: () => {} }),
+ *   execute: () => ({ traceparent: undefined, chat: (_c, ask) => ask(), tool: (_c, run) => run(undefined), end: () => {} }),
  *   recorded: ({ events }) => console.log(events.length, 'events'),
  * };
  */
@@ -48,6 +51,8 @@ export interface Telemetry {
     readonly sessionId?: string;
     /** On a resume: the traces the turn's calls were asked in (`ToolCallRecord.traceparent`), the waits it follows. */
     readonly follows?: readonly string[];
+    /** The trace the run continues (`ExecuteInput.traceparent`), for an execute with no span current. */
+    readonly traceparent?: string;
   }): ExecuteTelemetry;
   /** A commit landed: the run before it (none for a new run), after it, and what it announced. */
   recorded(change: {

@@ -151,6 +151,7 @@ export const headSchema = z.object({
   origin: originSchema.optional(),
   sessionId: idSchema.optional(),
   requestedBy: z.string().optional(),
+  traceparent: z.string().max(256).optional(),
   usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),

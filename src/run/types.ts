@@ -512,6 +512,8 @@ export interface RunContext {
   readonly sessionId?: string;
   /** Who asked for the run (`ExecuteInput.requestedBy`): a quorum with `excludeRequester` refuses their vote. Bound by its signatures. */
   readonly requestedBy?: string;
+  /** The trace the run continues (`ExecuteInput.traceparent`): its spans are children of the caller's. */
+  readonly traceparent?: string;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;

@@ -27,6 +27,11 @@ export interface ToolContext {
 export interface ToolExecuteContext extends ToolContext {
   /** `${runId}:${toolCallId}`: the same on every retry of this call. */
   readonly idempotencyKey: string;
+  /**
+   * The W3C `traceparent` of this call's span, when telemetry traces it (`countersign/otel`): pass it on to what the
+   * tool calls (an HTTP header, an MCP server's `_meta`), so the trace continues there. MCP tools do.
+   */
+  readonly traceparent?: string;
   /** Fires when the run is cancelled while the tool runs (from any process, where the store carries cancels), or when its `timeoutMs` is up. */
   readonly signal: AbortSignal;
 }

@@ -2,11 +2,13 @@
 // the wait span's times and attributes; the metrics; nothing recorded (and nothing thrown) with no provider; and no
 // decider names with recordDeciders: false.
 import { describe, expect, it } from 'vitest';
-import { createRuntime } from 'countersign';
+import { z } from 'zod';
+import { createRuntime, defineTool } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { openTelemetry } from 'countersign/otel';
 import { memoryTelemetry, payingAgent } from '../support/otel-harness.js';
 import { countingAgent } from '../support/runtime-harness.js';
-import { testClock } from '../support/test-kit.js';
+import { testAgent, testClock } from '../support/test-kit.js';
 
 const ms = (time: readonly [number, number]) => time[0] * 1000 + time[1] / 1e6;
 
@@ -225,5 +227,34 @@ describe('openTelemetry', () => {
 
   it('refuses options that are not a tracer or a meter, naming them', () => {
     expect(() => openTelemetry({ tracer: {} as never })).toThrow(/tracer/);
+  });
+
+  it("continues a caller's trace given at start, and tells a tool the traceparent of its own span", async () => {
+    const otel = memoryTelemetry();
+    const seen: (string | undefined)[] = [];
+    const probe = defineTool({
+      name: 'probe',
+      description: 'Reports the trace it was called in',
+      input: z.object({}),
+      needsApproval: false,
+      execute: (_input, ctx) => {
+        seen.push(ctx.traceparent);
+        return 'ok';
+      },
+    });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('probe', {}),
+    );
+    const agent = testAgent({ model, tools: [probe] });
+    const telemetry = openTelemetry({ tracer: otel.tracer, meter: otel.meter });
+    const runtime = createRuntime({ agents: [agent], telemetry });
+    const caller = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await runtime.start(agent.name, { input: 'go', traceparent: caller });
+    const run = otel.span(`invoke_agent ${agent.name}`);
+    expect(run.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(run.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    const tool = otel.span('execute_tool probe');
+    expect(seen).toEqual([`00-${tool.spanContext().traceId}-${tool.spanContext().spanId}-01`]);
+    await expect(runtime.start(agent.name, { input: 'go', traceparent: 'not-a-trace' })).rejects.toThrow(/traceparent/);
   });
 });

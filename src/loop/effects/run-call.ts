@@ -112,7 +112,8 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
     const { runId, messages } = run.snapshot;
     try {
       const toolCallId = record.toolCallId;
-      const call = () =>
+      // The call's own span, else the trace the run continues: a process that traces nothing passes that on unchanged.
+      const call = (traceparent = run.snapshot.traceparent) =>
         withinTimeLimit(tool.name, tool.timeoutMs, run, (source) =>
           tool.execute(parsed.data, {
             runId,
@@ -122,6 +123,7 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
               return source.signal;
             },
             messages,
+            ...(traceparent === undefined ? {} : { traceparent }),
           }),
         );
       const { telemetry } = run;

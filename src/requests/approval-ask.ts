@@ -6,6 +6,7 @@ import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
 import { originSchema } from '../run/origin-schema.js';
 import { isPlainJson } from '../run/plain-json.js';
 import { idSchema } from '../run/run-identity.js';
+import { traceparentSchema } from '../run/traceparent.js';
 import type { RunOrigin } from '../run/types.js';
 import { idempotencyKeySchema } from '../runtime/idempotent-start.js';
 import { optionsObject } from '../options.js';
@@ -48,6 +49,8 @@ export interface ApprovalAsk {
   readonly origin?: RunOrigin;
   /** Makes the ask idempotent: the same key returns the same request; another ask with the key is refused. */
   readonly key?: string;
+  /** The W3C `traceparent` of the caller's span: the request's spans (and its wait) continue that trace. */
+  readonly traceparent?: string;
 }
 
 // Checked as given: a record schema's copy would drop a "__proto__" key before a check could see it.
@@ -80,6 +83,7 @@ export const approvalAskSchema = optionsObject({
   requestedBy: personNameSchema.optional(),
   origin: originSchema.optional(),
   key: idempotencyKeySchema.optional(),
+  traceparent: traceparentSchema.optional(),
 });
 
 /**

@@ -29,6 +29,7 @@ function requestRunInput(
     sessionId,
     requestedBy,
     origin,
+    traceparent,
     ...terms
   }: Omit<ApprovalAsk, 'tool' | 'args' | 'key'> & { readonly question?: Question },
 ): ExecuteInput {
@@ -39,6 +40,7 @@ function requestRunInput(
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(requestedBy === undefined ? {} : { requestedBy }),
     ...(origin === undefined ? {} : { origin }),
+    ...(traceparent === undefined ? {} : { traceparent }),
   };
 }
 

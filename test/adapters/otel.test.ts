@@ -257,4 +257,20 @@ describe('openTelemetry', () => {
     expect(seen).toEqual([`00-${tool.spanContext().traceId}-${tool.spanContext().spanId}-01`]);
     await expect(runtime.start(agent.name, { input: 'go', traceparent: 'not-a-trace' })).rejects.toThrow(/traceparent/);
   });
+
+  it("puts a request from outside the loop, and its wait, in the caller's trace", async () => {
+    const otel = memoryTelemetry();
+    const runtime = createRuntime({ telemetry: openTelemetry({ tracer: otel.tracer, meter: otel.meter }) });
+    const handle = await runtime.requestApproval({
+      tool: 'deploy',
+      args: { service: 'billing' },
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    });
+    const state = await handle.status();
+    if (state.status !== 'pending' || state.request === undefined) throw new Error('expected a pending request');
+    await runtime.respond(handle.id, { approvalId: state.request.approvalId, approved: true, approvedBy: 'alice' });
+    const traces = new Set(otel.spans().map((span) => span.spanContext().traceId));
+    expect(traces).toEqual(new Set(['4bf92f3577b34da6a3ce929d0e0e4736']));
+    expect(otel.spans().some((span) => span.name === 'countersign.approval deploy')).toBe(true);
+  });
 });

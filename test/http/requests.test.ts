@@ -286,6 +286,7 @@ describe('the OpenAPI document of the request routes', () => {
       'requestedBy',
       'sessionId',
       'tool',
+      'traceparent',
     ]);
     expect(RequestState.required).toEqual(['id', 'status', 'approved']);
     expect(RequestState.properties.status.enum).toContain('approved');

@@ -189,7 +189,17 @@ class ChannelCards<Ref> {
     };
   }
 
+  /** Tells the runtime's telemetry of a delivery (a card posted, an outcome shown) or its failure. */
+  #delivered(operation: 'post' | 'update', ok: boolean): void {
+    try {
+      this.#settings.runtime.telemetry?.delivered?.({ channel: this.#driver.name, operation, ok });
+    } catch {
+      // Telemetry never stops a delivery.
+    }
+  }
+
   #report(error: unknown, context: Omit<ChannelErrorContext, 'channel'>): void {
+    this.#delivered(context.operation, false);
     try {
       this.#settings.onError?.(publicError(error, this.#driver.redact), { channel: this.#driver.name, ...context });
     } catch {
@@ -217,6 +227,7 @@ class ChannelCards<Ref> {
     const card = this.#cardOf(event, expiresAt);
     try {
       const ref = await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
+      this.#delivered('post', true);
       await once.replace(key, claim, JSON.stringify({ ref: ref ?? null } satisfies Held<Ref>), keep);
     } catch (error) {
       this.#report(error, context);
@@ -250,6 +261,7 @@ class ChannelCards<Ref> {
       if ((await once.putIfAbsent(key, randomUUID(), expiresAt - now + KEPT_AFTER_EXPIRY_MS)) !== undefined) return;
       const card = this.#cardOf(event, expiresAt, nudge);
       await withRetries(() => this.#driver.post(card), this.#retryIn(slot));
+      this.#delivered('post', true);
     } catch (error) {
       this.#report(error, context);
     }
@@ -277,6 +289,7 @@ class ChannelCards<Ref> {
         () => this.#driver.update({ runId, approvalId, ref: ref ?? undefined, outcome }),
         this.#retryIn(slot),
       );
+      this.#delivered('update', true);
     } catch (error) {
       this.#report(error, { operation: 'update', runId, approvalId });
     }

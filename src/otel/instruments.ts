@@ -29,6 +29,10 @@ export function instrumentsOf(meter: Meter) {
       unit: '{escalation}',
       description: 'Escalation steps taken for waiting requests.',
     }),
+    deliveries: meter.createCounter('countersign.channel.deliveries', {
+      unit: '{delivery}',
+      description: 'Cards posted and outcomes shown by channels, by channel, operation and outcome (ok, failed).',
+    }),
     tokens: meter.createHistogram('gen_ai.client.token.usage', {
       unit: '{token}',
       description: 'Tokens used per model call, by gen_ai.token.type.',

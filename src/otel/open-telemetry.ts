@@ -48,5 +48,11 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
   return {
     execute: executeSpans(tracer, instruments),
     recorded: commitRecorder(tracer, instruments, options.recordDeciders ?? true),
+    delivered: ({ channel, operation, ok }) =>
+      instruments.deliveries.add(1, {
+        'countersign.channel': channel,
+        'countersign.delivery.operation': operation,
+        'countersign.delivery.outcome': ok ? 'ok' : 'failed',
+      }),
   };
 }

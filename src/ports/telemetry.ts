@@ -54,6 +54,11 @@ export interface Telemetry {
     /** The trace the run continues (`ExecuteInput.traceparent`), for an execute with no span current. */
     readonly traceparent?: string;
   }): ExecuteTelemetry;
+  /**
+   * A channel delivered a card (`post`) or showed an outcome on one (`update`), or failed to after its retries: the
+   * runtime's channels (Slack, Telegram, Discord, email) report each here.
+   */
+  delivered?(delivery: { readonly channel: string; readonly operation: 'post' | 'update'; readonly ok: boolean }): void;
   /** A commit landed: the run before it (none for a new run), after it, and what it announced. */
   recorded(change: {
     readonly before: AgentSnapshot | undefined;

@@ -203,6 +203,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     once,
     ...(queue === undefined ? {} : { queue }),
+    ...(telemetry === undefined ? {} : { telemetry }),
     agent: agentNamed,
     start,
     ...requestOperations(start, requestRuns),

@@ -22,6 +22,7 @@ import type { NewApprovalRequest } from '../decisions/new-approval-request.js';
 import type { AnnounceReport } from './announce-pending.js';
 import type { z } from 'zod';
 import type { ApprovalAsk, InputAsk } from '../requests/approval-ask.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestHandle } from '../requests/request-handle.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
@@ -161,6 +162,8 @@ export interface Runtime {
   readonly store: SnapshotStore;
   /** Where webhook ids, spent links and chat button ids are kept once (`RuntimeOptions.once`). */
   readonly once: OnceStore;
+  /** Where traces and metrics go (`RuntimeOptions.telemetry`); absent when the runtime was made without. */
+  readonly telemetry?: Telemetry;
   /** Where mode `'enqueue'` puts resume jobs; absent when the runtime was made without one. */
   readonly queue?: ResumeQueue;
   agent(name: string): Agent;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRuntime, defineTool } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
+import { type ChannelDriver, channelSettings, createChannelNotifier } from 'countersign/channels';
 import { openTelemetry } from 'countersign/otel';
 import { memoryTelemetry, payingAgent } from '../support/otel-harness.js';
 import { countingAgent } from '../support/runtime-harness.js';
@@ -272,5 +273,53 @@ describe('openTelemetry', () => {
     const traces = new Set(otel.spans().map((span) => span.spanContext().traceId));
     expect(traces).toEqual(new Set(['4bf92f3577b34da6a3ce929d0e0e4736']));
     expect(otel.spans().some((span) => span.name === 'countersign.approval deploy')).toBe(true);
+  });
+
+  it("counts a channel's deliveries and failures, by channel and operation", async () => {
+    const otel = memoryTelemetry();
+    const { agent } = countingAgent();
+    const runtime = createRuntime({
+      agents: [agent],
+      links: { secret: 'otel-links-secret-0123456789abcdef' },
+      telemetry: openTelemetry({ tracer: otel.tracer, meter: otel.meter }),
+    });
+    const failures: string[] = [];
+    const driver: ChannelDriver<{ id: string }> = {
+      name: 'pager',
+      post: async () => ({ id: 'card-1' }),
+      update: async () => {
+        throw new Error('the pager is down');
+      },
+    };
+    const pager = createChannelNotifier(
+      driver,
+      channelSettings({
+        runtime,
+        maxAttempts: 1,
+        sleep: async () => {},
+        onError: (_error, { operation }) => failures.push(operation),
+      }),
+    );
+    const stop = runtime.subscribe((event) => void pager.publish([event]));
+    const paused = await runtime.start(agent.name, { input: 'pay' });
+    await pager.flush();
+    await runtime.respond(paused.runId, {
+      approvalId: paused.pendingApprovals[0]!.approvalId,
+      approved: true,
+      approvedBy: 'alice',
+    });
+    await pager.flush();
+    stop();
+    const deliveries = await otel.metric('countersign.channel.deliveries');
+    const counts = Object.fromEntries(
+      (deliveries?.dataPoints ?? []).map((point) => [
+        `${point.attributes['countersign.delivery.operation']}:${point.attributes['countersign.delivery.outcome']}`,
+        point.value,
+      ]),
+    );
+    // The card is posted once; each outcome shown on it (the decision, then the call's end) fails and is counted.
+    expect(failures.length).toBeGreaterThan(0);
+    expect(counts).toEqual({ 'post:ok': 1, 'update:failed': failures.length });
+    expect(deliveries?.dataPoints[0]?.attributes['countersign.channel']).toBe('pager');
   });
 });

@@ -7,7 +7,7 @@ import { approverListOf, type ApproverTarget, mayDecide } from '../decisions/aut
 import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
 import { runGrantors } from '../decisions/run-memory.js';
-import { offeredDecisions, offers } from '../run/decision-kinds.js';
+import { offeredDecisions, offers, toolDecisions } from '../run/decision-kinds.js';
 import type { DecisionKind, DecisionSource, Quorum, ToolCall } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { AnyTool } from '../tools/define-tool.js';
@@ -89,7 +89,7 @@ export async function approversOfCall(
   const approvers = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
+  const decisions = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
   return {
     ...(rule === undefined ? {} : { ruleId: rule.id }),
     ...(approvers === undefined ? {} : { approvers }),
@@ -142,7 +142,7 @@ export async function verdictOf(
 
   const list = approverListOf(rule, tool);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
+  const decisions = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
   const approvers = {
     ...(list === undefined ? {} : { approvers: list }),
     ...(quorum === undefined ? {} : { quorum }),

@@ -14,8 +14,10 @@ export interface DecidedCall {
   readonly approvers?: readonly string[];
   /** Set when several people had to approve. */
   readonly quorum?: Quorum;
-  /** The call's parsed arguments; left out when they are not known (then no bound is drawn from this call). */
+  /** The call's arguments; left out when they are not known (then no bound is drawn from the tool's calls). */
   readonly args?: unknown;
+  /** Approved with changed arguments: not what was asked, so it counts against a rule as a refusal does. */
+  readonly edited?: boolean;
 }
 
 /** Options of `suggestRules`. */
@@ -81,7 +83,7 @@ function boundsOf(args: readonly unknown[]): Record<string, JsonValue> | undefin
 
 /**
  * Allow rules worth proposing: one per agent and tool that people approved at least `minApprovals` times and that was
- * never denied, dismissed or expired among `decisions`. Never for a tool that is not grantable, nor for one whose
+ * never denied, edited, dismissed or expired among `decisions`. Never for a tool that is not grantable, nor for one whose
  * requests named approvers or needed a quorum (a rule would loosen who decides). Bounds come from the approved calls'
  * arguments; where none could be drawn, the reason says the rule would allow every call of the tool.
  *
@@ -102,10 +104,12 @@ export function suggestRules(
   const suggestions: RuleSuggestion[] = [];
   for (const calls of groups.values()) {
     const { agentName, toolName } = calls[0]!;
-    if (options.grantable?.(agentName, toolName) === false) continue;
+    // A rule names its tool by a glob: a name with a wildcard in it would name more tools than the one approved.
+    if (/[*?]/.test(toolName) || options.grantable?.(agentName, toolName) === false) continue;
     const guarded = calls.some((call) => call.quorum !== undefined || (call.approvers?.length ?? 0) > 0);
     const refused = calls.some(
-      (call) => call.decision === 'denied' || call.source === 'expiry' || call.source === 'dismissed',
+      (call) =>
+        call.decision === 'denied' || call.edited === true || call.source === 'expiry' || call.source === 'dismissed',
     );
     const approved = calls.filter((call) => call.decision === 'approved' && call.source === 'human');
     if (guarded || refused || approved.length < minApprovals) continue;

@@ -29,6 +29,7 @@ describe('suggestRules', () => {
     expect(suggestRules([...many, approved({}, 'bob', { decision: 'denied' })])).toEqual([]);
     expect(suggestRules([...many, approved({}, 'bob', { decision: 'denied', source: 'expiry' })])).toEqual([]);
     expect(suggestRules([...many, approved({}, 'bob', { decision: 'denied', source: 'dismissed' })])).toEqual([]);
+    expect(suggestRules([...many, approved({ path: '/var/log/b' }, 'bob', { edited: true })])).toEqual([]);
   });
 
   it('counts only approvals by people: a rule or a grant is not evidence', () => {
@@ -46,6 +47,10 @@ describe('suggestRules', () => {
   it('never proposes a rule for a tool that is not grantable', () => {
     const many = times(6, () => approved({ path: '/var/log/a' }));
     expect(suggestRules(many, { grantable: (_agent, tool) => tool !== 'read_log' })).toEqual([]);
+  });
+
+  it('never proposes a rule for a tool whose name a rule would read as a glob', () => {
+    expect(suggestRules(times(6, () => approved({}, 'alice', { toolName: 'read_*' })))).toEqual([]);
   });
 
   it('keeps agents and tools apart', () => {

@@ -30,6 +30,12 @@ function setup() {
     agents: [createAgent({ name: 'ops', model, tools: [tool('deploy'), tool('wire', false)], ruleStore: rules })],
   });
   const app = createApprovalApp(runtime, { bearerToken: TOKEN, rules });
+  const api = (path: string, body: unknown) =>
+    app.request(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const signIn = async () => {
     const response = await app.request('/console/session', {
       method: 'POST',
@@ -56,7 +62,7 @@ function setup() {
     await runtime.respond(paused.runId, { approvalId: request.approvalId, approved: approve, approvedBy: 'alice' });
     return runtime.get(paused.runId);
   };
-  return { runtime, rules, signIn, post, page, run };
+  return { runtime, rules, signIn, post, page, run, api };
 }
 
 describe('console: suggested rules', () => {
@@ -105,5 +111,24 @@ describe('console: suggested rules', () => {
     for (let i = 0; i < 6; i += 1) await run('deploy', `staging-${i}`, true);
     await run('deploy', 'staging-x', false);
     expect(await page('/console/rules', alice)).toContain('No suggestions yet.');
+  });
+
+  it('over the API: POST /rules adds a shadow rule with bounds, POST /rules/:ruleId turns shadow mode off or on', async () => {
+    const { rules, run, api } = setup();
+    const added = await api('/rules', {
+      tool: 'deploy',
+      action: 'allow',
+      shadow: true,
+      argsMatch: { target: 'staging-*' },
+    });
+    expect(added.status).toBe(201);
+    const { rule } = (await added.json()) as { rule: { id: string } };
+    expect((await run('deploy', 'staging-1')).pendingApprovals[0]?.shadowRuleId).toBe(rule.id);
+    expect((await api(`/rules/${rule.id}`, {})).status).toBe(400);
+    const acting = await api(`/rules/${rule.id}`, { shadow: false });
+    expect(((await acting.json()) as { rule: object }).rule).not.toHaveProperty('shadow');
+    expect((await run('deploy', 'staging-2')).status).toBe('completed');
+    await api(`/rules/${rule.id}`, { shadow: true, enabled: true });
+    expect(await rules.list()).toEqual([expect.objectContaining({ id: rule.id, shadow: true, enabled: true })]);
   });
 });

@@ -91,7 +91,11 @@ describe('console: suggested rules', () => {
     const [rule] = await rules.list();
     expect(rule).toMatchObject({ agent: 'ops', tool: 'deploy', action: 'allow', shadow: true });
     expect(rule?.argsMatch).toEqual({ target: 'staging-*' });
-    expect(await page('/console/rules', alice)).toContain('Let it act');
+    const withShadow = await page('/console/rules', alice);
+    expect(withShadow).toContain('Let it act');
+    expect(withShadow).not.toContain('allow <code>deploy</code></strong> for agent');
+    const again = await post('/console/rules/suggested', alice, { csrf: alice.csrf, agent: 'ops', tool: 'deploy' });
+    expect(again.status).toBe(409);
 
     const shadowed = await run('deploy', 'staging-7');
     expect(shadowed.status).toBe('awaitingApproval');

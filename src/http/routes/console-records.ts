@@ -105,10 +105,16 @@ export function consoleRecordRoutes(
     });
   });
 
-  /** The rules page's suggestions: from the history, which starts listening when the page is first opened. */
-  const suggestions = () => {
+  /**
+   * The rules page's suggestions: from the history, which starts listening when the page is first opened; none for an
+   * agent and tool a stored rule already names (one confirmed already, shadow or acting).
+   */
+  const suggestions = async () => {
     history.start();
-    return rules === undefined ? [] : ruleSuggestions(runtime, history.search({}));
+    if (rules === undefined) return [];
+    const named = new Set((await rules.list()).map((rule) => JSON.stringify([rule.agent, rule.tool])));
+    const found = await ruleSuggestions(runtime, history.search({}));
+    return found.filter((item) => !named.has(JSON.stringify([item.agent, item.tool])));
   };
 
   app.get('/console/rules', async (c) => {

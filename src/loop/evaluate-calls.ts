@@ -97,7 +97,8 @@ function askFor(
       quorum: terms.quorum,
       question: terms.question,
       decisions: verdict.decisions,
-      shadowRuleId,
+      // The call's own ask may name approvers or a quorum the verdict did not: a rule must not stand in for them either.
+      shadowRuleId: terms.approvers === undefined && terms.quorum === undefined ? shadowRuleId : undefined,
     },
     requestSettingsOf(agent.settings, now),
   );

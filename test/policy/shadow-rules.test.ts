@@ -1,7 +1,7 @@
 // Stored rules in shadow mode: they never decide; a call one would have allowed is asked as before, and its request
 // says so (shadowRuleId); once the rule is let act, the next such call runs without asking.
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryRuleStore, type RuleStore, type StoredRule } from 'countersign';
+import { createMemoryRuleStore, createRuntime, type RuleStore, type StoredRule } from 'countersign';
 import { decisionSecret, grantAgent } from '../support/grant-harness.js';
 import { agentCalling, recordingTool } from '../support/policy-harness.js';
 
@@ -44,6 +44,19 @@ describe('shadow rules', () => {
     expect(await shadowOf({ approvers: ['alice'] })).toBeUndefined();
     expect(await shadowOf({ grantable: false })).toBeUndefined();
     expect(await shadowOf({}, { policy: { rules: [{ tool: 't', action: 'ask' }] } })).toBeUndefined();
+  });
+
+  it("never covers a request whose caller's ask names approvers (runtime.requestApproval)", async () => {
+    const rules = createMemoryRuleStore();
+    const rule = await rules.add({ tool: 'deploy', action: 'allow', shadow: true });
+    const runtime = createRuntime({ requests: { ruleStore: rules } });
+    const shadowOf = async (approvers?: string[]) => {
+      const handle = await runtime.requestApproval({ tool: 'deploy', args: {}, ...(approvers ? { approvers } : {}) });
+      const state = await handle.status();
+      return state.status === 'pending' ? state.request?.shadowRuleId : 'not pending';
+    };
+    expect(await shadowOf()).toBe(rule.id);
+    expect(await shadowOf(['alice'])).toBeUndefined();
   });
 
   it('a shadow flag removed in storage is refused with the decisionSecret: the rule neither acts nor annotates', async () => {

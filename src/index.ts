@@ -22,6 +22,12 @@ export { serialize, deserialize, SUPPORTED_SCHEMA_VERSIONS, CURRENT_SCHEMA_VERSI
 export type { ModelDeltaEvent, RunEvent } from './run/run-events.js';
 export type { PolicyAction, PolicyConfig, PolicyContext, PolicyRule } from './policy/policy.js';
 export { voteProgress, type QuorumOptions } from './policy/quorum.js';
+export {
+  suggestRules,
+  type DecidedCall,
+  type RuleSuggestion,
+  type SuggestRulesOptions,
+} from './policy/suggest-rules.js';
 export type { VoteTally } from './decisions/authority/vote-count.js';
 export { presets } from './tools/presets.js';
 export { toolResult, type RichToolResult, type ToolResultFile } from './tools/rich-tool-result.js';

@@ -6,10 +6,11 @@ import { newRuleSchema } from '../stores/memory/memory-rule-store.js';
 import { UsageError } from '../errors.js';
 
 // The stored rule's fields (one schema for both), with the file's own id; which agent a rule is for and whether it
-// is enabled belong to a rule store, not to the rules a command is run with.
+// is enabled or in shadow mode belong to a rule store, not to the rules a command is run with; nor are argument bounds
+// (a stored rule's argsMatch) read from a file of policy rules.
 const ruleSchema = optionsObject({
   id: z.string().min(1).optional(),
-  ...newRuleSchema.omit({ agent: true, enabled: true }).shape,
+  ...newRuleSchema.omit({ agent: true, enabled: true, shadow: true, argsMatch: true }).shape,
 });
 const rulesSchema = z.array(ruleSchema, { error: 'must hold a JSON array of rules' });
 

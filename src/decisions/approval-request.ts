@@ -117,6 +117,8 @@ export function buildApprovalRequest(
     /** The decisions offered, when fewer than all (`decisions` on the tool and its rule). */
     decisions?: readonly DecisionKind[] | undefined;
     question?: Question | undefined;
+    /** The stored rule in shadow mode that would have allowed the call. */
+    shadowRuleId?: string | undefined;
   },
   settings: RequestSettings,
 ): ApprovalRequest {
@@ -175,6 +177,7 @@ export function buildApprovalRequest(
     ...(call.nudges?.remindAfterMs === undefined ? {} : { remindAfterMs: call.nudges.remindAfterMs }),
     ...(call.nudges?.escalate === undefined ? {} : { escalate: call.nudges.escalate }),
     ...(call.question === undefined ? {} : { question: call.question }),
+    ...(call.shadowRuleId === undefined ? {} : { shadowRuleId: call.shadowRuleId }),
   };
   return settings.decisionSecret === undefined
     ? unsigned

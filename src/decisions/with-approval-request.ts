@@ -12,7 +12,7 @@ import { approverListOf, hasApproverFunction } from './authority/who-may-decide.
 import { nudgePlanOf } from '../policy/nudge-plan.js';
 import { resolveQuorum } from '../policy/quorum.js';
 import { findShapeProblem, shapeIssue } from '../run/argument-shape.js';
-import { offeredDecisions } from '../run/decision-kinds.js';
+import { offeredDecisions, toolDecisions } from '../run/decision-kinds.js';
 import { isPlainJson } from '../run/plain-json.js';
 import { assertSnapshotShape } from '../run/snapshot-codec.js';
 import { step } from '../machine/step.js';
@@ -102,7 +102,8 @@ function deciders(
 
 /** The decisions the request offers: its own list, within the tool's; an added request may narrow them, never widen them. */
 function offered(agent: Agent | undefined, request: NewApprovalRequest): readonly DecisionKind[] | undefined {
-  const own = agent?.tools.get(request.toolName)?.decisions;
+  const tool = agent?.tools.get(request.toolName);
+  const own = tool === undefined ? undefined : toolDecisions(tool);
   const outside = own === undefined ? [] : (request.decisions ?? []).filter((kind) => !own.includes(kind));
   if (outside.length > 0) {
     throw new ConfigError(

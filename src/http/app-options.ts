@@ -103,10 +103,10 @@ export const optionsSchema = optionsObject({
   rules: z
     .custom<RuleStore>(
       (value) =>
-        ['add', 'list', 'setEnabled', 'remove'].every(
+        ['add', 'list', 'setEnabled', 'setShadow', 'remove'].every(
           (name) => typeof (value as Record<string, unknown> | undefined)?.[name] === 'function',
         ),
-      'must be a RuleStore (add, list, setEnabled, remove)',
+      'must be a RuleStore (add, list, setEnabled, setShadow, remove)',
     )
     .optional(),
   onError: z

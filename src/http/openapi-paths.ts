@@ -283,7 +283,8 @@ function rulePaths() {
     '/rules/{ruleId}': {
       post: {
         operationId: 'setRuleEnabled',
-        summary: 'Enable or disable a stored rule (a disabled rule is kept and matches nothing).',
+        summary:
+          'Enable or disable a stored rule (a disabled rule is kept and matches nothing), or put it in shadow mode (it never decides; a request it would have allowed records it) or let it act.',
         security: writeSecurity(),
         parameters: [pathParameter('ruleId')],
         requestBody: { required: true, content: json(ref('RuleState')) },

@@ -109,8 +109,9 @@ export { checkTtl } from '../stores/memory/memory-once-store.js';
 export {
   newRuleSchema,
   toStoredRule,
+  changedRule,
+  type RuleChange,
   unknownRule,
-  withEnabled,
   type RuleStoreSigning,
 } from '../stores/memory/memory-rule-store.js';
 export { approvalAskSchema } from '../requests/approval-ask.js';

@@ -2,18 +2,18 @@
 // run memory, the rule or the tool's own needsApproval, and a grant that approves; and who may decide a call asked again.
 import type { Agent } from '../agent/agent-types.js';
 import type { ToolContext } from '../tools/define-tool.js';
-import type { CompiledRule, PolicyAction, PolicyContext, RuleSet } from '../policy/policy.js';
+import type { CompiledRule, PolicyAction, PolicyContext, PolicyTarget, RuleSet } from '../policy/policy.js';
 import { approverListOf, type ApproverTarget, mayDecide } from '../decisions/authority/who-may-decide.js';
 import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
 import { runGrantors } from '../decisions/run-memory.js';
-import { offeredDecisions, offers } from '../run/decision-kinds.js';
+import { offeredDecisions, offers, toolDecisions } from '../run/decision-kinds.js';
 import type { DecisionKind, DecisionSource, Quorum, ToolCall } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { Grant } from '../ports/grant-store.js';
 import type { TurnGrants } from '../policy/grants/grant-coverage.js';
-import type { RuleRefusal } from '../policy/stored-rules.js';
+import type { RuleRefusal, StoredRuleSets } from '../policy/stored-rules.js';
 
 export interface Verdict {
   readonly action: PolicyAction;
@@ -34,16 +34,8 @@ export interface Verdict {
 
 const rank: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
-/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
-async function ruleFor(
-  agent: Agent,
-  call: ToolCall,
-  input: unknown,
-  ctx: ToolContext,
-  storedRules: RuleSet | undefined,
-): Promise<CompiledRule | undefined> {
-  // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
-  if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
+/** What a rule sees of a call: its name, connector, parsed arguments, and the tool's description of itself. */
+function policyTarget(agent: Agent, call: ToolCall, input: unknown, ctx: ToolContext): PolicyTarget {
   const tool = agent.tools.get(call.name)!;
   const policyCtx: PolicyContext = {
     ...ctx,
@@ -55,7 +47,20 @@ async function ruleFor(
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     },
   };
-  const target = { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
+  return { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
+}
+
+/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
+async function ruleFor(
+  agent: Agent,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+): Promise<CompiledRule | undefined> {
+  // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
+  if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
+  const target = policyTarget(agent, call, input, ctx);
   const fromConfig = await agent.settings.rules.strongest(target);
   const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
   return fromConfig && fromStore
@@ -65,8 +70,27 @@ async function ruleFor(
     : (fromConfig ?? fromStore);
 }
 
+/**
+ * The shadow rule that would have allowed a call put to a person, had it acted: only where no rule asked (an acting
+ * allow rule would lose to it), and never for a call that names approvers or needs a quorum, or whose tool is not
+ * grantable (a rule must not stand in for them).
+ */
+export async function shadowRuleFor(
+  agent: Agent,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  shadow: RuleSet,
+  verdict: Verdict,
+): Promise<string | undefined> {
+  if (shadow.size === 0 || verdict.source === 'rule' || verdict.approvers !== undefined) return undefined;
+  if (verdict.quorum !== undefined || agent.tools.get(call.name)?.grantable === false) return undefined;
+  const found = await shadow.strongest(policyTarget(agent, call, input, ctx));
+  return found?.rule.action === 'allow' ? found.id : undefined;
+}
+
 /** The rule store's rules, compiled; undefined, with nothing to wait for, when the agent has no rule store. */
-export function storedRulesOf(agent: Agent, refuse?: RuleRefusal): Promise<RuleSet> | undefined {
+export function storedRulesOf(agent: Agent, refuse?: RuleRefusal): Promise<StoredRuleSets> | undefined {
   const store = agent.settings.ruleStore;
   return store
     ? Promise.resolve(store.list()).then((rules) => agent.settings.storedRules.compile(rules, refuse))
@@ -84,12 +108,12 @@ export async function approversOfCall(
   call: ToolCall,
 ): Promise<Pick<Verdict, 'ruleId' | 'approvers' | 'quorum' | 'decisions'> & { nudges: NudgePlan }> {
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
-  const rule = await ruleFor(agent, call, call.args, ctx, await storedRulesOf(agent));
+  const rule = await ruleFor(agent, call, call.args, ctx, (await storedRulesOf(agent))?.live);
   const tool = agent.tools.get(call.name)!;
   const approvers = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
+  const decisions = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
   return {
     ...(rule === undefined ? {} : { ruleId: rule.id }),
     ...(approvers === undefined ? {} : { approvers }),
@@ -142,7 +166,7 @@ export async function verdictOf(
 
   const list = approverListOf(rule, tool);
   const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const decisions = offeredDecisions(tool.decisions, rule?.rule.decisions);
+  const decisions = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
   const approvers = {
     ...(list === undefined ? {} : { approvers: list }),
     ...(quorum === undefined ? {} : { quorum }),

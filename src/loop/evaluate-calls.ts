@@ -17,7 +17,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { type GrantRefusal, TurnGrants } from '../policy/grants/grant-coverage.js';
 import type { RuleRefusal } from '../policy/stored-rules.js';
-import { storedRulesOf, type Verdict, verdictOf } from './call-verdict.js';
+import { shadowRuleFor, storedRulesOf, type Verdict, verdictOf } from './call-verdict.js';
 
 type CallBase = { readonly toolCallId: string; readonly toolName: string; readonly attempts: 0 };
 
@@ -72,6 +72,7 @@ function askFor(
   base: CallBase,
   now: number,
   ask: CallAsk | undefined,
+  shadowRuleId: string | undefined,
 ): CallEvaluation {
   const expiry = { ttlMs: parsed.tool.approvalTtlMs ?? agent.settings.approvalTtlMs, now };
   const terms = askedTerms(ask, verdict, expiry, ask?.question ?? parsed.tool.question);
@@ -96,6 +97,8 @@ function askFor(
       quorum: terms.quorum,
       question: terms.question,
       decisions: verdict.decisions,
+      // The call's own ask may name approvers or a quorum the verdict did not: a rule must not stand in for them either.
+      shadowRuleId: terms.approvers === undefined && terms.quorum === undefined ? shadowRuleId : undefined,
     },
     requestSettingsOf(agent.settings, now),
   );
@@ -161,15 +164,19 @@ export async function evaluateCalls(
     rememberParsedInput(calls, call, parsed.tool.input, parsed.input);
     const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
     const ask = agent.settings.callAsk?.(snapshot, call);
-    const found = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules, grants);
+    const found = await verdictOf(agent, snapshot, call, parsed.input, ctx, storedRules?.live, grants);
     // A question is for a person to answer: nothing but a person's answer lets it through (a rule may still deny it).
     const asksQuestion = (ask?.question ?? parsed.tool.question) !== undefined;
     const verdict: Verdict = asksQuestion && found.action === 'allow' ? { ...found, action: 'ask' } : found;
-    evaluations.push(
-      verdict.action === 'ask'
-        ? askFor(agent, snapshot, call, parsed, verdict, base, now, ask)
-        : settledBy(agent, snapshot, call, verdict, base, now),
-    );
+    if (verdict.action !== 'ask') {
+      evaluations.push(settledBy(agent, snapshot, call, verdict, base, now));
+      continue;
+    }
+    const shadowRuleId =
+      storedRules === undefined || asksQuestion
+        ? undefined
+        : await shadowRuleFor(agent, call, parsed.input, ctx, storedRules.shadow, verdict);
+    evaluations.push(askFor(agent, snapshot, call, parsed, verdict, base, now, ask, shadowRuleId));
   }
   return evaluations;
 }

@@ -39,6 +39,17 @@ export function offeredDecisions(
   return offered.length === DECISION_KINDS.length ? undefined : offered;
 }
 
+/** The kinds of a tool that is not grantable: each call decided on its own, no wider scope. */
+const ONCE_KINDS = ['approve', 'edit', 'deny'] as const satisfies readonly DecisionKind[];
+
+/** The kinds a tool offers: its `decisions`, and no wider scope than once when it is not grantable (`grantable: false`). */
+export function toolDecisions(tool: {
+  readonly decisions?: readonly DecisionKind[];
+  readonly grantable?: boolean;
+}): readonly DecisionKind[] | undefined {
+  return offeredDecisions(tool.decisions, tool.grantable === false ? ONCE_KINDS : undefined);
+}
+
 /**
  * The scope of the wider approval a run offers beside "approve once": its session, for a run in one that may be
  * approved for it, else the run, when that is offered; undefined when neither is.

@@ -77,6 +77,7 @@ export const requestSchema = z.object({
   votes: z.array(voteSchema).optional(),
   question: questionSchema.optional(),
   traceparent: z.string().max(256).optional(),
+  shadowRuleId: z.string().optional(),
 });
 
 /** An `AuditEntry` as stored. */

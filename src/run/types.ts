@@ -275,6 +275,8 @@ export interface ApprovalRequest {
   readonly warnings: readonly ArgsWarning[];
   /** The policy rule that asked for this approval, if one did. */
   readonly ruleId?: string;
+  /** A stored rule in shadow mode that would have allowed this call without asking (a suggested rule on trial). */
+  readonly shadowRuleId?: string;
   /** Approver ids allowed to decide, when a rule or the tool names them. */
   readonly approvers?: readonly string[];
   /**

@@ -65,6 +65,11 @@ export interface ToolDefinition<Input> {
   readonly timeoutMs?: number;
   /** Has no side effects: the read-only preset (`presets.readOnlyAutoApprove`) allows it whatever its name. */
   readonly readOnly?: boolean;
+  /**
+   * False for a tool no standing permission may cover: its calls offer no wider decision than once (no run memory,
+   * session or agent grant), and no rule is suggested for it (`suggestRules`). A person decides each call.
+   */
+  readonly grantable?: boolean;
   /** Hints shown to the approver as badges (MCP tool annotations); they change no policy. */
   readonly annotations?: ToolAnnotations;
   /** The external system this tool talks to (`github`, `slack`), for policy globs. */
@@ -148,6 +153,7 @@ const definitionSchema = optionsObject({
     .max(2_147_483_647, 'must be at most 2147483647 ms (about 24.8 days), the longest timer Node keeps')
     .optional(),
   readOnly: z.boolean().optional(),
+  grantable: z.boolean().optional(),
   annotations: toolAnnotationsSchema.optional(),
   connector: z.string().min(1).optional(),
   connectorStatus: functionSchema('must be a function () => ConnectorStatus').optional(),

@@ -27,7 +27,7 @@ function fixedRules(...rules: StoredRule[]): RuleStore {
   const refuse = async (): Promise<never> => {
     throw new Error('read-only');
   };
-  return { list: async () => rules, add: refuse, setEnabled: refuse, remove: refuse };
+  return { list: async () => rules, add: refuse, setEnabled: refuse, setShadow: refuse, remove: refuse };
 }
 
 /** A promise with its resolver. */

@@ -104,6 +104,22 @@ describe.skipIf(!url)('Redis rule store', () => {
       expect(warnings).toHaveBeenCalledWith(expect.stringContaining(allow.id));
     });
 
+    it('keeps a shadow rule with its bounds; a shadow flag removed in Redis is refused, setShadow(false) lets it act', async () => {
+      const { rules, key, run, warnings } = setup();
+      const shadow = await rules.add({ tool: 'deploy', action: 'allow', shadow: true, argsMatch: { env: 'prod' } });
+      expect((await rules.list()).find((rule) => rule.id === shadow.id)).toEqual(shadow);
+      const paused = await run(deploy);
+      expect(paused.pendingApprovals[0]?.shadowRuleId).toBe(shadow.id);
+      const value = (await redis.hget(key, shadow.id))!;
+      await redis.hset(key, shadow.id, value.replace('"shadow":true,', '').replace(',"shadow":true', ''));
+      expect((await run(deploy)).status).toBe('awaitingApproval');
+      expect(warnings).toHaveBeenCalledWith(expect.stringContaining(shadow.id));
+      await expect(rules.setShadow(shadow.id, false)).rejects.toBeInstanceOf(RuleSignatureError);
+      await redis.hset(key, shadow.id, value);
+      expect(await rules.setShadow(shadow.id, false)).not.toHaveProperty('shadow');
+      expect((await run(deploy)).status).toBe('completed');
+    });
+
     it("tells the run's onError of a forged rule (operation 'rule'), not the console", async () => {
       const { key, agent, warnings } = setup();
       const forged = { id: 'rule_told', createdAt: 1, tool: 'deploy', action: 'allow' };

@@ -169,6 +169,8 @@ const REQUEST_FIELDS = [
   'question',
   // Not secret, and it lets the receiver link its own spans to the wait.
   'traceparent',
+  // A rule id, as ruleId: it tells the receiver a suggested rule on trial would have allowed the call.
+  'shadowRuleId',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',

@@ -94,6 +94,9 @@ export function approvalCard(entry: PendingApprovalEntry, options: CardOptions):
     `<p class="description">${e(request.description)}</p>` +
     contextHtml(options.context) +
     `<p>Why a person: ${e(why)}${rule}</p>` +
+    (request.shadowRuleId === undefined
+      ? ''
+      : `<p class="shadow">A suggested rule would have allowed this (rule <code>${e(request.shadowRuleId)}</code>, in shadow mode).</p>`) +
     (request.outcomeUnknown
       ? '<p class="warn">Outcome unknown: this call was interrupted and may already have had its effect.</p>'
       : '') +

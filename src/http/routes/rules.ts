@@ -21,8 +21,12 @@ const ruleTarget = z
 
 /** `POST /rules`: a rule to add (`NewRule`). */
 export const newRuleBody = newRuleSchema.extend({ approvers: approverList.optional() }).strict();
-/** `POST /rules/:ruleId`: enable or disable. */
-export const ruleStateBody = z.strictObject({ enabled: z.boolean(), ruleId: ruleTarget });
+/** `POST /rules/:ruleId`: enable or disable, put in shadow mode or let act. */
+export const ruleStateBody = z
+  .strictObject({ enabled: z.boolean().optional(), shadow: z.boolean().optional(), ruleId: ruleTarget })
+  .refine((body) => body.enabled !== undefined || body.shadow !== undefined, {
+    message: 'name enabled, shadow or both',
+  });
 /** `DELETE /rules/:ruleId`: nothing, or (signed: required) the rule it deletes. */
 export const removeRuleBody = z.strictObject({ ruleId: ruleTarget });
 
@@ -30,7 +34,7 @@ export const removeRuleBody = z.strictObject({ ruleId: ruleTarget });
 export const ruleNotFound = (id: string) =>
   new HttpProblem(problem(404, 'rule_not_found', `No stored rule ${id}; GET /rules lists their ids.`, { ruleId: id }));
 
-/** `GET /rules`, `POST /rules`, `POST /rules/:ruleId` (enable or disable) and `DELETE /rules/:ruleId`: the stored rules of the app's `rules` store. */
+/** `GET /rules`, `POST /rules`, `POST /rules/:ruleId` (enable or disable, shadow mode on or off) and `DELETE /rules/:ruleId`: the stored rules of the app's `rules` store. */
 export function ruleRoutes({ read, write }: RouteSettings, rules: RuleStore): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/rules', read, async (c) => c.json({ items: await rules.list() }));
@@ -39,10 +43,11 @@ export function ruleRoutes({ read, write }: RouteSettings, rules: RuleStore): Ho
   );
   app.post('/rules/:ruleId', ...write, async (c) => {
     const id = c.req.param('ruleId');
-    const { enabled, ruleId } = parseJsonBody(ruleStateBody, c.var.rawBody);
+    const { enabled, shadow, ruleId } = parseJsonBody(ruleStateBody, c.var.rawBody);
     checkNamedTarget(c, 'ruleId', ruleId, id);
     if (!(await rules.list()).some((rule) => rule.id === id)) throw ruleNotFound(id);
-    return answerJson(c, { rule: await rules.setEnabled(id, enabled) });
+    const changed = enabled === undefined ? undefined : await rules.setEnabled(id, enabled);
+    return answerJson(c, { rule: shadow === undefined ? changed : await rules.setShadow(id, shadow) });
   });
   app.delete('/rules/:ruleId', ...write, async (c) => {
     const id = c.req.param('ruleId');

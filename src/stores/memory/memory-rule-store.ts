@@ -6,6 +6,7 @@ import { optionsObject, parseOptions } from '../../options.js';
 import { escalateSchema, remindAfterMsSchema } from '../../policy/nudge-plan.js';
 import { storedQuorumSchema } from '../../policy/quorum.js';
 import { decisionsSchema } from '../../run/decision-kinds.js';
+import { grantBoundsSchema } from '../../run/grant-bounds.js';
 import { RuleSignatureError } from '../../errors.js';
 import { ruleSignatureHolds, signRule } from '../../policy/rule-signature.js';
 
@@ -20,6 +21,8 @@ export const newRuleSchema = z.object({
   approvals: storedQuorumSchema.optional(),
   decisions: decisionsSchema.optional(),
   agent: z.string().min(1).optional(),
+  argsMatch: grantBoundsSchema.shape.argsMatch,
+  shadow: z.literal(true, { error: 'must be true, or left out' }).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -40,13 +43,18 @@ export function toStoredRule(rule: NewRule, now: number, secret: string | undefi
   } as StoredRule);
 }
 
+/** What `setEnabled` and `setShadow` change of a stored rule. */
+export type RuleChange = { readonly enabled: boolean } | { readonly shadow: boolean };
+
 /**
- * A stored rule enabled or disabled, signed again; refused when, with a secret, the stored rule is not signed with it
- * (signing it again would make a rule written into storage pass for one the app wrote).
+ * A stored rule enabled, disabled, put in shadow mode or let act, signed again; refused when, with a secret, the stored
+ * rule is not signed with it (signing it again would make a rule written into storage pass for one the app wrote).
  */
-export function withEnabled(rule: StoredRule, enabled: boolean, secret: string | undefined): StoredRule {
+export function changedRule(rule: StoredRule, change: RuleChange, secret: string | undefined): StoredRule {
   if (secret !== undefined && !ruleSignatureHolds(secret, rule)) throw new RuleSignatureError(rule.id);
-  return signRule(secret, { ...rule, enabled });
+  if ('enabled' in change) return signRule(secret, { ...rule, enabled: change.enabled });
+  const { shadow: _was, ...rest } = rule;
+  return signRule(secret, change.shadow ? { ...rest, shadow: true } : rest);
 }
 
 /** Options of the rule stores' own: `decisionSecret` signs every rule they write. */
@@ -72,6 +80,13 @@ export function createMemoryRuleStore(options: { clock?: () => number } & RuleSt
   const clock = options.clock ?? Date.now;
   const secret = options.decisionSecret;
   let rules: readonly StoredRule[] = Object.freeze([]);
+  const change = (id: string, what: RuleChange) => {
+    const existing = rules.find((rule) => rule.id === id);
+    if (!existing) throw unknownRule(id);
+    const updated = changedRule(existing, what, secret);
+    rules = Object.freeze(rules.map((rule) => (rule.id === id ? updated : rule)));
+    return updated;
+  };
   return {
     async add(rule) {
       const stored = toStoredRule(rule, clock(), secret);
@@ -82,11 +97,10 @@ export function createMemoryRuleStore(options: { clock?: () => number } & RuleSt
       return rules;
     },
     async setEnabled(id, enabled) {
-      const existing = rules.find((rule) => rule.id === id);
-      if (!existing) throw unknownRule(id);
-      const updated = withEnabled(existing, enabled, secret);
-      rules = Object.freeze(rules.map((rule) => (rule.id === id ? updated : rule)));
-      return updated;
+      return change(id, { enabled });
+    },
+    async setShadow(id, shadow) {
+      return change(id, { shadow });
     },
     async remove(id) {
       const before = rules.length;

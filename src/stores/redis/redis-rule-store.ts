@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ConfigError } from '../../errors.js';
 import type { RuleStore, StoredRule } from '../../index.js';
-import { type RuleStoreSigning, toStoredRule, unknownRule, withEnabled } from '../../kit/index.js';
+import { changedRule, type RuleChange, type RuleStoreSigning, toStoredRule, unknownRule } from '../../kit/index.js';
 import { redisKeys } from './keys.js';
 import { registerScripts } from './scripts.js';
 import { guarded } from './unavailable.js';
@@ -23,7 +23,7 @@ export interface RedisRuleStoreOptions extends RuleStoreSigning {
 }
 
 // A rule is kept as its enabled flag ('1' or '0') followed by the JSON of the
-// rest; enabling or disabling rewrites the value (signed again) by compare-and-set.
+// rest; a change (enabled, shadow) rewrites the value (signed again) by compare-and-set.
 function encodeRule(rule: StoredRule): string {
   const { enabled, ...rest } = rule;
   return `${enabled ? '1' : '0'}${JSON.stringify(rest)}`;
@@ -62,6 +62,21 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
   const clock = options.clock ?? Date.now;
   const scripts = registerScripts(redis);
   const secret = options.decisionSecret;
+  // Compare-and-set: a concurrent change of the same rule makes this read it again (a few times at most).
+  const change = async (id: string, what: RuleChange): Promise<StoredRule> => {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const value = await guarded('read a rule', () => redis.hget(key, id));
+      if (value == null) throw unknownRule(id);
+      const updated = changedRule(decodeRule(id, value), what, secret);
+      const written = (await guarded('change a rule', () =>
+        scripts.countersignSetRuleEnabled(key, id, value, encodeRule(updated)),
+      )) as number;
+      if (written === 1) return updated;
+    }
+    throw new ConfigError(
+      `Stored rule ${id} kept changing while it was being changed (${JSON.stringify(what)}); try again.`,
+    );
+  };
   return {
     async add(rule) {
       const stored = toStoredRule(rule, clock(), secret);
@@ -75,19 +90,10 @@ export function createRedisRuleStore(options: RedisRuleStoreOptions): RuleStore 
       return Object.freeze(rules);
     },
     async setEnabled(id, enabled) {
-      // Compare-and-set: a concurrent change of the same rule makes this read it again (a few times at most).
-      for (let attempt = 0; attempt < 5; attempt += 1) {
-        const value = await guarded('read a rule', () => redis.hget(key, id));
-        if (value == null) throw unknownRule(id);
-        const updated = withEnabled(decodeRule(id, value), enabled, secret);
-        const written = (await guarded('change a rule', () =>
-          scripts.countersignSetRuleEnabled(key, id, value, encodeRule(updated)),
-        )) as number;
-        if (written === 1) return updated;
-      }
-      throw new ConfigError(
-        `Stored rule ${id} kept changing while it was being ${enabled ? 'enabled' : 'disabled'}; try again.`,
-      );
+      return change(id, { enabled });
+    },
+    async setShadow(id, shadow) {
+      return change(id, { shadow });
     },
     async remove(id) {
       return (await guarded('remove a rule', () => redis.hdel(key, id))) > 0;

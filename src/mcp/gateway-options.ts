@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type {
+  Telemetry,
   ApprovalLinkOptions,
   PolicyConfig,
   Notifier,
@@ -85,7 +86,7 @@ export interface McpGatewaySettings {
    * Traces and metrics of the calls' runs (`openTelemetry()` of `countersign/otel`), as `createRuntime`'s. A client's
    * `_meta.traceparent` is continued by the run and passed on to the upstream (unchanged when nothing traces here).
    */
-  readonly telemetry?: RuntimeOptions['telemetry'];
+  readonly telemetry?: Telemetry;
 }
 
 /**

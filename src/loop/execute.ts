@@ -20,6 +20,7 @@ import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
 import type { Telemetry } from '../ports/telemetry.js';
+import { telemetryOption } from './telemetry-option.js';
 
 const optionsSchema = optionsObject({
   // Read by its shape, not instanceof: a signal from another realm (a test environment, a bundled polyfill) works as well.
@@ -35,12 +36,7 @@ const optionsSchema = optionsObject({
   leaseOwner: z.string().min(1).optional(),
   onError: functionSchema().optional(),
   onModelDelta: functionSchema().optional(),
-  telemetry: z
-    .custom<Telemetry>(
-      (value) => typeof (value as Telemetry | undefined)?.execute === 'function',
-      'must implement Telemetry (openTelemetry() from countersign/otel)',
-    )
-    .optional(),
+  telemetry: telemetryOption.optional(),
 });
 
 /**

@@ -7,6 +7,7 @@ import type { Notifier } from '../ports/notifier.js';
 import type { OnceStore } from '../ports/once-store.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import { telemetryOption } from '../loop/telemetry-option.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestOptions } from '../requests/request-agent.js';
 
@@ -122,13 +123,6 @@ export const runtimeOptionsSchema = optionsObject({
       'must be an object of request settings, e.g. { policy, tools, decisionSecret }',
     )
     .optional(),
-  telemetry: z
-    .custom<Telemetry>(
-      (value) =>
-        typeof (value as Telemetry | undefined)?.execute === 'function' &&
-        typeof (value as Telemetry).recorded === 'function',
-      'must implement Telemetry (openTelemetry() from countersign/otel)',
-    )
-    .optional(),
+  telemetry: telemetryOption.optional(),
   onError: functionSchema().optional(),
 });

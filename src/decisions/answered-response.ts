@@ -1,6 +1,7 @@
 // A response that answers a question (`request.question`): the answer checked against the form, then carried as the
 // call's edited arguments (`{ ...args, answer }`), so it is signed, gated and recorded exactly as an edit is.
 import { ConfigError, InvalidAnswerError } from '../errors.js';
+import { callOfId } from '../run/current-tool-calls.js';
 import { answerIssues } from '../run/question.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ApprovalResponse } from '../run/types.js';
@@ -9,9 +10,7 @@ const WHERE = 'withApprovalResponse';
 
 /** The arguments of the call `toolCallId`, as the model (or whoever added the call) asked for them. */
 function callArgs(snapshot: AgentSnapshot, toolCallId: string | undefined): Record<string, unknown> {
-  const added = snapshot.toolCalls.find((record) => record.toolCallId === toolCallId)?.added?.args;
-  const call = snapshot.messages.flatMap((message) => message.toolCalls ?? []).find((item) => item.id === toolCallId);
-  const args = added ?? call?.args;
+  const args = callOfId(snapshot, toolCallId)?.args;
   return typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {};
 }
 

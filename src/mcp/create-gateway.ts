@@ -8,7 +8,7 @@ import { gatewayAgentName } from './gateway-agent.js';
 import { gatewayCalls } from './gateway-calls.js';
 import { runFollower } from './gateway-follower.js';
 import { httpGuard } from './gateway-http-guard.js';
-import { GATEWAY_CALL_ID } from './gateway-model.js';
+import { GATEWAY_CALL_ID } from './gateway-call-id.js';
 import { clientName, type McpGatewayOptions, type McpGatewaySettings, readGatewayOptions } from './gateway-options.js';
 import { startRecovery } from './gateway-recovery.js';
 import { gatewayServer } from './gateway-server.js';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Agent } from '../index.js';
 import { oneCallAgent, optionsObject, parseOptions } from '../kit/index.js';
-import { GATEWAY_CALL_ID } from './gateway-model.js';
+import { GATEWAY_CALL_ID } from './gateway-call-id.js';
 
 /** The name of the agent of the gateway in front of the upstream named `name`. */
 export const gatewayAgentName = (name: string) => `mcp-gateway.${name}`;

@@ -3,7 +3,7 @@
 // "pending" with the approval id when the person has not decided yet.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditEntry, Message, MessagePart, AgentSnapshot } from '../index.js';
-import { GATEWAY_CALL_ID } from './gateway-model.js';
+import { GATEWAY_CALL_ID } from './gateway-call-id.js';
 
 type ContentBlock = CallToolResult['content'][number];
 

@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RunNotFoundError, StoreUnavailableError } from '../errors.js';
 import type { AgentSnapshot, Runtime } from '../index.js';
-import { digestOf, awaitRun, nextRunEvent } from '../kit/index.js';
+import { digestOf, awaitRun, nextRunEvent, oneCallInput } from '../kit/index.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
 import { ENDED, type RunFollower } from './gateway-follower.js';
-import { gatewayInput } from './gateway-model.js';
 
 export interface GatewayCallSettings {
   readonly runtime: Runtime;
@@ -128,7 +127,7 @@ class GatewayCalls {
       await runtime.start(
         agentName,
         {
-          input: gatewayInput({ tool, arguments: args }),
+          input: oneCallInput({ tool, arguments: args }),
           runId,
           requestedBy: requester(client),
           ...(traceparent === undefined ? {} : { traceparent }),

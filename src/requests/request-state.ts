@@ -1,6 +1,7 @@
 // Where a request from a caller outside the agent loop stands, read from its run: waiting for a person, or decided
 // (approved with the arguments to use, denied, expired, dismissed), cancelled, or failed.
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
+import { callOfId } from '../run/current-tool-calls.js';
 import type { ApprovalRequest, AuditEntry, DecisionScope, DecisionSource } from '../run/types.js';
 import type { Answer } from '../run/question.js';
 import type { CallAsk } from '../policy/call-ask.js';
@@ -119,10 +120,7 @@ function approvedArgs(snapshot: AgentSnapshot): Args {
   if (record?.editedArgs !== undefined) return record.editedArgs as Args;
   const handedBack = handedBackArgs(toolMessage(snapshot)?.content);
   if (handedBack !== undefined) return handedBack;
-  const call = snapshot.messages
-    .flatMap((message) => message.toolCalls ?? [])
-    .find((item) => item.id === REQUEST_CALL_ID);
-  return (call?.args ?? {}) as Args;
+  return (callOfId(snapshot, REQUEST_CALL_ID)?.args ?? {}) as Args;
 }
 
 /** The arguments the request's call handed back (its result, `{ approved: true, args }`), if it ran. */

@@ -19,3 +19,18 @@ function lastAssistantCalls(snapshot: AgentSnapshot): readonly ToolCall[] {
   }
   return [];
 }
+
+/**
+ * The call `toolCallId` as it was asked for, in any turn: one added to the current turn from outside the model (kept
+ * on its record), else the assistant message that made it. Undefined when the run holds no such call.
+ */
+export function callOfId(snapshot: AgentSnapshot, toolCallId: string | undefined): ToolCall | undefined {
+  if (toolCallId === undefined) return undefined;
+  const added = addedToolCalls(snapshot.toolCalls).find((call) => call.id === toolCallId);
+  if (added !== undefined) return added;
+  for (const message of snapshot.messages) {
+    const call = message.toolCalls?.find((item) => item.id === toolCallId);
+    if (call !== undefined) return call;
+  }
+  return undefined;
+}

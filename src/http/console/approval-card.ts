@@ -140,6 +140,16 @@ function cardAttributes({ request, runId, agentName, sessionId }: PendingApprova
     .join('');
 }
 
+/** What every form of a card posts to name its approval: the session's CSRF token, the run, the approval, its signature. */
+function targetFields(runId: string, request: PendingApprovalEntry['request'], options: CardOptions): string {
+  return (
+    hidden('csrf', options.csrf) +
+    hidden('runId', runId) +
+    hidden('approvalId', request.approvalId) +
+    hidden('signature', request.signature)
+  );
+}
+
 /**
  * The form that decides this one approval: approve, the wider approval, deny (with its reason), dismiss, and Edit
  * arguments for the script, each only when the request offers it (`decisionChoices`).
@@ -148,10 +158,7 @@ function decideForm({ request, runId, sessionId }: PendingApprovalEntry, options
   const offered = decisionChoices(request, sessionId);
   return (
     '<form method="post" action="console/decide" class="actions one">' +
-    hidden('csrf', options.csrf) +
-    hidden('runId', runId) +
-    hidden('approvalId', request.approvalId) +
-    hidden('signature', request.signature) +
+    targetFields(runId, request, options) +
     (offered.deny
       ? `<label>Reason (sent with a denial)<input type="text" name="reason" maxlength="4000"></label>`
       : '') +
@@ -181,10 +188,7 @@ function questionForm({ request, runId }: PendingApprovalEntry, question: Questi
   const offered = decisionChoices(request, undefined);
   return (
     '<form method="post" action="console/decide" class="actions one question">' +
-    hidden('csrf', options.csrf) +
-    hidden('runId', runId) +
-    hidden('approvalId', request.approvalId) +
-    hidden('signature', request.signature) +
+    targetFields(runId, request, options) +
     questionFields(question, { idPrefix: `card-${request.approvalId}` }) +
     '<div class="buttons"><label>Reason (sent when you decline)<input type="text" name="reason" maxlength="4000"></label>' +
     (offered.approve

@@ -1,5 +1,6 @@
 export { createAgent } from './agent/create-agent.js';
 export type { Agent, AgentConfig } from './agent/agent-types.js';
+export { agentAsTool, type AgentAsToolOptions } from './agent/agent-as-tool.js';
 export {
   defineTool,
   type AnyTool,
@@ -83,6 +84,8 @@ export {
   type ToolCall,
   type ToolCallRecord,
   type ToolCallStatus,
+  type ChildRun,
+  type DelegateStep,
   type ToolSpec,
   type Usage,
 } from './run/types.js';

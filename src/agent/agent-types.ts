@@ -110,4 +110,18 @@ export interface AgentSettings {
   readonly inflight: InflightRuns;
   /** This agent's compiled stored rules, rebuilt when the rule store's list changes. */
   readonly storedRules: StoredRuleCache;
+  /** On a sub-agent running under a parent (`agentAsTool`): the agents above it. */
+  readonly lineage: Lineage | undefined;
+  /** The sub-agent a delegate tool of this agent runs, as it runs under this agent (its settings inherited); undefined for any other tool. */
+  childAgent(toolName: string): Agent | undefined;
+}
+
+/**
+ * Where a sub-agent runs: under `parent` (itself perhaps a sub-agent), with `names` the agents above it, the root's
+ * first and the parent's last.
+ * @internal
+ */
+export interface Lineage {
+  readonly parent: Agent;
+  readonly names: readonly string[];
 }

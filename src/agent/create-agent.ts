@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { policyOptionsShape } from '../policy/policy-options.js';
 import { functionSchema } from '../run/function-schema.js';
 import { ConfigError } from '../errors.js';
-import type { Tool } from '../tools/define-tool.js';
+import type { AnyTool, Tool } from '../tools/define-tool.js';
+import { delegateOf } from './agent-as-tool.js';
 import { isToolSource, ToolSet, type ToolSource } from '../tools/tool-set.js';
 import { execute } from '../loop/execute.js';
 import type { ExecuteOptions } from '../loop/execute-options.js';
@@ -76,7 +77,8 @@ export function createAgent(config: AgentConfig): Agent {
     names.add(tool.name);
   }
   const tools = new ToolSet(config.tools);
-  const settings: AgentSettings = Object.freeze({
+  const secret = config.decisionSecret;
+  return agentOf(config.name, tools, {
     model: config.model,
     get specs() {
       return tools.specs;
@@ -91,22 +93,64 @@ export function createAgent(config: AgentConfig): Agent {
     defaultAction: config.policy?.default ?? 'ask',
     ruleStore: config.ruleStore,
     grantStore: config.grantStore ?? createMemoryGrantStore(),
-    decisionSecret: config.decisionSecret,
+    decisionSecret: secret,
     display: config.display ?? {},
     onEvent: config.onEvent,
     leaseMs: config.leaseMs ?? 300_000,
     oneCallPerRun: config.oneCallPerRun ?? false,
     callAsk: config.callAsk,
     inflight: new InflightRuns(),
-    storedRules: new StoredRuleCache(config.name, config.decisionSecret),
+    storedRules: new StoredRuleCache(config.name, secret),
+    lineage: undefined,
   });
+}
+
+/** An agent from its name, tools and settings (all but `childAgent`, which is derived here, once per delegate tool). */
+function agentOf(name: string, tools: ReadonlyMap<string, AnyTool>, base: Omit<AgentSettings, 'childAgent'>): Agent {
+  const children = new Map<string, Agent>();
+  const settings: AgentSettings = Object.freeze(
+    Object.create(base, {
+      childAgent: {
+        value(toolName: string): Agent | undefined {
+          const known = children.get(toolName);
+          if (known !== undefined) return known;
+          const delegate = agent.tools.get(toolName);
+          const found = delegate === undefined ? undefined : delegateOf(delegate);
+          if (found === undefined) return undefined;
+          const child = underParent(agent, found.agent);
+          children.set(toolName, child);
+          return child;
+        },
+      },
+    }),
+  );
   const agent: Agent = Object.freeze({
-    name: config.name,
+    name,
     tools,
     settings,
     execute: (input: ExecuteInput | AgentSnapshot, options?: ExecuteOptions) => execute(agent, input, options),
   });
   return agent;
+}
+
+/**
+ * A sub-agent as it runs under `parent`: its own model, tools, rules and limits, with the parent's clock and grant
+ * store, the parent's decision secret (its own where the parent has none), no `onEvent` of its own (its events go out
+ * as the parent's), and the parent in its lineage, whose rules its calls also answer to.
+ */
+function underParent(parent: Agent, child: Agent): Agent {
+  const own = child.settings;
+  const secret = parent.settings.decisionSecret ?? own.decisionSecret;
+  const inherited = (value: unknown): PropertyDescriptor => ({ value, enumerable: true });
+  const base: Omit<AgentSettings, 'childAgent'> = Object.create(own, {
+    decisionSecret: inherited(secret),
+    clock: inherited(parent.settings.clock),
+    grantStore: inherited(parent.settings.grantStore),
+    onEvent: inherited(undefined),
+    storedRules: inherited(secret === own.decisionSecret ? own.storedRules : new StoredRuleCache(child.name, secret)),
+    lineage: inherited({ parent, names: [...(parent.settings.lineage?.names ?? []), parent.name] }),
+  });
+  return agentOf(child.name, child.tools, base);
 }
 
 /** The `agent` option of the functions that decide or cancel a stored run. */

@@ -26,6 +26,7 @@ import {
   verifyRequestIntegrity,
 } from './response-checks.js';
 import { answeredResponse } from './answered-response.js';
+import { delegateHolding, withChildDecision } from './child-decision.js';
 import { siblingsApprovedByMemory, siblingsCoveredByGrant } from './sibling-decisions.js';
 import { type DecideOptions, decideSchema, deciderOf, responseSchema } from './decider-of.js';
 import { step } from '../machine/step.js';
@@ -60,6 +61,11 @@ export function withApprovalResponse(
   assertArgsMatchIsData(given?.grant?.argsMatch, 'withApprovalResponse');
   parseOptions(responseSchema, given, 'withApprovalResponse', { subject: 'response' });
   parseOptions(decideSchema, options, 'withApprovalResponse');
+  const holder = delegateHolding(snapshot, given.approvalId);
+  if (holder !== undefined)
+    return withChildDecision(snapshot, holder, given.approvalId, options.agent, (child, agent) =>
+      withApprovalResponse(child, given, agent === undefined ? {} : { agent }),
+    );
   const response = answeredResponse(snapshot, given);
   const agent = deciderOf(snapshot, response, options.agent);
   if (

@@ -10,7 +10,7 @@ import { checkMessageList } from '../run/check-messages.js';
 import { originSchema } from '../run/origin-schema.js';
 import { idSchema } from '../run/run-identity.js';
 import { initialSnapshot, step } from '../machine/step.js';
-import type { Message } from '../run/types.js';
+import type { Message, RunContext } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { personNameSchema } from '../decisions/authority/person-name.js';
 import type { ExecuteInput } from './execute-input.js';
@@ -45,7 +45,14 @@ function checkHistory(messages: unknown): asserts messages is Message[] {
   }
 }
 
-export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnapshot; event: AgentEvent } {
+/** Where a sub-agent's run answers: the parent run and its delegate call (`agentAsTool`). */
+export type ParentLink = Pick<RunContext, 'parentRunId' | 'parentToolCallId'>;
+
+export function newRun(
+  agent: Agent,
+  input: ExecuteInput,
+  parent: ParentLink = {},
+): { snapshot: AgentSnapshot; event: AgentEvent } {
   const hint = "Pass { input: 'a user message' }, { input: messages } or a snapshot to resume.";
   parseOptions(inputSchema, input, 'execute', { subject: 'argument', hint });
   if (typeof input.input !== 'string') checkHistory(input.input);
@@ -71,6 +78,7 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
     ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
+    ...parent,
     version: 0,
     createdAt: now,
     updatedAt: now,
@@ -79,7 +87,7 @@ export function newRun(agent: Agent, input: ExecuteInput): { snapshot: AgentSnap
 }
 
 /** A new run after its start step, before any effect: what `runtime.start` records before the run goes on. */
-export function startedRun(agent: Agent, input: ExecuteInput): AgentSnapshot {
-  const { snapshot, event } = newRun(agent, input);
+export function startedRun(agent: Agent, input: ExecuteInput, parent?: ParentLink): AgentSnapshot {
+  const { snapshot, event } = newRun(agent, input, parent);
   return step(snapshot, event);
 }

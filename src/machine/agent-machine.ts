@@ -7,6 +7,7 @@ import type {
   ApprovalRequest,
   AssistantMessage,
   AuditEntry,
+  ChildRun,
   Message,
   RunContext,
   RunError,
@@ -51,6 +52,11 @@ export type AgentEvent =
   | { type: 'TOOL_STARTED'; at: number; toolCallId: string; lease: { owner: string; until: number } }
   | { type: 'TOOL_FINISHED'; at: number; toolCallId: string; ok: boolean; result: string; extras?: ToolResultExtras }
   | { type: 'TOOL_INTERRUPTED'; at: number; toolCallId: string; request: ApprovalRequest }
+  /**
+   * A delegate call's sub-agent run (`agentAsTool`) changed: it went on, paused for people, or took a decision. `requests`
+   * are its pending requests as this run lists them (with `path`); none left and the call goes on (runs again).
+   */
+  | { type: 'CHILD_UPDATED'; at: number; toolCallId: string; child: ChildRun; requests: readonly ApprovalRequest[] }
   /** A call added to the waiting turn from outside the model (`withApprovalRequest`): its record and its request. */
   | { type: 'REQUEST_ADDED'; at: number; record: ToolCallRecord; request: ApprovalRequest }
   | { type: 'DECIDED'; at: number; decisions: readonly Decision[] }
@@ -172,6 +178,10 @@ export const agentMachine = setup({
     asksForTools: ({ event }) => event.type === 'MODEL_RESPONDED' && (event.message.toolCalls?.length ?? 0) > 0,
     somethingToRun: ({ context }) => hasRunnable(context.toolCalls),
     waitingForPeople: ({ context }) => context.pendingApprovals.length > 0,
+    childUnblocksEverything: ({ context, event }) =>
+      event.type === 'CHILD_UPDATED' &&
+      event.requests.length === 0 &&
+      context.pendingApprovals.every((request) => request.path?.[0]?.toolCallId === event.toolCallId),
     decidesEverything: ({ context, event }) => {
       if (event.type !== 'DECIDED') return false;
       const decided = new Set(event.decisions.map((decision) => decision.approvalId));
@@ -250,6 +260,29 @@ export const agentMachine = setup({
         ...stamp(event.at),
       };
     }),
+    updateChild: assign(({ context, event }) => {
+      assertEvent(event, 'CHILD_UPDATED');
+      // The sub-agent's own pending requests replace those this run listed for it; with none left, the call goes on.
+      const others = context.pendingApprovals.filter((request) => request.path?.[0]?.toolCallId !== event.toolCallId);
+      const waiting = event.requests.length > 0;
+      return {
+        toolCalls: replaceRecord(context.toolCalls, event.toolCallId, ({ lease, ...record }) => ({
+          ...record,
+          child: event.child,
+          ...(waiting
+            ? { status: 'pending' as const }
+            : record.status === 'pending'
+              ? { status: 'approved' as const }
+              : lease === undefined
+                ? {}
+                : { lease }),
+        })),
+        pendingApprovals: waiting || others.length !== context.pendingApprovals.length
+          ? appended(others, event.requests)
+          : context.pendingApprovals,
+        ...stamp(event.at),
+      };
+    }),
     addRequest: assign(({ context, event }) => {
       assertEvent(event, 'REQUEST_ADDED');
       return {
@@ -258,10 +291,15 @@ export const agentMachine = setup({
         ...stamp(event.at),
       };
     }),
-    appendToolResults: assign(({ context }) => ({
-      messages: appended(context.messages, toolResultMessages(context.toolCalls)),
-      toolCalls: [],
-    })),
+    appendToolResults: assign(({ context }) => {
+      // A sub-agent's run leaves with its call's record; its decisions stay (without its history), for repeats.
+      const ended = context.toolCalls.flatMap((record) => (record.child === undefined ? [] : [{ ...record.child, messages: [] }]));
+      return {
+        messages: appended(context.messages, toolResultMessages(context.toolCalls)),
+        toolCalls: [],
+        ...(ended.length === 0 ? {} : { subRuns: appended(context.subRuns ?? [], ended) }),
+      };
+    }),
     recordDecisions: assign(({ context, event }) => {
       assertEvent(event, 'DECIDED');
       return { ...applyDecisions(context, event.decisions), ...stamp(event.at) };
@@ -347,6 +385,7 @@ export const agentMachine = setup({
         TOOL_STARTED: { actions: 'markStarted' },
         TOOL_FINISHED: { actions: 'markFinished' },
         TOOL_INTERRUPTED: { actions: 'askAgainAfterInterruption' },
+        CHILD_UPDATED: { actions: 'updateChild' },
       },
     },
     awaitingApproval: {
@@ -360,6 +399,10 @@ export const agentMachine = setup({
         NUDGED: { actions: 'recordNudges' },
         VOTED: { actions: 'recordVotes' },
         REQUEST_ADDED: { actions: 'addRequest' },
+        CHILD_UPDATED: [
+          { guard: 'childUnblocksEverything', target: 'executingTools', actions: 'updateChild' },
+          { actions: 'updateChild' },
+        ],
       },
     },
     completed: { type: 'final', tags: ['completed'], output: StopReason.Completed },

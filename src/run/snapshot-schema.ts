@@ -8,6 +8,7 @@ import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
+import { checkMessageList } from './check-messages.js';
 
 const warningSchema = z.object({
   code: z.enum([
@@ -49,6 +50,12 @@ const voteSchema = z.object({
 });
 
 /** An `ApprovalRequest` as stored; the HTTP app's OpenAPI document reuses it. */
+const delegateStepSchema = z.object({
+  agentName: z.string().min(1),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+});
+
 export const requestSchema = z.object({
   approvalId: z.string(),
   toolCallId: z.string(),
@@ -78,6 +85,7 @@ export const requestSchema = z.object({
   question: questionSchema.optional(),
   traceparent: z.string().max(256).optional(),
   shadowRuleId: z.string().optional(),
+  path: z.array(delegateStepSchema).min(1).optional(),
 });
 
 /** An `AuditEntry` as stored. */
@@ -117,9 +125,12 @@ const recordSchema = z.object({
   attempts: z.number().int().nonnegative(),
   added: z.object({ args: z.unknown() }).optional(),
   traceparent: z.string().max(256).optional(),
+  // A sub-agent's run, head and history together (its history is checked as a snapshot's is).
+  get child() {
+    return childSnapshotSchema.optional();
+  },
 });
 
-/** Everything in a snapshot except its message history. */
 /** A run's `error`: why it failed or was cancelled; on a cancel, `interrupted` names the tool calls that were running. */
 export const runErrorSchema = z.object({
   code: z.string(),
@@ -153,10 +164,28 @@ export const headSchema = z.object({
   sessionId: idSchema.optional(),
   requestedBy: z.string().optional(),
   traceparent: z.string().max(256).optional(),
+  get subRuns() {
+    return z.array(childSnapshotSchema).optional();
+  },
+  parentRunId: idSchema.optional(),
+  parentToolCallId: z.string().min(1).optional(),
   usage: usageSchema.optional(),
   version: z.number().int().nonnegative(),
   createdAt: z.number(),
   updatedAt: z.number(),
   output: z.string().optional(),
   error: runErrorSchema.optional(),
+});
+
+/** A sub-agent's run kept on its delegate call's record: a head with its history. */
+const childSnapshotSchema = headSchema.extend({
+  messages: z.array(z.unknown()).superRefine((messages, ctx) => {
+    try {
+      checkMessageList(messages, 'messages', (path, what) => {
+        throw new Error(`${path} ${what}`);
+      });
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
 });

@@ -319,6 +319,25 @@ export interface ApprovalRequest {
    * can continue the trace. Not signed: it says where to report, never what may run.
    */
   readonly traceparent?: string;
+  /**
+   * On a request of a sub-agent's call (`agentAsTool`), as the parent run lists it: the delegations from this run
+   * down to the run that asked, outermost first. The request itself is always the innermost call; the delegate calls
+   * on the way are never what a person approves. Absent on a run's own calls.
+   */
+  readonly path?: readonly DelegateStep[];
+}
+
+/**
+ * One delegation on the way from a run down to a sub-agent's call: the delegate call (`toolCallId`, of the tool
+ * `toolName` that `agentAsTool` made) and the agent it ran (`agentName`).
+ *
+ * @example
+ * const chain = request.path?.map((step: DelegateStep) => step.agentName).join(' › ');
+ */
+export interface DelegateStep {
+  readonly agentName: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
 }
 
 /**
@@ -456,6 +475,21 @@ export interface ToolCallRecord {
   readonly added?: { readonly args: unknown };
   /** On a call put to a person with a `telemetry`: the trace it was asked in, which the execute that runs it follows. */
   readonly traceparent?: string;
+  /**
+   * On a delegate call (`agentAsTool`) that started its sub-agent: the sub-agent's run as it stands, kept with this
+   * run so one compare-and-set covers both. Its pending requests are this run's too (with `path`).
+   */
+  readonly child?: ChildRun;
+}
+
+/**
+ * A sub-agent's run as its delegate call's record keeps it: a snapshot of the sub-agent (`AgentSnapshot`), its state
+ * read from the same chart.
+ */
+export interface ChildRun extends RunContext {
+  readonly state: string;
+  readonly status: RunStatus;
+  readonly stopReason?: StopReason;
 }
 
 /** A tool call that was running when the run was cancelled: its signal fired, and its result is never recorded. */
@@ -516,6 +550,15 @@ export interface RunContext {
   readonly requestedBy?: string;
   /** The trace the run continues (`ExecuteInput.traceparent`): its spans are children of the caller's. */
   readonly traceparent?: string;
+  /**
+   * The sub-agent runs (`agentAsTool`) of the run's earlier turns, without their history: kept for their decisions, so
+   * a decision resent after its reply was lost is still known. The current turn's are on their delegate calls' records.
+   */
+  readonly subRuns?: readonly ChildRun[];
+  /** On a sub-agent's run (`agentAsTool`): the run that delegated to it. Bound by its signatures. */
+  readonly parentRunId?: string;
+  /** On a sub-agent's run: the delegate call of the parent run it answers. Bound by its signatures. */
+  readonly parentToolCallId?: string;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;

@@ -171,6 +171,8 @@ const REQUEST_FIELDS = [
   'traceparent',
   // A rule id, as ruleId: it tells the receiver a suggested rule on trial would have allowed the call.
   'shadowRuleId',
+  // The chain of delegations down to a sub-agent's call: agent names, tool names and call ids, no arguments.
+  'path',
 ] as const satisfies readonly (keyof ApprovalRequest)[];
 const AUDIT_FIELDS = [
   'approvalId',

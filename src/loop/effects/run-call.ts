@@ -13,6 +13,7 @@ import { errorResult, resultContent } from '../../run/tool-results.js';
 import type { ToolCall, ToolCallRecord } from '../../run/types.js';
 import type { AgentSnapshot } from '../../run/agent-snapshot.js';
 import type { Run } from './run.js';
+import { runDelegate } from './run-delegate.js';
 
 /**
  * The event that puts a call whose outcome is unknown (its process died, or it was cut off mid-call) to a person
@@ -80,7 +81,9 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
   const tool = agent.tools.get(record.toolName);
   if (!tool) throw new ToolNotFoundError(record.toolName, agent.name);
   const { args, call, calls } = callFor(run.snapshot, record, position);
-  if (record.status === 'executing' && !tool.idempotent) {
+  // A delegate call's sub-agent keeps its own record of what ran: after a crash it resumes, and asks again itself.
+  const child = settings.childAgent(record.toolName);
+  if (record.status === 'executing' && !tool.idempotent && child === undefined) {
     // A previous process started this call and stopped before it reported: a person decides whether to run it again.
     const reason =
       'This call was started but the process running it stopped before it reported a result; it may or may not have taken effect. Approve to run it again, deny to skip it.';
@@ -102,6 +105,10 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
   // The evaluation's parse of these very arguments when they were not edited since; an edit is parsed here.
   const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
   const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
+  if (parsed.success && child !== undefined) {
+    const delegated = await runDelegate(run, record, child, parsed.data);
+    return options.checkpoint ? delegated : [started, ...delegated];
+  }
   let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
   if (!parsed.success) {
     outcome = {

@@ -71,7 +71,10 @@ function defaultPrompt(input: unknown): string {
  * const paused = await lead.execute({ input: 'ship 1.4' });
  * paused.pendingApprovals[0]?.toolName; // 'deploy', with path [{ agentName: 'deployer', toolName: 'deployer', … }]
  */
-export function agentAsTool<Input = { task: string }>(child: Agent, options: AgentAsToolOptions<Input> = {}): Tool<Input> {
+export function agentAsTool<Input = { task: string }>(
+  child: Agent,
+  options: AgentAsToolOptions<Input> = {},
+): Tool<Input> {
   if (typeof child?.execute !== 'function' || typeof child.settings !== 'object')
     throw new ConfigError('agentAsTool: pass an agent made with createAgent as the first argument.');
   parseOptions(optionsSchema, options, `agentAsTool(${child.name})`);

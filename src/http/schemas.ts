@@ -208,6 +208,7 @@ export const grantSchema = z.object({
   runId: z.string(),
   ruleId: z.string().optional(),
   approvers: z.array(z.string()).optional(),
+  delegatedBy: z.array(z.string()).optional(),
   signature: z.string().optional(),
 });
 export const grantsAnswerSchema = z.object({ grants: z.array(grantSchema) });

@@ -4,6 +4,7 @@ import type { Agent } from '../agent/agent-types.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { CompiledRule, PolicyAction, PolicyContext, PolicyTarget, RuleSet } from '../policy/policy.js';
 import { approverListOf, type ApproverTarget, mayDecide } from '../decisions/authority/who-may-decide.js';
+import { listsPerson } from '../decisions/authority/person-name.js';
 import { nudgePlanOf, type NudgePlan } from '../policy/nudge-plan.js';
 import { quorumOptionsOf, resolveQuorum } from '../policy/quorum.js';
 import { runGrantors } from '../decisions/run-memory.js';
@@ -50,18 +51,22 @@ function policyTarget(agent: Agent, call: ToolCall, input: unknown, ctx: ToolCon
   return { toolName: call.name, connector: tool.connector, args: input, ctx: policyCtx };
 }
 
-/** The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store. */
+/**
+ * The rule that decides a call (deny beats ask beats allow), from the agent's policy and the rule store; `rules` are
+ * another agent's where an agent above a sub-agent judges the sub-agent's call.
+ */
 async function ruleFor(
   agent: Agent,
   call: ToolCall,
   input: unknown,
   ctx: ToolContext,
   storedRules: RuleSet | undefined,
+  rules: RuleSet = agent.settings.rules,
 ): Promise<CompiledRule | undefined> {
   // No rule anywhere (the usual agent without a policy): nothing to match, so no policy context to build.
-  if (agent.settings.rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
+  if (rules.size === 0 && (storedRules === undefined || storedRules.size === 0)) return undefined;
   const target = policyTarget(agent, call, input, ctx);
-  const fromConfig = await agent.settings.rules.strongest(target);
+  const fromConfig = await rules.strongest(target);
   const fromStore = storedRules ? await storedRules.strongest(target) : undefined;
   return fromConfig && fromStore
     ? rank[fromStore.rule.action] > rank[fromConfig.rule.action]
@@ -144,7 +149,80 @@ function grantVerdict(grant: Grant, action: PolicyAction, target: ApproverTarget
   };
 }
 
+/**
+ * What the policy says of a call: the agent's own verdict, then, on a sub-agent (`agentAsTool`), the rules of every
+ * agent above it, which can only tighten it.
+ */
 export async function verdictOf(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  storedRules: RuleSet | undefined,
+  grants: TurnGrants,
+): Promise<Verdict> {
+  const own = await ownVerdict(agent, snapshot, call, input, ctx, storedRules, grants);
+  return agent.settings.lineage === undefined ? own : inheritedVerdict(agent, call, input, ctx, own);
+}
+
+/**
+ * A sub-agent's verdict under the rules of the agents above it: their deny denies, their ask asks (of their approvers
+ * too, with their quorum, and only once: no standing permission of the sub-agent's stands in for it); their allow
+ * loosens nothing.
+ */
+async function inheritedVerdict(
+  agent: Agent,
+  call: ToolCall,
+  input: unknown,
+  ctx: ToolContext,
+  own: Verdict,
+): Promise<Verdict> {
+  let verdict = own;
+  for (let above = agent.settings.lineage?.parent; above !== undefined; above = above.settings.lineage?.parent) {
+    if (verdict.action === 'deny') return verdict;
+    const stored = (await storedRulesOf(above))?.live;
+    const rule = await ruleFor(agent, call, input, ctx, stored, above.settings.rules);
+    if (rule === undefined || rule.rule.action === 'allow') continue;
+    const ruleId = `${above.name}:${rule.id}`;
+    const reason = rule.rule.reason === undefined ? {} : { reason: rule.rule.reason };
+    if (rule.rule.action === 'deny') return { action: 'deny', source: 'rule', ruleId, ...reason };
+    verdict = askedAbove(verdict, rule, ruleId, reason);
+    if (verdict.approvers?.length === 0)
+      return {
+        action: 'deny',
+        source: 'rule',
+        ruleId,
+        reason: `nobody may decide it: the approvers ${above.name}'s rule ${rule.id} names and those ${agent.name}'s policy names have nobody in common`,
+      };
+  }
+  return verdict;
+}
+
+/** `verdict` turned into (or kept as) an ask that also answers to a rule above: both approver lists, the larger quorum, once only. */
+function askedAbove(verdict: Verdict, rule: CompiledRule, ruleId: string, reason: { reason?: string }): Verdict {
+  const theirs = approverListOf(rule, {});
+  const approvers =
+    theirs === undefined
+      ? verdict.approvers
+      : verdict.approvers === undefined
+        ? theirs
+        : verdict.approvers.filter((name) => listsPerson(theirs, name));
+  const quorum = resolveQuorum(quorumOptionsOf(rule, {}));
+  const stricter = quorum !== undefined && quorum.required > (verdict.quorum?.required ?? 1) ? quorum : verdict.quorum;
+  const decisions = offeredDecisions(verdict.decisions, rule.rule.decisions, ['approve', 'edit', 'deny']);
+  const asked =
+    verdict.action === 'ask' ? verdict : { action: 'ask' as const, source: 'rule' as const, ruleId, ...reason };
+  const { approvers: _approvers, quorum: _quorum, decisions: _decisions, by: _by, grantId: _grantId, ...rest } = asked;
+  return {
+    ...rest,
+    ...(approvers === undefined ? {} : { approvers }),
+    ...(stricter === undefined ? {} : { quorum: stricter }),
+    ...(decisions === undefined ? {} : { decisions }),
+  };
+}
+
+async function ownVerdict(
   agent: Agent,
   snapshot: AgentSnapshot,
   call: ToolCall,

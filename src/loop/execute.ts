@@ -143,7 +143,8 @@ export async function execute(
   try {
     if (event) run.advance(event);
     else {
-      await recordGrants(agent.settings.grantStore, snapshot, approvalsOfTurn(snapshot), agent.settings.decisionSecret);
+      const { grantStore, decisionSecret, lineage } = agent.settings;
+      await recordGrants(grantStore, snapshot, approvalsOfTurn(snapshot), decisionSecret, lineage?.names);
       run.emit(decisionsAwaitingAction(snapshot));
     }
     while (true) {

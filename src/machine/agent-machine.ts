@@ -277,9 +277,10 @@ export const agentMachine = setup({
                 ? {}
                 : { lease }),
         })),
-        pendingApprovals: waiting || others.length !== context.pendingApprovals.length
-          ? appended(others, event.requests)
-          : context.pendingApprovals,
+        pendingApprovals:
+          waiting || others.length !== context.pendingApprovals.length
+            ? appended(others, event.requests)
+            : context.pendingApprovals,
         ...stamp(event.at),
       };
     }),
@@ -293,7 +294,9 @@ export const agentMachine = setup({
     }),
     appendToolResults: assign(({ context }) => {
       // A sub-agent's run leaves with its call's record; its decisions stay (without its history), for repeats.
-      const ended = context.toolCalls.flatMap((record) => (record.child === undefined ? [] : [{ ...record.child, messages: [] }]));
+      const ended = context.toolCalls.flatMap((record) =>
+        record.child === undefined ? [] : [{ ...record.child, messages: [] }],
+      );
       return {
         messages: appended(context.messages, toolResultMessages(context.toolCalls)),
         toolCalls: [],

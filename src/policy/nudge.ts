@@ -4,6 +4,10 @@
 import { canonicalJson, hmac, safeEqual } from '../run/digest.js';
 import { SIGNATURE_V2 } from '../decisions/decision-signature.js';
 import { type RunIdentity, signedIdentity } from '../run/run-identity.js';
+import type { Agent } from '../agent/agent-types.js';
+import type { AgentEvent } from '../machine/agent-machine.js';
+import { stepAll } from '../machine/step.js';
+import { liftedRequests } from '../run/child-requests.js';
 import type { ApprovalRequest, RequestHistory } from '../run/types.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
@@ -126,6 +130,8 @@ export function nudgedRequests(
   let escalated = 0;
   if (snapshot.status !== 'awaitingApproval') return { requests, reminded, escalated };
   for (const request of snapshot.pendingApprovals) {
+    // A sub-agent's request (listed with its path) is nudged in the sub-agent's own run: see nudgeEvents.
+    if (request.path !== undefined) continue;
     const nudged = nudgedRequest(request, now, snapshot, secret);
     if (nudged === undefined) continue;
     requests.push(nudged);
@@ -133,4 +139,41 @@ export function nudgedRequests(
     escalated += nudged.history!.escalations.length - (request.history?.escalations.length ?? 0);
   }
   return { requests, reminded, escalated };
+}
+
+/**
+ * The steps that make the nudges due at `now` in a run and in the sub-agent runs its delegate calls wait on
+ * (`agentAsTool`), each in its own run and signed with its own agent's secret, and how many reminders and escalations
+ * that is. Empty when nothing is due.
+ * @internal the runtime's sweep commits these.
+ */
+export function nudgeEvents(
+  agent: Agent,
+  snapshot: AgentSnapshot,
+  now: number,
+): { readonly events: readonly AgentEvent[]; readonly reminded: number; readonly escalated: number } {
+  const events: AgentEvent[] = [];
+  let reminded = 0;
+  let escalated = 0;
+  if (snapshot.status !== 'awaitingApproval') return { events, reminded, escalated };
+  for (const record of snapshot.toolCalls) {
+    const child = record.child as AgentSnapshot | undefined;
+    const childAgent = child === undefined ? undefined : agent.settings.childAgent(record.toolName);
+    if (child === undefined || childAgent === undefined) continue;
+    const own = nudgeEvents(childAgent, child, now);
+    if (own.events.length === 0) continue;
+    const after = stepAll(child, own.events);
+    events.push({
+      type: 'CHILD_UPDATED',
+      at: now,
+      toolCallId: record.toolCallId,
+      child: after,
+      requests: liftedRequests(record, after),
+    });
+    reminded += own.reminded;
+    escalated += own.escalated;
+  }
+  const nudged = nudgedRequests(snapshot, now, agent.settings.decisionSecret);
+  if (nudged.requests.length > 0) events.push({ type: 'NUDGED', at: now, requests: nudged.requests });
+  return { events, reminded: reminded + nudged.reminded, escalated: escalated + nudged.escalated };
 }

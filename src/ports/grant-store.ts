@@ -44,6 +44,11 @@ export interface Grant {
   /** The rule and approvers of the request the grant came from. */
   readonly ruleId?: string;
   readonly approvers?: readonly string[];
+  /**
+   * On a grant given on a sub-agent's call (`agentAsTool`): the agents above that sub-agent, the root's first. It
+   * covers the sub-agent's calls under that chain only; a grant without it, only the agent's calls in its own runs.
+   */
+  readonly delegatedBy?: readonly string[];
   readonly signature?: string;
 }
 

@@ -4,6 +4,7 @@ import { tallyVotes, type VoteTally } from '../decisions/authority/vote-count.js
 import type {
   ApprovalRequest,
   AuditEntry,
+  DelegateStep,
   EscalationTarget,
   InterruptedCall,
   RunError,
@@ -12,6 +13,7 @@ import type {
   Vote,
 } from './types.js';
 import type { AgentSnapshot } from './agent-snapshot.js';
+import { delegateStepOf } from './child-requests.js';
 
 /** How much of a tool's result a `tool-finished` event carries (what the model reads may be longer). */
 export const TOOL_RESULT_EXCERPT = 1000;
@@ -95,6 +97,8 @@ export type RunEvent =
       readonly runId: string;
       readonly agentName: string;
       readonly entry: AuditEntry;
+      /** On a sub-agent's decision (`agentAsTool`): the delegations down to it; `agentName` is then the sub-agent's. */
+      readonly path?: readonly DelegateStep[];
       /** When the decided request was made (its `requestedAt`), where the request was pending just before: `entry.at` minus this is the time to decide. */
       readonly requestedAt?: number;
     }
@@ -128,6 +132,8 @@ export type RunEvent =
       readonly status: 'succeeded' | 'failed';
       /** The start of what the model reads as the result (at most `TOOL_RESULT_EXCERPT` characters). */
       readonly result: string;
+      /** On a sub-agent's call (`agentAsTool`): the delegations down to it; `agentName` is then the sub-agent's. */
+      readonly path?: readonly DelegateStep[];
     };
 
 type Finished = Pick<ToolCallRecord, 'toolCallId' | 'toolName'> & {
@@ -218,6 +224,29 @@ export function approvalRequested(
   };
 }
 
+/**
+ * What the sub-agent runs of `after`'s delegate calls decided and ran since `before`, as events of this run (its
+ * `runId`) that name the sub-agent (`agentName`) and the delegations down to it (`path`). Their requests need no
+ * event of their own: this run lists them.
+ */
+function childEvents(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const record of after.toolCalls) {
+    const child = record.child as AgentSnapshot | undefined;
+    if (child === undefined) continue;
+    const earlier = before?.toolCalls.find((item) => item.toolCallId === record.toolCallId)?.child as
+      | AgentSnapshot
+      | undefined;
+    if (earlier === child) continue;
+    const step = delegateStepOf(record, child);
+    for (const event of eventsBetween(earlier, child)) {
+      if (event.type === 'approval-resolved' || event.type === 'tool-finished')
+        events.push({ ...event, runId: after.runId, path: [step, ...(event.path ?? [])] });
+    }
+  }
+  return events;
+}
+
 /** The events that lead from `before` to `after` (a later snapshot of the same run); never a `model-delta`, which no snapshot holds. */
 export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSnapshot): RunEvent[] {
   const { runId, agentName } = after;
@@ -270,6 +299,7 @@ export function eventsBetween(before: AgentSnapshot | undefined, after: AgentSna
       });
     }
   }
+  if (after.toolCalls !== before?.toolCalls) events.push(...childEvents(before, after));
   if (before?.status !== after.status) {
     if (after.status === 'completed')
       events.push({ type: 'run-completed', runId, agentName, output: after.output ?? '' });

@@ -11,7 +11,10 @@ export const idSchema = z
  * The part of a run its signatures bind: a request or decision signed for one run and session is refused in
  * another, and one signed for a run asked for by one person is refused if storage names another requester.
  */
-export type RunIdentity = Pick<AgentSnapshot, 'runId' | 'sessionId' | 'requestedBy' | 'parentRunId' | 'parentToolCallId'>;
+export type RunIdentity = Pick<
+  AgentSnapshot,
+  'runId' | 'sessionId' | 'requestedBy' | 'parentRunId' | 'parentToolCallId'
+>;
 
 /**
  * The identity as signed. A run without a session or requester signs `{ runId }` exactly as before those existed,

@@ -12,9 +12,9 @@ import { AgentNotFoundError, ConfigError } from '../errors.js';
 import type { ApprovalLinkOptions } from '../links/link-service.js';
 import type { Agent } from '../agent/agent-types.js';
 import { idSchema } from '../run/run-identity.js';
-import { expiryDecisions } from '../policy/expiry.js';
-import { nudgedRequests } from '../policy/nudge.js';
-import { step } from '../machine/step.js';
+import { expiryEvents } from '../policy/expiry.js';
+import { nudgeEvents } from '../policy/nudge.js';
+import { stepAll } from '../machine/step.js';
 import { optionsObject } from '../options.js';
 import type { ResumeQueue } from '../ports/resume-queue.js';
 import type { OnceStore } from '../ports/once-store.js';
@@ -97,15 +97,17 @@ function maintenanceOf({ ledger, carrier, clock, staleAfterMs, queue, reportErro
     staleAfterMs,
     expire: (runId, now) =>
       ledger.update(runId, (current) => {
-        const decisions = expiryDecisions(current, now);
-        if (decisions.length === 0) return { unchanged: 0 };
-        return { next: step(current, { type: 'DECIDED', at: now, decisions }), result: decisions.length };
+        const events = expiryEvents(current, now);
+        if (events.length === 0) return { unchanged: 0 };
+        const next = stepAll(current, events);
+        // Every request expiry denied (a sub-agent's too) leaves the run's list.
+        return { next, result: current.pendingApprovals.length - next.pendingApprovals.length };
       }),
     nudge: (runId, now) =>
       ledger.update(runId, (current) => {
-        const nudged = nudgedRequests(current, now, agentNamed(current.agentName).settings.decisionSecret);
-        if (nudged.requests.length === 0) return { unchanged: { reminded: 0, escalated: 0 } };
-        return { next: step(current, { type: 'NUDGED', at: now, requests: nudged.requests }), result: nudged };
+        const { events, reminded, escalated } = nudgeEvents(agentNamed(current.agentName), current, now);
+        if (events.length === 0) return { unchanged: { reminded: 0, escalated: 0 } };
+        return { next: stepAll(current, events), result: { reminded, escalated } };
       }),
     carryOn: (next) => carrier.carryOn(next, queue ? 'enqueue' : 'inline'),
     continueRun: carrier.continueRun,

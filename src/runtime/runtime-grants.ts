@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Agent } from '../agent/agent-types.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
+import { delegateHolding } from '../decisions/child-decision.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { idSchema } from '../run/run-identity.js';
 import { parseOptions } from '../options.js';
@@ -60,8 +61,19 @@ export function runtimeGrants(agents: ReadonlyMap<string, Agent>, clock: () => n
     },
     async recordDecision(snapshot, approvalId) {
       const agent = agents.get(snapshot.agentName);
-      if (agent)
-        await recordGrants(agent.settings.grantStore, snapshot, new Set([approvalId]), agent.settings.decisionSecret);
+      if (agent) await recordGrantOf(agent, snapshot, approvalId);
     },
   };
+}
+
+/** Writes the grant a decision made, in the run that holds it: the run's own, or a sub-agent's (with its chain). */
+async function recordGrantOf(agent: Agent, snapshot: AgentSnapshot, approvalId: string): Promise<void> {
+  const holding = delegateHolding(snapshot, approvalId);
+  const childAgent = holding?.record === undefined ? undefined : agent.settings.childAgent(holding.record.toolName);
+  if (holding !== undefined) {
+    if (childAgent !== undefined) await recordGrantOf(childAgent, holding.child as AgentSnapshot, approvalId);
+    return;
+  }
+  const { grantStore, decisionSecret, lineage } = agent.settings;
+  await recordGrants(grantStore, snapshot, new Set([approvalId]), decisionSecret, lineage?.names);
 }

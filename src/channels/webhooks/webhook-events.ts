@@ -3,6 +3,7 @@
 // each type's field list stands beside the others, so a field added to one is seen missing from its neighbours.
 import { createHash } from 'node:crypto';
 import type {
+  DelegateStep,
   RunEvent,
   VoteTally,
   ApprovalRequest,
@@ -78,6 +79,8 @@ export interface WebhookToolFinished {
   readonly status: 'succeeded' | 'failed';
   /** The start of what the model reads as the result (at most 1,000 characters). */
   readonly result: string;
+  /** On a sub-agent's call: the delegations down to it (`agentName` is then the sub-agent's). */
+  readonly path?: readonly DelegateStep[];
 }
 
 /**
@@ -115,7 +118,11 @@ export type WebhookEvent =
       readonly timestamp: string;
       readonly data: WebhookRunRef & { readonly approvalId: string; readonly vote: Vote; readonly tally: VoteTally };
     }
-  | { readonly type: 'approval.resolved'; readonly timestamp: string; readonly data: WebhookRunRef & AuditEntry }
+  | {
+      readonly type: 'approval.resolved';
+      readonly timestamp: string;
+      readonly data: WebhookRunRef & AuditEntry & { readonly path?: readonly DelegateStep[] };
+    }
   | { readonly type: 'tool.finished'; readonly timestamp: string; readonly data: WebhookRunRef & WebhookToolFinished }
   | {
       readonly type: 'run.completed';
@@ -202,6 +209,7 @@ const FINISHED_FIELDS = [
   'toolName',
   'status',
   'result',
+  'path',
 ] as const satisfies readonly (keyof WebhookToolFinished)[];
 type ToolFinishedEvent = Extract<RunEvent, { type: 'tool-finished' }>;
 // A field added to ApprovalRequest, AuditEntry or tool-finished fails to compile here until someone decides whether it may leave the process.
@@ -257,7 +265,11 @@ export function toWebhookEvent(
         event: {
           type: 'approval.resolved',
           timestamp,
-          data: { ...ref, ...(pick(event.entry, AUDIT_FIELDS) as AuditEntry) },
+          data: {
+            ...ref,
+            ...(pick(event.entry, AUDIT_FIELDS) as AuditEntry),
+            ...(event.path === undefined ? {} : { path: event.path }),
+          },
         },
         identity: `${event.entry.approvalId}:${event.entry.toolCallId}`,
       };

@@ -35,7 +35,11 @@ function childRunOf(run: Run, record: ToolCallRecord, child: Agent, args: unknow
   const { snapshot } = run;
   if (record.child !== undefined) {
     const kept = record.child as AgentSnapshot;
-    if (kept.parentRunId !== snapshot.runId || kept.parentToolCallId !== record.toolCallId || kept.agentName !== child.name)
+    if (
+      kept.parentRunId !== snapshot.runId ||
+      kept.parentToolCallId !== record.toolCallId ||
+      kept.agentName !== child.name
+    )
       throw new ApprovalSignatureError(
         record.toolCallId,
         `the sub-agent run kept on delegate call ${record.toolCallId} belongs to another place in the chain (run ${kept.parentRunId}, call ${kept.parentToolCallId}, agent ${kept.agentName}); the snapshot was altered. Nothing was run.`,
@@ -62,7 +66,12 @@ function childRunOf(run: Run, record: ToolCallRecord, child: Agent, args: unknow
  * Runs (or resumes) the sub-agent of a delegate call and returns what came of it: its latest run, and the call's
  * result when it ended, or its requests (which pause this run) when it waits for people.
  */
-export async function runDelegate(run: Run, record: ToolCallRecord, child: Agent, args: unknown): Promise<AgentEvent[]> {
+export async function runDelegate(
+  run: Run,
+  record: ToolCallRecord,
+  child: Agent,
+  args: unknown,
+): Promise<AgentEvent[]> {
   const { settings, options } = run;
   const { toolCallId } = record;
   const finished = (ok: boolean, result: string): AgentEvent => ({

@@ -16,8 +16,17 @@ export interface GrantAgent extends DeciderConfig {
   readonly settings: DeciderConfig['settings'] & {
     readonly decisionSecret?: string | undefined;
     readonly grantStore: GrantStore;
+    /** On a sub-agent: the agents above it, whose chain a grant must name to cover its calls. */
+    readonly lineage?: { readonly names: readonly string[] } | undefined;
     clock(): number;
   };
+}
+
+/** Whether a grant was given under the same chain of agents as the run it would cover (none, for an agent's own runs). */
+function sameChain(given: readonly string[] | undefined, running: readonly string[] | undefined): boolean {
+  const a = given ?? [];
+  const b = running ?? [];
+  return a.length === b.length && a.every((name, index) => name === b[index]);
 }
 
 /** Told of a grant that failed its signature check. */
@@ -38,6 +47,7 @@ function mayCover(
   refuse: GrantRefusal,
 ): boolean {
   if (grant.agentName !== agent.name || grant.toolName !== call.name) return false;
+  if (!sameChain(grant.delegatedBy, agent.settings.lineage?.names)) return false;
   if (grant.expiresAt !== undefined && now >= grant.expiresAt) return false;
   const secret = agent.settings.decisionSecret;
   if (secret !== undefined && !grantSignatureHolds(secret, grant)) {

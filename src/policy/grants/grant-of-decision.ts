@@ -19,6 +19,7 @@ export function grantOfDecision(
   snapshot: AgentSnapshot,
   entry: AuditEntry,
   secret: string | undefined,
+  delegatedBy?: readonly string[],
 ): Grant | undefined {
   if (
     (entry.scope !== 'session' && entry.scope !== 'agent') ||
@@ -45,6 +46,7 @@ export function grantOfDecision(
     runId: snapshot.runId,
     ...(entry.ruleId === undefined ? {} : { ruleId: entry.ruleId }),
     ...(entry.approvers === undefined ? {} : { approvers: entry.approvers }),
+    ...(delegatedBy === undefined ? {} : { delegatedBy }),
   };
   return signGrant(secret, grant);
 }
@@ -59,10 +61,11 @@ export async function recordGrants(
   snapshot: AgentSnapshot,
   approvalIds: ReadonlySet<string>,
   secret: string | undefined,
+  delegatedBy?: readonly string[],
 ): Promise<void> {
   for (const entry of snapshot.audit) {
     if (entry.approvalId === undefined || !approvalIds.has(entry.approvalId)) continue;
-    const grant = grantOfDecision(snapshot, entry, secret);
+    const grant = grantOfDecision(snapshot, entry, secret, delegatedBy);
     if (grant === undefined) continue;
     const uses = snapshot.audit
       .filter((other) => other.grantId === grant.id)

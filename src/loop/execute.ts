@@ -18,6 +18,7 @@ import { effectOf } from '../machine/step.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { ToolCall } from '../run/types.js';
 import { currentToolCalls } from '../run/current-tool-calls.js';
+import { delegateStepOf } from '../run/child-requests.js';
 import { recordGrants } from '../policy/grants/grant-of-decision.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import { telemetryOption } from './telemetry-option.js';
@@ -71,7 +72,8 @@ function startingPoint(
 
 /**
  * The decisions a resume is about to act on (made with `withApprovalResponse`
- * since the run paused), announced as it picks them up.
+ * since the run paused), announced as it picks them up: its own, and its sub-agents' (as events of this run that
+ * name the sub-agent and the path down to it).
  */
 function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
   if (snapshot.state !== 'executingTools') return [];
@@ -80,9 +82,17 @@ function decisionsAwaitingAction(snapshot: AgentSnapshot): RunEvent[] {
       .filter((record) => record.approvalId !== undefined && ['approved', 'denied', 'expired'].includes(record.status))
       .map((record) => record.approvalId),
   );
-  return snapshot.audit
+  const events: RunEvent[] = snapshot.audit
     .filter((entry) => entry.approvalId !== undefined && waiting.has(entry.approvalId))
     .map((entry) => ({ type: 'approval-resolved', runId: snapshot.runId, agentName: snapshot.agentName, entry }));
+  for (const record of snapshot.toolCalls) {
+    if (record.child === undefined || record.status !== 'approved') continue;
+    const step = delegateStepOf(record, record.child);
+    for (const event of decisionsAwaitingAction(record.child as AgentSnapshot))
+      if (event.type === 'approval-resolved')
+        events.push({ ...event, runId: snapshot.runId, path: [step, ...(event.path ?? [])] });
+  }
+  return events;
 }
 
 /**

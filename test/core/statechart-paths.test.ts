@@ -16,6 +16,7 @@ import {
   StopReason,
   type AgentSnapshot,
   type ApprovalRequest,
+  type ChildRun,
   type AuditEntry,
   type MachineState,
   type RunStatus,
@@ -64,6 +65,21 @@ function request(toolCallId: string, toolName: string, approvalId = `apr_${toolC
     description: toolName,
     requestedAt: T0,
     warnings: [],
+  };
+}
+
+/** A sub-agent's run as a delegate call keeps it: waiting for a person on its one call, or going on after the decision. */
+function childRun(parentCall: string, waiting: boolean): ChildRun {
+  const inner = request(`inner_${parentCall}`, 'deploy');
+  return {
+    ...initialContext,
+    runId: `child_${parentCall}`,
+    agentName: 'sub',
+    parentRunId: initialContext.runId,
+    parentToolCallId: parentCall,
+    state: waiting ? 'awaitingApproval' : 'executingTools',
+    status: waiting ? 'awaitingApproval' : 'running',
+    pendingApprovals: waiting ? [inner] : [],
   };
 }
 
@@ -152,7 +168,24 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
       return [
         { type: 'TOOL_FINISHED', at, toolCallId: record.toolCallId, ok: true, result: '{"ok":true}' },
         { type: 'TOOL_FINISHED', at, toolCallId: record.toolCallId, ok: false, result: '{"status":"error"}' },
-        // A call is interrupted at most once per path, so the walk stays finite and short.
+        // A call is interrupted (or, as a delegate call, paused by its sub-agent) at most once per path, so the walk stays finite and short.
+        // A sub-agent's pause only in the first turn, on its first call: enough to walk the pause and its decision.
+        ...(record.attempts === 1 && context.turns === 1 && record === context.toolCalls[0]
+          ? [
+              {
+                type: 'CHILD_UPDATED' as const,
+                at,
+                toolCallId: record.toolCallId,
+                child: childRun(record.toolCallId, true),
+                requests: [
+                  {
+                    ...request(`inner_${record.toolCallId}`, 'deploy'),
+                    path: [{ agentName: 'sub', toolCallId: record.toolCallId, toolName: record.toolName }],
+                  },
+                ],
+              },
+            ]
+          : []),
         ...(record.attempts === 1
           ? [
               {
@@ -180,6 +213,19 @@ function sampleEvents(snapshot: MachineSnapshotOf): AgentEvent[] {
         }),
         ...(approved ? {} : { denialResult: '{"status":"denied"}' }),
       });
+      // A sub-agent's request is decided in the sub-agent's run: its delegate call then goes on.
+      const delegated = context.toolCalls.find((record) => record.child !== undefined && record.status === 'pending');
+      if (delegated !== undefined)
+        return [
+          {
+            type: 'CHILD_UPDATED',
+            at,
+            toolCallId: delegated.toolCallId,
+            child: childRun(delegated.toolCallId, false),
+            requests: [],
+          },
+          ...common,
+        ];
       const approveAll: AgentEvent = { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, true)) };
       const denyAll: AgentEvent = { type: 'DECIDED', at, decisions: pending.map((item) => decide(item, false)) };
       // Once a request was added, deciding them all either way is enough: the other events were walked without it.
@@ -311,9 +357,15 @@ function checkSnapshot(snap: AgentSnapshot): void {
   if (snap.state === 'completed') expect(snap.output).toBe(snap.messages.at(-1)!.content);
   if (snap.state === 'failed' || snap.state === 'cancelled') expect(snap.error).toBeDefined();
   expect(snap.turns).toBeLessThanOrEqual(snap.maxTurns);
-  // Every pending request belongs to a record of the turn that waits for it.
+  // Every pending request belongs to a record of the turn that waits for it: its own call's, or (a sub-agent's,
+  // listed with its path) the delegate call's, whose sub-agent run holds it.
   for (const item of snap.pendingApprovals) {
-    expect(snap.toolCalls.find((record) => record.approvalId === item.approvalId)?.status).toBe('pending');
+    const record = snap.toolCalls.find((call) =>
+      item.path === undefined ? call.approvalId === item.approvalId : call.toolCallId === item.path[0]!.toolCallId,
+    );
+    expect(record?.status).toBe('pending');
+    if (item.path !== undefined)
+      expect(record!.child!.pendingApprovals.map((inner) => inner.approvalId)).toContain(item.approvalId);
   }
   // Tool results answer the calls of the assistant turn before them, in order.
   snap.messages.forEach((message, index) => {
@@ -382,6 +434,7 @@ describe('every path of the statechart', () => {
     expect([...events].sort()).toEqual(
       [
         'CANCEL',
+        'CHILD_UPDATED',
         'DECIDED',
         'FAIL',
         'FORGET_RUN_APPROVALS',

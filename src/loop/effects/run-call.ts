@@ -106,8 +106,9 @@ export async function runCall(run: Run, record: ToolCallRecord, position: number
   const earlier = call === undefined || calls === undefined ? undefined : parsedInputOf(calls, call, tool.input);
   const parsed = earlier ? { success: true as const, data: earlier.data } : await tool.input.safeParseAsync(args);
   if (parsed.success && child !== undefined) {
-    const delegated = await runDelegate(run, record, child, parsed.data);
-    return options.checkpoint ? delegated : [started, ...delegated];
+    // The sub-agent's steps are applied as they come (after the start), so each shows in this run's events.
+    if (!options.checkpoint) run.advance(started);
+    return runDelegate(run, record, child, parsed.data);
   }
   let outcome: { ok: boolean; result: string; extras?: ToolResultExtras };
   if (!parsed.success) {

@@ -63,8 +63,8 @@ function childRunOf(run: Run, record: ToolCallRecord, child: Agent, args: unknow
 }
 
 /**
- * Runs (or resumes) the sub-agent of a delegate call and returns what came of it: its latest run, and the call's
- * result when it ended, or its requests (which pause this run) when it waits for people.
+ * Runs (or resumes) the sub-agent of a delegate call, applies its latest run to this one (its requests pause this run
+ * when it waits for people), and returns the call's result when it ended.
  */
 export async function runDelegate(
   run: Run,
@@ -102,10 +102,11 @@ export async function runDelegate(
   };
   const after = await child.execute(childRunOf(run, record, child, args), childOptions);
   const requests = after.status === 'awaitingApproval' ? liftedRequests(record, after) : [];
-  const updated: AgentEvent = { type: 'CHILD_UPDATED', at: settings.clock(), toolCallId, child: after, requests };
-  if (requests.length > 0) return [updated];
-  if (after.status === 'completed') return [updated, finished(true, after.output ?? '')];
+  // Applied on its own, before the call's result: the sub-agent's last steps show in this run's events while its record is here.
+  run.advance({ type: 'CHILD_UPDATED', at: settings.clock(), toolCallId, child: after, requests });
+  if (requests.length > 0) return [];
+  if (after.status === 'completed') return [finished(true, after.output ?? '')];
   const why = after.error?.message ?? `it stopped in state ${after.state}`;
   const ended = after.status === 'cancelled' ? 'was cancelled' : 'failed';
-  return [updated, finished(false, errorResult(`${child.name} ${ended}: ${why}`))];
+  return [finished(false, errorResult(`${child.name} ${ended}: ${why}`))];
 }

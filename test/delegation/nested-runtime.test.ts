@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, createRuntime, type RunEvent } from 'countersign';
-import { deployer, deployTool, lead, type RunLog } from '../support/nested-agents.js';
-import { createAgent } from 'countersign';
-import { callsThenSays } from '../support/nested-agents.js';
+import { createAgent, createMemoryStore, createRuntime, type RunEvent } from 'countersign';
+import { callsThenSays, deployer, deployTool, lead, type RunLog } from '../support/nested-agents.js';
 import { testClock } from '../support/test-kit.js';
 
 /** A promise and the function that settles it: a test waits for the moment a tool starts, not for time. */
@@ -48,7 +46,14 @@ describe('sub-agents on the runtime', () => {
         createAgent({
           name: 'deployer',
           model: callsThenSays([{ name: 'deploy', args: { version: '1.4' } }]),
-          tools: [deployTool(hanging, { during: () => (started.fire(), new Promise(() => {})) })],
+          tools: [
+            deployTool(hanging, {
+              during: () => {
+                started.fire();
+                return new Promise(() => {});
+              },
+            }),
+          ],
           leaseMs: 30_000,
         }),
       ],

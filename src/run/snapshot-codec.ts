@@ -31,6 +31,20 @@ export function checkMessages(messages: unknown, pathPrefix = 'messages'): asser
   });
 }
 
+/** Checks the histories of the sub-agent runs a head keeps (on its delegate calls' records, and ended ones), at any depth. */
+function checkChildHistories(head: Pick<SnapshotHead, 'toolCalls' | 'subRuns'>, prefix: string): void {
+  head.toolCalls.forEach((record, index) => {
+    if (record.child === undefined) return;
+    const path = `${prefix}toolCalls[${index}].child`;
+    checkMessages(record.child.messages, `${path}.messages`);
+    checkChildHistories(record.child, `${path}.`);
+  });
+  head.subRuns?.forEach((run, index) => {
+    checkMessages(run.messages, `${prefix}subRuns[${index}].messages`);
+    checkChildHistories(run, `${prefix}subRuns[${index}].`);
+  });
+}
+
 /** Validates a snapshot head, naming the first offending field. */
 export function parseHead(head: unknown): SnapshotHead {
   const parsed = compiled(headSchema).safeParse(head);
@@ -43,7 +57,9 @@ export function parseHead(head: unknown): SnapshotHead {
       cause: parsed.error,
     });
   }
-  return parsed.data as SnapshotHead;
+  const checked = parsed.data as SnapshotHead;
+  checkChildHistories(checked, '');
+  return checked;
 }
 
 /**

@@ -8,7 +8,6 @@ import { grantBoundsSchema, scopeSchema } from './grant-bounds.js';
 import { filePartSchema, jsonSchema, usageSchema } from './message-schema.js';
 import { originSchema } from './origin-schema.js';
 import { idSchema } from './run-identity.js';
-import { checkMessageList } from './check-messages.js';
 
 const warningSchema = z.object({
   code: z.enum([
@@ -177,15 +176,5 @@ export const headSchema = z.object({
   error: runErrorSchema.optional(),
 });
 
-/** A sub-agent's run kept on its delegate call's record: a head with its history. */
-const childSnapshotSchema = headSchema.extend({
-  messages: z.array(z.unknown()).superRefine((messages, ctx) => {
-    try {
-      checkMessageList(messages, 'messages', (path, what) => {
-        throw new Error(`${path} ${what}`);
-      });
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-  }),
-});
+/** A sub-agent's run kept on its delegate call's record: a head with its history (checked by `parseHead`, as a snapshot's is). */
+const childSnapshotSchema = headSchema.extend({ messages: z.array(z.unknown()) });

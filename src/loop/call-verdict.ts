@@ -115,12 +115,23 @@ export async function approversOfCall(
   const ctx: ToolContext = { runId: snapshot.runId, toolCallId: call.id, messages: snapshot.messages };
   const rule = await ruleFor(agent, call, call.args, ctx, (await storedRulesOf(agent))?.live);
   const tool = agent.tools.get(call.name)!;
-  const approvers = approverListOf(rule, tool);
+  const list = approverListOf(rule, tool);
   const nudges = nudgePlanOf(rule?.rule, tool, agent.settings.remindAfterMs);
-  const quorum = resolveQuorum(quorumOptionsOf(rule, tool));
-  const decisions = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
-  return {
+  const ownQuorum = resolveQuorum(quorumOptionsOf(rule, tool));
+  const offered = offeredDecisions(toolDecisions(tool), rule?.rule.decisions);
+  const own: Verdict = {
+    action: 'ask',
+    source: 'rule',
     ...(rule === undefined ? {} : { ruleId: rule.id }),
+    ...(list === undefined ? {} : { approvers: list }),
+    ...(ownQuorum === undefined ? {} : { quorum: ownQuorum }),
+    ...(offered === undefined ? {} : { decisions: offered }),
+  };
+  // On a sub-agent, the rules of the agents above narrow who may answer as they do for any of its calls.
+  const asked = agent.settings.lineage === undefined ? own : await inheritedVerdict(agent, call, call.args, ctx, own);
+  const { ruleId, approvers, quorum, decisions } = asked.action === 'ask' ? asked : own;
+  return {
+    ...(ruleId === undefined ? {} : { ruleId }),
     ...(approvers === undefined ? {} : { approvers }),
     nudges,
     ...(quorum === undefined ? {} : { quorum }),

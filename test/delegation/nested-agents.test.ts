@@ -259,6 +259,31 @@ describe('policy inherits downwards and only tightens', () => {
   });
 });
 
+describe('votes on a sub-agent call', () => {
+  it('a quorum the sub-agent names is met on the parent, one vote at a time; the call runs once', async () => {
+    const log: RunLog = [];
+    const child = createAgent({
+      name: 'deployer',
+      model: callsThenSays([{ name: 'deploy', args: { version: '3.0' } }]),
+      tools: [deployTool(log)],
+      policy: { rules: [{ id: 'two-people', tool: 'deploy', action: 'ask', approvals: { required: 2 } }] },
+    });
+    const parent = lead([child]);
+    const paused = await parent.execute({ input: 'ship 3.0' });
+    const request = paused.pendingApprovals[0]!;
+    expect(request.quorum?.required).toBe(2);
+    const once = withApprovalResponse(paused, approve(request, 'ana'), { agent: parent });
+    expect(once.status).toBe('awaitingApproval');
+    expect(once.pendingApprovals[0]!.votes).toMatchObject([{ by: 'ana', approved: true }]);
+    // The same person again counts once.
+    expect(withApprovalResponse(once, approve(request, 'ana'), { agent: parent })).toBe(once);
+    const twice = withApprovalResponse(once, approve(request, 'bo'), { agent: parent });
+    expect(twice.status).toBe('running');
+    await parent.execute(twice);
+    expect(log).toEqual(['deploy:3.0']);
+  });
+});
+
 describe('limits', () => {
   it('a chain deeper than maxDepth fails the delegate call with a result the model reads', async () => {
     const inner = deployer([]);

@@ -30,8 +30,17 @@ function conversationOf(messages: readonly Message[]): Message[] {
     .map(({ role, content }) => ({ role, content }));
 }
 
-/** The sub-agent's run this record's call goes on with: the one kept on the record, else a new one. */
-function childRunOf(run: Run, record: ToolCallRecord, child: Agent, args: unknown): AgentSnapshot {
+/**
+ * The sub-agent's run this record's call goes on with: the one kept on the record, else a new one (in the trace of
+ * the delegate call's span, when telemetry traces it).
+ */
+function childRunOf(
+  run: Run,
+  record: ToolCallRecord,
+  child: Agent,
+  args: unknown,
+  traceparent = run.snapshot.traceparent,
+): AgentSnapshot {
   const { snapshot } = run;
   if (record.child !== undefined) {
     const kept = record.child as AgentSnapshot;
@@ -56,7 +65,7 @@ function childRunOf(run: Run, record: ToolCallRecord, child: Agent, args: unknow
       ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
       ...(snapshot.requestedBy === undefined ? {} : { requestedBy: snapshot.requestedBy }),
       ...(snapshot.origin === undefined ? {} : { origin: snapshot.origin }),
-      ...(snapshot.traceparent === undefined ? {} : { traceparent: snapshot.traceparent }),
+      ...(traceparent === undefined ? {} : { traceparent }),
     },
     { parentRunId: snapshot.runId, parentToolCallId: record.toolCallId },
   );
@@ -100,7 +109,9 @@ export async function runDelegate(
           },
         }),
   };
-  const after = await child.execute(childRunOf(run, record, child, args), childOptions);
+  const go = (traceparent?: string) => child.execute(childRunOf(run, record, child, args, traceparent), childOptions);
+  const { telemetry } = run;
+  const after = await (telemetry ? telemetry.tool({ toolName: record.toolName, toolCallId }, go) : go());
   const requests = after.status === 'awaitingApproval' ? liftedRequests(record, after) : [];
   // Applied on its own, before the call's result: the sub-agent's last steps show in this run's events while its record is here.
   run.advance({ type: 'CHILD_UPDATED', at: settings.clock(), toolCallId, child: after, requests });

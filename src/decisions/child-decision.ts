@@ -5,7 +5,8 @@ import { ApprovalSignatureError, ConfigError, RunNotAwaitingApprovalError } from
 import type { Agent } from '../agent/agent-types.js';
 import { liftedRequests } from '../run/child-requests.js';
 import { step } from '../machine/step.js';
-import type { ChildRun, ToolCallRecord } from '../run/types.js';
+import type { ApprovalRequest, ChildRun, ToolCallRecord } from '../run/types.js';
+import { digestOf } from '../run/digest.js';
 import type { AgentSnapshot } from '../run/agent-snapshot.js';
 
 /** Whether a sub-agent's run (or one below it) holds the approval: pending, decided, or in a sub-agent run that ended. */
@@ -23,6 +24,8 @@ export interface ChildHolding {
   readonly child: ChildRun;
   /** The delegate call keeping the run, in the current turn; absent for a sub-agent run of an earlier turn. */
   readonly record?: ToolCallRecord;
+  /** The parent's copy of the request (what surfaces show), when the approval is still pending. */
+  readonly listed?: ApprovalRequest;
 }
 
 /**
@@ -41,7 +44,7 @@ export function delegateHolding(snapshot: AgentSnapshot, approvalId: string): Ch
         approvalId,
         `its path names delegate call ${listed.path[0]!.toolCallId}, which has no sub-agent run in run ${snapshot.runId}; the snapshot was altered. Nothing was decided.`,
       );
-    return { child: record.child!, record };
+    return { child: record.child!, record, listed };
   }
   if (snapshot.audit.some((entry) => entry.approvalId === approvalId)) return undefined;
   const record = snapshot.toolCalls.find((item) => item.child !== undefined && holds(item.child, approvalId));
@@ -57,7 +60,7 @@ export function delegateHolding(snapshot: AgentSnapshot, approvalId: string): Ch
  */
 export function withChildDecision(
   snapshot: AgentSnapshot,
-  { child: held, record }: ChildHolding,
+  { child: held, record, listed }: ChildHolding,
   approvalId: string,
   agent: Agent | undefined,
   decide: (child: AgentSnapshot, childAgent: Agent | undefined) => AgentSnapshot,
@@ -71,6 +74,15 @@ export function withChildDecision(
     throw new ApprovalSignatureError(
       approvalId,
       `the sub-agent run kept on delegate call ${record.toolCallId} belongs to another place in the chain; the snapshot was altered. Nothing was decided.`,
+    );
+  // Surfaces show the parent's copy: it must be exactly the sub-agent's own request, lifted, or what a person read is
+  // not what would run.
+  const own =
+    listed === undefined ? undefined : liftedRequests(record, child).find((item) => item.approvalId === approvalId);
+  if (listed !== undefined && (own === undefined || digestOf(own) !== digestOf(listed)))
+    throw new ApprovalSignatureError(
+      approvalId,
+      `the request run ${snapshot.runId} lists is not the one the sub-agent run on delegate call ${record.toolCallId} holds (what a person was shown is not what would run); the snapshot was altered. Nothing was decided.`,
     );
   const childAgent = agent?.settings.childAgent(record.toolName);
   if (agent !== undefined && childAgent === undefined)

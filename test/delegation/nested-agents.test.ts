@@ -356,6 +356,24 @@ describe('attacks on a nested pause', () => {
     );
   });
 
+  it("an edit of the parent's copy of the request (what surfaces show) is refused: what a person read must be what runs", async () => {
+    const log: RunLog = [];
+    const { parent, paused } = await pausedRun(log);
+    const shown = altered(paused, (json) => {
+      json.head.json.pendingApprovals[0].args = { version: '1.0-safe' };
+    });
+    expect(() => withApprovalResponse(shown, approve(shown.pendingApprovals[0]!), { agent: parent })).toThrow(
+      /what a person was shown is not what would run/,
+    );
+    const renamed = altered(paused, (json) => {
+      json.head.json.pendingApprovals[0].path[0].agentName = 'intern';
+    });
+    expect(() => withApprovalResponse(renamed, approve(renamed.pendingApprovals[0]!), { agent: parent })).toThrow(
+      /what a person was shown is not what would run/,
+    );
+    expect(log).toEqual([]);
+  });
+
   it('a sub-agent run moved under another delegate call is refused', async () => {
     const { parent, paused } = await pausedRun([]);
     const moved = altered(paused, (json) => {

@@ -140,7 +140,12 @@ function world(
     agents: [
       options.nested
         ? createAgent({ name: 'ops', model: lead, tools: [agentAsTool(deployer)] })
-        : createAgent({ name: 'ops', model, tools: [deploy], ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}) }),
+        : createAgent({
+            name: 'ops',
+            model,
+            tools: [deploy],
+            ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}),
+          }),
     ],
     store: createMemoryStore(),
     links: { secret: CONTRACT_LINK_SECRET },

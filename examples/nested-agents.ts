@@ -51,7 +51,7 @@ const request = paused.pendingApprovals[0]!;
 console.log(`status: ${paused.status}`);
 console.log(`waiting for: ${request.toolName} ${JSON.stringify(request.args)} (${request.description})`);
 const chain = [paused.agentName, ...(request.path ?? []).map((step) => step.agentName)].join(' › ');
-const calls = (request.path ?? []).map((step) => `${step.toolName} call ${step.toolCallId}`).join(' › ');
+const calls = (request.path ?? []).map((step) => `${step.toolName} ${step.toolCallId}`).join(' › ');
 console.log(`asked by: ${chain} (via ${calls})`);
 
 // The person decides the inner call; the decision is made on the orchestrator's run, its signature echoed.

@@ -301,7 +301,7 @@ describe('countersign CLI', () => {
     const { out } = await cli(runtime, ['pending']);
     expect(out).toContain('deploy  Deploy a release\n');
     expect(out).toContain(
-      `  ↳ Asked by sub-agent deployer: lead › deployer (via delegate call deployer call ${request.path![0]!.toolCallId}). You decide its call deploy itself.\n`,
+      `  ↳ Asked by sub-agent deployer: lead › deployer (via delegate call deployer ${request.path![0]!.toolCallId}). You decide its call deploy itself.\n`,
     );
     expect((await cli(runtime, ['show', paused.runId])).out).toContain('Asked by sub-agent deployer: lead › deployer');
   });

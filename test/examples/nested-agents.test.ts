@@ -12,7 +12,7 @@ describe('examples/nested-agents.ts (an orchestrator and a deployer sub-agent)',
       expect(lines).toEqual([
         'status: awaitingApproval',
         'waiting for: deploy {"service":"billing","version":"2.4.1"} (Deploy billing 2.4.1 to production?)',
-        expect.stringMatching(/^asked by: lead › deployer \(via deployer call call_\w+\)$/),
+        expect.stringMatching(/^asked by: lead › deployer \(via deployer call_\w+\)$/),
         'approved by alice: run is completed',
         'answer: The deployer reports: Release done: deployed billing 2.4.1.',
         'deployed: billing@2.4.1',

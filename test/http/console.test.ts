@@ -376,7 +376,7 @@ describe('console sessions and cards', () => {
     const card = (request: typeof own) =>
       approvalCard({ runId: 'run_1', agentName: 'lead', request }, { csrf: 'c', runPending: [request] });
     expect(card(inner)).toContain(
-      '<p class="delegation">↳ Asked by sub-agent <strong>deployer&lt;x&gt;</strong>: <strong>lead</strong> › <strong>ops</strong> › <strong>deployer&lt;x&gt;</strong> (via delegate calls ops call <code>call_1</code> › deployer call <code>call_2</code>). You decide its call <code>deploy</code> itself.</p>',
+      '<p class="delegation">↳ Asked by sub-agent <strong>deployer&lt;x&gt;</strong>: <strong>lead</strong> › <strong>ops</strong> › <strong>deployer&lt;x&gt;</strong> (via delegate calls ops <code>call_1</code> › deployer <code>call_2</code>). You decide its call <code>deploy</code> itself.</p>',
     );
     expect(card(own)).not.toContain('class="delegation"');
   });

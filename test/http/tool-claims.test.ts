@@ -119,7 +119,7 @@ describe("a sub-agent's request on the approval app", () => {
       const html = await (await fetch(url)).text();
       expect(html).toContain('<code>deploy</code>');
       expect(html).toContain(
-        `<p class="delegation">↳ Asked by sub-agent <strong>deployer</strong>: <strong>lead</strong> › <strong>deployer</strong> (via delegate call deployer call <code>${request.path![0]!.toolCallId}</code>). You decide its call <code>deploy</code> itself.</p>`,
+        `<p class="delegation">↳ Asked by sub-agent <strong>deployer</strong>: <strong>lead</strong> › <strong>deployer</strong> (via delegate call deployer <code>${request.path![0]!.toolCallId}</code>). You decide its call <code>deploy</code> itself.</p>`,
       );
     }
   });

@@ -231,7 +231,7 @@ export function channelContract(harness: ChannelHarness): void {
       const [post] = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
       expect(post!.visible).toContain('deploy');
       expect(post!.visible).toContain(
-        `↳ Asked by sub-agent deployer: ops › deployer (via delegate call deployer call ${step!.toolCallId}). You decide its call deploy itself.`,
+        `↳ Asked by sub-agent deployer: ops › deployer (via delegate call deployer ${step!.toolCallId}). You decide its call deploy itself.`,
       );
       expect(post!.active).toEqual([]);
 

@@ -58,7 +58,7 @@ export function delegationLine(
   if (path.length === 0) return '';
   const agent = (name: string) => m.strong(m.escape(name));
   const chain = [agentName, ...path.map((step) => step.agentName)].map(agent).join(' › ');
-  const calls = path.map((step) => `${m.escape(step.toolName)} call ${m.code(m.escape(step.toolCallId))}`).join(' › ');
+  const calls = path.map((step) => `${m.escape(step.toolName)} ${m.code(m.escape(step.toolCallId))}`).join(' › ');
   return (
     `${mark}Asked by sub-agent ${agent(path.at(-1)!.agentName)}: ${chain} ` +
     `(via delegate call${path.length === 1 ? '' : 's'} ${calls}). You decide its call ${m.code(m.escape(request.toolName))} itself.`

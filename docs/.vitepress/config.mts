@@ -33,6 +33,7 @@ export default defineConfig({
           { text: 'Decisions and grants', link: '/decisions' },
           { text: 'Quorum', link: '/quorum' },
           { text: 'Approvals for any caller', link: '/requests' },
+          { text: 'Agents inside agents', link: '/nested-agents' },
           { text: 'Runtime and stores', link: '/runtime' },
           { text: 'Durability', link: '/durability' },
           { text: 'Serverless', link: '/serverless' },

@@ -21,6 +21,7 @@ export {
   classifyRefusal,
   type Refusal,
   annotationLine,
+  delegationLine,
   partitionWarnings,
   type NoteMarks,
   cardHead,

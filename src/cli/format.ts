@@ -1,4 +1,4 @@
-import { annotationLine, votesLine } from '../kit/surface/request-notes.js';
+import { annotationLine, delegationLine, votesLine } from '../kit/surface/request-notes.js';
 import { moreNeeded } from '../kit/surface/wording.js';
 import type { Markup } from '../kit/markup.js';
 import { replaceInvisible } from '../presentation/display-text.js';
@@ -54,8 +54,14 @@ export interface RequestLine {
   readonly tone?: 'title' | 'warning' | 'muted';
 }
 
-/** What a reviewer reads about a pending request above its arguments: what, where, when, why, warnings first. */
-export function requestLines(run: RunIdentity, request: ApprovalRequest, now: number): RequestLine[] {
+/** The run a request is shown for: its identity, and its agent, where the chain of a sub-agent's request starts. */
+export type ShownRequestRun = RunIdentity & { readonly agentName: string };
+
+/**
+ * What a reviewer reads about a pending request above its arguments: what, which sub-agent asked, where, when, why,
+ * warnings first.
+ */
+export function requestLines(run: ShownRequestRun, request: ApprovalRequest, now: number): RequestLine[] {
   const lines: RequestLine[] = [
     { text: `${request.toolName}  ${request.description}`, tone: 'title' },
     { text: `  run ${run.runId}${sessionOf(run)}  approval ${request.approvalId}`, tone: 'muted' },
@@ -64,6 +70,8 @@ export function requestLines(run: RunIdentity, request: ApprovalRequest, now: nu
       tone: 'muted',
     },
   ];
+  const delegation = delegationLine(request, terminal, run.agentName);
+  if (delegation !== '') lines.push({ text: `  ${delegation}` });
   if (request.connector !== undefined) lines.push({ text: `  connector ${request.connector}` });
   const claims = annotationLine(request, terminal, terminalMarks);
   if (claims !== '')
@@ -96,7 +104,7 @@ export function argumentLines(args: unknown): string[] {
 }
 
 /** A pending request as a reviewer reads it in a terminal: what, why, warnings first, then the arguments. */
-export function formatRequest(run: RunIdentity, request: ApprovalRequest, now: number): string {
+export function formatRequest(run: ShownRequestRun, request: ApprovalRequest, now: number): string {
   return inert(
     [...requestLines(run, request, now).map((line) => line.text), ...argumentLines(request.args)].join('\n'),
   );

@@ -3,6 +3,7 @@ import {
   escapeHtml,
   htmlMarkup,
   annotationLine,
+  delegationLine,
   partitionWarnings,
   votesLine,
   widerLabel,
@@ -51,6 +52,15 @@ export function claimsParagraph(request: ApprovalRequest): string {
     : `<p>${line}</p>`;
 }
 
+/**
+ * Which sub-agent asked: the chain of agents from the run's (`agentName`) down to it (`delegationLine`); '' for a
+ * run's own call.
+ */
+export function delegationParagraph(request: ApprovalRequest, agentName: string): string {
+  const line = delegationLine(request, htmlMarkup, agentName);
+  return line === '' ? '' : `<p class="delegation">${line}</p>`;
+}
+
 /** Warnings about the request (a disconnected connector) a box each, then those about the arguments in one list. */
 export function warningList(request: ApprovalRequest): string {
   const { request: aboutRequest, args } = partitionWarnings(request);
@@ -91,12 +101,14 @@ function sessionPart(sessionId: string | undefined, separator: string): string {
  * fetches the URL cannot approve anything.
  *
  * @example
- * const html = confirmationPage({ claim, request, runId: claim.runId, action: `/links/${token}` });
+ * const html = confirmationPage({ claim, request, agentName: snapshot.agentName, action: `/links/${token}` });
  */
 export function confirmationPage(input: {
   readonly claim: LinkClaim;
   readonly request: ApprovalRequest;
   readonly action: string;
+  /** The run's agent, where the chain of a sub-agent's request starts. */
+  readonly agentName: string;
   readonly sessionId?: string;
   readonly requestedBy?: string;
 }): string {
@@ -117,6 +129,7 @@ export function confirmationPage(input: {
   return layout(
     `${verb} ${request.toolName}?`,
     `<h1>${escapeHtml(verb)} <code>${escapeHtml(request.toolName)}</code>?</h1>` +
+      delegationParagraph(request, input.agentName) +
       claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +
@@ -175,6 +188,7 @@ export function inboxPage(
         : offered.join(' ');
     return (
       `<section class="item"><h2><code>${escapeHtml(request.toolName)}</code> · ${escapeHtml(entry.agentName)}</h2>` +
+      delegationParagraph(request, entry.agentName) +
       claimsParagraph(request) +
       `<p>${escapeHtml(request.description)}</p>` +
       (request.reason ? `<p>Why this needs a person: ${escapeHtml(request.reason)}</p>` : '') +

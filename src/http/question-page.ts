@@ -1,6 +1,6 @@
 import type { ApprovalRequest, LinkClaim, Question } from '../index.js';
 import { escapeHtml } from '../kit/index.js';
-import { claimsParagraph, layout, stringifyArgs, warningList } from './link-pages.js';
+import { claimsParagraph, delegationParagraph, layout, stringifyArgs, warningList } from './link-pages.js';
 import { questionFields, type QuestionFormState } from './question-form.js';
 
 /**
@@ -9,13 +9,15 @@ import { questionFields, type QuestionFormState } from './question-form.js';
  * nothing; the answer is recorded once, when it fits.
  *
  * @example
- * const html = questionPage({ claim, request, question: request.question!, action: `./${token}` });
+ * const html = questionPage({ claim, request, question: request.question!, agentName: snapshot.agentName, action: `./${token}` });
  */
 export function questionPage(input: {
   readonly claim: LinkClaim;
   readonly request: ApprovalRequest;
   readonly question: Question;
   readonly action: string;
+  /** The run's agent, where the chain of a sub-agent's question starts. */
+  readonly agentName: string;
   readonly state?: Omit<QuestionFormState, 'idPrefix'>;
 }): string {
   const { claim, request, question } = input;
@@ -31,6 +33,7 @@ export function questionPage(input: {
   return layout(
     `Answer: ${request.description}`,
     `<h1>${e(request.description)}</h1>` +
+      delegationParagraph(request, input.agentName) +
       claimsParagraph(request) +
       (request.reason ? `<p>Why you are asked: ${e(request.reason)}</p>` : '') +
       `<p>Run <code>${e(claim.runId)}</code>, question <code>${e(request.approvalId)}</code>.</p>` +

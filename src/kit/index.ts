@@ -59,7 +59,13 @@ export {
   type DecisionButton,
   type DecisionChoices,
 } from './surface/decision-buttons.js';
-export { annotationLine, partitionWarnings, votesLine, type NoteMarks } from './surface/request-notes.js';
+export {
+  annotationLine,
+  delegationLine,
+  partitionWarnings,
+  votesLine,
+  type NoteMarks,
+} from './surface/request-notes.js';
 export { answerRefusal, fieldHint } from './surface/question-wording.js';
 export {
   cardHead,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createRuntime, defineTool, type Runtime } from 'countersign';
-import { createScriptedModel, toolCallTurn } from 'countersign/testing';
+import { agentAsTool, createAgent, createRuntime, defineTool, type Runtime } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { countingAgent } from '../support/runtime-harness.js';
 import { runCliCaptured } from '../support/cli-run.js';
 
@@ -274,6 +274,36 @@ describe('countersign CLI', () => {
       '  ! connector-disconnected: Connector cdn is down (reconnecting gave up): an approved call waits for it to come back, and fails if it does not.\n',
     );
     expect(out).not.toContain('\\u');
+    expect(out).not.toContain('sub-agent');
+  });
+
+  it('names the chain of agents down to the sub-agent whose call waits, under the inner call it decides', async () => {
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploy a release',
+      input: z.object({ version: z.string() }),
+      needsApproval: true,
+      execute: ({ version }) => `deployed ${version}`,
+    });
+    const deployer = createAgent({
+      name: 'deployer',
+      model: createScriptedModel([toolCallTurn('deploy', { version: '1.4' }), textTurn('shipped')]),
+      tools: [deploy],
+    });
+    const lead = createAgent({
+      name: 'lead',
+      model: createScriptedModel([toolCallTurn('deployer', { task: 'ship 1.4' }), textTurn('done')]),
+      tools: [agentAsTool(deployer)],
+    });
+    const runtime = createRuntime({ agents: [lead] });
+    const paused = await runtime.start('lead', { input: 'ship' });
+    const request = paused.pendingApprovals[0]!;
+    const { out } = await cli(runtime, ['pending']);
+    expect(out).toContain('deploy  Deploy a release\n');
+    expect(out).toContain(
+      `  ↳ Asked by sub-agent deployer: lead › deployer (via delegate call deployer ${request.path![0]!.toolCallId}). You decide its call deploy itself.\n`,
+    );
+    expect((await cli(runtime, ['show', paused.runId])).out).toContain('Asked by sub-agent deployer: lead › deployer');
   });
 
   it('prints no terminal control sequences a tool call smuggled into its description', async () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
+import { agentAsTool, createAgent, createMemoryRuleStore, createRuntime, defineTool } from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { inboxLinkUrl } from '../support/link-urls.js';
@@ -79,11 +79,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   });
   const decisionSecret = 'console-browser-decision-secret-0123456789';
   const rules = createMemoryRuleStore({ decisionSecret });
+  const files = createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret });
   const agents = [
-    createAgent({ name: 'files', model, tools: [deleteFile], ruleStore: rules, decisionSecret }),
+    files,
     createAgent({ name: 'hurried', model, tools: [deleteFile], approvalTtlMs: 1500 }),
     createAgent({ name: 'steps', model: turnsModel, tools: [deleteFile, writeFile], decisionSecret }),
     createAgent({ name: 'vetoes', model, tools: [refund], decisionSecret }),
+    // Hands its task (the same JSON list of calls) to `files` as a sub-agent.
+    createAgent({ name: 'lead', model, tools: [agentAsTool(files)], decisionSecret }),
   ];
   const runtime = createRuntime({ agents, links: { secret: 'console-browser-link-secret-0123456789' } });
   const start = (agent: string, ...paths: string[]) =>
@@ -163,6 +166,22 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     });
     expect(deleted).toContain('/tmp/live.txt');
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a sub-agent's card names the chain of agents above its inner call, and approving it finishes the whole run", async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context);
+    const task = JSON.stringify([{ name: 'delete_file', args: { path: '/tmp/nested.txt' } }]);
+    const run = await runtime.start('lead', { input: JSON.stringify([{ name: 'files', args: { task } }]) });
+    await card(page, run.runId).waitFor();
+    const shown = await card(page, run.runId).innerText();
+    expect(shown).toContain('Delete /tmp/nested.txt?');
+    expect(shown).toContain('Asked by sub-agent files: lead › files');
+    await focusSettled(page, run.runId);
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await runtime.get(run.runId)).status).toBe('completed');
+    expect(deleted).toContain('/tmp/nested.txt');
     await context.close();
   });
 

@@ -355,6 +355,32 @@ describe('console sessions and cards', () => {
     expect(html).toContain('Outcome unknown');
   });
 
+  it("names the chain of agents down to a sub-agent's request, and none on a run's own call", () => {
+    const own = {
+      approvalId: 'apr_1',
+      toolCallId: 'call_1',
+      toolName: 'deploy',
+      args: { version: '1.4' },
+      argsDigest: 'x',
+      description: 'Deploy 1.4',
+      requestedAt: 0,
+      warnings: [],
+    };
+    const inner = {
+      ...own,
+      path: [
+        { agentName: 'ops', toolCallId: 'call_1', toolName: 'ops' },
+        { agentName: 'deployer<x>', toolCallId: 'call_2', toolName: 'deployer' },
+      ],
+    };
+    const card = (request: typeof own) =>
+      approvalCard({ runId: 'run_1', agentName: 'lead', request }, { csrf: 'c', runPending: [request] });
+    expect(card(inner)).toContain(
+      '<p class="delegation">↳ Asked by sub-agent <strong>deployer&lt;x&gt;</strong>: <strong>lead</strong> › <strong>ops</strong> › <strong>deployer&lt;x&gt;</strong> (via delegate calls ops <code>call_1</code> › deployer <code>call_2</code>). You decide its call <code>deploy</code> itself.</p>',
+    );
+    expect(card(own)).not.toContain('class="delegation"');
+  });
+
   it('offers no Approve for this run on a run that makes one call, and still Approve for this session on one with a session', () => {
     const request = {
       approvalId: 'apr_1',

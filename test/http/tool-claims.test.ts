@@ -1,8 +1,16 @@
 // What the approval app shows of a tool's claims about itself (annotations) and of its connector: the link page and
-// the inbox show them, and GET /connectors lists the connectors with their status now; over a real loopback server.
+// the inbox show them, and GET /connectors lists the connectors with their status now; and of a sub-agent's request,
+// the chain of agents down to it (none on a run's own call); over a real loopback server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ConnectorStatus, createAgent, createMemoryStore, createRuntime, defineTool } from 'countersign';
+import {
+  agentAsTool,
+  type ConnectorStatus,
+  createAgent,
+  createMemoryStore,
+  createRuntime,
+  defineTool,
+} from 'countersign';
 import { createApprovalApp, serve, type ServeHandle } from 'countersign/http';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { inboxLinkUrl, linkUrls } from '../support/link-urls.js';
@@ -56,6 +64,7 @@ describe("a tool's claims and its connector on the approval app", () => {
       expect(html).toContain(`<p class="warn">🏷️ ${CLAIMS}</p>`);
       expect(html).toMatch(DOWN);
       expect(html).not.toContain('(arguments): Connector');
+      expect(html).not.toContain('class="delegation"');
     }
   });
 
@@ -66,5 +75,52 @@ describe("a tool's claims and its connector on the approval app", () => {
     expect(await read()).toEqual({ connectors: [{ name: 'warehouse', status: 'disconnected', agents: ['dba'] }] });
     status = 'connected';
     expect(await read()).toEqual({ connectors: [{ name: 'warehouse', status: 'connected', agents: ['dba'] }] });
+  });
+});
+
+describe("a sub-agent's request on the approval app", () => {
+  const deploy = defineTool({
+    name: 'deploy',
+    description: 'Deploy a release',
+    input: z.object({ version: z.string() }),
+    needsApproval: true,
+    execute: ({ version }) => `deployed ${version}`,
+  });
+  const deployer = createAgent({
+    name: 'deployer',
+    model: createScriptedModel([toolCallTurn('deploy', { version: '1.4' }), textTurn('shipped')]),
+    tools: [deploy],
+  });
+  const lead = createAgent({
+    name: 'lead',
+    model: createScriptedModel([toolCallTurn('deployer', { task: 'ship 1.4' }), textTurn('done')]),
+    tools: [agentAsTool(deployer)],
+  });
+  const runtime = createRuntime({
+    agents: [lead],
+    store: createMemoryStore(),
+    links: { secret: 'sub-agent-link-secret-0123456789' },
+  });
+  let server: ServeHandle;
+
+  beforeAll(async () => {
+    server = await serve(createApprovalApp(runtime, { bearerToken: TOKEN }), { port: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('the link page and the inbox show the inner call with the chain of agents from the run’s down to the sub-agent', async () => {
+    const paused = await runtime.start('lead', { input: 'ship' });
+    const request = paused.pendingApprovals[0]!;
+    const links = await linkUrls(runtime, paused.runId, request.approvalId, {}, server.url);
+    const inbox = await inboxLinkUrl(runtime, 'alice@example.com', {}, server.url);
+    for (const url of [links.approve, inbox.url]) {
+      const html = await (await fetch(url)).text();
+      expect(html).toContain('<code>deploy</code>');
+      expect(html).toContain(
+        `<p class="delegation">↳ Asked by sub-agent <strong>deployer</strong>: <strong>lead</strong> › <strong>deployer</strong> (via delegate call deployer <code>${request.path![0]!.toolCallId}</code>). You decide its call <code>deploy</code> itself.</p>`,
+      );
+    }
   });
 });

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  agentAsTool,
   createAgent,
   createMemoryStore,
   createRuntime,
@@ -99,6 +100,8 @@ function world(
     readonly approvals?: QuorumOptions;
     readonly oneCallPerRun?: boolean;
     readonly decisions?: readonly DecisionKind[];
+    /** Put the deploy tool on a sub-agent, `deployer`, that `ops` delegates to (`agentAsTool`). */
+    readonly nested?: boolean;
   } = {},
 ): World {
   const executed: string[] = [];
@@ -129,9 +132,20 @@ function world(
           ),
     { stream: options.stream ?? false },
   );
+  const deployer = createAgent({ name: 'deployer', model, tools: [deploy] });
+  const lead = createScriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deployer', { task: 'ship it' }),
+  );
   const runtime = createRuntime({
     agents: [
-      createAgent({ name: 'ops', model, tools: [deploy], ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}) }),
+      options.nested
+        ? createAgent({ name: 'ops', model: lead, tools: [agentAsTool(deployer)] })
+        : createAgent({
+            name: 'ops',
+            model,
+            tools: [deploy],
+            ...(options.oneCallPerRun ? { oneCallPerRun: true } : {}),
+          }),
     ],
     store: createMemoryStore(),
     links: { secret: CONTRACT_LINK_SECRET },
@@ -205,6 +219,30 @@ export function channelContract(harness: ChannelHarness): void {
       );
       expect(post!.visible).not.toContain('(arguments): Connector');
       expect(post!.active).toEqual([]);
+    });
+
+    it("names the chain of agents down to the sub-agent that asked, beside the inner call, and no chain on a run's own call", async () => {
+      const w = world({ nested: true });
+      const fixture = await setup(w.runtime);
+      const run = await w.runtime.start('ops', { input: 'go' });
+      await fixture.notifier.publish(w.events);
+      await fixture.notifier.flush();
+      const [step] = run.pendingApprovals[0]!.path!;
+      const [post] = fixture.deliveries().filter((delivery) => delivery.kind === 'post');
+      expect(post!.visible).toContain('deploy');
+      expect(post!.visible).toContain(
+        `↳ Asked by sub-agent deployer: ops › deployer (via delegate call deployer ${step!.toolCallId}). You decide its call deploy itself.`,
+      );
+      expect(post!.active).toEqual([]);
+
+      const own = world();
+      const ownFixture = await setup(own.runtime);
+      await own.runtime.start('ops', { input: 'go' });
+      await ownFixture.notifier.publish(own.events);
+      await ownFixture.notifier.flush();
+      const [ownPost] = ownFixture.deliveries().filter((delivery) => delivery.kind === 'post');
+      expect(ownPost!.visible).toContain('deploy');
+      expect(ownPost!.visible).not.toContain('sub-agent');
     });
 
     it('retries a failing service with backoff and honours its Retry-After, posting the card once', async () => {

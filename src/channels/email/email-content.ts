@@ -7,6 +7,7 @@ import {
   fitEscaped,
   type Markup,
   annotationLine,
+  delegationLine,
   partitionWarnings,
   votesLine,
   nudgeLine,
@@ -66,11 +67,18 @@ const htmlFormat: MailFormat = {
 /** The most of the arguments' JSON a mail shows. */
 const ARGS_LIMIT = 20_000;
 
+/** The paragraph naming the chain of agents down to the sub-agent that asked (`delegationLine`), when one did. */
+function delegationBlock(card: ApprovalCard, f: MailFormat): string[] {
+  const line = delegationLine(card.request, f, card.agentName);
+  return line === '' ? [] : [f.paragraph(line)];
+}
+
 function approvalBlocks(card: ApprovalCard, links: readonly DecisionLink[], f: MailFormat): string[] {
   const { request } = card;
   if (request.question !== undefined) return questionBlocks(card, request.question, links, f);
   const blocks = [
     f.paragraph(`${f.strong(f.escape(card.agentName))} asks to run ${f.code(f.escape(request.toolName))}.`),
+    ...delegationBlock(card, f),
     f.paragraph(f.escape(request.description)),
   ];
   if (card.nudge !== undefined) blocks.unshift(f.paragraph(nudgeLine(card.nudge, f)));
@@ -120,6 +128,7 @@ function questionBlocks(
   return [
     ...(card.nudge === undefined ? [] : [f.paragraph(nudgeLine(card.nudge, f))]),
     f.paragraph(`${f.strong(f.escape(card.agentName))} asks you a question:`),
+    ...delegationBlock(card, f),
     f.paragraph(f.escape(request.description)),
     ...(request.reason ? [f.paragraph(`Why you are asked: ${f.escape(request.reason)}`)] : []),
     f.paragraph('The answer has these fields:'),

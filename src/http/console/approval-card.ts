@@ -1,7 +1,7 @@
 // One pending approval as the console shows it: a card with what will run, why it asks, and the forms that decide it.
 import { annotationBadges, type ApprovalRequest, type PendingApprovalEntry, type Question } from '../../index.js';
 import { decisionChoices, type DecisionChoices, escapeHtml, htmlMarkup, votesLine } from '../../kit/index.js';
-import { warningList } from '../link-pages.js';
+import { delegationParagraph, warningList } from '../link-pages.js';
 import { questionFields } from '../question-form.js';
 import { argsHtml } from './args-view.js';
 import { timeHtml } from './time-html.js';
@@ -91,6 +91,7 @@ export function approvalCard(entry: PendingApprovalEntry, options: CardOptions):
     `<article class="card" id="${e(id)}" tabindex="-1" aria-labelledby="${e(id)}-title" data-state="pending"${cardAttributes(entry)}>` +
     `<h2 id="${e(id)}-title"><code>${e(request.toolName)}</code> ${badges(request)}</h2>` +
     `<p class="meta">Agent <strong>${e(agentName)}</strong> · run <code>${e(runId)}</code>${sessionId === undefined ? '' : ` · session <code>${e(sessionId)}</code>`}</p>` +
+    delegationParagraph(request, agentName) +
     `<p class="description">${e(request.description)}</p>` +
     contextHtml(options.context) +
     `<p>Why a person: ${e(why)}${rule}</p>` +

@@ -72,7 +72,11 @@ export function linkRoutes(settings: RouteSettings, own: { readonly maxBodyBytes
       const { question } = request;
       if (question !== undefined && claim.decision === 'approve') {
         if (claim.scope !== undefined) return widerOnQuestion(c);
-        return linkPage(c, 200, questionPage({ claim, request, question, action: `./${token}` }));
+        return linkPage(
+          c,
+          200,
+          questionPage({ claim, request, question, agentName: snapshot.agentName, action: `./${token}` }),
+        );
       }
       return linkPage(
         c,
@@ -80,6 +84,7 @@ export function linkRoutes(settings: RouteSettings, own: { readonly maxBodyBytes
         confirmationPage({
           claim,
           request,
+          agentName: snapshot.agentName,
           action: `./${token}`,
           ...(snapshot.sessionId === undefined ? {} : { sessionId: snapshot.sessionId }),
           ...(snapshot.requestedBy === undefined ? {} : { requestedBy: snapshot.requestedBy }),
@@ -127,7 +132,11 @@ async function answerOfPost(
   const { answer, issues } = readAnswer(question, entries);
   if (issues.length === 0) return answer;
   const state = { values: typedValues(entries), issues };
-  return linkPage(c, 422, questionPage({ claim, request, question, action: `./${token}`, state }));
+  return linkPage(
+    c,
+    422,
+    questionPage({ claim, request, question, agentName: snapshot.agentName, action: `./${token}`, state }),
+  );
 }
 
 /** Spends the link's token with its decision (and answer) and tells how it went. */

@@ -1,7 +1,7 @@
-// What every surface (the link page and inbox, the chat cards, email, the CLI) says about a request beside its
-// arguments, written once: what the tool says about itself (its annotations, shown as its own claims), the votes
-// so far on a request several people must approve, and the warnings that are not about the arguments (a
-// disconnected connector), shown on their own lines.
+// What every surface (the link page and inbox, the console, the chat cards, email, the CLI) says about a request
+// beside its arguments, written once: what the tool says about itself (its annotations, shown as its own claims),
+// which sub-agent asked (the chain of agents down to it), the votes so far on a request several people must approve,
+// and the warnings that are not about the arguments (a disconnected connector), shown on their own lines.
 import { tallyVotes } from '../../decisions/authority/vote-count.js';
 import { annotationBadges } from '../../run/tool-annotations.js';
 import type { ApprovalRequest, ArgsWarning } from '../../run/types.js';
@@ -36,6 +36,33 @@ export function annotationLine(
   );
   const claims = [...(title === undefined || title === '' ? [] : [m.strong(m.escape(title))]), ...badges];
   return claims.length === 0 ? '' : `${marks.claims}The tool says: ${claims.join(' · ')} (its own hints, not verified)`;
+}
+
+/**
+ * The line saying that a sub-agent asked (`agentAsTool`): the chain of agents from the run's own (`agentName`, the
+ * agent of the run or event that lists the request) down to the sub-agent whose call this is, the delegate calls on
+ * the way (`request.path`), and that the decision is on the inner call itself; '' for a run's own call.
+ *
+ * @example
+ * const request = { toolName: 'deploy', path: [{ agentName: 'deployer', toolCallId: 'call_2', toolName: 'deployer' }] };
+ * delegationLine(request, plain, 'lead');
+ * // '↳ Asked by sub-agent deployer: lead › deployer (via delegate call deployer call_2). You decide its call deploy itself.'
+ */
+export function delegationLine(
+  request: Pick<ApprovalRequest, 'toolName' | 'path'>,
+  m: Markup,
+  agentName: string,
+  mark = '↳ ',
+): string {
+  const path = request.path ?? [];
+  if (path.length === 0) return '';
+  const agent = (name: string) => m.strong(m.escape(name));
+  const chain = [agentName, ...path.map((step) => step.agentName)].map(agent).join(' › ');
+  const calls = path.map((step) => `${m.escape(step.toolName)} ${m.code(m.escape(step.toolCallId))}`).join(' › ');
+  return (
+    `${mark}Asked by sub-agent ${agent(path.at(-1)!.agentName)}: ${chain} ` +
+    `(via delegate call${path.length === 1 ? '' : 's'} ${calls}). You decide its call ${m.code(m.escape(request.toolName))} itself.`
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ import { offers } from '../../run/decision-kinds.js';
 import { fitEscaped, type Markup } from '../markup.js';
 import { answerRefusal } from './question-wording.js';
 import type { Refusal } from './refusal.js';
-import { annotationLine, partitionWarnings, votesLine } from './request-notes.js';
+import { annotationLine, delegationLine, partitionWarnings, votesLine } from './request-notes.js';
 
 /** What a clicker is told: `short` fits a toast (200 characters, plain), `text` the message; `replace` says whether the card itself should read it. */
 export interface ClickReply {
@@ -221,9 +221,9 @@ export function nudgeLine(nudge: CardNudge, m: Markup): string {
 }
 
 /**
- * A card's opening: who wants to run what (and through which connector), what the tool says about itself, the
- * model's description, why a person decides, and an interrupted call's note, after the line saying why it is asked
- * again (`nudge`), if it is; escaped and marked up, at most `limit` characters.
+ * A card's opening: who wants to run what (and through which connector), which sub-agent asked (`delegationLine`),
+ * what the tool says about itself, the model's description, why a person decides, and an interrupted call's note,
+ * after the line saying why it is asked again (`nudge`), if it is; escaped and marked up, at most `limit` characters.
  */
 export function cardHead(
   request: ApprovalRequest,
@@ -234,9 +234,11 @@ export function cardHead(
 ): string {
   const connector = request.connector === undefined ? '' : ` through ${m.strong(m.escape(request.connector))}`;
   const claims = annotationLine(request, m);
+  const delegation = delegationLine(request, m, agentName);
   return fitEscaped(
     (nudge === undefined ? '' : `${nudgeLine(nudge, m)}\n`) +
       `${m.strong(m.escape(request.toolName))} wants to run for agent ${m.strong(m.escape(agentName))}${connector}.` +
+      (delegation === '' ? '' : `\n${delegation}`) +
       (claims === '' ? '' : `\n${claims}`) +
       (request.quorum === undefined ? '' : `\n${votesLine(request, m)}`) +
       `\n${m.escape(request.description)}` +

@@ -1,11 +1,18 @@
 // The webhook channel through the channel contract. What "a person reads" is what a receiver shows after
 // JSON-decoding the body: a request's tool, description and argument values, what the tool says about itself and the
-// warnings, a question's fields and options, and a decision or a finished call, in the kit's own wording (annotationLine, cardWarnings, outcomeLine,
+// warnings, a question's fields and options, and a decision or a finished call, in the kit's own wording (delegationLine, annotationLine, cardWarnings, outcomeLine,
 // as plain text), so what the contract reads is what the body carries. A receiver deduplicates on webhook-id (the Standard Webhooks
 // contract: a repeated id is dropped), so deliveries with the same id count once, and only deliveries the receiver
 // accepted (verified signature, answered 2xx) count at all. Webhooks have no buttons: the click test ends early.
 import type { LinkedRuntime } from 'countersign';
-import { annotationLine, cardWarnings, outcomeLine, type CardOutcome, type Markup } from 'countersign/channels';
+import {
+  annotationLine,
+  cardWarnings,
+  delegationLine,
+  outcomeLine,
+  type CardOutcome,
+  type Markup,
+} from 'countersign/channels';
 import { createWebhookNotifier, verifyWebhook, type WebhookDeadLetter, type WebhookEvent } from 'countersign/webhooks';
 import { channelContract, type ChannelFixture, type Delivery } from '../../support/channel-contract.js';
 import { startReceiver, type ReceivedDelivery } from '../../support/webhook-receiver.js';
@@ -26,7 +33,11 @@ function read(event: WebhookEvent): Delivery | undefined {
     case 'approval.requested': {
       const { toolName, description = '', args } = event.data;
       const values = Object.values((args ?? {}) as Record<string, unknown>).map(String);
-      const notes = [annotationLine(event.data, plain), cardWarnings(event.data, plain, 10_000)];
+      const notes = [
+        delegationLine(event.data, plain, event.data.agentName),
+        annotationLine(event.data, plain),
+        cardWarnings(event.data, plain, 10_000),
+      ];
       // A question's form: each field's title and options.
       const form = (event.data.question?.fields ?? []).flatMap((field) => [
         field.title,

@@ -76,13 +76,17 @@ export function createUIChatHandler(runtime: Runtime, options: ChatHandlerOption
     return { chatId: body.id, runId, kind: 'turn', decisions: [] };
   };
 
-  const stream = (request: Request, turn: Pick<UIChatTurn, 'runId' | 'before'>, until: 'rest' | 'change') =>
+  const stream = (
+    request: Request,
+    turn: Pick<UIChatTurn, 'runId' | 'before'>,
+    until: { readonly change: AgentSnapshot } | 'rest',
+  ) =>
     uiMessageStreamResponse(
       toUIMessageStream(runtime, {
         runId: turn.runId,
         ...(turn.before === undefined ? {} : { since: turn.before }),
         carryOn: true,
-        until,
+        ...(until === 'rest' ? {} : { until: 'change', seen: until.change }),
         ...(settings.events === undefined ? {} : { events: settings.events }),
         recheckMs: settings.recheckMs,
         signal: request.signal,
@@ -95,7 +99,7 @@ export function createUIChatHandler(runtime: Runtime, options: ChatHandlerOption
     const chat = await openChat(runtime, user, chatId);
     if (chat.run === undefined || (atRest(chat.run) && chat.run.status !== 'awaitingApproval'))
       return new Response(null, { status: 204 });
-    return stream(request, { runId: chat.run.runId }, 'change');
+    return stream(request, { runId: chat.run.runId }, { change: chat.run });
   };
 
   return {

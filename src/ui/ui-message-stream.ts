@@ -26,6 +26,8 @@ export interface UIMessageStreamOptions {
    * chat whose card is open.
    */
   readonly until?: 'rest' | 'change';
+  /** With `until: 'change'`: the run as the caller found it, the rest a change is measured from. Default: the run as the stream first reads it. */
+  readonly seen?: AgentSnapshot;
   /** Where events come from: the runtime (default), or a feed carrying every process's events. */
   readonly events?: ChatEventFeed;
   /** How often the run is read again when nothing was heard. Default 2,000 ms. */
@@ -84,7 +86,9 @@ export function toUIMessageStream(
           recheckMs: options.recheckMs ?? 2_000,
           signal: abort.signal,
           ...(options.carryOn ? { action: () => runtime.resume(options.runId) } : {}),
-          ...(options.until === 'change' && atRest(first) ? { leaveRest: restKey(first) } : {}),
+          ...(options.until === 'change' && atRest(options.seen ?? first)
+            ? { leaveRest: restKey(options.seen ?? first) }
+            : {}),
         });
         for await (const item of watch) {
           const chunks =

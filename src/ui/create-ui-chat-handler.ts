@@ -1,8 +1,9 @@
 import type { AgentSnapshot, DecideResult, Runtime } from '../index.js';
 import { HttpProblem, parseJsonBody, problem, problemFor, problemResponse, readRawBody } from '../kit/index.js';
 import { recordAnswers } from './chat-answers.js';
-import { chatSettings, type ChatHandlerOptions, type ChatSettings } from './chat-options.js';
-import { claimTurn, identified, openChat, type ChatSession } from './chat-session.js';
+import { chatSettings, type ChatHandlerOptions } from './chat-options.js';
+import { identified, openChat } from './chat-session.js';
+import { startTurn } from './chat-turn.js';
 import { uiChatAsk, uiChatBody } from './ui-chat-body.js';
 import { toUIMessageStream, uiMessageStreamResponse } from './ui-message-stream.js';
 import { atRest } from './watch-run.js';
@@ -121,38 +122,4 @@ export function createUIChatHandler(runtime: Runtime, options: ChatHandlerOption
       }
     },
   };
-}
-
-/** Starts the chat's next turn on the conversation so far; refused while the last turn is under way or waiting. */
-async function startTurn(runtime: Runtime, settings: ChatSettings, chat: ChatSession, text: string): Promise<string> {
-  const last = chat.run;
-  if (last !== undefined && !atRest(last))
-    throw new HttpProblem(
-      problem(
-        409,
-        'chat_busy',
-        'The chat is still answering; wait for it (reconnect with GET …/stream) and send again.',
-      ),
-    );
-  if (last?.status === 'awaitingApproval')
-    throw new HttpProblem(
-      problem(
-        409,
-        'approval_pending',
-        'The chat waits for answers to its approval cards; approve, deny or dismiss them first, then send the message.',
-        { pending: last.pendingApprovals.map((request) => request.approvalId) },
-      ),
-    );
-  const runId = await claimTurn(runtime, chat, settings);
-  await runtime.start(
-    settings.agent,
-    {
-      runId,
-      input: [...(last?.messages ?? []), { role: 'user', content: text }],
-      sessionId: chat.sessionId,
-      requestedBy: chat.user,
-    },
-    { mode: 'record' },
-  );
-  return runId;
 }

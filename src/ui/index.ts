@@ -13,3 +13,4 @@ export {
   type UIMessageStreamOptions,
 } from './ui-message-stream.js';
 export type { ChatEventFeed } from './watch-run.js';
+export { createAgUiHandler, type AgUiHandler } from './create-ag-ui-handler.js';

@@ -26,7 +26,7 @@ export function answerPartId(runId: string, kind: 'text' | 'reasoning', turn: nu
 }
 
 /** Where the run's own messages start: after the last user message of its input. */
-function firstOwnMessage(run: AgentSnapshot): number {
+export function firstOwnMessage(run: AgentSnapshot): number {
   for (let index = run.messages.length - 1; index >= 0; index--)
     if (run.messages[index]!.role === 'user') return index + 1;
   return 0;

@@ -7,13 +7,14 @@ import { getRequestListener } from '@hono/node-server';
 import { z } from 'zod';
 import { createMemoryStore, createRuntime, defineTool, type Runtime } from 'countersign';
 import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
-import { createUIChatHandler, type UIChatHandler } from 'countersign/ui';
+import { createAgUiHandler, createUIChatHandler, type AgUiHandler, type UIChatHandler } from 'countersign/ui';
 import { testAgent } from './test-kit.js';
 
 export interface ChatWorld {
   readonly runtime: Runtime;
   readonly agentName: string;
   readonly chat: UIChatHandler;
+  readonly agUi: AgUiHandler;
   /** Base URL of the served handlers: `${url}/api/chat` (useChat's default), `${url}/api/ag-ui`. */
   readonly url: string;
   /** Paths deleted, in order (each execution of `delete_file`). */
@@ -70,8 +71,10 @@ export async function chatWorld(options: ChatWorldOptions = {}): Promise<ChatWor
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const chat = createUIChatHandler(runtime, { agent: agent.name, identify: userOf, recheckMs: 60_000 });
+  const agUi = createAgUiHandler(runtime, { agent: agent.name, identify: userOf, recheckMs: 60_000 });
   const routes: Record<string, (request: Request) => Promise<Response>> = {
     '/api/chat': chat.fetch,
+    '/api/ag-ui': agUi.fetch,
     ...options.routes?.(runtime, agent.name),
   };
   const server: Server = createServer(
@@ -87,6 +90,7 @@ export async function chatWorld(options: ChatWorldOptions = {}): Promise<ChatWor
     runtime,
     agentName: agent.name,
     chat,
+    agUi,
     url,
     deleted,
     close: () =>

@@ -4,11 +4,10 @@ import type { ChatApprovalCard, ChatDecision } from './approval-card.js';
 import { answerPartId, type RunPart } from './run-parts.js';
 
 /** The data parts countersign adds to a chat's messages (`useChat<UIMessage<unknown, CountersignDataParts>>`). */
-export interface CountersignDataParts {
-  [name: string]: unknown;
+export type CountersignDataParts = {
   'countersign-approval': ChatApprovalCard;
   'countersign-decision': ChatDecision;
-}
+};
 
 /** A chunk of the AI SDK's UI message stream, as countersign writes it. */
 export type CountersignUIChunk = UIMessageChunk<unknown, CountersignDataParts>;

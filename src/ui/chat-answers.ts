@@ -8,7 +8,13 @@ import {
   type Runtime,
 } from '../index.js';
 
-/** A person's answer to one request, as a chat client proposes it: checked against the run before anything is recorded. */
+/**
+ * A person's answer to one request, as a chat client proposes it (an AI SDK approval response, an AG-UI resume
+ * entry): checked against the run before anything is recorded.
+ *
+ * @example
+ * const answer: ChatAnswer = { approvalId: card.approvalId, approved: false, reason: 'not today', signature: card.signature };
+ */
 export interface ChatAnswer {
   readonly approvalId: string;
   readonly approved: boolean;

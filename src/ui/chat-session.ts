@@ -14,7 +14,10 @@ export interface ChatSession {
 
 /**
  * The session of `user`'s chat `chatId`: derived from both, so one person's chat id names nothing of another's (their
- * runs, their "for this session" grants).
+ * runs, their "for this session" grants). Its runs' `sessionId`: list a chat's waiting requests with it.
+ *
+ * @example
+ * const { items } = await runtime.pending({ sessionId: chatSessionId('ana', 'chat-42') });
  */
 export function chatSessionId(user: string, chatId: string): string {
   return `chat:${digestOf(['countersign.chat', user, chatId]).slice(0, 40)}`;

@@ -8,7 +8,13 @@ import { uiChatAsk, uiChatBody } from './ui-chat-body.js';
 import { toUIMessageStream, uiMessageStreamResponse } from './ui-message-stream.js';
 import { atRest } from './watch-run.js';
 
-/** What `handleUIMessages` did with a POST of `useChat`. */
+/**
+ * What `handleUIMessages` did with a POST of `useChat`.
+ *
+ * @example
+ * const turn: UIChatTurn = await chat.handleUIMessages(request);
+ * return uiMessageStreamResponse(toUIMessageStream(runtime, { runId: turn.runId, since: turn.before, carryOn: true }));
+ */
 export interface UIChatTurn {
   readonly chatId: string;
   /** The run the chat's stream follows now. */
@@ -24,6 +30,11 @@ export interface UIChatTurn {
  * A chat endpoint for the AI SDK's `useChat` (its default transport; ai@6, UI message stream protocol v1), as a
  * Fetch-standard handler (`fetch`) to mount on a Next.js route, Hono or any server, and its POST half
  * (`handleUIMessages`) for a route of one's own.
+ *
+ * @example
+ * const chat: UIChatHandler = createUIChatHandler(runtime, { agent: 'files', identify: (request) => userIdOf(request) });
+ * app.post('/api/chat', (c) => chat.fetch(c.req.raw)); // Hono
+ * app.get('/api/chat/:id/stream', (c) => chat.fetch(c.req.raw));
  */
 export interface UIChatHandler {
   /**

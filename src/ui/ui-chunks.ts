@@ -3,13 +3,24 @@ import type { ModelDeltaEvent } from '../index.js';
 import type { ChatApprovalCard, ChatDecision } from './approval-card.js';
 import { answerPartId, type RunPart } from './run-parts.js';
 
-/** The data parts countersign adds to a chat's messages (`useChat<UIMessage<unknown, CountersignDataParts>>`). */
+/**
+ * The data parts countersign adds to a chat's messages: the card of a waiting request, and how a request was settled.
+ *
+ * @example
+ * type ChatMessage = UIMessage<unknown, CountersignDataParts>;
+ * const { messages } = useChat<ChatMessage>({ transport: new DefaultChatTransport({ api: '/api/chat' }) });
+ */
 export type CountersignDataParts = {
   'countersign-approval': ChatApprovalCard;
   'countersign-decision': ChatDecision;
 };
 
-/** A chunk of the AI SDK's UI message stream, as countersign writes it. */
+/**
+ * A chunk of the AI SDK's UI message stream, as countersign writes it (with countersign's data parts).
+ *
+ * @example
+ * for await (const chunk of toUIMessageStream(runtime, { runId })) if (chunk.type === 'tool-approval-request') notify(chunk.approvalId);
+ */
 export type CountersignUIChunk = UIMessageChunk<unknown, CountersignDataParts>;
 
 /** Turns a run's pieces (`RunPart`) and its model's deltas into UI message chunks, each piece once. */

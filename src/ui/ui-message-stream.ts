@@ -37,7 +37,13 @@ export interface UIMessageStreamOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** The id of the assistant message a run's stream writes: the same for every stream of the run. */
+/**
+ * The id of the assistant message a run's stream writes: the same for every stream of the run, so a reconnect
+ * replaces the client's copy instead of adding a second.
+ *
+ * @example
+ * const current = messages.find((message) => message.id === assistantMessageId(runId));
+ */
 export function assistantMessageId(runId: string): string {
   return `msg-${runId}`;
 }

@@ -1,7 +1,14 @@
 import { ownTurns } from './run-parts.js';
 import type { AgentSnapshot, ModelDeltaEvent, Runtime, RunEvent } from '../index.js';
 
-/** Where a chat stream hears about runs: the runtime itself, or a feed that carries every process's events. */
+/**
+ * Where a chat stream hears about runs: the runtime itself, or a feed that carries every process's events (then a
+ * decision made in another process reaches the chat at once, not at the next re-read).
+ *
+ * @example
+ * const events: ChatEventFeed = { subscribe: (listener) => redisEventReader.onEvent(listener) };
+ * createUIChatHandler(runtime, { agent: 'files', identify, events });
+ */
 export type ChatEventFeed = Pick<Runtime, 'subscribe'>;
 
 /** What a watch yields: the run as it now stands, or a piece of a model's answer as it streams in. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type AgentSnapshot, type Runtime, RunNotFoundError } from '../index.js';
 import { digestOf, HttpProblem, problem } from '../kit/index.js';
 import type { ChatSettings } from './chat-options.js';
@@ -25,10 +26,16 @@ export function chatSessionId(user: string, chatId: string): string {
 
 const headKey = (sessionId: string) => `countersign:chat:${sessionId}`;
 
-/** The run id of turn `turn` of a session. */
+/**
+ * The run id of turn `turn` of a session: unique (a chat remembered again after its head expired starts at turn 1
+ * without meeting its old runs); a resent turn cannot start a second run, the head's compare-and-set refuses it.
+ */
 function turnRunId(sessionId: string, turn: number): string {
-  return `${sessionId}.${turn}`;
+  return `${sessionId}.${turn}.${randomUUID().slice(0, 8)}`;
 }
+
+/** The turn a run id of `turnRunId` names. */
+const turnOf = (runId: string) => Number(runId.split('.').at(-2));
 
 /** Who is asking: the app's `identify`, or a 401. */
 export async function identified(settings: ChatSettings, request: Request): Promise<string> {
@@ -61,7 +68,7 @@ export async function claimTurn(runtime: Runtime, chat: ChatSession, settings: C
   // A turn claimed whose start was never recorded is taken again under its id (a start is idempotent by run id).
   if (chat.head !== undefined && chat.run === undefined) return chat.head;
   const previous = chat.head;
-  const turn = previous === undefined ? 1 : Number(previous.slice(previous.lastIndexOf('.') + 1)) + 1;
+  const turn = previous === undefined ? 1 : turnOf(previous) + 1;
   const runId = turnRunId(chat.sessionId, turn);
   const key = headKey(chat.sessionId);
   const claimed =

@@ -29,6 +29,7 @@ const isolatedSuites = ['test/redis/unsigned-agents-warning.test.ts'];
 const longest = [
   'test/package/fresh-clone.test.ts',
   'test/http/console-browser.test.ts',
+  'test/examples/chat-browser.test.ts',
   'test/redis/runtime-crash.test.ts',
   'test/package/commonjs.test.ts',
   'test/redis/mcp-gateway-restart.test.ts',

@@ -50,6 +50,8 @@ export default defineConfig({
           { text: 'Claude Agent SDK (countersign/claude-agent-sdk)', link: '/claude-agent-sdk' },
           { text: 'Redis (countersign/redis)', link: '/redis' },
           { text: 'Telemetry (countersign/otel)', link: '/telemetry' },
+          { text: 'Chat: useChat (countersign/ui)', link: '/chat-ai-sdk' },
+          { text: 'Chat: AG-UI (countersign/ui)', link: '/chat-ag-ui' },
           { text: 'Testing (countersign/testing)', link: '/testing' },
         ],
       },

@@ -20,8 +20,8 @@ function importWithoutPeers(specifier: string, allowedPeer = ''): string {
 
 describe('optional peer dependencies', () => {
   // The core, the channel kit, every channel and every model adapter: none loads hono, @hono/node-server, ioredis,
-  // nodemailer, ai, @ai-sdk/*, @modelcontextprotocol/sdk, @anthropic-ai/claude-agent-sdk or @opentelemetry/api (countersign/ai-sdk and
-  // countersign/claude-agent-sdk take only types from their SDKs).
+  // nodemailer, ai, @ai-sdk/*, @modelcontextprotocol/sdk, @anthropic-ai/claude-agent-sdk, @opentelemetry/api or @ag-ui/*
+  // (countersign/ai-sdk, countersign/claude-agent-sdk and countersign/ui take only types from their SDKs).
   const subpaths = [
     'countersign',
     'countersign/channels',
@@ -34,6 +34,8 @@ describe('optional peer dependencies', () => {
     'countersign/anthropic',
     'countersign/ai-sdk',
     'countersign/claude-agent-sdk',
+    // Types only from the AI SDK; the AG-UI encoder is loaded when an AG-UI handler first answers.
+    'countersign/ui',
   ];
   it.each(subpaths)("import '%s' loads without hono, ioredis, nodemailer, the AI SDK or the MCP SDK", (specifier) => {
     expect(importWithoutPeers(specifier)).toContain('loaded');
@@ -57,6 +59,7 @@ describe('optional peer dependencies', () => {
     expect(importWithoutPeers('nodemailer')).toContain('optional peer dependency loaded: nodemailer');
     expect(importWithoutPeers('ai')).toContain('optional peer dependency loaded: ai');
     expect(importWithoutPeers('@ai-sdk/provider')).toContain('optional peer dependency loaded: @ai-sdk/provider');
+    expect(importWithoutPeers('@ag-ui/encoder')).toContain('optional peer dependency loaded: @ag-ui/encoder');
     expect(importWithoutPeers('@modelcontextprotocol/sdk/client/index.js')).toContain(
       'optional peer dependency loaded: @modelcontextprotocol/sdk',
     );

@@ -30,6 +30,9 @@ const refused = [
   ['the request agent importing the HTTP app', 'src/requests/probe.ts', '../http/index.js'],
   ['the runtime importing the OpenTelemetry adapter', 'src/runtime/probe-otel.ts', '../otel/index.js'],
   ['the OpenTelemetry adapter reaching into the ledger', 'src/otel/probe.ts', '../runtime/ledger.js'],
+  ['the chat bindings reaching into the runtime', 'src/ui/probe.ts', '../runtime/respond.js'],
+  ['the chat bindings reaching into the HTTP app', 'src/ui/http-probe.ts', '../http/events-route.js'],
+  ['the runtime importing the chat bindings', 'src/runtime/probe-ui.ts', '../ui/index.js'],
 ] as const;
 
 const allowed = [
@@ -40,6 +43,7 @@ const allowed = [
   ['the runtime using the memory stores', 'src/runtime/probe.ts', '../stores/memory/memory-store.js'],
   ['the Claude Agent SDK adapter using the kit', 'src/claude-code/kit-probe.ts', '../kit/index.js'],
   ['the OpenTelemetry adapter using the public entry', 'src/otel/index-probe.ts', '../index.js'],
+  ['the chat bindings using the kit', 'src/ui/kit-probe.ts', '../kit/index.js'],
 ] as const;
 
 let tree: string;

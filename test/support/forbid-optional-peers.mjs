@@ -11,7 +11,7 @@ register(
       export async function resolve(specifier, context, next) {
         const allowed = ${JSON.stringify(allowed)};
         const peer = allowed !== '' && (specifier === allowed || specifier.startsWith(allowed + '/'));
-        if (!peer && /^(ioredis|hono|@hono\\/node-server|nodemailer|ai|@ai-sdk\\/[^/]+|@modelcontextprotocol\\/sdk|@anthropic-ai\\/claude-agent-sdk|@opentelemetry\\/api)(\\/|$)/.test(specifier)) {
+        if (!peer && /^(ioredis|hono|@hono\\/node-server|nodemailer|ai|@ai-sdk\\/[^/]+|@modelcontextprotocol\\/sdk|@anthropic-ai\\/claude-agent-sdk|@opentelemetry\\/api|@ag-ui\\/[^/]+)(\\/|$)/.test(specifier)) {
           throw new Error('optional peer dependency loaded: ' + specifier);
         }
         return next(specifier, context);

@@ -98,7 +98,14 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   });
   // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
   const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
-  const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
+  const call = gatewayCalls({
+    runtime,
+    agentName: agent.name,
+    waitMs: settings.waitMs ?? 25_000,
+    elicitationWaitMs: settings.elicitationWaitMs ?? 600_000,
+    keyTtlMs,
+    follower,
+  });
   const recovery = startRecovery({
     store: runtime.store,
     agentName: agent.name,
@@ -109,7 +116,16 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   await recovery.started;
 
   const servers = new Set<Server>();
-  const serverSettings = { connection, call, busy: (sessionId: string | undefined) => sessions.busy(sessionId) };
+  const linkPage =
+    settings.approvalUrl === undefined
+      ? undefined
+      : { runtime: runtime as LinkedRuntime, approvalUrl: settings.approvalUrl };
+  const serverSettings = {
+    connection,
+    call,
+    linkPage,
+    busy: (sessionId: string | undefined) => sessions.busy(sessionId),
+  };
   // The upstream's tools changed: every client is told, and lists them again.
   const stopListening = connection.on('tools', () => {
     for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
@@ -184,6 +200,7 @@ function gatewayGuard(settings: McpGatewaySettings) {
     allowedHosts: settings.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
     allowedOrigins: settings.allowedOrigins ?? [],
     maxBodyBytes: settings.maxBodyBytes ?? 1_048_576,
+    oauth: settings.oauth,
   });
 }
 

@@ -9,19 +9,22 @@ import {
   McpError,
   type Tool as McpToolListing,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions } from './gateway-calls.js';
+import { type LinkPageSettings, linkPageAsk } from './gateway-link-elicitation.js';
 import type { McpConnection } from './mcp-connection.js';
 import { traceparentSchema } from '../kit/index.js';
 
 export interface GatewayServerSettings {
   readonly connection: McpConnection;
-  /** Answers one tools/call of `client` (in the trace `traceparent` names, when the client sent one). */
+  /** Answers one tools/call of `client`. */
   readonly call: (
     client: string,
     tool: string,
     args: Record<string, unknown>,
-    signal?: AbortSignal,
-    traceparent?: string,
+    options: CallOptions,
   ) => Promise<CallToolResult>;
+  /** Where a client that takes URL-mode elicitation is sent to approve (the gateway's links and approval app). */
+  readonly linkPage: LinkPageSettings | undefined;
   /** Marks an HTTP session busy while a call of it runs; returns the function that ends that. */
   readonly busy: (sessionId: string | undefined) => () => void;
 }
@@ -35,7 +38,7 @@ export function gatewayListings(connection: McpConnection): McpToolListing[] {
 }
 
 /** A new `Server` for the client named `client`, not yet connected to a transport. */
-export function gatewayServer({ connection, call, busy }: GatewayServerSettings, client: string): Server {
+export function gatewayServer({ connection, call, busy, linkPage }: GatewayServerSettings, client: string): Server {
   const server = new Server(
     { name: `countersign-gateway-${connection.name}`, version: '0.1.0' },
     { capabilities: { tools: { listChanged: true } } },
@@ -56,7 +59,8 @@ export function gatewayServer({ connection, call, busy }: GatewayServerSettings,
     const done = busy(extra.sessionId);
     // The client's trace, when it sent a well-formed one: the run's spans continue it (and so does the upstream's).
     const traceparent = traceparentSchema.safeParse(request.params._meta?.['traceparent']).data;
-    return call(client, name, args, extra.signal, traceparent).finally(done);
+    const asker = linkPage === undefined ? undefined : linkPageAsk(linkPage, server, extra);
+    return call(client, name, args, { signal: extra.signal, traceparent, asker }).finally(done);
   });
   return server;
 }

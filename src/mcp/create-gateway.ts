@@ -86,11 +86,18 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const owned = !('callTool' in upstream);
   // Where the policy's default is to ask, a call no rule and no requireApproval decides says why a person is asked.
   const asks = settings.policy?.default === undefined || settings.policy.default === 'ask';
+  // The upstream's own questions are asked in the gateway's runtime, made once the upstream's tools are known.
+  let runtime: Runtime | undefined;
+  const elicitations = { runtime: () => runtime! };
   const connection = owned
-    ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream })
+    ? await connectMcpServer({
+        ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}),
+        elicitations,
+        ...upstream,
+      })
     : upstream;
   const agent = gatewayAgent(connection, settings);
-  const runtime = gatewayRuntime(agent, settings);
+  runtime = gatewayRuntime(agent, settings);
   const follower = runFollower({
     runtime,
     everyMs: settings.followEveryMs ?? 1000,

@@ -140,7 +140,11 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const serve = async (transport: Transport, client: string) => {
     const server = gatewayServer(serverSettings, client);
     servers.add(server);
-    server.onclose = () => servers.delete(server);
+    const closing = server.onclose;
+    server.onclose = () => {
+      servers.delete(server);
+      closing?.();
+    };
     await server.connect(transport);
     return server;
   };

@@ -37,6 +37,11 @@ export interface CallOptions {
   readonly traceparent?: string | undefined;
   /** Sends the client the link page of the approval its call waits for (URL-mode elicitation), when it takes one. */
   readonly asker?: LinkPageAsk | undefined;
+  /**
+   * The client does not block on this call (a task it polls): wait up to this long for the run to end, and when
+   * `signal` aborts first (the task was cancelled), withdraw the call's request so nobody can approve it any longer.
+   */
+  readonly detachedMs?: number | undefined;
 }
 
 /** How often a waiting call looks at its run (events of this process wake it at once). */
@@ -73,12 +78,13 @@ class GatewayCalls {
     this.#keyPrefix = `mcp-gateway:${settings.agentName}:`;
   }
 
-  async answer(client: string, call: ClientCall, { signal, asker }: CallOptions): Promise<CallToolResult> {
+  async answer(client: string, call: ClientCall, { signal, asker, detachedMs }: CallOptions): Promise<CallToolResult> {
     const { tool, args } = call;
     // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
     const key = `${this.#keyPrefix}${digestOf({ client, tool, args })}`;
     try {
       const runId = await this.#runFor(key, client, call);
+      if (detachedMs !== undefined) return await this.#settleDetached(key, runId, detachedMs, signal);
       // A client that can be sent the link page is sent it as soon as the run waits for a person, whatever waitMs says.
       let snapshot =
         asker === undefined
@@ -154,6 +160,19 @@ class GatewayCalls {
     }
     follower.follow(runId);
     void follower.carryOn(runId).catch(() => undefined);
+  }
+
+  /** The answer of a call the client does not block on; its request withdrawn when `signal` aborts before the run ends. */
+  async #settleDetached(key: string, runId: string, waitMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+    const snapshot = await this.#settle(runId, waitMs, signal);
+    if (ENDED.has(snapshot.status)) {
+      await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
+      return finalAnswer(snapshot);
+    }
+    if (!signal?.aborted) return pendingAnswer(snapshot);
+    const cancelled = await this.#runtime.cancel(runId, 'the MCP client cancelled its task');
+    await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
+    return finalAnswer(cancelled);
   }
 
   /**

@@ -1,5 +1,5 @@
 // What an HTTP request must show before the gateway's MCP transport sees it: a Host the gateway is reached by (a
-// DNS-rebinding page names its own), no Origin but the allowed ones (a browser page names its own), the bearer token
+// DNS-rebinding page names its own), no Origin but the allowed ones or one of those hosts (a browser page names its own), the bearer token
 // of a named client (or an OAuth access token its verifier takes), and a body within the limit, one JSON-RPC message (a batch would ask a person many times in one
 // request). Refusals are JSON-RPC errors with the HTTP status that says why.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -34,6 +34,15 @@ function hostName(host: string): string {
   return name.toLowerCase();
 }
 
+/** The host name of an Origin (`http://127.0.0.1:8787` is `127.0.0.1`), '' for one that is not a URL. */
+function originHost(origin: string): string {
+  try {
+    return hostName(new URL(origin).host);
+  } catch {
+    return '';
+  }
+}
+
 /** Checks a request as the file header says: the client and body it carries, or the refusal to answer with. */
 export function httpGuard(settings: GuardSettings) {
   const clients = Object.entries(settings.clientTokens).map(([name, token]) => ({ name, token: digest(token) }));
@@ -64,7 +73,7 @@ export function httpGuard(settings: GuardSettings) {
       );
     }
     const origin = request.headers.get('origin');
-    if (origin !== null && !origins.has(origin)) {
+    if (origin !== null && !origins.has(origin) && !hosts.has(originHost(origin))) {
       return rpcError(
         403,
         -32000,

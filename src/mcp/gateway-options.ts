@@ -64,7 +64,10 @@ export interface McpGatewaySettings {
    * `['localhost', '127.0.0.1', '[::1]']`: add the names the gateway is reached by when it is not on loopback.
    */
   readonly allowedHosts?: readonly string[];
-  /** `Origin` values an HTTP request may carry (exact, e.g. `https://app.example.com`); a request with another gets 403. Default none: MCP clients send no `Origin`, browsers do. */
+  /**
+   * `Origin` values an HTTP request may carry besides those of `allowedHosts` (exact, e.g. `https://app.example.com`);
+   * a request with another gets 403. MCP clients send no `Origin`, browsers do.
+   */
   readonly allowedOrigins?: readonly string[];
   /**
    * OAuth 2.1 for `/mcp`, as the MCP authorization specification describes it: the gateway publishes its protected

@@ -42,8 +42,10 @@ export interface McpGateway<R extends Runtime = Runtime> {
   /**
    * Serves MCP Streamable HTTP (with sessions, so list_changed reaches the
    * clients) for a Fetch `Request`: mount it at `/mcp` of any Fetch server.
-   * Each request must carry a client's token (`clientTokens`), a `Host` of
-   * `allowedHosts` and no `Origin` but `allowedOrigins`, within `maxBodyBytes`.
+   * Each request must carry a client's token (`clientTokens`, or an OAuth
+   * access token `oauth` verifies), a `Host` of `allowedHosts` and no `Origin`
+   * but `allowedOrigins` or one of those hosts, within `maxBodyBytes`. With
+   * `oauth`, it also serves the protected resource metadata (RFC 9728).
    */
   fetch(request: Request): Promise<Response>;
   /** Stops following and recovering runs, closes every client's session, and the upstream connection when the gateway opened it. */
@@ -57,7 +59,11 @@ export interface McpGateway<R extends Runtime = Runtime> {
  * ask wait up to `waitMs` for a person (then answer "approval pending" with
  * the approval id; the client retries the identical call to get the
  * decision, without asking again), denied and expired ones are tool errors
- * that say who refused and why. A call is its client's: another client's
+ * that say who refused and why. A client that declared URL-mode elicitation
+ * is sent the link page of its call's approval instead (with `links` and
+ * `approvalUrl`) and its call waits for the decision; a client that calls as
+ * a task gets the task at once. The upstream's own questions (elicitation)
+ * are asked of people in `gateway.runtime`. A call is its client's: another client's
  * identical call is asked about on its own. The gateway follows each run
  * until it ends, every `followEveryMs`, and picks up the unfinished runs of
  * its agent from its store at start and every `recoverEveryMs`: a decision

@@ -87,6 +87,12 @@ export interface ReconnectOptions {
   readonly maxDelayMs?: number;
   /** Tries before the connection is `failed` for good. Default: no limit. */
   readonly maxAttempts?: number;
+  /**
+   * A server over HTTP is pinged this often, so one that went away is noticed before the next call even when no
+   * stream is open to it (a server without a GET stream). 0 turns it off; over stdio a server's exit is seen at once.
+   * Default 30,000 ms.
+   */
+  readonly heartbeatMs?: number;
 }
 
 /**
@@ -146,6 +152,7 @@ export const serverSchema = optionsObject({
     initialDelayMs: delayMs,
     maxDelayMs: delayMs,
     maxAttempts: z.number().int().min(0).optional(),
+    heartbeatMs: z.number().int('must be a whole number').min(0).max(3_600_000).optional(),
   }).optional(),
   command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
@@ -179,6 +186,8 @@ export interface ReconnectSettings {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxAttempts: number;
+  /** 0 for none (and always over stdio). */
+  readonly heartbeatMs: number;
 }
 
 function toolSettings(options: McpToolOptions): ToolSettings {
@@ -244,6 +253,7 @@ export function readServerOptions(options: McpServerOptions): {
       initialDelayMs: reconnect?.initialDelayMs ?? 500,
       maxDelayMs: reconnect?.maxDelayMs ?? 30_000,
       maxAttempts: reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+      heartbeatMs: address.kind === 'http' ? (reconnect?.heartbeatMs ?? 30_000) : 0,
     },
   };
 }

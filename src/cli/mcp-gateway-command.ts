@@ -12,6 +12,7 @@ import { warnOfUnsignedAgents } from '../runtime/unsigned-agents-warning.js';
 import { splitCommandLine } from './command-line.js';
 import { formatRequest, inert } from './format.js';
 import { importIoredis } from './import-ioredis.js';
+import { readClientsFile } from './clients-file.js';
 import { readRulesFile } from './rules-file.js';
 import { UsageError } from '../errors.js';
 
@@ -26,6 +27,8 @@ export interface GatewayIo {
 
 export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upstream-url URL --name NAME [--rules FILE] [--redis URL]
               [--prefix P] [--wait-ms N] [--lease-ms N] [--approval-ttl-ms N] [--serve-stdio] [--port N]
+              [--host H --allowed-host NAME...] [--clients FILE] [--approval-url URL] [--elicitation-wait-ms N]
+              [--follow-every-ms N] [--session-idle-ms N] [--max-sessions N]
                                               an MCP server in front of another: offers its tools, forwards
                                               only calls the rules or a person allow (a request expires after
                                               --approval-ttl-ms, none by default). --serve-stdio: MCP on
@@ -34,7 +37,12 @@ export const GATEWAY_USAGE = `  mcp-gateway --upstream "<command line>" | --upst
                                               COUNTERSIGN_MCP_TOKEN, one is made and printed when unset; env
                                               COUNTERSIGN_APPROVALS_TOKEN and/or COUNTERSIGN_WEBHOOK_SECRET
                                               guard the app, COUNTERSIGN_LINK_SECRET enables its links,
-                                              COUNTERSIGN_DECISION_SECRET signs requests)`;
+                                              COUNTERSIGN_DECISION_SECRET signs requests). --clients: a JSON
+                                              file of client name to token; --host (not loopback) only with
+                                              credentials chosen (--clients or COUNTERSIGN_MCP_TOKEN), and
+                                              --allowed-host for each name clients reach it by; --approval-url
+                                              (with COUNTERSIGN_LINK_SECRET): clients that take URL-mode
+                                              elicitation are sent the link page and wait for the decision)`;
 
 /** The name of the MCP client over HTTP (its calls' `requestedBy` is `mcp:http`). */
 const HTTP_CLIENT = 'http';
@@ -51,6 +59,14 @@ const options = {
   'approval-ttl-ms': { type: 'string' },
   'serve-stdio': { type: 'boolean' },
   port: { type: 'string' },
+  host: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  clients: { type: 'string' },
+  'approval-url': { type: 'string' },
+  'elicitation-wait-ms': { type: 'string' },
+  'follow-every-ms': { type: 'string' },
+  'session-idle-ms': { type: 'string' },
+  'max-sessions': { type: 'string' },
 } as const;
 
 type GatewayValues = ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
@@ -61,6 +77,8 @@ interface GatewayArgs {
   readonly waitMs: number | undefined;
   readonly leaseMs: number | undefined;
   readonly approvalTtlMs: number | undefined;
+  /** The gateway's settings that are plain numbers on the command line. */
+  readonly tuning: Pick<McpGatewayOptions, 'elicitationWaitMs' | 'followEveryMs' | 'sessionIdleMs' | 'maxSessions'>;
   readonly mcpToken: string | undefined;
   readonly auth: { readonly bearerToken?: string; readonly webhookSecret?: string };
 }
@@ -73,11 +91,12 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
   const { port, auth } = args;
   const name = values.name!;
   const rules = values.rules === undefined ? undefined : await readRulesFile(values.rules);
+  const clients = values.clients === undefined ? undefined : await readClientsFile(values.clients);
   const upstream = upstreamOf(values, io.env);
 
   const { createMcpGateway, mcpGatewayAgent } = await import('../mcp/index.js');
   const redis = values.redis === undefined ? undefined : await redisStore(values.redis, values.prefix);
-  const gatewayOptions = gatewayOptionsOf(values, args, io.env, { upstream, rules, store: redis?.store, say });
+  const gatewayOptions = gatewayOptionsOf(values, args, io.env, { upstream, rules, clients, store: redis?.store, say });
   // Said before the gateway's runtime would say it in code's terms (createAgent), which a command line cannot set.
   if (redis !== undefined && !gatewayOptions.decisionSecret) {
     warnOfUnsignedAgents(
@@ -102,13 +121,13 @@ export async function runMcpGateway(argv: readonly string[], io: GatewayIo): Pro
       if (values['serve-stdio']) io.stdin.once('end', () => resolve());
     });
     if (port !== undefined) {
-      const server = await serveHttp(gateway, port, auth);
+      const server = await serveHttp(gateway, { port, hostname: values.host ?? '127.0.0.1' }, auth);
       stops.unshift(() => server.close());
       sayHowToReach(
         say,
         name,
         server.url,
-        args.mcpToken === undefined ? gatewayOptions.clientTokens![HTTP_CLIENT] : undefined,
+        args.mcpToken === undefined && clients === undefined ? gatewayOptions.clientTokens![HTTP_CLIENT] : undefined,
       );
     }
     if (values['serve-stdio']) {
@@ -149,18 +168,20 @@ function checkGatewayArgs(values: GatewayValues, env: Record<string, string | un
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
     throw new UsageError('--port must be a port number (0 to 65535)');
-  const waitMs = values['wait-ms'] === undefined ? undefined : Number(values['wait-ms']);
-  if (waitMs !== undefined && (!Number.isInteger(waitMs) || waitMs < 0))
-    throw new UsageError('--wait-ms must be a whole number of milliseconds');
-  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
-  if (leaseMs !== undefined && (!Number.isInteger(leaseMs) || leaseMs < 100))
-    throw new UsageError('--lease-ms must be a whole number of milliseconds, at least 100');
-  const approvalTtlMs = values['approval-ttl-ms'] === undefined ? undefined : Number(values['approval-ttl-ms']);
-  if (approvalTtlMs !== undefined && (!Number.isInteger(approvalTtlMs) || approvalTtlMs < 1)) {
-    throw new UsageError(
-      '--approval-ttl-ms must be a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)',
-    );
-  }
+  const waitMs = wholeNumber(values, 'wait-ms', 0, 'a whole number of milliseconds');
+  const leaseMs = wholeNumber(values, 'lease-ms', 100, 'a whole number of milliseconds, at least 100');
+  const approvalTtlMs = wholeNumber(
+    values,
+    'approval-ttl-ms',
+    1,
+    'a whole number of milliseconds, e.g. --approval-ttl-ms 3600000 (an hour)',
+  );
+  const tuning = {
+    elicitationWaitMs: wholeNumber(values, 'elicitation-wait-ms', 0, 'a whole number of milliseconds'),
+    followEveryMs: wholeNumber(values, 'follow-every-ms', 10, 'a whole number of milliseconds, at least 10'),
+    sessionIdleMs: wholeNumber(values, 'session-idle-ms', 10, 'a whole number of milliseconds, at least 10'),
+    maxSessions: wholeNumber(values, 'max-sessions', 1, 'a whole number, at least 1'),
+  };
   const mcpToken = env['COUNTERSIGN_MCP_TOKEN'];
   if (mcpToken !== undefined && mcpToken.length < 16)
     throw new UsageError('COUNTERSIGN_MCP_TOKEN must be at least 16 characters of randomness');
@@ -171,6 +192,7 @@ function checkGatewayArgs(values: GatewayValues, env: Record<string, string | un
       'nobody could decide the calls: add --port N (the approval app) or --redis URL (decide from another process on the same Redis)',
     );
   }
+  checkReach(values, mcpToken, env);
   const auth = {
     ...(env['COUNTERSIGN_APPROVALS_TOKEN'] ? { bearerToken: env['COUNTERSIGN_APPROVALS_TOKEN'] } : {}),
     ...(env['COUNTERSIGN_WEBHOOK_SECRET'] ? { webhookSecret: env['COUNTERSIGN_WEBHOOK_SECRET'] } : {}),
@@ -180,22 +202,60 @@ function checkGatewayArgs(values: GatewayValues, env: Record<string, string | un
       'the approval app on --port needs credentials: set COUNTERSIGN_APPROVALS_TOKEN (a bearer token, 16+ characters) and/or COUNTERSIGN_WEBHOOK_SECRET (whsec_...)',
     );
   }
-  return { port, waitMs, leaseMs, approvalTtlMs, mcpToken, auth };
+  return {
+    port,
+    waitMs,
+    leaseMs,
+    approvalTtlMs,
+    tuning: Object.fromEntries(Object.entries(tuning).filter(([, value]) => value !== undefined)),
+    mcpToken,
+    auth,
+  };
+}
+
+/** The value of `--<flag>` as a whole number of at least `min`, or undefined when it is not given. */
+function wholeNumber(values: GatewayValues, flag: keyof GatewayValues, min: number, what: string): number | undefined {
+  const text = values[flag];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${flag} must be ${what}`);
+  return value;
+}
+
+/** Leaving loopback takes credentials someone chose, and the names clients reach it by; links need their secret. */
+function checkReach(values: GatewayValues, mcpToken: string | undefined, env: Record<string, string | undefined>) {
+  if (values.host !== undefined) {
+    if (values.port === undefined) throw new UsageError('--host is where --port listens; it goes with --port N');
+    if (mcpToken === undefined && values.clients === undefined) {
+      throw new UsageError(
+        '--host serves MCP beyond this machine: choose its clients first, with --clients FILE (a token per client) or COUNTERSIGN_MCP_TOKEN (16+ random characters)',
+      );
+    }
+  }
+  if ((values['allowed-host'] ?? []).length > 0 && values.port === undefined)
+    throw new UsageError('--allowed-host names a Host of /mcp over HTTP; it goes with --port N');
+  if (values['approval-url'] !== undefined && !env['COUNTERSIGN_LINK_SECRET']) {
+    throw new UsageError(
+      '--approval-url sends clients one-click link pages, which need COUNTERSIGN_LINK_SECRET (16+ random characters, the same wherever the links are spent)',
+    );
+  }
 }
 
 /** The options `createMcpGateway` gets from the command line, the environment, the rules file and the Redis store. */
 function gatewayOptionsOf(
   values: GatewayValues,
-  { port, waitMs, leaseMs, approvalTtlMs, mcpToken }: GatewayArgs,
+  { port, waitMs, leaseMs, approvalTtlMs, tuning, mcpToken }: GatewayArgs,
   env: Record<string, string | undefined>,
   {
     upstream,
     rules,
+    clients,
     store,
     say,
   }: {
     upstream: ReturnType<typeof upstreamOf>;
     rules: Awaited<ReturnType<typeof readRulesFile>> | undefined;
+    clients: Record<string, string> | undefined;
     store: SnapshotStore | undefined;
     say: (text: string) => void;
   },
@@ -210,9 +270,12 @@ function gatewayOptionsOf(
     ...(waitMs === undefined ? {} : { waitMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
-    ...(port === undefined
+    ...tuning,
+    ...(port === undefined ? {} : { clientTokens: clientTokensOf(clients, mcpToken) }),
+    ...(values['allowed-host'] === undefined
       ? {}
-      : { clientTokens: { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') } }),
+      : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...values['allowed-host']] }),
+    ...(values['approval-url'] === undefined ? {} : { approvalUrl: values['approval-url'] }),
     ...(linkSecret ? { links: { secret: linkSecret } } : {}),
     ...(decisionSecret ? { decisionSecret } : {}),
     onError: (error, context) =>
@@ -220,6 +283,12 @@ function gatewayOptionsOf(
         `mcp-gateway: ${context.operation}${context.runId ? ` run ${context.runId}` : ''}: ${(error as Error)?.message ?? String(error)}`,
       ),
   };
+}
+
+/** The clients of /mcp: those of --clients, and `http` with COUNTERSIGN_MCP_TOKEN; with neither, `http` with a token made now. */
+function clientTokensOf(clients: Record<string, string> | undefined, mcpToken: string | undefined) {
+  if (clients === undefined) return { [HTTP_CLIENT]: mcpToken ?? randomBytes(24).toString('base64url') };
+  return mcpToken === undefined ? clients : { ...clients, [HTTP_CLIENT]: mcpToken };
 }
 
 /** The upstream to start (`--upstream`, a command line) or to reach (`--upstream-url`). */
@@ -232,7 +301,11 @@ function upstreamOf(values: GatewayValues, env: Record<string, string | undefine
 }
 
 /** MCP at /mcp and the approval app everywhere else, on `port`. */
-async function serveHttp(gateway: McpGateway, port: number, auth: GatewayArgs['auth']) {
+async function serveHttp(
+  gateway: McpGateway,
+  { port, hostname }: { port: number; hostname: string },
+  auth: GatewayArgs['auth'],
+) {
   const { createApprovalApp, serve } = await import('../http/index.js');
   const app = createApprovalApp(gateway.runtime, auth);
   return serve(
@@ -240,7 +313,7 @@ async function serveHttp(gateway: McpGateway, port: number, auth: GatewayArgs['a
       fetch: (request: Request) =>
         new URL(request.url).pathname === '/mcp' ? gateway.fetch(request) : app.fetch(request),
     },
-    { port },
+    { port, hostname },
   ).catch((error: unknown) => {
     throw (error as { code?: unknown }).code === 'EADDRINUSE' ? portInUse(port) : error;
   });

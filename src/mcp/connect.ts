@@ -26,7 +26,11 @@ import { reconnectingLink } from './reconnecting-link.js';
 export async function connectMcpServer(options: McpServerOptions): Promise<McpConnection> {
   const { address, tools, reconnect } = readServerOptions(options);
   // Starting a server (npx, a container) can take longer than a call may: the handshake gets at least 10 s.
-  const open = clientOpener(address, Math.max(tools.callTimeoutMs, 10_000));
+  const open = clientOpener(
+    address,
+    Math.max(tools.callTimeoutMs, 10_000),
+    tools.elicitations === undefined ? {} : { elicitation: { form: {}, url: {} } },
+  );
   return openConnection('connectMcpServer', tools, async (ready) => {
     try {
       return await reconnectingLink({ open, ready, reconnect, pingTimeoutMs: tools.callTimeoutMs });

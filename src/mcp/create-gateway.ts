@@ -42,8 +42,10 @@ export interface McpGateway<R extends Runtime = Runtime> {
   /**
    * Serves MCP Streamable HTTP (with sessions, so list_changed reaches the
    * clients) for a Fetch `Request`: mount it at `/mcp` of any Fetch server.
-   * Each request must carry a client's token (`clientTokens`), a `Host` of
-   * `allowedHosts` and no `Origin` but `allowedOrigins`, within `maxBodyBytes`.
+   * Each request must carry a client's token (`clientTokens`, or an OAuth
+   * access token `oauth` verifies), a `Host` of `allowedHosts` and no `Origin`
+   * but `allowedOrigins` or one of those hosts, within `maxBodyBytes`. With
+   * `oauth`, it also serves the protected resource metadata (RFC 9728).
    */
   fetch(request: Request): Promise<Response>;
   /** Stops following and recovering runs, closes every client's session, and the upstream connection when the gateway opened it. */
@@ -57,7 +59,11 @@ export interface McpGateway<R extends Runtime = Runtime> {
  * ask wait up to `waitMs` for a person (then answer "approval pending" with
  * the approval id; the client retries the identical call to get the
  * decision, without asking again), denied and expired ones are tool errors
- * that say who refused and why. A call is its client's: another client's
+ * that say who refused and why. A client that declared URL-mode elicitation
+ * is sent the link page of its call's approval instead (with `links` and
+ * `approvalUrl`) and its call waits for the decision; a client that calls as
+ * a task gets the task at once. The upstream's own questions (elicitation)
+ * are asked of people in `gateway.runtime`. A call is its client's: another client's
  * identical call is asked about on its own. The gateway follows each run
  * until it ends, every `followEveryMs`, and picks up the unfinished runs of
  * its agent from its store at start and every `recoverEveryMs`: a decision
@@ -86,11 +92,18 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const owned = !('callTool' in upstream);
   // Where the policy's default is to ask, a call no rule and no requireApproval decides says why a person is asked.
   const asks = settings.policy?.default === undefined || settings.policy.default === 'ask';
+  // The upstream's own questions are asked in the gateway's runtime, made once the upstream's tools are known.
+  let runtime: Runtime | undefined;
+  const elicitations = { runtime: () => runtime! };
   const connection = owned
-    ? await connectMcpServer({ ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}), ...upstream })
+    ? await connectMcpServer({
+        ...(asks ? { requireApproval: askWhenNoRuleMatches } : {}),
+        elicitations,
+        ...upstream,
+      })
     : upstream;
   const agent = gatewayAgent(connection, settings);
-  const runtime = gatewayRuntime(agent, settings);
+  runtime = gatewayRuntime(agent, settings);
   const follower = runFollower({
     runtime,
     everyMs: settings.followEveryMs ?? 1000,
@@ -98,7 +111,14 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   });
   // A call's key outlives its approval by an hour, so a retry after an expiry the follower applied still gets it.
   const keyTtlMs = settings.approvalTtlMs === undefined ? 86_400_000 : settings.approvalTtlMs + 3_600_000;
-  const call = gatewayCalls({ runtime, agentName: agent.name, waitMs: settings.waitMs ?? 25_000, keyTtlMs, follower });
+  const call = gatewayCalls({
+    runtime,
+    agentName: agent.name,
+    waitMs: settings.waitMs ?? 25_000,
+    elicitationWaitMs: settings.elicitationWaitMs ?? 600_000,
+    keyTtlMs,
+    follower,
+  });
   const recovery = startRecovery({
     store: runtime.store,
     agentName: agent.name,
@@ -109,7 +129,16 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   await recovery.started;
 
   const servers = new Set<Server>();
-  const serverSettings = { connection, call, busy: (sessionId: string | undefined) => sessions.busy(sessionId) };
+  const linkPage =
+    settings.approvalUrl === undefined
+      ? undefined
+      : { runtime: runtime as LinkedRuntime, approvalUrl: settings.approvalUrl };
+  const serverSettings = {
+    connection,
+    call,
+    linkPage,
+    busy: (sessionId: string | undefined) => sessions.busy(sessionId),
+  };
   // The upstream's tools changed: every client is told, and lists them again.
   const stopListening = connection.on('tools', () => {
     for (const server of servers) void server.sendToolListChanged().catch(() => undefined);
@@ -117,7 +146,11 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const serve = async (transport: Transport, client: string) => {
     const server = gatewayServer(serverSettings, client);
     servers.add(server);
-    server.onclose = () => servers.delete(server);
+    const closing = server.onclose;
+    server.onclose = () => {
+      servers.delete(server);
+      closing?.();
+    };
     await server.connect(transport);
     return server;
   };
@@ -184,6 +217,7 @@ function gatewayGuard(settings: McpGatewaySettings) {
     allowedHosts: settings.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
     allowedOrigins: settings.allowedOrigins ?? [],
     maxBodyBytes: settings.maxBodyBytes ?? 1_048_576,
+    oauth: settings.oauth,
   });
 }
 

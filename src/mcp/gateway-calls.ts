@@ -9,12 +9,15 @@ import type { AgentSnapshot, Runtime } from '../index.js';
 import { digestOf, awaitRun, nextRunEvent, oneCallInput } from '../kit/index.js';
 import { errorAnswer, finalAnswer, pendingAnswer } from './gateway-answer.js';
 import { ENDED, type RunFollower } from './gateway-follower.js';
+import type { LinkPageAsk } from './gateway-link-elicitation.js';
 
 export interface GatewayCallSettings {
   readonly runtime: Runtime;
   readonly agentName: string;
   /** How long a call waits for its run to end before answering "pending". */
   readonly waitMs: number;
+  /** How long a call whose client was sent the approval's link page waits for the decision before answering "pending". */
+  readonly elicitationWaitMs: number;
   /** How long a call's key names its run (longer than an approval can wait, so a retry finds its outcome). */
   readonly keyTtlMs: number;
   /** Follows the calls' runs, and carries them on. */
@@ -26,6 +29,19 @@ interface ClientCall {
   readonly tool: string;
   readonly args: Record<string, unknown>;
   readonly traceparent?: string | undefined;
+}
+
+/** How a client's call is made: cancelled by `signal`, in the trace `traceparent` names, its client asked by `asker`. */
+export interface CallOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly traceparent?: string | undefined;
+  /** Sends the client the link page of the approval its call waits for (URL-mode elicitation), when it takes one. */
+  readonly asker?: LinkPageAsk | undefined;
+  /**
+   * The client does not block on this call (a task it polls): wait up to this long for the run to end, and when
+   * `signal` aborts first (the task was cancelled), withdraw the call's request so nobody can approve it any longer.
+   */
+  readonly detachedMs?: number | undefined;
 }
 
 /** How often a waiting call looks at its run (events of this process wake it at once). */
@@ -41,14 +57,12 @@ export const maxPasses = (waitMs: number) => Math.ceil(waitMs / POLL_MS) + EVENT
 /** The function that answers one tools/call of the client named `client` (`toolName` as the gateway lists it). */
 export function gatewayCalls(settings: GatewayCallSettings) {
   const calls = new GatewayCalls(settings);
-  return (
-    client: string,
-    tool: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-    traceparent?: string,
-  ): Promise<CallToolResult> => calls.answer(client, { tool, args, traceparent }, signal);
+  return (client: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}) =>
+    calls.answer(client, { tool, args, traceparent: options.traceparent }, options);
 }
+
+/** A run that no longer needs anything from this call: ended, or waiting for a person (whom an asker can send). */
+const endedOrAsking = (snapshot: AgentSnapshot) => ENDED.has(snapshot.status) || snapshot.status === 'awaitingApproval';
 
 /** The calls' moves: find or start a call's run, wait for it to settle, answer. */
 class GatewayCalls {
@@ -64,14 +78,20 @@ class GatewayCalls {
     this.#keyPrefix = `mcp-gateway:${settings.agentName}:`;
   }
 
-  async answer(client: string, call: ClientCall, signal?: AbortSignal): Promise<CallToolResult> {
-    const deadline = Date.now() + this.#settings.waitMs;
+  async answer(client: string, call: ClientCall, { signal, asker, detachedMs }: CallOptions): Promise<CallToolResult> {
     const { tool, args } = call;
     // Keyed by the client: another client's identical call is its own call, asks on its own, and never gets this outcome.
     const key = `${this.#keyPrefix}${digestOf({ client, tool, args })}`;
     try {
       const runId = await this.#runFor(key, client, call);
-      const snapshot = await this.#settle(runId, deadline, signal);
+      if (detachedMs !== undefined) return await this.#settleDetached(key, runId, detachedMs, signal);
+      // A client that can be sent the link page is sent it as soon as the run waits for a person, whatever waitMs says.
+      let snapshot =
+        asker === undefined
+          ? await this.#settle(runId, this.#settings.waitMs, signal)
+          : await this.#settle(runId, this.#settings.elicitationWaitMs, signal, endedOrAsking);
+      if (asker !== undefined && snapshot.status === 'awaitingApproval')
+        snapshot = await this.#settleAsking(runId, snapshot, asker, signal);
       if (!ENDED.has(snapshot.status)) return pendingAnswer(snapshot);
       // Answered: a later identical call is a new call, and asks again.
       await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
@@ -142,15 +162,63 @@ class GatewayCalls {
     void follower.carryOn(runId).catch(() => undefined);
   }
 
+  /** The answer of a call the client does not block on; its request withdrawn when `signal` aborts before the run ends. */
+  async #settleDetached(key: string, runId: string, waitMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+    const snapshot = await this.#settle(runId, waitMs, signal);
+    if (ENDED.has(snapshot.status)) {
+      await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
+      return finalAnswer(snapshot);
+    }
+    if (!signal?.aborted) return pendingAnswer(snapshot);
+    const cancelled = await this.#runtime.cancel(runId, 'the MCP client cancelled its task');
+    await this.#runtime.once.replace(key, runId, undefined, this.#settings.keyTtlMs);
+    return finalAnswer(cancelled);
+  }
+
   /**
-   * The run once it ended, or as it stands at `deadline`, when `signal` aborts, or after `maxPasses` looks. Each pass
-   * checks all three; a resume a look just started (a decision is in, an approval expired, a lease ended) is awaited
-   * for its outcome, even past the deadline, unless the call is cancelled.
+   * The run once the client was sent the link page of `paused`'s approval and the run ended, or as it stands when
+   * `elicitationWaitMs` is up, the call is cancelled, or the client did not accept. The client's answer only ends the
+   * wait: it never decides the call.
    */
-  async #settle(runId: string, deadline: number, signal?: AbortSignal): Promise<AgentSnapshot> {
-    const passes = maxPasses(this.#settings.waitMs);
+  async #settleAsking(
+    runId: string,
+    paused: AgentSnapshot,
+    asker: LinkPageAsk,
+    signal?: AbortSignal,
+  ): Promise<AgentSnapshot> {
+    const { elicitationWaitMs } = this.#settings;
+    const stop = new AbortController();
+    const cancelled = () => stop.abort();
+    signal?.addEventListener('abort', cancelled, { once: true });
+    try {
+      void asker.ask(runId, paused.pendingApprovals[0]!, elicitationWaitMs, stop.signal).then((hint) => {
+        if (hint !== 'accept') stop.abort();
+      });
+      const snapshot = await this.#settle(runId, elicitationWaitMs, stop.signal);
+      if (ENDED.has(snapshot.status)) await asker.decided();
+      return snapshot;
+    } finally {
+      // An elicitation still unanswered is withdrawn (the client is told the request was cancelled).
+      stop.abort();
+      signal?.removeEventListener('abort', cancelled);
+    }
+  }
+
+  /**
+   * The run once it ended (or `until` holds), or as it stands after `waitMs`, when `signal` aborts, or after
+   * `maxPasses` looks. Each pass checks all three; a resume a look just started (a decision is in, an approval
+   * expired, a lease ended) is awaited for its outcome, even past the deadline, unless the call is cancelled.
+   */
+  async #settle(
+    runId: string,
+    waitMs: number,
+    signal?: AbortSignal,
+    until: (snapshot: AgentSnapshot) => boolean = (snapshot) => ENDED.has(snapshot.status),
+  ): Promise<AgentSnapshot> {
+    const deadline = Date.now() + waitMs;
+    const passes = maxPasses(waitMs);
     let snapshot = await this.#lookAndCarryOn(runId, signal);
-    for (let pass = 1; !ENDED.has(snapshot.status); pass++) {
+    for (let pass = 1; !until(snapshot); pass++) {
       const now = Date.now();
       if (now >= deadline || signal?.aborted || pass >= passes) return snapshot;
       const own = this.#follower.going(runId);

@@ -1,9 +1,11 @@
 // What an HTTP request must show before the gateway's MCP transport sees it: a Host the gateway is reached by (a
-// DNS-rebinding page names its own), no Origin but the allowed ones (a browser page names its own), the bearer token
-// of a named client, and a body within the limit, one JSON-RPC message (a batch would ask a person many times in one
+// DNS-rebinding page names its own), no Origin but the allowed ones or one of those hosts (a browser page names its own), the bearer token
+// of a named client (or an OAuth access token its verifier takes), and a body within the limit, one JSON-RPC message (a batch would ask a person many times in one
 // request). Refusals are JSON-RPC errors with the HTTP status that says why.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpProblem, readRawBody } from '../kit/index.js';
+import { clientName, type McpGatewayOAuth } from './gateway-options.js';
+import { bearerChallenge, metadataPath, metadataResponse } from './gateway-resource-metadata.js';
 
 export interface GuardSettings {
   /** Client name to token. */
@@ -11,6 +13,7 @@ export interface GuardSettings {
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly maxBodyBytes: number;
+  readonly oauth?: McpGatewayOAuth | undefined;
 }
 
 /** A request let through: the client it came from, and its parsed body (POST only). */
@@ -31,20 +34,33 @@ function hostName(host: string): string {
   return name.toLowerCase();
 }
 
+/** The host name of an Origin (`http://127.0.0.1:8787` is `127.0.0.1`), '' for one that is not a URL. */
+function originHost(origin: string): string {
+  try {
+    return hostName(new URL(origin).host);
+  } catch {
+    return '';
+  }
+}
+
 /** Checks a request as the file header says: the client and body it carries, or the refusal to answer with. */
 export function httpGuard(settings: GuardSettings) {
   const clients = Object.entries(settings.clientTokens).map(([name, token]) => ({ name, token: digest(token) }));
   const hosts = new Set(settings.allowedHosts.map((host) => host.toLowerCase()));
   const origins = new Set(settings.allowedOrigins);
 
-  /** The client whose token `header` carries; every token is compared, in constant time, whichever matches. */
-  const clientOf = (header: string | null): string | undefined => {
-    const presented = /^Bearer +(\S+)$/i.exec(header ?? '')?.[1];
-    if (presented === undefined) return undefined;
+  const { oauth } = settings;
+  const metadataAt = oauth === undefined ? undefined : metadataPath(oauth.resource);
+
+  /** The client whose token `presented` is; every token is compared, in constant time, whichever matches; then OAuth's verifier. */
+  const clientOf = async (presented: string): Promise<string | undefined> => {
     const seen = digest(presented);
     let found: string | undefined;
     for (const client of clients) if (timingSafeEqual(seen, client.token) && found === undefined) found = client.name;
-    return found;
+    if (found !== undefined || oauth === undefined) return found;
+    // A verifier that throws or names no usable client refuses the token, as a wrong one.
+    const verified = await oauth.verifyAccessToken(presented).catch(() => undefined);
+    return clientName.safeParse(verified?.client).data;
   };
 
   return async (request: Request): Promise<Admitted | Response> => {
@@ -57,14 +73,16 @@ export function httpGuard(settings: GuardSettings) {
       );
     }
     const origin = request.headers.get('origin');
-    if (origin !== null && !origins.has(origin)) {
+    if (origin !== null && !origins.has(origin) && !hosts.has(originHost(origin))) {
       return rpcError(
         403,
         -32000,
         `Origin ${JSON.stringify(origin)} may not call this gateway; add it to allowedOrigins if it is yours.`,
       );
     }
-    if (clients.length === 0) {
+    if (metadataAt !== undefined && request.method === 'GET' && new URL(request.url).pathname === metadataAt)
+      return metadataResponse(oauth!);
+    if (clients.length === 0 && oauth === undefined) {
       return rpcError(
         401,
         -32001,
@@ -74,10 +92,12 @@ export function httpGuard(settings: GuardSettings) {
         },
       );
     }
-    const client = clientOf(request.headers.get('authorization'));
+    const presented = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const client = presented === undefined ? undefined : await clientOf(presented);
     if (client === undefined) {
-      return rpcError(401, -32001, "Send this gateway's client token as Authorization: Bearer <token>.", {
-        'www-authenticate': 'Bearer',
+      const how = oauth === undefined ? "this gateway's client token" : 'a client token or an OAuth access token';
+      return rpcError(401, -32001, `Send ${how} as Authorization: Bearer <token>.`, {
+        'www-authenticate': bearerChallenge(oauth, presented !== undefined),
       });
     }
     if (request.method !== 'POST') return { client };

@@ -12,6 +12,7 @@ import type {
   RuntimeOptions,
 } from '../index.js';
 import {
+  functionSchema,
   optionsObject,
   parseOptions,
   policyOptionsShape,
@@ -63,8 +64,30 @@ export interface McpGatewaySettings {
    * `['localhost', '127.0.0.1', '[::1]']`: add the names the gateway is reached by when it is not on loopback.
    */
   readonly allowedHosts?: readonly string[];
-  /** `Origin` values an HTTP request may carry (exact, e.g. `https://app.example.com`); a request with another gets 403. Default none: MCP clients send no `Origin`, browsers do. */
+  /**
+   * `Origin` values an HTTP request may carry besides those of `allowedHosts` (exact, e.g. `https://app.example.com`);
+   * a request with another gets 403. MCP clients send no `Origin`, browsers do.
+   */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * OAuth 2.1 for `/mcp`, as the MCP authorization specification describes it: the gateway publishes its protected
+   * resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource<path of resource>` and names it in every
+   * 401's `WWW-Authenticate`, so an OAuth-capable client finds the authorization server and asks it for a token. A
+   * bearer token that is none of `clientTokens` is given to `verifyAccessToken`; the client it names is the caller.
+   */
+  readonly oauth?: McpGatewayOAuth;
+  /**
+   * The public base URL of the approval app that serves the gateway's one-click links (`createApprovalApp` of
+   * `gateway.runtime`, e.g. `https://approvals.example.com`). With `links`, a client that declared URL-mode
+   * elicitation is sent the link page of each call it must wait for (`elicitation/create`, mode `url`) and its call
+   * waits for the person's decision; what the client answers to the elicitation never decides the call.
+   */
+  readonly approvalUrl?: string;
+  /**
+   * How long a call whose client was sent the link page waits for the decision (and the upstream) before it
+   * answers "pending", as a call without elicitation does after `waitMs`. Default 10 minutes.
+   */
+  readonly elicitationWaitMs?: number;
   /** Largest HTTP request body, in bytes; a longer one is refused with 413 before it is parsed. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -87,6 +110,31 @@ export interface McpGatewaySettings {
    * `_meta.traceparent` is continued by the run and passed on to the upstream (unchanged when nothing traces here).
    */
   readonly telemetry?: Telemetry;
+}
+
+/**
+ * OAuth 2.1 for the gateway's `/mcp`: where tokens come from, and how the gateway checks one.
+ *
+ * @example
+ * const oauth: McpGatewayOAuth = {
+ *   resource: 'https://mcp.example.com/mcp',
+ *   authorizationServers: ['https://auth.example.com'],
+ *   verifyAccessToken: async (token) => ((await introspect(token)).active ? { client: 'claude-desktop' } : undefined),
+ * };
+ */
+export interface McpGatewayOAuth {
+  /** The URL clients reach `/mcp` at, which every token must name as its audience (`https://mcp.example.com/mcp`). */
+  readonly resource: string;
+  /** The authorization servers that issue tokens for `resource` (their issuer URLs). */
+  readonly authorizationServers: readonly string[];
+  /** The scopes a client may ask for, published in the metadata. */
+  readonly scopesSupported?: readonly string[];
+  /**
+   * Checks an access token (signature, expiry, and an audience naming `resource`) and answers the client it was
+   * issued to, by a client name (letters, digits, `.`, `_`, `-`), or undefined to refuse it with 401. The client's
+   * name keys its calls and is its runs' `requestedBy` (`mcp:<client>`), as a `clientTokens` name is.
+   */
+  readonly verifyAccessToken: (token: string) => Promise<{ readonly client: string } | undefined>;
 }
 
 /**
@@ -124,6 +172,14 @@ const settingsShape = {
     .optional(),
   allowedHosts: z.array(z.string().min(1).max(255)).optional(),
   allowedOrigins: z.array(z.string().url('must be an origin such as https://app.example.com')).optional(),
+  oauth: optionsObject({
+    resource: z.url({ protocol: /^https?$/, error: 'must be the http(s) URL clients reach /mcp at' }),
+    authorizationServers: z.array(z.url({ protocol: /^https?$/ })).min(1, 'name at least one authorization server'),
+    scopesSupported: z.array(z.string().min(1)).optional(),
+    verifyAccessToken: functionSchema(),
+  }).optional(),
+  approvalUrl: z.url({ protocol: /^https?$/, error: 'must be the http(s) base URL of the approval app' }).optional(),
+  elicitationWaitMs: z.number().int('must be a whole number').min(0).max(86_400_000).optional(),
   maxBodyBytes: maxBodyBytesSchema.optional(),
   leaseMs: z.number().int('must be a whole number').min(100).optional(),
   recoverEveryMs: z.number().int('must be a whole number').min(10).max(3_600_000).optional(),
@@ -154,6 +210,12 @@ export function readGatewayOptions(options: McpGatewayOptions): {
       ? 'With a connection, pass only the gateway settings (policy, store, waitMs, ...); its tool options were set when it was made.'
       : 'Pass { name, command, args } for a local server or { name, url } for a remote one.',
   });
+  if (options.approvalUrl !== undefined && options.links === undefined) {
+    throw new ConfigError(
+      'createMcpGateway: approvalUrl needs links ({ secret }): the link page it points clients to spends a sealed link token.',
+      'missing_option',
+    );
+  }
   const settings: Record<string, unknown> = {};
   const upstream: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {

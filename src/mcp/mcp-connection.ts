@@ -4,6 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type CallToolResult,
+  ElicitRequestSchema,
   type Tool as McpToolListing,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -13,7 +14,8 @@ import { checkNamedTools } from './approval-setting.js';
 import { callThrough } from './call-through.js';
 import type { McpArguments } from './input-schema.js';
 import { Listeners, type McpLink } from './mcp-link.js';
-import type { ToolSettings } from './mcp-options.js';
+import type { McpElicitationOptions, ToolSettings } from './mcp-options.js';
+import { elicitationHandler } from './upstream-elicitation.js';
 import { mcpTool, type ToolHost, trustedIdempotent, usableToolName } from './mcp-tool.js';
 
 /**
@@ -56,6 +58,17 @@ export interface McpConnection extends ToolSource {
   close(): Promise<void>;
 }
 
+/** Has people answer the server's `elicitation/create` on `client`, which must have declared elicitation. */
+function answerElicitations(where: string, client: Client, name: string, options: McpElicitationOptions): void {
+  try {
+    client.setRequestHandler(ElicitRequestSchema, elicitationHandler(name, options));
+  } catch (error) {
+    throw new ConfigError(
+      `${where}: elicitations needs a client that declares them (${(error as Error).message}): new Client(info, { capabilities: { elicitation: { form: {}, url: {} } } }).`,
+    );
+  }
+}
+
 /** Pages of a tool list read at most: a server whose cursor never ends is refused, not read forever. */
 const MAX_TOOL_PAGES = 100;
 
@@ -81,6 +94,7 @@ export async function openConnection(
   };
 
   const ready = async (client: Client) => {
+    if (settings.elicitations !== undefined) answerElicitations(where, client, settings.name, settings.elicitations);
     // Refreshes when the server says its tools changed; a failure there is a lost connection, which reconnects and lists again.
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => refreshWith(client).catch(() => undefined));
     await refreshWith(client);

@@ -2,7 +2,7 @@
 import type { Tool as McpToolListing } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ApprovalRequirement, Approvers } from '../index.js';
+import type { ApprovalRequirement, Approvers, Runtime } from '../index.js';
 import { functionSchema, optionsObject, parseOptions } from '../kit/index.js';
 
 /**
@@ -52,6 +52,31 @@ export interface McpToolOptions {
   readonly approvers?: Approvers;
   /** Time a person has to decide a call of this server's tools; the agent's `approvalTtlMs` when left out. */
   readonly approvalTtlMs?: number;
+  /**
+   * Answer the server's own questions (`elicitation/create`, form or URL mode) by people on countersign's surfaces:
+   * the client declares elicitation and each question becomes a request in `runtime`. Left out, the client declares
+   * no elicitation and the server asks nobody.
+   */
+  readonly elicitations?: McpElicitationOptions;
+}
+
+/**
+ * Where an MCP server's own questions go: a form becomes a question with a typed answer (`runtime.requestInput`), a
+ * URL to open an approval that shows it (`runtime.requestApproval`), named `elicitation.<server>` for rules and asked
+ * by `mcp-server:<server>`. The person's answer goes back to the server; a denial is `decline`, an expiry `cancel`.
+ *
+ * @example
+ * let runtime: Runtime | undefined;
+ * const files = await connectMcpServer({ name: 'files', command: 'files-server', elicitations: { runtime: () => runtime! } });
+ * runtime = createRuntime({ agents: [createAgent({ name: 'clerk', model, tools: [files] })] });
+ */
+export interface McpElicitationOptions {
+  /** The runtime whose people answer; a function when the runtime is made after the connection (its agent needs the tools). */
+  readonly runtime: Runtime | (() => Runtime);
+  /** Who may answer; whoever the runtime's policy admits when left out. */
+  readonly approvers?: readonly string[];
+  /** How long a person has to answer (then the server is told `cancel`). Default 10 minutes. */
+  readonly expiresInMs?: number;
 }
 
 /** How a lost connection is tried again: jittered exponential backoff, then `failed` after `maxAttempts`. */
@@ -62,6 +87,12 @@ export interface ReconnectOptions {
   readonly maxDelayMs?: number;
   /** Tries before the connection is `failed` for good. Default: no limit. */
   readonly maxAttempts?: number;
+  /**
+   * A server over HTTP is pinged this often, so one that went away is noticed before the next call even when no
+   * stream is open to it (a server without a GET stream). 0 turns it off; over stdio a server's exit is seen at once.
+   * Default 30,000 ms.
+   */
+  readonly heartbeatMs?: number;
 }
 
 /**
@@ -103,6 +134,14 @@ const toolOptionsShape = {
   callTimeoutMs: z.number().int('must be a whole number').min(1).max(86_400_000).optional(),
   approvers: z.union([z.array(z.string()), functionSchema()]).optional(),
   approvalTtlMs: z.number().int('must be a whole number').positive().optional(),
+  elicitations: optionsObject({
+    runtime: z.custom<Runtime | (() => Runtime)>(
+      (value) => typeof value === 'function' || typeof (value as Runtime | undefined)?.requestInput === 'function',
+      'must be a runtime (createRuntime) or a function that returns one',
+    ),
+    approvers: z.array(z.string().min(1)).min(1).optional(),
+    expiresInMs: z.number().int('must be a whole number').min(1000).max(2_147_483_647).optional(),
+  }).optional(),
 };
 
 const delayMs = z.number().int('must be a whole number').min(0).max(3_600_000).optional();
@@ -113,6 +152,7 @@ export const serverSchema = optionsObject({
     initialDelayMs: delayMs,
     maxDelayMs: delayMs,
     maxAttempts: z.number().int().min(0).optional(),
+    heartbeatMs: z.number().int('must be a whole number').min(0).max(3_600_000).optional(),
   }).optional(),
   command: z.string().min(1).optional(),
   args: z.array(z.string()).optional(),
@@ -146,6 +186,8 @@ export interface ReconnectSettings {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxAttempts: number;
+  /** 0 for none (and always over stdio). */
+  readonly heartbeatMs: number;
 }
 
 function toolSettings(options: McpToolOptions): ToolSettings {
@@ -211,6 +253,7 @@ export function readServerOptions(options: McpServerOptions): {
       initialDelayMs: reconnect?.initialDelayMs ?? 500,
       maxDelayMs: reconnect?.maxDelayMs ?? 30_000,
       maxAttempts: reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+      heartbeatMs: address.kind === 'http' ? (reconnect?.heartbeatMs ?? 30_000) : 0,
     },
   };
 }

@@ -10,8 +10,20 @@ import type { ServerAddress } from './mcp-options.js';
 
 const clientInfo = { name: 'countersign', version: '0.1.0' };
 
+/** What countersign's client declares: elicitation (form and URL) only when someone answers the server's questions. */
+export type ClientCapabilities = ConstructorParameters<typeof Client>[1] extends infer O
+  ? O extends { capabilities?: infer C }
+    ? NonNullable<C>
+    : never
+  : never;
+
 /** Opens a new client for `address` each time it is called; `timeoutMs` bounds the handshake. */
-export function clientOpener(address: ServerAddress, timeoutMs: number): () => Promise<Client> {
+export function clientOpener(
+  address: ServerAddress,
+  timeoutMs: number,
+  capabilities: ClientCapabilities = {},
+): () => Promise<Client> {
+  const connect = (transport: Transport, ms: number) => connectClient(transport, ms, capabilities);
   if (address.kind === 'stdio') {
     return () =>
       connect(
@@ -57,8 +69,12 @@ const noStreamRetries = {
   reconnectionDelayGrowFactor: 1,
 };
 
-async function connect(transport: Transport, timeoutMs: number): Promise<Client> {
-  const client = new Client(clientInfo, { capabilities: {} });
+async function connectClient(
+  transport: Transport,
+  timeoutMs: number,
+  capabilities: ClientCapabilities,
+): Promise<Client> {
+  const client = new Client(clientInfo, { capabilities });
   await client.connect(transport, { timeout: timeoutMs });
   return client;
 }

@@ -1,5 +1,5 @@
-// A link countersign owns: it opens a client, notices when the server goes away (the transport closes, or a transport
-// error is followed by a ping that gets no answer), and opens a new one with jittered exponential backoff until it
+// A link countersign owns: it opens a client, notices when the server goes away (the transport closes, a transport
+// error is followed by a ping that gets no answer, or, over HTTP, a heartbeat ping gets none), and opens a new one with jittered exponential backoff until it
 // connects or `maxAttempts` tries failed (then `failed`, for good).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ConnectorStatus } from '../index.js';
@@ -34,6 +34,7 @@ class ReconnectingLink implements McpLink {
   #closed = false;
   #checking: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(options: ReconnectingLinkOptions) {
     this.#options = options;
@@ -79,6 +80,7 @@ class ReconnectingLink implements McpLink {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#heartbeat);
     const last = this.#client;
     this.#client = undefined;
     this.#setStatus('disconnected');
@@ -92,6 +94,10 @@ class ReconnectingLink implements McpLink {
     fresh.onerror = () => void this.#check(fresh);
     this.#client = fresh;
     this.#setStatus('connected');
+    const { heartbeatMs } = this.#options.reconnect;
+    clearInterval(this.#heartbeat);
+    // A ping that gets no answer is a lost server, reconnected as any other (see #check).
+    if (heartbeatMs > 0) this.#heartbeat = setInterval(() => void this.#check(fresh), heartbeatMs).unref();
   }
 
   #setStatus(next: ConnectorStatus): void {
@@ -102,6 +108,7 @@ class ReconnectingLink implements McpLink {
 
   #lost(gone: Client): void {
     if (this.#closed || this.#client !== gone) return;
+    clearInterval(this.#heartbeat);
     this.#client = undefined;
     void gone.close().catch(() => undefined);
     this.#setStatus('disconnected');

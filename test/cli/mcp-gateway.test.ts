@@ -2,6 +2,7 @@
 // with --port), in front of the fixture MCP server, decided over the approval app on the same port.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { freePort } from '../support/free-port.js';
@@ -203,6 +204,90 @@ describe('countersign mcp-gateway', () => {
     expect(log.calls()).toEqual([]);
   });
 
+  it('leaves loopback with --host and --clients: each client its own token and requester, Hosts from --allowed-host, and URL-mode elicitation to the link page of --approval-url', async () => {
+    const log = callLog();
+    const port = await freePort();
+    const clients = join(mkdtempSync(join(tmpdir(), 'countersign-clients-')), 'clients.json');
+    writeFileSync(clients, JSON.stringify({ dana: 'dana-mcp-token-0123456789' }));
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        cliScript,
+        'mcp-gateway',
+        ...['--upstream', fixtureCommand, '--name', 'fixture', '--port', String(port), '--host', '0.0.0.0'],
+        ...['--clients', clients, '--allowed-host', 'gateway.internal'],
+        ...['--approval-url', `http://127.0.0.1:${port}`, '--max-sessions', '5', '--follow-every-ms', '200'],
+      ],
+      {
+        env: {
+          ...process.env,
+          MCP_FIXTURE_LOG: log.file,
+          COUNTERSIGN_APPROVALS_TOKEN: token,
+          COUNTERSIGN_LINK_SECRET: 'link-secret-0123456789abcdef',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    cleanups.push(
+      () =>
+        new Promise((resolve) =>
+          child.exitCode === null ? child.once('exit', resolve).kill('SIGTERM') : resolve(undefined),
+        ),
+    );
+    await appUrl(child.stderr!);
+    const url = `http://127.0.0.1:${port}`;
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    /** The status of an initialize sent with Host `host` (fetch would send its own). */
+    const statusWithHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const headers = {
+          host,
+          authorization: 'Bearer dana-mcp-token-0123456789',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(initialize);
+      });
+    expect(await statusWithHost('attacker.example')).toBe(403);
+    expect(await statusWithHost(`gateway.internal:${port}`)).toBe(200);
+
+    let asked: ((url: string) => void) | undefined;
+    const elicited = new Promise<string>((resolve) => (asked = resolve));
+    const client = new Client({ name: 'cli-test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked?.((request.params as { url: string }).url);
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { authorization: 'Bearer dana-mcp-token-0123456789' } },
+      }),
+    );
+    cleanups.push(() => client.close());
+    const answer = client.callTool({ name: 'delete_file', arguments: { path: '/z' } }) as Promise<CallToolResult>;
+    const page = await elicited;
+    expect(page.startsWith(`${url}/links/`)).toBe(true);
+    const pending = (await (
+      await fetch(`${url}/approvals`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      items: { requestedBy?: string }[];
+    };
+    expect(pending.items.map((item) => item.requestedBy)).toEqual(['mcp:dana']);
+    await fetch(page, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(textOf(await answer)).toBe('deleted /z');
+    expect(log.calls('delete_file')).toHaveLength(1);
+  });
+
   it.each([
     ['its MCP client closes standard input', (child: ChildProcess) => child.stdin!.end()],
     ['it gets SIGHUP', (child: ChildProcess) => child.kill('SIGHUP')],
@@ -266,7 +351,7 @@ describe('countersign mcp-gateway', () => {
   });
 
   it('explains a bad command line or rules file with exit code 2, naming the file, the rule and the fix', async () => {
-    const run = async (argv: string[]) => {
+    const run = async (argv: string[], env: Record<string, string> = {}) => {
       const stderr = new PassThrough();
       let err = '';
       stderr.on('data', (chunk) => (err += chunk));
@@ -274,7 +359,7 @@ describe('countersign mcp-gateway', () => {
         stdout: new PassThrough(),
         stderr,
         stdin: Readable.from([]),
-        env: {},
+        env,
         loadRuntime: async () => Promise.reject(new Error('no runtime')),
       });
       return { code, err };
@@ -308,6 +393,18 @@ describe('countersign mcp-gateway', () => {
     expect((await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'])).err).toContain(
       'set COUNTERSIGN_APPROVALS_TOKEN',
     );
+    const app = { COUNTERSIGN_APPROVALS_TOKEN: token };
+    const http = ['mcp-gateway', '--upstream', 'server', '--name', 'files', '--port', '0'];
+    expect((await run([...http, '--host', '0.0.0.0'], app)).err).toContain(
+      '--host serves MCP beyond this machine: choose its clients first, with --clients FILE',
+    );
+    expect((await run([...http, '--approval-url', 'https://approvals.example.com'], app)).err).toContain(
+      '--approval-url sends clients one-click link pages, which need COUNTERSIGN_LINK_SECRET',
+    );
+    expect((await run([...http, '--max-sessions', '0'], app)).err).toContain(
+      '--max-sessions must be a whole number, at least 1',
+    );
+    expect((await run([...http, '--clients', rulesFile([])], app)).err).toContain('names no clients');
     expect(
       (await run(['mcp-gateway', '--upstream', 'server', '--name', 'files', '--serve-stdio', '--prefix', 'p:'])).err,
     ).toContain('--prefix is the Redis key prefix; it goes with --redis URL');

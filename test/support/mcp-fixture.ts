@@ -39,11 +39,11 @@ export function stdioFixture(log: string) {
 }
 
 /** The fixture over HTTP in a child process: `start` (again after `kill`, on the same port), `kill` (SIGKILL). */
-export async function httpFixture(log: string, mode: '--http' | '--sse' = '--http') {
+export async function httpFixture(log: string, mode: '--http' | '--http-no-stream' | '--sse' = '--http') {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const fixture = {
-    url: `http://127.0.0.1:${port}/${mode === '--http' ? 'mcp' : 'sse'}`,
+    url: `http://127.0.0.1:${port}/${mode === '--sse' ? 'sse' : 'mcp'}`,
     async start(): Promise<void> {
       const started = spawn(process.execPath, [fixtureScript, mode, String(port)], {
         env: { ...process.env, MCP_FIXTURE_LOG: log },

@@ -96,6 +96,23 @@ describe('connectMcpServer over HTTP', () => {
     expect(log.calls().flatMap((call) => (call['tool'] ? [call['tool']] : []))).toEqual(['read_file', 'read_file']);
   });
 
+  it('notices by its heartbeat that a server over HTTP with no open stream is gone, before any call, and reconnects when it is back', async () => {
+    const server = await httpFixture(callLog().file, '--http-no-stream');
+    servers.push(server);
+    const connection = await connect({
+      name: 'remote',
+      url: server.url,
+      reconnect: { initialDelayMs: 10, maxDelayMs: 50, heartbeatMs: 50 },
+    });
+    await server.kill();
+    await statusReached(connection, 'disconnected');
+    await server.start();
+    await statusReached(connection, 'connected');
+    expect((await connection.callTool('read_file', { path: '/h' })).content).toEqual([
+      { type: 'text', text: 'contents of /h' },
+    ]);
+  });
+
   it('a call made while the server is away waits for it and goes through once it is back', async () => {
     const log = callLog();
     const server = await httpFixture(log.file);

@@ -48,6 +48,14 @@ export type {
   ConsumeOutcome,
 } from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
+export type { ReceiptOptions, ReceiptJwk, ReceiptKeySet } from './runtime/receipts/receipt-keys.js';
+export {
+  verifyAudit,
+  type AuditExport,
+  type AuditProblem,
+  type AuditProblemCode,
+  type AuditVerification,
+} from './runtime/receipts/verify-audit.js';
 export type { PresentOptions } from './presentation/present-args.js';
 export {
   StopReason,
@@ -58,6 +66,7 @@ export {
   type ToolAnnotations,
   type AssistantMessage,
   type AuditEntry,
+  type DecisionReceipt,
   type DecisionSource,
   type DecisionScope,
   type DecisionKind,

@@ -9,6 +9,7 @@ import { HOOK_USAGE, runClaudeCodeHook } from './claude-code-hook/hook-command.j
 import { httpApprovals } from './http-approvals.js';
 import { runtimeApprovals } from './runtime-approvals.js';
 import { UsageError } from '../errors.js';
+import { runVerifyAudit, VERIFY_USAGE } from './verify-audit-command.js';
 
 export const USAGE = `usage: countersign <command> [options]
 
@@ -48,6 +49,7 @@ commands:
   worker [--concurrency N] [--prefix P] [--every MS]
                                               resume runs queued with mode 'enqueue' (jobs in the Redis
                                               at REDIS_URL), sweeping and recovering every MS (30000)
+${VERIFY_USAGE}
 ${GATEWAY_USAGE}
 ${HOOK_USAGE}
 
@@ -71,6 +73,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
   // A coding agent's hook: its exit codes and its output are the agent's protocol, not the CLI's.
   if (argv[0] === 'hook') return runClaudeCodeHook(argv.slice(1), io);
+  // An auditor's check: no approval app or runtime, only files (or the key set's URL).
+  if (argv[0] === 'verify-audit')
+    return runVerifyAudit(argv.slice(1), { stdout: io.stdout }).catch((error: unknown) => failed(error, printError));
   let parsed: ReturnType<typeof parseArgs<{ options: typeof CLI_OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: CLI_OPTIONS, allowPositionals: true, strict: true });

@@ -103,7 +103,7 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const history = auditHistory(feed, HISTORY_LIMIT, clock);
   app
-    .route('/', serviceRoutes())
+    .route('/', serviceRoutes(runtime.receiptKeys))
     .route('/', runRoutes(settings))
     .route('/', approvalRoutes(settings))
     .route('/', requestRoutes(settings))

@@ -41,6 +41,7 @@ import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import { runtimeGrants } from './runtime-grants.js';
+import { receiptSigner } from './receipts/receipt-keys.js';
 
 export type { RuntimeOptions } from './runtime-options.js';
 
@@ -152,7 +153,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const announcer = createAnnouncer(options, store);
   const { reportError } = announcer;
   const { telemetry } = options;
+  const receipts = options.receipts === undefined ? undefined : receiptSigner(options.receipts);
   const ledger = createLedger({
+    receipts,
     store,
     maxRetries,
     announce: announcer.announce,
@@ -204,6 +207,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     once,
     ...(queue === undefined ? {} : { queue }),
     ...(telemetry === undefined ? {} : { telemetry }),
+    ...(receipts === undefined ? {} : { receiptKeys: receipts.keySet }),
     agent: agentNamed,
     start,
     ...requestOperations(start, requestRuns),

@@ -7,6 +7,8 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { CommitOptions, CommitReceipt, SnapshotStore } from '../ports/snapshot-store.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import { parseArgument, runIdSchema } from './parse-argument.js';
+import type { ReceiptSigner } from './receipts/receipt-keys.js';
+import { withReceipts } from './receipts/sign-receipts.js';
 
 /** The receipt of a commit that did nothing beyond the write. */
 const NOTHING_DONE: CommitReceipt = { replaced: false };
@@ -51,6 +53,8 @@ export interface LedgerSettings {
   /** Told of every commit that lands, with the run before and after it; its failure goes to `onTelemetryError`. */
   readonly telemetry?: Telemetry | undefined;
   readonly onTelemetryError?: (error: unknown, runId: string) => void;
+  /** Signs each decision a commit adds (`RuntimeOptions.receipts`); none when absent. */
+  readonly receipts?: ReceiptSigner | undefined;
 }
 
 /** What a commit made of a change: the new run, or (a held claim stopped it) the run as it was. */
@@ -64,8 +68,21 @@ function committedOrHeld<T>(
     : { next: current, result: outcome.result, committed: false, receipt };
 }
 
-export function createLedger({ store, maxRetries, announce, telemetry, onTelemetryError }: LedgerSettings): Ledger {
-  const commit: Ledger['commit'] = async (next, previous, commitOptions) => {
+export function createLedger({
+  store,
+  maxRetries,
+  announce,
+  telemetry,
+  onTelemetryError,
+  receipts,
+}: LedgerSettings): Ledger {
+  /** Stores `unsigned` with receipts on the decisions it adds; what was stored, and the store's receipt. */
+  const write = async (
+    unsigned: AgentSnapshot,
+    previous: AgentSnapshot | undefined,
+    commitOptions?: CommitOptions,
+  ): Promise<{ stored: AgentSnapshot; receipt: CommitReceipt }> => {
+    const next = receipts === undefined ? unsigned : withReceipts(receipts, previous, unsigned);
     const events = eventsBetween(previous, next);
     const receipt =
       previous === undefined
@@ -80,14 +97,17 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
         onTelemetryError?.(error, next.runId);
       }
     }
-    return receipt ?? NOTHING_DONE;
+    return { stored: next, receipt: receipt ?? NOTHING_DONE };
   };
 
+  const commit: Ledger['commit'] = async (next, previous, commitOptions) =>
+    (await write(next, previous, commitOptions)).receipt;
+
   const checkpointFrom: Ledger['checkpointFrom'] = (from) => {
-    let stored = from;
+    let last = from;
     return async (next) => {
-      await commit(next, stored);
-      stored = next;
+      // The run as stored (with its receipts) is what the next checkpoint is compared with.
+      last = (await write(next, last)).stored;
     };
   };
 
@@ -117,14 +137,14 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
       return undefined;
     }
     if ('unchanged' in outcome) return undefined;
-    let receipt: CommitReceipt;
+    let written: Awaited<ReturnType<typeof write>>;
     try {
-      receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
+      written = await write(outcome.next, current, optionsFor?.(outcome.next));
     } catch (error) {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return committedOrHeld(current, outcome, receipt);
+    return committedOrHeld(current, { next: written.stored, result: outcome.result }, written.receipt);
   };
 
   const update = async <T>(
@@ -142,7 +162,8 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
       if ('unchanged' in outcome)
         return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
-        return committedOrHeld(current, outcome, await commit(outcome.next, current, optionsFor?.(outcome.next)));
+        const { stored, receipt } = await write(outcome.next, current, optionsFor?.(outcome.next));
+        return committedOrHeld(current, { next: stored, result: outcome.result }, receipt);
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= retriesFor(current)) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.

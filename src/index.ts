@@ -48,6 +48,9 @@ export type {
   ConsumeOutcome,
 } from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
+export type { PersonToken, PersonTokenStore, StoredPersonToken } from './ports/person-token-store.js';
+export type { PersonTokens, IssuePersonToken } from './runtime/person-tokens/person-tokens.js';
+export { createMemoryPersonTokenStore } from './stores/memory/memory-person-token-store.js';
 export type { ReceiptOptions, ReceiptJwk, ReceiptKeySet } from './runtime/receipts/receipt-keys.js';
 export {
   verifyAudit,

@@ -10,6 +10,7 @@ import { httpApprovals } from './http-approvals.js';
 import { runtimeApprovals } from './runtime-approvals.js';
 import { UsageError } from '../errors.js';
 import { runVerifyAudit, VERIFY_USAGE } from './verify-audit-command.js';
+import { TOKENS_USAGE } from './tokens-command.js';
 
 export const USAGE = `usage: countersign <command> [options]
 
@@ -17,7 +18,8 @@ Reads and decides the approvals of a running approval app over HTTP (--url URL -
 or COUNTERSIGN_URL and COUNTERSIGN_TOKEN; e.g. npm start's, at http://127.0.0.1:3000), or of a
 runtime from a module you write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as
 \`runtime\` or default, e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
-resume, inbox-link, sweep, recover and worker need --runtime.
+resume, inbox-link, sweep, recover, worker and tokens need --runtime. With a personal token as
+--token, decisions are recorded as its person (leave --by out).
 
 commands:
   pending [--agent NAME] [--session ID] [--limit N]
@@ -49,6 +51,7 @@ commands:
   worker [--concurrency N] [--prefix P] [--every MS]
                                               resume runs queued with mode 'enqueue' (jobs in the Redis
                                               at REDIS_URL), sweeping and recovering every MS (30000)
+${TOKENS_USAGE}
 ${VERIFY_USAGE}
 ${GATEWAY_USAGE}
 ${HOOK_USAGE}

@@ -83,6 +83,7 @@ export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body
 // Names of the core that adapters use and users do not: schemas and codecs the stores and routes share,
 // presentation helpers, and the runtime hooks an adapter needs.
 export { approversNow } from '../decisions/authority/who-may-decide.js';
+export { samePerson } from '../decisions/authority/person-name.js';
 export { grantBoundsSchema, scopeSchema } from '../run/grant-bounds.js';
 export { runNextNudgeAt } from '../policy/nudge.js';
 export { policyOptionsShape } from '../policy/policy-options.js';

@@ -42,6 +42,7 @@ import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import { runtimeGrants } from './runtime-grants.js';
 import { receiptSigner } from './receipts/receipt-keys.js';
+import { createPersonTokens } from './person-tokens/person-tokens.js';
 
 export type { RuntimeOptions } from './runtime-options.js';
 
@@ -208,6 +209,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(queue === undefined ? {} : { queue }),
     ...(telemetry === undefined ? {} : { telemetry }),
     ...(receipts === undefined ? {} : { receiptKeys: receipts.keySet }),
+    ...(options.personTokens === undefined ? {} : { personTokens: createPersonTokens(options.personTokens, clock) }),
     agent: agentNamed,
     start,
     ...requestOperations(start, requestRuns),

@@ -25,6 +25,7 @@ import type { ApprovalAsk, InputAsk } from '../requests/approval-ask.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestHandle } from '../requests/request-handle.js';
 import type { ReceiptKeySet } from './receipts/receipt-keys.js';
+import type { PersonTokens } from './person-tokens/person-tokens.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
@@ -169,6 +170,8 @@ export interface Runtime {
   readonly queue?: ResumeQueue;
   /** The public keys decision receipts are checked with (`RuntimeOptions.receipts`); absent without receipts. */
   readonly receiptKeys?: ReceiptKeySet;
+  /** Personal API tokens: issue, check, list, revoke (`RuntimeOptions.personTokens`); absent without a token store. */
+  readonly personTokens?: PersonTokens;
   agent(name: string): Agent;
   /**
    * Starts a run: records it first, then runs it here until it pauses or ends (`'inline'`, default), stops there

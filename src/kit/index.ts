@@ -27,6 +27,12 @@ export {
   type WebhookHeaders,
   type WebhookRejection,
 } from './delivery/standard-webhooks.js';
+export {
+  isWebhookSigningKey,
+  verifyWebhookAsymmetric,
+  webhookAsymmetricSignature,
+  webhookPublicKey,
+} from './delivery/asymmetric-webhooks.js';
 export { argsJson, escapeHtml, escapeMarkup, fitEscaped, htmlMarkup, type Markup } from './markup.js';
 export { ModelProviderError } from '../errors.js';
 export {

@@ -158,3 +158,28 @@ describe('the shared bearer token beside personal tokens', () => {
     expect((await world.runtime.get(target.runId)).audit[0]).toMatchObject({ by: 'ops-bot' });
   });
 });
+
+describe('starting a run with a personal token', () => {
+  it("records the token's person as the requester, so they cannot also vote as a non-requester", async () => {
+    const world = personWorld({ approvals: { required: 2, from: ['ana', 'bo', 'cy'], excludeRequester: true } });
+    const ana = (await world.runtime.personTokens!.issue({ person: 'ana' })).token;
+    const start = (body: Record<string, unknown>) =>
+      world.app.request('/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ana}` },
+        body: JSON.stringify({ agent: 'files', input: 'delete it', ...body }),
+      });
+    const posing = await start({ requestedBy: 'cy' });
+    expect(posing.status).toBe(403);
+    expect(await posing.json()).toMatchObject({ code: 'approver_mismatch', requestedBy: 'cy' });
+    const started = await start({});
+    expect(started.status).toBe(201);
+    const { run } = (await started.json()) as {
+      run: { runId: string; pendingApprovals: { approvalId: string; signature: string }[] };
+    };
+    expect((await world.runtime.get(run.runId)).requestedBy).toBe('ana');
+    const vote = await world.decide(ana, { runId: run.runId, ...run.pendingApprovals[0]! });
+    expect(vote.status).toBe(403);
+    expect(world.executed).toEqual([]);
+  });
+});

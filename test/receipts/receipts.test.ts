@@ -4,7 +4,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, createMemoryStore, createRuntime, verifyAudit, type AuditProblem } from 'countersign';
 import { ed25519, receiptWorld, SECRET, tampered } from './receipt-world.js';
-import { countingAgent } from '../support/runtime-harness.js';
+import { countingAgent, recordingNotifier } from '../support/runtime-harness.js';
 import { thrown } from '../support/test-kit.js';
 
 const codes = (problems: readonly AuditProblem[]) => problems.map(({ index, code }) => `${index}:${code}`);
@@ -171,5 +171,19 @@ describe('decision receipts', () => {
     expect(thrown(() => verifyAudit([], { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '!!', kid: 'k' }] }))).toBeInstanceOf(
       ConfigError,
     );
+  });
+});
+
+describe('receipts beyond the store', () => {
+  it('are on the decisions announced to notifiers, as stored: a copy kept elsewhere shows an export cut short', async () => {
+    const notifier = recordingNotifier();
+    const world = await receiptWorld(ed25519().privateKey, undefined, { notifier });
+    const announced = notifier.events.flatMap((event) =>
+      event.type === 'approval-resolved' && event.runId === world.singles.runId ? [event.entry] : [],
+    );
+    expect(announced).toEqual(world.singles.audit);
+    const cut = { ...world.singles, audit: world.singles.audit.slice(0, 2) };
+    expect(verifyAudit(cut, world.keys).ok).toBe(true);
+    expect(announced.length).toBeGreaterThan(cut.audit.length);
   });
 });

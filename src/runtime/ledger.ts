@@ -20,6 +20,13 @@ export type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; resul
 /** The writes a commit of `next` also makes in the same atomic step (queue the run, claim or settle a key). */
 export type OptionsFor = (next: AgentSnapshot) => CommitOptions | undefined;
 
+/** The checkpoints of one execution, and the run as last stored by them (with its receipts). */
+export interface Checkpoints {
+  (next: AgentSnapshot): Promise<void>;
+  /** `result` as stored, when it is what the last checkpoint wrote (same version), else `result` itself. */
+  asStored(result: AgentSnapshot): AgentSnapshot;
+}
+
 /** What `update` made of a change: the run after it, the change's answer, whether it was committed, and the receipt. */
 export interface Updated<T> {
   readonly next: AgentSnapshot;
@@ -35,7 +42,7 @@ export interface Ledger {
   /** Stores `next` (with its events), or creates it when there is no `previous`; the receipt says what the store also did. */
   commit(next: AgentSnapshot, previous: AgentSnapshot | undefined, options?: CommitOptions): Promise<CommitReceipt>;
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
-  checkpointFrom(from: AgentSnapshot | undefined): (next: AgentSnapshot) => Promise<void>;
+  checkpointFrom(from: AgentSnapshot | undefined): Checkpoints;
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
   update<T>(
     runId: string,
@@ -105,10 +112,13 @@ export function createLedger({
 
   const checkpointFrom: Ledger['checkpointFrom'] = (from) => {
     let last = from;
-    return async (next) => {
+    const checkpoint = async (next: AgentSnapshot) => {
       // The run as stored (with its receipts) is what the next checkpoint is compared with.
       last = (await write(next, last)).stored;
     };
+    const asStored = (result: AgentSnapshot) =>
+      last !== undefined && last.runId === result.runId && last.version === result.version ? last : result;
+    return Object.assign(checkpoint, { asStored });
   };
 
   const get: Ledger['get'] = async (runId) => {

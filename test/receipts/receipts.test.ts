@@ -2,10 +2,12 @@
 // exported audit checks out offline against the published keys, and fails on each kind of tampering.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createMemoryStore, createRuntime, verifyAudit, type AuditProblem } from 'countersign';
+import { z } from 'zod';
+import { ConfigError, createMemoryStore, createRuntime, defineTool, verifyAudit, type AuditProblem } from 'countersign';
+import { createScriptedModel, textTurn, toolCallTurn } from 'countersign/testing';
 import { ed25519, receiptWorld, SECRET, tampered } from './receipt-world.js';
 import { countingAgent, recordingNotifier } from '../support/runtime-harness.js';
-import { thrown } from '../support/test-kit.js';
+import { testAgent, thrown } from '../support/test-kit.js';
 
 const codes = (problems: readonly AuditProblem[]) => problems.map(({ index, code }) => `${index}:${code}`);
 
@@ -185,5 +187,32 @@ describe('receipts beyond the store', () => {
     const cut = { ...world.singles, audit: world.singles.audit.slice(0, 2) };
     expect(verifyAudit(cut, world.keys).ok).toBe(true);
     expect(announced.length).toBeGreaterThan(cut.audit.length);
+  });
+});
+
+describe('receipts on decisions made while a run executes', () => {
+  it('a rule that allows a call: the run start returns and the store keep the same receipt', async () => {
+    const tool = defineTool({
+      name: 'deploy',
+      description: 'Deploy',
+      input: z.object({ env: z.string() }),
+      needsApproval: true,
+      execute: async ({ env }) => `deployed ${env}`,
+    });
+    const model = createScriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? textTurn('done') : toolCallTurn('deploy', { env: 'staging' }),
+    );
+    const agent = testAgent({
+      name: 'deployer',
+      tools: [tool],
+      model,
+      policy: { rules: [{ tool: 'deploy', action: 'allow' }] },
+    });
+    const runtime = createRuntime({ agents: [agent], receipts: { privateKey: ed25519().privateKey } });
+    const done = await runtime.start('deployer', { input: 'deploy' });
+    expect(done.status).toBe('completed');
+    expect(done.audit).toEqual([expect.objectContaining({ source: 'rule', receipt: expect.any(Object) })]);
+    expect(done.audit).toEqual((await runtime.get(done.runId)).audit);
+    expect(verifyAudit(JSON.parse(JSON.stringify(done)), runtime.receiptKeys).ok).toBe(true);
   });
 });

@@ -49,6 +49,17 @@ export type {
   ConsumeOutcome,
 } from './ports/grant-store.js';
 export type { ListGrantsOptions } from './runtime/runtime-grants.js';
+export type { PersonToken, PersonTokenStore, StoredPersonToken } from './ports/person-token-store.js';
+export type { PersonTokens, IssuePersonToken } from './runtime/person-tokens/person-tokens.js';
+export { createMemoryPersonTokenStore } from './stores/memory/memory-person-token-store.js';
+export type { ReceiptOptions, ReceiptJwk, ReceiptKeySet } from './runtime/receipts/receipt-keys.js';
+export {
+  verifyAudit,
+  type AuditExport,
+  type AuditProblem,
+  type AuditProblemCode,
+  type AuditVerification,
+} from './runtime/receipts/verify-audit.js';
 export type { PresentOptions } from './presentation/present-args.js';
 export {
   StopReason,
@@ -59,6 +70,7 @@ export {
   type ToolAnnotations,
   type AssistantMessage,
   type AuditEntry,
+  type DecisionReceipt,
   type DecisionSource,
   type DecisionScope,
   type DecisionKind,

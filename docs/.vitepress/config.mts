@@ -32,6 +32,7 @@ export default defineConfig({
           { text: 'Policy', link: '/policy' },
           { text: 'Decisions and grants', link: '/decisions' },
           { text: 'Quorum', link: '/quorum' },
+          { text: 'Who decided, provably', link: '/identity' },
           { text: 'Approvals for any caller', link: '/requests' },
           { text: 'Agents inside agents', link: '/nested-agents' },
           { text: 'Runtime and stores', link: '/runtime' },

@@ -23,6 +23,7 @@ export const CLI_OPTIONS = {
   every: { type: 'string' },
   'base-url': { type: 'string' },
   'expires-in': { type: 'string' },
+  label: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -10,6 +10,7 @@ import { runReview } from './review/review-command.js';
 import type { CliIo } from './cli-io.js';
 import { runWorker } from './run-worker.js';
 import { UsageError } from '../errors.js';
+import { runTokens } from './tokens-command.js';
 
 /** What a command gets: its name and positionals, the flags, where the approvals are, and how to print. */
 export interface CommandContext {
@@ -28,7 +29,7 @@ export interface CommandContext {
 type Command = (context: CommandContext) => Promise<number>;
 
 /** The commands that need the runtime itself (--runtime), not an approval app. */
-export const RUNTIME_COMMANDS: readonly string[] = ['resume', 'inbox-link', 'sweep', 'recover', 'worker'];
+export const RUNTIME_COMMANDS: readonly string[] = ['resume', 'inbox-link', 'sweep', 'recover', 'worker', 'tokens'];
 
 function positional(context: CommandContext, count: 1 | 2): [string, string] {
   if (context.rest.length !== count)
@@ -179,6 +180,8 @@ const recover: Command = async ({ runtime, output }) => {
   return 0;
 };
 
+const tokens: Command = ({ runtime, rest, flags, output, now }) => runTokens(runtime!, rest, flags, output, now);
+
 /** Every command by its name. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   pending,
@@ -196,4 +199,5 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   grants,
   'revoke-grant': revokeGrant,
   'clear-session': clearSession,
+  tokens,
 };

@@ -9,6 +9,8 @@ import { HOOK_USAGE, runClaudeCodeHook } from './claude-code-hook/hook-command.j
 import { httpApprovals } from './http-approvals.js';
 import { runtimeApprovals } from './runtime-approvals.js';
 import { UsageError } from '../errors.js';
+import { runVerifyAudit, VERIFY_USAGE } from './verify-audit-command.js';
+import { TOKENS_USAGE } from './tokens-command.js';
 
 export const USAGE = `usage: countersign <command> [options]
 
@@ -16,7 +18,8 @@ Reads and decides the approvals of a running approval app over HTTP (--url URL -
 or COUNTERSIGN_URL and COUNTERSIGN_TOKEN; e.g. npm start's, at http://127.0.0.1:3000), or of a
 runtime from a module you write (--runtime PATH or COUNTERSIGN_RUNTIME) that exports it as
 \`runtime\` or default, e.g. createRuntime({ agents, store: createRedisStore({ redis }) }).
-resume, inbox-link, sweep, recover and worker need --runtime.
+resume, inbox-link, sweep, recover, worker and tokens need --runtime. With a personal token as
+--token, decisions are recorded as its person (leave --by out).
 
 commands:
   pending [--agent NAME] [--session ID] [--limit N]
@@ -48,6 +51,8 @@ commands:
   worker [--concurrency N] [--prefix P] [--every MS]
                                               resume runs queued with mode 'enqueue' (jobs in the Redis
                                               at REDIS_URL), sweeping and recovering every MS (30000)
+${TOKENS_USAGE}
+${VERIFY_USAGE}
 ${GATEWAY_USAGE}
 ${HOOK_USAGE}
 
@@ -71,6 +76,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return runMcpGateway(argv.slice(1), io).catch((error: unknown) => failed(error, printError));
   // A coding agent's hook: its exit codes and its output are the agent's protocol, not the CLI's.
   if (argv[0] === 'hook') return runClaudeCodeHook(argv.slice(1), io);
+  // An auditor's check: no approval app or runtime, only files (or the key set's URL).
+  if (argv[0] === 'verify-audit')
+    return runVerifyAudit(argv.slice(1), { stdout: io.stdout }).catch((error: unknown) => failed(error, printError));
   let parsed: ReturnType<typeof parseArgs<{ options: typeof CLI_OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: CLI_OPTIONS, allowPositionals: true, strict: true });

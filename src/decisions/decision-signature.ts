@@ -19,9 +19,12 @@ function legacyDecisionMac(secret: string, runId: string, entry: AuditEntry): st
   ]);
 }
 
-/** v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to widen what runs. */
+/**
+ * v2 covers every field of the entry (scope, source, by, rule, reason, ...), so none can be changed in storage to
+ * widen what runs; not the receipt, which the runtime adds over the signed entry when it is stored.
+ */
 function decisionMac(secret: string, run: RunIdentity, entry: AuditEntry): string {
-  const { signature: _signature, ...fields } = entry;
+  const { signature: _signature, receipt: _receipt, ...fields } = entry;
   return `${SIGNATURE_V2}${hmac(secret, ['countersign.decision.v2', canonicalJson({ ...signedIdentity(run), entry: fields })])}`;
 }
 

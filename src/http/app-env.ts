@@ -1,6 +1,8 @@
 /** Who a request was authenticated as. */
 export type Caller =
   | { readonly kind: 'bearer' }
+  /** A personal API token: whatever it decides is recorded as `person`. */
+  | { readonly kind: 'person'; readonly person: string; readonly tokenId: string }
   | { readonly kind: 'webhook'; readonly webhookId: string }
   | { readonly kind: 'insecure' }
   /** A console session cookie (read routes only): `reviewer` is who signed in, `via` how (an inbox session reads only what the inbox shows). */

@@ -23,6 +23,13 @@ export interface ApprovalAppOptions {
   readonly bearerToken?: string | readonly string[];
   /** `whsec_` secret(s) of Standard Webhooks senders allowed to write (start, ask, decide, batch, cancel). Several while you rotate. */
   readonly webhookSecret?: string | readonly string[];
+  /**
+   * With personal tokens on (`createRuntime({ personTokens })`), whether the shared `bearerToken` may still decide
+   * (and sign in to the console under a typed name). Default false: decisions need a personal token (or a signed
+   * webhook delivery, or the console signed in with a personal token), so every decision names who made it. Without
+   * personal tokens the shared token decides as before.
+   */
+  readonly sharedTokenDecides?: boolean;
   /** Serve without any authentication. Refused unless said explicitly; for demos on loopback only. */
   readonly insecure?: boolean;
   /** Largest body accepted, in bytes; checked before anything reads the body. Default 64 KiB. */
@@ -73,6 +80,7 @@ export const optionsSchema = optionsObject({
   bearerToken: z.union([tokenSchema, z.array(tokenSchema).min(1)]).optional(),
   webhookSecret: z.union([secretSchema, z.array(secretSchema).min(1)]).optional(),
   insecure: z.boolean().optional(),
+  sharedTokenDecides: z.boolean().optional(),
   clock: z
     .custom<() => number>((value) => typeof value === 'function', 'must be a function returning epoch ms')
     .optional(),

@@ -3,6 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from './app-env.js';
 import { type ConsoleSessions, inboxSessionNotAllowed } from './console/console-session.js';
 import { HttpProblem, problem, readRawBody, checkWebhookHeaders, verifyWebhook } from '../kit/index.js';
+import type { PersonTokens } from '../index.js';
 
 export interface AuthSettings {
   readonly bearerTokens: readonly string[];
@@ -14,6 +15,8 @@ export interface AuthSettings {
   readonly toleranceSeconds: number;
   /** The console's session cookies, which the read routes (`GET /approvals`, `GET /runs/:runId`, `GET /events`, ...) accept in place of a bearer token. */
   readonly sessions?: ConsoleSessions;
+  /** The runtime's personal API tokens, accepted as bearer tokens that name a person (`RuntimeOptions.personTokens`). */
+  readonly personTokens?: PersonTokens | undefined;
 }
 
 const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
@@ -74,10 +77,19 @@ export function authenticate(
       c.set('caller', { kind: 'insecure' });
     } else if (authorization !== undefined) {
       const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(authorization);
-      if (!match || settings.bearerTokens.length === 0 || !bearerMatches(match[1]!, settings.bearerTokens)) {
-        throw unauthorized('The bearer token is missing, malformed or wrong.');
+      const presented = match?.[1];
+      const person = presented === undefined ? undefined : await settings.personTokens?.verify(presented);
+      if (person !== undefined) {
+        c.set('caller', { kind: 'person', person: person.person, tokenId: person.id });
+      } else if (
+        presented === undefined ||
+        settings.bearerTokens.length === 0 ||
+        !bearerMatches(presented, settings.bearerTokens)
+      ) {
+        throw unauthorized('The bearer token is missing, malformed or wrong (or a personal token revoked or expired).');
+      } else {
+        c.set('caller', { kind: 'bearer' });
       }
-      c.set('caller', { kind: 'bearer' });
     } else if (options.acceptSignature && settings.webhookSecrets.length > 0 && signature !== undefined) {
       const id = c.req.header('webhook-id');
       if (id === undefined || !WEBHOOK_ID.test(id)) {

@@ -28,6 +28,7 @@ import { runRoutes } from './routes/runs.js';
 import { serviceRoutes } from './routes/service.js';
 import { safeHeaders } from './safe-headers.js';
 import { claimDeliveries } from './webhook-replay.js';
+import { personSessionGuard } from './console/person-session-guard.js';
 import { type ApprovalAppOptions, optionsSchema } from './app-options.js';
 
 export type { ApprovalAppErrorContext } from './routes/route-settings.js';
@@ -87,8 +88,9 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     }
   };
   const clock = options.clock ?? Date.now;
+  const { personTokens } = runtime;
   const sessions = consoleSessions([...bearerTokens, ...webhookSecrets], clock, inboxCheck(runtime));
-  const insecure = bearerTokens.length === 0 && webhookSecrets.length === 0;
+  const insecure = bearerTokens.length === 0 && webhookSecrets.length === 0 && personTokens === undefined;
   const auth: AuthSettings = {
     bearerTokens,
     webhookSecrets,
@@ -97,13 +99,15 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     maxBodyBytes,
     toleranceSeconds: 300,
     sessions,
+    personTokens,
   };
   const settings = routeSettingsOf(runtime, options, auth, report);
   const app = appShell(auth, report);
+  if (personTokens !== undefined) app.use(personSessionGuard(sessions, personTokens));
   const feed: EventFeed = options.events ?? { subscribe: (listener) => runtime.subscribe(listener) };
   const history = auditHistory(feed, HISTORY_LIMIT, clock);
   app
-    .route('/', serviceRoutes())
+    .route('/', serviceRoutes(runtime.receiptKeys))
     .route('/', runRoutes(settings))
     .route('/', approvalRoutes(settings))
     .route('/', requestRoutes(settings))
@@ -112,7 +116,10 @@ export function createApprovalApp(runtime: Runtime, options: ApprovalAppOptions 
     .route('/', eventRoutes(settings, { feed, heartbeatMs: options.heartbeatMs ?? 15_000 }))
     .route('/', agentRoutes(settings))
     .route('/', inboxRoutes(settings))
-    .route('/', consoleRoutes(settings, { sessions, bearerTokens, insecure, maxBodyBytes, clock, history }))
+    .route(
+      '/',
+      consoleRoutes(settings, { sessions, bearerTokens, personTokens, insecure, maxBodyBytes, clock, history }),
+    )
     .route('/', consoleRecordRoutes(settings, { sessions, history, rules: options.rules, maxBodyBytes }))
     .route('/', consoleGrantRoutes(settings, { sessions, maxBodyBytes }))
     .route('/', insightsRoutes(settings, { sessions, history, clock }))
@@ -140,9 +147,10 @@ function credentialsOf(
   }
   const bearerTokens = list(options.bearerToken);
   const webhookSecrets = list(options.webhookSecret);
-  if (bearerTokens.length === 0 && webhookSecrets.length === 0 && options.insecure !== true) {
+  const credentials = bearerTokens.length + webhookSecrets.length + (runtime.personTokens === undefined ? 0 : 1);
+  if (credentials === 0 && options.insecure !== true) {
     throw new ConfigError(
-      'createApprovalApp: set bearerToken and/or webhookSecret (a whsec_ secret) so that only your systems can approve tool calls; ' +
+      'createApprovalApp: set bearerToken and/or webhookSecret (a whsec_ secret), or make the runtime with personTokens, so that only your systems and people can approve tool calls; ' +
         'pass insecure: true only for a demo on loopback.',
     );
   }
@@ -174,6 +182,10 @@ function routeSettingsOf(
     write,
     decide: claimedByCommit ? [writeAuth, claimDeliveries(runtime.once, reportDedupe, { inCommit: true })] : write,
     claimedByCommit,
+    identity: {
+      personTokens: runtime.personTokens !== undefined,
+      sharedTokenDecides: options.sharedTokenDecides === true,
+    },
     report,
   };
 }

@@ -307,6 +307,17 @@ function rulePaths() {
         responses: { '200': { description: 'OpenAPI 3.1.' } },
       },
     },
+    '/.well-known/jwks.json': {
+      get: {
+        operationId: 'receiptKeys',
+        summary: 'The public keys (JWKS) decision receipts are checked with; 404 when the runtime signs none.',
+        security: [],
+        responses: {
+          '200': { description: 'A JSON Web Key Set of Ed25519 keys, the current one first.' },
+          '404': { description: 'The runtime was made without `receipts`.' },
+        },
+      },
+    },
     '/healthz': {
       get: {
         operationId: 'health',

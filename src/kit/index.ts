@@ -27,6 +27,12 @@ export {
   type WebhookHeaders,
   type WebhookRejection,
 } from './delivery/standard-webhooks.js';
+export {
+  isWebhookSigningKey,
+  verifyWebhookAsymmetric,
+  webhookAsymmetricSignature,
+  webhookPublicKey,
+} from './delivery/asymmetric-webhooks.js';
 export { argsJson, escapeHtml, escapeMarkup, fitEscaped, htmlMarkup, type Markup } from './markup.js';
 export { ModelProviderError } from '../errors.js';
 export {
@@ -89,6 +95,7 @@ export { parseJsonBody, parseWith, readRawBody, tooLarge } from './web/read-body
 // Names of the core that adapters use and users do not: schemas and codecs the stores and routes share,
 // presentation helpers, and the runtime hooks an adapter needs.
 export { approversNow } from '../decisions/authority/who-may-decide.js';
+export { samePerson } from '../decisions/authority/person-name.js';
 export { grantBoundsSchema, scopeSchema } from '../run/grant-bounds.js';
 export { runNextNudgeAt } from '../policy/nudge.js';
 export { policyOptionsShape } from '../policy/policy-options.js';

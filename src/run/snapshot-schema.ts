@@ -109,6 +109,7 @@ export const auditSchema = z.object({
   history: historySchema.optional(),
   votes: z.array(voteSchema).optional(),
   signature: z.string().optional(),
+  receipt: z.object({ keyId: z.string(), previous: z.string(), signature: z.string() }).optional(),
 });
 
 const recordSchema = z.object({

@@ -449,6 +449,25 @@ export interface AuditEntry {
   readonly votes?: readonly Vote[];
   /** HMAC over the run and every other field of the entry (scope, source, who, digests), when the agent has a decision secret. */
   readonly signature?: string;
+  /** The Ed25519 receipt a runtime made with `receipts` signed the entry with, which anyone can check (`verifyAudit`). */
+  readonly receipt?: DecisionReceipt;
+}
+
+/**
+ * A decision's receipt: an Ed25519 signature over the run, the entry's place, every other field of the entry and a
+ * link to the entry before it, checkable with the public key `keyId` names (`/.well-known/jwks.json`).
+ *
+ * @example
+ * const receipt: DecisionReceipt | undefined = auditLog(snap)[0]?.receipt;
+ * receipt?.keyId;
+ */
+export interface DecisionReceipt {
+  /** The RFC 7638 thumbprint of the key that signed it: its `kid` in the JWKS. */
+  readonly keyId: string;
+  /** SHA-256 (base64url) of the receipt signature of the entry before it; '' on a run's first entry. */
+  readonly previous: string;
+  /** The Ed25519 signature (base64url). */
+  readonly signature: string;
 }
 
 /** The state of one tool call of the current turn. */

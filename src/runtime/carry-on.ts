@@ -54,14 +54,18 @@ export function createCarrier(settings: CarrySettings): Carrier {
     const { runId } = snapshot;
     carrying.set(runId, (carrying.get(runId) ?? 0) + 1);
     try {
-      return await settings.listeningForCancels(() =>
-        agent.execute(snapshot, {
-          checkpoint: ledger.checkpointFrom(snapshot),
-          leaseOwner,
-          ...announcer.executeReports,
-          onModelDelta: announcer.announceDelta,
-          ...(settings.telemetry === undefined ? {} : { telemetry: settings.telemetry }),
-        }),
+      const checkpoint = ledger.checkpointFrom(snapshot);
+      // What the execution ended with, as stored: its decisions carry the receipts the ledger signed them with.
+      return checkpoint.asStored(
+        await settings.listeningForCancels(() =>
+          agent.execute(snapshot, {
+            checkpoint,
+            leaseOwner,
+            ...announcer.executeReports,
+            onModelDelta: announcer.announceDelta,
+            ...(settings.telemetry === undefined ? {} : { telemetry: settings.telemetry }),
+          }),
+        ),
       );
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;

@@ -41,6 +41,8 @@ import { cancelWatch } from './cancel-watch.js';
 import { connectorStates } from './connector-statuses.js';
 import { warnOfUnsignedAgents } from './unsigned-agents-warning.js';
 import { runtimeGrants } from './runtime-grants.js';
+import { receiptSigner } from './receipts/receipt-keys.js';
+import { createPersonTokens } from './person-tokens/person-tokens.js';
 
 export type { RuntimeOptions } from './runtime-options.js';
 
@@ -154,7 +156,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const announcer = createAnnouncer(options, store);
   const { reportError } = announcer;
   const { telemetry } = options;
+  const receipts = options.receipts === undefined ? undefined : receiptSigner(options.receipts);
   const ledger = createLedger({
+    receipts,
     store,
     maxRetries,
     announce: announcer.announce,
@@ -206,6 +210,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     once,
     ...(queue === undefined ? {} : { queue }),
     ...(telemetry === undefined ? {} : { telemetry }),
+    ...(receipts === undefined ? {} : { receiptKeys: receipts.keySet }),
+    ...(options.personTokens === undefined ? {} : { personTokens: createPersonTokens(options.personTokens, clock) }),
     agent: agentNamed,
     start,
     ...requestOperations(start, requestRuns),

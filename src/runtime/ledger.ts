@@ -7,6 +7,8 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import type { CommitOptions, CommitReceipt, SnapshotStore } from '../ports/snapshot-store.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import { parseArgument, runIdSchema } from './parse-argument.js';
+import type { ReceiptSigner } from './receipts/receipt-keys.js';
+import { withReceipts } from './receipts/sign-receipts.js';
 
 /** The receipt of a commit that did nothing beyond the write. */
 const NOTHING_DONE: CommitReceipt = { replaced: false };
@@ -17,6 +19,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export type Change<T> = (current: AgentSnapshot) => { next: AgentSnapshot; result: T } | { unchanged: T };
 /** The writes a commit of `next` also makes in the same atomic step (queue the run, claim or settle a key). */
 export type OptionsFor = (next: AgentSnapshot) => CommitOptions | undefined;
+
+/** The checkpoints of one execution, and the run as last stored by them (with its receipts). */
+export interface Checkpoints {
+  (next: AgentSnapshot): Promise<void>;
+  /** `result` as stored, when it is what the last checkpoint wrote (same version), else `result` itself. */
+  asStored(result: AgentSnapshot): AgentSnapshot;
+}
 
 /** What `update` made of a change: the run after it, the change's answer, whether it was committed, and the receipt. */
 export interface Updated<T> {
@@ -33,7 +42,7 @@ export interface Ledger {
   /** Stores `next` (with its events), or creates it when there is no `previous`; the receipt says what the store also did. */
   commit(next: AgentSnapshot, previous: AgentSnapshot | undefined, options?: CommitOptions): Promise<CommitReceipt>;
   /** Commits every step of an execution, starting from `from` (undefined for a new run). */
-  checkpointFrom(from: AgentSnapshot | undefined): (next: AgentSnapshot) => Promise<void>;
+  checkpointFrom(from: AgentSnapshot | undefined): Checkpoints;
   /** Loads, changes and commits a run, reloading and trying again when another writer commits first. */
   update<T>(
     runId: string,
@@ -51,6 +60,8 @@ export interface LedgerSettings {
   /** Told of every commit that lands, with the run before and after it; its failure goes to `onTelemetryError`. */
   readonly telemetry?: Telemetry | undefined;
   readonly onTelemetryError?: (error: unknown, runId: string) => void;
+  /** Signs each decision a commit adds (`RuntimeOptions.receipts`); none when absent. */
+  readonly receipts?: ReceiptSigner | undefined;
 }
 
 /** What a commit made of a change: the new run, or (a held claim stopped it) the run as it was. */
@@ -64,8 +75,21 @@ function committedOrHeld<T>(
     : { next: current, result: outcome.result, committed: false, receipt };
 }
 
-export function createLedger({ store, maxRetries, announce, telemetry, onTelemetryError }: LedgerSettings): Ledger {
-  const commit: Ledger['commit'] = async (next, previous, commitOptions) => {
+export function createLedger({
+  store,
+  maxRetries,
+  announce,
+  telemetry,
+  onTelemetryError,
+  receipts,
+}: LedgerSettings): Ledger {
+  /** Stores `unsigned` with receipts on the decisions it adds; what was stored, and the store's receipt. */
+  const write = async (
+    unsigned: AgentSnapshot,
+    previous: AgentSnapshot | undefined,
+    commitOptions?: CommitOptions,
+  ): Promise<{ stored: AgentSnapshot; receipt: CommitReceipt }> => {
+    const next = receipts === undefined ? unsigned : withReceipts(receipts, previous, unsigned);
     const events = eventsBetween(previous, next);
     const receipt =
       previous === undefined
@@ -80,15 +104,21 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
         onTelemetryError?.(error, next.runId);
       }
     }
-    return receipt ?? NOTHING_DONE;
+    return { stored: next, receipt: receipt ?? NOTHING_DONE };
   };
 
+  const commit: Ledger['commit'] = async (next, previous, commitOptions) =>
+    (await write(next, previous, commitOptions)).receipt;
+
   const checkpointFrom: Ledger['checkpointFrom'] = (from) => {
-    let stored = from;
-    return async (next) => {
-      await commit(next, stored);
-      stored = next;
+    let last = from;
+    const checkpoint = async (next: AgentSnapshot) => {
+      // The run as stored (with its receipts) is what the next checkpoint is compared with.
+      last = (await write(next, last)).stored;
     };
+    const asStored = (result: AgentSnapshot) =>
+      last !== undefined && last.runId === result.runId && last.version === result.version ? last : result;
+    return Object.assign(checkpoint, { asStored });
   };
 
   const get: Ledger['get'] = async (runId) => {
@@ -117,14 +147,14 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
       return undefined;
     }
     if ('unchanged' in outcome) return undefined;
-    let receipt: CommitReceipt;
+    let written: Awaited<ReturnType<typeof write>>;
     try {
-      receipt = await commit(outcome.next, current, optionsFor?.(outcome.next));
+      written = await write(outcome.next, current, optionsFor?.(outcome.next));
     } catch (error) {
       if (error instanceof VersionConflictError) return undefined;
       throw error;
     }
-    return committedOrHeld(current, outcome, receipt);
+    return committedOrHeld(current, { next: written.stored, result: outcome.result }, written.receipt);
   };
 
   const update = async <T>(
@@ -142,7 +172,8 @@ export function createLedger({ store, maxRetries, announce, telemetry, onTelemet
       if ('unchanged' in outcome)
         return { next: current, result: outcome.unchanged, committed: false, receipt: NOTHING_DONE };
       try {
-        return committedOrHeld(current, outcome, await commit(outcome.next, current, optionsFor?.(outcome.next)));
+        const { stored, receipt } = await write(outcome.next, current, optionsFor?.(outcome.next));
+        return committedOrHeld(current, { next: stored, result: outcome.result }, receipt);
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= retriesFor(current)) throw error;
         // Spread the retries so a crowd of callers on one run does not collide again in lockstep.

@@ -10,6 +10,8 @@ import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { telemetryOption } from '../loop/telemetry-option.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestOptions } from '../requests/request-agent.js';
+import { receiptOptionsSchema, type ReceiptOptions } from './receipts/receipt-keys.js';
+import type { PersonTokenStore } from '../ports/person-token-store.js';
 
 /**
  * Options of `createRuntime`: the agents and where their runs live, plus what is optional.
@@ -70,6 +72,19 @@ export interface RuntimeOptions {
    */
   readonly telemetry?: Telemetry;
   /**
+   * Signs every decision this runtime records also with an Ed25519 key, so anyone holding the public keys can check
+   * an exported audit (`verifyAudit`, `countersign verify-audit`): each entry carries a receipt naming its key.
+   * The app publishes the public keys at `/.well-known/jwks.json`. Every process that records decisions of the same
+   * runs needs it (an entry recorded without it has no receipt). Default: no receipts.
+   */
+  readonly receipts?: ReceiptOptions;
+  /**
+   * Where personal API tokens are kept (`createMemoryPersonTokenStore()`, `createRedisPersonTokenStore({ redis })`):
+   * tokens issued to a named person with `runtime.personTokens.issue`, whose decisions the approval app records as
+   * that person whatever the request says. Default: none (only the app's shared bearer token).
+   */
+  readonly personTokens?: PersonTokenStore;
+  /**
    * Failures that must not stop a run (a notifier that threw), with what was
    * being done; also the full error of a failed model call (`operation: 'model'`),
    * of which the run's `error` keeps only a public text. Without it, a failed model call's full error is printed
@@ -124,5 +139,12 @@ export const runtimeOptionsSchema = optionsObject({
     )
     .optional(),
   telemetry: telemetryOption.optional(),
+  receipts: receiptOptionsSchema.optional(),
+  personTokens: z
+    .custom<PersonTokenStore>(
+      (value) => typeof (value as PersonTokenStore | undefined)?.revoke === 'function',
+      'must implement PersonTokenStore (add, get, list, revoke), e.g. createMemoryPersonTokenStore()',
+    )
+    .optional(),
   onError: functionSchema().optional(),
 });

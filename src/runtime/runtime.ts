@@ -24,6 +24,8 @@ import type { z } from 'zod';
 import type { ApprovalAsk, InputAsk } from '../requests/approval-ask.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import type { RequestHandle } from '../requests/request-handle.js';
+import type { ReceiptKeySet } from './receipts/receipt-keys.js';
+import type { PersonTokens } from './person-tokens/person-tokens.js';
 
 /** How `respond` (or `start`) carries on after recording a decision (or a new run). */
 export type RespondMode =
@@ -166,6 +168,10 @@ export interface Runtime {
   readonly telemetry?: Telemetry;
   /** Where mode `'enqueue'` puts resume jobs; absent when the runtime was made without one. */
   readonly queue?: ResumeQueue;
+  /** The public keys decision receipts are checked with (`RuntimeOptions.receipts`); absent without receipts. */
+  readonly receiptKeys?: ReceiptKeySet;
+  /** Personal API tokens: issue, check, list, revoke (`RuntimeOptions.personTokens`); absent without a token store. */
+  readonly personTokens?: PersonTokens;
   agent(name: string): Agent;
   /**
    * Starts a run: records it first, then runs it here until it pauses or ends (`'inline'`, default), stops there

@@ -537,6 +537,7 @@ describe('GET /openapi.json and /healthz', () => {
         '/insights',
         '/sessions/{sessionId}/grants',
         '/healthz',
+        '/.well-known/jwks.json',
         '/links/{token}',
         '/openapi.json',
         '/runs',

@@ -14,6 +14,9 @@ export {
   signWebhook,
   verifyWebhook,
   webhookSignature,
+  verifyWebhookAsymmetric,
+  webhookAsymmetricSignature,
+  webhookPublicKey,
   type WebhookHeaders,
   type WebhookRejection,
 } from '../../kit/index.js';

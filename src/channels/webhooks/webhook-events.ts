@@ -202,6 +202,8 @@ const AUDIT_FIELDS = [
   'history',
   'votes',
   'signature',
+  // Made to be checked by others: the receiver can verify the decision against the published keys.
+  'receipt',
 ] as const satisfies readonly (keyof AuditEntry)[];
 const FINISHED_FIELDS = [
   'approvalId',

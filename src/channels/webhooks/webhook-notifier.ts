@@ -12,8 +12,10 @@ import {
   publicText,
   parseOptions,
   signWebhook,
+  webhookAsymmetricSignature,
   webhookSignature,
 } from '../../kit/index.js';
+import type { KeyObject } from 'node:crypto';
 import { createDeadLetters, type WebhookDeadLetter } from './dead-letters.js';
 import { toWebhookEvent, webhookIdOf, type WebhookEvent, type WebhookEventType } from './webhook-events.js';
 import { webhookOptionsSchema, type WebhookNotifierOptions } from './webhook-options.js';
@@ -105,7 +107,7 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
 
-  const headersFor = (delivery: Delivery) => signedHeaders(delivery, secrets, clock());
+  const headersFor = (delivery: Delivery) => signedHeaders(delivery, secrets, options.signingKey, clock());
 
   const deliver = async (delivery: Delivery, slot: LaneSlot) => {
     let attempts = 0;
@@ -154,15 +156,24 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): WebhookN
   };
 }
 
-/** Signed with the time of this try, so a late retry is not stale; one `v1,` signature per secret. */
-function signedHeaders(delivery: Delivery, secrets: readonly string[], now: number): Record<string, string> {
+/** Signed with the time of this try, so a late retry is not stale; one `v1,` signature per secret, and a `v1a,` with a signing key. */
+function signedHeaders(
+  delivery: Delivery,
+  secrets: readonly string[],
+  signingKey: KeyObject | undefined,
+  now: number,
+): Record<string, string> {
   const signed = signWebhook(secrets[0]!, delivery.webhookId, Math.floor(now / 1000), delivery.body);
+  const asymmetric =
+    signingKey === undefined
+      ? []
+      : [webhookAsymmetricSignature(signingKey, signed['webhook-id'], signed['webhook-timestamp'], delivery.body)];
   const others = secrets
     .slice(1)
     .map((secret) => webhookSignature(secret, signed['webhook-id'], signed['webhook-timestamp'], delivery.body));
   return {
     ...signed,
-    'webhook-signature': [signed['webhook-signature'], ...others].join(' '),
+    'webhook-signature': [signed['webhook-signature'], ...others, ...asymmetric].join(' '),
     'content-type': 'application/json',
     'user-agent': 'countersign-webhooks',
   };

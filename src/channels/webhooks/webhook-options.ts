@@ -1,8 +1,10 @@
 // The options of createWebhookNotifier and their schema: where to send, how to sign, which events, and the
 // delivery kit's options (tries, backoff, timeout, concurrency) read with the same checks as every channel's.
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import {
   deliveryOptionsShape,
+  isWebhookSigningKey,
   type DeliveryOptions,
   functionSchema,
   httpUrlSchema,
@@ -29,6 +31,12 @@ export interface WebhookNotifierOptions extends DeliveryOptions {
    * `v1,` signature per secret.
    */
   readonly secret: string | readonly string[];
+  /**
+   * An Ed25519 private key (`generateKeyPairSync('ed25519')`): each delivery also carries Standard Webhooks'
+   * asymmetric signature (`v1a,`), which a receiver checks with the public key alone (`webhookPublicKey(key)`, a
+   * `whpk_` key), so nothing it holds can sign a delivery. The `v1,` signatures of `secret` are sent beside it.
+   */
+  readonly signingKey?: KeyObject;
   /**
    * Which events to send. Default `['approval.requested', 'approval.reminder', 'approval.escalated', 'approval.voted',
    * 'approval.resolved']` (reminders, escalations and votes happen only where a tool or rule sets `remindAfterMs`,
@@ -69,6 +77,9 @@ export const webhookOptionsSchema = optionsObject({
     [secretSchema, z.array(secretSchema).min(1, 'is an empty list; pass at least one whsec_ secret')],
     `must be a whsec_ secret or a list of them.${SECRET_HINT}`,
   ),
+  signingKey: z
+    .custom<KeyObject>(isWebhookSigningKey, "must be an Ed25519 private KeyObject (generateKeyPairSync('ed25519'))")
+    .optional(),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`))
     .min(1, 'is empty; leave it out to send approval.requested and approval.resolved')

@@ -49,19 +49,23 @@ export function page(
  * The sign-in page `GET /` shows without a session: the app's API token and a name, or a reviewer's inbox link.
  *
  * @example
- * const html = signInPage({ error: 'That token is not right.', token: true, inbox: true });
+ * const html = signInPage({ error: 'That token is not right.', token: true, inbox: true, personal: false, name: true });
  */
-export function signInPage(options: {
-  readonly error?: string;
-  readonly token: boolean;
-  readonly inbox: boolean;
-}): string {
+export function signInPage(options: SignInOptions & { readonly error?: string }): string {
+  const tokenLabel = options.personal
+    ? options.name
+      ? 'Your personal token (or the shared API token and your name)'
+      : 'Your personal token'
+    : 'API token';
+  const nameField = options.name
+    ? `<label for="name">Your name (recorded with each decision${options.personal ? '; not needed with a personal token, which names you' : ''})</label><input id="name" name="name" type="text" autocomplete="username"${options.personal ? '' : ' required'} maxlength="128">`
+    : '';
   const tokenForm =
-    '<form method="post" action="console/session"><fieldset><legend>With the API token</legend>' +
+    `<form method="post" action="console/session"><fieldset><legend>With ${options.personal ? 'your token' : 'the API token'}</legend>` +
     (options.token
-      ? '<label for="token">API token</label><input id="token" name="token" type="password" autocomplete="current-password" required>'
+      ? `<label for="token">${tokenLabel}</label><input id="token" name="token" type="password" autocomplete="current-password" required>`
       : '') +
-    '<label for="name">Your name (recorded with each decision)</label><input id="name" name="name" type="text" autocomplete="username" required maxlength="128">' +
+    nameField +
     '<p><button type="submit" class="approve">Sign in</button></p></fieldset></form>';
   const inboxForm = options.inbox
     ? '<form method="post" action="console/session"><fieldset><legend>With your inbox link</legend>' +
@@ -77,6 +81,18 @@ export function signInPage(options: {
       '</main>',
     { script: false },
   );
+}
+
+/** Which ways to sign in the console offers. */
+export interface SignInOptions {
+  /** A token is asked for (the app has credentials). */
+  readonly token: boolean;
+  /** An inbox link signs in (the runtime has links). */
+  readonly inbox: boolean;
+  /** Personal tokens exist: a person's token names them. */
+  readonly personal: boolean;
+  /** A typed name may sign in with the shared token (no personal tokens, or `sharedTokenDecides`). */
+  readonly name: boolean;
 }
 
 /** Soonest expiry first (no expiry last), then oldest first. */

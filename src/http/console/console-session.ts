@@ -12,6 +12,8 @@ export interface ConsoleSession {
   readonly via: 'token' | 'inbox';
   /** Epoch ms. */
   readonly expiresAt: number;
+  /** The id of the personal token the session was signed in with: the session ends when the token is revoked. */
+  readonly tokenId?: string;
   /** Sent back with every write (form field `csrf` or header `x-csrf-token`). */
   readonly csrf: string;
 }
@@ -60,7 +62,7 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
     reviewer: string,
     via: ConsoleSession['via'],
     expiresAt: number,
-    inboxToken?: string,
+    credential: { readonly inboxToken?: string; readonly tokenId?: string } = {},
   ): void => {
     const payload = b64(
       JSON.stringify({
@@ -68,7 +70,8 @@ export function consoleSessions(credentials: readonly string[], clock: () => num
         v: via,
         e: expiresAt,
         n: randomBytes(12).toString('base64url'),
-        ...(inboxToken === undefined ? {} : { t: inboxToken }),
+        ...(credential.inboxToken === undefined ? {} : { t: credential.inboxToken }),
+        ...(credential.tokenId === undefined ? {} : { k: credential.tokenId }),
       }),
     );
     const value = `v1.${payload}.${mac(payload)}`;
@@ -125,7 +128,7 @@ function sessionOf(cookie: string | undefined, mac: (text: string) => string, cl
   if (match === null) return undefined;
   const [, payload, signature] = match as unknown as [string, string, string];
   if (!timingSafeEqual(Buffer.from(signature), Buffer.from(mac(payload)))) return undefined;
-  let data: { r?: unknown; v?: unknown; e?: unknown; n?: unknown; t?: unknown };
+  let data: { r?: unknown; v?: unknown; e?: unknown; n?: unknown; t?: unknown; k?: unknown };
   try {
     data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
@@ -144,7 +147,13 @@ function sessionOf(cookie: string | undefined, mac: (text: string) => string, cl
     const claim = typeof data.t === 'string' ? inbox?.(data.t) : undefined;
     if (claim === undefined || claim.reviewer !== data.r) return undefined;
   }
-  const session: ConsoleSession = { reviewer: data.r, via: data.v, expiresAt: data.e, csrf: mac(`csrf\0${data.n}`) };
+  const session: ConsoleSession = {
+    reviewer: data.r,
+    via: data.v,
+    expiresAt: data.e,
+    csrf: mac(`csrf\0${data.n}`),
+    ...(typeof data.k === 'string' ? { tokenId: data.k } : {}),
+  };
   return session;
 }
 

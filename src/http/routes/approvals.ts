@@ -10,10 +10,20 @@ import { runView } from '../run-view.js';
 import { batchBody, decisionBody, pendingQuery } from '../schemas.js';
 import { parseTargetedBody } from '../write-target.js';
 import type { RouteSettings } from './route-settings.js';
+import { decidedAs } from '../decided-as.js';
+
+/** A response with `approvedBy` as the caller's credential says (see `decidedAs`). */
+function withDecider<T extends { readonly approvedBy?: string | undefined }>(
+  response: T,
+  approvedBy: string | undefined,
+): T {
+  const { approvedBy: _named, ...rest } = response;
+  return (approvedBy === undefined ? rest : { ...rest, approvedBy }) as T;
+}
 
 /** `GET /approvals` and the decisions: one (`POST /runs/:runId/approvals/:approvalId`) or a batch (`POST /runs/:runId/approvals`). */
 export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
-  const { runtime, resumeMode, readPending, write, decide, report } = settings;
+  const { runtime, resumeMode, readPending, write, decide, report, identity } = settings;
   const { recordMode, carryOn, accepted, decide: decideAndAnswer } = recordThenAnswer(settings);
   const app = new Hono<AppEnv>();
 
@@ -31,10 +41,11 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
   app.post('/runs/:runId/approvals/:approvalId', ...decide, async (c) => {
     const runId = c.req.param('runId');
     const body = parseTargetedBody(c, decisionBody);
-    const response: ApprovalResponse = {
-      approvalId: c.req.param('approvalId'),
-      ...(body as Omit<ApprovalResponse, 'approvalId'>),
-    };
+    const named = body as Omit<ApprovalResponse, 'approvalId'>;
+    const response: ApprovalResponse = withDecider(
+      { approvalId: c.req.param('approvalId'), ...named },
+      decidedAs(c, named.approvedBy, identity),
+    );
     return decideAndAnswer(c, runId, response);
   });
 
@@ -44,11 +55,13 @@ export function approvalRoutes(settings: RouteSettings): Hono<AppEnv> {
     const run = await runtime.get(runId);
     let items: ApprovalResponse[];
     if ('decisions' in body) {
-      items = body.decisions.map((decision) => decision as ApprovalResponse);
+      items = body.decisions.map((decision) =>
+        withDecider(decision as ApprovalResponse, decidedAs(c, decision.approvedBy, identity)),
+      );
     } else {
       items = blanketDecisions(
         run,
-        { ...body, approved: 'approveAll' in body },
+        { ...body, approved: 'approveAll' in body, approvedBy: decidedAs(c, body.approvedBy, identity)! },
         runtime.agent(run.agentName).settings.decisionSecret !== undefined,
       );
     }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { isLinkedRuntime, type AgentSnapshot, type PendingApprovalEntry } from '../../index.js';
+import { isLinkedRuntime, type AgentSnapshot, type PendingApprovalEntry, type PersonTokens } from '../../index.js';
 import { problemFor } from '../../kit/index.js';
 import type { AppEnv } from '../app-env.js';
 import { bearerMatches } from '../authenticate.js';
@@ -26,6 +26,7 @@ import {
   filtered,
   consoleMessagePage,
   signInPage,
+  type SignInOptions,
 } from '../console/console-pages.js';
 import {
   type ConsoleSession,
@@ -45,6 +46,8 @@ import type { RouteSettings } from './route-settings.js';
 export interface ConsoleSettings {
   readonly sessions: ConsoleSessions;
   readonly bearerTokens: readonly string[];
+  /** The runtime's personal tokens: a person signs in with theirs, under its name. */
+  readonly personTokens: PersonTokens | undefined;
   /** No credential configured (`insecure: true`): a name alone signs in, on loopback. */
   readonly insecure: boolean;
   readonly maxBodyBytes: number;
@@ -87,7 +90,12 @@ export function consoleRoutes(settings: RouteSettings, own: ConsoleSettings): Ho
     carryOn,
     late,
     own,
-    signInOptions: { token: !own.insecure, inbox: isLinkedRuntime(runtime) },
+    signInOptions: {
+      token: !own.insecure,
+      inbox: isLinkedRuntime(runtime),
+      personal: own.personTokens !== undefined,
+      name: own.personTokens === undefined || settings.identity.sharedTokenDecides,
+    },
     pending: async () => [...(await runtime.pending({ limit: CONSOLE_PAGE })).items],
     contextsFor: (session, shown) =>
       session.via === 'token' ? turnContexts(runtime, shown) : Promise.resolve(new Map()),
@@ -102,7 +110,7 @@ interface ConsoleContext
   extends RouteSettings,
     Pick<ReturnType<typeof recordThenAnswer>, 'recordMode' | 'carryOn' | 'late'> {
   readonly own: ConsoleSettings;
-  readonly signInOptions: { readonly token: boolean; readonly inbox: boolean };
+  readonly signInOptions: SignInOptions;
   readonly pending: () => Promise<PendingApprovalEntry[]>;
   /**
    * What led to each shown call, for a token session. An inbox session gets none: the inbox shows no model or user
@@ -150,7 +158,9 @@ function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
           inbox.reviewer,
           'inbox',
           Math.min(inbox.expiresAt, ctx.own.clock() + SESSION_TTL_MS),
-          token,
+          {
+            inboxToken: token,
+          },
         );
       } catch (error) {
         if (problemFor(error).unexpected) throw error;
@@ -158,6 +168,17 @@ function pageRoutes(app: Hono<AppEnv>, ctx: ConsoleContext): void {
       }
       return back(c);
     }
+    const person = fields.token === undefined ? undefined : await ctx.own.personTokens?.verify(fields.token);
+    if (person !== undefined) {
+      // The token names the person: a name typed beside it is never what decisions are recorded under.
+      const until = Math.min(person.expiresAt ?? Number.POSITIVE_INFINITY, ctx.own.clock() + SESSION_TTL_MS);
+      ctx.own.sessions.issue(c, person.person, 'token', until, { tokenId: person.id });
+      return back(c);
+    }
+    if (ctx.identity.personTokens && !ctx.identity.sharedTokenDecides)
+      return refuse(
+        'That is not a live personal token: sign in with your own (the shared API token does not decide here).',
+      );
     if (fields.name === undefined) return refuse('Enter your name: it is recorded with each decision.');
     if (!ctx.own.insecure && (fields.token === undefined || !bearerMatches(fields.token, ctx.own.bearerTokens)))
       return refuse('That API token is not right.');

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Runtime, ResumeMode } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
+import type { DecisionIdentity } from '../decided-as.js';
 
 /**
  * What went wrong where, for `onError`.
@@ -39,6 +40,8 @@ export interface RouteSettings {
   readonly decide: readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
   /** True when `decide` leaves the webhook-id to the decision's commit (`delivery.claimWith`). */
   readonly claimedByCommit: boolean;
+  /** Who decisions sent to the API are recorded as (personal tokens, the shared token). */
+  readonly identity: DecisionIdentity;
   /** `onError`, never throwing. */
   readonly report: (error: unknown, context: ApprovalAppErrorContext) => void;
 }

@@ -10,6 +10,7 @@ import { runView } from '../run-view.js';
 import { cancelBody, startRunBody } from '../schemas.js';
 import { parseTargetedBody } from '../write-target.js';
 import type { RouteSettings } from './route-settings.js';
+import { requestedAs } from '../decided-as.js';
 
 /** `POST /runs`, `GET /runs/:runId` and `POST /runs/:runId/cancel`: a run started, read and cancelled. */
 export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
@@ -26,11 +27,12 @@ export function runRoutes(settings: RouteSettings): Hono<AppEnv> {
     const runId =
       body.runId ??
       (key === undefined ? `run_${randomUUID()}` : key.from === 'header' ? runIdForKey(key.key) : `run_wh_${key.key}`);
+    const requestedBy = requestedAs(c, body.requestedBy);
     const input: ExecuteInput = {
       input: typeof body.input === 'string' ? body.input : (body.input as Message[]),
       runId,
       ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
-      ...(body.requestedBy === undefined ? {} : { requestedBy: body.requestedBy }),
+      ...(requestedBy === undefined ? {} : { requestedBy }),
     };
     const location = { location: `/runs/${encodeURIComponent(runId)}` };
     // The same start again (same run id and input) gets the run its first attempt made; another start, 409 run_exists.

@@ -3,6 +3,7 @@ export type { RedisStore, RedisStoreOptions, DrainOptions } from './redis-store-
 export { createRedisRuleStore, type RedisRuleStoreOptions } from './redis-rule-store.js';
 export { createRedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
 export { createRedisOnceStore, type RedisOnceStoreOptions } from './redis-once-store.js';
+export { createRedisPersonTokenStore, type RedisPersonTokenStoreOptions } from './redis-person-token-store.js';
 export type { RedisKeys } from './keys.js';
 export { createStreamNotifier } from './stream-notifier.js';
 export type {

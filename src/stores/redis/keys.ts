@@ -46,6 +46,8 @@ export interface RedisKeys {
   remember(key: string): string;
   /** Hash of stored policy rules, id to encoded rule. */
   readonly rules: string;
+  /** Hash of personal API tokens, id to JSON (the token's hash, never the token). */
+  readonly personTokens: string;
   /** Hash of one grant: `g` its signed JSON, `u:<runId>:<toolCallId>` one signed receipt per use spent, `r` its revocation (kept for good); key TTL = the grant's ttl. */
   grant(grantId: string): string;
   /**
@@ -91,6 +93,7 @@ export function redisKeys(prefix: string = DEFAULT_PREFIX): RedisKeys {
     nudges: `${prefix}nudges`,
     remember: (key) => `${prefix}remember:${key}`,
     rules: `${prefix}rules`,
+    personTokens: `${prefix}person-tokens`,
     grant: (grantId) => `${prefix}grant:${grantId}`,
     grantsAll: `${prefix}grants`,
     grantsSession: (sessionId) => `${prefix}grants:session:${sessionId}`,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -14,6 +14,8 @@ import {
 } from 'countersign';
 import {
   createWebhookNotifier,
+  verifyWebhookAsymmetric,
+  webhookPublicKey,
   type WebhookDeadLetter,
   type WebhookEvent,
   type WebhookNotifierOptions,
@@ -656,5 +658,36 @@ describe('through createRuntime', () => {
       ['approval.requested', 2],
       ['approval.resolved', 2],
     ]);
+  });
+});
+
+describe("Standard Webhooks' asymmetric signature", () => {
+  it('adds a v1a signature the whpk_ public key verifies, beside the v1 one the secret verifies', async () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const target = await receiver();
+    const notifier = notifierFor(target, { signingKey: privateKey });
+    await notifier.publish([requested()]);
+    await notifier.flush();
+    const delivery = target.deliveries[0]!;
+    const headers = {
+      id: String(delivery.headers['webhook-id']),
+      timestamp: String(delivery.headers['webhook-timestamp']),
+      signature: String(delivery.headers['webhook-signature']),
+    };
+    expect(headers.signature).toMatch(/^v1,\S+ v1a,\S+$/);
+    expect(verified(delivery).type).toBe('approval.requested');
+    const publicKey = webhookPublicKey(privateKey);
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(verifyWebhookAsymmetric(publicKey, headers, delivery.body)).toBe(true);
+    expect(verifyWebhookAsymmetric(publicKey, headers, delivery.body.replace('appr_1', 'appr_9'))).toBe(false);
+    expect(verifyWebhookAsymmetric(publicKey, { ...headers, id: 'msg_other' }, delivery.body)).toBe(false);
+    const stranger = webhookPublicKey(generateKeyPairSync('ed25519').privateKey);
+    expect(verifyWebhookAsymmetric(stranger, headers, delivery.body)).toBe(false);
+    // Only a private Ed25519 key signs: a public half or another kind of key is refused at creation.
+    for (const signingKey of [
+      createPublicKey(privateKey),
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+    ])
+      expect(() => createWebhookNotifier({ url: target.url, secret: SECRET, signingKey })).toThrow(/Ed25519 private/);
   });
 });

@@ -20,9 +20,24 @@ function useSecondsLeft(expiresAt: number | undefined): number | undefined {
   return expiresAt === undefined ? undefined : Math.max(0, Math.round((expiresAt - now) / 1000));
 }
 
+/**
+ * What a person began on a card (a denial, the reason typed so far), by approval id: when the stream redraws the
+ * message and the card is mounted again, the half-written denial is still there.
+ */
+const drafts = new Map<string, { readonly denying: boolean; readonly reason: string }>();
+
 export function ApprovalCard({ card, onAnswer }: { card: ChatApprovalCard; onAnswer: (answer: Answer) => void }) {
-  const [reason, setReason] = useState('');
-  const [denying, setDenying] = useState(false);
+  const draft = drafts.get(card.approvalId) ?? { denying: false, reason: '' };
+  const [reason, keepReason] = useState(draft.reason);
+  const [denying, keepDenying] = useState(draft.denying);
+  const setReason = (value: string) => {
+    drafts.set(card.approvalId, { denying, reason: value });
+    keepReason(value);
+  };
+  const setDenying = (value: boolean) => {
+    drafts.set(card.approvalId, { denying: value, reason });
+    keepDenying(value);
+  };
   const left = useSecondsLeft(card.expiresAt);
   return (
     <section className="card" aria-label={`Approval: ${card.description}`} data-approval={card.approvalId}>

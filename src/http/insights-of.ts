@@ -1,4 +1,5 @@
 import type { AuditEntry, Vote } from '../index.js';
+import { decisionOutcome, type DecisionOutcome } from '../kit/index.js';
 
 /** A decided request as insights read it: its audit entry, its run, and when it was asked, where known. */
 export type DecidedRequest = Pick<
@@ -54,27 +55,16 @@ export interface InsightsAnswer extends Insights {
   readonly dropped: boolean;
 }
 
-type Outcome = 'approved' | 'denied' | 'expired' | 'dismissed';
-
-const outcomeOf = (entry: DecidedRequest): Outcome =>
-  entry.source === 'expiry'
-    ? 'expired'
-    : entry.source === 'dismissed'
-      ? 'dismissed'
-      : entry.decision === 'approved'
-        ? 'approved'
-        : 'denied';
-
 /** The nearest-rank percentile (a value that occurred) of ascending `sorted`, which is not empty. */
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function countsOf(entries: readonly DecidedRequest[]): InsightsCounts {
-  const tally: Record<Outcome, number> = { approved: 0, denied: 0, expired: 0, dismissed: 0 };
+  const tally: Record<DecisionOutcome, number> = { approved: 0, denied: 0, expired: 0, dismissed: 0 };
   const waits: number[] = [];
   for (const entry of entries) {
-    tally[outcomeOf(entry)]++;
+    tally[decisionOutcome(entry)]++;
     // A person's decision only: an expiry's wait is the request's time to live, not anyone's time to decide.
     if ((entry.source === 'human' || entry.source === 'dismissed') && entry.requestedAt !== undefined)
       waits.push(Math.max(0, entry.at - entry.requestedAt));

@@ -9,6 +9,7 @@
 // (markup.ts, surface/), and the plumbing of model providers (model/).
 
 export { DeliveryError } from '../errors.js';
+export { decisionOutcome, type DecisionOutcome } from '../run/decision-outcome.js';
 export {
   deliveryOptionsShape,
   deliverySettings,

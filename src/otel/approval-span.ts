@@ -2,7 +2,8 @@
 // decision, under the trace the request was asked in.
 import { context, type Attributes, type Tracer, SpanKind } from '@opentelemetry/api';
 import type { ApprovalRequest, AuditEntry } from '../index.js';
-import { outcomeOf, sourceOf } from './approval-outcome.js';
+import { sourceOf } from './approval-outcome.js';
+import { decisionOutcome } from '../kit/index.js';
 import { contextOf } from './trace-context.js';
 
 /** What a wait span says of a request and its decision; who decided only with `recordDeciders`. */
@@ -13,7 +14,7 @@ function waitAttributes(request: ApprovalRequest, entry: AuditEntry, runId: stri
     'gen_ai.tool.call.id': request.toolCallId,
     'countersign.run.id': runId,
     'countersign.approval.id': request.approvalId,
-    'countersign.approval.outcome': outcomeOf(entry),
+    'countersign.approval.outcome': decisionOutcome(entry),
     'countersign.approval.source': sourceOf(entry),
     'countersign.approval.scope': entry.scope,
     'countersign.approval.reminders': request.history?.reminders ?? 0,

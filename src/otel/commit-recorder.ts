@@ -2,7 +2,8 @@
 // (where the decided request still is), so every surface that records a decision is covered by the one path.
 import type { Tracer } from '@opentelemetry/api';
 import type { AgentSnapshot, ApprovalRequest, RunEvent, Telemetry } from '../index.js';
-import { outcomeOf, sourceOf } from './approval-outcome.js';
+import { sourceOf } from './approval-outcome.js';
+import { decisionOutcome } from '../kit/index.js';
 import { recordWait } from './approval-span.js';
 import type { Instruments } from './instruments.js';
 
@@ -44,7 +45,7 @@ export function commitRecorder(tracer: Tracer, instruments: Instruments, recordD
       const { entry } = event;
       const attributes = {
         'gen_ai.tool.name': entry.toolName,
-        'countersign.approval.outcome': outcomeOf(entry),
+        'countersign.approval.outcome': decisionOutcome(entry),
         'countersign.approval.source': sourceOf(entry),
       };
       instruments.decisions.add(1, attributes);

@@ -4,6 +4,7 @@ import type { AgentSnapshot } from '../run/agent-snapshot.js';
 import { callOfId } from '../run/current-tool-calls.js';
 import type { ApprovalRequest, AuditEntry, DecisionScope, DecisionSource } from '../run/types.js';
 import type { Answer } from '../run/question.js';
+import { decisionOutcome } from '../run/decision-outcome.js';
 import type { CallAsk } from '../policy/call-ask.js';
 import { oneCallOf } from './one-call-model.js';
 import { REQUEST_CALL_ID } from './request-agent.js';
@@ -72,13 +73,7 @@ function reasonOf(snapshot: AgentSnapshot): { reason?: string } {
 
 function decided(snapshot: AgentSnapshot, entry: AuditEntry): RequestOutcome {
   const approved = entry.decision === 'approved';
-  const status = approved
-    ? 'approved'
-    : entry.source === 'expiry'
-      ? 'expired'
-      : entry.source === 'dismissed'
-        ? 'dismissed'
-        : 'denied';
+  const status = decisionOutcome(entry);
   return {
     status,
     id: snapshot.runId,

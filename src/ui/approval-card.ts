@@ -6,7 +6,7 @@ import {
   type AuditEntry,
   type Question,
 } from '../index.js';
-import { decisionChoices } from '../kit/index.js';
+import { decisionChoices, decisionOutcome } from '../kit/index.js';
 
 /**
  * What a chat's approval card shows of a waiting request, beside the protocol's own approval part (the AI SDK's
@@ -63,18 +63,10 @@ export interface ChatDecision {
 
 /** How `entry` settled its request, for a chat. */
 export function chatDecision(entry: AuditEntry & { readonly approvalId: string }): ChatDecision {
-  const outcome =
-    entry.source === 'expiry'
-      ? 'expired'
-      : entry.source === 'dismissed'
-        ? 'dismissed'
-        : entry.decision === 'approved'
-          ? 'approved'
-          : 'denied';
   return {
     approvalId: entry.approvalId,
     toolCallId: entry.toolCallId,
-    outcome,
+    outcome: decisionOutcome(entry),
     ...(entry.by === undefined ? {} : { by: entry.by }),
     ...(entry.reason === undefined ? {} : { reason: entry.reason }),
     at: entry.at,
